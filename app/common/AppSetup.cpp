@@ -1,0 +1,135 @@
+#include "AppSetup.h"
+
+#include "Log.h"
+#include "Workspace.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QStandardPaths>
+
+#include <spdlog/sinks/rotating_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+namespace triage::app {
+
+namespace {
+
+void qtMessageToSpdlog(QtMsgType type, const QMessageLogContext &, const QString &message)
+{
+    static const auto qt = triage::logger("qt");
+    switch (type) {
+    case QtDebugMsg: qt->debug("{}", message); break;
+    case QtInfoMsg: qt->info("{}", message); break;
+    case QtWarningMsg: qt->warn("{}", message); break;
+    case QtCriticalMsg: qt->error("{}", message); break;
+    case QtFatalMsg: qt->critical("{}", message); qt->flush(); abort();
+    }
+}
+
+} // namespace
+
+void setupLogging(const QString &appName, bool verbose)
+{
+    std::vector<spdlog::sink_ptr> sinks;
+    auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+    console->set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
+    sinks.push_back(console);
+    QString dir = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
+    if (!dir.isEmpty()) {
+        dir += QStringLiteral("/triage-console/logs");
+        if (QDir().mkpath(dir)) {
+            try {
+                auto file = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
+                    QDir(dir).filePath(appName + QStringLiteral(".log")).toStdString(), 5 * 1024 * 1024, 5);
+                file->set_level(spdlog::level::debug);
+                sinks.push_back(file);
+            } catch (const spdlog::spdlog_ex &) {
+                // A read-only home must not stop the console; stderr still logs.
+            }
+        }
+    }
+    auto root = std::make_shared<spdlog::logger>(appName.toStdString(), sinks.begin(), sinks.end());
+    root->set_level(spdlog::level::debug);
+    root->set_pattern("%Y-%m-%dT%H:%M:%S.%fZ %^%l%$ [%n] %v", spdlog::pattern_time_type::utc);
+    root->flush_on(spdlog::level::warn);
+    spdlog::drop_all();
+    spdlog::set_default_logger(root);
+    qInstallMessageHandler(qtMessageToSpdlog);
+}
+
+void addWorkspaceOptions(QCommandLineParser &parser)
+{
+    parser.addOptions({
+        {QStringLiteral("config"), QStringLiteral("INI configuration file (see resources/triage.example.ini)."), QStringLiteral("FILE")},
+        {QStringLiteral("demo"), QStringLiteral("Open the embedded SQLite demo workspace (created on first use).")},
+        {QStringLiteral("demo-reset"), QStringLiteral("Re-create the demo workspace with fresh data (implies --demo).")},
+        {QStringLiteral("idempotency-db"), QStringLiteral("Idempotency-record database URL."), QStringLiteral("URL")},
+        {QStringLiteral("intent-db"), QStringLiteral("Intent-log database URL."), QStringLiteral("URL")},
+        {QStringLiteral("ticket-db"), QStringLiteral("Ticket (business) database URL."), QStringLiteral("URL")},
+        {QStringLiteral("operator"), QStringLiteral("Operator name recorded on audit rows (default: the OS user)."), QStringLiteral("NAME")},
+        {QStringLiteral("read-only"), QStringLiteral("Disable every write action.")},
+        {QStringLiteral("verbose"), QStringLiteral("Log debug messages to stderr.")},
+    });
+}
+
+std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &parser, bool demoByDefault, QString *error,
+                                                    bool *dbError)
+{
+    if (dbError)
+        *dbError = false;
+    const bool anyUrl = parser.isSet(QStringLiteral("idempotency-db")) || parser.isSet(QStringLiteral("intent-db"))
+        || parser.isSet(QStringLiteral("ticket-db"));
+    const bool demo = parser.isSet(QStringLiteral("demo")) || parser.isSet(QStringLiteral("demo-reset"))
+        || (demoByDefault && !anyUrl && !parser.isSet(QStringLiteral("config")));
+    if (demo && (anyUrl || parser.isSet(QStringLiteral("config")))) {
+        *error = QStringLiteral("--demo cannot be combined with --config or --*-db");
+        return std::nullopt;
+    }
+    WorkspaceConfig config;
+    if (demo) {
+        const QString why = DemoWorkspace::ensure(parser.isSet(QStringLiteral("demo-reset")));
+        if (!why.isEmpty()) {
+            *error = QStringLiteral("cannot create the demo workspace: ") + why;
+            if (dbError)
+                *dbError = true;
+            return std::nullopt;
+        }
+        config = DemoWorkspace::config();
+    } else {
+        if (parser.isSet(QStringLiteral("config"))) {
+            auto fromFile = WorkspaceConfig::fromIniFile(parser.value(QStringLiteral("config")), error);
+            if (!fromFile)
+                return std::nullopt;
+            config = *fromFile;
+        }
+        const std::pair<const char *, DbRole> urls[] = {
+            {"idempotency-db", DbRole::Idempotency}, {"intent-db", DbRole::Intent}, {"ticket-db", DbRole::Ticket}};
+        for (const auto &[option, role] : urls) {
+            const QString name = QString::fromLatin1(option);
+            if (!parser.isSet(name))
+                continue;
+            auto p = ConnectionProfile::fromUrl(parser.value(name), role, error);
+            if (!p)
+                return std::nullopt;
+            config.setProfile(*p);
+        }
+        QStringList missing;
+        for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
+            if (!config.hasProfile(role))
+                missing << QStringLiteral("--%1-db").arg(roleName(role));
+        if (!missing.isEmpty()) {
+            *error = QStringLiteral("no database configured for: %1 (use --config FILE, the --*-db URLs, or --demo)")
+                         .arg(missing.join(QStringLiteral(", ")));
+            return std::nullopt;
+        }
+    }
+    if (parser.isSet(QStringLiteral("operator")))
+        config.operatorName = parser.value(QStringLiteral("operator"));
+    if (config.operatorName.isEmpty())
+        config.operatorName = osUserName();
+    if (parser.isSet(QStringLiteral("read-only")))
+        config.readOnly = true;
+    return config;
+}
+
+} // namespace triage::app

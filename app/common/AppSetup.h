@@ -1,0 +1,34 @@
+#pragma once
+
+#include "WorkspaceConfig.h"
+
+#include <QCommandLineParser>
+#include <QString>
+
+#include <optional>
+
+namespace triage::app {
+
+/// Starts logging (DESIGN.md §3, STYLE.md "Logging"): spdlog's default logger gets a
+/// rotating file sink under the app data location (<AppDataLocation>/logs/<name>.log,
+/// 5 × 5 MB) and a stderr sink (warnings and up; debug with `verbose`). Qt's own
+/// messages are routed into spdlog (logger "qt"). Per-layer loggers come from
+/// triage::logger(). Call once, after QCoreApplication exists.
+void setupLogging(const QString &appName, bool verbose);
+
+/// Registers the global options shared by triage-console and triagectl (DESIGN.md §5):
+/// --config, --demo, --demo-reset, --idempotency-db, --intent-db, --ticket-db,
+/// --operator, --read-only, --verbose.
+void addWorkspaceOptions(QCommandLineParser &parser);
+
+/// Builds the workspace configuration from parsed options: --config file first, then
+/// the --*-db URLs override its connections; --demo (or nothing configured at all, when
+/// `demoByDefault`) gives the embedded demo workspace (created or refreshed here; see
+/// DemoWorkspace::ensure()). A configuration that names only some of the three
+/// connections is an error. Returns nullopt with `*error` set (exit code 1) on a usage or
+/// configuration problem, or with `*dbError` set (exit code 2) when the demo cannot be
+/// created.
+std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &parser, bool demoByDefault,
+                                                    QString *error, bool *dbError = nullptr);
+
+} // namespace triage::app

@@ -1,0 +1,183 @@
+#include "DbSession.h"
+
+#include "Log.h"
+
+#include <QSqlDriver>
+#include <QSqlRecord>
+
+namespace triage {
+
+DbSession::DbSession(const ConnectionProfile &profile, const QString &connectionName)
+    : m_profile(profile), m_dialect(profile.dialect), m_name(connectionName)
+{
+    m_db = QSqlDatabase::addDatabase(profile.driverName(), m_name);
+}
+
+DbSession::~DbSession()
+{
+    m_db.close();
+    m_db = QSqlDatabase();
+    QSqlDatabase::removeDatabase(m_name);
+}
+
+void DbSession::ensureOpen()
+{
+    if (m_db.isOpen())
+        return;
+    if (!m_db.isValid()) {
+        throw DbException({role(), DbError::Kind::Config,
+                           QStringLiteral("%1: the Qt SQL driver %2 is not installed").arg(roleTitle(role()), m_profile.driverName()),
+                           {}});
+    }
+    m_columns.clear();
+    m_db.setDatabaseName(m_profile.database);
+    if (m_profile.dialect != Dialect::Sqlite) {
+        m_db.setHostName(m_profile.host);
+        m_db.setPort(m_profile.port);
+        m_db.setUserName(m_profile.user);
+        m_db.setPassword(lookupPassword(m_profile));
+    }
+    m_db.setConnectOptions(m_profile.connectOptions());
+    const bool opened = m_db.open();
+    m_db.setPassword(QString()); // do not keep the secret around longer than needed
+    if (!opened) {
+        const QSqlError e = m_db.lastError();
+        const QString why = e.driverText().isEmpty() ? e.text() : (e.driverText() + QStringLiteral(": ") + e.databaseText());
+        throw DbException({role(), DbError::Kind::Connection,
+                           QStringLiteral("cannot connect to the %1 (%2): %3")
+                               .arg(roleTitle(role()), m_profile.displayUrl(), why.simplified()),
+                           e.nativeErrorCode()});
+    }
+    try {
+        switch (m_profile.dialect) {
+        case Dialect::PostgreSql:
+            // QPSQL never sets the session time zone (QT-NOTES.md).
+            execDirect(QStringLiteral("SET TIME ZONE 'UTC'"));
+            if (m_profile.statementTimeoutMs > 0)
+                execDirect(QStringLiteral("SET statement_timeout = %1").arg(m_profile.statementTimeoutMs));
+            break;
+        case Dialect::MySql:
+            execDirect(QStringLiteral("SET NAMES utf8mb4"));
+            execDirect(QStringLiteral("SET time_zone = '+00:00'"));
+            if (m_profile.statementTimeoutMs > 0) {
+                // MariaDB: max_statement_time (seconds, fractional); MySQL: max_execution_time (ms).
+                QSqlQuery q(m_db);
+                if (!q.exec(QStringLiteral("SET SESSION max_statement_time = %1").arg(m_profile.statementTimeoutMs / 1000.0)))
+                    execDirect(QStringLiteral("SET SESSION max_execution_time = %1").arg(m_profile.statementTimeoutMs));
+            }
+            break;
+        case Dialect::Sqlite:
+            execDirect(QStringLiteral("PRAGMA journal_mode = WAL"));
+            execDirect(QStringLiteral("PRAGMA synchronous = NORMAL"));
+            break;
+        }
+    } catch (...) {
+        m_db.close();
+        throw;
+    }
+    logger("backend.sql")->info("opened {} ({})", roleTitle(role()), m_profile.displayUrl());
+}
+
+void DbSession::close()
+{
+    m_db.close();
+}
+
+bool DbSession::alive()
+{
+    if (!m_db.isOpen())
+        return false;
+    QSqlQuery q(m_db);
+    return q.exec(QStringLiteral("SELECT 1")) && q.next();
+}
+
+DbError DbSession::makeError(const QSqlError &e, const QString &context) const
+{
+    DbError out;
+    out.role = role();
+    out.nativeCode = e.nativeErrorCode();
+    const QString text = (e.databaseText().isEmpty() ? e.text() : e.databaseText()).simplified();
+    const QString code = e.nativeErrorCode();
+    const bool privilege = (m_profile.dialect == Dialect::PostgreSql && code == QLatin1String("42501"))
+        || (m_profile.dialect == Dialect::MySql
+            && (code == QLatin1String("1142") || code == QLatin1String("1143") || code == QLatin1String("1044")
+                || code == QLatin1String("1227")));
+    const bool connection = e.type() == QSqlError::ConnectionError
+        || (m_profile.dialect == Dialect::MySql && (code == QLatin1String("2006") || code == QLatin1String("2013")))
+        || (m_profile.dialect == Dialect::PostgreSql
+            && (code.startsWith(QLatin1String("08")) || code == QLatin1String("57P01")
+                || text.contains(QLatin1String("server closed the connection"))
+                || text.contains(QLatin1String("no connection to the server"))));
+    if (privilege) {
+        out.kind = DbError::Kind::Privilege;
+        out.message = QStringLiteral("permission denied on the %1 while %2: the database user \"%3\" lacks the "
+                                     "privilege (%4)")
+                          .arg(roleTitle(role()), context, m_profile.user, text);
+    } else if (connection) {
+        out.kind = DbError::Kind::Connection;
+        out.message = QStringLiteral("lost the connection to the %1 while %2: %3").arg(roleTitle(role()), context, text);
+    } else {
+        out.kind = DbError::Kind::Statement;
+        out.message = QStringLiteral("%1 failed while %2: %3").arg(roleTitle(role()), context, text);
+    }
+    return out;
+}
+
+QSqlQuery DbSession::exec(const QString &sql, const SqlBuilder &binds)
+{
+    QSqlQuery q(m_db);
+    q.setForwardOnly(true);
+    if (!q.prepare(sql))
+        throw DbException(makeError(q.lastError(), QStringLiteral("preparing a statement")));
+    for (const auto &[name, value] : binds.values())
+        q.bindValue(name, value);
+    if (!q.exec()) {
+        logger("backend.sql")->debug("failed statement on {}: {}", roleName(role()), sql);
+        throw DbException(makeError(q.lastError(), QStringLiteral("running a statement")));
+    }
+    return q;
+}
+
+void DbSession::execDirect(const QString &sql)
+{
+    QSqlQuery q(m_db);
+    if (!q.exec(sql))
+        throw DbException(makeError(q.lastError(), QStringLiteral("running \"%1\"").arg(sql.left(60).simplified())));
+}
+
+void DbSession::begin()
+{
+    if (!m_db.transaction())
+        throw DbException(makeError(m_db.lastError(), QStringLiteral("starting a transaction")));
+}
+
+void DbSession::commit()
+{
+    if (!m_db.commit())
+        throw DbException(makeError(m_db.lastError(), QStringLiteral("committing")));
+}
+
+void DbSession::rollback() noexcept
+{
+    m_db.rollback();
+}
+
+bool DbSession::hasTable(const QString &table)
+{
+    return m_db.tables().contains(table, Qt::CaseInsensitive);
+}
+
+bool DbSession::hasColumn(const QString &table, const QString &column)
+{
+    auto it = m_columns.find(table);
+    if (it == m_columns.end()) {
+        QStringList cols;
+        const QSqlRecord rec = m_db.record(table);
+        for (int i = 0; i < rec.count(); ++i)
+            cols << rec.fieldName(i).toLower();
+        it = m_columns.insert(table, cols);
+    }
+    return it->contains(column.toLower());
+}
+
+} // namespace triage

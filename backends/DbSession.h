@@ -1,0 +1,63 @@
+#pragma once
+
+#include "DbError.h"
+#include "SqlBuilder.h"
+#include "SqlDialect.h"
+
+#include <QHash>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+
+namespace triage {
+
+/// One open connection to one store, used only on the worker thread that owns it
+/// (QT-NOTES.md: a QSqlDatabase belongs to the thread that opened it). Every helper
+/// prepares and binds; failures throw DbException with a message naming the store.
+class DbSession {
+public:
+    DbSession(const ConnectionProfile &profile, const QString &connectionName);
+    ~DbSession();
+    DbSession(const DbSession &) = delete;
+    DbSession &operator=(const DbSession &) = delete;
+
+    const ConnectionProfile &profile() const { return m_profile; }
+    const SqlDialect &dialect() const { return m_dialect; }
+    DbRole role() const { return m_profile.role; }
+    QSqlDatabase &db() { return m_db; }
+
+    /// Opens the connection if it is not open and pins the session: time zone UTC,
+    /// statement timeout, SQLite WAL. Throws DbException(Connection) naming the store.
+    void ensureOpen();
+    /// Closes the connection (the next ensureOpen() reconnects).
+    void close();
+    /// True when a trivial statement still succeeds (used after a failure, to tell a
+    /// dropped connection from a failed statement).
+    bool alive();
+
+    /// Prepares (forward-only), binds `binds` and executes. Throws DbException.
+    QSqlQuery exec(const QString &sql, const SqlBuilder &binds = {});
+    /// Same for a statement without bound values that must not be prepared (DDL,
+    /// session settings). Throws DbException.
+    void execDirect(const QString &sql);
+    void begin();
+    void commit();
+    void rollback() noexcept;
+
+    /// True when `table` has `column` (cached per session).
+    bool hasColumn(const QString &table, const QString &column);
+    /// True when `table` exists.
+    bool hasTable(const QString &table);
+
+    /// Builds the DbError for a failed QSqlError, classifying privilege and connection
+    /// errors, with `context` ("reading the Unknown queue") in the message.
+    DbError makeError(const QSqlError &e, const QString &context) const;
+
+private:
+    ConnectionProfile m_profile;
+    SqlDialect m_dialect;
+    QString m_name;
+    QSqlDatabase m_db;
+    QHash<QString, QStringList> m_columns;
+};
+
+} // namespace triage

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QJsonDocument>
+#include <QJsonValue>
+#include <QString>
+
+namespace triage {
+
+/// The outcome of parsing a snapshot or payload (JSON text from a store). Parsing is
+/// done off the GUI thread for large documents (DESIGN.md §3); the raw text is always
+/// kept, because QJsonDocument rewrites numbers (QT-NOTES.md).
+struct ParsedJson {
+    bool ok = false;
+    QJsonValue root;       ///< object, array or scalar when ok
+    QString error;         ///< e.g. "unterminated string at line 3, column 9 (offset 41)"
+    int errorOffset = -1;  ///< character offset of the error, -1 when ok
+    int errorLine = 0, errorColumn = 0; ///< 1-based
+    qint64 characters = 0; ///< size of the text
+    bool isNull = false;   ///< the column was SQL NULL
+};
+
+/// Parses JSON text. A bare scalar ("42", "\"x\"") is accepted as a scalar root; an empty
+/// or whitespace-only text is an error ("empty document"); HTML or truncated text gets the
+/// parser's error with line, column and offset.
+ParsedJson parseJsonText(const QString &text);
+
+/// Same, for a nullable column: nullopt gives isNull = true, ok = false, error "NULL".
+ParsedJson parseJsonText(const std::optional<QString> &text);
+
+} // namespace triage

@@ -1,0 +1,263 @@
+#include "KeyDetail.h"
+
+#include "Queue.h"
+#include "RecordStatus.h"
+
+#include <QSqlField>
+#include <QSqlRecord>
+
+#include <algorithm>
+
+namespace triage {
+
+namespace {
+
+NullableText text(const QVariant &v)
+{
+    if (v.isNull())
+        return std::nullopt;
+    // MySQL/MariaDB may flag text as binary: decode as UTF-8 whatever the type (QT-NOTES.md).
+    if (v.typeId() == QMetaType::QByteArray)
+        return QString::fromUtf8(v.toByteArray());
+    return v.toString();
+}
+
+QString oneLine(const NullableText &t, int max = 80)
+{
+    if (!t)
+        return QStringLiteral("NULL");
+    QString s = t->simplified();
+    if (s.size() > max)
+        s = s.left(max - 1) + QChar(0x2026);
+    return s;
+}
+
+} // namespace
+
+namespace detail_sql {
+
+std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig &config, const QString &key)
+{
+    const SqlDialect &d = session.dialect();
+    const bool hasVersion = session.hasColumn(QStringLiteral("idempotency_record"), QStringLiteral("version"));
+    SqlBuilder b;
+    const QString sql = QStringLiteral("SELECT %1 AS tc_created, %2 AS tc_updated, %3 AS tc_expire, %4 AS tc_age, "
+                                       "CASE WHEN expire_at IS NULL THEN NULL ELSE -(%5) END AS tc_expires_in, %6 AS tc_now, "
+                                       "r.* FROM idempotency_record r WHERE idem_key = %7")
+                            .arg(d.timeText(QStringLiteral("r.created_at")), d.timeText(QStringLiteral("r.updated_at")),
+                                 d.timeText(QStringLiteral("r.expire_at")), d.secondsSince(QStringLiteral("r.updated_at")),
+                                 d.secondsSince(QStringLiteral("r.expire_at")), d.nowText(), b.bind(key));
+    QSqlQuery q = session.exec(sql, b);
+    if (!q.next())
+        return std::nullopt;
+    const QSqlRecord rec = q.record();
+    RecordDetail r;
+    r.hasVersionColumn = hasVersion;
+    r.createdAt = canonicalTimeText(q.value(0));
+    r.updatedAt = canonicalTimeText(q.value(1));
+    r.expireAt = canonicalTimeText(q.value(2));
+    r.ageSeconds = q.value(3).toDouble();
+    if (!q.value(4).isNull())
+        r.expiresInSeconds = q.value(4).toDouble();
+    r.serverNow = canonicalTimeText(q.value(5));
+    for (int i = 6; i < rec.count(); ++i) {
+        const QString name = rec.fieldName(i).toLower();
+        const QVariant v = q.value(i);
+        QString shown;
+        if (v.isNull())
+            shown = QStringLiteral("NULL");
+        else if (name == QLatin1String("created_at"))
+            shown = r.createdAt;
+        else if (name == QLatin1String("updated_at"))
+            shown = r.updatedAt;
+        else if (name == QLatin1String("expire_at"))
+            shown = r.expireAt;
+        else if (name == QLatin1String("result_snapshot"))
+            shown = QStringLiteral("(%1 characters)").arg(text(v)->size());
+        else
+            shown = *text(v);
+        r.allColumns.append({name, shown});
+        if (name == QLatin1String("id"))
+            r.id = v.toLongLong();
+        else if (name == QLatin1String("idem_key"))
+            r.idemKey = v.toString();
+        else if (name == QLatin1String("biz_type"))
+            r.bizType = text(v);
+        else if (name == QLatin1String("status")) {
+            r.statusText = recordStatusText(v);
+            bool ok = false;
+            const qlonglong c = v.toLongLong(&ok);
+            if (!v.isNull() && ok)
+                r.statusCode = c;
+        } else if (name == QLatin1String("result_snapshot"))
+            r.resultSnapshot = text(v);
+        else if (name == QLatin1String("version") && !v.isNull())
+            r.version = v.toLongLong();
+    }
+    const BizTypeConfig bt = config.bizType(r.bizType.value_or(QString()));
+    r.processingTimeoutS = bt.processingTimeoutS;
+    r.tenant = tenantFromKey(r.idemKey, bt.tenantPattern);
+    r.stale = r.statusCode == Processing && r.ageSeconds > r.processingTimeoutS;
+    return r;
+}
+
+QVector<TicketRow> readTickets(DbSession &session, const QString &key)
+{
+    const SqlDialect &d = session.dialect();
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT id, idem_key, tenant_id, title, status, payload, %1, %2 FROM ticket "
+                                              "WHERE idem_key = %3 ORDER BY created_at, id")
+                                   .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(key)),
+                               b);
+    QVector<TicketRow> rows;
+    while (q.next()) {
+        TicketRow t;
+        t.id = q.value(0).toLongLong();
+        t.idemKey = text(q.value(1));
+        t.tenantId = text(q.value(2));
+        t.title = text(q.value(3));
+        t.status = text(q.value(4));
+        t.payload = text(q.value(5));
+        t.createdAt = canonicalTimeText(q.value(6));
+        t.updatedAt = canonicalTimeText(q.value(7));
+        rows.append(t);
+    }
+    return rows;
+}
+
+QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key)
+{
+    const SqlDialect &d = session.dialect();
+    SqlBuilder b;
+    QSqlQuery q = session.exec(
+        QStringLiteral("SELECT id, task_id, step_id, action, idem_key, status, request, response, error, state_before, "
+                       "state_after, actor, %1, %2 FROM intent_log WHERE idem_key = %3 ORDER BY created_at, id")
+            .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(key)),
+        b);
+    QVector<IntentAttempt> rows;
+    while (q.next()) {
+        IntentAttempt a;
+        a.id = q.value(0).toLongLong();
+        a.taskId = text(q.value(1));
+        a.stepId = text(q.value(2));
+        a.action = text(q.value(3));
+        a.idemKey = text(q.value(4));
+        a.status = text(q.value(5));
+        a.request = text(q.value(6));
+        a.response = text(q.value(7));
+        a.error = text(q.value(8));
+        a.stateBefore = text(q.value(9));
+        a.stateAfter = text(q.value(10));
+        a.actor = text(q.value(11));
+        a.createdAt = canonicalTimeText(q.value(12));
+        a.updatedAt = canonicalTimeText(q.value(13));
+        rows.append(a);
+    }
+    return rows;
+}
+
+} // namespace detail_sql
+
+QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
+{
+    QVector<TimelineEvent> events;
+    auto add = [&](const QString &time, const QString &source, const QString &kind, const QString &summary, qint64 id) {
+        TimelineEvent e;
+        e.time = time.isNull() ? QStringLiteral("NULL") : time;
+        e.micros = parseUtcMicros(time);
+        e.source = source;
+        e.kind = kind;
+        e.summary = summary;
+        e.refId = id;
+        events.append(e);
+    };
+    if (detail.record) {
+        const RecordDetail &r = *detail.record;
+        add(r.createdAt, QStringLiteral("idempotency_record"), QStringLiteral("created"),
+            QStringLiteral("record created (biz_type %1)").arg(r.bizType.value_or(QStringLiteral("NULL"))), r.id);
+        if (r.updatedAt != r.createdAt)
+            add(r.updatedAt, QStringLiteral("idempotency_record"), QStringLiteral("updated"),
+                QStringLiteral("record last updated: status %1").arg(r.statusText), r.id);
+        else
+            events.last().summary += QStringLiteral(", status %1").arg(r.statusText);
+    }
+    // Attempt numbers per (task_id, step_id), in time order.
+    QMap<QString, int> attemptNo;
+    for (const IntentAttempt &a : detail.attempts) {
+        const QString step = a.taskId.value_or(QStringLiteral("?")) + QLatin1Char('/') + a.stepId.value_or(QStringLiteral("?"));
+        const int n = ++attemptNo[step];
+        add(a.createdAt, QStringLiteral("intent_log"), QStringLiteral("intent"),
+            QStringLiteral("intent: %1 (task %2 step %3, attempt %4) by %5")
+                .arg(a.action.value_or(QStringLiteral("NULL")), a.taskId.value_or(QStringLiteral("NULL")),
+                     a.stepId.value_or(QStringLiteral("NULL")))
+                .arg(n)
+                .arg(a.actor.value_or(QStringLiteral("NULL"))),
+            a.id);
+        const QString status = a.status.value_or(QStringLiteral("NULL"));
+        if (status != QLatin1String("INTENT")) {
+            QString summary = QStringLiteral("result: %1").arg(status);
+            if (a.error && !a.error->isEmpty())
+                summary += QStringLiteral(" (error: %1)").arg(oneLine(a.error, 60));
+            else if (a.response)
+                summary += QStringLiteral(" (response: %1)").arg(oneLine(a.response, 60));
+            add(a.updatedAt, QStringLiteral("intent_log"), QStringLiteral("result"), summary, a.id);
+        }
+    }
+    for (const TicketRow &t : detail.tickets) {
+        add(t.createdAt, QStringLiteral("ticket"), QStringLiteral("created"),
+            QStringLiteral("ticket #%1 created (tenant %2, %3): %4")
+                .arg(t.id)
+                .arg(t.tenantId.value_or(QStringLiteral("NULL")), t.status.value_or(QStringLiteral("NULL")), oneLine(t.title, 50)),
+            t.id);
+        if (t.updatedAt != t.createdAt)
+            add(t.updatedAt, QStringLiteral("ticket"), QStringLiteral("updated"),
+                QStringLiteral("ticket #%1 last updated: %2").arg(t.id).arg(t.status.value_or(QStringLiteral("NULL"))), t.id);
+    }
+    auto rank = [](const QString &source) {
+        if (source == QLatin1String("idempotency_record"))
+            return 0;
+        if (source == QLatin1String("intent_log"))
+            return 1;
+        return 2;
+    };
+    std::stable_sort(events.begin(), events.end(), [&](const TimelineEvent &a, const TimelineEvent &b) {
+        if (a.micros.has_value() != b.micros.has_value())
+            return a.micros.has_value();
+        if (a.micros && *a.micros != *b.micros)
+            return *a.micros < *b.micros;
+        if (rank(a.source) != rank(b.source))
+            return rank(a.source) < rank(b.source);
+        return a.refId < b.refId;
+    });
+    return events;
+}
+
+QStringList expiryWarnings(const RecordDetail &r)
+{
+    QStringList w;
+    const bool unresolved = r.statusCode != Success && r.statusCode != Failed;
+    if (r.expireAt.isNull()) {
+        w << QStringLiteral("expire_at is NULL: when this record is reaped is unknown");
+        return w;
+    }
+    const auto created = parseUtcMicros(r.createdAt);
+    const auto expire = parseUtcMicros(r.expireAt);
+    if (!expire) {
+        w << QStringLiteral("expire_at \"%1\" is not a time the console can read").arg(r.expireAt);
+        return w;
+    }
+    if (created && *expire < *created)
+        w << QStringLiteral("expire_at (%1) is before created_at (%2): the record may be reaped at any moment")
+                 .arg(r.expireAt, r.createdAt);
+    if (unresolved && r.expiresInSeconds) {
+        if (*r.expiresInSeconds <= 0)
+            w << QStringLiteral("unresolved record expired %1 ago: its evidence may be reaped at any moment")
+                     .arg(humanDuration(-*r.expiresInSeconds));
+        else if (*r.expiresInSeconds < 24 * 3600)
+            w << QStringLiteral("unresolved record expires in %1: settle it before its evidence is reaped")
+                     .arg(humanDuration(*r.expiresInSeconds));
+    }
+    return w;
+}
+
+} // namespace triage

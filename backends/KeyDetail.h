@@ -1,0 +1,94 @@
+#pragma once
+
+#include "DbSession.h"
+#include "TimeText.h"
+#include "WorkspaceConfig.h"
+
+#include <QMap>
+#include <QString>
+#include <QVector>
+
+#include <optional>
+
+namespace triage {
+
+/// Nullable text as read from a store: nullopt is SQL NULL (shown as NULL), "" is empty.
+using NullableText = std::optional<QString>;
+
+/// One idempotency record with every field (DESIGN.md §2 detail view). Times are
+/// canonical ISO UTC text (null string = NULL). Ages come from the server's clock.
+struct RecordDetail {
+    qint64 id = 0;
+    QString idemKey;
+    NullableText bizType;
+    QString statusText;            ///< DESIGN.md §4 spelling, "NULL", or "UNKNOWN_CODE_<n>"
+    std::optional<qint64> statusCode;
+    NullableText resultSnapshot;
+    QString createdAt, updatedAt, expireAt;
+    std::optional<qint64> version; ///< when the table has a version column
+    bool hasVersionColumn = false;
+    double ageSeconds = 0;         ///< now() - updated_at (s)
+    std::optional<double> expiresInSeconds; ///< expire_at - now() (s); nullopt when expire_at is NULL
+    int processingTimeoutS = 300;
+    bool stale = false;            ///< PROCESSING and updated_at < now() - timeout (DESIGN.md §4)
+    QString tenant;                ///< from the key by the biz_type's tenant pattern
+    QString serverNow;             ///< the server's clock when read
+    /// Every column of the row as the driver returned it (name → display text, "NULL"),
+    /// including columns the console does not know.
+    QVector<QPair<QString, QString>> allColumns;
+};
+
+/// One ticket row carrying the key.
+struct TicketRow {
+    qint64 id = 0;
+    NullableText idemKey, tenantId, title, status, payload;
+    QString createdAt, updatedAt;
+};
+
+/// One intent-log attempt (one row).
+struct IntentAttempt {
+    qint64 id = 0;
+    NullableText taskId, stepId, action, idemKey, status, request, response, error, stateBefore, stateAfter, actor;
+    QString createdAt, updatedAt;
+};
+
+/// One entry of the merged timeline (DESIGN.md §2): time, source store, kind, summary.
+struct TimelineEvent {
+    QString time;                   ///< canonical ISO UTC, or the raw text when unparsable
+    std::optional<UtcMicros> micros;
+    QString source;                 ///< "idempotency_record", "intent_log", "ticket", …
+    QString kind;                   ///< "created", "updated", "intent", "result", …
+    QString summary;                ///< one line
+    qint64 refId = 0;               ///< row id in its source
+};
+
+/// Everything known about one key, from all three stores. A store that failed leaves
+/// its part empty and its error in `errors`, so the rest still shows.
+struct KeyDetail {
+    QString idemKey;
+    std::optional<RecordDetail> record; ///< nullopt: no record with this key (or its store failed)
+    QVector<TicketRow> tickets;
+    QVector<IntentAttempt> attempts;
+    QVector<TimelineEvent> timeline;
+    QStringList warnings;               ///< expiry and data problems, for operators
+    QMap<DbRole, DbError> errors;
+};
+
+namespace detail_sql {
+/// Reads the record with `key` (nullopt when none). Throws DbException.
+std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig &config, const QString &key);
+/// Reads the ticket rows carrying `key`, oldest first. Throws DbException.
+QVector<TicketRow> readTickets(DbSession &session, const QString &key);
+/// Reads the intent-log attempts for `key`, oldest first. Throws DbException.
+QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key);
+} // namespace detail_sql
+
+/// Builds the merged timeline of `detail` in time order (ties: record, intent, ticket,
+/// then by id); events whose time cannot be parsed go last.
+QVector<TimelineEvent> buildTimeline(const KeyDetail &detail);
+
+/// Warnings about evidence reaping (DESIGN.md §1: records are kept 7–30 days):
+/// expire_at missing, before created_at, or soon (< 24 h) / past for an unresolved record.
+QStringList expiryWarnings(const RecordDetail &record);
+
+} // namespace triage

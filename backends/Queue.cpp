@@ -1,0 +1,387 @@
+#include "Queue.h"
+
+#include "RecordStatus.h"
+
+#include <QRegularExpression>
+#include <QSqlRecord>
+
+#include <algorithm>
+
+namespace triage {
+
+QString queueName(QueueKind kind)
+{
+    switch (kind) {
+    case QueueKind::Unknown: return QStringLiteral("unknown");
+    case QueueKind::InFlight: return QStringLiteral("inflight");
+    case QueueKind::Failed: return QStringLiteral("failed");
+    case QueueKind::Succeeded: return QStringLiteral("success");
+    case QueueKind::Escalated: return QStringLiteral("escalated");
+    }
+    return {};
+}
+
+QString queueTitle(QueueKind kind)
+{
+    switch (kind) {
+    case QueueKind::Unknown: return QStringLiteral("Unknown");
+    case QueueKind::InFlight: return QStringLiteral("In flight");
+    case QueueKind::Failed: return QStringLiteral("Failed");
+    case QueueKind::Succeeded: return QStringLiteral("Succeeded");
+    case QueueKind::Escalated: return QStringLiteral("Escalated");
+    }
+    return {};
+}
+
+std::optional<QueueKind> queueFromName(const QString &name)
+{
+    const QString n = name.trimmed().toLower();
+    for (QueueKind k : {QueueKind::Unknown, QueueKind::InFlight, QueueKind::Failed, QueueKind::Succeeded,
+                        QueueKind::Escalated}) {
+        if (n == queueName(k))
+            return k;
+    }
+    if (n == QLatin1String("succeeded") || n == QLatin1String("in-flight") || n == QLatin1String("in_flight"))
+        return n == QLatin1String("succeeded") ? QueueKind::Succeeded : QueueKind::InFlight;
+    return std::nullopt;
+}
+
+QString sourceName(QueueSource s)
+{
+    return s == QueueSource::Record ? QStringLiteral("record") : QStringLiteral("intent");
+}
+
+bool QueueFilter::isEmpty() const
+{
+    return bizType.isEmpty() && tenant.isEmpty() && keySubstring.isEmpty() && !createdFrom && !createdTo
+        && !updatedFrom && !updatedTo;
+}
+
+bool queueUsesRecords(QueueKind kind)
+{
+    return kind != QueueKind::Escalated;
+}
+
+bool queueUsesIntents(QueueKind kind, const QueueFilter &filter)
+{
+    return (kind == QueueKind::Unknown || kind == QueueKind::Escalated) && filter.bizType.isEmpty();
+}
+
+QString tenantFromKey(const QString &key, const QString &pattern)
+{
+    const QStringList want = pattern.split(QLatin1Char(':'));
+    const QStringList have = key.split(QLatin1Char(':'));
+    if (have.size() < want.size())
+        return {};
+    QString tenant;
+    for (int i = 0; i < want.size(); ++i) {
+        if (want[i] == QLatin1String("{tenant}"))
+            tenant = have[i];
+        else if (want[i] != QLatin1String("*") && want[i] != have[i])
+            return {};
+    }
+    return tenant;
+}
+
+namespace {
+
+/// Condition: the key's tenant (per `pattern`) equals `tenant`. Index-friendly LIKE
+/// prefix when the pattern starts with literal fields, a regular expression otherwise.
+QString tenantCondition(const SqlDialect &d, SqlBuilder &b, const QString &pattern, const QString &tenant)
+{
+    const QStringList fields = pattern.split(QLatin1Char(':'));
+    const int at = fields.indexOf(QStringLiteral("{tenant}"));
+    bool literalPrefix = true;
+    for (int i = 0; i < at; ++i)
+        literalPrefix = literalPrefix && fields[i] != QLatin1String("*");
+    if (literalPrefix) {
+        QString prefix;
+        for (int i = 0; i < at; ++i)
+            prefix += fields[i] + QLatin1Char(':');
+        prefix += tenant;
+        const QString exact = b.bind(prefix);
+        const QString like = b.bind(SqlDialect::likeLiteral(prefix + QLatin1Char(':')) + QLatin1Char('%'));
+        QString cond = QStringLiteral("(idem_key = %1 OR idem_key LIKE %2%3)").arg(exact, like, SqlDialect::likeEscapeClause());
+        // Fields after {tenant} that are literal must match too: check with the regex.
+        bool tailFree = true;
+        for (int i = at + 1; i < fields.size(); ++i)
+            tailFree = tailFree && fields[i] == QLatin1String("*");
+        if (tailFree)
+            return cond;
+        Q_UNUSED(cond);
+    }
+    QStringList parts;
+    for (const QString &f : fields) {
+        if (f == QLatin1String("*"))
+            parts << QStringLiteral("[^:]*");
+        else if (f == QLatin1String("{tenant}"))
+            parts << QRegularExpression::escape(tenant);
+        else
+            parts << QRegularExpression::escape(f);
+    }
+    const QString re = QLatin1Char('^') + parts.join(QLatin1Char(':')) + QStringLiteral("(:|$)");
+    return d.regexMatch(QStringLiteral("idem_key"), b.bind(re));
+}
+
+/// Filter conditions common to both sources (key substring, tenant, time windows).
+QStringList commonConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config,
+                             const QueueFilter &f, bool withBizType)
+{
+    QStringList where;
+    if (!f.keySubstring.isEmpty()) {
+        where << QStringLiteral("idem_key LIKE %1%2")
+                     .arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')),
+                          SqlDialect::likeEscapeClause());
+    }
+    if (!f.tenant.isEmpty()) {
+        if (withBizType && !f.bizType.isEmpty()) {
+            where << tenantCondition(d, b, config.bizType(f.bizType).tenantPattern, f.tenant);
+        } else if (withBizType) {
+            QStringList alternatives;
+            QStringList configured;
+            for (auto it = config.bizTypes.cbegin(); it != config.bizTypes.cend(); ++it) {
+                alternatives << QStringLiteral("(biz_type = %1 AND %2)")
+                                    .arg(b.bind(it.key()), tenantCondition(d, b, it->tenantPattern, f.tenant));
+                configured << b.bind(it.key());
+            }
+            const QString fallback = tenantCondition(d, b, BizTypeConfig().tenantPattern, f.tenant);
+            if (configured.isEmpty())
+                alternatives << fallback;
+            else
+                alternatives << QStringLiteral("(biz_type NOT IN (%1) AND %2)").arg(configured.join(QStringLiteral(", ")), fallback);
+            where << QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')');
+        } else {
+            // Intent-log rows have no biz_type: any configured pattern, or the default.
+            QStringList alternatives;
+            QStringList patterns;
+            for (const auto &bt : config.bizTypes)
+                if (!patterns.contains(bt.tenantPattern))
+                    patterns << bt.tenantPattern;
+            if (!patterns.contains(BizTypeConfig().tenantPattern))
+                patterns << BizTypeConfig().tenantPattern;
+            for (const QString &p : patterns)
+                alternatives << tenantCondition(d, b, p, f.tenant);
+            where << QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')');
+        }
+    }
+    auto window = [&](const char *col, const std::optional<UtcMicros> &from, const std::optional<UtcMicros> &to) {
+        if (from)
+            where << QStringLiteral("%1 >= %2").arg(QLatin1String(col), d.timeParam(b.bind(d.bindTime(*from))));
+        if (to)
+            where << QStringLiteral("%1 < %2").arg(QLatin1String(col), d.timeParam(b.bind(d.bindTime(*to))));
+    };
+    window("created_at", f.createdFrom, f.createdTo);
+    window("updated_at", f.updatedFrom, f.updatedTo);
+    return where;
+}
+
+/// Record conditions for `req` (status, staleness against per-biz_type timeouts).
+QStringList recordConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config, const QueueRequest &req)
+{
+    QStringList where;
+    switch (req.kind) {
+    case QueueKind::Unknown:
+    case QueueKind::InFlight: {
+        where << QStringLiteral("status = %1").arg(b.bind(int(Processing)));
+        const QString op = req.kind == QueueKind::Unknown ? QStringLiteral("<") : QStringLiteral(">=");
+        if (!req.filter.bizType.isEmpty()) {
+            where << QStringLiteral("updated_at %1 %2")
+                         .arg(op, d.nowMinusSeconds(b.bind(config.bizType(req.filter.bizType).processingTimeoutS)));
+        } else {
+            QStringList alternatives;
+            QStringList configured;
+            for (auto it = config.bizTypes.cbegin(); it != config.bizTypes.cend(); ++it) {
+                alternatives << QStringLiteral("(biz_type = %1 AND updated_at %2 %3)")
+                                    .arg(b.bind(it.key()), op, d.nowMinusSeconds(b.bind(it->processingTimeoutS)));
+                configured << b.bind(it.key());
+            }
+            const QString fallback = QStringLiteral("updated_at %1 %2").arg(op, d.nowMinusSeconds(b.bind(config.defaultProcessingTimeoutS)));
+            if (configured.isEmpty())
+                alternatives << fallback;
+            else
+                alternatives << QStringLiteral("(biz_type NOT IN (%1) AND %2)").arg(configured.join(QStringLiteral(", ")), fallback);
+            where << (alternatives.size() == 1 ? alternatives.first()
+                                               : QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')'));
+        }
+        break;
+    }
+    case QueueKind::Failed:
+        where << QStringLiteral("status = %1").arg(b.bind(int(Failed)));
+        break;
+    case QueueKind::Succeeded:
+        where << QStringLiteral("status = %1").arg(b.bind(int(Success)));
+        break;
+    case QueueKind::Escalated:
+        where << QStringLiteral("1 = 0");
+        break;
+    }
+    if (!req.filter.bizType.isEmpty())
+        where << QStringLiteral("biz_type = %1").arg(b.bind(req.filter.bizType));
+    where << commonConditions(d, b, config, req.filter, true);
+    return where;
+}
+
+QStringList intentStatusesFor(QueueKind kind)
+{
+    if (kind == QueueKind::Escalated)
+        return {QStringLiteral("ESCALATED")};
+    return {QStringLiteral("UNKNOWN"), QStringLiteral("RECONCILE_PENDING")};
+}
+
+/// Intent conditions: the row is the key's latest attempt and its status puts it in the queue.
+QStringList intentConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config, const QueueRequest &req)
+{
+    QStringList where;
+    QStringList statuses;
+    for (const QString &s : intentStatusesFor(req.kind))
+        statuses << b.bind(s);
+    where << QStringLiteral("l.status IN (%1)").arg(statuses.join(QStringLiteral(", ")));
+    where << QStringLiteral("l.idem_key IS NOT NULL");
+    where << QStringLiteral("NOT EXISTS (SELECT 1 FROM intent_log n WHERE n.idem_key = l.idem_key AND "
+                            "(n.created_at > l.created_at OR (n.created_at = l.created_at AND n.id > l.id)))");
+    const QStringList common = commonConditions(d, b, config, req.filter, false);
+    for (const QString &c : common)
+        where << QString(c).replace(QStringLiteral("idem_key"), QStringLiteral("l.idem_key"))
+                     .replace(QStringLiteral("created_at"), QStringLiteral("l.created_at"))
+                     .replace(QStringLiteral("updated_at"), QStringLiteral("l.updated_at"));
+    return where;
+}
+
+QString cursorBindValue(const SqlDialect &d, const QString &time)
+{
+    if (d.kind() == Dialect::Sqlite)
+        return time;
+    const auto t = parseUtcMicros(time);
+    return t ? d.bindTime(*t).toString() : time;
+}
+
+QString orderBy(const QString &prefix, bool desc)
+{
+    const QString dir = desc ? QStringLiteral(" DESC") : QString();
+    return QStringLiteral(" ORDER BY %1updated_at%2, %1id%2").arg(prefix, dir);
+}
+
+QString nullableText(const QVariant &v)
+{
+    return v.isNull() ? QString() : v.toString();
+}
+
+} // namespace
+
+namespace queue_sql {
+
+QVector<QueueRow> pageRecords(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req,
+                              const SourceCursor &cursor, int limit)
+{
+    const SqlDialect &d = session.dialect();
+    SqlBuilder b;
+    QStringList where = recordConditions(d, b, config, req);
+    if (cursor.started)
+        where << d.keysetAfter(b, QStringLiteral("updated_at"), QStringLiteral("id"), cursorBindValue(d, cursor.time),
+                               cursor.id, req.newestFirst);
+    const QString sql = QStringLiteral("SELECT id, idem_key, biz_type, status, %1, %2, %3, %4 FROM idempotency_record WHERE %5%6 LIMIT %7")
+                            .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")),
+                                 d.timeText(QStringLiteral("expire_at")), d.secondsSince(QStringLiteral("updated_at")),
+                                 where.join(QStringLiteral(" AND ")), orderBy(QString(), req.newestFirst), b.bind(limit));
+    QSqlQuery q = session.exec(sql, b);
+    QVector<QueueRow> rows;
+    while (q.next()) {
+        QueueRow r;
+        r.source = QueueSource::Record;
+        r.id = q.value(0).toLongLong();
+        r.idemKey = q.value(1).toString();
+        r.bizType = q.value(2).toString();
+        r.status = recordStatusText(q.value(3));
+        r.createdAt = canonicalTimeText(q.value(4));
+        r.cursorTime = q.value(5).toString();
+        r.updatedAt = canonicalTimeText(q.value(5));
+        r.expireAt = canonicalTimeText(q.value(6));
+        r.ageSeconds = q.value(7).toDouble();
+        rows.append(r);
+    }
+    return rows;
+}
+
+QVector<QueueRow> pageIntents(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req,
+                              const SourceCursor &cursor, int limit)
+{
+    const SqlDialect &d = session.dialect();
+    SqlBuilder b;
+    QStringList where = intentConditions(d, b, config, req);
+    if (cursor.started)
+        where << d.keysetAfter(b, QStringLiteral("l.updated_at"), QStringLiteral("l.id"), cursorBindValue(d, cursor.time),
+                               cursor.id, req.newestFirst);
+    const QString sql = QStringLiteral("SELECT l.id, l.idem_key, l.action, l.status, %1, %2, %3, l.task_id, l.step_id "
+                                       "FROM intent_log l WHERE %4%5 LIMIT %6")
+                            .arg(d.timeText(QStringLiteral("l.created_at")), d.timeText(QStringLiteral("l.updated_at")),
+                                 d.secondsSince(QStringLiteral("l.updated_at")), where.join(QStringLiteral(" AND ")),
+                                 orderBy(QStringLiteral("l."), req.newestFirst), b.bind(limit));
+    QSqlQuery q = session.exec(sql, b);
+    QVector<QueueRow> rows;
+    while (q.next()) {
+        QueueRow r;
+        r.source = QueueSource::Intent;
+        r.id = q.value(0).toLongLong();
+        r.idemKey = q.value(1).toString();
+        r.action = nullableText(q.value(2));
+        r.status = q.value(3).toString();
+        r.createdAt = canonicalTimeText(q.value(4));
+        r.cursorTime = q.value(5).toString();
+        r.updatedAt = canonicalTimeText(q.value(5));
+        r.ageSeconds = q.value(6).toDouble();
+        r.taskId = nullableText(q.value(7));
+        r.stepId = nullableText(q.value(8));
+        rows.append(r);
+    }
+    return rows;
+}
+
+qint64 countRecords(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req)
+{
+    SqlBuilder b;
+    const QStringList where = recordConditions(session.dialect(), b, config, req);
+    QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE ") + where.join(QStringLiteral(" AND ")), b);
+    return q.next() ? q.value(0).toLongLong() : 0;
+}
+
+qint64 countIntents(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req)
+{
+    SqlBuilder b;
+    const QStringList where = intentConditions(session.dialect(), b, config, req);
+    QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM intent_log l WHERE ") + where.join(QStringLiteral(" AND ")), b);
+    return q.next() ? q.value(0).toLongLong() : 0;
+}
+
+} // namespace queue_sql
+
+QueuePage mergeQueuePages(const QueueRequest &req, const QueueCursor &from, const QVector<QueueRow> &records,
+                          bool recordsComplete, const QVector<QueueRow> &intents, bool intentsComplete, int limit)
+{
+    QueuePage page;
+    page.next = from;
+    auto key = [](const QueueRow &r) { return parseUtcMicros(r.updatedAt).value_or(0); };
+    auto before = [&](const QueueRow &a, const QueueRow &b) {
+        const UtcMicros ta = key(a), tb = key(b);
+        if (ta != tb)
+            return req.newestFirst ? ta > tb : ta < tb;
+        return a.source == QueueSource::Record; // records first on equal times
+    };
+    int ri = 0, ii = 0;
+    while (page.rows.size() < limit && (ri < records.size() || ii < intents.size())) {
+        const bool takeRecord = ii >= intents.size() || (ri < records.size() && before(records[ri], intents[ii]));
+        const QueueRow &r = takeRecord ? records[ri++] : intents[ii++];
+        SourceCursor &c = takeRecord ? page.next.record : page.next.intent;
+        c.started = true;
+        c.time = r.cursorTime;
+        c.id = r.id;
+        page.rows.append(r);
+    }
+    if (recordsComplete && ri >= records.size())
+        page.next.record.exhausted = true;
+    if (intentsComplete && ii >= intents.size())
+        page.next.intent.exhausted = true;
+    page.atEnd = page.next.record.exhausted && page.next.intent.exhausted;
+    return page;
+}
+
+} // namespace triage

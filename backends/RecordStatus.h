@@ -1,0 +1,24 @@
+#pragma once
+
+#include <QString>
+#include <QVariant>
+
+#include <optional>
+
+namespace triage {
+
+/// idempotency_record.status codes (DESIGN.md §1).
+enum RecordStatusCode : int { Processing = 0, Success = 1, Failed = 2 };
+
+/// DESIGN.md §4 spelling: "PROCESSING", "SUCCESS", "FAILED", or "UNKNOWN_CODE_<n>" for a
+/// code the console does not know. A NULL status prints "NULL"; a non-integer value
+/// prints "UNKNOWN_CODE_<text>". Never maps an unknown code to a known one.
+QString recordStatusText(const QVariant &status);
+
+/// Parses a status name (case-insensitive: "success", "Processing") to its code.
+std::optional<int> recordStatusFromText(const QString &text);
+
+/// Intent-log / compensation statuses (DESIGN.md §1), in display order.
+const QStringList &intentStatuses();
+
+} // namespace triage

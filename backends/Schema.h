@@ -1,0 +1,27 @@
+#pragma once
+
+#include "DbSession.h"
+
+#include <QStringList>
+
+namespace triage {
+
+/// Options for creating the schema (DESIGN.md §4, resources/schema/).
+struct SchemaOptions {
+    /// Create UNIQUE(idem_key) on ticket, the backstop. Off only for demo and test
+    /// workspaces that must reproduce a breached defence (duplicate-key groups).
+    bool ticketBackstop = true;
+};
+
+/// The statements of resources/schema/<dialect>/<role>.sql for `options`, in order.
+/// Statements end with a line ending in ';'; one preceded by "-- @backstop" runs only
+/// with the backstop, one preceded by "-- @no-backstop" only without it.
+QStringList schemaStatements(Dialect dialect, DbRole role, const SchemaOptions &options);
+
+/// Creates the tables and indexes of `role` in `session`'s database. Idempotent: every
+/// statement is CREATE … IF NOT EXISTS (MySQL's missing CREATE INDEX IF NOT EXISTS is
+/// handled by ignoring "duplicate key name"). Returns the statements run.
+/// Throws DbException (e.g. Privilege when the user may not CREATE).
+QStringList createSchema(DbSession &session, const SchemaOptions &options);
+
+} // namespace triage

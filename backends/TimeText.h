@@ -1,0 +1,33 @@
+#pragma once
+
+#include <QString>
+#include <QVariant>
+
+#include <optional>
+
+namespace triage {
+
+/// A point in time as microseconds since 1970-01-01T00:00:00Z (UTC).
+/// The console's in-memory time type: QDateTime keeps milliseconds only, and the
+/// stores keep microseconds (DESIGN.md §4 "Time").
+using UtcMicros = qint64;
+
+/// Parses ISO-8601 text as the databases print it: "YYYY-MM-DD[T| ]HH:MM:SS[.f{1,9}]"
+/// followed by "Z", "+HH:MM", "+HHMM", "+HH" or nothing (nothing means UTC). Digits past
+/// the sixth fractional one are truncated. Returns nullopt for anything else.
+std::optional<UtcMicros> parseUtcMicros(QStringView text);
+
+/// Formats as "2026-11-29T21:55:07.123456Z": ISO-8601 UTC, always six fractional digits.
+QString formatUtcMicros(UtcMicros t);
+
+/// Formats in the operator's local time zone, to the second ("2026-11-29 22:55:07 CET").
+QString formatLocal(UtcMicros t);
+
+/// Canonicalises a time read from a store: NULL stays a null QString; parsable text is
+/// re-printed by formatUtcMicros(); unparsable text is returned unchanged, so nothing is lost.
+QString canonicalTimeText(const QVariant &value);
+
+/// "3d 4h", "5m 12s", "850ms": a human duration for ages; negative values get a leading '-'.
+QString humanDuration(double seconds);
+
+} // namespace triage

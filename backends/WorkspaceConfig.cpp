@@ -1,0 +1,117 @@
+#include "WorkspaceConfig.h"
+
+#include <QFileInfo>
+#include <QSettings>
+
+namespace triage {
+
+const ConnectionProfile &WorkspaceConfig::profile(DbRole role) const
+{
+    switch (role) {
+    case DbRole::Idempotency: return idempotency;
+    case DbRole::Intent: return intent;
+    case DbRole::Ticket: return ticket;
+    }
+    return idempotency;
+}
+
+ConnectionProfile &WorkspaceConfig::profile(DbRole role)
+{
+    return const_cast<ConnectionProfile &>(std::as_const(*this).profile(role));
+}
+
+BizTypeConfig WorkspaceConfig::bizType(const QString &name) const
+{
+    auto it = bizTypes.constFind(name);
+    if (it != bizTypes.constEnd())
+        return *it;
+    BizTypeConfig d;
+    d.processingTimeoutS = defaultProcessingTimeoutS;
+    return d;
+}
+
+QString osUserName()
+{
+    QString user = qEnvironmentVariable("USER");
+    if (user.isEmpty())
+        user = qEnvironmentVariable("USERNAME");
+    if (user.isEmpty())
+        user = qEnvironmentVariable("LOGNAME");
+    return user.isEmpty() ? QStringLiteral("unknown") : user;
+}
+
+std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path, QString *error)
+{
+    auto fail = [&](const QString &why) -> std::optional<WorkspaceConfig> {
+        if (error)
+            *error = QStringLiteral("config %1: %2").arg(path, why);
+        return std::nullopt;
+    };
+    const QFileInfo info(path);
+    if (!info.exists())
+        return fail(QStringLiteral("no such file"));
+    if (!info.isReadable())
+        return fail(QStringLiteral("not readable"));
+    QSettings s(path, QSettings::IniFormat);
+    if (s.status() != QSettings::NoError)
+        return fail(QStringLiteral("not a valid INI file"));
+
+    WorkspaceConfig c;
+    c.operatorName = s.value(QStringLiteral("console/operator")).toString();
+    c.readOnly = s.value(QStringLiteral("console/read_only"), false).toBool();
+    if (s.contains(QStringLiteral("console/processing_timeout"))) {
+        bool ok = false;
+        c.defaultProcessingTimeoutS = s.value(QStringLiteral("console/processing_timeout")).toInt(&ok);
+        if (!ok || c.defaultProcessingTimeoutS <= 0)
+            return fail(QStringLiteral("[console] processing_timeout must be a positive number of seconds"));
+    }
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+        const QString key = roleName(role) + QStringLiteral("/url");
+        if (!s.contains(key))
+            continue;
+        QString why;
+        auto p = ConnectionProfile::fromUrl(s.value(key).toString(), role, &why);
+        if (!p)
+            return fail(QStringLiteral("[%1] url: %2").arg(roleName(role), why));
+        c.setProfile(*p);
+    }
+    for (const QString &group : s.childGroups()) {
+        if (!group.startsWith(QLatin1String("biz.")))
+            continue;
+        const QString name = group.mid(4);
+        BizTypeConfig b;
+        b.processingTimeoutS = c.defaultProcessingTimeoutS;
+        s.beginGroup(group);
+        if (s.contains(QStringLiteral("processing_timeout"))) {
+            bool ok = false;
+            b.processingTimeoutS = s.value(QStringLiteral("processing_timeout")).toInt(&ok);
+            if (!ok || b.processingTimeoutS <= 0) {
+                s.endGroup();
+                return fail(QStringLiteral("[%1] processing_timeout must be a positive number of seconds").arg(group));
+            }
+        }
+        b.tenantPattern = s.value(QStringLiteral("tenant_pattern"), b.tenantPattern).toString();
+        if (b.tenantPattern.count(QStringLiteral("{tenant}")) != 1) {
+            s.endGroup();
+            return fail(QStringLiteral("[%1] tenant_pattern must contain {tenant} exactly once").arg(group));
+        }
+        s.endGroup();
+        c.bizTypes.insert(name, b);
+    }
+    return c;
+}
+
+WorkspaceConfig WorkspaceConfig::sqliteWorkspace(const QString &path)
+{
+    WorkspaceConfig c;
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+        ConnectionProfile p;
+        p.role = role;
+        p.dialect = Dialect::Sqlite;
+        p.database = path;
+        c.setProfile(p);
+    }
+    return c;
+}
+
+} // namespace triage

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "ConnectionProfile.h"
+
+#include <QMap>
+#include <QString>
+
+#include <optional>
+
+namespace triage {
+
+/// Per-biz_type settings (DESIGN.md §4): the processing timeout and where the tenant
+/// sits in the idempotency key.
+struct BizTypeConfig {
+    /// Seconds after which a PROCESSING record is stale (outcome UNKNOWN). Must exceed
+    /// the operation's P99. Default 300 s.
+    int processingTimeoutS = 300;
+    /// Tenant pattern: "{tenant}" marks the tenant field, "*" one ':'-free field, anything
+    /// else is literal; fields are ':'-separated. Default "*:*:{tenant}" (third field).
+    QString tenantPattern = QStringLiteral("*:*:{tenant}");
+};
+
+/// Everything the console needs to open a workspace: three connections, biz_type
+/// settings, the operator and read-only mode. Built from the command line and/or an
+/// INI config file (resources/triage.example.ini documents every key).
+struct WorkspaceConfig {
+    ConnectionProfile idempotency;
+    ConnectionProfile intent;
+    ConnectionProfile ticket;
+    int defaultProcessingTimeoutS = 300;
+    QMap<QString, BizTypeConfig> bizTypes; ///< by biz_type
+    QString operatorName;                  ///< default: the OS user
+    bool readOnly = false;
+    bool isDemo = false;
+
+    const ConnectionProfile &profile(DbRole role) const;
+    ConnectionProfile &profile(DbRole role);
+    /// Settings for `bizType`, or the defaults (processing timeout from [console]).
+    BizTypeConfig bizType(const QString &bizType) const;
+
+    /// Reads an INI file (QSettings). Sections [console], [idempotency], [intent],
+    /// [ticket] (key `url`), [biz.<biz_type>] (processing_timeout, tenant_pattern).
+    /// Returns nullopt with `*error` set when the file is missing, unreadable, or a value
+    /// is invalid (the message names the file, the section and the key). Connections
+    /// absent from the file stay unset (see hasProfile()).
+    static std::optional<WorkspaceConfig> fromIniFile(const QString &path, QString *error);
+
+    /// A workspace whose three connections all open the SQLite file `path`.
+    static WorkspaceConfig sqliteWorkspace(const QString &path);
+
+    /// True once a URL was given for the role (config or command line).
+    bool hasProfile(DbRole role) const { return m_set.value(int(role)); }
+    void setProfile(const ConnectionProfile &p)
+    {
+        profile(p.role) = p;
+        m_set[int(p.role)] = true;
+    }
+
+private:
+    QMap<int, bool> m_set;
+};
+
+/// The OS user name ($USER, $USERNAME, else "unknown").
+QString osUserName();
+
+} // namespace triage

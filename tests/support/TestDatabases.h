@@ -1,0 +1,69 @@
+#pragma once
+
+#include "WorkspaceConfig.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace triage::test {
+
+/// The backends a data-driven test runs on: "sqlite", "postgresql", "mysql".
+QStringList backendNames();
+
+/// Adds one QTest data row per backend (column "backend", a QString), as in qtbase's
+/// tst_qsqlquerymodel.cpp. Call from a *_data() function after QTest::addColumn<QString>("backend").
+void addBackendRows();
+
+/// A fresh, empty database of one backend for one test, dropped again on destruction.
+/// PostgreSQL and MariaDB databases are created on the servers that tests/run-all.sh
+/// started (URLs in TRIAGE_TEST_PG_URL / TRIAGE_TEST_MYSQL_URL, passwords in
+/// TRIAGE_TEST_PG_PASSWORD / TRIAGE_TEST_MYSQL_PASSWORD); SQLite is a file in a
+/// temporary directory. When a server is not configured, available() is false and
+/// skipReason() says why; with TRIAGE_TEST_REQUIRE_ALL_BACKENDS=1 (CI) the test must fail
+/// instead of skipping — use TRIAGE_REQUIRE_BACKEND(db).
+class TestDatabase {
+public:
+    explicit TestDatabase(const QString &backend);
+    ~TestDatabase();
+    TestDatabase(const TestDatabase &) = delete;
+    TestDatabase &operator=(const TestDatabase &) = delete;
+
+    bool available() const { return m_available; }
+    QString skipReason() const { return m_skipReason; }
+    QString backend() const { return m_backend; }
+    /// The database URL (all three roles may use it).
+    QString url() const { return m_url; }
+    /// A workspace whose three connections all open this database.
+    WorkspaceConfig config() const;
+    /// Runs `sql` directly as the admin (test setup only; not through the console's code).
+    /// Returns the error text, empty on success.
+    QString adminExec(const QString &sql) const;
+    /// Runs a query as the admin and returns the first column of every row as text.
+    QStringList adminQueryColumn(const QString &sql, QString *error = nullptr) const;
+
+private:
+    QString m_backend;
+    QString m_url;
+    QString m_dbName;
+    QString m_adminConnection;
+    QString m_tempDir;
+    bool m_available = false;
+    QString m_skipReason;
+};
+
+/// True when CI demands every backend (TRIAGE_TEST_REQUIRE_ALL_BACKENDS=1).
+bool requireAllBackends();
+
+} // namespace triage::test
+
+/// Skips (or, in CI, fails) the current test when `db` is not available.
+#define TRIAGE_REQUIRE_BACKEND(db)                                                                       \
+    do {                                                                                                 \
+        if (!(db).available()) {                                                                         \
+            if (triage::test::requireAllBackends())                                                      \
+                QFAIL(qPrintable(QStringLiteral("backend required in CI: ") + (db).skipReason()));       \
+            QSKIP(qPrintable((db).skipReason()));                                                        \
+        }                                                                                                \
+    } while (false)
