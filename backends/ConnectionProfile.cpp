@@ -103,7 +103,8 @@ std::optional<ConnectionProfile> ConnectionProfile::fromUrl(const QString &url, 
             QStringLiteral("sslmode"), QStringLiteral("sslrootcert"), QStringLiteral("sslcert"),
             QStringLiteral("sslkey"), QStringLiteral("ssl_ca"), QStringLiteral("ssl_cert"),
             QStringLiteral("ssl_key"), QStringLiteral("statement_timeout"), QStringLiteral("connect_timeout"),
-            QStringLiteral("option_file"), QStringLiteral("option_group")};
+            QStringLiteral("option_file"), QStringLiteral("option_group"),
+            QStringLiteral("client_found_rows")};
         if (!known.contains(key))
             return fail(QStringLiteral("unknown parameter \"%1\"").arg(key));
         if (key == QLatin1String("statement_timeout")) {
@@ -168,8 +169,11 @@ QString ConnectionProfile::connectOptions() const
         break;
     case Dialect::MySql:
         // CLIENT_FOUND_ROWS: affected rows = matched rows, as on the other drivers (QT-NOTES.md).
-        opts << QStringLiteral("CLIENT_FOUND_ROWS=1")
-             << QStringLiteral("MYSQL_OPT_CONNECT_TIMEOUT=%1").arg(connectTimeoutS);
+        // (client_found_rows=0 turns it off; the compare-and-set stays exact because it always
+        // changes the status, so changed rows = matched rows.)
+        if (params.value(QStringLiteral("client_found_rows"), QStringLiteral("1")) != QLatin1String("0"))
+            opts << QStringLiteral("CLIENT_FOUND_ROWS=1");
+        opts << QStringLiteral("MYSQL_OPT_CONNECT_TIMEOUT=%1").arg(connectTimeoutS);
         if (params.contains(QStringLiteral("ssl_ca")))
             opts << QStringLiteral("SSL_CA=") + params.value(QStringLiteral("ssl_ca"));
         if (params.contains(QStringLiteral("ssl_cert")))

@@ -26,7 +26,8 @@ QString passwordEnvVar(DbRole role);
 /// - `ssl_ca`, `ssl_cert`, `ssl_key` (MySQL/MariaDB);
 /// - `statement_timeout`: milliseconds, or with a unit ("30s", "500ms", "2min");
 /// - `connect_timeout`: seconds;
-/// - `option_file`, `option_group`: a MySQL/MariaDB option file (may hold the password).
+/// - `option_file`, `option_group`: a MySQL/MariaDB option file (may hold the password);
+/// - `client_found_rows`: 1 (default) or 0, MySQL/MariaDB affected-rows semantics.
 /// A password in the URL is rejected: passwords come from the environment
 /// (passwordEnvVar(), then TRIAGE_DB_PASSWORD), .pgpass / option files, or the keychain.
 struct ConnectionProfile {

@@ -59,6 +59,8 @@ void DbSession::ensureOpen()
         case Dialect::MySql:
             execDirect(QStringLiteral("SET NAMES utf8mb4"));
             execDirect(QStringLiteral("SET time_zone = '+00:00'"));
+            // Refuse over-long values instead of truncating them (an audit reason must not be cut).
+            execDirect(QStringLiteral("SET SESSION sql_mode = CONCAT_WS(',', @@SESSION.sql_mode, 'STRICT_ALL_TABLES')"));
             if (m_profile.statementTimeoutMs > 0) {
                 // MariaDB: max_statement_time (seconds, fractional); MySQL: max_execution_time (ms).
                 QSqlQuery q(m_db);

@@ -3,6 +3,8 @@
 #include "Queue.h"
 #include "RecordStatus.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSqlField>
 #include <QSqlRecord>
 
@@ -30,6 +32,14 @@ QString oneLine(const NullableText &t, int max = 80)
     if (s.size() > max)
         s = s.left(max - 1) + QChar(0x2026);
     return s;
+}
+
+/// "PROCESSING" from a state JSON text ({"status":"PROCESSING",…}), or "?".
+QString stateName(const QString &stateJson)
+{
+    const QJsonObject o = QJsonDocument::fromJson(stateJson.toUtf8()).object();
+    const QString s = o.value(QStringLiteral("status")).toString();
+    return s.isEmpty() ? QStringLiteral("?") : s;
 }
 
 } // namespace
@@ -213,12 +223,20 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
             add(t.updatedAt, QStringLiteral("ticket"), QStringLiteral("updated"),
                 QStringLiteral("ticket #%1 last updated: %2").arg(t.id).arg(t.status.value_or(QStringLiteral("NULL"))), t.id);
     }
+    for (const AuditEntry &a : detail.audit) {
+        QString summary = QStringLiteral("%1 by %2: %3 → %4 (%5): %6")
+                              .arg(a.action, a.operatorName, stateName(a.fromState), stateName(a.toState), a.outcome,
+                                   oneLine(a.reason, 60));
+        add(a.at, QStringLiteral("triage_audit"), a.outcome, summary, a.id);
+    }
     auto rank = [](const QString &source) {
         if (source == QLatin1String("idempotency_record"))
             return 0;
         if (source == QLatin1String("intent_log"))
             return 1;
-        return 2;
+        if (source == QLatin1String("ticket"))
+            return 2;
+        return 3;
     };
     std::stable_sort(events.begin(), events.end(), [&](const TimelineEvent &a, const TimelineEvent &b) {
         if (a.micros.has_value() != b.micros.has_value())

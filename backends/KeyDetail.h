@@ -1,5 +1,6 @@
 #pragma once
 
+#include "Audit.h"
 #include "DbSession.h"
 #include "TimeText.h"
 #include "WorkspaceConfig.h"
@@ -69,6 +70,7 @@ struct KeyDetail {
     std::optional<RecordDetail> record; ///< nullopt: no record with this key (or its store failed)
     QVector<TicketRow> tickets;
     QVector<IntentAttempt> attempts;
+    QVector<AuditEntry> audit;          ///< operator actions on this key (triage_audit), oldest first
     QVector<TimelineEvent> timeline;
     QStringList warnings;               ///< expiry and data problems, for operators
     QMap<DbRole, DbError> errors;
@@ -84,7 +86,8 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key);
 } // namespace detail_sql
 
 /// Builds the merged timeline of `detail` in time order (ties: record, intent, ticket,
-/// then by id); events whose time cannot be parsed go last.
+/// audit, then by id); events whose time cannot be parsed go last. Operator actions come
+/// from triage_audit (source "triage_audit"), never from the agents' intent_log.
 QVector<TimelineEvent> buildTimeline(const KeyDetail &detail);
 
 /// Warnings about evidence reaping (DESIGN.md §1: records are kept 7–30 days):

@@ -9,10 +9,18 @@ namespace triage {
 
 QStringList schemaStatements(Dialect dialect, DbRole role, const SchemaOptions &options)
 {
-    QFile f(QStringLiteral(":/schema/%1/%2.sql").arg(dialectName(dialect), roleName(role)));
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
+    // Each role's agents' tables, then the console-owned tables kept in that database
+    // (triage_audit beside the idempotency records).
+    QStringList files = {roleName(role)};
+    if (role == DbRole::Idempotency)
+        files << QStringLiteral("audit");
+    QStringList lines;
+    for (const QString &file : files) {
+        QFile f(QStringLiteral(":/schema/%1/%2.sql").arg(dialectName(dialect), file));
+        if (!f.open(QIODevice::ReadOnly))
+            return {};
+        lines << QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
+    }
     QStringList statements;
     QString current;
     QString tag;

@@ -13,7 +13,8 @@ struct SchemaOptions {
     bool ticketBackstop = true;
 };
 
-/// The statements of resources/schema/<dialect>/<role>.sql for `options`, in order.
+/// The statements of resources/schema/<dialect>/<role>.sql for `options`, in order, followed
+/// for the idempotency role by the console-owned audit.sql (triage_audit).
 /// Statements end with a line ending in ';'; one preceded by "-- @backstop" runs only
 /// with the backstop, one preceded by "-- @no-backstop" only without it.
 QStringList schemaStatements(Dialect dialect, DbRole role, const SchemaOptions &options);

@@ -39,6 +39,16 @@ QString SqlDialect::secondsSince(const QString &column) const
     return {};
 }
 
+QString SqlDialect::nowValue() const
+{
+    switch (m_kind) {
+    case Dialect::PostgreSql: return QStringLiteral("clock_timestamp()");
+    case Dialect::MySql: return QStringLiteral("UTC_TIMESTAMP(6)");
+    case Dialect::Sqlite: return QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000Z')");
+    }
+    return {};
+}
+
 QString SqlDialect::nowText() const
 {
     switch (m_kind) {

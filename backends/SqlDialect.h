@@ -27,6 +27,9 @@ public:
     QString timeText(const QString &column) const;
     /// Expression: seconds (double) from `column` to the server's now(); positive = past.
     QString secondsSince(const QString &column) const;
+    /// Expression: the server's current time as a value of the time columns' type (for
+    /// INSERT / UPDATE: wall-clock time, not the transaction's start).
+    QString nowValue() const;
     /// Expression: the server's current time as canonical ISO UTC text.
     QString nowText() const;
     /// Expression for "server now minus the number of seconds bound at `param`", of the

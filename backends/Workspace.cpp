@@ -155,6 +155,15 @@ QFuture<KeyDetail> Workspace::loadKeyDetail(const QString &idemKey)
     });
     auto tickets = worker(DbRole::Ticket).run<QVector<TicketRow>>([=](DbSession &s) { return detail_sql::readTickets(s, idemKey); });
     auto attempts = worker(DbRole::Intent).run<QVector<IntentAttempt>>([=](DbSession &s) { return detail_sql::readAttempts(s, idemKey); });
+    auto audit = worker(DbRole::Idempotency).run<QVector<AuditEntry>>([=](DbSession &s) {
+        // Databases whose schema was not created by init-schema have no audit table yet.
+        if (!s.hasTable(QStringLiteral("triage_audit")))
+            return QVector<AuditEntry>();
+        AuditQuery q;
+        q.idemKey = idemKey;
+        q.limit = 0;
+        return audit_sql::read(s, q);
+    });
     return QtConcurrent::run(&m_mergePool, [=]() mutable {
         KeyDetail d;
         d.idemKey = idemKey;
@@ -173,6 +182,11 @@ QFuture<KeyDetail> Workspace::loadKeyDetail(const QString &idemKey)
             d.attempts = *a;
         else
             d.errors.insert(DbRole::Intent, *a.error);
+        const auto au = audit.result();
+        if (au.ok())
+            d.audit = *au;
+        else if (!d.errors.contains(DbRole::Idempotency))
+            d.errors.insert(DbRole::Idempotency, *au.error);
         if (d.record)
             d.warnings << expiryWarnings(*d.record);
         if (d.tickets.size() > 1)

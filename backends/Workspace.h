@@ -54,6 +54,9 @@ public:
     /// Everything about one key from all three stores, with the merged timeline.
     QFuture<KeyDetail> loadKeyDetail(const QString &idemKey);
 
+    /// The pool for tasks that wait on several workers' futures (never the GUI thread).
+    QThreadPool *mergePool() { return &m_mergePool; }
+
     /// Opens each connection (if not yet open) and reports its state via connectionEvent().
     void probeConnections();
 

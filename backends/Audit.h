@@ -1,0 +1,43 @@
+#pragma once
+
+#include "DbSession.h"
+#include "TimeText.h"
+
+#include <QString>
+#include <QVector>
+
+#include <optional>
+
+namespace triage {
+
+/// One row of the console-owned audit trail `triage_audit` (DESIGN.md §2). from/to
+/// states and evidence are JSON text; outcome is applied, conflict, refused or error.
+struct AuditEntry {
+    qint64 id = 0;
+    QString requestId;  ///< unique per operator request; lets a retried request find its own row
+    QString at;         ///< server time, canonical ISO UTC
+    QString operatorName, dbUser, host, action, idemKey;
+    QString fromState, toState, reason, evidence, outcome, detail;
+};
+
+/// Filters for reading the audit trail.
+struct AuditQuery {
+    QString idemKey;                 ///< exact key, or empty for all
+    std::optional<UtcMicros> since;  ///< at >= since
+    int limit = 100;                 ///< 0 = no limit
+};
+
+namespace audit_sql {
+/// Inserts one audit row in the session's current transaction (or autocommit). `at` is
+/// the server's clock. Returns the new row's id. Throws DbException (e.g. a reason longer
+/// than the column: the caller rolls back).
+qint64 insert(DbSession &session, const AuditEntry &entry);
+/// Reads audit rows, oldest first. Throws DbException.
+QVector<AuditEntry> read(DbSession &session, const AuditQuery &query);
+/// The row written by request `requestId`, if any.
+std::optional<AuditEntry> byRequestId(DbSession &session, const QString &requestId);
+/// The latest `applied` row for `idemKey`, if any (who changed it last).
+std::optional<AuditEntry> lastApplied(DbSession &session, const QString &idemKey);
+} // namespace audit_sql
+
+} // namespace triage

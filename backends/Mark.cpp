@@ -1,0 +1,411 @@
+#include "Mark.h"
+
+#include "JsonText.h"
+#include "Log.h"
+#include "RecordStatus.h"
+#include "Workspace.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlQuery>
+#include <QSysInfo>
+#include <QUuid>
+#include <QtConcurrent>
+
+namespace triage {
+
+QString markKindName(MarkResult::Kind kind)
+{
+    switch (kind) {
+    case MarkResult::Kind::Applied: return QStringLiteral("applied");
+    case MarkResult::Kind::Conflict: return QStringLiteral("conflict");
+    case MarkResult::Kind::Refused: return QStringLiteral("refused");
+    case MarkResult::Kind::Error: return QStringLiteral("error");
+    case MarkResult::Kind::DryRun: return QStringLiteral("dry-run");
+    }
+    return {};
+}
+
+namespace {
+
+QString compact(const QJsonObject &o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+QJsonValue jsonOrNull(const std::optional<qint64> &v)
+{
+    return v ? QJsonValue(double(*v)) : QJsonValue(QJsonValue::Null);
+}
+
+QString stateJson(const ExpectedState &s)
+{
+    QJsonObject o;
+    o[QStringLiteral("status")] = s.status ? recordStatusText(QVariant(*s.status)) : QStringLiteral("NULL");
+    o[QStringLiteral("status_code")] = jsonOrNull(s.status);
+    o[QStringLiteral("updated_at")] = s.updatedAt;
+    o[QStringLiteral("version")] = jsonOrNull(s.version);
+    return compact(o);
+}
+
+ExpectedState stateOf(const RecordDetail &r)
+{
+    return {r.statusCode, r.updatedAt, r.version};
+}
+
+MarkResult::Kind kindFromOutcome(const QString &outcome)
+{
+    if (outcome == QLatin1String("applied"))
+        return MarkResult::Kind::Applied;
+    if (outcome == QLatin1String("conflict"))
+        return MarkResult::Kind::Conflict;
+    if (outcome == QLatin1String("refused"))
+        return MarkResult::Kind::Refused;
+    return MarkResult::Kind::Error;
+}
+
+/// The one-second blind spot (DESIGN.md §4): second-precision updated_at and no version.
+QString precisionWarning(DbSession &s, bool hasVersion)
+{
+    if (hasVersion || s.dialect().kind() == Dialect::Sqlite)
+        return {};
+    SqlBuilder b;
+    const QString sql = s.dialect().kind() == Dialect::PostgreSql
+        ? QStringLiteral("SELECT datetime_precision FROM information_schema.columns WHERE table_schema = current_schema() "
+                         "AND table_name = %1 AND column_name = %2")
+        : QStringLiteral("SELECT DATETIME_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+                         "AND TABLE_NAME = %1 AND COLUMN_NAME = %2");
+    QSqlQuery q = s.exec(sql.arg(b.bind(QStringLiteral("idempotency_record")), b.bind(QStringLiteral("updated_at"))), b);
+    if (q.next() && !q.value(0).isNull() && q.value(0).toInt() == 0)
+        return QStringLiteral("updated_at has one-second precision and the table has no version column: this "
+                              "compare-and-set cannot see a change made within the same second");
+    return {};
+}
+
+QString evidenceJson(const MarkRequest &req, const MarkEvidence &ev, const QString &overridden)
+{
+    QJsonObject o;
+    QJsonArray tickets, attempts;
+    for (qint64 id : ev.ticketIds)
+        tickets.append(double(id));
+    for (qint64 id : ev.succeededAttemptIds)
+        attempts.append(double(id));
+    o[QStringLiteral("ticket_ids")] = tickets;
+    o[QStringLiteral("succeeded_attempt_ids")] = attempts;
+    if (!ev.ticketError.isEmpty())
+        o[QStringLiteral("ticket_store_error")] = ev.ticketError;
+    if (!ev.intentError.isEmpty())
+        o[QStringLiteral("intent_store_error")] = ev.intentError;
+    if (!req.snapshotSource.isEmpty())
+        o[QStringLiteral("snapshot_source")] = req.snapshotSource;
+    if (req.override)
+        o[QStringLiteral("override")] = overridden.isEmpty() ? QStringLiteral("requested; no rule needed it") : overridden;
+    if (!req.evidenceJson.isEmpty()) {
+        const ParsedJson extra = parseJsonText(req.evidenceJson);
+        o[QStringLiteral("extra")] = extra.ok ? extra.root : QJsonValue(req.evidenceJson);
+    }
+    return compact(o);
+}
+
+} // namespace
+
+namespace mark_sql {
+
+MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest &req, const MarkEvidence &ev)
+{
+    MarkResult res;
+    res.idemKey = req.idemKey;
+    res.requestId = req.requestId;
+    // A retried request (after a dropped connection) finds its own audit row.
+    if (const auto prior = audit_sql::byRequestId(s, req.requestId)) {
+        res.kind = kindFromOutcome(prior->outcome);
+        res.auditId = prior->id;
+        res.message = QStringLiteral("already recorded for this request: %1").arg(prior->detail);
+        res.current = detail_sql::readRecord(s, config, req.idemKey);
+        return res;
+    }
+    const std::optional<RecordDetail> current = detail_sql::readRecord(s, config, req.idemKey);
+    res.before = current;
+    res.current = current;
+    const bool hasVersion = s.hasColumn(QStringLiteral("idempotency_record"), QStringLiteral("version"));
+    const ExpectedState expected = req.expect ? *req.expect : (current ? stateOf(*current) : ExpectedState{});
+
+    MarkFacts facts;
+    facts.recordExists = current.has_value();
+    facts.fromStatus = expected.status;
+    facts.stale = current && current->stale;
+    facts.ticketCount = int(ev.ticketIds.size());
+    facts.succeededAttempts = int(ev.succeededAttemptIds.size());
+    bool snapshotOk = false;
+    QString snapshotError = QStringLiteral("no snapshot given");
+    if (req.snapshot) {
+        const ParsedJson parsed = parseJsonText(*req.snapshot);
+        snapshotOk = parsed.ok && parsed.root.isObject();
+        snapshotError = parsed.ok ? QStringLiteral("the snapshot is JSON but not an object") : parsed.error;
+    }
+    MarkDecision decision = decideMark(facts, req.toStatus, req.reason, req.override, snapshotOk, snapshotError);
+    if (decision.allowed && req.toStatus == Failed && (!ev.ticketError.isEmpty() || !ev.intentError.isEmpty())) {
+        decision.allowed = false;
+        decision.reason = QStringLiteral("the evidence is incomplete (%1): FAILED needs proof of no side effect")
+                              .arg(QStringList{ev.ticketError, ev.intentError}.join(QStringLiteral("; ")).trimmed());
+    }
+
+    AuditEntry a;
+    a.requestId = req.requestId;
+    a.operatorName = req.operatorName;
+    a.dbUser = s.profile().dialect == Dialect::Sqlite ? QString() : s.profile().user;
+    a.host = QSysInfo::machineHostName();
+    a.action = req.toStatus == Success ? QStringLiteral("mark_success") : QStringLiteral("mark_failed");
+    a.idemKey = req.idemKey;
+    a.fromState = stateJson(expected);
+    QJsonObject target;
+    target[QStringLiteral("status")] = recordStatusText(QVariant(req.toStatus));
+    target[QStringLiteral("status_code")] = req.toStatus;
+    a.toState = compact(target);
+    a.reason = req.reason;
+    a.evidence = evidenceJson(req, ev, decision.overridden);
+
+    if (!decision.allowed) {
+        res.kind = MarkResult::Kind::Refused;
+        res.message = decision.reason;
+        a.outcome = QStringLiteral("refused");
+        a.detail = decision.reason;
+        if (!req.dryRun && current) // no audit row for a key that does not exist anywhere here
+            res.auditId = audit_sql::insert(s, a);
+        return res;
+    }
+    if (const QString w = precisionWarning(s, hasVersion); !w.isEmpty())
+        res.warnings << w;
+    if (req.dryRun) {
+        res.kind = MarkResult::Kind::DryRun;
+        res.message = QStringLiteral("would mark %1 → %2 if the record still has status %3, updated_at %4%5")
+                          .arg(recordStatusText(expected.status ? QVariant(*expected.status) : QVariant()),
+                               recordStatusText(QVariant(req.toStatus)),
+                               recordStatusText(expected.status ? QVariant(*expected.status) : QVariant()), expected.updatedAt,
+                               hasVersion ? QStringLiteral(", version %1").arg(expected.version ? QString::number(*expected.version)
+                                                                                               : QStringLiteral("NULL"))
+                                          : QString());
+        return res;
+    }
+
+    const SqlDialect &d = s.dialect();
+    SqlBuilder b;
+    QStringList sets = {QStringLiteral("status = %1").arg(b.bind(req.toStatus)),
+                        QStringLiteral("updated_at = %1").arg(d.nowValue())};
+    if (req.toStatus == Success)
+        sets << QStringLiteral("result_snapshot = %1").arg(b.bind(*req.snapshot));
+    if (hasVersion)
+        sets << QStringLiteral("version = COALESCE(version, 0) + 1");
+    QStringList where = {QStringLiteral("idem_key = %1").arg(b.bind(req.idemKey))};
+    where << (expected.status ? QStringLiteral("status = %1").arg(b.bind(*expected.status)) : QStringLiteral("status IS NULL"));
+    where << QStringLiteral("updated_at = %1").arg(d.timeParam(b.bind(
+                 d.kind() == Dialect::Sqlite ? QVariant(expected.updatedAt)
+                                             : d.bindTime(parseUtcMicros(expected.updatedAt).value_or(0)))));
+    if (hasVersion)
+        where << (expected.version ? QStringLiteral("version = %1").arg(b.bind(*expected.version)) : QStringLiteral("version IS NULL"));
+    if (!parseUtcMicros(expected.updatedAt))
+        where << QStringLiteral("1 = 0"); // an unreadable expected time can match nothing
+
+    s.begin();
+    int matched = 0;
+    try {
+        QSqlQuery q = s.exec(QStringLiteral("UPDATE idempotency_record SET %1 WHERE %2")
+                                 .arg(sets.join(QStringLiteral(", ")), where.join(QStringLiteral(" AND "))),
+                             b);
+        matched = q.numRowsAffected();
+        if (matched == 1) {
+            SqlBuilder rb;
+            QSqlQuery after = s.exec(QStringLiteral("SELECT status, %1%2 FROM idempotency_record WHERE idem_key = %3")
+                                         .arg(d.timeText(QStringLiteral("updated_at")),
+                                              hasVersion ? QStringLiteral(", version") : QString(), rb.bind(req.idemKey)),
+                                     rb);
+            ExpectedState now;
+            if (after.next()) {
+                now.status = after.value(0).toLongLong();
+                now.updatedAt = canonicalTimeText(after.value(1));
+                if (hasVersion && !after.value(2).isNull())
+                    now.version = after.value(2).toLongLong();
+            }
+            a.toState = stateJson(now);
+            a.outcome = QStringLiteral("applied");
+            a.detail = decision.overridden.isEmpty() ? decision.reason
+                                                     : decision.reason + QStringLiteral(" (override: ") + decision.overridden + QLatin1Char(')');
+            res.auditId = audit_sql::insert(s, a);
+        }
+    } catch (const DbException &) {
+        s.rollback();
+        throw; // the original error; nothing was applied
+    }
+    if (matched != 1) {
+        s.rollback();
+        res.kind = MarkResult::Kind::Conflict;
+        res.current = detail_sql::readRecord(s, config, req.idemKey);
+        res.changedBy = audit_sql::lastApplied(s, req.idemKey);
+        QString now = res.current ? QStringLiteral("%1, updated_at %2").arg(res.current->statusText, res.current->updatedAt)
+                                  : QStringLiteral("the record no longer exists");
+        if (res.changedBy)
+            now += QStringLiteral(" (last changed by %1 at %2: %3)").arg(res.changedBy->operatorName, res.changedBy->at, res.changedBy->reason);
+        else if (res.current)
+            now += QStringLiteral(" (no operator changed it: the agent or the reconciler did)");
+        res.message = QStringLiteral("compare-and-set matched no row: the record changed since it was read; now %1").arg(now);
+        a.outcome = QStringLiteral("conflict");
+        a.detail = res.message;
+        res.auditId = audit_sql::insert(s, a);
+        return res;
+    }
+    try {
+        s.commit();
+    } catch (const DbException &e) {
+        // The COMMIT's outcome is unknown: re-open and read what is really there.
+        logger("backend.sql")->warn("COMMIT of mark {} failed: {}; verifying", req.idemKey, e.error.message);
+        s.rollback();
+        s.close();
+        try {
+            s.ensureOpen();
+            const auto prior = audit_sql::byRequestId(s, req.requestId);
+            res.current = detail_sql::readRecord(s, config, req.idemKey);
+            if (prior && prior->outcome == QLatin1String("applied")) {
+                res.kind = MarkResult::Kind::Applied;
+                res.auditId = prior->id;
+                res.message = QStringLiteral("applied (the COMMIT reply was lost; verified after reconnecting)");
+            } else {
+                res.kind = MarkResult::Kind::Error;
+                res.auditId = 0;
+                res.message = QStringLiteral("not applied: the COMMIT failed (%1); verified after reconnecting that no "
+                                             "change was recorded")
+                                  .arg(e.error.message);
+            }
+        } catch (const DbException &again) {
+            res.kind = MarkResult::Kind::Error;
+            res.auditId = 0;
+            res.message = QStringLiteral("outcome UNKNOWN: the connection dropped during COMMIT and cannot be re-opened (%1); "
+                                         "check with `triagectl show %2` and `triagectl audit --key %2` before retrying")
+                              .arg(again.error.message, req.idemKey);
+        }
+        return res;
+    }
+    res.kind = MarkResult::Kind::Applied;
+    res.message = a.detail;
+    res.current = detail_sql::readRecord(s, config, req.idemKey);
+    return res;
+}
+
+} // namespace mark_sql
+
+namespace {
+
+/// Evidence for many keys at once (chunked IN lists), from the ticket and intent stores.
+QHash<QString, MarkEvidence> gatherEvidence(Workspace &ws, const QStringList &keys)
+{
+    auto collect = [keys](const QString &sqlPrefix, const QString &sqlSuffix) {
+        return [=](DbSession &s) {
+            QHash<QString, QVector<qint64>> out;
+            for (int i = 0; i < keys.size(); i += 500) {
+                SqlBuilder b;
+                QStringList ph;
+                for (int j = i; j < qMin<int>(keys.size(), i + 500); ++j)
+                    ph << b.bind(keys[j]);
+                QSqlQuery q = s.exec(sqlPrefix + ph.join(QStringLiteral(", ")) + sqlSuffix, b);
+                while (q.next())
+                    out[q.value(0).toString()].append(q.value(1).toLongLong());
+            }
+            return out;
+        };
+    };
+    auto tickets = ws.worker(DbRole::Ticket).run<QHash<QString, QVector<qint64>>>(
+        collect(QStringLiteral("SELECT idem_key, id FROM ticket WHERE idem_key IN ("), QStringLiteral(") ORDER BY id")));
+    auto attempts = ws.worker(DbRole::Intent).run<QHash<QString, QVector<qint64>>>(
+        collect(QStringLiteral("SELECT idem_key, id FROM intent_log WHERE status = 'SUCCEEDED' AND idem_key IN ("),
+                QStringLiteral(") ORDER BY id")));
+    const auto t = tickets.result();
+    const auto a = attempts.result();
+    QHash<QString, MarkEvidence> out;
+    for (const QString &k : keys) {
+        MarkEvidence &e = out[k];
+        if (t.ok())
+            e.ticketIds = t->value(k);
+        else
+            e.ticketError = t.error->message;
+        if (a.ok())
+            e.succeededAttemptIds = a->value(k);
+        else
+            e.intentError = a.error->message;
+    }
+    return out;
+}
+
+Outcome<MarkResult> readOnlyRefusal(const MarkRequest &req)
+{
+    MarkResult r;
+    r.kind = MarkResult::Kind::Refused;
+    r.idemKey = req.idemKey;
+    r.requestId = req.requestId;
+    r.message = QStringLiteral("read-only mode: marking is disabled (started with --read-only or read_only=true)");
+    return Outcome<MarkResult>::success(r);
+}
+
+void prepare(const Workspace &ws, MarkRequest &req)
+{
+    if (req.requestId.isEmpty())
+        req.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    if (req.operatorName.isEmpty())
+        req.operatorName = ws.config().operatorName.isEmpty() ? osUserName() : ws.config().operatorName;
+}
+
+} // namespace
+
+QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
+{
+    prepare(ws, request);
+    Workspace *w = &ws;
+    return QtConcurrent::run(ws.mergePool(), [w, request]() {
+        if (w->config().readOnly)
+            return readOnlyRefusal(request);
+        const MarkEvidence ev = gatherEvidence(*w, {request.idemKey}).value(request.idemKey);
+        const WorkspaceConfig config = w->config();
+        return w->worker(DbRole::Idempotency)
+            .run<MarkResult>([=](DbSession &s) { return mark_sql::apply(s, config, request, ev); })
+            .result();
+    });
+}
+
+QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkRequest> requests)
+{
+    for (MarkRequest &r : requests)
+        prepare(ws, r);
+    Workspace *w = &ws;
+    return QtConcurrent::run(ws.mergePool(), [w, requests]() {
+        QVector<Outcome<MarkResult>> results;
+        results.reserve(requests.size());
+        if (w->config().readOnly) {
+            for (const MarkRequest &r : requests)
+                results.append(readOnlyRefusal(r));
+            return results;
+        }
+        QStringList keys;
+        for (const MarkRequest &r : requests)
+            keys << r.idemKey;
+        const QHash<QString, MarkEvidence> evidence = gatherEvidence(*w, keys);
+        const WorkspaceConfig config = w->config();
+        // One job (and one transaction) per record; queue them all, then collect in order.
+        QVector<QFuture<Outcome<MarkResult>>> pending;
+        pending.reserve(requests.size());
+        for (const MarkRequest &r : requests) {
+            const MarkEvidence ev = evidence.value(r.idemKey);
+            pending.append(w->worker(DbRole::Idempotency).run<MarkResult>([=](DbSession &s) {
+                return mark_sql::apply(s, config, r, ev);
+            }));
+        }
+        for (auto &f : pending)
+            results.append(f.result());
+        return results;
+    });
+}
+
+QFuture<Outcome<QVector<AuditEntry>>> readAudit(Workspace &ws, AuditQuery query)
+{
+    return ws.worker(DbRole::Idempotency).run<QVector<AuditEntry>>([query](DbSession &s) { return audit_sql::read(s, query); });
+}
+
+} // namespace triage

@@ -1,0 +1,90 @@
+#pragma once
+
+#include "Audit.h"
+#include "KeyDetail.h"
+#include "MarkRules.h"
+
+#include <QFuture>
+#include <QString>
+#include <QVector>
+
+#include <optional>
+
+namespace triage {
+
+class Workspace;
+
+/// The state of a record as an operator saw it: what a compare-and-set must still find.
+/// `updatedAt` is the canonical text the server printed (`show --format json`), compared
+/// on the server, never through QDateTime (DESIGN.md §4 "Time").
+struct ExpectedState {
+    std::optional<qint64> status; ///< nullopt: NULL
+    QString updatedAt;
+    std::optional<qint64> version; ///< only where the table has a version column
+};
+
+/// One manual mark (DESIGN.md §2): PROCESSING→SUCCESS, PROCESSING→FAILED, FAILED→SUCCESS.
+struct MarkRequest {
+    QString idemKey;
+    int toStatus = 1;                      ///< RecordStatusCode
+    QString reason;                        ///< required; ≥ 20 characters with override
+    std::optional<QString> snapshot;       ///< result_snapshot for SUCCESS (a JSON object), kept byte-exact
+    QString snapshotSource;                ///< "ticket:<id>", "file:<path>", "typed", "upstream"
+    std::optional<ExpectedState> expect;   ///< nullopt: read the current state first and use it
+    bool override = false;
+    bool dryRun = false;
+    QString operatorName;
+    QString evidenceJson;                  ///< extra evidence (JSON object text), e.g. an upstream answer
+    QString requestId;                     ///< empty: generated; reuse to make a retry idempotent
+};
+
+/// What happened to one mark.
+struct MarkResult {
+    enum class Kind { Applied, Conflict, Refused, Error, DryRun };
+    Kind kind = Kind::Error;
+    QString idemKey;
+    QString message;                      ///< one line for operators
+    QString requestId;
+    qint64 auditId = 0;                   ///< the audit row written (0: none)
+    std::optional<RecordDetail> before;   ///< the record as read before the change
+    std::optional<RecordDetail> current;  ///< the record as it is now (after, or the winner's state on conflict)
+    std::optional<AuditEntry> changedBy;  ///< on conflict: the latest applied audit row (a person), if any
+    QStringList warnings;                 ///< e.g. the one-second CAS blind spot
+};
+
+/// "applied", "conflict", "refused", "error", "dry-run".
+QString markKindName(MarkResult::Kind kind);
+
+/// Evidence from the other stores, gathered before the compare-and-set.
+struct MarkEvidence {
+    QVector<qint64> ticketIds;
+    QVector<qint64> succeededAttemptIds;
+    QString ticketError, intentError; ///< a store that could not be read (evidence unknown)
+};
+
+namespace mark_sql {
+/// Runs one mark on the idempotency database: reads the record, applies decideMark(),
+/// and either audits a refusal, or runs the compare-and-set UPDATE (matching key, status,
+/// updated_at and version) with its `applied` audit row in one transaction; a CAS that
+/// matches no row is rolled back and audited as `conflict` with the current state. If the
+/// COMMIT's outcome is unknown (connection dropped), it reconnects and reports what the
+/// audit table shows for the request id — never re-sends. Idempotent per request id: a
+/// retried request that already applied reports Applied. Throws DbException only for
+/// failures before anything was decided (the caller may retry with the same request id).
+MarkResult apply(DbSession &session, const WorkspaceConfig &config, const MarkRequest &request,
+                 const MarkEvidence &evidence);
+} // namespace mark_sql
+
+/// Marks one record: gathers evidence (tickets, SUCCEEDED attempts) from the other stores,
+/// then runs mark_sql::apply() on the idempotency worker. Read-only workspaces refuse.
+/// A store error while gathering evidence refuses a FAILED mark (evidence unknown).
+QFuture<Outcome<MarkResult>> markRecord(Workspace &workspace, MarkRequest request);
+
+/// Marks several records, one transaction per record (one row's failure never undoes
+/// another's change), in order; every row gets a result.
+QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &workspace, QVector<MarkRequest> requests);
+
+/// Reads the audit trail (idempotency worker).
+QFuture<Outcome<QVector<AuditEntry>>> readAudit(Workspace &workspace, AuditQuery query);
+
+} // namespace triage
