@@ -108,6 +108,46 @@ QString evidenceJson(const MarkRequest &req, const MarkEvidence &ev, const QStri
     return compact(o);
 }
 
+/// The audit row of `req` before its outcome is known: who, where, what, from which state.
+AuditEntry expectedAuditEntry(DbSession &s, const MarkRequest &req, const ExpectedState &expected, const MarkEvidence &ev)
+{
+    AuditEntry a;
+    a.requestId = req.requestId;
+    a.operatorName = req.operatorName;
+    a.dbUser = s.profile().dialect == Dialect::Sqlite ? QString() : s.profile().user;
+    a.host = QSysInfo::machineHostName();
+    a.action = req.toStatus == Success ? QStringLiteral("mark_success") : QStringLiteral("mark_failed");
+    a.idemKey = req.idemKey;
+    a.fromState = stateJson(expected);
+    QJsonObject target;
+    target[QStringLiteral("status")] = recordStatusText(QVariant(req.toStatus));
+    target[QStringLiteral("status_code")] = req.toStatus;
+    a.toState = compact(target);
+    a.reason = req.reason;
+    a.evidence = evidenceJson(req, ev, QString());
+    return a;
+}
+
+/// Reports (and audits, outside any transaction) a compare-and-set that lost: the row as
+/// it is now and, when a person changed it, who and when (from triage_audit).
+MarkResult conflict(DbSession &s, const WorkspaceConfig &config, const MarkRequest &req, MarkResult res, AuditEntry a)
+{
+    res.kind = MarkResult::Kind::Conflict;
+    res.current = detail_sql::readRecord(s, config, req.idemKey);
+    res.changedBy = audit_sql::lastApplied(s, req.idemKey);
+    QString now = res.current ? QStringLiteral("%1, updated_at %2").arg(res.current->statusText, res.current->updatedAt)
+                              : QStringLiteral("the record no longer exists");
+    if (res.changedBy)
+        now += QStringLiteral(" (last changed by %1 at %2: %3)").arg(res.changedBy->operatorName, res.changedBy->at, res.changedBy->reason);
+    else if (res.current)
+        now += QStringLiteral(" (no operator changed it: the agent or the reconciler did)");
+    res.message = QStringLiteral("compare-and-set matched no row: the record changed since it was read; now %1").arg(now);
+    a.outcome = QStringLiteral("conflict");
+    a.detail = res.message;
+    res.auditId = audit_sql::insert(s, a);
+    return res;
+}
+
 } // namespace
 
 namespace mark_sql {
@@ -131,6 +171,13 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     const bool hasVersion = s.hasColumn(QStringLiteral("idempotency_record"), QStringLiteral("version"));
     const ExpectedState expected = req.expect ? *req.expect : (current ? stateOf(*current) : ExpectedState{});
 
+    if (current && req.expect
+        && (current->statusCode != expected.status || current->updatedAt != expected.updatedAt
+            || (hasVersion && current->version != expected.version))) {
+        // Someone else's state wins: report it before any rule looks at the changed record.
+        return conflict(s, config, req, res, expectedAuditEntry(s, req, expected, ev));
+    }
+
     MarkFacts facts;
     facts.recordExists = current.has_value();
     facts.fromStatus = expected.status;
@@ -151,19 +198,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
                               .arg(QStringList{ev.ticketError, ev.intentError}.join(QStringLiteral("; ")).trimmed());
     }
 
-    AuditEntry a;
-    a.requestId = req.requestId;
-    a.operatorName = req.operatorName;
-    a.dbUser = s.profile().dialect == Dialect::Sqlite ? QString() : s.profile().user;
-    a.host = QSysInfo::machineHostName();
-    a.action = req.toStatus == Success ? QStringLiteral("mark_success") : QStringLiteral("mark_failed");
-    a.idemKey = req.idemKey;
-    a.fromState = stateJson(expected);
-    QJsonObject target;
-    target[QStringLiteral("status")] = recordStatusText(QVariant(req.toStatus));
-    target[QStringLiteral("status_code")] = req.toStatus;
-    a.toState = compact(target);
-    a.reason = req.reason;
+    AuditEntry a = expectedAuditEntry(s, req, expected, ev);
     a.evidence = evidenceJson(req, ev, decision.overridden);
 
     if (!decision.allowed) {
@@ -239,20 +274,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     }
     if (matched != 1) {
         s.rollback();
-        res.kind = MarkResult::Kind::Conflict;
-        res.current = detail_sql::readRecord(s, config, req.idemKey);
-        res.changedBy = audit_sql::lastApplied(s, req.idemKey);
-        QString now = res.current ? QStringLiteral("%1, updated_at %2").arg(res.current->statusText, res.current->updatedAt)
-                                  : QStringLiteral("the record no longer exists");
-        if (res.changedBy)
-            now += QStringLiteral(" (last changed by %1 at %2: %3)").arg(res.changedBy->operatorName, res.changedBy->at, res.changedBy->reason);
-        else if (res.current)
-            now += QStringLiteral(" (no operator changed it: the agent or the reconciler did)");
-        res.message = QStringLiteral("compare-and-set matched no row: the record changed since it was read; now %1").arg(now);
-        a.outcome = QStringLiteral("conflict");
-        a.detail = res.message;
-        res.auditId = audit_sql::insert(s, a);
-        return res;
+        return conflict(s, config, req, res, a);
     }
     try {
         s.commit();
