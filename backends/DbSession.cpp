@@ -30,6 +30,7 @@ void DbSession::ensureOpen()
                            {}});
     }
     m_columns.clear();
+    m_memo.clear();
     m_db.setDatabaseName(m_profile.database);
     if (m_profile.dialect != Dialect::Sqlite) {
         m_db.setHostName(m_profile.host);
@@ -167,6 +168,14 @@ void DbSession::rollback() noexcept
 bool DbSession::hasTable(const QString &table)
 {
     return m_db.tables().contains(table, Qt::CaseInsensitive);
+}
+
+QVariant DbSession::memo(const QString &key, const std::function<QVariant()> &compute)
+{
+    auto it = m_memo.find(key);
+    if (it == m_memo.end())
+        it = m_memo.insert(key, compute());
+    return *it;
 }
 
 bool DbSession::hasColumn(const QString &table, const QString &column)

@@ -8,6 +8,8 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 
+#include <functional>
+
 namespace triage {
 
 /// One open connection to one store, used only on the worker thread that owns it
@@ -47,6 +49,10 @@ public:
     bool hasColumn(const QString &table, const QString &column);
     /// True when `table` exists.
     bool hasTable(const QString &table);
+    /// A per-connection memo: returns the value cached under `key`, computing it with
+    /// `compute` on first use (cleared whenever the connection is re-opened). For facts
+    /// about the schema that do not change while connected (column precision, …).
+    QVariant memo(const QString &key, const std::function<QVariant()> &compute);
 
     /// Builds the DbError for a failed QSqlError, classifying privilege and connection
     /// errors, with `context` ("reading the Unknown queue") in the message.
@@ -58,6 +64,7 @@ private:
     QString m_name;
     QSqlDatabase m_db;
     QHash<QString, QStringList> m_columns;
+    QHash<QString, QVariant> m_memo;
 };
 
 } // namespace triage

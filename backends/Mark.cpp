@@ -210,7 +210,9 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
             res.auditId = audit_sql::insert(s, a);
         return res;
     }
-    if (const QString w = precisionWarning(s, hasVersion); !w.isEmpty())
+    if (const QString w = s.memo(QStringLiteral("mark.precisionWarning"), [&] { return QVariant(precisionWarning(s, hasVersion)); })
+                              .toString();
+        !w.isEmpty())
         res.warnings << w;
     if (req.dryRun) {
         res.kind = MarkResult::Kind::DryRun;

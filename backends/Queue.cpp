@@ -237,8 +237,10 @@ QStringList intentConditions(const SqlDialect &d, SqlBuilder &b, const Workspace
         statuses << b.bind(s);
     where << QStringLiteral("l.status IN (%1)").arg(statuses.join(QStringLiteral(", ")));
     where << QStringLiteral("l.idem_key IS NOT NULL");
-    where << QStringLiteral("NOT EXISTS (SELECT 1 FROM intent_log n WHERE n.idem_key = l.idem_key AND "
-                            "(n.created_at > l.created_at OR (n.created_at = l.created_at AND n.id > l.id)))");
+    // The key's latest attempt: one backward step on the (idem_key, created_at, id) index per
+    // candidate row (a NOT EXISTS anti-join is quadratic for a key with many attempts).
+    where << QStringLiteral("l.id = (SELECT n.id FROM intent_log n WHERE n.idem_key = l.idem_key "
+                            "ORDER BY n.created_at DESC, n.id DESC LIMIT 1)");
     const QStringList common = commonConditions(d, b, config, req.filter, false);
     for (const QString &c : common)
         where << QString(c).replace(QStringLiteral("idem_key"), QStringLiteral("l.idem_key"))
