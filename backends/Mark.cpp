@@ -311,7 +311,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     }
     res.kind = MarkResult::Kind::Applied;
     res.message = a.detail;
-    res.current = detail_sql::readRecord(s, config, req.idemKey);
+    res.current = req.readBack ? detail_sql::readRecord(s, config, req.idemKey) : std::nullopt;
     return res;
 }
 
@@ -412,14 +412,21 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
             keys << r.idemKey;
         const QHash<QString, MarkEvidence> evidence = gatherEvidence(*w, keys);
         const WorkspaceConfig config = w->config();
+        // Extra connections for large runs; the workspace's own worker takes a share too.
+        std::vector<std::unique_ptr<DbWorker>> extra;
+        const int extraCount = requests.size() >= 200 ? 4 : 0;
+        for (int i = 0; i < extraCount; ++i)
+            extra.push_back(std::make_unique<DbWorker>(config.profile(DbRole::Idempotency)));
         // One job (and one transaction) per record; queue them all, then collect in order.
         QVector<QFuture<Outcome<MarkResult>>> pending;
         pending.reserve(requests.size());
-        for (const MarkRequest &r : requests) {
+        for (int i = 0; i < requests.size(); ++i) {
+            MarkRequest r = requests[i];
+            r.readBack = false;
             const MarkEvidence ev = evidence.value(r.idemKey);
-            pending.append(w->worker(DbRole::Idempotency).run<MarkResult>([=](DbSession &s) {
-                return mark_sql::apply(s, config, r, ev);
-            }));
+            DbWorker &worker = extra.empty() || i % (extraCount + 1) == 0 ? w->worker(DbRole::Idempotency)
+                                                                          : *extra[i % (extraCount + 1) - 1];
+            pending.append(worker.run<MarkResult>([=](DbSession &s) { return mark_sql::apply(s, config, r, ev); }));
         }
         for (auto &f : pending)
             results.append(f.result());

@@ -36,6 +36,7 @@ struct MarkRequest {
     QString operatorName;
     QString evidenceJson;                  ///< extra evidence (JSON object text), e.g. an upstream answer
     QString requestId;                     ///< empty: generated; reuse to make a retry idempotent
+    bool readBack = true;                  ///< re-read the record after applying (false in bulk runs)
 };
 
 /// What happened to one mark.
@@ -81,7 +82,9 @@ MarkResult apply(DbSession &session, const WorkspaceConfig &config, const MarkRe
 QFuture<Outcome<MarkResult>> markRecord(Workspace &workspace, MarkRequest request);
 
 /// Marks several records, one transaction per record (one row's failure never undoes
-/// another's change), in order; every row gets a result.
+/// another's change); every row gets a result, in request order. Large runs are spread
+/// over up to 4 extra connections to the idempotency database (each row still its own
+/// compare-and-set), so a bulk run is not limited by one connection's round trips.
 QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &workspace, QVector<MarkRequest> requests);
 
 /// Reads the audit trail (idempotency worker).
