@@ -54,6 +54,21 @@ std::optional<int> parseMillis(const QString &text)
     return int(ms);
 }
 
+/// `url` for an error message: whatever follows a ':' in the user-info part (between
+/// "://" and the last '@') is replaced by "***", so a password typed into a URL that does
+/// not even parse never reaches a message or a log.
+QString redactedUrl(const QString &url)
+{
+    const int start = url.indexOf(QLatin1String("://"));
+    const int at = url.lastIndexOf(QLatin1Char('@'));
+    if (start < 0 || at < start + 3)
+        return url;
+    const int colon = url.indexOf(QLatin1Char(':'), start + 3);
+    if (colon < 0 || colon > at)
+        return url;
+    return url.left(colon + 1) + QStringLiteral("***") + url.mid(at);
+}
+
 } // namespace
 
 std::optional<ConnectionProfile> ConnectionProfile::fromUrl(const QString &url, DbRole role, QString *error)
@@ -65,7 +80,7 @@ std::optional<ConnectionProfile> ConnectionProfile::fromUrl(const QString &url, 
     };
     const QUrl u(url.trimmed(), QUrl::StrictMode);
     if (!u.isValid() || u.scheme().isEmpty())
-        return fail(QStringLiteral("not a URL: \"%1\"").arg(url));
+        return fail(QStringLiteral("not a URL: \"%1\"").arg(redactedUrl(url)));
     if (!u.password().isEmpty())
         return fail(QStringLiteral("a password in the URL is not accepted; set %1 or TRIAGE_DB_PASSWORD")
                         .arg(passwordEnvVar(role)));

@@ -43,7 +43,8 @@ struct ConnectionProfile {
 
     /// Parses `url` for `role`. On failure returns nullopt and sets `*error` to a message
     /// naming the problem (unknown scheme, password in URL, relative SQLite path, bad
-    /// parameter value).
+    /// parameter value). The message never contains a password, even when it quotes a URL
+    /// that does not parse.
     static std::optional<ConnectionProfile> fromUrl(const QString &url, DbRole role, QString *error);
 
     /// The URL again, without any secret: safe for logs and the UI.

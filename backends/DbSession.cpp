@@ -2,8 +2,10 @@
 
 #include "Log.h"
 
+#include <QElapsedTimer>
 #include <QSqlDriver>
 #include <QSqlRecord>
+#include <QThread>
 
 namespace triage {
 
@@ -54,6 +56,8 @@ void DbSession::ensureOpen()
         case Dialect::PostgreSql:
             // QPSQL never sets the session time zone (QT-NOTES.md).
             execDirect(QStringLiteral("SET TIME ZONE 'UTC'"));
+            // init-schema's IF NOT EXISTS notices are not worth a line on stderr.
+            execDirect(QStringLiteral("SET client_min_messages = warning"));
             if (m_profile.statementTimeoutMs > 0)
                 execDirect(QStringLiteral("SET statement_timeout = %1").arg(m_profile.statementTimeoutMs));
             break;
@@ -69,10 +73,28 @@ void DbSession::ensureOpen()
                     execDirect(QStringLiteral("SET SESSION max_execution_time = %1").arg(m_profile.statementTimeoutMs));
             }
             break;
-        case Dialect::Sqlite:
-            execDirect(QStringLiteral("PRAGMA journal_mode = WAL"));
+        case Dialect::Sqlite: {
+            // Switching a new file to WAL takes an exclusive lock without calling the busy
+            // handler: when several workers open the same new file at once, all but one get
+            // "database is locked". Retry for as long as the busy timeout would have waited.
+            QElapsedTimer waited;
+            waited.start();
+            for (;;) {
+                QSqlQuery q(m_db);
+                if (q.exec(QStringLiteral("PRAGMA journal_mode = WAL")))
+                    break;
+                const int code = q.lastError().nativeErrorCode().toInt() & 0xff; // primary result code
+                const bool busy = code == 5 /* SQLITE_BUSY */ || code == 6 /* SQLITE_LOCKED */;
+                if (!busy || waited.elapsed() > 5000)
+                    throw DbException(makeError(q.lastError(), QStringLiteral("switching to WAL journal mode")));
+                QThread::msleep(10);
+            }
             execDirect(QStringLiteral("PRAGMA synchronous = NORMAL"));
+            // LIKE is case-sensitive on PostgreSQL and on our MySQL columns (utf8mb4_bin): the
+            // same key filter must match the same keys on SQLite (its LIKE folds ASCII case).
+            execDirect(QStringLiteral("PRAGMA case_sensitive_like = ON"));
             break;
+        }
         }
     } catch (...) {
         m_db.close();
@@ -99,13 +121,20 @@ DbError DbSession::makeError(const QSqlError &e, const QString &context) const
     DbError out;
     out.role = role();
     out.nativeCode = e.nativeErrorCode();
-    const QString text = (e.databaseText().isEmpty() ? e.text() : e.databaseText()).simplified();
+    // QPSQL's isOpen() follows libpq's status: once libpq noticed a broken socket (even in
+    // a schema lookup), every later statement fails with an empty "database not open".
+    const bool driverClosed = m_profile.dialect != Dialect::Sqlite && !m_db.isOpen();
+    QString text = (e.databaseText().isEmpty() ? e.text() : e.databaseText()).simplified();
+    if (text.isEmpty() && driverClosed)
+        text = QStringLiteral("the connection is closed");
     const QString code = e.nativeErrorCode();
     const bool privilege = (m_profile.dialect == Dialect::PostgreSql && code == QLatin1String("42501"))
         || (m_profile.dialect == Dialect::MySql
             && (code == QLatin1String("1142") || code == QLatin1String("1143") || code == QLatin1String("1044")
                 || code == QLatin1String("1227")));
-    const bool connection = e.type() == QSqlError::ConnectionError
+    // QSQLITE reports every failed sqlite3_step (a UNIQUE violation included) as a
+    // ConnectionError, but a SQLite file has no connection to lose: trust the type elsewhere.
+    const bool connection = driverClosed || (e.type() == QSqlError::ConnectionError && m_profile.dialect != Dialect::Sqlite)
         || (m_profile.dialect == Dialect::MySql && (code == QLatin1String("2006") || code == QLatin1String("2013")))
         || (m_profile.dialect == Dialect::PostgreSql
             && (code.startsWith(QLatin1String("08")) || code == QLatin1String("57P01")
@@ -148,8 +177,23 @@ void DbSession::execDirect(const QString &sql)
         throw DbException(makeError(q.lastError(), QStringLiteral("running \"%1\"").arg(sql.left(60).simplified())));
 }
 
+QSqlQuery DbSession::queryDirect(const QString &sql)
+{
+    QSqlQuery q(m_db);
+    q.setForwardOnly(true);
+    if (!q.exec(sql))
+        throw DbException(makeError(q.lastError(), QStringLiteral("running \"%1\"").arg(sql.left(60).simplified())));
+    return q;
+}
+
 void DbSession::begin()
 {
+    if (m_profile.dialect == Dialect::Sqlite) {
+        // Take the write lock up front: a deferred transaction that reads, then writes,
+        // fails with SQLITE_BUSY_SNAPSHOT instead of waiting for another writer.
+        execDirect(QStringLiteral("BEGIN IMMEDIATE"));
+        return;
+    }
     if (!m_db.transaction())
         throw DbException(makeError(m_db.lastError(), QStringLiteral("starting a transaction")));
 }

@@ -28,7 +28,9 @@ public:
     QSqlDatabase &db() { return m_db; }
 
     /// Opens the connection if it is not open and pins the session: time zone UTC,
-    /// statement timeout, SQLite WAL. Throws DbException(Connection) naming the store.
+    /// statement timeout; on SQLite WAL (retried while another connection holds the lock)
+    /// and case-sensitive LIKE, as on the other backends. Throws DbException(Connection)
+    /// naming the store.
     void ensureOpen();
     /// Closes the connection (the next ensureOpen() reconnects).
     void close();
@@ -41,6 +43,9 @@ public:
     /// Same for a statement without bound values that must not be prepared (DDL,
     /// session settings). Throws DbException.
     void execDirect(const QString &sql);
+    /// Executes a statement that carries no values and cannot be prepared (EXPLAIN on
+    /// PostgreSQL) and returns its rows. Throws DbException.
+    QSqlQuery queryDirect(const QString &sql);
     void begin();
     void commit();
     void rollback() noexcept;

@@ -6,6 +6,38 @@
 
 namespace triage {
 
+namespace {
+
+bool isJsonSpace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+bool isJsonStructural(char c)
+{
+    return c == ',' || c == ':' || c == '[' || c == ']' || c == '{' || c == '}' || c == '"';
+}
+
+/// The byte just past the scalar starting at `i` (a string, or a literal / number).
+qsizetype scalarEnd(const QByteArray &s, qsizetype i)
+{
+    const qsizetype n = s.size();
+    if (i < n && s[i] == '"') {
+        for (++i; i < n; ++i) {
+            if (s[i] == '\\')
+                ++i;
+            else if (s[i] == '"')
+                return i + 1;
+        }
+        return n;
+    }
+    while (i < n && !isJsonSpace(s[i]) && !isJsonStructural(s[i]))
+        ++i;
+    return i;
+}
+
+} // namespace
+
 ParsedJson parseJsonText(const QString &text)
 {
     ParsedJson out;
@@ -18,24 +50,49 @@ ParsedJson parseJsonText(const QString &text)
         return out;
     }
     const QByteArray utf8 = text.toUtf8();
+    qsizetype first = 0;
+    while (first < utf8.size() && isJsonSpace(utf8[first]))
+        ++first;
     QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(utf8, &err);
-    if (err.error == QJsonParseError::NoError) {
-        out.ok = true;
-        out.root = doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array());
-        return out;
+    qsizetype errorAt = 0; // byte offset of the error in utf8
+    if (first < utf8.size() && (utf8[first] == '{' || utf8[first] == '[')) {
+        const QJsonDocument doc = QJsonDocument::fromJson(utf8, &err);
+        if (err.error == QJsonParseError::NoError) {
+            out.ok = true;
+            out.root = doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array());
+            return out;
+        }
+        errorAt = err.offset;
+    } else {
+        // A bare scalar is valid JSON (RFC 8259) but not a QJsonDocument: parse it inside
+        // [ ], and report errors at their place in `text` (one byte less).
+        const QJsonDocument wrapped = QJsonDocument::fromJson("[" + utf8 + "]", &err);
+        if (err.error == QJsonParseError::NoError && wrapped.array().size() == 1) {
+            out.ok = true;
+            out.root = wrapped.array().at(0);
+            return out;
+        }
+        if (err.error == QJsonParseError::NoError) {
+            // Several comma-separated values: garbage after the first one.
+            err.error = QJsonParseError::GarbageAtEnd;
+            errorAt = scalarEnd(utf8, first);
+            while (errorAt < utf8.size() && isJsonSpace(utf8[errorAt]))
+                ++errorAt;
+        } else {
+            errorAt = err.offset - 1;
+        }
     }
-    // A bare scalar is valid JSON (RFC 8259) but not a QJsonDocument: parse it inside [ ].
-    QJsonParseError wrappedErr;
-    const QJsonDocument wrapped = QJsonDocument::fromJson("[" + utf8 + "]", &wrappedErr);
-    if (wrappedErr.error == QJsonParseError::NoError && wrapped.array().size() == 1) {
-        out.ok = true;
-        out.root = wrapped.array().at(0);
-        return out;
+    errorAt = qBound(qsizetype(0), errorAt, utf8.size());
+    if (err.error == QJsonParseError::IllegalValue) {
+        // Qt reports an illegal value after the characters it consumed (and after any
+        // whitespace it skipped): point at the value's first character instead.
+        while (errorAt > 0 && isJsonSpace(utf8[errorAt - 1]))
+            --errorAt;
+        while (errorAt > 0 && !isJsonSpace(utf8[errorAt - 1]) && !isJsonStructural(utf8[errorAt - 1]))
+            --errorAt;
     }
-    // err.offset counts UTF-8 bytes; report characters, lines and columns.
-    const int byteOffset = qBound(0, int(err.offset), int(utf8.size()));
-    const QString before = QString::fromUtf8(utf8.left(byteOffset));
+    // errorAt counts UTF-8 bytes; report QString positions, lines and columns.
+    const QString before = QString::fromUtf8(utf8.left(errorAt));
     out.errorOffset = before.size();
     out.errorLine = int(before.count(QLatin1Char('\n'))) + 1;
     out.errorColumn = int(before.size() - (before.lastIndexOf(QLatin1Char('\n')) + 1)) + 1;

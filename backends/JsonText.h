@@ -13,8 +13,12 @@ struct ParsedJson {
     bool ok = false;
     QJsonValue root;       ///< object, array or scalar when ok
     QString error;         ///< e.g. "unterminated string at line 3, column 9 (offset 41)"
-    int errorOffset = -1;  ///< character offset of the error, -1 when ok
-    int errorLine = 0, errorColumn = 0; ///< 1-based
+    /// Where the error is, as a QString index (UTF-16 units, from 0), -1 when ok: the first
+    /// character of an illegal value ("tru", "<html>", "undefined"), else where the parser
+    /// stopped (the end of a truncated text). Positions refer to `text` itself, also for
+    /// bare scalars (which are parsed wrapped in [ ]).
+    int errorOffset = -1;
+    int errorLine = 0, errorColumn = 0; ///< 1-based; the column counts UTF-16 units too
     qint64 characters = 0; ///< size of the text
     bool isNull = false;   ///< the column was SQL NULL
 };

@@ -95,10 +95,7 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
             r.bizType = text(v);
         else if (name == QLatin1String("status")) {
             r.statusText = recordStatusText(v);
-            bool ok = false;
-            const qlonglong c = v.toLongLong(&ok);
-            if (!v.isNull() && ok)
-                r.statusCode = c;
+            r.statusCode = recordStatusCode(v); // nullopt for NULL and non-integers (never rounded)
         } else if (name == QLatin1String("result_snapshot"))
             r.resultSnapshot = text(v);
         else if (name == QLatin1String("version") && !v.isNull())

@@ -259,7 +259,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
                                      rb);
             ExpectedState now;
             if (after.next()) {
-                now.status = after.value(0).toLongLong();
+                now.status = recordStatusCode(after.value(0));
                 now.updatedAt = canonicalTimeText(after.value(1));
                 if (hasVersion && !after.value(2).isNull())
                     now.version = after.value(2).toLongLong();

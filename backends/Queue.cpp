@@ -6,6 +6,7 @@
 #include <QSqlRecord>
 
 #include <algorithm>
+#include <limits>
 
 namespace triage {
 
@@ -241,6 +242,14 @@ QStringList intentConditions(const SqlDialect &d, SqlBuilder &b, const Workspace
     // candidate row (a NOT EXISTS anti-join is quadratic for a key with many attempts).
     where << QStringLiteral("l.id = (SELECT n.id FROM intent_log n WHERE n.idem_key = l.idem_key "
                             "ORDER BY n.created_at DESC, n.id DESC LIMIT 1)");
+    if (config.intent.sameDatabase(config.idempotency)) {
+        // A step whose record an operator or the reconciler already settled is no longer
+        // unknown. (Only where both tables share a database; across servers the step stays
+        // listed and its detail shows the settled record.)
+        where << QStringLiteral("NOT EXISTS (SELECT 1 FROM idempotency_record r WHERE r.idem_key = l.idem_key AND "
+                                "r.status IN (%1, %2))")
+                     .arg(b.bind(int(Success)), b.bind(int(Failed)));
+    }
     const QStringList common = commonConditions(d, b, config, req.filter, false);
     for (const QString &c : common)
         where << QString(c).replace(QStringLiteral("idem_key"), QStringLiteral("l.idem_key"))
@@ -382,6 +391,24 @@ QueuePage mergeQueuePages(const QueueRequest &req, const QueueCursor &from, cons
         page.next.record.exhausted = true;
     if (intentsComplete && ii >= intents.size())
         page.next.intent.exhausted = true;
+    // The other source continues after the queue position reached, not after its own last
+    // row: a source that has not started yet (or lags behind) would otherwise return rows
+    // inserted since the first page at positions the listing has already passed (e.g. a new
+    // record newer than every row shown, in the middle of a newest-first listing).
+    if (!page.rows.isEmpty()) {
+        const QueueRow &last = page.rows.constLast();
+        const bool lastIsRecord = last.source == QueueSource::Record;
+        SourceCursor &other = lastIsRecord ? page.next.intent : page.next.record;
+        if (!other.exhausted) {
+            // On equal times records come first: after an intent at time t no record at t is
+            // left; after a record at t every intent at t still is. The id bound says which.
+            const bool noneLeftAtT = !lastIsRecord;
+            other.started = true;
+            other.time = last.cursorTime;
+            other.id = noneLeftAtT == !req.newestFirst ? std::numeric_limits<qint64>::max()
+                                                       : std::numeric_limits<qint64>::min() + 1;
+        }
+    }
     page.atEnd = page.next.record.exhausted && page.next.intent.exhausted;
     return page;
 }

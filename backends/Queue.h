@@ -14,6 +14,7 @@ namespace triage {
 /// The work queues of DESIGN.md §2 (read-only slice).
 enum class QueueKind {
     Unknown,   ///< stale PROCESSING records + keys whose latest intent attempt is UNKNOWN / RECONCILE_PENDING
+               ///< (and, where both tables share a database, whose record is not settled)
     InFlight,  ///< PROCESSING records younger than their processing timeout (look, don't touch)
     Failed,    ///< FAILED records
     Succeeded, ///< SUCCESS records
@@ -63,11 +64,15 @@ struct QueueRow {
     QString cursorTime;     ///< updated_at exactly as the keyset cursor must bind it
 };
 
-/// A stateless keyset position in one source: the last row consumed.
+/// A stateless keyset position in one source: its next rows come after (time, id) in the
+/// queue's order. That is the source's last consumed row, or, when the other source's rows
+/// went further, the queue position reached (id then is the largest or smallest qint64, so
+/// the bound falls before or after all rows of that time): rows inserted behind the
+/// position never show up in the middle of a listing.
 struct SourceCursor {
     bool started = false;   ///< false: from the beginning
     bool exhausted = false; ///< the source has no more rows
-    QString time;           ///< last consumed row's updated_at (cursor form)
+    QString time;           ///< updated_at of the position (cursor form)
     qint64 id = 0;
 };
 
@@ -104,8 +109,10 @@ qint64 countIntents(DbSession &session, const WorkspaceConfig &config, const Que
 } // namespace queue_sql
 
 /// Merges two sorted partial pages (each the next rows of its source after the cursor)
-/// into the first `limit` rows in queue order and the cursor after them. A source whose
-/// partial page was shorter than `limit` is exhausted once its rows are consumed.
+/// into the first `limit` rows in queue order and the cursor after them. Queue order is
+/// updated_at (oldest or newest first), then records before intent steps, then id (in the
+/// same direction). A source whose partial page was shorter than `limit` is exhausted once
+/// its rows are consumed; the other source's cursor moves up to the last row taken.
 QueuePage mergeQueuePages(const QueueRequest &req, const QueueCursor &from, const QVector<QueueRow> &records,
                           bool recordsComplete, const QVector<QueueRow> &intents, bool intentsComplete, int limit);
 

@@ -2,21 +2,40 @@
 
 #include <QStringList>
 
+#include <cmath>
+
 namespace triage {
+
+std::optional<qint64> recordStatusCode(const QVariant &status)
+{
+    if (status.isNull() || !status.isValid())
+        return std::nullopt;
+    if (status.typeId() == QMetaType::Double || status.typeId() == QMetaType::Float) {
+        // SQLite keeps 1.5 in a TINYINT column; QVariant would round it to a known code.
+        const double d = status.toDouble();
+        if (!std::isfinite(d) || d != std::trunc(d) || std::fabs(d) > 9.0e15)
+            return std::nullopt;
+        return qint64(d);
+    }
+    bool ok = false;
+    const qlonglong code = status.toLongLong(&ok);
+    if (!ok)
+        return std::nullopt;
+    return code;
+}
 
 QString recordStatusText(const QVariant &status)
 {
     if (status.isNull() || !status.isValid())
         return QStringLiteral("NULL");
-    bool ok = false;
-    const qlonglong code = status.toLongLong(&ok);
-    if (!ok)
+    const std::optional<qint64> code = recordStatusCode(status);
+    if (!code)
         return QStringLiteral("UNKNOWN_CODE_") + status.toString();
-    switch (code) {
+    switch (*code) {
     case Processing: return QStringLiteral("PROCESSING");
     case Success: return QStringLiteral("SUCCESS");
     case Failed: return QStringLiteral("FAILED");
-    default: return QStringLiteral("UNKNOWN_CODE_%1").arg(code);
+    default: return QStringLiteral("UNKNOWN_CODE_%1").arg(*code);
     }
 }
 

@@ -12,8 +12,13 @@ enum RecordStatusCode : int { Processing = 0, Success = 1, Failed = 2 };
 
 /// DESIGN.md §4 spelling: "PROCESSING", "SUCCESS", "FAILED", or "UNKNOWN_CODE_<n>" for a
 /// code the console does not know. A NULL status prints "NULL"; a non-integer value
-/// prints "UNKNOWN_CODE_<text>". Never maps an unknown code to a known one.
+/// prints "UNKNOWN_CODE_<text>" (1.5 prints "UNKNOWN_CODE_1.5"). Never maps an unknown code to a
+/// known one.
 QString recordStatusText(const QVariant &status);
+
+/// The integer code of a status column value, or nullopt for NULL and for a value that is
+/// not an integer ("done", 1.5: SQLite stores whatever it is given). Never rounds.
+std::optional<qint64> recordStatusCode(const QVariant &status);
 
 /// Parses a status name (case-insensitive: "success", "Processing") to its code.
 std::optional<int> recordStatusFromText(const QString &text);

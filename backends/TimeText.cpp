@@ -36,6 +36,8 @@ std::optional<UtcMicros> parseUtcMicros(QStringView text)
         QString digits = zone.mid(1).toString().remove(QLatin1Char(':'));
         const int oh = digits.left(2).toInt();
         const int om = digits.size() >= 4 ? digits.mid(2, 2).toInt() : 0;
+        if (oh > 23 || om > 59) // not a UTC offset
+            return std::nullopt;
         offsetSeconds = sign * (oh * 3600 + om * 60);
     }
     const qint64 days = date.toJulianDay() - kUnixEpochJulianDay;

@@ -13,8 +13,9 @@ namespace triage {
 using UtcMicros = qint64;
 
 /// Parses ISO-8601 text as the databases print it: "YYYY-MM-DD[T| ]HH:MM:SS[.f{1,9}]"
-/// followed by "Z", "+HH:MM", "+HHMM", "+HH" or nothing (nothing means UTC). Digits past
-/// the sixth fractional one are truncated. Returns nullopt for anything else.
+/// followed by "Z", "+HH:MM", "+HHMM", "+HH" or nothing (nothing means UTC; offsets up to
+/// ±23:59). Digits past the sixth fractional one are truncated. Returns nullopt for anything
+/// else, including impossible dates and times ("2026-02-30", "24:00:00", "+05:99").
 std::optional<UtcMicros> parseUtcMicros(QStringView text);
 
 /// Formats as "2026-11-29T21:55:07.123456Z": ISO-8601 UTC, always six fractional digits.

@@ -10,6 +10,8 @@
 #include <QStandardPaths>
 #include <QtConcurrent>
 
+#include <algorithm>
+
 namespace triage {
 
 Workspace::Workspace(WorkspaceConfig config, QObject *parent) : QObject(parent), m_config(std::move(config))
@@ -32,18 +34,48 @@ DbWorker &Workspace::worker(DbRole role)
 
 void Workspace::probeConnections()
 {
+    // The worker reports opens and failures as they happen; a connection that was already
+    // open (or already reported down) says nothing, so report the probe's outcome too:
+    // a window attached later still learns every store's state.
     for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-        worker(role).run<Done>([](DbSession &) { return Done{}; });
+        worker(role).run<Done>([](DbSession &) { return Done{}; }).then(this, [this, role](const Outcome<Done> &o) {
+            if (o.ok())
+                emit connectionEvent(role, true, QStringLiteral("connected to the %1").arg(roleTitle(role)));
+            else
+                emit connectionEvent(role, false, o.error->message);
+        });
 }
 
 QFuture<Outcome<int>> Workspace::initSchema(const SchemaOptions &options)
 {
-    // Each role's DDL runs on its own worker; roles are independent tables, and waiting on
-    // a worker from a pool thread keeps every connection on its own thread.
+    // Each role's DDL runs on its own worker (waiting on a worker from a pool thread keeps
+    // every connection on its own thread). Roles sharing one database form a chain run one
+    // after the other: concurrent DDL on one SQLite file can fail with "database is locked".
+    QVector<QVector<DbWorker *>> chains;
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+        auto shared = std::find_if(chains.begin(), chains.end(), [&](const QVector<DbWorker *> &chain) {
+            return chain.first()->profile().sameDatabase(m_config.profile(role));
+        });
+        if (shared != chains.end())
+            shared->append(&worker(role));
+        else
+            chains.append({&worker(role)});
+    }
     QList<QFuture<Outcome<int>>> parts;
-    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-        parts << worker(role).run<int>([options](DbSession &s) { return int(createSchema(s, options).size()); },
-                                       DbWorker::Retry::Never);
+    for (const QVector<DbWorker *> &chain : chains) {
+        parts << QtConcurrent::run(&m_mergePool, [chain, options]() {
+            int total = 0;
+            for (DbWorker *w : chain) {
+                const Outcome<int> o = w->run<int>([options](DbSession &s) { return int(createSchema(s, options).size()); },
+                                                   DbWorker::Retry::Never)
+                                           .result();
+                if (!o.ok())
+                    return o;
+                total += *o;
+            }
+            return Outcome<int>::success(total);
+        });
+    }
     return QtConcurrent::run(&m_mergePool, [parts]() mutable {
         int total = 0;
         for (auto &f : parts) {
@@ -68,14 +100,20 @@ QFuture<Outcome<SeedReport>> Workspace::seed(const SeedOptions &options)
         SeedOptions o = options;
         o.firstTicketId = *first;
         const auto plan = std::make_shared<SeedPlan>(makeSeedPlan(o));
-        auto r = records->run<qint64>([plan](DbSession &s) { return seed_sql::insertRecords(s, plan->records); },
-                                      DbWorker::Retry::Never);
+        // Records first: when they fail (typically this seed's keys are already there), no
+        // tickets or intent rows may be left behind in the other stores.
+        const Outcome<qint64> r = records->run<qint64>([plan](DbSession &s) { return seed_sql::insertRecords(s, plan->records); },
+                                                       DbWorker::Retry::Never)
+                                      .result();
+        if (!r.ok())
+            return Outcome<SeedReport>::failure(*r.error);
         auto t = tickets->run<qint64>([plan](DbSession &s) { return seed_sql::insertTickets(s, plan->tickets); },
                                       DbWorker::Retry::Never);
         auto i = intents->run<qint64>([plan](DbSession &s) { return seed_sql::insertIntents(s, plan->intents); },
                                       DbWorker::Retry::Never);
         SeedReport report;
-        for (auto [future, target] : {std::pair{&r, &report.records}, std::pair{&t, &report.tickets}, std::pair{&i, &report.intents}}) {
+        report.records = *r;
+        for (auto [future, target] : {std::pair{&t, &report.tickets}, std::pair{&i, &report.intents}}) {
             const Outcome<qint64> out = future->result();
             if (!out.ok())
                 return Outcome<SeedReport>::failure(*out.error);

@@ -3,6 +3,11 @@
 #include <QFileInfo>
 #include <QSettings>
 
+#ifdef Q_OS_UNIX
+#include <pwd.h>
+#include <unistd.h>
+#endif
+
 namespace triage {
 
 const ConnectionProfile &WorkspaceConfig::profile(DbRole role) const
@@ -37,6 +42,12 @@ QString osUserName()
         user = qEnvironmentVariable("USERNAME");
     if (user.isEmpty())
         user = qEnvironmentVariable("LOGNAME");
+#ifdef Q_OS_UNIX
+    if (user.isEmpty()) {
+        if (const passwd *pw = getpwuid(getuid()))
+            user = QString::fromLocal8Bit(pw->pw_name);
+    }
+#endif
     return user.isEmpty() ? QStringLiteral("unknown") : user;
 }
 
@@ -58,7 +69,15 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
 
     WorkspaceConfig c;
     c.operatorName = s.value(QStringLiteral("console/operator")).toString();
-    c.readOnly = s.value(QStringLiteral("console/read_only"), false).toBool();
+    if (s.contains(QStringLiteral("console/read_only"))) {
+        // QVariant::toBool() reads "no" and "off" as true: accept only clear spellings.
+        const QString v = s.value(QStringLiteral("console/read_only")).toString().trimmed().toLower();
+        static const QStringList yes = {QStringLiteral("true"), QStringLiteral("yes"), QStringLiteral("on"), QStringLiteral("1")};
+        static const QStringList no = {QStringLiteral("false"), QStringLiteral("no"), QStringLiteral("off"), QStringLiteral("0")};
+        if (!yes.contains(v) && !no.contains(v))
+            return fail(QStringLiteral("[console] read_only must be true or false, not \"%1\"").arg(v));
+        c.readOnly = yes.contains(v);
+    }
     if (s.contains(QStringLiteral("console/processing_timeout"))) {
         bool ok = false;
         c.defaultProcessingTimeoutS = s.value(QStringLiteral("console/processing_timeout")).toInt(&ok);
@@ -97,6 +116,11 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
         }
         s.endGroup();
         c.bizTypes.insert(name, b);
+    }
+    {
+        QString why;
+        if (!loadUpstreamConfigs(s, &c.upstreams, &why))
+            return fail(why);
     }
     return c;
 }

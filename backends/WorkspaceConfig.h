@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ConnectionProfile.h"
+#include "UpstreamConfig.h"
 
 #include <QMap>
 #include <QString>
@@ -29,6 +30,9 @@ struct WorkspaceConfig {
     ConnectionProfile ticket;
     int defaultProcessingTimeoutS = 300;
     QMap<QString, BizTypeConfig> bizTypes; ///< by biz_type
+    /// Upstream query APIs by biz_type (only biz types with upstream_query_url; see
+    /// upstreamConfigFor() for the upstream_* keys of [biz.<biz_type>]).
+    QMap<QString, UpstreamConfig> upstreams;
     QString operatorName;                  ///< default: the OS user
     bool readOnly = false;
     bool isDemo = false;
@@ -38,11 +42,14 @@ struct WorkspaceConfig {
     /// Settings for `bizType`, or the defaults (processing timeout from [console]).
     BizTypeConfig bizType(const QString &bizType) const;
 
-    /// Reads an INI file (QSettings). Sections [console], [idempotency], [intent],
-    /// [ticket] (key `url`), [biz.<biz_type>] (processing_timeout, tenant_pattern).
+    /// Reads an INI file (QSettings). Sections [console] (operator, read_only: true/false,
+    /// yes/no, on/off or 1/0; processing_timeout), [idempotency], [intent], [ticket] (key
+    /// `url`), [biz.<biz_type>] (processing_timeout, tenant_pattern).
     /// Returns nullopt with `*error` set when the file is missing, unreadable, or a value
     /// is invalid (the message names the file, the section and the key). Connections
     /// absent from the file stay unset (see hasProfile()).
+    /// The upstream_* keys of [biz.<biz_type>] fill `upstreams` (UpstreamConfig.h); an
+    /// invalid upstream key fails the whole file like any other invalid value.
     static std::optional<WorkspaceConfig> fromIniFile(const QString &path, QString *error);
 
     /// A workspace whose three connections all open the SQLite file `path`.
@@ -60,7 +67,7 @@ private:
     QMap<int, bool> m_set;
 };
 
-/// The OS user name ($USER, $USERNAME, else "unknown").
+/// The OS user name ($USER, $USERNAME, $LOGNAME, the passwd entry, else "unknown").
 QString osUserName();
 
 } // namespace triage

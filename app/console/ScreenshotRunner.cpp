@@ -1,0 +1,124 @@
+#include "ScreenshotRunner.h"
+
+#include "KeyDetailView.h"
+#include "Log.h"
+#include "MainWindow.h"
+#include "QueueModel.h"
+#include "QueuePane.h"
+
+#include <QFileInfo>
+#include <QImageWriter>
+#include <QPixmap>
+
+namespace triage {
+
+ScreenshotRunner::ScreenshotRunner(MainWindow *window, QString path, QString selectKey, int timeoutMs, QObject *parent)
+    : QObject(parent), m_window(window), m_path(std::move(path)), m_selectKey(std::move(selectKey))
+{
+    m_timeout.setSingleShot(true);
+    m_timeout.setInterval(timeoutMs);
+    connect(&m_timeout, &QTimer::timeout, this, [this] {
+        fail(2, QStringLiteral("timed out after %1 s waiting for %2").arg(m_timeout.interval() / 1000).arg(m_waitingFor));
+    });
+}
+
+void ScreenshotRunner::start()
+{
+    QueueModel *model = m_window->queuePane(QueueKind::Unknown)->model();
+    connect(model, &QueueModel::pageLoaded, this, &ScreenshotRunner::onPageLoaded);
+    connect(model, &QueueModel::errorOccurred, this, &ScreenshotRunner::onPageError);
+    connect(model, &QueueModel::countChanged, this, [this](qint64 count) {
+        if (count >= 0) {
+            m_countReady = true;
+            maybeShoot();
+        }
+    });
+    connect(m_window->detailView(), &KeyDetailView::detailLoaded, this, &ScreenshotRunner::onDetailLoaded);
+    m_waitingFor = QStringLiteral("the first page of the Unknown queue");
+    m_timeout.start();
+}
+
+void ScreenshotRunner::onPageLoaded()
+{
+    if (m_pageReady)
+        return;
+    m_pageReady = true;
+    QueuePane *pane = m_window->queuePane(QueueKind::Unknown);
+    if (!m_selectKey.isEmpty()) {
+        m_detailWanted = true;
+        m_waitingFor = QStringLiteral("the detail of %1").arg(m_selectKey);
+        m_window->openKey(m_selectKey);
+    } else if (pane->model()->rowCount() > 0) {
+        m_detailWanted = true;
+        m_waitingFor = QStringLiteral("the detail of the first row");
+        pane->selectRow(0);
+    }
+    maybeShoot();
+}
+
+void ScreenshotRunner::onPageError(const QString &message)
+{
+    QueueModel *model = m_window->queuePane(QueueKind::Unknown)->model();
+    if (!model->countError().isEmpty())
+        m_countReady = true; // the count will not come: shoot without it
+    if (!model->lastError().isEmpty() && !m_pageReady) {
+        // The first page failed: show the error in the shot, exit 2.
+        m_dbError = message;
+        m_pageReady = true;
+        if (!m_selectKey.isEmpty()) {
+            m_detailWanted = true;
+            m_window->openKey(m_selectKey);
+        }
+    }
+    maybeShoot();
+}
+
+void ScreenshotRunner::onDetailLoaded(const QString &)
+{
+    m_detailReady = true;
+    maybeShoot();
+}
+
+void ScreenshotRunner::maybeShoot()
+{
+    if (m_done || m_shooting || !m_pageReady || !m_countReady || (m_detailWanted && !m_detailReady))
+        return;
+    m_shooting = true;
+    // Let the last layouts and deferred paints (tree expansion, column sizes) settle.
+    QTimer::singleShot(250, this, &ScreenshotRunner::shoot);
+}
+
+void ScreenshotRunner::shoot()
+{
+    if (m_done)
+        return;
+    const QPixmap shot = m_window->grab();
+    QImageWriter writer(m_path);
+    if (!writer.write(shot.toImage())) {
+        fail(1, QStringLiteral("cannot write %1: %2").arg(m_path, writer.errorString()));
+        return;
+    }
+    m_done = true;
+    m_timeout.stop();
+    logger("app")->info("screenshot saved to {}", QFileInfo(m_path).absoluteFilePath());
+    if (!m_dbError.isEmpty())
+        emit finished(2, QStringLiteral("screenshot saved to %1, but the Unknown queue failed: %2").arg(m_path, m_dbError));
+    else
+        emit finished(0, QString());
+}
+
+void ScreenshotRunner::fail(int code, const QString &message)
+{
+    if (m_done)
+        return;
+    m_done = true;
+    m_timeout.stop();
+    if (code == 2) {
+        // Save what there is: it shows where it got stuck.
+        QImageWriter writer(m_path);
+        writer.write(m_window->grab().toImage());
+    }
+    emit finished(code, message);
+}
+
+} // namespace triage

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+namespace triage {
+
+class MainWindow;
+
+/// Drives `triage-console --screenshot FILE.png`: waits until the default (Unknown) queue's
+/// first page is in and its count is known, selects a row (the `selectKey`'s detail, or the
+/// first row), waits for that detail, then saves QWidget::grab() of the window as `path`
+/// and emits finished(). Gives up after `timeoutMs` (finished() with exit code 2).
+/// Exit codes: 0 saved; 1 the image could not be written; 2 a database error or timeout
+/// (the image is still written when possible, showing the error).
+class ScreenshotRunner : public QObject {
+    Q_OBJECT
+public:
+    ScreenshotRunner(MainWindow *window, QString path, QString selectKey, int timeoutMs = 60000, QObject *parent = nullptr);
+
+    /// Starts watching the window; call before the event loop runs.
+    void start();
+
+signals:
+    /// The run is over: `exitCode` as above, `message` for stderr ("" on success).
+    void finished(int exitCode, const QString &message);
+
+private:
+    void onPageLoaded();
+    void onPageError(const QString &message);
+    void onDetailLoaded(const QString &key);
+    void maybeShoot();
+    void shoot();
+    void fail(int code, const QString &message);
+
+    MainWindow *m_window;
+    QString m_path;
+    QString m_selectKey;
+    QTimer m_timeout;
+    bool m_pageReady = false;
+    bool m_countReady = false;
+    bool m_detailWanted = false;
+    bool m_detailReady = false;
+    bool m_done = false;
+    bool m_shooting = false;
+    QString m_waitingFor;
+    QString m_dbError;
+};
+
+} // namespace triage

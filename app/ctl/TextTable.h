@@ -1,0 +1,34 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+namespace triage::ctl {
+
+/// Aligned columns for humans (the `table` format): a header row, then one line per row,
+/// columns separated by two spaces, no trailing blanks. Control characters in cells
+/// (newlines, tabs) are shown as spaces so one row stays one line.
+class TextTable {
+public:
+    /// A table with these column headers.
+    explicit TextTable(QStringList headers);
+    /// Right-aligns column `column` (numbers).
+    void alignRight(int column);
+    /// Appends a row; missing cells are empty, extra cells are ignored.
+    void addRow(const QStringList &cells);
+    /// Number of rows added.
+    int rowCount() const { return int(m_rows.size()); }
+    /// The table as UTF-8 text, each line prefixed by `indent`.
+    QByteArray render(const QString &indent = QString()) const;
+    /// `text` with control characters replaced by spaces (one display line).
+    static QString oneLine(const QString &text);
+
+private:
+    QStringList m_headers;
+    QVector<QStringList> m_rows;
+    QVector<bool> m_right;
+};
+
+} // namespace triage::ctl

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "Mark.h"
+#include "Queue.h"
+#include "Workspace.h"
+
+#include <QCommandLineParser>
+#include <QString>
+#include <QStringList>
+
+#include <cstdio>
+#include <optional>
+
+namespace triage::ctl {
+
+/// Process exit codes (DESIGN.md §5).
+enum ExitCode : int {
+    ExitOk = 0,       ///< done
+    ExitUsage = 1,    ///< usage or configuration error (also: `show` of a key found nowhere)
+    ExitDatabase = 2, ///< connection or database error, including missing privileges
+    ExitConflict = 3, ///< someone else's state wins (compare-and-set matched no row)
+    ExitRefused = 4,  ///< refused by a safety rule, including read-only mode
+    ExitUpstream = 5, ///< upstream unusable or timed out, or a compensation left UNKNOWN
+};
+
+/// Output formats of `--format`.
+enum class Format { Table, Json, Csv };
+
+/// The `triagectl` command line (DESIGN.md §5): parses the arguments, opens the workspace
+/// and runs one command (`init-schema`, `seed-demo`, `list`, `show`), writing results to
+/// `out` and messages to `err`. All SQL runs on the Workspace's workers; this class only
+/// waits on their futures (the CLI has no GUI thread). Needs a QCoreApplication.
+class Triagectl {
+public:
+    /// A command line writing to `out` (results) and `err` (messages, errors).
+    explicit Triagectl(FILE *out = stdout, FILE *err = stderr);
+
+    /// Runs the command in `arguments` (argv, program name first) and returns its exit code.
+    int run(const QStringList &arguments);
+
+    /// The `--help` text: usage, commands, options, exit codes and password variables.
+    QString helpText() const;
+
+private:
+    struct Command;
+    static const QVector<Command> &commands();
+    static const Command *findCommand(const QString &name);
+
+    int usage(const QString &message);
+    int dbFailure(const DbError &error, const QString &hint = QString());
+    void print(const QByteArray &bytes);
+    void message(const QString &text);
+
+    int initSchema(Workspace &workspace);
+    int seedDemo(Workspace &workspace);
+    int list(Workspace &workspace, const QueueRequest &request);
+    int show(Workspace &workspace, const QString &key);
+    int mark(Workspace &workspace, const QString &key);
+    int audit(Workspace &workspace);
+    int doctor(Workspace &workspace);
+    /// Prints mark outcomes (one per row) and returns the exit code: single row → its
+    /// code; several → the first non-zero in the order 2, 5, 4, 3 (DESIGN.md §5).
+    int reportMarks(const QVector<Outcome<MarkResult>> &results);
+
+    /// Parses the list filters; nullopt after reporting a usage error.
+    std::optional<QueueRequest> queueRequest(const QString &queue);
+    /// Prints a one-row result (init-schema, seed-demo) in the chosen format.
+    void printSummary(const QStringList &keys, const QVariantList &values, const QString &sentence);
+    void printShowTable(const KeyDetail &detail);
+
+    FILE *m_out;
+    FILE *m_err;
+    QCommandLineParser m_parser;
+    Format m_format = Format::Table;
+    int m_limit = 100;
+    int m_pageSize = 1000;
+    int m_rows = 0;
+    quint32 m_seed = 0;
+    std::optional<QueueRequest> m_queue; ///< mark --queue
+};
+
+} // namespace triage::ctl

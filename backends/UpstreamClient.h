@@ -1,0 +1,222 @@
+#pragma once
+
+#include "UpstreamConfig.h"
+#include "UpstreamEvidence.h"
+
+#include <QElapsedTimer>
+#include <QFuture>
+#include <QMap>
+#include <QObject>
+#include <QPointer>
+#include <QPromise>
+#include <QSet>
+#include <QThread>
+#include <QVector>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+namespace triage {
+
+struct KeyDetail;
+struct WorkspaceConfig;
+
+namespace detail {
+class UpstreamEngine;
+}
+
+/// One key to look up upstream. `tenant` and `ticketId` fill the {tenant} and {ticket_id}
+/// placeholders of the URL template (empty when unknown).
+struct UpstreamQuery {
+    QString idemKey;
+    QString bizType;
+    QString tenant;
+    QString ticketId;
+};
+
+/// A query for `idemKey` of `bizType`, its tenant taken from the key by the biz_type's
+/// tenant pattern (WorkspaceConfig::bizType()).
+UpstreamQuery makeUpstreamQuery(const WorkspaceConfig &config, const QString &idemKey, const QString &bizType,
+                                const QString &ticketId = {});
+
+/// A query for the key of `detail`: biz_type from its record (empty when there is none:
+/// the answer is then NOT_CONFIGURED), tenant from the key, {ticket_id} from the oldest
+/// ticket row carrying the key (if any).
+UpstreamQuery makeUpstreamQuery(const WorkspaceConfig &config, const KeyDetail &detail);
+
+/// Options of UpstreamClient::queryMany().
+struct UpstreamBulkOptions {
+    /// Requests in flight at once, clamped to 1..UpstreamClient::kMaxPerHost (Qt 6.4 opens
+    /// at most 6 connections per host and runs a queued request's clock while it waits).
+    int concurrency = 6;
+    /// Pause after this many consecutive UNUSABLE answers (NOT_CONFIGURED counts, cancels
+    /// do not); 0 = never pause.
+    int pauseAfterUnusable = 0;
+};
+
+/// A bulk run's state.
+enum class UpstreamBulkState {
+    Running,   ///< sending
+    Paused,    ///< K consecutive UNUSABLE: no new requests until resume() or stop()
+    Finished,  ///< every query answered
+    Stopped,   ///< stop(): the answers that were in flight arrived; the rest were never sent
+    Cancelled, ///< cancel(): in-flight requests aborted (kind cancelled); the rest never sent
+};
+
+/// "running", "paused", "finished", "stopped", "cancelled".
+QString upstreamBulkStateName(UpstreamBulkState s);
+
+/// Why a bulk run paused.
+struct UpstreamBulkPause {
+    int consecutiveUnusable = 0;
+    int done = 0;  ///< answers so far
+    int total = 0;
+    UpstreamEvidence last; ///< the answer that reached the threshold
+};
+
+/// What a caller's pause hook decides.
+enum class UpstreamBulkDecision {
+    Resume, ///< keep going (the counter restarts)
+    Stop,   ///< like stop()
+    Wait,   ///< stay paused until resume() / stop() / cancel() is called
+};
+
+/// The outcome of a bulk run: one evidence per query in input order (queries never sent
+/// have sent == false, classification UNUSABLE, kind cancelled) and counts.
+struct UpstreamBulkReport {
+    UpstreamBulkState state = UpstreamBulkState::Finished;
+    QVector<UpstreamEvidence> results;
+    int found = 0, notFound = 0, ambiguous = 0;
+    int unusable = 0;       ///< UNUSABLE and NOT_CONFIGURED answers (sent or not configured), cancels excluded
+    int cancelled = 0;      ///< aborted in flight or never sent
+    int timedOut = 0;       ///< subset of unusable with kind timeout
+    qint64 wallMs = 0;
+};
+
+/// A bulk query in progress (UpstreamClient::queryMany()). Lives on the client's network
+/// thread; its signals are emitted there (receivers on other threads get them queued).
+/// The controls are thread-safe. Keep the shared_ptr while you care about the run:
+/// dropping the last reference cancels it.
+class UpstreamBulkRun : public QObject {
+    Q_OBJECT
+public:
+    ~UpstreamBulkRun() override;
+
+    /// The number of queries in the run.
+    int total() const { return m_total; }
+    /// The current state (thread-safe).
+    UpstreamBulkState state() const { return UpstreamBulkState(m_state.load()); }
+    /// Resolves once the run ends (finished, stopped or cancelled), never while paused.
+    QFuture<UpstreamBulkReport> report() const { return m_future; }
+
+    /// Aborts the requests in flight (kind cancelled) and sends nothing more. Any thread.
+    void cancel();
+    /// Sends nothing more; the requests in flight complete. Any thread.
+    void stop();
+    /// Leaves the Paused state (the consecutive-UNUSABLE counter restarts). Any thread.
+    void resume();
+
+    /// Optional hook, called on the network thread when the run pauses; its decision is
+    /// applied at once (Wait = stay paused). Set it before the first answer can arrive,
+    /// i.e. right after queryMany() — or pass it to queryMany() (preferred).
+    using PauseHook = std::function<UpstreamBulkDecision(const UpstreamBulkPause &)>;
+
+signals:
+    /// One answer (index into the input). Emitted on the network thread.
+    void resultReady(int index, const triage::UpstreamEvidence &evidence);
+    /// `done` of `total` answered.
+    void progress(int done, int total);
+    /// The run paused after `pause.consecutiveUnusable` UNUSABLE answers in a row.
+    void paused(const triage::UpstreamBulkPause &pause);
+    /// The run ended; same value as report().
+    void finished(const triage::UpstreamBulkReport &report);
+
+private:
+    friend class UpstreamClient;
+    friend class detail::UpstreamEngine;
+    UpstreamBulkRun(QPointer<detail::UpstreamEngine> engine, QVector<UpstreamQuery> queries, UpstreamBulkOptions options,
+                    PauseHook hook);
+    void start();
+    void launchMore();
+    void onAnswer(int index, const UpstreamEvidence &evidence);
+    void doCancel();
+    void doStop();
+    void doResume();
+    void finishIfDone();
+
+    QPointer<detail::UpstreamEngine> m_engine;
+    QVector<UpstreamQuery> m_queries;
+    UpstreamBulkOptions m_options;
+    PauseHook m_hook;
+    int m_total = 0;
+    std::atomic<int> m_state{int(UpstreamBulkState::Running)};
+    QVector<UpstreamEvidence> m_results;
+    QVector<bool> m_answered;
+    QMap<int, quint64> m_inFlight; ///< input index → engine job id
+    int m_next = 0;
+    int m_done = 0;
+    int m_consecutiveUnusable = 0;
+    bool m_ended = false;
+    QElapsedTimer m_wall;
+    std::shared_ptr<QPromise<UpstreamBulkReport>> m_promise;
+    QFuture<UpstreamBulkReport> m_future;
+};
+
+/// Queries business systems' own query APIs over HTTP (DESIGN.md §2 "Query upstream") and
+/// classifies each answer as evidence (UpstreamEvidence). Owns a network thread with its
+/// own QNetworkAccessManager; every public function is thread-safe and returns at once.
+///
+/// - Deadline: each request gets a real deadline (UpstreamConfig::timeoutMs) from a timer
+///   started when it is handed to the network; on expiry it is aborted and reported as
+///   kind timeout, and anything arriving later is ignored.
+/// - In-flight limit: at most kMaxPerHost requests per scheme/host/port are on the wire;
+///   the rest wait in this client's queue (their clocks not yet running), because Qt 6.4
+///   queues more than 6 internally with their transfer timers already running.
+/// - Redirects are not followed (a 3xx is UNUSABLE, kind http_other).
+/// - The bearer token is read from the environment at send time, sent as
+///   "Authorization: Bearer …", and appears nowhere in evidence or logs.
+///
+/// GUI: `client.query(q).then(this, [this](UpstreamEvidence e) { … })`.
+/// CLI: `UpstreamEvidence e = client.query(q).result();` (blocking the main thread is fine:
+/// the work happens on the client's thread).
+class UpstreamClient : public QObject {
+    Q_OBJECT
+public:
+    /// Connections per host Qt 6.4 opens; the client never has more requests in flight per host.
+    static constexpr int kMaxPerHost = 6;
+
+    /// `upstreams` by biz_type (WorkspaceConfig::upstreams).
+    explicit UpstreamClient(QMap<QString, UpstreamConfig> upstreams, QObject *parent = nullptr);
+    /// Cancels everything in flight (pending futures resolve with kind cancelled) and stops
+    /// the network thread.
+    ~UpstreamClient() override;
+
+    /// The configurations the client was built with, by biz_type.
+    const QMap<QString, UpstreamConfig> &upstreams() const { return m_upstreams; }
+    /// True when `bizType` has an upstream (a query would send a request).
+    bool isConfigured(const QString &bizType) const { return m_upstreams.contains(bizType); }
+
+    /// Queries one key with its biz_type's upstream (NOT_CONFIGURED evidence, without any
+    /// request, when there is none). The future always gets exactly one result; it
+    /// resolves on the network thread. Cancelling the future aborts the request (the
+    /// future then has no result).
+    QFuture<UpstreamEvidence> query(const UpstreamQuery &query);
+    /// Same with an explicit configuration (tests, a "try this config" dialog).
+    QFuture<UpstreamEvidence> query(const UpstreamConfig &config, const UpstreamQuery &query);
+
+    /// Queries many keys, at most `options.concurrency` at a time, in input order. The
+    /// returned run reports per-key results, progress, pauses and the final report.
+    std::shared_ptr<UpstreamBulkRun> queryMany(QVector<UpstreamQuery> queries, UpstreamBulkOptions options = {},
+                                               UpstreamBulkRun::PauseHook onPause = {});
+
+private:
+    QMap<QString, UpstreamConfig> m_upstreams;
+    QThread m_thread;
+    QPointer<detail::UpstreamEngine> m_engine;
+};
+
+} // namespace triage
+
+Q_DECLARE_METATYPE(triage::UpstreamBulkPause)
+Q_DECLARE_METATYPE(triage::UpstreamBulkReport)

@@ -1,0 +1,166 @@
+#include "Verdict.h"
+
+#include "KeyDetail.h"
+#include "RecordStatus.h"
+#include "TimeText.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace triage {
+
+QString verdictName(VerdictKind v)
+{
+    switch (v) {
+    case VerdictKind::Wait: return QStringLiteral("WAIT");
+    case VerdictKind::Duplicate: return QStringLiteral("DUPLICATE");
+    case VerdictKind::Unknown: return QStringLiteral("UNKNOWN");
+    case VerdictKind::Success: return QStringLiteral("SUCCESS");
+    case VerdictKind::Failed: return QStringLiteral("FAILED");
+    }
+    return QStringLiteral("UNKNOWN");
+}
+
+QString upstreamAnswerName(UpstreamAnswer a)
+{
+    switch (a) {
+    case UpstreamAnswer::Found: return QStringLiteral("FOUND");
+    case UpstreamAnswer::Ambiguous: return QStringLiteral("AMBIGUOUS");
+    case UpstreamAnswer::NotFound: return QStringLiteral("NOT_FOUND");
+    case UpstreamAnswer::Unusable: return QStringLiteral("UNUSABLE");
+    case UpstreamAnswer::NotConfigured: return QStringLiteral("NOT_CONFIGURED");
+    }
+    return QStringLiteral("UNUSABLE");
+}
+
+UpstreamAnswer upstreamAnswerOf(const UpstreamEvidence &e)
+{
+    switch (e.classification) {
+    case UpstreamClass::Found: return UpstreamAnswer::Found;
+    case UpstreamClass::Ambiguous: return UpstreamAnswer::Ambiguous;
+    case UpstreamClass::NotFound: return UpstreamAnswer::NotFound;
+    case UpstreamClass::Unusable: return UpstreamAnswer::Unusable;
+    case UpstreamClass::NotConfigured: return UpstreamAnswer::NotConfigured;
+    }
+    return UpstreamAnswer::Unusable;
+}
+
+Verdict suggestVerdict(const VerdictInput &in)
+{
+    Verdict v;
+    const qsizetype tickets = in.tickets.size();
+    bool succeeded = false;
+    for (const QString &s : in.attemptStatuses)
+        succeeded = succeeded || s.trimmed().compare(QLatin1String("SUCCEEDED"), Qt::CaseInsensitive) == 0;
+
+    // The facts, in the table's order.
+    QString record = in.recordStale ? QStringLiteral("record: stale (older than its processing timeout)")
+                                    : QStringLiteral("record: not stale (younger than its processing timeout)");
+    if (!in.recordNote.isEmpty())
+        record += QStringLiteral(" — ") + in.recordNote;
+    v.facts.append(record);
+    QStringList ids;
+    for (const VerdictTicket &t : in.tickets)
+        ids.append(QStringLiteral("#%1").arg(t.id));
+    v.facts.append(tickets == 0 ? QStringLiteral("tickets with this key: 0")
+                                : QStringLiteral("tickets with this key: %1 (%2)").arg(tickets).arg(ids.join(QStringLiteral(", "))));
+    if (in.attemptStatuses.isEmpty()) {
+        v.facts.append(QStringLiteral("intent-log attempts: none"));
+    } else {
+        v.facts.append(QStringLiteral("intent-log attempts: %1 (%2; %3)")
+                           .arg(in.attemptStatuses.size())
+                           .arg(in.attemptStatuses.join(QStringLiteral(", ")),
+                                succeeded ? QStringLiteral("a SUCCEEDED attempt is present") : QStringLiteral("no SUCCEEDED attempt")));
+    }
+    QString upstream = QStringLiteral("upstream: ") + upstreamAnswerName(in.upstream);
+    if (!in.upstreamNote.isEmpty())
+        upstream += QStringLiteral(" — ") + in.upstreamNote;
+    v.facts.append(upstream);
+
+    auto set = [&](int row, VerdictKind kind, const QString &why) {
+        v.row = row;
+        v.kind = kind;
+        v.why = why;
+    };
+    const UpstreamAnswer u = in.upstream;
+    if (!in.recordStale) {
+        set(1, VerdictKind::Wait, QStringLiteral("the original request may still be running"));
+    } else if (tickets >= 2 || u == UpstreamAnswer::Ambiguous) {
+        set(2, VerdictKind::Duplicate, QStringLiteral("more than one side effect: compensate extras, keep the canonical one"));
+        if (tickets >= 1)
+            v.canonicalTicketId = in.tickets.first().id;
+    } else if (tickets == 1 && u == UpstreamAnswer::NotFound) {
+        set(3, VerdictKind::Unknown, QStringLiteral("the two sources contradict: escalate"));
+    } else if (tickets == 1) {
+        set(4, VerdictKind::Success, QStringLiteral("snapshot from the ticket row"));
+        v.snapshot = in.tickets.first().payload;
+        v.snapshotSource = QStringLiteral("ticket:%1").arg(in.tickets.first().id);
+        if (!v.snapshot)
+            v.facts.append(QStringLiteral("the ticket's payload is NULL: no snapshot to write"));
+    } else if (u == UpstreamAnswer::Found) {
+        set(5, VerdictKind::Success, QStringLiteral("snapshot from the upstream object"));
+        v.snapshot = in.upstreamObject;
+        v.snapshotSource = QStringLiteral("upstream");
+    } else if (u == UpstreamAnswer::NotFound && succeeded) {
+        set(6, VerdictKind::Unknown, QStringLiteral("contradiction: the agent saw success"));
+    } else if (u == UpstreamAnswer::NotFound) {
+        set(7, VerdictKind::Failed, QStringLiteral("confirmed no side effect: safe to retry"));
+    } else {
+        set(8, VerdictKind::Unknown, QStringLiteral("nothing definitive: query again later or escalate"));
+    }
+    v.reason = QStringLiteral("DESIGN.md §6 row %1 → %2: %3. Facts: %4.")
+                   .arg(v.row)
+                   .arg(verdictName(v.kind), v.why, v.facts.join(QStringLiteral("; ")));
+    return v;
+}
+
+QByteArray Verdict::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("verdict"), verdictName(kind));
+    o.insert(QStringLiteral("row"), row);
+    o.insert(QStringLiteral("why"), why);
+    o.insert(QStringLiteral("facts"), QJsonArray::fromStringList(facts));
+    o.insert(QStringLiteral("reason"), reason);
+    o.insert(QStringLiteral("snapshot"), snapshot ? QJsonValue(*snapshot) : QJsonValue());
+    o.insert(QStringLiteral("snapshot_source"), snapshotSource);
+    o.insert(QStringLiteral("canonical_ticket_id"), canonicalTicketId ? QJsonValue(*canonicalTicketId) : QJsonValue());
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+VerdictInput verdictInputFrom(const KeyDetail &d, const UpstreamEvidence *evidence)
+{
+    VerdictInput in;
+    if (!d.record) {
+        in.recordStale = true;
+        in.recordNote = QStringLiteral("no idempotency record with this key");
+    } else {
+        const RecordDetail &r = *d.record;
+        const bool processing = r.statusCode && *r.statusCode == Processing;
+        in.recordStale = !processing || r.stale;
+        in.recordNote = QStringLiteral("%1, updated %2 ago, processing timeout %3 s")
+                            .arg(r.statusText, humanDuration(r.ageSeconds))
+                            .arg(r.processingTimeoutS);
+        if (!processing)
+            in.recordNote += QStringLiteral(" (not PROCESSING: nothing can still be running)");
+    }
+    for (const TicketRow &t : d.tickets)
+        in.tickets.append(VerdictTicket{t.id, t.payload});
+    for (const IntentAttempt &a : d.attempts)
+        in.attemptStatuses.append(a.status.value_or(QStringLiteral("NULL")));
+    if (!evidence) {
+        in.upstream = UpstreamAnswer::NotConfigured;
+        in.upstreamNote = QStringLiteral("not queried");
+    } else {
+        in.upstream = upstreamAnswerOf(*evidence);
+        in.upstreamNote = evidence->message;
+        if (in.upstream == UpstreamAnswer::Found && !evidence->foundObjects.isEmpty())
+            in.upstreamObject = evidence->foundObjects.first();
+        if (in.upstream == UpstreamAnswer::Found && !evidence->foundObjectsExact)
+            in.upstreamNote += QStringLiteral(" (object re-serialised, not byte-exact: check the raw body before using it as a snapshot)");
+    }
+    return in;
+}
+
+} // namespace triage

@@ -1,0 +1,311 @@
+#include "QueueModel.h"
+
+#include "StatusTone.h"
+#include "Workspace.h"
+
+#include "Log.h"
+
+namespace triage {
+
+namespace {
+
+/// "2026-11-29 21:55:07" from canonical "2026-11-29T21:55:07.123456Z" (column says UTC).
+QString toSecond(const QString &canonical)
+{
+    if (canonical.isNull())
+        return {};
+    if (canonical.size() >= 19 && canonical.at(10) == QLatin1Char('T'))
+        return canonical.left(10) + QLatin1Char(' ') + canonical.mid(11, 8);
+    return canonical; // unparsable text is shown as stored
+}
+
+QString timeToolTip(const QString &canonical)
+{
+    if (canonical.isNull())
+        return QStringLiteral("NULL");
+    const auto t = parseUtcMicros(canonical);
+    if (!t)
+        return canonical;
+    return QStringLiteral("%1\nlocal: %2").arg(canonical, formatLocal(*t));
+}
+
+} // namespace
+
+QueueModel::QueueModel(Workspace *workspace, QObject *parent) : QAbstractTableModel(parent), m_workspace(workspace)
+{
+    qRegisterMetaType<triage::QueueRow>();
+}
+
+QueueModel::~QueueModel() = default;
+
+void QueueModel::setRequest(const QueueRequest &request)
+{
+    m_request = request;
+    refresh();
+}
+
+void QueueModel::refresh()
+{
+    // canFetchMore() stays false while the reset signals run: a view or tester calling
+    // fetchMore() from its modelReset slot must not start a second first page (the
+    // model tester caught exactly that: every row twice).
+    m_started = false;
+    reset();
+    m_started = true;
+    startPage();
+    startCount();
+}
+
+void QueueModel::setPageSize(int rows)
+{
+    m_pageSize = qMax(1, rows);
+}
+
+void QueueModel::reset()
+{
+    ++m_generation; // results of the previous request are dropped on arrival
+    beginResetModel();
+    m_rows.clear();
+    m_cursor = QueueCursor{};
+    m_atEnd = false;
+    m_failed = false;
+    m_error.clear();
+    m_countError.clear();
+    endResetModel();
+    if (m_count != -1) {
+        m_count = -1;
+        emit countChanged(-1);
+    }
+    m_counting = false;
+    if (m_loading) {
+        m_loading = false;
+        emit loadingChanged(false);
+    }
+}
+
+bool QueueModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && m_started && !m_loading && !m_atEnd && !m_failed && m_workspace;
+}
+
+void QueueModel::fetchMore(const QModelIndex &parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    startPage();
+}
+
+void QueueModel::startPage()
+{
+    if (!m_workspace)
+        return;
+    m_loading = true;
+    emit loadingChanged(true);
+    const quint64 generation = m_generation;
+    logger("models")->debug("fetching {} rows of the {} queue (generation {})", m_pageSize, queueName(m_request.kind),
+                            generation);
+    m_workspace->fetchQueuePage(m_request, m_cursor, m_pageSize)
+        .then(this, [this, generation](const Outcome<QueuePage> &page) { applyPage(generation, page); });
+}
+
+void QueueModel::startCount()
+{
+    if (!m_workspace)
+        return;
+    m_counting = true;
+    const quint64 generation = m_generation;
+    m_workspace->countQueue(m_request).then(this, [this, generation](const Outcome<qint64> &count) {
+        applyCount(generation, count);
+    });
+}
+
+void QueueModel::applyPage(quint64 generation, const Outcome<QueuePage> &page)
+{
+    if (generation != m_generation) {
+        logger("models")->debug("dropped a {} queue page of generation {} (now {})", queueName(m_request.kind), generation,
+                                m_generation);
+        return;
+    }
+    int first = int(m_rows.size());
+    int added = 0;
+    if (page.ok()) {
+        const QVector<QueueRow> &rows = page->rows;
+        added = int(rows.size());
+        if (added > 0) {
+            beginInsertRows(QModelIndex(), first, first + added - 1);
+            m_rows += rows;
+            m_cursor = page->next;
+            m_atEnd = page->atEnd;
+            endInsertRows();
+        } else {
+            m_cursor = page->next;
+            m_atEnd = true; // an empty page ends the queue whatever the cursor says
+        }
+        m_error.clear();
+    } else {
+        m_failed = true;
+        m_error = page.error->message;
+        logger("models")->warn("{} queue: {}", queueName(m_request.kind), m_error);
+    }
+    m_loading = false;
+    emit loadingChanged(false);
+    if (page.ok())
+        emit pageLoaded(first, added, m_atEnd);
+    else
+        emit errorOccurred(m_error);
+}
+
+void QueueModel::applyCount(quint64 generation, const Outcome<qint64> &count)
+{
+    if (generation != m_generation)
+        return;
+    m_counting = false;
+    if (count.ok()) {
+        m_count = *count;
+        m_countError.clear();
+        emit countChanged(m_count);
+    } else {
+        m_countError = count.error->message;
+        logger("models")->warn("{} queue count: {}", queueName(m_request.kind), m_countError);
+        emit errorOccurred(m_countError);
+    }
+}
+
+int QueueModel::findKey(const QString &key) const
+{
+    for (int i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].idemKey == key)
+            return i;
+    return -1;
+}
+
+int QueueModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int QueueModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+bool QueueModel::isStale(const QueueRow &row) const
+{
+    // The Unknown queue holds exactly the stale PROCESSING records (DESIGN.md §4).
+    return row.source == QueueSource::Record && m_request.kind == QueueKind::Unknown;
+}
+
+QVariant QueueModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const QueueRow &r = m_rows.at(index.row());
+    const bool record = r.source == QueueSource::Record;
+    switch (role) {
+    case RowRole: return QVariant::fromValue(r);
+    case IdemKeyRole: return r.idemKey;
+    case SourceRole: return int(r.source);
+    case AgeSecondsRole: return r.ageSeconds;
+    default: break;
+    }
+    const int column = index.column();
+    if (role == Qt::DisplayRole || role == Qt::EditRole || role == roles::FullText) {
+        const bool full = role == roles::FullText;
+        switch (column) {
+        case KeyColumn: return r.idemKey;
+        case StatusColumn: return r.status;
+        case AgeColumn: return humanDuration(r.ageSeconds);
+        case SourceColumn: return sourceName(r.source);
+        case BizTypeColumn: return record ? r.bizType : r.action;
+        case UpdatedColumn: return full ? r.updatedAt : toSecond(r.updatedAt);
+        case CreatedColumn: return full ? r.createdAt : toSecond(r.createdAt);
+        case ExpireColumn: return full ? r.expireAt : toSecond(r.expireAt);
+        case TaskStepColumn:
+            if (record)
+                return QString();
+            return QStringLiteral("%1 / %2").arg(r.taskId.isNull() ? QStringLiteral("NULL") : r.taskId,
+                                                 r.stepId.isNull() ? QStringLiteral("NULL") : r.stepId);
+        }
+        return {};
+    }
+    switch (role) {
+    case roles::Tone:
+        if (column != StatusColumn)
+            return {};
+        return int(record ? recordStatusTone(r.status, isStale(r)) : intentStatusTone(r.status));
+    case roles::Monospace:
+        return column == KeyColumn || column == UpdatedColumn || column == CreatedColumn || column == ExpireColumn
+            || column == TaskStepColumn;
+    case roles::IsNull:
+        return false;
+    case Qt::TextAlignmentRole:
+        if (column == AgeColumn)
+            return QVariant::fromValue<Qt::Alignment>(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case Qt::ToolTipRole:
+        switch (column) {
+        case KeyColumn: return r.idemKey;
+        case StatusColumn:
+            if (record && isStale(r))
+                return QStringLiteral("PROCESSING for longer than its processing timeout: the outcome is UNKNOWN");
+            if (record && r.status == QLatin1String("PROCESSING"))
+                return QStringLiteral("PROCESSING and younger than its processing timeout: may still be running");
+            if (!record)
+                return QStringLiteral("latest intent-log attempt of this key: %1").arg(r.status);
+            return r.status;
+        case AgeColumn:
+            return QStringLiteral("%1 since updated_at (the database's clock when the page was read)")
+                .arg(humanDuration(r.ageSeconds));
+        case UpdatedColumn: return timeToolTip(r.updatedAt);
+        case CreatedColumn: return timeToolTip(r.createdAt);
+        case ExpireColumn: return record ? timeToolTip(r.expireAt) : QString();
+        default: return {};
+        }
+    default: return {};
+    }
+}
+
+QVariant QueueModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case KeyColumn: return QStringLiteral("Key");
+        case StatusColumn: return QStringLiteral("Status");
+        case AgeColumn: return QStringLiteral("Age");
+        case SourceColumn: return QStringLiteral("Source");
+        case BizTypeColumn: return QStringLiteral("Biz type / action");
+        case UpdatedColumn: return QStringLiteral("Updated (UTC)");
+        case CreatedColumn: return QStringLiteral("Created (UTC)");
+        case ExpireColumn: return QStringLiteral("Expires (UTC)");
+        case TaskStepColumn: return QStringLiteral("Task / step");
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case AgeColumn: return QStringLiteral("Time since updated_at on the database's clock; the queue is ordered by it");
+        case SourceColumn: return QStringLiteral("record: idempotency_record row; intent: latest intent_log attempt of the key");
+        default: break;
+        }
+    }
+    return {};
+}
+
+void QueueModel::sort(int column, Qt::SortOrder order)
+{
+    bool newestFirst;
+    if (column == AgeColumn)
+        newestFirst = order == Qt::AscendingOrder;
+    else if (column == UpdatedColumn)
+        newestFirst = order == Qt::DescendingOrder;
+    else
+        return;
+    if (newestFirst == m_request.newestFirst && m_started)
+        return;
+    QueueRequest r = m_request;
+    r.newestFirst = newestFirst;
+    setRequest(r);
+}
+
+} // namespace triage

@@ -1,0 +1,129 @@
+#pragma once
+
+#include "ModelRoles.h"
+#include "Queue.h"
+
+#include <QAbstractTableModel>
+#include <QPointer>
+#include <QVector>
+
+namespace triage {
+
+class Workspace;
+
+/// One work queue (DESIGN.md §2) as a lazily paged table over Workspace::fetchQueuePage().
+///
+/// Paging: the model keeps the keyset cursor (QueueCursor) of the rows it holds; each
+/// fetchMore() asks for the next pageSize() rows and returns at once. The page is applied
+/// on the GUI thread (future.then(this, …)) inside an exact beginInsertRows() range. Like
+/// DB4S, every reset (setRequest(), refresh()) bumps a generation counter, and a page or
+/// count that arrives for an older generation is dropped. The total comes from
+/// Workspace::countQueue() as a separate statement and never delays the first page.
+///
+/// Holds only QueueRow summaries (a few hundred bytes per row: no snapshots, no payloads).
+/// Errors are reported through errorOccurred() and lastError(); after a failed page the
+/// model stops paging (canFetchMore() is false) until refresh(). The model never shows UI.
+class QueueModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    /// Columns, in display order.
+    enum Column {
+        KeyColumn,      ///< idem_key (monospace)
+        StatusColumn,   ///< record status or intent step status, with roles::Tone
+        AgeColumn,      ///< server now() - updated_at, human ("3d 4h"); the queue's sort key
+        SourceColumn,   ///< "record" / "intent"
+        BizTypeColumn,  ///< biz_type for records, action for intent steps
+        UpdatedColumn,  ///< updated_at, UTC, to the second (roles::FullText: microseconds)
+        CreatedColumn,  ///< created_at, UTC
+        ExpireColumn,   ///< expire_at, UTC (records only)
+        TaskStepColumn, ///< "task_id / step_id" (intent steps only)
+        ColumnCount
+    };
+    /// Model-specific roles (valid on every column of a row).
+    enum Role {
+        RowRole = roles::FirstModelRole, ///< the whole triage::QueueRow
+        IdemKeyRole,                     ///< QString idem_key
+        SourceRole,                      ///< int(triage::QueueSource)
+        AgeSecondsRole,                  ///< double, seconds (server clock at load time)
+    };
+
+    /// `workspace` must outlive the model. Nothing loads until setRequest() or refresh().
+    explicit QueueModel(Workspace *workspace, QObject *parent = nullptr);
+    ~QueueModel() override;
+
+    /// Replaces the queue/filter/order: resets the model (dropping rows and any results
+    /// still in flight) and starts the first page and the count.
+    void setRequest(const QueueRequest &request);
+    const QueueRequest &request() const { return m_request; }
+    /// Reloads the current request from the start (same as setRequest(request())).
+    void refresh();
+
+    /// Rows per fetchMore() (default 100, at least 1). Applies to the next page.
+    void setPageSize(int rows);
+    int pageSize() const { return m_pageSize; }
+
+    /// True while a page is being fetched.
+    bool isLoading() const { return m_loading; }
+    /// True while the count is being fetched.
+    bool isCounting() const { return m_counting; }
+    /// The exact number of rows of the request, or -1 while unknown (counting or failed).
+    qint64 count() const { return m_count; }
+    /// True once the last page has been received.
+    bool atEnd() const { return m_atEnd; }
+    /// The last page error (empty when the last page succeeded), and the last count error.
+    QString lastError() const { return m_error; }
+    QString countError() const { return m_countError; }
+
+    /// The row summary at `row` (0 <= row < rowCount()).
+    const QueueRow &queueRow(int row) const { return m_rows.at(row); }
+    /// The first row whose idem_key is `key`, or -1 (only loaded rows are searched).
+    int findKey(const QString &key) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    bool canFetchMore(const QModelIndex &parent) const override;
+    /// Starts fetching the next page and returns at once; rows arrive later.
+    void fetchMore(const QModelIndex &parent) override;
+    /// The queue's order is the server's (updated_at, id). Sorting the Age or Updated
+    /// column switches QueueRequest::newestFirst (Age descending / Updated ascending =
+    /// oldest first) and reloads; other columns are ignored.
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+
+signals:
+    /// A page fetch started (true) or ended (false, with or without rows).
+    void loadingChanged(bool loading);
+    /// The count is known (`count` >= 0) or was reset to unknown (-1).
+    void countChanged(qint64 count);
+    /// A page was applied: rows [first, first + added) are new; `atEnd` when no more follow.
+    void pageLoaded(int first, int added, bool atEnd);
+    /// A page or the count failed; `message` names the store and why (for operators).
+    void errorOccurred(const QString &message);
+
+private:
+    void reset();
+    void startPage();
+    void startCount();
+    void applyPage(quint64 generation, const Outcome<QueuePage> &page);
+    void applyCount(quint64 generation, const Outcome<qint64> &count);
+    bool isStale(const QueueRow &row) const;
+
+    QPointer<Workspace> m_workspace;
+    QueueRequest m_request;
+    QVector<QueueRow> m_rows;
+    QueueCursor m_cursor;
+    quint64 m_generation = 0;
+    int m_pageSize = 100;
+    bool m_started = false; ///< setRequest()/refresh() was called at least once
+    bool m_loading = false;
+    bool m_counting = false;
+    bool m_atEnd = false;
+    bool m_failed = false;
+    qint64 m_count = -1;
+    QString m_error, m_countError;
+};
+
+} // namespace triage
+
+Q_DECLARE_METATYPE(triage::QueueRow)

@@ -1,0 +1,617 @@
+// triagectl end to end: runs the built executable with QProcess against a fresh database
+// of every backend and checks its output against independent, hand-written SQL.
+#include "TestDatabases.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace triage;
+using triage::test::TestDatabase;
+
+namespace {
+
+/// What one triagectl run produced.
+struct CtlRun {
+    bool finished = false;
+    int exitCode = -1;
+    QByteArray out, err;
+    /// A failure message with everything needed to diagnose it.
+    QByteArray describe(const QStringList &args) const
+    {
+        return "triagectl " + args.join(QLatin1Char(' ')).toUtf8() + "\nexit " + QByteArray::number(exitCode)
+            + (finished ? "" : " (did not finish)") + "\nstderr: " + err + "\nstdout (first 2000 bytes): " + out.left(2000);
+    }
+};
+
+/// Runs triagectl with `args` in `env` (default: this process's environment).
+CtlRun runCtl(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(TRIAGECTL_PATH), args);
+    CtlRun r;
+    if (!p.waitForStarted(30000))
+        return r;
+    r.finished = p.waitForFinished(600000) && p.exitStatus() == QProcess::NormalExit;
+    if (!r.finished)
+        p.kill();
+    r.exitCode = p.exitCode();
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+/// The three --*-db options all naming `url`.
+QStringList dbArgs(const QString &url)
+{
+    return {QStringLiteral("--idempotency-db"), url, QStringLiteral("--intent-db"), url, QStringLiteral("--ticket-db"), url};
+}
+
+/// Runs triagectl and stops the test unless it exits 0; `result` is the CtlRun.
+#define RUN_OK(result, ...)                                                                                          \
+    const CtlRun result = runCtl(__VA_ARGS__);                                                                         \
+    QVERIFY2(result.finished && result.exitCode == 0, result.describe(__VA_ARGS__).constData())
+
+/// Empty when triagectl `args` exits with `code` and its stderr contains `needle`; else why not.
+QByteArray exitMismatch(const QStringList &args, int code, const char *needle)
+{
+    const CtlRun r = runCtl(args);
+    if (r.finished && r.exitCode == code && r.err.contains(needle))
+        return {};
+    return "expected exit " + QByteArray::number(code) + " and \"" + needle + "\" on stderr\n" + r.describe(args);
+}
+
+#define EXPECT_EXIT(...)                                                                                             \
+    do {                                                                                                             \
+        const QByteArray why_ = exitMismatch(__VA_ARGS__);                                                           \
+        QVERIFY2(why_.isEmpty(), why_.constData());                                                                  \
+    } while (false)
+
+/// An SQL expression for "server now minus `seconds`" comparable with the time columns,
+/// written independently of the console's SqlDialect.
+QString cutoff(const QString &backend, int seconds)
+{
+    if (backend == QLatin1String("postgresql"))
+        return QStringLiteral("now() - interval '%1 seconds'").arg(seconds);
+    if (backend == QLatin1String("mysql"))
+        return QStringLiteral("UTC_TIMESTAMP(6) - INTERVAL %1 SECOND").arg(seconds);
+    return QString(); // SQLite: see staleRecordKeys()
+}
+
+/// Keys of PROCESSING records older than `seconds` (updated_at < now() - seconds).
+QStringList staleRecordKeys(const TestDatabase &db, int seconds)
+{
+    QString sql;
+    if (db.backend() == QLatin1String("sqlite"))
+        sql = QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 0 AND "
+                             "julianday(updated_at) < julianday('now') - %1 / 86400.0")
+                  .arg(seconds);
+    else
+        sql = QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 0 AND updated_at < %1")
+                  .arg(cutoff(db.backend(), seconds));
+    QString error;
+    const QStringList keys = db.adminQueryColumn(sql, &error);
+    if (!error.isEmpty())
+        qWarning("independent SQL failed: %s", qPrintable(error));
+    return keys;
+}
+
+/// `column` of every key's latest intent-log attempt (by created_at, id) whose status is
+/// UNKNOWN or RECONCILE_PENDING: a window function, unlike the console's NOT EXISTS.
+QStringList latestUnknownAttempts(const TestDatabase &db, const QString &column)
+{
+    QString error;
+    const QStringList out = db.adminQueryColumn(
+        QStringLiteral("SELECT %1 FROM (SELECT id, idem_key, status, ROW_NUMBER() OVER (PARTITION BY idem_key "
+                       "ORDER BY created_at DESC, id DESC) AS rn FROM intent_log WHERE idem_key IS NOT NULL) latest "
+                       "WHERE rn = 1 AND status IN ('UNKNOWN', 'RECONCILE_PENDING')")
+            .arg(column),
+        &error);
+    if (!error.isEmpty())
+        qWarning("independent SQL failed: %s", qPrintable(error));
+    return out;
+}
+
+/// A time literal for `backend` from canonical ISO text ("2026-01-02T03:04:05.123456Z").
+QString ts(const QString &backend, const QString &iso)
+{
+    if (backend == QLatin1String("postgresql"))
+        return QStringLiteral("TIMESTAMPTZ '%1'").arg(iso);
+    if (backend == QLatin1String("mysql"))
+        return QStringLiteral("'%1 %2'").arg(iso.left(10), iso.mid(11, 15));
+    return QStringLiteral("'%1'").arg(iso);
+}
+
+/// "server now minus `seconds`" as a value of the time column, for inserting edge rows.
+QString agoValue(const QString &backend, int seconds)
+{
+    if (backend == QLatin1String("sqlite"))
+        return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%f', 'now', '-%1 seconds') || '000Z'").arg(seconds);
+    return cutoff(backend, seconds);
+}
+
+QString futureValue(const QString &backend)
+{
+    if (backend == QLatin1String("postgresql"))
+        return QStringLiteral("now() + interval '7 days'");
+    if (backend == QLatin1String("mysql"))
+        return QStringLiteral("UTC_TIMESTAMP(6) + INTERVAL 7 DAY");
+    return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%f', 'now', '+7 days') || '000Z'");
+}
+
+/// A string literal for `backend`: quotes doubled; backslashes doubled on MySQL/MariaDB,
+/// whose literals treat them as escapes.
+QString sqlString(const QString &backend, QString text)
+{
+    if (backend == QLatin1String("mysql"))
+        text.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
+    text.replace(QLatin1Char('\''), QStringLiteral("''"));
+    return QLatin1Char('\'') + text + QLatin1Char('\'');
+}
+
+QSet<QString> toSet(const QStringList &l)
+{
+    return QSet<QString>(l.begin(), l.end());
+}
+
+const QRegularExpression &isoMicros()
+{
+    static const QRegularExpression re(QStringLiteral(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$)"));
+    return re;
+}
+
+} // namespace
+
+class TstCliTriagectl : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void unknownQueueMatchesIndependentSql_data();
+    void unknownQueueMatchesIndependentSql();
+    void showAndFormats_data();
+    void showAndFormats();
+    void exitCodes();
+    void demoWorkspace();
+};
+
+void TstCliTriagectl::initTestCase()
+{
+    QVERIFY2(QFileInfo(QStringLiteral(TRIAGECTL_PATH)).isExecutable(), TRIAGECTL_PATH);
+}
+
+void TstCliTriagectl::unknownQueueMatchesIndependentSql_data()
+{
+    QTest::addColumn<QString>("backend");
+    triage::test::addBackendRows();
+}
+
+void TstCliTriagectl::unknownQueueMatchesIndependentSql()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    const QStringList base = dbArgs(db.url());
+
+    RUN_OK(schema, base + QStringList{QStringLiteral("init-schema"), QStringLiteral("--without-backstop")});
+    QVERIFY(schema.out.contains("schema ready"));
+    QVERIFY(schema.out.contains("omitted"));
+    RUN_OK(again, base + QStringList{QStringLiteral("init-schema"), QStringLiteral("--without-backstop"),
+                                     QStringLiteral("--format"), QStringLiteral("json")});
+    QCOMPARE(QJsonDocument::fromJson(again.out).object().value(QStringLiteral("ticket_backstop")).toBool(true), false);
+
+    RUN_OK(seed, base + QStringList{QStringLiteral("seed-demo"), QStringLiteral("--rows"), QStringLiteral("20000"),
+                                    QStringLiteral("--format"), QStringLiteral("json")});
+    const QJsonObject seeded = QJsonDocument::fromJson(seed.out).object();
+    QCOMPARE(seeded.value(QStringLiteral("records")).toInteger(), 20000);
+    QVERIFY(seeded.value(QStringLiteral("tickets")).toInteger() > 10000);
+    QVERIFY(seeded.value(QStringLiteral("intents")).toInteger() > 20000);
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM idempotency_record")), QStringList{QStringLiteral("20000")});
+
+    // Two edge rows 15 s either side of the default 300 s processing timeout.
+    for (const auto &[key, age] : {std::pair{QStringLiteral("cli:edge:stale"), 315}, std::pair{QStringLiteral("cli:edge:fresh"), 285}}) {
+        const QString error = db.adminExec(
+            QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, expire_at) "
+                           "VALUES ('%1', 'ticket_create', 0, %2, %2, %3)")
+                .arg(key, agoValue(backend, age), futureValue(backend)));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+    }
+
+    const QStringList listArgs = base + QStringList{QStringLiteral("list"), QStringLiteral("UNKNOWN"), QStringLiteral("--format"),
+                                                    QStringLiteral("json"), QStringLiteral("--limit"), QStringLiteral("0")};
+    RUN_OK(list, listArgs);
+    // Independent statements right after the CLI run: a record in the CLI's answer was stale
+    // at the CLI's now(); with 5 s margins either side the two cut-offs bracket it.
+    const QSet<QString> surelyStale = toSet(staleRecordKeys(db, 305));
+    const QSet<QString> perhapsStale = toSet(staleRecordKeys(db, 295));
+    const QSet<QString> sqlIntentKeys = toSet(latestUnknownAttempts(db, QStringLiteral("idem_key")));
+    const QSet<QString> sqlIntentIds = toSet(latestUnknownAttempts(db, QStringLiteral("id")));
+
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(list.out, &parseError);
+    QVERIFY2(parseError.error == QJsonParseError::NoError && doc.isArray(), qPrintable(parseError.errorString()));
+    const QJsonArray rows = doc.array();
+    QSet<QString> cliRecordKeys, cliIntentKeys, cliIntentIds;
+    int recordRows = 0, intentRows = 0;
+    QString previousUpdated;
+    for (const QJsonValue &v : rows) {
+        const QJsonObject o = v.toObject();
+        for (const char *k : {"idem_key", "source", "biz_type", "action", "status", "created_at", "updated_at", "expire_at",
+                              "age_seconds", "id", "task_id", "step_id"})
+            QVERIFY2(o.contains(QLatin1String(k)), k);
+        const QString updated = o.value(QStringLiteral("updated_at")).toString();
+        QVERIFY2(isoMicros().match(updated).hasMatch(), qPrintable(updated));
+        QVERIFY2(isoMicros().match(o.value(QStringLiteral("created_at")).toString()).hasMatch(),
+                 qPrintable(o.value(QStringLiteral("created_at")).toString()));
+        QVERIFY2(previousUpdated <= updated, "oldest updated_at first");
+        previousUpdated = updated;
+        QVERIFY(o.value(QStringLiteral("age_seconds")).isDouble());
+        QVERIFY(o.value(QStringLiteral("id")).isDouble());
+        const QString source = o.value(QStringLiteral("source")).toString();
+        if (source == QLatin1String("record")) {
+            ++recordRows;
+            cliRecordKeys << o.value(QStringLiteral("idem_key")).toString();
+            QCOMPARE(o.value(QStringLiteral("status")).toString(), QStringLiteral("PROCESSING"));
+            QVERIFY(o.value(QStringLiteral("biz_type")).isString());
+            QVERIFY(o.value(QStringLiteral("action")).isNull());
+            QVERIFY(o.value(QStringLiteral("task_id")).isNull());
+            QVERIFY(o.value(QStringLiteral("step_id")).isNull());
+            QVERIFY(isoMicros().match(o.value(QStringLiteral("expire_at")).toString()).hasMatch());
+            QVERIFY(o.value(QStringLiteral("age_seconds")).toDouble() > 300);
+        } else {
+            QCOMPARE(source, QStringLiteral("intent"));
+            ++intentRows;
+            cliIntentKeys << o.value(QStringLiteral("idem_key")).toString();
+            cliIntentIds << QString::number(o.value(QStringLiteral("id")).toInteger());
+            const QString status = o.value(QStringLiteral("status")).toString();
+            QVERIFY2(status == QLatin1String("UNKNOWN") || status == QLatin1String("RECONCILE_PENDING"), qPrintable(status));
+            QVERIFY(o.value(QStringLiteral("biz_type")).isNull());
+            QVERIFY(o.value(QStringLiteral("action")).isString());
+            QVERIFY(o.value(QStringLiteral("task_id")).isString());
+            QVERIFY(o.value(QStringLiteral("expire_at")).isNull());
+        }
+    }
+    QCOMPARE(cliRecordKeys.size(), recordRows); // each record once
+    QCOMPARE(cliIntentKeys.size(), intentRows); // one row per key: its latest attempt
+
+    // The generated data keeps clear of the boundary, so the bracket is exact ...
+    QCOMPARE(surelyStale, perhapsStale);
+    QVERIFY2(surelyStale.size() > 200, qPrintable(QString::number(surelyStale.size())));
+    // ... and the CLI must match it exactly (⊇ surelyStale and ⊆ perhapsStale).
+    QVERIFY(cliRecordKeys.contains(surelyStale));
+    QVERIFY(perhapsStale.contains(cliRecordKeys));
+    QCOMPARE(cliRecordKeys, surelyStale);
+    QVERIFY(cliRecordKeys.contains(QStringLiteral("cli:edge:stale")));
+    QVERIFY(!cliRecordKeys.contains(QStringLiteral("cli:edge:fresh")));
+    QVERIFY2(sqlIntentKeys.size() > 100, qPrintable(QString::number(sqlIntentKeys.size())));
+    QCOMPARE(cliIntentKeys, sqlIntentKeys);
+    QCOMPARE(cliIntentIds, sqlIntentIds);
+
+    // Small pages (many keyset round trips merging both sources) give the same rows in the
+    // same order; newest-first gives the same set, newest updated_at first.
+    auto identities = [](const QJsonArray &a) {
+        QStringList ids;
+        for (const QJsonValue &v : a)
+            ids << v.toObject().value(QStringLiteral("source")).toString() + QLatin1Char(':')
+                    + QString::number(v.toObject().value(QStringLiteral("id")).toInteger());
+        return ids;
+    };
+    RUN_OK(paged, listArgs + QStringList{QStringLiteral("--page-size"), QStringLiteral("37")});
+    QCOMPARE(identities(QJsonDocument::fromJson(paged.out).array()), identities(rows));
+    RUN_OK(newest, listArgs + QStringList{QStringLiteral("--page-size"), QStringLiteral("41"), QStringLiteral("--newest-first")});
+    const QJsonArray newestRows = QJsonDocument::fromJson(newest.out).array();
+    QCOMPARE(toSet(identities(newestRows)), toSet(identities(rows)));
+    for (int i = 1; i < newestRows.size(); ++i)
+        QVERIFY(newestRows.at(i - 1).toObject().value(QStringLiteral("updated_at")).toString()
+                >= newestRows.at(i).toObject().value(QStringLiteral("updated_at")).toString());
+    // --limit stops after exactly N rows, across pages.
+    RUN_OK(limited, base + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--format"),
+                                       QStringLiteral("json"), QStringLiteral("--limit"), QStringLiteral("100"),
+                                       QStringLiteral("--page-size"), QStringLiteral("30")});
+    QCOMPARE(identities(QJsonDocument::fromJson(limited.out).array()), identities(rows).mid(0, 100));
+
+    // The table format counts the whole queue (countQueue) and shows the first --limit rows.
+    const QStringList tableArgs = base + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--limit"),
+                                                     QStringLiteral("5")};
+    RUN_OK(table, tableArgs);
+    const QStringList lines = QString::fromUtf8(table.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + 5 + 1);
+    QVERIFY2(lines.first().startsWith(QStringLiteral("SOURCE")), qPrintable(lines.first()));
+    QCOMPARE(lines.last(), QStringLiteral("5 rows (of %1); --limit 0 lists all").arg(rows.size()));
+
+    // A filter narrows both sources consistently: --key selects the edge row only.
+    RUN_OK(filtered, base + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--key"),
+                                        QStringLiteral("cli:edge:"), QStringLiteral("--format"), QStringLiteral("json")});
+    const QJsonArray edge = QJsonDocument::fromJson(filtered.out).array();
+    QCOMPARE(edge.size(), 1);
+    QCOMPARE(edge.first().toObject().value(QStringLiteral("idem_key")).toString(), QStringLiteral("cli:edge:stale"));
+}
+
+void TstCliTriagectl::showAndFormats_data()
+{
+    QTest::addColumn<QString>("backend");
+    triage::test::addBackendRows();
+}
+
+void TstCliTriagectl::showAndFormats()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    const QStringList base = dbArgs(db.url());
+    RUN_OK(schema, base + QStringList{QStringLiteral("init-schema"), QStringLiteral("--without-backstop")});
+
+    // A stale PROCESSING record with two tickets (a breached backstop) and two attempts, a
+    // SUCCESS record whose snapshot QJsonDocument would rewrite, and a FAILED record whose
+    // key needs CSV quoting. Microsecond times must come back exactly.
+    const QString key = QStringLiteral("ticket:create:acme:cli-show-1");
+    const QString snapshot = QString::fromUtf8(R"({"amount": 12345678901234567890, "ratio": 1.10, "name": "Zürich \"HQ\""})");
+    const QString quotedKey = QStringLiteral("cli:quote:\"a,b\"");
+    auto t = [&](const char *iso) { return ts(backend, QString::fromLatin1(iso)); };
+    const QStringList fixture = {
+        QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
+                       "VALUES ('%1', 'ticket_create', 0, NULL, %2, %3, %4)")
+            .arg(key, t("2026-01-02T03:04:05.123456Z"), t("2026-01-02T03:09:05.654321Z"), t("2099-01-01T00:00:00.000001Z")),
+        QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
+                       "VALUES ('ticket:create:acme:cli-show-2', 'ticket_create', 1, %1, %2, %2, %3)")
+            .arg(sqlString(backend, snapshot), t("2026-01-03T00:00:00.000000Z"),
+                 t("2099-01-01T00:00:00.000000Z")),
+        QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, expire_at) "
+                       "VALUES ('%1', 'refund_issue', 2, %2, %2, %3)")
+            .arg(QString(quotedKey), t("2026-01-04T00:00:00.000000Z"), t("2099-01-01T00:00:00.000000Z")),
+        QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) VALUES "
+                       "(900001, '%1', 'acme', 'VPN down', 'OPEN', '{\"ticket_id\":900001}', %2, %2)")
+            .arg(key, t("2026-01-02T03:04:06.000001Z")),
+        QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) VALUES "
+                       "(900002, '%1', 'acme', 'VPN down', 'OPEN', '{\"ticket_id\":900002}', %2, %2)")
+            .arg(key, t("2026-01-02T03:06:00.500000Z")),
+        QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, request, error, actor, created_at, updated_at) "
+                       "VALUES ('task_1', 'step_1', 'create_ticket', '%1', 'UNKNOWN', '{\"n\":1}', 'timeout after 30000 ms', 'agent-1', %2, %3)")
+            .arg(key, t("2026-01-02T03:04:05.200000Z"), t("2026-01-02T03:04:35.200000Z")),
+        QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, request, error, actor, created_at, updated_at) "
+                       "VALUES ('task_1', 'step_1', 'create_ticket', '%1', 'UNKNOWN', '{\"n\":2}', 'connection reset', 'agent-2', %2, %3)")
+            .arg(key, t("2026-01-02T03:05:00.000000Z"), t("2026-01-02T03:05:30.000000Z")),
+    };
+    for (const QString &sql : fixture) {
+        const QString error = db.adminExec(sql);
+        QVERIFY2(error.isEmpty(), qPrintable(error + QStringLiteral("\n") + sql));
+    }
+
+    // show KEY --format json: exact values.
+    RUN_OK(show, base + QStringList{QStringLiteral("show"), key, QStringLiteral("--format"), QStringLiteral("json")});
+    const QJsonObject d = QJsonDocument::fromJson(show.out).object();
+    QCOMPARE(d.value(QStringLiteral("idem_key")).toString(), key);
+    const QJsonObject rec = d.value(QStringLiteral("record")).toObject();
+    QCOMPARE(rec.value(QStringLiteral("status")).toString(), QStringLiteral("PROCESSING"));
+    QCOMPARE(rec.value(QStringLiteral("status_code")).toInteger(-1), 0);
+    QCOMPARE(rec.value(QStringLiteral("created_at")).toString(), QStringLiteral("2026-01-02T03:04:05.123456Z"));
+    QCOMPARE(rec.value(QStringLiteral("updated_at")).toString(), QStringLiteral("2026-01-02T03:09:05.654321Z"));
+    QCOMPARE(rec.value(QStringLiteral("expire_at")).toString(), QStringLiteral("2099-01-01T00:00:00.000001Z"));
+    QVERIFY(rec.value(QStringLiteral("version")).isNull());
+    QVERIFY(rec.value(QStringLiteral("result_snapshot")).isNull());
+    QCOMPARE(rec.value(QStringLiteral("stale")).toBool(), true);
+    QCOMPARE(rec.value(QStringLiteral("processing_timeout_s")).toInt(), 300);
+    QCOMPARE(rec.value(QStringLiteral("tenant")).toString(), QStringLiteral("acme"));
+    QCOMPARE(rec.value(QStringLiteral("biz_type")).toString(), QStringLiteral("ticket_create"));
+    QVERIFY(rec.value(QStringLiteral("age_seconds")).toDouble() > 86400);
+    QVERIFY(rec.value(QStringLiteral("expires_in_seconds")).toDouble() > 86400);
+    const QJsonArray tickets = d.value(QStringLiteral("tickets")).toArray();
+    QCOMPARE(tickets.size(), 2);
+    QCOMPARE(tickets.at(0).toObject().value(QStringLiteral("id")).toInteger(), 900001);
+    QCOMPARE(tickets.at(1).toObject().value(QStringLiteral("payload")).toString(), QStringLiteral("{\"ticket_id\":900002}"));
+    QCOMPARE(tickets.at(0).toObject().value(QStringLiteral("created_at")).toString(), QStringLiteral("2026-01-02T03:04:06.000001Z"));
+    const QJsonArray attempts = d.value(QStringLiteral("attempts")).toArray();
+    QCOMPARE(attempts.size(), 2);
+    QCOMPARE(attempts.at(1).toObject().value(QStringLiteral("error")).toString(), QStringLiteral("connection reset"));
+    QVERIFY(attempts.at(0).toObject().value(QStringLiteral("response")).isNull());
+    // record created + updated, 2 × (intent + result), 2 tickets created.
+    const QJsonArray timeline = d.value(QStringLiteral("timeline")).toArray();
+    QCOMPARE(timeline.size(), 8);
+    QCOMPARE(timeline.first().toObject().value(QStringLiteral("time")).toString(), QStringLiteral("2026-01-02T03:04:05.123456Z"));
+    QCOMPARE(timeline.first().toObject().value(QStringLiteral("source")).toString(), QStringLiteral("idempotency_record"));
+    QCOMPARE(timeline.last().toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("updated"));
+    for (int i = 1; i < timeline.size(); ++i)
+        QVERIFY(timeline.at(i - 1).toObject().value(QStringLiteral("time")).toString()
+                <= timeline.at(i).toObject().value(QStringLiteral("time")).toString());
+    QCOMPARE(d.value(QStringLiteral("warnings")).toArray().size(), 2); // duplicate group; ticket exists while PROCESSING
+    QVERIFY(d.value(QStringLiteral("errors")).toObject().isEmpty());
+
+    // The snapshot comes back as the exact stored text (no number rewriting).
+    RUN_OK(show2, base + QStringList{QStringLiteral("show"), QStringLiteral("ticket:create:acme:cli-show-2"),
+                                     QStringLiteral("--format"), QStringLiteral("json")});
+    const QJsonObject rec2 = QJsonDocument::fromJson(show2.out).object().value(QStringLiteral("record")).toObject();
+    QCOMPARE(rec2.value(QStringLiteral("result_snapshot")).toString(), snapshot);
+    QCOMPARE(rec2.value(QStringLiteral("status")).toString(), QStringLiteral("SUCCESS"));
+    QCOMPARE(rec2.value(QStringLiteral("stale")).toBool(true), false);
+    QCOMPARE(QJsonDocument::fromJson(show2.out).object().value(QStringLiteral("tickets")).toArray().size(), 0);
+
+    // The table form for humans.
+    RUN_OK(showTable, base + QStringList{QStringLiteral("show"), key});
+    const QString text = QString::fromUtf8(showTable.out);
+    QVERIFY2(text.contains(QStringLiteral("PROCESSING (code 0): stale, outcome UNKNOWN")), qPrintable(text));
+    QVERIFY(text.contains(QStringLiteral("Tickets (2)")));
+    QVERIFY(text.contains(QStringLiteral("Intent-log attempts (2)")));
+    QVERIFY(text.contains(QStringLiteral("Timeline (8 events)")));
+    QVERIFY(text.contains(QStringLiteral("result_snapshot: NULL")));
+
+    // A --config file's per-biz_type processing timeout moves the record from Unknown to
+    // In flight (its intent step stays Unknown); the URLs come from the file.
+    QTemporaryDir configDir;
+    QVERIFY(configDir.isValid());
+    const QString ini = configDir.filePath(QStringLiteral("triage.ini"));
+    {
+        QFile f(ini);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral("[idempotency]\nurl=%1\n[intent]\nurl=%1\n[ticket]\nurl=%1\n"
+                               "[biz.ticket_create]\nprocessing_timeout=999999999\n")
+                    .arg(db.url())
+                    .toUtf8());
+    }
+    auto keysOf = [](const QByteArray &json) {
+        QStringList keys;
+        for (const QJsonValue &v : QJsonDocument::fromJson(json).array())
+            keys << v.toObject().value(QStringLiteral("source")).toString() + QLatin1Char(':')
+                    + v.toObject().value(QStringLiteral("idem_key")).toString();
+        return keys;
+    };
+    RUN_OK(unknownDefault, base + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--format"), QStringLiteral("json")});
+    // Oldest updated_at first: the latest attempt (03:05:30) before the record (03:09:05).
+    QCOMPARE(keysOf(unknownDefault.out), (QStringList{QStringLiteral("intent:") + key, QStringLiteral("record:") + key}));
+    RUN_OK(unknownConfigured, QStringList{QStringLiteral("--config"), ini, QStringLiteral("list"), QStringLiteral("unknown"),
+                                          QStringLiteral("--format"), QStringLiteral("json")});
+    QCOMPARE(keysOf(unknownConfigured.out), QStringList{QStringLiteral("intent:") + key});
+    RUN_OK(inflightConfigured, QStringList{QStringLiteral("--config"), ini, QStringLiteral("list"), QStringLiteral("inflight"),
+                                           QStringLiteral("--format"), QStringLiteral("json")});
+    QCOMPARE(keysOf(inflightConfigured.out), QStringList{QStringLiteral("record:") + key});
+    RUN_OK(showConfigured, QStringList{QStringLiteral("--config"), ini, QStringLiteral("show"), key, QStringLiteral("--format"),
+                                       QStringLiteral("json")});
+    const QJsonObject recConfigured = QJsonDocument::fromJson(showConfigured.out).object().value(QStringLiteral("record")).toObject();
+    QCOMPARE(recConfigured.value(QStringLiteral("processing_timeout_s")).toInt(), 999999999);
+    QCOMPARE(recConfigured.value(QStringLiteral("stale")).toBool(true), false);
+
+    // A key found nowhere: exit 1 with a message, nothing on stdout.
+    const QStringList missingArgs = base + QStringList{QStringLiteral("show"), QStringLiteral("no:such:key")};
+    const CtlRun missing = runCtl(missingArgs);
+    QVERIFY2(missing.exitCode == 1, missing.describe(missingArgs).constData());
+    QVERIFY(missing.err.contains("no record, ticket or intent-log entry has key \"no:such:key\""));
+    QVERIFY(missing.out.isEmpty());
+
+    // CSV: exact header, RFC 4180 quoting, CRLF.
+    RUN_OK(csv, base + QStringList{QStringLiteral("list"), QStringLiteral("failed"), QStringLiteral("--format"), QStringLiteral("csv")});
+    const QList<QByteArray> csvLines = csv.out.split('\n');
+    QCOMPARE(csvLines.size(), 3); // header, one row, "" after the last CRLF
+    QCOMPARE(csvLines.at(0), QByteArray("idem_key,source,biz_type,action,status,created_at,updated_at,expire_at,age_seconds,id,"
+                                        "task_id,step_id\r"));
+    QVERIFY2(csvLines.at(1).startsWith("\"cli:quote:\"\"a,b\"\"\",record,refund_issue,,FAILED,2026-01-04T00:00:00.000000Z,"
+                                       "2026-01-04T00:00:00.000000Z,2099-01-01T00:00:00.000000Z,"),
+             csvLines.at(1).constData());
+    QVERIFY(csvLines.at(1).endsWith(",,\r"));
+    QVERIFY(csvLines.at(2).isEmpty());
+
+    // Table footer for a one-row queue.
+    RUN_OK(failedTable, base + QStringList{QStringLiteral("list"), QStringLiteral("Failed")});
+    QVERIFY2(failedTable.out.endsWith("\n1 row (of 1)\n"), failedTable.out.constData());
+    RUN_OK(successJson, base + QStringList{QStringLiteral("list"), QStringLiteral("success"), QStringLiteral("--format"),
+                                           QStringLiteral("json")});
+    QCOMPARE(QJsonDocument::fromJson(successJson.out).array().size(), 1);
+    RUN_OK(emptyJson, base + QStringList{QStringLiteral("list"), QStringLiteral("escalated"), QStringLiteral("--format"),
+                                         QStringLiteral("json")});
+    QCOMPARE(emptyJson.out, QByteArray("[]\n"));
+    // Time window filters: updated_at in [2026-01-03, 2026-01-04) selects the SUCCESS record only.
+    RUN_OK(window, base + QStringList{QStringLiteral("list"), QStringLiteral("success"), QStringLiteral("--updated-from"),
+                                      QStringLiteral("2026-01-03T00:00:00Z"), QStringLiteral("--updated-to"),
+                                      QStringLiteral("2026-01-03T00:00:00.000001Z"), QStringLiteral("--format"), QStringLiteral("json")});
+    QCOMPARE(QJsonDocument::fromJson(window.out).array().size(), 1);
+    RUN_OK(windowEmpty, base + QStringList{QStringLiteral("list"), QStringLiteral("success"), QStringLiteral("--updated-to"),
+                                           QStringLiteral("2026-01-03"), QStringLiteral("--format"), QStringLiteral("json")});
+    QCOMPARE(QJsonDocument::fromJson(windowEmpty.out).array().size(), 0);
+}
+
+void TstCliTriagectl::exitCodes()
+{
+    TestDatabase pg(QStringLiteral("postgresql"));
+    TRIAGE_REQUIRE_BACKEND(pg);
+    TestDatabase lite(QStringLiteral("sqlite"));
+    const QStringList base = dbArgs(pg.url());
+    const QStringList sqlite = dbArgs(lite.url());
+
+    {
+        const CtlRun help = runCtl({QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        for (const char *needle : {"Exit codes:", "TRIAGE_DB_PASSWORD", "TRIAGE_TICKET_DB_PASSWORD", "init-schema", "seed-demo",
+                                   "list QUEUE", "show KEY", "Usage: triagectl"})
+            QVERIFY2(help.out.contains(needle), needle);
+    }
+    EXPECT_EXIT(QStringList{}, 1, "no command given");
+    EXPECT_EXIT(sqlite + QStringList{QStringLiteral("frobnicate")}, 1, "unknown command");
+    EXPECT_EXIT(QStringList{QStringLiteral("list"), QStringLiteral("unknown")}, 1, "no database configured");
+    EXPECT_EXIT((QStringList{QStringLiteral("--idempotency-db"), QStringLiteral("not a url"), QStringLiteral("--intent-db"),
+                             lite.url(), QStringLiteral("--ticket-db"), lite.url(), QStringLiteral("list"), QStringLiteral("unknown")}),
+                1, "idempotency database URL");
+    EXPECT_EXIT(dbArgs(QStringLiteral("postgresql://triage:secret@127.0.0.1:5432/x")) + QStringList{QStringLiteral("list"), QStringLiteral("unknown")},
+                1, "password in the URL is not accepted");
+    EXPECT_EXIT(sqlite + QStringList{QStringLiteral("list"), QStringLiteral("nosuchqueue")}, 1, "unknown queue \"nosuchqueue\"");
+    EXPECT_EXIT(sqlite + QStringList{QStringLiteral("list")}, 1, "missing argument");
+    EXPECT_EXIT(sqlite + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--created-from"),
+                                     QStringLiteral("yesterday")},
+                1, "--created-from \"yesterday\" is not an ISO-8601 time");
+    EXPECT_EXIT(sqlite + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--limit"), QStringLiteral("lots")},
+                1, "--limit");
+    EXPECT_EXIT(sqlite + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--format"), QStringLiteral("xml")},
+                1, "--format");
+    EXPECT_EXIT(sqlite + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--rows"), QStringLiteral("5")},
+                1, "--rows is an option of seed-demo");
+    EXPECT_EXIT(sqlite + QStringList{QStringLiteral("show"), QStringLiteral("k"), QStringLiteral("--format"), QStringLiteral("csv")},
+                1, "show has no csv form");
+    EXPECT_EXIT(sqlite + QStringList{QStringLiteral("--read-only"), QStringLiteral("seed-demo")}, 4, "read-only");
+
+    // Unreachable server: exit 2, the store named.
+    EXPECT_EXIT(dbArgs(QStringLiteral("postgresql://triage@127.0.0.1:1/triage")) + QStringList{QStringLiteral("list"), QStringLiteral("unknown")},
+                2, "cannot connect to the idempotency database");
+    EXPECT_EXIT(dbArgs(QStringLiteral("mysql://triage@127.0.0.1:1/triage")) + QStringList{QStringLiteral("show"), QStringLiteral("k")},
+                2, "127.0.0.1:1");
+    // A database without the tables: exit 2 naming the store.
+    EXPECT_EXIT(base + QStringList{QStringLiteral("list"), QStringLiteral("unknown")}, 2, "idempotency database");
+
+    // Wrong passwords: exit 2, the store named, the password never printed.
+    const QString wrong = QStringLiteral("Wr0ng-Secret-4711");
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRIAGE_DB_PASSWORD"), wrong);
+        const QStringList args = base + QStringList{QStringLiteral("list"), QStringLiteral("unknown")};
+        const CtlRun r = runCtl(args, env);
+        QVERIFY2(r.exitCode == 2, r.describe(args).constData());
+        QVERIFY2(r.err.contains("cannot connect to the idempotency database"), r.describe(args).constData());
+        QVERIFY2(r.err.contains("password authentication failed"), r.describe(args).constData());
+        QVERIFY(!r.err.contains(wrong.toUtf8()) && !r.out.contains(wrong.toUtf8()));
+    }
+    {
+        // Only the intent-log database's own variable is wrong: the message names that store.
+        RUN_OK(schema, base + QStringList{QStringLiteral("init-schema")});
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRIAGE_INTENT_DB_PASSWORD"), wrong);
+        const QStringList args = base + QStringList{QStringLiteral("list"), QStringLiteral("unknown")};
+        const CtlRun r = runCtl(args, env);
+        QVERIFY2(r.exitCode == 2, r.describe(args).constData());
+        QVERIFY2(r.err.contains("cannot connect to the intent-log database"), r.describe(args).constData());
+        QVERIFY(!r.err.contains(wrong.toUtf8()));
+    }
+    // With the schema in place, the same list succeeds (empty queue).
+    RUN_OK(empty, base + QStringList{QStringLiteral("list"), QStringLiteral("unknown")});
+    QVERIFY2(empty.out.endsWith("0 rows (of 0)\n"), empty.out.constData());
+}
+
+void TstCliTriagectl::demoWorkspace()
+{
+    QTemporaryDir home;
+    QVERIFY(home.isValid());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("HOME"), home.path());
+    env.insert(QStringLiteral("XDG_DATA_HOME"), home.path() + QStringLiteral("/share"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), home.path() + QStringLiteral("/config"));
+    const QStringList args = {QStringLiteral("--demo"), QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--format"),
+                              QStringLiteral("json")};
+    const CtlRun r = runCtl(args, env);
+    QVERIFY2(r.exitCode == 0, r.describe(args).constData());
+    const QJsonArray rows = QJsonDocument::fromJson(r.out).array();
+    QVERIFY2(!rows.isEmpty() && rows.size() <= 100, r.describe(args).constData()); // default --limit 100
+    QVERIFY(QFileInfo::exists(home.path() + QStringLiteral("/share/triage-console/demo/demo.sqlite")));
+
+    const QString key = rows.first().toObject().value(QStringLiteral("idem_key")).toString();
+    const QStringList showArgs = {QStringLiteral("--demo"), QStringLiteral("show"), key, QStringLiteral("--format"), QStringLiteral("json")};
+    const CtlRun shown = runCtl(showArgs, env);
+    QVERIFY2(shown.exitCode == 0, shown.describe(showArgs).constData());
+    const QJsonObject d = QJsonDocument::fromJson(shown.out).object();
+    QCOMPARE(d.value(QStringLiteral("idem_key")).toString(), key);
+    QVERIFY(!d.value(QStringLiteral("timeline")).toArray().isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TstCliTriagectl)
+#include "tst_cli_triagectl.moc"

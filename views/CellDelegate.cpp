@@ -1,0 +1,65 @@
+#include "CellDelegate.h"
+
+#include "ModelRoles.h"
+#include "Theme.h"
+
+#include <QApplication>
+#include <QPainter>
+
+namespace triage {
+
+CellDelegate::CellDelegate(QObject *parent) : QStyledItemDelegate(parent) {}
+
+void CellDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const
+{
+    QStyledItemDelegate::initStyleOption(option, index);
+    if (index.data(roles::Monospace).toBool())
+        option->font = theme::monospaceFont(-1);
+    if (index.data(roles::IsNull).toBool()) {
+        option->font.setItalic(true);
+        option->palette.setColor(QPalette::Text, theme::mutedText());
+    }
+}
+
+void CellDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+{
+    const QVariant tone = index.data(roles::Tone);
+    if (!tone.isValid()) {
+        QStyledItemDelegate::paint(painter, option, index);
+        return;
+    }
+    QStyleOptionViewItem opt(option);
+    initStyleOption(&opt, index);
+    const QString text = opt.text;
+    opt.text.clear();
+    const QStyle *style = opt.widget ? opt.widget->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, opt.widget); // background, selection, focus
+
+    const theme::ToneColors c = theme::toneColors(Tone(tone.toInt()));
+    QFont f = opt.font;
+    f.setBold(true);
+    f.setPointSizeF(qMax<qreal>(6, f.pointSizeF() - 1));
+    const QFontMetrics fm(f);
+    const int h = qMin(opt.rect.height() - 4, fm.height() + 4);
+    const int w = qMin(opt.rect.width() - 8, fm.horizontalAdvance(text) + 16);
+    const QRect badge(opt.rect.left() + 4, opt.rect.top() + (opt.rect.height() - h) / 2, w, h);
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setPen(c.border);
+    painter->setBrush(c.background);
+    painter->drawRoundedRect(QRectF(badge).adjusted(0.5, 0.5, -0.5, -0.5), h / 2.0, h / 2.0);
+    painter->setPen(c.foreground);
+    painter->setFont(f);
+    painter->drawText(badge, Qt::AlignCenter, fm.elidedText(text, Qt::ElideRight, qMax(0, badge.width() - 10)));
+    painter->restore();
+}
+
+QSize CellDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const
+{
+    QSize s = QStyledItemDelegate::sizeHint(option, index);
+    if (index.data(roles::Tone).isValid())
+        s.rwidth() += 24;
+    return s;
+}
+
+} // namespace triage

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <QStyledItemDelegate>
+
+namespace triage {
+
+/// The item delegate of every table and tree in the console. Reads the shared roles of
+/// models/ModelRoles.h: a cell with roles::Tone is drawn as a coloured status badge
+/// (UNKNOWN / stale amber, FAILED red, SUCCESS green, …); roles::Monospace cells use the
+/// fixed-width font; roles::IsNull cells ("NULL") are grey italic. Read-only: no editors.
+class CellDelegate : public QStyledItemDelegate {
+    Q_OBJECT
+public:
+    explicit CellDelegate(QObject *parent = nullptr);
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+    QWidget *createEditor(QWidget *, const QStyleOptionViewItem &, const QModelIndex &) const override { return nullptr; }
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override;
+};
+
+} // namespace triage

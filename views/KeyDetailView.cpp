@@ -1,0 +1,470 @@
+#include "KeyDetailView.h"
+
+#include "AttemptsModel.h"
+#include "JsonView.h"
+#include "Log.h"
+#include "MessageBar.h"
+#include "RecordFieldsModel.h"
+#include "RecordStatus.h"
+#include "StatusTone.h"
+#include "Theme.h"
+#include "TicketsModel.h"
+#include "TimelineModel.h"
+#include "Workspace.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace triage {
+
+namespace {
+
+QLabel *sectionTitle(const QString &text, QWidget *parent)
+{
+    auto *l = new QLabel(text, parent);
+    l->setStyleSheet(QStringLiteral("font-weight: bold; padding: 2px 2px;"));
+    return l;
+}
+
+QString plural(qsizetype n, const char *one, const char *many)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+}
+
+} // namespace
+
+KeyDetailView::KeyDetailView(Workspace *workspace, QWidget *parent)
+    : QWidget(parent), m_workspace(workspace), m_fieldsModel(new RecordFieldsModel(this)),
+      m_timelineModel(new TimelineModel(this)), m_ticketsModel(new TicketsModel(this)), m_attemptsModel(new AttemptsModel(this))
+{
+    setObjectName(QStringLiteral("keyDetailView"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_stack = new QStackedWidget(this);
+    layout->addWidget(m_stack);
+
+    m_placeholder = new QLabel(QStringLiteral("Select a row, or paste a key into \u201cGo to key\u201d,\nto see everything "
+                                              "the three stores know about it."),
+                               m_stack);
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setStyleSheet(QStringLiteral("color: %1; font-size: 11pt;").arg(theme::mutedText().name()));
+    m_stack->addWidget(m_placeholder);
+
+    auto *content = new QWidget(m_stack);
+    auto *contentLayout = new QVBoxLayout(content);
+    contentLayout->setContentsMargins(6, 4, 6, 4);
+    contentLayout->setSpacing(6);
+    contentLayout->addWidget(buildHeader());
+
+    auto *vertical = new QSplitter(Qt::Vertical, content);
+    vertical->setObjectName(QStringLiteral("detailSplitter"));
+    vertical->setChildrenCollapsible(false);
+    auto *top = new QSplitter(Qt::Horizontal, vertical);
+    top->setChildrenCollapsible(false);
+    top->addWidget(buildRecordPanel());
+    top->addWidget(buildSnapshotPanel());
+    top->setStretchFactor(0, 5);
+    top->setStretchFactor(1, 6);
+    top->setSizes({350, 400});
+    vertical->addWidget(top);
+    vertical->addWidget(buildTabs());
+    vertical->setStretchFactor(0, 1);
+    vertical->setStretchFactor(1, 1);
+    vertical->setSizes({390, 330});
+    contentLayout->addWidget(vertical, 1);
+    m_stack->addWidget(content);
+    m_stack->setCurrentWidget(m_placeholder);
+}
+
+KeyDetailView::~KeyDetailView() = default;
+
+QWidget *KeyDetailView::buildHeader()
+{
+    auto *header = new QFrame(this);
+    header->setObjectName(QStringLiteral("detailHeader"));
+    header->setStyleSheet(QStringLiteral("QFrame#detailHeader { background: #f7f8fa; border: 1px solid #e1e4e8; border-radius: 5px; }"));
+    auto *layout = new QVBoxLayout(header);
+    layout->setContentsMargins(10, 8, 10, 8);
+    layout->setSpacing(5);
+    m_keyLabel = new QLabel(header);
+    m_keyLabel->setObjectName(QStringLiteral("detailKey"));
+    m_keyLabel->setFont([] {
+        QFont f = theme::monospaceFont(0.5);
+        f.setBold(true);
+        return f;
+    }());
+    m_keyLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_keyLabel->setMinimumWidth(100);
+    m_keyLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    layout->addWidget(m_keyLabel);
+    auto *row = new QHBoxLayout;
+    row->setSpacing(10);
+    m_statusBadge = new QLabel(header);
+    m_statusBadge->setObjectName(QStringLiteral("detailStatus"));
+    m_metaLabel = new QLabel(header);
+    m_metaLabel->setObjectName(QStringLiteral("detailMeta"));
+    m_metaLabel->setStyleSheet(QStringLiteral("color: #4a4f55;"));
+    m_metaLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_loadingLabel = new QLabel(QStringLiteral("loading\u2026"), header);
+    m_loadingLabel->setStyleSheet(QStringLiteral("color: %1;").arg(theme::mutedText().name()));
+    m_loadingLabel->setVisible(false);
+    row->addWidget(m_statusBadge);
+    row->addWidget(m_metaLabel, 1);
+    row->addWidget(m_loadingLabel);
+    layout->addLayout(row);
+    m_messageLayout = new QVBoxLayout;
+    m_messageLayout->setSpacing(4);
+    layout->addLayout(m_messageLayout);
+    return header;
+}
+
+QWidget *KeyDetailView::buildRecordPanel()
+{
+    auto *panel = new QWidget(this);
+    auto *layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(sectionTitle(QStringLiteral("idempotency_record"), panel));
+    m_fieldsStack = new QStackedWidget(panel);
+    m_fieldsTable = new QTableView(m_fieldsStack);
+    m_fieldsTable->setObjectName(QStringLiteral("recordFields"));
+    m_fieldsTable->setModel(m_fieldsModel);
+    theme::setupTable(m_fieldsTable, Qt::ElideMiddle);
+    theme::setColumnWidths(m_fieldsTable, {122});
+    m_noRecordLabel = new QLabel(m_fieldsStack);
+    m_noRecordLabel->setAlignment(Qt::AlignCenter);
+    m_noRecordLabel->setWordWrap(true);
+    m_noRecordLabel->setStyleSheet(QStringLiteral("color: %1; font-style: italic;").arg(theme::mutedText().name()));
+    m_fieldsStack->addWidget(m_fieldsTable);
+    m_fieldsStack->addWidget(m_noRecordLabel);
+    layout->addWidget(m_fieldsStack, 1);
+    return panel;
+}
+
+QWidget *KeyDetailView::buildSnapshotPanel()
+{
+    auto *panel = new QWidget(this);
+    auto *layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    auto *row = new QHBoxLayout;
+    row->addWidget(sectionTitle(QStringLiteral("Snapshot"), panel));
+    m_snapshotChoice = new QComboBox(panel);
+    m_snapshotChoice->setObjectName(QStringLiteral("snapshotChoice"));
+    m_snapshotChoice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_snapshotChoice->setToolTip(QStringLiteral("result_snapshot, or the state before / after of one intent attempt"));
+    row->addWidget(m_snapshotChoice);
+    row->addStretch(1);
+    layout->addLayout(row);
+    m_snapshot = new JsonView(panel);
+    m_snapshot->setObjectName(QStringLiteral("snapshotView"));
+    layout->addWidget(m_snapshot, 1);
+    connect(m_snapshotChoice, &QComboBox::currentIndexChanged, this, &KeyDetailView::showSnapshotChoice);
+    return panel;
+}
+
+QWidget *KeyDetailView::buildTabs()
+{
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("detailTabs"));
+
+    m_timelineTable = new QTableView(m_tabs);
+    m_timelineTable->setObjectName(QStringLiteral("timelineTable"));
+    m_timelineTable->setModel(m_timelineModel);
+    theme::setupTable(m_timelineTable);
+    theme::setColumnWidths(m_timelineTable, {196, 168, 132, 58});
+    // The summary is what operators read: wrap it rather than cut it. "kind" repeats the
+    // summary's first word, so the column stays in the model but not on screen.
+    m_timelineTable->setColumnHidden(TimelineModel::KindColumn, true);
+    m_timelineTable->setWordWrap(true);
+    m_timelineTable->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tabs->addTab(m_timelineTable, QStringLiteral("Timeline"));
+
+    auto *tickets = new QSplitter(Qt::Vertical, m_tabs);
+    tickets->setChildrenCollapsible(false);
+    m_ticketsTable = new QTableView(tickets);
+    m_ticketsTable->setObjectName(QStringLiteral("ticketsTable"));
+    m_ticketsTable->setModel(m_ticketsModel);
+    theme::setupTable(m_ticketsTable);
+    theme::setColumnWidths(m_ticketsTable, {52, 96, 80, 210, 222, 222});
+    m_payload = new JsonView(tickets);
+    m_payload->setObjectName(QStringLiteral("ticketPayload"));
+    tickets->addWidget(m_ticketsTable);
+    tickets->addWidget(m_payload);
+    tickets->setSizes({120, 200});
+    m_tabs->addTab(tickets, QStringLiteral("Tickets"));
+    connect(m_ticketsTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) { showTicket(current.row()); });
+
+    auto *attempts = new QSplitter(Qt::Vertical, m_tabs);
+    attempts->setChildrenCollapsible(false);
+    m_attemptsTable = new QTableView(attempts);
+    m_attemptsTable->setObjectName(QStringLiteral("attemptsTable"));
+    m_attemptsTable->setModel(m_attemptsModel);
+    theme::setupTable(m_attemptsTable);
+    theme::setColumnWidths(m_attemptsTable, {52, 30, 100, 60, 130, 150, 80, 222, 222});
+    m_attemptTabs = new QTabWidget(attempts);
+    m_attemptTabs->setDocumentMode(true);
+    const QString titles[4] = {QStringLiteral("Request"), QStringLiteral("Response"), QStringLiteral("State before"),
+                               QStringLiteral("State after")};
+    for (int i = 0; i < 4; ++i) {
+        m_attemptJson[i] = new JsonView(m_attemptTabs);
+        m_attemptJson[i]->setObjectName(QStringLiteral("attemptJson%1").arg(i));
+        m_attemptTabs->addTab(m_attemptJson[i], titles[i]);
+    }
+    attempts->addWidget(m_attemptsTable);
+    attempts->addWidget(m_attemptTabs);
+    attempts->setSizes({130, 200});
+    m_tabs->addTab(attempts, QStringLiteral("Intent attempts"));
+    connect(m_attemptsTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) { showAttempt(current.row()); });
+    return m_tabs;
+}
+
+void KeyDetailView::loadKey(const QString &key)
+{
+    const QString k = key.trimmed();
+    if (k.isEmpty()) {
+        clear();
+        return;
+    }
+    m_key = k;
+    m_hasDetail = false;
+    const quint64 generation = ++m_generation;
+    m_keyLabel->setText(k);
+    m_keyLabel->setToolTip(k);
+    m_stack->setCurrentIndex(1);
+    setLoading(true);
+    logger("views")->debug("loading the detail of {}", k);
+    m_workspace->loadKeyDetail(k).then(this, [this, generation](const KeyDetail &d) {
+        if (generation != m_generation)
+            return; // the operator moved on to another key meanwhile
+        apply(d);
+    });
+}
+
+void KeyDetailView::reload()
+{
+    if (!m_key.isEmpty())
+        loadKey(m_key);
+}
+
+void KeyDetailView::clear()
+{
+    ++m_generation;
+    m_key.clear();
+    m_hasDetail = false;
+    m_detail = KeyDetail{};
+    setLoading(false);
+    m_stack->setCurrentWidget(m_placeholder);
+}
+
+void KeyDetailView::setLoading(bool loading)
+{
+    m_loadingLabel->setVisible(loading);
+    if (m_loading == loading)
+        return;
+    m_loading = loading;
+    emit loadingChanged(loading);
+}
+
+void KeyDetailView::addMessage(int level, const QString &text)
+{
+    auto *bar = new MessageBar(this);
+    bar->showMessage(MessageBar::Level(level), text);
+    m_messageLayout->addWidget(bar);
+}
+
+void KeyDetailView::clearMessages()
+{
+    while (QLayoutItem *item = m_messageLayout->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+}
+
+QStringList KeyDetailView::messages() const
+{
+    QStringList out;
+    for (int i = 0; i < m_messageLayout->count(); ++i)
+        if (auto *bar = qobject_cast<MessageBar *>(m_messageLayout->itemAt(i)->widget()))
+            out << bar->text();
+    return out;
+}
+
+void KeyDetailView::apply(const KeyDetail &d)
+{
+    m_detail = d;
+    const auto warning = int(MessageBar::Level::Warning);
+    const auto error = int(MessageBar::Level::Error);
+
+    // Header: status badge, key, what we know at a glance.
+    QString statusText;
+    Tone tone = Tone::Muted;
+    if (d.record) {
+        statusText = d.record->statusText;
+        tone = recordStatusTone(statusText, d.record->stale);
+        if (d.record->stale)
+            statusText = QStringLiteral("PROCESSING \u00b7 stale");
+    } else if (!d.attempts.isEmpty()) {
+        statusText = QStringLiteral("no record \u00b7 %1").arg(d.attempts.last().status.value_or(QStringLiteral("NULL")));
+        tone = intentStatusTone(d.attempts.last().status.value_or(QStringLiteral("NULL")));
+    } else {
+        statusText = QStringLiteral("no record");
+    }
+    m_statusBadge->setText(statusText);
+    m_statusBadge->setStyleSheet(theme::badgeStyleSheet(tone));
+    QStringList meta;
+    if (d.record) {
+        meta << d.record->bizType.value_or(QStringLiteral("biz_type NULL"));
+        if (!d.record->tenant.isEmpty())
+            meta << QStringLiteral("tenant %1").arg(d.record->tenant);
+        meta << QStringLiteral("updated %1 ago").arg(humanDuration(d.record->ageSeconds));
+    }
+    if (!d.errors.contains(DbRole::Ticket))
+        meta << plural(d.tickets.size(), "ticket", "tickets");
+    if (!d.errors.contains(DbRole::Intent))
+        meta << plural(d.attempts.size(), "intent attempt", "intent attempts");
+    m_metaLabel->setText(meta.join(QStringLiteral("  \u00b7  ")));
+
+    clearMessages();
+    for (auto it = d.errors.cbegin(); it != d.errors.cend(); ++it) {
+        const QString part = it.key() == DbRole::Idempotency ? QStringLiteral("the record")
+            : it.key() == DbRole::Intent                     ? QStringLiteral("the intent attempts")
+                                                             : QStringLiteral("the tickets");
+        QString message = it->message;
+        if (!message.isEmpty())
+            message[0] = message[0].toUpper();
+        addMessage(error, QStringLiteral("%1 \u2014 %2 cannot be shown; everything else below is current.").arg(message, part));
+    }
+    if (d.record) {
+        const RecordDetail &r = *d.record;
+        if (r.stale)
+            addMessage(warning, QStringLiteral("Stale: PROCESSING for %1, longer than the %2 s processing timeout. The outcome "
+                                               "is UNKNOWN: the side effect may or may not have happened.")
+                                    .arg(humanDuration(r.ageSeconds))
+                                    .arg(r.processingTimeoutS));
+        if (r.statusText.startsWith(QLatin1String("UNKNOWN_CODE_")) || r.statusText == QLatin1String("NULL"))
+            addMessage(warning, QStringLiteral("Status %1 is not a code the console knows (0 PROCESSING, 1 SUCCESS, 2 FAILED): "
+                                               "treat the outcome as unknown.")
+                                    .arg(r.statusText));
+    } else if (!d.errors.contains(DbRole::Idempotency)) {
+        if (d.tickets.isEmpty() && d.attempts.isEmpty() && d.errors.isEmpty())
+            addMessage(int(MessageBar::Level::Info), QStringLiteral("No idempotency record, ticket or intent-log attempt "
+                                                                    "carries this key."));
+        else
+            addMessage(warning, QStringLiteral("No idempotency record carries this key."));
+    }
+    for (const QString &w : d.warnings)
+        addMessage(warning, w.at(0).toUpper() + w.mid(1) + (w.endsWith(QLatin1Char('.')) ? QString() : QStringLiteral(".")));
+
+    // Record fields.
+    m_fieldsModel->setRecord(d.record);
+    if (d.record) {
+        m_fieldsStack->setCurrentWidget(m_fieldsTable);
+    } else {
+        m_noRecordLabel->setText(d.errors.contains(DbRole::Idempotency) ? QStringLiteral("The idempotency database failed: see above.")
+                                                                        : QStringLiteral("No idempotency_record row has this key."));
+        m_fieldsStack->setCurrentWidget(m_noRecordLabel);
+    }
+
+    // Snapshot choices: result_snapshot, then each attempt's before / after state.
+    m_snapshotSources.clear();
+    if (d.record)
+        m_snapshotSources.append({QStringLiteral("result_snapshot"), d.record->resultSnapshot});
+    int preferred = d.record && d.record->resultSnapshot ? 0 : -1;
+    for (int i = 0; i < d.attempts.size(); ++i) {
+        const IntentAttempt &a = d.attempts[i];
+        const QString prefix = QStringLiteral("attempt %1 (#%2)").arg(i + 1).arg(a.id);
+        if (a.stateBefore) {
+            m_snapshotSources.append({prefix + QStringLiteral(" \u00b7 state_before"), a.stateBefore});
+            if (!(d.record && d.record->resultSnapshot))
+                preferred = int(m_snapshotSources.size()) - 1;
+        }
+        if (a.stateAfter) {
+            m_snapshotSources.append({prefix + QStringLiteral(" \u00b7 state_after"), a.stateAfter});
+            if (!(d.record && d.record->resultSnapshot))
+                preferred = int(m_snapshotSources.size()) - 1;
+        }
+    }
+    {
+        const QSignalBlocker block(m_snapshotChoice);
+        m_snapshotChoice->clear();
+        for (const SnapshotSource &s : m_snapshotSources)
+            m_snapshotChoice->addItem(s.title);
+        m_snapshotChoice->setCurrentIndex(qMax(0, preferred));
+    }
+    if (m_snapshotSources.isEmpty())
+        m_snapshot->clear(QStringLiteral("No snapshot: there is no record and no intent attempt."));
+    else
+        showSnapshotChoice(m_snapshotChoice->currentIndex());
+
+    // A SUCCESS record's snapshot was returned to callers: a broken one is worth a bar.
+    if (d.record && d.record->statusCode == Success && d.record->resultSnapshot && m_snapshotChoice->currentIndex() == 0
+        && !m_snapshot->errorText().isEmpty())
+        addMessage(error, QStringLiteral("result_snapshot of this SUCCESS record is not valid JSON: callers were given a "
+                                         "broken snapshot (see the Raw tab)."));
+
+    // Tabs.
+    m_timelineModel->setEvents(d.timeline);
+    m_ticketsModel->setTickets(d.tickets);
+    m_attemptsModel->setAttempts(d.attempts);
+    m_tabs->setTabText(0, QStringLiteral("Timeline (%1)").arg(d.timeline.size()));
+    m_tabs->setTabText(1, d.errors.contains(DbRole::Ticket) ? QStringLiteral("Tickets (failed)")
+                                                            : QStringLiteral("Tickets (%1)").arg(d.tickets.size()));
+    m_tabs->setTabText(2, d.errors.contains(DbRole::Intent) ? QStringLiteral("Intent attempts (failed)")
+                                                            : QStringLiteral("Intent attempts (%1)").arg(d.attempts.size()));
+    if (!d.tickets.isEmpty())
+        m_ticketsTable->setCurrentIndex(m_ticketsModel->index(0, 0));
+    else
+        m_payload->clear(d.errors.contains(DbRole::Ticket) ? QStringLiteral("The ticket database failed: see above.")
+                                                           : QStringLiteral("No ticket row carries this key."));
+    if (!d.attempts.isEmpty()) {
+        m_attemptsTable->setCurrentIndex(m_attemptsModel->index(int(d.attempts.size()) - 1, 0));
+    } else {
+        for (JsonView *v : m_attemptJson)
+            v->clear(d.errors.contains(DbRole::Intent) ? QStringLiteral("The intent-log database failed: see above.")
+                                                       : QStringLiteral("No intent-log attempt for this key."));
+    }
+
+    m_hasDetail = true;
+    setLoading(false);
+    emit detailLoaded(d.idemKey);
+}
+
+void KeyDetailView::showSnapshotChoice(int index)
+{
+    if (index < 0 || index >= m_snapshotSources.size())
+        return;
+    m_snapshot->setJsonText(m_snapshotSources[index].title, m_snapshotSources[index].text);
+}
+
+void KeyDetailView::showTicket(int row)
+{
+    if (row < 0 || row >= m_ticketsModel->rowCount())
+        return;
+    const TicketRow &t = m_ticketsModel->ticket(row);
+    m_payload->setJsonText(QStringLiteral("ticket #%1 \u00b7 payload").arg(t.id), t.payload);
+}
+
+void KeyDetailView::showAttempt(int row)
+{
+    if (row < 0 || row >= m_attemptsModel->rowCount())
+        return;
+    const IntentAttempt &a = m_attemptsModel->attempt(row);
+    const QString prefix = QStringLiteral("attempt %1 (#%2) \u00b7 ").arg(row + 1).arg(a.id);
+    m_attemptJson[0]->setJsonText(prefix + QStringLiteral("request"), a.request);
+    m_attemptJson[1]->setJsonText(prefix + QStringLiteral("response"), a.response);
+    m_attemptJson[2]->setJsonText(prefix + QStringLiteral("state_before"), a.stateBefore);
+    m_attemptJson[3]->setJsonText(prefix + QStringLiteral("state_after"), a.stateAfter);
+}
+
+} // namespace triage

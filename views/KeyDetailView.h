@@ -1,0 +1,128 @@
+#pragma once
+
+#include "KeyDetail.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QStackedWidget;
+class QTabWidget;
+class QTableView;
+class QVBoxLayout;
+
+namespace triage {
+
+class AttemptsModel;
+class JsonView;
+class RecordFieldsModel;
+class TicketsModel;
+class TimelineModel;
+class Workspace;
+
+/// Everything known about one key (DESIGN.md §2 detail view), read with
+/// Workspace::loadKeyDetail() and shown without blocking:
+/// - a header: the key, a status badge, biz_type / tenant / age, and inline message bars
+///   for warnings (stale, unknown status code, expiry, duplicates) and for stores that
+///   failed (the rest of the detail still shows);
+/// - the record's fields (RecordFieldsModel) beside a snapshot panel (JsonView) that
+///   shows result_snapshot or an attempt's state_before / state_after;
+/// - tabs: the merged timeline (UTC and local time), the ticket rows with the selected
+///   ticket's payload as JSON, and the intent attempts with the selected attempt's
+///   request / response / state_before / state_after as JSON trees.
+/// A newer loadKey() supersedes one still in flight (its result is dropped on arrival).
+class KeyDetailView : public QWidget {
+    Q_OBJECT
+public:
+    /// `workspace` must outlive the view.
+    explicit KeyDetailView(Workspace *workspace, QWidget *parent = nullptr);
+    ~KeyDetailView() override;
+
+    /// Starts loading `key` (returns at once); an empty key clears the view.
+    void loadKey(const QString &key);
+    /// Loads the current key again.
+    void reload();
+    /// Shows the "nothing selected" placeholder.
+    void clear();
+
+    /// The key shown or being loaded ("" when cleared).
+    QString key() const { return m_key; }
+    bool isLoading() const { return m_loading; }
+    /// True once the detail of key() has arrived and is shown.
+    bool hasDetail() const { return m_hasDetail; }
+    /// The detail shown (valid when hasDetail()).
+    const KeyDetail &detail() const { return m_detail; }
+    /// Texts of the message bars in the header, in order (warnings and errors).
+    QStringList messages() const;
+
+    // Parts, for tests and the screenshot driver.
+    QLabel *keyLabel() const { return m_keyLabel; }
+    QLabel *statusBadge() const { return m_statusBadge; }
+    JsonView *snapshotView() const { return m_snapshot; }
+    QComboBox *snapshotChoice() const { return m_snapshotChoice; }
+    QTableView *fieldsTable() const { return m_fieldsTable; }
+    QTableView *timelineTable() const { return m_timelineTable; }
+    QTableView *ticketsTable() const { return m_ticketsTable; }
+    QTableView *attemptsTable() const { return m_attemptsTable; }
+    QTabWidget *tabs() const { return m_tabs; }
+
+signals:
+    /// Loading started (true) or the detail arrived (false).
+    void loadingChanged(bool loading);
+    /// The detail of `key` is shown (also when some stores failed: see messages()).
+    void detailLoaded(const QString &key);
+
+private:
+    void apply(const KeyDetail &detail);
+    void setLoading(bool loading);
+    void addMessage(int level, const QString &text);
+    void clearMessages();
+    void showSnapshotChoice(int index);
+    void showTicket(int row);
+    void showAttempt(int row);
+    QWidget *buildHeader();
+    QWidget *buildRecordPanel();
+    QWidget *buildSnapshotPanel();
+    QWidget *buildTabs();
+
+    Workspace *m_workspace;
+    QString m_key;
+    KeyDetail m_detail;
+    quint64 m_generation = 0;
+    bool m_loading = false;
+    bool m_hasDetail = false;
+
+    RecordFieldsModel *m_fieldsModel;
+    TimelineModel *m_timelineModel;
+    TicketsModel *m_ticketsModel;
+    AttemptsModel *m_attemptsModel;
+
+    QStackedWidget *m_stack = nullptr;
+    QLabel *m_placeholder = nullptr;
+    QLabel *m_keyLabel = nullptr;
+    QLabel *m_statusBadge = nullptr;
+    QLabel *m_metaLabel = nullptr;
+    QLabel *m_loadingLabel = nullptr;
+    QVBoxLayout *m_messageLayout = nullptr;
+    QTableView *m_fieldsTable = nullptr;
+    QLabel *m_noRecordLabel = nullptr;
+    QStackedWidget *m_fieldsStack = nullptr;
+    QComboBox *m_snapshotChoice = nullptr;
+    JsonView *m_snapshot = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    QTableView *m_timelineTable = nullptr;
+    QTableView *m_ticketsTable = nullptr;
+    JsonView *m_payload = nullptr;
+    QTableView *m_attemptsTable = nullptr;
+    QTabWidget *m_attemptTabs = nullptr;
+    JsonView *m_attemptJson[4] = {};
+
+    /// One entry of the snapshot choice: a caption and the text (nullopt = NULL).
+    struct SnapshotSource {
+        QString title;
+        std::optional<QString> text;
+    };
+    QVector<SnapshotSource> m_snapshotSources;
+};
+
+} // namespace triage

@@ -1,0 +1,189 @@
+#include "MainWindow.h"
+
+#include "ConnectionIndicator.h"
+#include "KeyDetailView.h"
+#include "Log.h"
+#include "QueueModel.h"
+#include "QueuePane.h"
+#include "Theme.h"
+#include "Workspace.h"
+
+#include <QAction>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QToolBar>
+
+namespace triage {
+
+namespace {
+
+const QueueKind kQueues[] = {QueueKind::Unknown, QueueKind::InFlight, QueueKind::Failed, QueueKind::Succeeded,
+                             QueueKind::Escalated};
+
+/// "demo workspace", or where the stores are ("postgresql://…/orders" when all share one).
+QString workspaceDescription(const WorkspaceConfig &c)
+{
+    if (c.isDemo)
+        return QStringLiteral("demo workspace \u00b7 %1").arg(QFileInfo(c.idempotency.database).fileName());
+    if (c.idempotency.sameDatabase(c.intent) && c.idempotency.sameDatabase(c.ticket))
+        return c.idempotency.displayUrl();
+    return QStringLiteral("%1 \u00b7 %2 \u00b7 %3")
+        .arg(c.idempotency.displayUrl(), c.intent.displayUrl(), c.ticket.displayUrl());
+}
+
+} // namespace
+
+MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(parent), m_workspace(workspace)
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    const WorkspaceConfig &config = workspace->config();
+    setWindowTitle(QStringLiteral("Triage Console \u2014 %1").arg(workspaceDescription(config)));
+    resize(1400, 900);
+
+    // Tool bar: who we are looking at, go to key, refresh.
+    auto *bar = addToolBar(QStringLiteral("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setMovable(false);
+    bar->setFloatable(false);
+    auto *barWidget = new QWidget(bar);
+    auto *barLayout = new QHBoxLayout(barWidget);
+    barLayout->setContentsMargins(6, 2, 6, 2);
+    barLayout->setSpacing(8);
+    auto *title = new QLabel(QStringLiteral("Triage Console"), barWidget);
+    title->setStyleSheet(QStringLiteral("font-weight: bold; font-size: 12pt;"));
+    // Three long URLs must not widen the window: elide, the tooltip has them all.
+    auto *where = new QLabel(barWidget);
+    where->setText(where->fontMetrics().elidedText(workspaceDescription(config), Qt::ElideMiddle, 440));
+    where->setObjectName(QStringLiteral("workspaceLabel"));
+    where->setStyleSheet(QStringLiteral("color: %1;").arg(theme::mutedText().name()));
+    where->setToolTip(QStringLiteral("idempotency: %1\nintent log: %2\ntickets: %3\noperator: %4%5")
+                          .arg(config.idempotency.displayUrl(), config.intent.displayUrl(), config.ticket.displayUrl(),
+                               config.operatorName, config.readOnly ? QStringLiteral(" (read-only)") : QString()));
+    m_goToKey = new QLineEdit(barWidget);
+    m_goToKey->setObjectName(QStringLiteral("goToKey"));
+    m_goToKey->setPlaceholderText(QStringLiteral("Go to key: paste an idem_key, press Enter"));
+    m_goToKey->setClearButtonEnabled(true);
+    m_goToKey->setFont(theme::monospaceFont(-0.5));
+    m_goToKey->setMinimumWidth(360);
+    auto *open = new QPushButton(QStringLiteral("Open"), barWidget);
+    auto *refresh = new QPushButton(QStringLiteral("Refresh"), barWidget);
+    refresh->setShortcut(QKeySequence::Refresh);
+    refresh->setToolTip(QStringLiteral("Reload every queue and the detail (F5)"));
+    barLayout->addWidget(title);
+    barLayout->addWidget(where);
+    barLayout->addStretch(1);
+    barLayout->addWidget(m_goToKey);
+    barLayout->addWidget(open);
+    barLayout->addWidget(refresh);
+    bar->addWidget(barWidget);
+    connect(m_goToKey, &QLineEdit::returnPressed, this, [this] { openKey(m_goToKey->text()); });
+    connect(open, &QPushButton::clicked, this, [this] { openKey(m_goToKey->text()); });
+    connect(refresh, &QPushButton::clicked, this, &MainWindow::refreshAll);
+
+    // Queues | detail.
+    m_splitter = new QSplitter(Qt::Horizontal, this);
+    m_splitter->setObjectName(QStringLiteral("mainSplitter"));
+    m_splitter->setChildrenCollapsible(false);
+    m_queues = new QTabWidget(m_splitter);
+    m_queues->setObjectName(QStringLiteral("queueTabs"));
+    m_queues->setDocumentMode(true);
+    for (QueueKind kind : kQueues) {
+        auto *pane = new QueuePane(workspace, kind, m_queues);
+        m_panes.insert(int(kind), pane);
+        m_queues->addTab(pane, queueTitle(kind));
+        connect(pane, &QueuePane::currentKeyChanged, this, [this, pane](const QString &key) {
+            if (pane != currentPane() || key.isEmpty())
+                return;
+            if (key == m_detail->key() && (m_detail->isLoading() || m_detail->hasDetail()))
+                return;
+            m_detail->loadKey(key);
+        });
+        connect(pane, &QueuePane::countChanged, this, [this, kind](qint64 count) { updateTabTitle(kind, count); });
+    }
+    m_detail = new KeyDetailView(workspace, m_splitter);
+    m_splitter->addWidget(m_queues);
+    m_splitter->addWidget(m_detail);
+    m_splitter->setStretchFactor(0, 5);
+    m_splitter->setStretchFactor(1, 6);
+    m_splitter->setSizes({650, 750});
+    setCentralWidget(m_splitter);
+
+    // Status bar: one indicator per store.
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+        auto *indicator = new ConnectionIndicator(role, config.profile(role), statusBar());
+        m_indicators.insert(int(role), indicator);
+        statusBar()->addPermanentWidget(indicator);
+    }
+    connect(workspace, &Workspace::connectionEvent, this, &MainWindow::onConnectionEvent);
+
+    // Unknown first: its page is the first job on each worker.
+    for (QueueKind kind : kQueues)
+        m_panes.value(int(kind))->start();
+    workspace->probeConnections();
+    // Not the table: a QAbstractItemView that gains focus makes its first row current,
+    // which would replace a detail opened with openKey() (--select, Go to key).
+    m_queues->tabBar()->setFocus();
+}
+
+MainWindow::~MainWindow() = default;
+
+QueuePane *MainWindow::queuePane(QueueKind kind) const
+{
+    return m_panes.value(int(kind));
+}
+
+QueuePane *MainWindow::currentPane() const
+{
+    return qobject_cast<QueuePane *>(m_queues->currentWidget());
+}
+
+void MainWindow::openKey(const QString &key)
+{
+    const QString k = key.trimmed();
+    if (k.isEmpty())
+        return;
+    m_detail->loadKey(k);
+    if (QueuePane *pane = currentPane())
+        pane->selectKey(k); // the detail is already loading: the pane's signal is ignored
+}
+
+void MainWindow::refreshAll()
+{
+    for (QueuePane *pane : std::as_const(m_panes))
+        pane->refresh();
+    m_detail->reload();
+    statusBar()->showMessage(QStringLiteral("Reloading every queue\u2026"), 3000);
+}
+
+void MainWindow::updateTabTitle(QueueKind kind, qint64 count)
+{
+    const int index = m_queues->indexOf(m_panes.value(int(kind)));
+    if (index < 0)
+        return;
+    m_queues->setTabText(index, count >= 0 ? QStringLiteral("%1 (%2)").arg(queueTitle(kind)).arg(count) : queueTitle(kind));
+}
+
+void MainWindow::onConnectionEvent(DbRole role, bool up, const QString &message)
+{
+    ConnectionIndicator *indicator = m_indicators.value(int(role));
+    if (!indicator)
+        return;
+    const bool reopened = up && (indicator->wasDown() || message.startsWith(QLatin1String("re-opened")));
+    indicator->setState(up, message);
+    if (!up) {
+        logger("views")->warn("{}", message);
+        statusBar()->showMessage(QStringLiteral("\u2716 %1").arg(message), 60000);
+    } else if (reopened) {
+        logger("views")->info("{}", message);
+        statusBar()->showMessage(QStringLiteral("\u2714 %1").arg(message), 30000);
+    }
+}
+
+} // namespace triage

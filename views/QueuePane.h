@@ -1,0 +1,83 @@
+#pragma once
+
+#include "Queue.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QDateTimeEdit;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QTableView;
+class QTimer;
+
+namespace triage {
+
+class MessageBar;
+class QueueModel;
+class Workspace;
+
+/// One work queue as a tab: a filter bar (biz_type from the configuration or free text,
+/// tenant, key substring, created / updated window in UTC, oldest or newest first), the
+/// row count ("171 records and steps"), a loading indicator, an inline error bar with
+/// Retry, and the lazily paged table (QueueModel). Text filters apply after a short pause
+/// or on Enter. Emits currentKeyChanged() when the operator selects a row.
+class QueuePane : public QWidget {
+    Q_OBJECT
+public:
+    /// `workspace` must outlive the pane. Nothing loads until start().
+    QueuePane(Workspace *workspace, QueueKind kind, QWidget *parent = nullptr);
+
+    QueueKind kind() const { return m_kind; }
+    QueueModel *model() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    QLabel *countLabel() const { return m_countLabel; }
+
+    /// Loads the queue with the current filters (first page and count).
+    void start();
+    /// Reloads from the first page (keeps the filters).
+    void refresh();
+    /// The request the filter bar describes.
+    QueueRequest currentRequest() const;
+    /// The key of the current row, or "".
+    QString currentKey() const;
+    /// Makes `row` current (and selected); emits currentKeyChanged(). False if out of range.
+    bool selectRow(int row);
+    /// Makes the first loaded row with `key` current; false when no loaded row has it.
+    bool selectKey(const QString &key);
+
+    /// "171 records and steps", "24 records", "15 steps", "1 record": the count label text
+    /// for `count` rows of `request` (which sources the queue draws on decides the noun).
+    static QString countText(const QueueRequest &request, qint64 count);
+
+signals:
+    /// The operator (or selectRow()) made a row with `key` current.
+    void currentKeyChanged(const QString &key);
+    /// The queue's total is known (>= 0) or unknown again (-1).
+    void countChanged(qint64 count);
+
+private:
+    void applyFilters();
+    void updateStatus();
+    QWidget *buildFilterBar();
+
+    Workspace *m_workspace;
+    QueueKind m_kind;
+    QueueModel *m_model;
+    QTableView *m_table = nullptr;
+    QComboBox *m_bizType = nullptr;
+    QLineEdit *m_tenant = nullptr;
+    QLineEdit *m_keySubstring = nullptr;
+    QComboBox *m_timeField = nullptr;
+    QDateTimeEdit *m_from = nullptr;
+    QDateTimeEdit *m_to = nullptr;
+    QComboBox *m_order = nullptr;
+    QLabel *m_countLabel = nullptr;
+    QLabel *m_loadedLabel = nullptr;
+    QProgressBar *m_busy = nullptr;
+    MessageBar *m_error = nullptr;
+    QTimer *m_debounce = nullptr;
+};
+
+} // namespace triage

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "StatusTone.h"
+
+#include <QColor>
+#include <QFont>
+#include <QString>
+
+#include <initializer_list>
+
+class QTableView;
+
+namespace triage::theme {
+
+/// Colours of one tone (UNKNOWN / stale amber, FAILED red, SUCCESS green, …), chosen to
+/// stay readable on a light background and when printed in a screenshot.
+struct ToneColors {
+    QColor foreground; ///< text
+    QColor background; ///< badge / bar fill
+    QColor border;     ///< badge / bar outline
+};
+
+/// The colours for `tone`.
+ToneColors toneColors(Tone tone);
+
+/// The fixed-width font for keys, times and JSON: the system fixed font at the
+/// application font's point size plus `pointDelta`.
+QFont monospaceFont(qreal pointDelta = 0);
+
+/// Style sheet for a QLabel drawn as a status badge in `tone` (rounded, bold).
+QString badgeStyleSheet(Tone tone);
+
+/// Muted grey for secondary text (NULL cells, captions).
+QColor mutedText();
+
+} // namespace triage::theme
+
+namespace triage::theme {
+
+/// Common look of the console's tables: row selection, no grid, compact rows, alternating
+/// colours, no vertical header, CellDelegate, read-only, elided text (`elide`).
+void setupTable(QTableView *table, Qt::TextElideMode elide = Qt::ElideRight);
+
+/// Sets the widths (pixels) of the first columns of `table`; the last section stretches.
+void setColumnWidths(QTableView *table, std::initializer_list<int> widths);
+
+} // namespace triage::theme
