@@ -11,7 +11,8 @@
 namespace triage {
 
 /// One row of the console-owned audit trail `triage_audit` (DESIGN.md §2). from/to
-/// states and evidence are JSON text; outcome is applied, conflict, refused or error.
+/// states and evidence are JSON text; outcome is applied, conflict, refused or error for a
+/// state change, recorded for an action that changes nothing (action query_upstream).
 struct AuditEntry {
     qint64 id = 0;
     QString requestId;  ///< unique per operator request; lets a retried request find its own row

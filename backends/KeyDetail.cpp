@@ -221,9 +221,10 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
                 QStringLiteral("ticket #%1 last updated: %2").arg(t.id).arg(t.status.value_or(QStringLiteral("NULL"))), t.id);
     }
     for (const AuditEntry &a : detail.audit) {
-        QString summary = QStringLiteral("%1 by %2: %3 → %4 (%5): %6")
-                              .arg(a.action, a.operatorName, stateName(a.fromState), stateName(a.toState), a.outcome,
-                                   oneLine(a.reason, 60));
+        const QString summary = a.toState.isEmpty()
+            ? QStringLiteral("%1 by %2: %3").arg(a.action, a.operatorName, oneLine(a.reason, 90))
+            : QStringLiteral("%1 by %2: %3 → %4 (%5): %6")
+                  .arg(a.action, a.operatorName, stateName(a.fromState), stateName(a.toState), a.outcome, oneLine(a.reason, 60));
         add(a.at, QStringLiteral("triage_audit"), a.outcome, summary, a.id);
     }
     auto rank = [](const QString &source) {

@@ -145,6 +145,16 @@ const QVector<Triagectl::Command> &Triagectl::commands()
           opt("biz-type"), opt("tenant"), opt("key"), opt("created-from"), opt("created-to"), opt("updated-from"),
           opt("updated-to"), opt("newest-first")},
          -1, true},
+        {QStringLiteral("query"), QStringLiteral("query KEY  |  query --queue QUEUE [filters] [--concurrency N] [--pause-after K]"),
+         QStringLiteral("Ask the business system's own query API (per biz_type upstream_* settings; the demo starts\n"
+                        "its upstream simulator) what happened, print the evidence and the suggested verdict with\n"
+                        "its reason (DESIGN.md §6), and record the query in triage_audit (the key's timeline).\n"
+                        "With --queue: every key of the queue, at most N requests in flight (default 6), stopping\n"
+                        "after K consecutive unusable answers (default 10; 0 = never). Exit 5 when an answer was\n"
+                        "unusable (timeout, 5xx, HTML, not configured, …)."),
+         {opt("queue"), opt("concurrency"), opt("pause-after"), opt("biz-type"), opt("tenant"), opt("key"),
+          opt("created-from"), opt("created-to"), opt("updated-from"), opt("updated-to"), opt("newest-first")},
+         -1, false},
         {QStringLiteral("audit"), QStringLiteral("audit [--key KEY] [--since TIME]"),
          QStringLiteral("The audit trail of operator actions (triage_audit), oldest first, at most --limit rows."),
          {opt("key"), opt("since")}, 0, false},
@@ -205,6 +215,9 @@ Triagectl::Triagectl(FILE *out, FILE *err) : m_out(out), m_err(err)
         {opt("dry-run"), QStringLiteral("mark: show what would be applied; write nothing.")},
         {opt("queue"), QStringLiteral("mark: every record row of this queue instead of one KEY."), QStringLiteral("QUEUE")},
         {opt("since"), QStringLiteral("audit: rows at or after TIME."), QStringLiteral("TIME")},
+        {opt("concurrency"), QStringLiteral("query --queue: requests in flight (1..6, default 6)."), QStringLiteral("N"), QStringLiteral("6")},
+        {opt("pause-after"), QStringLiteral("query --queue: stop after K consecutive unusable answers (default 10; 0 = never)."),
+         QStringLiteral("K"), QStringLiteral("10")},
     });
     // Tests use small pages to exercise keyset paging across many round trips.
     QCommandLineOption pageSize(opt("page-size"), QStringLiteral("list: rows per round trip (default %1).").arg(kDefaultPageSize),
@@ -212,7 +225,7 @@ Triagectl::Triagectl(FILE *out, FILE *err) : m_out(out), m_err(err)
     pageSize.setFlags(QCommandLineOption::HiddenFromHelp);
     m_parser.addOption(pageSize);
     m_parser.addPositionalArgument(QStringLiteral("command"),
-                                   QStringLiteral("init-schema, seed-demo, list, show, mark, audit or doctor."),
+                                   QStringLiteral("init-schema, seed-demo, list, show, mark, query, audit or doctor."),
                                    QStringLiteral("<command> [args]"));
 }
 
@@ -252,7 +265,7 @@ QString Triagectl::helpText() const
         "  3  conflict: someone else's change wins (a compare-and-set matched no row)\n"
         "  4  refused by a safety rule, including --read-only for every writing command;\n"
         "     doctor: an index the queues need is missing\n"
-        "  5  upstream unusable or timed out (later commands)\n");
+        "  5  upstream unusable or timed out (query)\n");
     return text;
 }
 
@@ -297,10 +310,10 @@ int Triagectl::run(const QStringList &arguments)
     }
     const QStringList positional = m_parser.positionalArguments();
     if (positional.isEmpty())
-        return usage(QStringLiteral("no command given (init-schema, seed-demo, list, show, mark, audit or doctor)"));
+        return usage(QStringLiteral("no command given (init-schema, seed-demo, list, show, mark, query, audit or doctor)"));
     const Command *command = findCommand(positional.first());
     if (!command)
-        return usage(QStringLiteral("unknown command \"%1\" (init-schema, seed-demo, list, show, mark, audit or doctor)").arg(positional.first()));
+        return usage(QStringLiteral("unknown command \"%1\" (init-schema, seed-demo, list, show, mark, query, audit or doctor)").arg(positional.first()));
     const QStringList args = positional.mid(1);
     if (command->arguments < 0) {
         // mark: exactly one of KEY or --queue.
@@ -352,7 +365,16 @@ int Triagectl::run(const QStringList &arguments)
             return usage(QStringLiteral("--seed \"%1\": give a number from 0 to 4294967295").arg(m_parser.value(QStringLiteral("seed"))));
     }
     std::optional<QueueRequest> request;
-    if (command->name == QLatin1String("list") || (command->name == QLatin1String("mark") && args.isEmpty())) {
+    if (command->name == QLatin1String("query")) {
+        m_concurrency = m_parser.value(QStringLiteral("concurrency")).trimmed().toInt(&ok);
+        if (!ok || m_concurrency < 1 || m_concurrency > 6)
+            return usage(QStringLiteral("--concurrency: a number from 1 to 6 (Qt opens at most 6 connections per host)"));
+        m_pauseAfter = m_parser.value(QStringLiteral("pause-after")).trimmed().toInt(&ok);
+        if (!ok || m_pauseAfter < 0)
+            return usage(QStringLiteral("--pause-after: a number of answers, 0 for never"));
+    }
+    if (command->name == QLatin1String("list")
+        || ((command->name == QLatin1String("mark") || command->name == QLatin1String("query")) && args.isEmpty())) {
         request = queueRequest(args.isEmpty() ? m_parser.value(QStringLiteral("queue")) : args.first());
         if (!request)
             return ExitUsage;
@@ -390,6 +412,10 @@ int Triagectl::run(const QStringList &arguments)
     if (command->name == QLatin1String("mark")) {
         m_queue = request;
         return mark(workspace, args.value(0));
+    }
+    if (command->name == QLatin1String("query")) {
+        m_queue = request;
+        return query(workspace, args.value(0));
     }
     if (command->name == QLatin1String("audit"))
         return audit(workspace);

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "Mark.h"
+#include "UpstreamConfig.h"
+#include "UpstreamSimulatorProcess.h"
 #include "Queue.h"
 #include "Workspace.h"
 
@@ -9,6 +11,7 @@
 #include <QStringList>
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 
 namespace triage::ctl {
@@ -56,6 +59,10 @@ private:
     int list(Workspace &workspace, const QueueRequest &request);
     int show(Workspace &workspace, const QString &key);
     int mark(Workspace &workspace, const QString &key);
+    int query(Workspace &workspace, const QString &key);
+    /// The upstream settings to use: the configured ones, or for the demo the upstream
+    /// simulator (started here); nullopt with `*exitCode` set when that fails.
+    std::optional<QMap<QString, UpstreamConfig>> upstreamsFor(Workspace &workspace, int *exitCode);
     int audit(Workspace &workspace);
     int doctor(Workspace &workspace);
     /// Prints mark outcomes (one per row) and returns the exit code: single row → its
@@ -76,7 +83,10 @@ private:
     int m_pageSize = 1000;
     int m_rows = 0;
     quint32 m_seed = 0;
-    std::optional<QueueRequest> m_queue; ///< mark --queue
+    std::optional<QueueRequest> m_queue; ///< mark / query --queue
+    int m_concurrency = 6;               ///< query --queue: requests in flight
+    int m_pauseAfter = 10;               ///< query --queue: stop after K consecutive unusable answers
+    std::unique_ptr<UpstreamSimulatorProcess> m_simulator; ///< the demo's upstream, while a command needs it
 };
 
 } // namespace triage::ctl

@@ -1,6 +1,7 @@
 -- Console-owned audit trail (DESIGN.md §2, §4), in the idempotency database. One row per
 -- operator action and outcome; written in the same transaction as the change it records.
--- from_state / to_state / evidence are JSON text; outcome: applied, conflict, refused, error.
+-- from_state / to_state / evidence are JSON text; outcome: applied, conflict, refused, error for
+-- state changes, recorded for actions that change nothing (an upstream query).
 CREATE TABLE IF NOT EXISTS triage_audit (
   id          BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
   request_id  VARCHAR(40) NOT NULL,
@@ -14,7 +15,7 @@ CREATE TABLE IF NOT EXISTS triage_audit (
   to_state    LONGTEXT,
   reason      VARCHAR(1000) NOT NULL,
   evidence    LONGTEXT,
-  outcome     VARCHAR(16) NOT NULL CHECK (outcome IN ('applied', 'conflict', 'refused', 'error')),
+  outcome     VARCHAR(16) NOT NULL CHECK (outcome IN ('applied', 'conflict', 'refused', 'error', 'recorded')),
   detail      LONGTEXT
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 CREATE INDEX IF NOT EXISTS idx_triage_audit_key_at ON triage_audit (idem_key, at, id);

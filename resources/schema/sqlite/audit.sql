@@ -13,7 +13,7 @@ CREATE TABLE IF NOT EXISTS triage_audit (
   to_state    TEXT,
   reason      VARCHAR(1000) NOT NULL CHECK (length(reason) <= 1000),
   evidence    TEXT,
-  outcome     VARCHAR(16) NOT NULL CHECK (outcome IN ('applied', 'conflict', 'refused', 'error')),
+  outcome     VARCHAR(16) NOT NULL CHECK (outcome IN ('applied', 'conflict', 'refused', 'error', 'recorded')),
   detail      TEXT
 );
 CREATE INDEX IF NOT EXISTS idx_triage_audit_key_at ON triage_audit (idem_key, at, id);

@@ -1,0 +1,35 @@
+-- Console-owned compensations (DESIGN.md §1 "Compensation is a side effect too", §4), in the
+-- intent-log database. One row per compensation, keyed by its deterministic key; the intent
+-- is written before the first HTTP call. status: INTENT, SUCCEEDED, FAILED, UNKNOWN.
+CREATE TABLE IF NOT EXISTS triage_compensation (
+  id          BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  comp_key    VARCHAR(64) NOT NULL,
+  source_key  VARCHAR(64) NOT NULL,
+  biz_type    VARCHAR(32),
+  action      VARCHAR(64) NOT NULL,
+  target      VARCHAR(64) NOT NULL,
+  request     LONGTEXT NOT NULL,
+  status      VARCHAR(16) NOT NULL CHECK (status IN ('INTENT', 'SUCCEEDED', 'FAILED', 'UNKNOWN')),
+  attempts    INT NOT NULL DEFAULT 0,
+  operator    VARCHAR(64) NOT NULL,
+  reason      VARCHAR(1000) NOT NULL,
+  created_at  DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  updated_at  DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  last_error  LONGTEXT,
+  response    LONGTEXT
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+CREATE UNIQUE INDEX IF NOT EXISTS uq_triage_compensation_key ON triage_compensation (comp_key);
+CREATE INDEX IF NOT EXISTS idx_triage_compensation_source ON triage_compensation (source_key, created_at, id);
+CREATE INDEX IF NOT EXISTS idx_triage_compensation_status ON triage_compensation (status, updated_at, id);
+-- Every attempt of a compensation: the call (kind send) or the confirmation query (confirm).
+CREATE TABLE IF NOT EXISTS triage_compensation_attempt (
+  id               BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  comp_key         VARCHAR(64) NOT NULL,
+  kind             VARCHAR(16) NOT NULL,
+  at               DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  http_status      INT,
+  classification   VARCHAR(24) NOT NULL,
+  response_preview LONGTEXT,
+  error            LONGTEXT
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+CREATE INDEX IF NOT EXISTS idx_triage_compensation_attempt_key ON triage_compensation_attempt (comp_key, id);
