@@ -27,16 +27,19 @@ public:
         AttemptIdRole, ///< qint64 intent_log.id
     };
 
+    /// An empty model; fill it with setAttempts().
     explicit AttemptsModel(QObject *parent = nullptr);
 
     /// Replaces the rows (model reset); attempt numbers are counted per (task_id, step_id).
     void setAttempts(const QVector<IntentAttempt> &attempts);
+    /// The attempts shown, oldest first.
     const QVector<IntentAttempt> &attempts() const { return m_attempts; }
     /// The attempt at `row` (0 <= row < rowCount()).
     const IntentAttempt &attempt(int row) const { return m_attempts.at(row); }
     /// 1-based attempt number of `row` within its (task_id, step_id).
     int attemptNumber(int row) const { return m_numbers.at(row); }
 
+    /// Read-only QAbstractItemModel interface (one row per item; see the class comment for roles).
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;

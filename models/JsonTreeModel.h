@@ -40,6 +40,7 @@ public:
         ChildCountRole,                   ///< int members / elements of a container (fetched or not), 0 for scalars
     };
 
+    /// An empty model; fill it with setJsonText() or setValue().
     explicit JsonTreeModel(QObject *parent = nullptr);
     ~JsonTreeModel() override;
 
@@ -55,14 +56,17 @@ public:
     /// The last parse outcome (ok, error, line/column/offset, size, isNull). After
     /// setValue() it reports ok.
     const ParsedJson &parseResult() const { return m_parsed; }
+    /// True while a big text is parsed off the GUI thread (see parsingChanged()).
     bool isParsing() const { return m_parsing; }
 
     /// Texts longer than this (characters) are parsed off the GUI thread. Default 64 Ki.
     void setAsyncThreshold(qint64 characters) { m_asyncThreshold = characters; }
+    /// The current off-thread threshold (characters).
     qint64 asyncThreshold() const { return m_asyncThreshold; }
     /// How many tree items exist (the memory the tree costs); grows as branches are opened.
     qint64 itemCount() const { return m_itemCount; }
 
+    /// Read-only QAbstractItemModel interface. index() makes the items of `parent`'s branch on first use.
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
     int rowCount(const QModelIndex &parent = {}) const override;

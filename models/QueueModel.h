@@ -54,12 +54,14 @@ public:
     /// Replaces the queue/filter/order: resets the model (dropping rows and any results
     /// still in flight) and starts the first page and the count.
     void setRequest(const QueueRequest &request);
+    /// The current request (queue, filters, order).
     const QueueRequest &request() const { return m_request; }
     /// Reloads the current request from the start (same as setRequest(request())).
     void refresh();
 
     /// Rows per fetchMore() (default 100, at least 1). Applies to the next page.
     void setPageSize(int rows);
+    /// Rows per page.
     int pageSize() const { return m_pageSize; }
 
     /// True while a page is being fetched.
@@ -70,8 +72,9 @@ public:
     qint64 count() const { return m_count; }
     /// True once the last page has been received.
     bool atEnd() const { return m_atEnd; }
-    /// The last page error (empty when the last page succeeded), and the last count error.
+    /// The last page error (empty when the last page succeeded).
     QString lastError() const { return m_error; }
+    /// The last count error (empty when the count succeeded or is pending).
     QString countError() const { return m_countError; }
 
     /// The row summary at `row` (0 <= row < rowCount()).
@@ -79,10 +82,12 @@ public:
     /// The first row whose idem_key is `key`, or -1 (only loaded rows are searched).
     int findKey(const QString &key) const;
 
+    /// Read-only QAbstractItemModel interface over the loaded rows (see Column and Role).
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    /// True when more rows exist and no page is in flight (false after a failed page).
     bool canFetchMore(const QModelIndex &parent) const override;
     /// Starts fetching the next page and returns at once; rows arrive later.
     void fetchMore(const QModelIndex &parent) override;

@@ -21,14 +21,17 @@ public:
     enum Column { NameColumn, ValueColumn, ColumnCount };
     enum Role { ComputedRole = roles::FirstModelRole }; ///< bool: computed by the console, not a column
 
+    /// An empty model; fill it with setRecord().
     explicit RecordFieldsModel(QObject *parent = nullptr);
 
     /// Replaces the record (model reset).
     void setRecord(const std::optional<RecordDetail> &record);
+    /// The record shown (nullopt: none).
     const std::optional<RecordDetail> &record() const { return m_record; }
     /// The row of field `name` (column or computed field), or -1.
     int rowOf(const QString &name) const;
 
+    /// Read-only QAbstractItemModel interface (one row per item; see the class comment for roles).
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;

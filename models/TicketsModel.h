@@ -19,14 +19,17 @@ public:
         TicketIdRole,                        ///< qint64 ticket id
     };
 
+    /// An empty model; fill it with setTickets().
     explicit TicketsModel(QObject *parent = nullptr);
 
     /// Replaces the rows (model reset).
     void setTickets(const QVector<TicketRow> &tickets);
+    /// The ticket rows shown, oldest first.
     const QVector<TicketRow> &tickets() const { return m_tickets; }
     /// The ticket at `row` (0 <= row < rowCount()).
     const TicketRow &ticket(int row) const { return m_tickets.at(row); }
 
+    /// Read-only QAbstractItemModel interface (one row per item; see the class comment for roles).
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;

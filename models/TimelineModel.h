@@ -17,12 +17,15 @@ public:
     enum Column { TimeColumn, LocalTimeColumn, SourceColumn, KindColumn, SummaryColumn, ColumnCount };
     enum Role { RefIdRole = roles::FirstModelRole }; ///< qint64 row id of the event in its source
 
+    /// An empty model; fill it with setEvents().
     explicit TimelineModel(QObject *parent = nullptr);
 
     /// Replaces the events (model reset).
     void setEvents(const QVector<TimelineEvent> &events);
+    /// The events shown, in order.
     const QVector<TimelineEvent> &events() const { return m_events; }
 
+    /// Read-only QAbstractItemModel interface (one row per item; see the class comment for roles).
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;

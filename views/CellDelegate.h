@@ -11,10 +11,14 @@ namespace triage {
 class CellDelegate : public QStyledItemDelegate {
     Q_OBJECT
 public:
+    /// A delegate owned by `parent` (usually the view).
     explicit CellDelegate(QObject *parent = nullptr);
 
+    /// Draws a status badge for cells with roles::Tone, else the styled default.
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+    /// Room for the badge's padding on tone cells.
     QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+    /// Read-only: never an editor.
     QWidget *createEditor(QWidget *, const QStyleOptionViewItem &, const QModelIndex &) const override { return nullptr; }
 
 protected:

@@ -120,7 +120,12 @@ void JsonView::setJsonText(const QString &title, const std::optional<QString> &t
         return;
     }
     m_info->setText(sizeText(text->size()));
-    m_raw->setPlainText(*text);
+    if (text->size() > rawDisplayLimit()) {
+        m_raw->setPlainText(text->left(rawDisplayLimit()));
+        m_info->setText(QStringLiteral("%1 (raw tab: the first %2)").arg(sizeText(text->size()), sizeText(rawDisplayLimit())));
+    } else {
+        m_raw->setPlainText(*text);
+    }
     m_model->setJsonText(text); // emits parsed() now (small) or later (big)
 }
 

@@ -22,10 +22,12 @@ class MessageBar;
 /// as stored (QJsonDocument rewrites numbers, so the raw tab is the evidence). Big texts are
 /// parsed off the GUI thread by the model. Invalid JSON shows the raw text, the parse error
 /// with line / column / offset in an inline error bar, and marks the error position; SQL
-/// NULL shows "NULL".
+/// NULL shows "NULL". The raw tab shows at most rawDisplayLimit() characters (laying out a
+/// 10 MB line would stall the GUI thread) and says so; the tree always has everything.
 class JsonView : public QWidget {
     Q_OBJECT
 public:
+    /// An empty view (tree tab with a blank placeholder).
     explicit JsonView(QWidget *parent = nullptr);
 
     /// Shows `text` (nullopt = SQL NULL) under the caption `title` ("result_snapshot").
@@ -37,6 +39,9 @@ public:
     QString errorText() const;
     /// True while a big text is being parsed.
     bool isParsing() const;
+    /// Characters the raw tab shows at most (512 Ki).
+    static constexpr qsizetype rawDisplayLimit() { return 512 * 1024; }
+    /// Parts, for tests: the tree model, the tree, the raw text and the Tree/Raw tabs.
     JsonTreeModel *model() const { return m_model; }
     QTreeView *tree() const { return m_tree; }
     QPlainTextEdit *rawView() const { return m_raw; }

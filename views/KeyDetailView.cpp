@@ -296,7 +296,7 @@ QStringList KeyDetailView::messages() const
     QStringList out;
     for (int i = 0; i < m_messageLayout->count(); ++i)
         if (auto *bar = qobject_cast<MessageBar *>(m_messageLayout->itemAt(i)->widget()))
-            out << bar->text();
+            out << bar->text(); // as shown (MessageBar::sentence())
     return out;
 }
 
@@ -340,10 +340,7 @@ void KeyDetailView::apply(const KeyDetail &d)
         const QString part = it.key() == DbRole::Idempotency ? QStringLiteral("the record")
             : it.key() == DbRole::Intent                     ? QStringLiteral("the intent attempts")
                                                              : QStringLiteral("the tickets");
-        QString message = it->message;
-        if (!message.isEmpty())
-            message[0] = message[0].toUpper();
-        addMessage(error, QStringLiteral("%1 \u2014 %2 cannot be shown; everything else below is current.").arg(message, part));
+        addMessage(error, QStringLiteral("%1 \u2014 %2 cannot be shown; everything else below is current.").arg(it->message, part));
     }
     if (d.record) {
         const RecordDetail &r = *d.record;
@@ -364,7 +361,7 @@ void KeyDetailView::apply(const KeyDetail &d)
             addMessage(warning, QStringLiteral("No idempotency record carries this key."));
     }
     for (const QString &w : d.warnings)
-        addMessage(warning, w.at(0).toUpper() + w.mid(1) + (w.endsWith(QLatin1Char('.')) ? QString() : QStringLiteral(".")));
+        addMessage(warning, w.endsWith(QLatin1Char('.')) ? w : w + QLatin1Char('.'));
 
     // Record fields.
     m_fieldsModel->setRecord(d.record);

@@ -47,6 +47,7 @@ public:
 
     /// The key shown or being loaded ("" when cleared).
     QString key() const { return m_key; }
+    /// True while a detail is being read.
     bool isLoading() const { return m_loading; }
     /// True once the detail of key() has arrived and is shown.
     bool hasDetail() const { return m_hasDetail; }
@@ -55,7 +56,8 @@ public:
     /// Texts of the message bars in the header, in order (warnings and errors).
     QStringList messages() const;
 
-    // Parts, for tests and the screenshot driver.
+    /// Parts, for tests and the screenshot driver: the header's key and status badge, the
+    /// snapshot panel, the tables and the bottom tabs.
     QLabel *keyLabel() const { return m_keyLabel; }
     QLabel *statusBadge() const { return m_statusBadge; }
     JsonView *snapshotView() const { return m_snapshot; }

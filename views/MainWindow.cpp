@@ -108,6 +108,13 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
         connect(pane, &QueuePane::countChanged, this, [this, kind](qint64 count) { updateTabTitle(kind, count); });
     }
     m_detail = new KeyDetailView(workspace, m_splitter);
+    // Switching tabs shows the detail of that tab's selected row (if it has one).
+    connect(m_queues, &QTabWidget::currentChanged, this, [this] {
+        QueuePane *pane = currentPane();
+        const QString key = pane ? pane->currentKey() : QString();
+        if (!key.isEmpty() && key != m_detail->key())
+            m_detail->loadKey(key);
+    });
     m_splitter->addWidget(m_queues);
     m_splitter->addWidget(m_detail);
     m_splitter->setStretchFactor(0, 5);

@@ -36,8 +36,11 @@ public:
     QueuePane *queuePane(QueueKind kind) const;
     /// The pane of the current tab.
     QueuePane *currentPane() const;
+    /// The detail view (right side).
     KeyDetailView *detailView() const { return m_detail; }
+    /// The status-bar indicator of `role`.
     ConnectionIndicator *connectionIndicator(DbRole role) const { return m_indicators.value(int(role)); }
+    /// The splitter between the queues and the detail.
     QSplitter *splitter() const { return m_splitter; }
 
     /// Shows the detail of `key` and selects its row in the current queue when loaded.

@@ -50,8 +50,22 @@ void MessageBar::showMessage(Level level, const QString &text)
                                  "triage--MessageBar QLabel { color: %3; background: transparent; border: none; }")
                       .arg(c.background.name(), c.border.name(), c.foreground.name()));
     m_icon->setText(icon);
-    m_text->setText(text);
+    m_text->setText(sentence(text));
     setVisible(true);
+}
+
+QString MessageBar::sentence(const QString &text)
+{
+    // Backend messages start in lower case ("cannot connect to …"); identifiers
+    // ("result_snapshot", "expire_at") and numbers must stay as they are.
+    const qsizetype end = text.indexOf(QLatin1Char(' '));
+    const QStringView first = QStringView(text).left(end < 0 ? text.size() : end);
+    for (QChar c : first)
+        if (!c.isLower())
+            return text;
+    if (first.isEmpty())
+        return text;
+    return text.at(0).toUpper() + text.mid(1);
 }
 
 void MessageBar::clearMessage()

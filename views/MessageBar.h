@@ -15,18 +15,27 @@ class MessageBar : public QFrame {
 public:
     enum class Level { Info, Warning, Error };
 
+    /// A hidden bar; showMessage() shows it.
     explicit MessageBar(QWidget *parent = nullptr);
 
-    /// Shows `text` (plain text) at `level`; an empty text hides the bar.
+    /// Shows `text` (plain text, as a sentence(): backend messages start in lower case) at
+    /// `level`; an empty text hides the bar.
     void showMessage(Level level, const QString &text);
     /// Hides the bar and forgets the text.
     void clearMessage();
+    /// The text shown (after sentence()), or "".
     QString text() const;
+    /// The level of the last message.
     Level level() const { return m_level; }
+    /// `text` with its first letter capitalised when its first word is a plain lower-case
+    /// word ("cannot connect …" → "Cannot connect …"); identifiers such as "result_snapshot"
+    /// or "expire_at" and numbers are left alone.
+    static QString sentence(const QString &text);
     /// Shows a button labelled `label` (empty: no button) that emits actionTriggered().
     void setActionText(const QString &label);
 
 signals:
+    /// The action button was clicked.
     void actionTriggered();
 
 private:

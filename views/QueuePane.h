@@ -29,7 +29,9 @@ public:
     /// `workspace` must outlive the pane. Nothing loads until start().
     QueuePane(Workspace *workspace, QueueKind kind, QWidget *parent = nullptr);
 
+    /// The queue this pane shows.
     QueueKind kind() const { return m_kind; }
+    /// The pane's model, table and count label (for the window, tests and the screenshot driver).
     QueueModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
     QLabel *countLabel() const { return m_countLabel; }

@@ -20,6 +20,12 @@ ScreenshotRunner::ScreenshotRunner(MainWindow *window, QString path, QString sel
     connect(&m_timeout, &QTimer::timeout, this, [this] {
         fail(2, QStringLiteral("timed out after %1 s waiting for %2").arg(m_timeout.interval() / 1000).arg(m_waitingFor));
     });
+    m_countGrace.setSingleShot(true);
+    m_countGrace.setInterval(5000);
+    connect(&m_countGrace, &QTimer::timeout, this, [this] {
+        m_countReady = true;
+        maybeShoot();
+    });
 }
 
 void ScreenshotRunner::start()
@@ -81,8 +87,14 @@ void ScreenshotRunner::onDetailLoaded(const QString &)
 
 void ScreenshotRunner::maybeShoot()
 {
-    if (m_done || m_shooting || !m_pageReady || !m_countReady || (m_detailWanted && !m_detailReady))
+    if (m_done || m_shooting || !m_pageReady || (m_detailWanted && !m_detailReady))
         return;
+    if (!m_countReady) {
+        if (!m_countGrace.isActive())
+            m_countGrace.start();
+        return;
+    }
+    m_countGrace.stop();
     m_shooting = true;
     // Let the last layouts and deferred paints (tree expansion, column sizes) settle.
     QTimer::singleShot(250, this, &ScreenshotRunner::shoot);

@@ -9,14 +9,16 @@ namespace triage {
 class MainWindow;
 
 /// Drives `triage-console --screenshot FILE.png`: waits until the default (Unknown) queue's
-/// first page is in and its count is known, selects a row (the `selectKey`'s detail, or the
-/// first row), waits for that detail, then saves QWidget::grab() of the window as `path`
-/// and emits finished(). Gives up after `timeoutMs` (finished() with exit code 2).
+/// first page is in, selects a row (the `selectKey`'s detail, or the first row), waits for
+/// that detail, then saves QWidget::grab() of the window as `path` and emits finished().
+/// The count is waited for only up to 5 s more (a COUNT(*) over a big table may be slow;
+/// the shot then says "counting…"). Gives up after `timeoutMs` (finished() with exit code 2).
 /// Exit codes: 0 saved; 1 the image could not be written; 2 a database error or timeout
 /// (the image is still written when possible, showing the error).
 class ScreenshotRunner : public QObject {
     Q_OBJECT
 public:
+    /// Watches `window`; saves to `path`; opens `selectKey` (or the first row when empty).
     ScreenshotRunner(MainWindow *window, QString path, QString selectKey, int timeoutMs = 60000, QObject *parent = nullptr);
 
     /// Starts watching the window; call before the event loop runs.
@@ -38,6 +40,7 @@ private:
     QString m_path;
     QString m_selectKey;
     QTimer m_timeout;
+    QTimer m_countGrace; ///< started when all but the count is ready
     bool m_pageReady = false;
     bool m_countReady = false;
     bool m_detailWanted = false;

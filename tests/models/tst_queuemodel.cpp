@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
+#include <QThread>
 
 #include <algorithm>
 
@@ -28,6 +29,17 @@ QString recordKey(int i)
 qint64 recordAge(int i) { return 100000 - 100 * i; }
 QString intentKey(int j) { return QStringLiteral("task_%1_step_1_send_notification").arg(100 + j); }
 qint64 intentAge(int j) { return 100000 - 100 * (50 * j) - 50; } // just after record 50*j
+
+/// Keeps the idempotency worker busy for `ms`, so that the next request is certainly still
+/// in flight when the test looks (SQLite may otherwise answer before the call returns,
+/// and a finished future's continuation then runs inside then()).
+void park(Workspace &ws, int ms = 300)
+{
+    ws.worker(DbRole::Idempotency).run<int>([ms](DbSession &) {
+        QThread::msleep(ms);
+        return 0;
+    });
+}
 
 struct Expected {
     QString key;
@@ -145,6 +157,7 @@ void TestQueueModel::pagesInOrder()
     QVERIFY(inserted.isValid() && pages.isValid() && counts.isValid());
     QVERIFY(!model.canFetchMore({})); // nothing before a request
     model.setPageSize(100);
+    park(ws);
     model.setRequest(QueueRequest{QueueKind::Unknown, {}, false});
     QVERIFY(model.isLoading());
     QVERIFY(!model.canFetchMore({})); // one page at a time
@@ -159,8 +172,10 @@ void TestQueueModel::pagesInOrder()
     QVERIFY(model.canFetchMore({}));
     QVERIFY(!model.atEnd());
 
+    park(ws);
     model.fetchMore({});
     QVERIFY(model.isLoading());
+    QVERIFY(!model.canFetchMore({})); // one page at a time
     QVERIFY(settle(model));
     QCOMPARE(inserted.size(), 2);
     QCOMPARE(inserted.at(1).at(1).toInt(), 100);
@@ -332,9 +347,13 @@ void TestQueueModel::resetDropsResultsInFlight()
     QSignalSpy pages(&model, &QueueModel::pageLoaded);
     QSignalSpy counts(&model, &QueueModel::countChanged);
 
-    // The first request's page and count are still on the workers when the second
-    // request resets the model: they arrive afterwards and must be dropped.
+    // Park the idempotency worker for a moment so that the first request's page and count
+    // are certainly still queued when the second request resets the model: they arrive
+    // afterwards and must be dropped. (Without this, SQLite can answer so fast that the
+    // first page is applied before the second setRequest(), and nothing is in flight.)
+    park(ws);
     model.setRequest(QueueRequest{QueueKind::Unknown, {}, false});
+    QVERIFY(model.isLoading());
     QueueRequest failed{QueueKind::Failed, {}, false};
     model.setRequest(failed);
     QVERIFY(settle(model));
@@ -349,8 +368,10 @@ void TestQueueModel::resetDropsResultsInFlight()
 
     // refresh() keeps the request and reloads from the start.
     pages.clear();
+    park(ws);
     model.refresh();
     QCOMPARE(model.rowCount(), 0);
+    QVERIFY(model.isLoading());
     QVERIFY(settle(model));
     QCOMPARE(pages.size(), 1);
     QCOMPARE(model.rowCount(), 4);

@@ -5,9 +5,11 @@
 // status bar announces a re-opened connection. PNGs go to the build directory.
 
 #include "ConnectionIndicator.h"
+#include "JsonTreeModel.h"
 #include "JsonView.h"
 #include "KeyDetailView.h"
 #include "MainWindow.h"
+#include "MessageBar.h"
 #include "ModelTestUtil.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
@@ -120,6 +122,9 @@ private slots:
         QCOMPARE(w.queuePane(QueueKind::Escalated)->countLabel()->text(), QStringLiteral("15 steps"));
         QCOMPARE(w.queuePane(QueueKind::Failed)->model()->rowCount(), 30);
 
+        QCOMPARE(unknown->findChild<QLabel *>(QStringLiteral("loadedLabel"))->text(),
+                 QStringLiteral("\u00b7 100 loaded; scroll for more"));
+
         // The oldest stale record is on top, as the database orders it.
         const QString oldest = one(QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 0 ORDER BY updated_at, id"));
         QCOMPARE(model->index(0, QueueModel::KeyColumn).data().toString(), oldest);
@@ -128,9 +133,8 @@ private slots:
         KeyDetailView *detail = w.detailView();
         QSignalSpy loaded(detail, &KeyDetailView::detailLoaded);
         QVERIFY(loaded.isValid());
-        qWarning("DEBUG current=%d key=%s loading=%d has=%d focus=%s", unknown->table()->currentIndex().row(), qPrintable(detail->key()), detail->isLoading(), detail->hasDetail(), QApplication::focusWidget() ? QApplication::focusWidget()->metaObject()->className() : "none");
         QVERIFY(unknown->selectRow(0));
-        QVERIFY(loaded.wait(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000); // may already have fired inside the call
         QCOMPARE(loaded.first().at(0).toString(), oldest);
         QCOMPARE(detail->keyLabel()->text(), oldest);
         QCOMPARE(detail->statusBadge()->text(), QStringLiteral("PROCESSING \u00b7 stale"));
@@ -161,6 +165,12 @@ private slots:
             QTRY_COMPARE(w.connectionIndicator(role)->state(), ConnectionIndicator::State::Up);
 
         QVERIFY(saveShot(&w, QStringLiteral("mainwindow-unknown.png")));
+
+        // Scrolling to the end makes the view ask for the next page (fetchMore()).
+        unknown->table()->scrollToBottom();
+        QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() > 100, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!model->isLoading(), 30000);
+        QCOMPARE(detail->key(), oldest); // paging does not change the selection
         QVERIFY(saveShot(detail, QStringLiteral("detail-unknown.png")));
         detail->tabs()->setCurrentIndex(2); // intent attempts, with the last one's JSON
         QCOMPARE(detail->attemptsTable()->currentIndex().row(), int(detail->detail().attempts.size()) - 1);
@@ -186,7 +196,7 @@ private slots:
         QVERIFY(goTo);
         goTo->setText(key);
         QTest::keyClick(goTo, Qt::Key_Return);
-        QVERIFY(loaded.wait(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000); // may already have fired inside the call
         QCOMPARE(detail->keyLabel()->text(), key);
         QCOMPARE(detail->statusBadge()->text(), QStringLiteral("SUCCESS"));
         QCOMPARE(detail->snapshotChoice()->currentText(), QStringLiteral("result_snapshot"));
@@ -213,7 +223,7 @@ private slots:
         w.show();
         QSignalSpy loaded(w.detailView(), &KeyDetailView::detailLoaded);
         w.openKey(key);
-        QVERIFY(loaded.wait(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000); // may already have fired inside the call
         QCOMPARE(w.detailView()->statusBadge()->text(), QStringLiteral("UNKNOWN_CODE_7"));
         QCOMPARE(fieldValue(w.detailView(), QStringLiteral("status text")).data().toString(), QStringLiteral("UNKNOWN_CODE_7"));
         QCOMPARE(w.detailView()->messages().first(),
@@ -235,7 +245,7 @@ private slots:
         QTest::keyClicks(tenant, QStringLiteral("globex"));
         QTest::keyClick(tenant, Qt::Key_Return);
         QCOMPARE(pane->model()->request().filter.tenant, QStringLiteral("globex"));
-        QVERIFY(pages.wait(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(!pages.isEmpty(), 30000); // may already have fired inside the call
         QTRY_VERIFY(!pane->model()->isCounting());
         const qint64 n = pane->model()->count();
         QVERIFY(n > 0 && n < 100);
@@ -272,7 +282,7 @@ private slots:
         QVERIFY(unknown->model()->lastError().isEmpty());
         QSignalSpy loaded(w.detailView(), &KeyDetailView::detailLoaded);
         QVERIFY(unknown->selectRow(0));
-        QVERIFY(loaded.wait(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000); // may already have fired inside the call
         KeyDetailView *detail = w.detailView();
         QVERIFY(detail->detail().record);
         QVERIFY(detail->detail().errors.contains(DbRole::Ticket));
@@ -292,6 +302,79 @@ private slots:
         QCOMPARE(w.connectionIndicator(DbRole::Intent)->state(), ConnectionIndicator::State::Up);
         QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("\u2714 re-opened the connection to the intent-log database"));
         QVERIFY(saveShot(&w, QStringLiteral("mainwindow-ticket-store-down.png")));
+    }
+
+    void switchingTabsFollowsTheirSelection()
+    {
+        MainWindow w(m_ws.get());
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        auto *tabs = w.findChild<QTabWidget *>(QStringLiteral("queueTabs"));
+        KeyDetailView *detail = w.detailView();
+        QVERIFY(w.queuePane(QueueKind::Unknown)->selectRow(0));
+        const QString unknownKey = w.queuePane(QueueKind::Unknown)->currentKey();
+        QTRY_VERIFY(detail->hasDetail() && detail->key() == unknownKey);
+
+        tabs->setCurrentWidget(w.queuePane(QueueKind::Failed));
+        QCOMPARE(detail->key(), unknownKey); // nothing selected there yet: the detail stays
+        QVERIFY(w.queuePane(QueueKind::Failed)->selectRow(2));
+        const QString failedKey = w.queuePane(QueueKind::Failed)->currentKey();
+        QTRY_VERIFY(detail->hasDetail() && detail->key() == failedKey);
+        QCOMPARE(detail->statusBadge()->text(), QStringLiteral("FAILED"));
+
+        tabs->setCurrentWidget(w.queuePane(QueueKind::Unknown));
+        QTRY_VERIFY(detail->hasDetail() && detail->key() == unknownKey);
+        QVERIFY(waitForQueues(w));
+    }
+
+    void bigRawTextIsCappedTreeIsComplete()
+    {
+        QString big = QStringLiteral("[");
+        for (int i = 0; i < 60000; ++i)
+            big += QStringLiteral("%1{\"n\":%2}").arg(i ? QStringLiteral(",") : QString()).arg(i);
+        big += QLatin1Char(']');
+        QVERIFY(big.size() > JsonView::rawDisplayLimit());
+        JsonView view;
+        view.resize(600, 400);
+        view.show();
+        QSignalSpy loaded(&view, &JsonView::loaded);
+        view.setJsonText(QStringLiteral("big"), big);
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000);
+        QCOMPARE(view.rawView()->toPlainText().size(), JsonView::rawDisplayLimit());
+        QVERIFY(view.findChild<QLabel *>(QStringLiteral("jsonInfo"))->text().contains(QStringLiteral("raw tab: the first")));
+        QCOMPARE(view.model()->rowCount(), 60000); // the tree has every element
+        QVERIFY(view.errorText().isEmpty());
+    }
+
+    void queueErrorIsInlineWithRetry()
+    {
+        // Every store points at a file that cannot be opened.
+        WorkspaceConfig config;
+        for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+            QString error;
+            auto p = ConnectionProfile::fromUrl(QStringLiteral("sqlite:///nonexistent-triage-dir/all.db"), role, &error);
+            QVERIFY2(p, qPrintable(error));
+            config.setProfile(*p);
+        }
+        Workspace ws(config);
+        MainWindow w(&ws);
+        w.resize(1400, 900);
+        w.show();
+        QueuePane *pane = w.queuePane(QueueKind::Unknown);
+        QTRY_VERIFY_WITH_TIMEOUT(!pane->model()->lastError().isEmpty() && !pane->model()->isCounting(), 30000);
+        auto *bar = pane->findChild<MessageBar *>(QStringLiteral("queueError"));
+        QVERIFY(bar);
+        QVERIFY(bar->isVisible());
+        QVERIFY2(bar->text().startsWith(QStringLiteral("Cannot connect to the idempotency database")), qPrintable(bar->text()));
+        QCOMPARE(pane->countLabel()->text(), QStringLiteral("count failed"));
+        QCOMPARE(tabText(w, QueueKind::Unknown), QStringLiteral("Unknown"));
+        // Retry reloads (and fails again, still inline).
+        QSignalSpy errors(pane->model(), &QueueModel::errorOccurred);
+        emit bar->actionTriggered();
+        QTRY_VERIFY_WITH_TIMEOUT(errors.size() >= 2 && !pane->model()->isLoading() && !pane->model()->isCounting(), 30000);
+        QVERIFY(bar->isVisible());
+        QVERIFY(saveShot(&w, QStringLiteral("mainwindow-all-stores-down.png")));
     }
 };
 
