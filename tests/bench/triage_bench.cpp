@@ -199,7 +199,19 @@ int main(int argc, char **argv)
         "id, idem_key, biz_type, status, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
         "to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
         "to_char(expire_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), EXTRACT(EPOCH FROM (now() - updated_at))");
-    // The Unknown queue on this data has no intent rows except the bench key's (latest attempt).
+    // The Unknown queue merges records with intent-log steps (latest attempt UNKNOWN /
+    // RECONCILE_PENDING, record not settled): the raw side runs both statements too.
+    const QString intentPage = QStringLiteral(
+        "SELECT l.id, l.idem_key, l.action, l.status, to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
+        "to_char(l.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), EXTRACT(EPOCH FROM (now() - l.updated_at)), "
+        "l.task_id, l.step_id FROM intent_log l WHERE l.status IN ('UNKNOWN', 'RECONCILE_PENDING') AND l.idem_key IS NOT NULL "
+        "AND l.id = (SELECT n.id FROM intent_log n WHERE n.idem_key = l.idem_key ORDER BY n.created_at DESC, n.id DESC LIMIT 1) "
+        "AND NOT EXISTS (SELECT 1 FROM idempotency_record r WHERE r.idem_key = l.idem_key AND r.status IN (1, 2)) %1 "
+        "ORDER BY l.updated_at, l.id LIMIT 50");
+    auto rawIntents = [&](const QString &extra) {
+        auto q = rawExec(raw, intentPage.arg(extra));
+        drain(q);
+    };
     QueueRequest unknown;
     unknown.kind = QueueKind::Unknown;
 
@@ -210,6 +222,7 @@ int main(int argc, char **argv)
         f.rawMs = medianMs(reps, [&] {
             auto q = rawExec(raw, QStringLiteral("SELECT %1 FROM idempotency_record WHERE %2 ORDER BY updated_at, id LIMIT 50").arg(cols, stale));
             drain(q);
+            rawIntents(QString());
         });
         f.anchorName = QStringLiteral("same page by OFFSET 10000");
         f.anchorMs = medianMs(reps, [&] {
@@ -225,6 +238,8 @@ int main(int argc, char **argv)
         f.rawMs = medianMs(reps, [&] {
             auto q = rawExec(raw, QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE %1").arg(stale));
             drain(q);
+            auto i = rawExec(raw, QStringLiteral("SELECT COUNT(*) FROM (%1) t").arg(intentPage.arg(QString()).replace(QStringLiteral(" LIMIT 50"), QString())));
+            drain(i);
         });
         f.note = QStringLiteral("runs beside the first page, never before it");
         figures << f;
@@ -238,6 +253,7 @@ int main(int argc, char **argv)
         f.rawMs = medianMs(reps, [&] {
             auto q = rawExec(raw, QStringLiteral("SELECT %1 FROM idempotency_record WHERE %2 AND idem_key LIKE '%:acme:%' ORDER BY updated_at, id LIMIT 50").arg(cols, stale));
             drain(q);
+            rawIntents(QStringLiteral("AND l.idem_key LIKE '%:acme:%'"));
         });
         f.note = QStringLiteral("raw anchor: LIKE '%:acme:%'");
         figures << f;
@@ -251,6 +267,7 @@ int main(int argc, char **argv)
         f.rawMs = medianMs(reps, [&] {
             auto q = rawExec(raw, QStringLiteral("SELECT %1 FROM idempotency_record WHERE %2 AND idem_key LIKE '%ab1%' ORDER BY updated_at, id LIMIT 50").arg(cols, stale));
             drain(q);
+            rawIntents(QStringLiteral("AND l.idem_key LIKE '%ab1%'"));
         });
         figures << f;
     }
