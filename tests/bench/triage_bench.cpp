@@ -3,11 +3,15 @@
 // database itself with generate_series (minutes, not hours). Prints a table and writes a
 // JSON file with every figure. Medians of --reps repetitions; ratios console / raw.
 #include "Log.h"
+#include "QueueModel.h"
 #include "Mark.h"
 #include "RecordStatus.h"
 #include "Workspace.h"
 
+#include <QApplication>
 #include <QCommandLineParser>
+#include <QTableView>
+#include <QTimer>
 #include <QCryptographicHash>
 #include <QSqlRecord>
 #include <QCoreApplication>
@@ -83,7 +87,10 @@ int drain(QSqlQuery &q)
 
 int main(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
+    // Widgets for the GUI-gap probe; offscreen unless a platform was chosen.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("triage-bench"));
     spdlog::set_level(spdlog::level::warn);
     QCommandLineParser p;
@@ -96,6 +103,8 @@ int main(int argc, char **argv)
         {QStringLiteral("json"), QStringLiteral("Write every figure to this JSON file (default bench-results.json)."), QStringLiteral("FILE"), QStringLiteral("bench-results.json")},
         {QStringLiteral("refill"), QStringLiteral("Drop and refill the benchmark database even if it exists.")},
         {QStringLiteral("bulk"), QStringLiteral("Records in the bulk compare-and-set measurement (default 10000)."), QStringLiteral("N"), QStringLiteral("10000")},
+        {QStringLiteral("model-rows"), QStringLiteral("Rows the queue model pages through for the memory / GUI-gap figures (default 100000; 0 = skip)."),
+         QStringLiteral("N"), QStringLiteral("100000")},
     });
     p.process(app);
     const QString serverUrl = p.isSet(QStringLiteral("server")) ? p.value(QStringLiteral("server")) : qEnvironmentVariable("TRIAGE_TEST_PG_URL");
@@ -358,6 +367,79 @@ int main(int argc, char **argv)
         rawExec(raw, QStringLiteral("DELETE FROM triage_audit WHERE reason = 'bench bulk mark'"));
     }
 
+    // Model fill and GUI responsiveness: an offscreen window with a table on the
+    // Succeeded queue; a 1 ms timer measures the longest gap of the GUI event loop while
+    // the model pages through 100,000 rows and while each queue's first page and count load.
+    double longestGapMs = 0;
+    double bytesPerRow = 0;
+    int filled = 0;
+    if (p.value(QStringLiteral("model-rows")).toInt() > 0) {
+        const int target = p.value(QStringLiteral("model-rows")).toInt();
+        QWidget window;
+        window.resize(1200, 800);
+        auto *table = new QTableView(&window);
+        table->resize(1200, 800);
+        QueueModel model(&ws);
+        table->setModel(&model);
+        window.show();
+        QElapsedTimer tick;
+        tick.start();
+        qint64 last = 0;
+        QTimer probe;
+        probe.setInterval(1);
+        QObject::connect(&probe, &QTimer::timeout, &window, [&] {
+            const qint64 now = tick.nsecsElapsed();
+            if (last)
+                longestGapMs = std::max(longestGapMs, (now - last) / 1e6);
+            last = now;
+        });
+        auto rssKb = [] {
+            QFile f(QStringLiteral("/proc/self/statm"));
+            f.open(QIODevice::ReadOnly);
+            const QList<QByteArray> parts = f.readAll().split(' ');
+            return parts.value(1).toLongLong() * 4; // pages of 4 KiB
+        };
+        // Each queue's first page and count, with the probe running.
+        probe.start();
+        for (QueueKind k : {QueueKind::Unknown, QueueKind::InFlight, QueueKind::Failed, QueueKind::Succeeded, QueueKind::Escalated}) {
+            QueueRequest req;
+            req.kind = k;
+            bool loaded = false;
+            QMetaObject::Connection c = QObject::connect(&model, &QueueModel::pageLoaded, &window, [&](int, int, bool) { loaded = true; });
+            model.setRequest(req);
+            QElapsedTimer wait;
+            wait.start();
+            while (!loaded && wait.elapsed() < 60000)
+                QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+            QObject::disconnect(c);
+        }
+        QueueRequest req;
+        req.kind = QueueKind::Succeeded;
+        model.setRequest(req);
+        const qint64 before = rssKb();
+        QElapsedTimer wait;
+        wait.start();
+        while (model.rowCount() < target && wait.elapsed() < 600000) {
+            if (model.canFetchMore({}))
+                model.fetchMore({});
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+            table->scrollToBottom();
+        }
+        probe.stop();
+        filled = model.rowCount();
+        bytesPerRow = filled > 0 ? (rssKb() - before) * 1024.0 / filled : 0;
+        Figure f;
+        f.name = QStringLiteral("model fill: %1 rows of the Succeeded queue").arg(filled);
+        f.consoleMs = wait.elapsed();
+        f.note = QStringLiteral("%1 bytes held per row (RSS growth; row summaries only)").arg(bytesPerRow, 0, 'f', 0);
+        figures << f;
+        Figure g;
+        g.name = QStringLiteral("GUI: longest event-loop gap");
+        g.consoleMs = longestGapMs;
+        g.note = QStringLiteral("1 ms timer in an offscreen window while every queue's first page, count and the fill ran");
+        figures << g;
+    }
+
     std::printf("\n%-44s %12s %12s %8s   %s\n", "operation", "console ms", "raw SQL ms", "ratio", "anchor / note");
     QJsonArray out;
     for (const Figure &f : figures) {
@@ -385,6 +467,9 @@ int main(int argc, char **argv)
     doc[QStringLiteral("rows")] = rows;
     doc[QStringLiteral("repetitions")] = reps;
     doc[QStringLiteral("bulk_records_per_second")] = bulkRate;
+    doc[QStringLiteral("model_rows_filled")] = filled;
+    doc[QStringLiteral("model_bytes_per_row")] = bytesPerRow;
+    doc[QStringLiteral("gui_longest_gap_ms")] = longestGapMs;
     doc[QStringLiteral("figures")] = out;
     QFile f(p.value(QStringLiteral("json")));
     if (f.open(QIODevice::WriteOnly))
