@@ -227,6 +227,14 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
                   .arg(a.action, a.operatorName, stateName(a.fromState), stateName(a.toState), a.outcome, oneLine(a.reason, 60));
         add(a.at, QStringLiteral("triage_audit"), a.outcome, summary, a.id);
     }
+    for (const CompensationRow &c : detail.compensations) {
+        add(c.createdAt, QStringLiteral("triage_compensation"), QStringLiteral("intent"),
+            QStringLiteral("compensation %1 of ticket %2 by %3 (%4): %5").arg(c.action, c.target, c.operatorName, c.compKey, oneLine(c.reason, 60)),
+            c.id);
+        if (c.status != QLatin1String("INTENT"))
+            add(c.updatedAt, QStringLiteral("triage_compensation"), c.status.toLower(),
+                QStringLiteral("compensation %1 of ticket %2: %3 after %4 call(s)").arg(c.action, c.target, c.status).arg(c.attempts), c.id);
+    }
     auto rank = [](const QString &source) {
         if (source == QLatin1String("idempotency_record"))
             return 0;

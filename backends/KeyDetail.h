@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Audit.h"
+#include "CompensationRow.h"
 #include "DbSession.h"
 #include "TimeText.h"
 #include "WorkspaceConfig.h"
@@ -71,6 +72,9 @@ struct KeyDetail {
     QVector<TicketRow> tickets;
     QVector<IntentAttempt> attempts;
     QVector<AuditEntry> audit;          ///< operator actions on this key (triage_audit), oldest first
+    /// Compensations whose source is this key (triage_compensation, intent-log database;
+    /// empty when the table does not exist), oldest first.
+    QVector<CompensationRow> compensations;
     QVector<TimelineEvent> timeline;
     QStringList warnings;               ///< expiry and data problems, for operators
     QMap<DbRole, DbError> errors;

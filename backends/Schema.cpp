@@ -10,10 +10,12 @@ namespace triage {
 QStringList schemaStatements(Dialect dialect, DbRole role, const SchemaOptions &options)
 {
     // Each role's agents' tables, then the console-owned tables kept in that database
-    // (triage_audit beside the idempotency records).
+    // (triage_audit beside the idempotency records, triage_compensation beside the intent log).
     QStringList files = {roleName(role)};
     if (role == DbRole::Idempotency)
         files << QStringLiteral("audit");
+    if (role == DbRole::Intent)
+        files << QStringLiteral("compensation");
     QStringList lines;
     for (const QString &file : files) {
         QFile f(QStringLiteral(":/schema/%1/%2.sql").arg(dialectName(dialect), file));

@@ -14,7 +14,8 @@ struct SchemaOptions {
 };
 
 /// The statements of resources/schema/<dialect>/<role>.sql for `options`, in order, followed
-/// for the idempotency role by the console-owned audit.sql (triage_audit).
+/// for the idempotency role by the console-owned audit.sql (triage_audit), for the intent
+/// role by compensation.sql (triage_compensation, triage_compensation_attempt).
 /// Statements end with a line ending in ';'; one preceded by "-- @backstop" runs only
 /// with the backstop, one preceded by "-- @no-backstop" only without it.
 QStringList schemaStatements(Dialect dialect, DbRole role, const SchemaOptions &options);

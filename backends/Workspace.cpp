@@ -1,5 +1,7 @@
 #include "Workspace.h"
 
+#include "Compensation.h"
+
 #include "Log.h"
 #include "RecordStatus.h"
 
@@ -202,6 +204,15 @@ QFuture<KeyDetail> Workspace::loadKeyDetail(const QString &idemKey)
         q.limit = 0;
         return audit_sql::read(s, q);
     });
+    auto compensations = worker(DbRole::Intent).run<QVector<CompensationRow>>([=](DbSession &s) {
+        // Databases whose schema predates triage_compensation have no such table.
+        if (!s.hasTable(QStringLiteral("triage_compensation")))
+            return QVector<CompensationRow>();
+        CompensationQuery q;
+        q.sourceKey = idemKey;
+        q.limit = 0;
+        return compensation_sql::read(s, q);
+    });
     return QtConcurrent::run(&m_mergePool, [=]() mutable {
         KeyDetail d;
         d.idemKey = idemKey;
@@ -225,6 +236,11 @@ QFuture<KeyDetail> Workspace::loadKeyDetail(const QString &idemKey)
             d.audit = *au;
         else if (!d.errors.contains(DbRole::Idempotency))
             d.errors.insert(DbRole::Idempotency, *au.error);
+        const auto comp = compensations.result();
+        if (comp.ok())
+            d.compensations = *comp;
+        else if (!d.errors.contains(DbRole::Intent))
+            d.errors.insert(DbRole::Intent, *comp.error);
         if (d.record)
             d.warnings << expiryWarnings(*d.record);
         if (d.tickets.size() > 1)

@@ -121,6 +121,8 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
         QString why;
         if (!loadUpstreamConfigs(s, &c.upstreams, &why))
             return fail(why);
+        if (!loadCompensationConfigs(s, &c.compensations, &why))
+            return fail(why);
     }
     return c;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CompensationConfig.h"
 #include "ConnectionProfile.h"
 #include "UpstreamConfig.h"
 
@@ -33,6 +34,9 @@ struct WorkspaceConfig {
     /// Upstream query APIs by biz_type (only biz types with upstream_query_url; see
     /// upstreamConfigFor() for the upstream_* keys of [biz.<biz_type>]).
     QMap<QString, UpstreamConfig> upstreams;
+    /// Compensation actions by biz_type and action (compensation_<action>_* keys of
+    /// [biz.<biz_type>]; see loadCompensationConfigs()).
+    CompensationConfigs compensations;
     QString operatorName;                  ///< default: the OS user
     bool readOnly = false;
     bool isDemo = false;

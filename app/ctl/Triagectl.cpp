@@ -155,6 +155,24 @@ const QVector<Triagectl::Command> &Triagectl::commands()
          {opt("queue"), opt("concurrency"), opt("pause-after"), opt("biz-type"), opt("tenant"), opt("key"),
           opt("created-from"), opt("created-to"), opt("updated-from"), opt("updated-to"), opt("newest-first")},
          -1, false},
+        {QStringLiteral("duplicates"), QStringLiteral("duplicates [--key SUBSTR] [--tenant T] [--created-from T] [--created-to T] [--all]"),
+         QStringLiteral("The Duplicate keys queue: ticket groups sharing one idem_key (unresolved ones, i.e. with more\n"
+                        "than one ticket not CANCELLED, unless --all) with size, tenants, first/last creation and\n"
+                        "the record's status; tickets whose record is PROCESSING or FAILED; SUCCESS snapshots naming\n"
+                        "a missing ticket or differing from its payload; intent-log steps whose attempts used more\n"
+                        "than one key. At most --limit rows of each."),
+         {opt("key"), opt("tenant"), opt("created-from"), opt("created-to"), opt("all"), opt("page-size")}, 0, false},
+        {QStringLiteral("compensate"), QStringLiteral("compensate KEY --action A --target TICKET_ID --reason TEXT [--dry-run]  |  compensate --resume COMP_KEY"),
+         QStringLiteral("Compensate one side effect of KEY (e.g. cancel_ticket of an extra ticket of a duplicate group)\n"
+                        "through the biz_type's compensation_<action>_* endpoint, with the deterministic key\n"
+                        "comp:<action>:<ticket>:<KEY> (hashed to 64 characters) as X-Idempotency-Key. The intent is\n"
+                        "written to triage_compensation before the call; a timeout or unclear reply leaves it UNKNOWN\n"
+                        "(exit 5), confirmed by the confirmation query; --resume re-sends the stored request with the\n"
+                        "same key. Exit: 0 succeeded, 3 the compensation already exists, 4 refused, 5 UNKNOWN."),
+         {opt("action"), opt("target"), opt("reason"), opt("dry-run"), opt("resume")}, -1, true},
+        {QStringLiteral("compensations"), QStringLiteral("compensations [--status S] [--key KEY]"),
+         QStringLiteral("Compensations (INTENT, SUCCEEDED, FAILED, UNKNOWN), oldest first; json adds every attempt."),
+         {opt("status"), opt("key")}, 0, false},
         {QStringLiteral("audit"), QStringLiteral("audit [--key KEY] [--since TIME]"),
          QStringLiteral("The audit trail of operator actions (triage_audit), oldest first, at most --limit rows."),
          {opt("key"), opt("since")}, 0, false},
@@ -215,6 +233,11 @@ Triagectl::Triagectl(FILE *out, FILE *err) : m_out(out), m_err(err)
         {opt("dry-run"), QStringLiteral("mark: show what would be applied; write nothing.")},
         {opt("queue"), QStringLiteral("mark: every record row of this queue instead of one KEY."), QStringLiteral("QUEUE")},
         {opt("since"), QStringLiteral("audit: rows at or after TIME."), QStringLiteral("TIME")},
+        {opt("all"), QStringLiteral("duplicates: also resolved groups.")},
+        {opt("action"), QStringLiteral("compensate: the action (compensation_<action>_url)."), QStringLiteral("A")},
+        {opt("target"), QStringLiteral("compensate: the ticket id to compensate."), QStringLiteral("ID")},
+        {opt("resume"), QStringLiteral("compensate: continue this compensation."), QStringLiteral("COMP_KEY")},
+        {opt("status"), QStringLiteral("compensations: only this status."), QStringLiteral("S")},
         {opt("concurrency"), QStringLiteral("query --queue: requests in flight (1..6, default 6)."), QStringLiteral("N"), QStringLiteral("6")},
         {opt("pause-after"), QStringLiteral("query --queue: stop after K consecutive unusable answers (default 10; 0 = never)."),
          QStringLiteral("K"), QStringLiteral("10")},
@@ -262,10 +285,11 @@ QString Triagectl::helpText() const
         "  0  ok\n"
         "  1  usage or configuration error (bad option, URL, time or queue; show: key found nowhere)\n"
         "  2  connection or database error, including missing privileges (the message names the store)\n"
-        "  3  conflict: someone else's change wins (a compare-and-set matched no row)\n"
+        "  3  conflict: someone else's change wins (a compare-and-set matched no row, or the\n"
+        "     compensation already exists)\n"
         "  4  refused by a safety rule, including --read-only for every writing command;\n"
         "     doctor: an index the queues need is missing\n"
-        "  5  upstream unusable or timed out (query)\n");
+        "  5  upstream unusable or timed out (query), or a compensation left UNKNOWN\n");
     return text;
 }
 
@@ -316,11 +340,13 @@ int Triagectl::run(const QStringList &arguments)
         return usage(QStringLiteral("unknown command \"%1\" (init-schema, seed-demo, list, show, mark, query, audit or doctor)").arg(positional.first()));
     const QStringList args = positional.mid(1);
     if (command->arguments < 0) {
-        // mark: exactly one of KEY or --queue.
+        // mark, query: exactly one of KEY or --queue; compensate: KEY or --resume.
+        const bool compensate = command->name == QLatin1String("compensate");
+        const QString alternative = compensate ? QStringLiteral("resume") : QStringLiteral("queue");
         if (args.size() > 1)
             return usage(QStringLiteral("%1: unexpected argument \"%2\"").arg(command->name, args.value(1)));
-        if (args.isEmpty() == !m_parser.isSet(QStringLiteral("queue")))
-            return usage(QStringLiteral("%1: give either a KEY or --queue QUEUE (usage: triagectl %2)").arg(command->name, command->synopsis));
+        if (args.isEmpty() == !m_parser.isSet(alternative))
+            return usage(QStringLiteral("%1: give either a KEY or --%2 (usage: triagectl %3)").arg(command->name, alternative, command->synopsis));
     } else if (args.size() != command->arguments) {
         return usage(args.size() < command->arguments
                          ? QStringLiteral("%1: missing argument (usage: triagectl %2)").arg(command->name, command->synopsis)
@@ -417,6 +443,12 @@ int Triagectl::run(const QStringList &arguments)
         m_queue = request;
         return query(workspace, args.value(0));
     }
+    if (command->name == QLatin1String("duplicates"))
+        return duplicates(workspace);
+    if (command->name == QLatin1String("compensate"))
+        return compensate(workspace, args.value(0));
+    if (command->name == QLatin1String("compensations"))
+        return compensations(workspace);
     if (command->name == QLatin1String("audit"))
         return audit(workspace);
     if (command->name == QLatin1String("doctor"))

@@ -65,6 +65,16 @@ private:
     std::optional<QMap<QString, UpstreamConfig>> upstreamsFor(Workspace &workspace, int *exitCode);
     int audit(Workspace &workspace);
     int doctor(Workspace &workspace);
+    // CompensationCommands.cpp (issue #5).
+    /// `duplicates`: duplicate-key groups, inconsistencies and regenerated keys.
+    int duplicates(Workspace &workspace);
+    /// `compensate KEY --action A --target ID --reason R [--dry-run]` or `compensate --resume COMP_KEY`.
+    int compensate(Workspace &workspace, const QString &key);
+    /// `compensations [--status S] [--key KEY]`: the compensations with their attempt history.
+    int compensations(Workspace &workspace);
+    /// The compensation settings to use: the configured ones, or for the demo the upstream
+    /// simulator's (started here); nullopt with `*exitCode` set when that fails.
+    std::optional<CompensationConfigs> compensationsFor(Workspace &workspace, int *exitCode);
     /// Prints mark outcomes (one per row) and returns the exit code: single row → its
     /// code; several → the first non-zero in the order 2, 5, 4, 3 (DESIGN.md §5).
     int reportMarks(const QVector<Outcome<MarkResult>> &results);

@@ -185,7 +185,7 @@ const QStringList &UpstreamSim::faultNames()
         QStringLiteral("http_500"), QStringLiteral("http_503"),            QStringLiteral("http_401"),
         QStringLiteral("http_403"), QStringLiteral("http_429"),            QStringLiteral("html"),
         QStringLiteral("html_404"), QStringLiteral("truncated"),           QStringLiteral("invalid_json"),
-        QStringLiteral("commit_then_drop"),
+        QStringLiteral("commit_then_drop"), QStringLiteral("http_422"),
     };
     return names;
 }
@@ -361,6 +361,9 @@ void UpstreamSim::dispatch(const CallPtr &call)
         respondJson(call, 403, errorJson(QStringLiteral("forbidden")));
     } else if (fault == QLatin1String("http_429")) {
         respondJson(call, 429, errorJson(QStringLiteral("rate_limited")), {{"Retry-After", "2"}});
+    } else if (fault == QLatin1String("http_422")) {
+        // An explicit business refusal with no side effect (the upstream's own JSON).
+        respondJson(call, 422, errorJson(QStringLiteral("not_cancellable"), QStringLiteral("refused by business rule")));
     } else if (fault == QLatin1String("html")) {
         respond(call, 200, "text/html; charset=utf-8",
                 "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body><h1>Single sign-on</h1>"

@@ -1,0 +1,323 @@
+// triagectl duplicates, compensate and compensations (issue #5): the Duplicate keys queue and
+// idempotent compensations (DESIGN.md §1 "Compensation is a side effect too", §2, §5).
+#include "Triagectl.h"
+
+#include "Compensation.h"
+#include "CsvWriter.h"
+#include "Duplicates.h"
+#include "TextTable.h"
+#include "UpstreamSimulatorProcess.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace triage::ctl {
+
+namespace {
+
+QJsonValue nullable(const std::optional<QString> &v)
+{
+    return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
+}
+
+QJsonObject compensationJson(const CompensationRow &r)
+{
+    return QJsonObject{{QStringLiteral("comp_key"), r.compKey},
+                       {QStringLiteral("source_key"), r.sourceKey},
+                       {QStringLiteral("biz_type"), r.bizType},
+                       {QStringLiteral("action"), r.action},
+                       {QStringLiteral("target"), r.target},
+                       {QStringLiteral("status"), r.status},
+                       {QStringLiteral("attempts"), r.attempts},
+                       {QStringLiteral("operator"), r.operatorName},
+                       {QStringLiteral("reason"), r.reason},
+                       {QStringLiteral("created_at"), r.createdAt},
+                       {QStringLiteral("updated_at"), r.updatedAt},
+                       {QStringLiteral("last_error"), nullable(r.lastError)},
+                       {QStringLiteral("request"), r.request},
+                       {QStringLiteral("response"), nullable(r.response)}};
+}
+
+QJsonObject attemptJson(const CompensationAttemptRow &a)
+{
+    return QJsonObject{{QStringLiteral("id"), a.id},
+                       {QStringLiteral("kind"), a.kind},
+                       {QStringLiteral("at"), a.at},
+                       {QStringLiteral("http_status"), a.httpStatus ? QJsonValue(*a.httpStatus) : QJsonValue(QJsonValue::Null)},
+                       {QStringLiteral("classification"), a.classification},
+                       {QStringLiteral("response_preview"), nullable(a.responsePreview)},
+                       {QStringLiteral("error"), nullable(a.error)}};
+}
+
+/// Exit code of a compensation outcome (DESIGN.md §5).
+int compensationExitCode(const CompensationOutcome &o)
+{
+    using K = CompensationOutcome::Kind;
+    switch (o.kind) {
+    case K::Planned:
+    case K::Succeeded: return ExitOk;
+    case K::Existing: return ExitConflict;
+    case K::Unknown: return ExitUpstream;
+    case K::Failed: return ExitRefused;
+    case K::Refused: return o.configError ? ExitUsage : ExitRefused;
+    case K::Error: return o.dbError && o.dbError->kind == DbError::Kind::Config ? ExitUsage : ExitDatabase;
+    }
+    return ExitDatabase;
+}
+
+} // namespace
+
+std::optional<CompensationConfigs> Triagectl::compensationsFor(Workspace &workspace, int *exitCode)
+{
+    if (!workspace.config().isDemo)
+        return workspace.config().compensations;
+    // The demo's compensations go to the upstream simulator, started for this run.
+    if (!m_simulator || !m_simulator->isRunning()) {
+        m_simulator = std::make_unique<UpstreamSimulatorProcess>();
+        QString error;
+        if (!m_simulator->start(QStringLiteral("sqlite://") + DemoWorkspace::path(), &error)) {
+            message(QStringLiteral("cannot start the demo's upstream simulator: ") + error);
+            *exitCode = ExitUpstream;
+            return std::nullopt;
+        }
+    }
+    return demoCompensations(m_simulator->baseUrl().toString());
+}
+
+int Triagectl::duplicates(Workspace &workspace)
+{
+    DuplicateFilter f;
+    f.keySubstring = m_parser.value(QStringLiteral("key"));
+    f.tenant = m_parser.value(QStringLiteral("tenant"));
+    f.includeResolved = m_parser.isSet(QStringLiteral("all"));
+    for (const auto &[name, target] : {std::pair<const char *, std::optional<UtcMicros> *>{"created-from", &f.createdFrom},
+                                       std::pair<const char *, std::optional<UtcMicros> *>{"created-to", &f.createdTo}}) {
+        const QString v = m_parser.value(QLatin1String(name));
+        if (v.isEmpty())
+            continue;
+        *target = parseUtcMicros(v);
+        if (!*target)
+            return usage(QStringLiteral("--%1 \"%2\": ISO-8601 UTC (2026-11-29T21:55:07Z)").arg(QLatin1String(name), v));
+    }
+    QVector<DuplicateGroup> groups;
+    std::optional<DuplicateCursor> cursor;
+    do {
+        const int want = m_limit > 0 ? std::min(m_pageSize, m_limit - int(groups.size())) : m_pageSize;
+        const auto page = fetchDuplicateGroups(workspace, f, cursor, want).result();
+        if (!page.ok())
+            return dbFailure(*page.error);
+        groups += page->groups;
+        cursor = page->next;
+    } while (cursor && (m_limit == 0 || groups.size() < m_limit));
+
+    QVector<DuplicateInconsistency> issues;
+    std::optional<qint64> after = 0;
+    while (after && (m_limit == 0 || issues.size() < m_limit)) {
+        const auto page = fetchInconsistencies(workspace, *after, m_pageSize).result();
+        if (!page.ok())
+            return dbFailure(*page.error);
+        issues += page->rows;
+        after = page->nextRecordId;
+    }
+    if (m_limit > 0 && issues.size() > m_limit)
+        issues.resize(m_limit);
+    QVector<RegeneratedKeyStep> regenerated;
+    std::optional<RegeneratedCursor> rc;
+    bool firstPage = true;
+    while ((firstPage || rc) && (m_limit == 0 || regenerated.size() < m_limit)) {
+        firstPage = false;
+        const auto page = fetchRegeneratedKeys(workspace, rc, m_pageSize).result();
+        if (!page.ok())
+            return dbFailure(*page.error);
+        regenerated += page->steps;
+        rc = page->next;
+    }
+    if (m_limit > 0 && regenerated.size() > m_limit)
+        regenerated.resize(m_limit);
+
+    switch (m_format) {
+    case Format::Json: {
+        QJsonArray g, i, r;
+        for (const DuplicateGroup &x : std::as_const(groups))
+            g.append(QJsonObject{{QStringLiteral("idem_key"), x.idemKey},
+                                 {QStringLiteral("size"), x.size},
+                                 {QStringLiteral("live"), x.live},
+                                 {QStringLiteral("tenants"), QJsonArray::fromStringList(x.tenants)},
+                                 {QStringLiteral("first_created_at"), x.firstCreatedAt},
+                                 {QStringLiteral("last_created_at"), x.lastCreatedAt},
+                                 {QStringLiteral("record_status"), x.recordStatus},
+                                 {QStringLiteral("resolved"), x.resolved}});
+        for (const DuplicateInconsistency &x : std::as_const(issues))
+            i.append(QJsonObject{{QStringLiteral("kind"), inconsistencyKindName(x.kind)},
+                                 {QStringLiteral("idem_key"), x.idemKey},
+                                 {QStringLiteral("record_id"), x.recordId},
+                                 {QStringLiteral("record_status"), x.recordStatus},
+                                 {QStringLiteral("ticket_id"), x.ticketId},
+                                 {QStringLiteral("detail"), x.detail}});
+        for (const RegeneratedKeyStep &x : std::as_const(regenerated))
+            r.append(QJsonObject{{QStringLiteral("task_id"), x.taskId},
+                                 {QStringLiteral("step_id"), x.stepId},
+                                 {QStringLiteral("attempts"), x.attempts},
+                                 {QStringLiteral("keys"), QJsonArray::fromStringList(x.keys)}});
+        print(QJsonDocument(QJsonObject{{QStringLiteral("groups"), g},
+                                        {QStringLiteral("inconsistencies"), i},
+                                        {QStringLiteral("regenerated_keys"), r}})
+                  .toJson(QJsonDocument::Indented));
+        break;
+    }
+    case Format::Csv: {
+        QByteArray out = CsvWriter::record({QStringLiteral("idem_key"), QStringLiteral("size"), QStringLiteral("live"),
+                                            QStringLiteral("tenants"), QStringLiteral("first_created_at"),
+                                            QStringLiteral("last_created_at"), QStringLiteral("record_status"), QStringLiteral("resolved")});
+        for (const DuplicateGroup &x : std::as_const(groups))
+            out += CsvWriter::record({x.idemKey, QString::number(x.size), QString::number(x.live), x.tenants.join(QLatin1Char(' ')),
+                                      x.firstCreatedAt, x.lastCreatedAt, x.recordStatus,
+                                      x.resolved ? QStringLiteral("true") : QStringLiteral("false")});
+        print(out);
+        break;
+    }
+    case Format::Table: {
+        TextTable t({QStringLiteral("IDEM_KEY"), QStringLiteral("TICKETS"), QStringLiteral("LIVE"), QStringLiteral("TENANTS"),
+                     QStringLiteral("FIRST CREATED (UTC)"), QStringLiteral("LAST CREATED (UTC)"), QStringLiteral("RECORD")});
+        for (const DuplicateGroup &x : std::as_const(groups))
+            t.addRow({x.idemKey, QString::number(x.size), QString::number(x.live), x.tenants.join(QLatin1Char(' ')), x.firstCreatedAt,
+                      x.lastCreatedAt, x.recordStatus});
+        QByteArray out = t.render();
+        out += QStringLiteral("%1 duplicate-key group(s)%2\n").arg(groups.size()).arg(f.includeResolved ? QString() : QStringLiteral(" (unresolved)")).toUtf8();
+        TextTable ti({QStringLiteral("KIND"), QStringLiteral("IDEM_KEY"), QStringLiteral("RECORD"), QStringLiteral("TICKET"),
+                      QStringLiteral("DETAIL")});
+        for (const DuplicateInconsistency &x : std::as_const(issues))
+            ti.addRow({inconsistencyKindName(x.kind), x.idemKey, x.recordStatus, x.ticketId, x.detail});
+        out += "\n" + ti.render() + QStringLiteral("%1 inconsistenc(ies)\n").arg(issues.size()).toUtf8();
+        TextTable tr({QStringLiteral("TASK_ID"), QStringLiteral("STEP_ID"), QStringLiteral("ATTEMPTS"), QStringLiteral("KEYS")});
+        for (const RegeneratedKeyStep &x : std::as_const(regenerated))
+            tr.addRow({x.taskId, x.stepId, QString::number(x.attempts), x.keys.join(QLatin1Char(' '))});
+        out += "\n" + tr.render() + QStringLiteral("%1 step(s) with regenerated keys\n").arg(regenerated.size()).toUtf8();
+        print(out);
+        break;
+    }
+    }
+    return ExitOk;
+}
+
+int Triagectl::compensate(Workspace &workspace, const QString &key)
+{
+    const bool resume = m_parser.isSet(QStringLiteral("resume"));
+    CompensationRequest req;
+    if (!resume) {
+        req.sourceKey = key;
+        req.action = m_parser.value(QStringLiteral("action")).trimmed();
+        req.target = m_parser.value(QStringLiteral("target")).trimmed();
+        req.reason = m_parser.value(QStringLiteral("reason"));
+        req.dryRun = m_parser.isSet(QStringLiteral("dry-run"));
+        if (req.action.isEmpty() || req.target.isEmpty())
+            return usage(QStringLiteral("compensate: --action and --target are required"));
+        if (req.reason.trimmed().isEmpty())
+            return usage(QStringLiteral("compensate: --reason is required (it is audited)"));
+    } else if (m_parser.isSet(QStringLiteral("dry-run"))) {
+        return usage(QStringLiteral("compensate --resume re-sends a stored request: --dry-run does not apply"));
+    }
+    req.operatorName = workspace.config().operatorName;
+    int code = ExitOk;
+    const auto configs = compensationsFor(workspace, &code);
+    if (!configs)
+        return code;
+    CompensationRunner runner(workspace, *configs);
+    const CompensationOutcome o = resume ? runner.resume(m_parser.value(QStringLiteral("resume")), req.operatorName).result()
+                                         : runner.start(req).result();
+    if (m_format == Format::Json) {
+        QJsonObject j{{QStringLiteral("outcome"), compensationOutcomeName(o.kind)},
+                      {QStringLiteral("comp_key"), o.compKey},
+                      {QStringLiteral("message"), o.message}};
+        if (!o.request.url.isEmpty())
+            j.insert(QStringLiteral("request"), QJsonDocument::fromJson(o.request.toJson()).object());
+        if (o.row)
+            j.insert(QStringLiteral("compensation"), compensationJson(*o.row));
+        QJsonArray h;
+        for (const CompensationAttemptRow &a : o.history)
+            h.append(attemptJson(a));
+        j.insert(QStringLiteral("attempts"), h);
+        if (o.ticketAfter)
+            j.insert(QStringLiteral("ticket_status_after"), nullable(o.ticketAfter->status));
+        print(QJsonDocument(j).toJson(QJsonDocument::Indented));
+    } else {
+        QByteArray out;
+        auto line = [&](const QString &s) { out += (s + QLatin1Char('\n')).toUtf8(); };
+        line(QStringLiteral("outcome:    %1").arg(compensationOutcomeName(o.kind)));
+        if (!o.compKey.isEmpty())
+            line(QStringLiteral("comp_key:   %1").arg(o.compKey));
+        if (!o.request.url.isEmpty())
+            line(QStringLiteral("request:    %1 %2 (X-Idempotency-Key: %3)")
+                     .arg(QString::fromLatin1(o.request.method), o.request.url, o.compKey));
+        if (o.row)
+            line(QStringLiteral("status:     %1 after %2 call(s)").arg(o.row->status).arg(o.row->attempts));
+        for (const CompensationAttemptRow &a : o.history)
+            line(QStringLiteral("attempt:    %1 %2 %3 %4").arg(a.at, a.kind, a.classification,
+                                                               a.httpStatus ? QStringLiteral("HTTP %1").arg(*a.httpStatus)
+                                                                            : a.error.value_or(QString())));
+        if (o.ticketAfter)
+            line(QStringLiteral("ticket:     #%1 now %2").arg(o.ticketAfter->id).arg(o.ticketAfter->status.value_or(QStringLiteral("NULL"))));
+        print(out);
+    }
+    if (o.kind != CompensationOutcome::Kind::Succeeded && o.kind != CompensationOutcome::Kind::Planned)
+        message(o.message);
+    return compensationExitCode(o);
+}
+
+int Triagectl::compensations(Workspace &workspace)
+{
+    CompensationQuery q;
+    q.limit = m_limit;
+    q.sourceKey = m_parser.value(QStringLiteral("key"));
+    if (m_parser.isSet(QStringLiteral("status"))) {
+        q.status = compensationStatusFromName(m_parser.value(QStringLiteral("status")));
+        if (!q.status)
+            return usage(QStringLiteral("--status: INTENT, SUCCEEDED, FAILED or UNKNOWN"));
+    }
+    CompensationRunner runner(workspace);
+    const auto rows = runner.list(q).result();
+    if (!rows.ok())
+        return dbFailure(*rows.error);
+    switch (m_format) {
+    case Format::Json: {
+        QJsonArray a;
+        for (const CompensationRow &r : *rows) {
+            QJsonObject o = compensationJson(r);
+            const auto h = runner.history(r.compKey).result();
+            QJsonArray ha;
+            if (h.ok())
+                for (const CompensationAttemptRow &x : *h)
+                    ha.append(attemptJson(x));
+            o.insert(QStringLiteral("history"), ha);
+            a.append(o);
+        }
+        print(QJsonDocument(a).toJson(QJsonDocument::Indented));
+        break;
+    }
+    case Format::Csv: {
+        QByteArray out = CsvWriter::record({QStringLiteral("comp_key"), QStringLiteral("source_key"), QStringLiteral("action"),
+                                            QStringLiteral("target"), QStringLiteral("status"), QStringLiteral("attempts"),
+                                            QStringLiteral("operator"), QStringLiteral("created_at"), QStringLiteral("updated_at"),
+                                            QStringLiteral("last_error")});
+        for (const CompensationRow &r : *rows)
+            out += CsvWriter::record({r.compKey, r.sourceKey, r.action, r.target, r.status, QString::number(r.attempts), r.operatorName,
+                                      r.createdAt, r.updatedAt, r.lastError.value_or(QString())});
+        print(out);
+        break;
+    }
+    case Format::Table: {
+        TextTable t({QStringLiteral("COMP_KEY"), QStringLiteral("STATUS"), QStringLiteral("CALLS"), QStringLiteral("TARGET"),
+                     QStringLiteral("SOURCE KEY"), QStringLiteral("OPERATOR"), QStringLiteral("UPDATED (UTC)")});
+        for (const CompensationRow &r : *rows)
+            t.addRow({r.compKey, r.status, QString::number(r.attempts), r.target, r.sourceKey, r.operatorName, r.updatedAt});
+        QByteArray out = t.render();
+        out += QStringLiteral("%1 compensation(s)\n").arg(rows->size()).toUtf8();
+        print(out);
+        break;
+    }
+    }
+    return ExitOk;
+}
+
+} // namespace triage::ctl

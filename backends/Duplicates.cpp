@@ -1,0 +1,419 @@
+#include "Duplicates.h"
+
+#include "JsonText.h"
+#include "RecordStatus.h"
+#include "Workspace.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <map>
+
+namespace triage {
+
+QString inconsistencyKindName(DuplicateInconsistency::Kind k)
+{
+    switch (k) {
+    case DuplicateInconsistency::Kind::TicketWithUnsettledRecord: return QStringLiteral("ticket_with_unsettled_record");
+    case DuplicateInconsistency::Kind::SnapshotTicketMissing: return QStringLiteral("snapshot_ticket_missing");
+    case DuplicateInconsistency::Kind::SnapshotPayloadDiffers: return QStringLiteral("snapshot_payload_differs");
+    }
+    return {};
+}
+
+namespace {
+
+QString text(const QVariant &v)
+{
+    return v.typeId() == QMetaType::QByteArray ? QString::fromUtf8(v.toByteArray()) : v.toString();
+}
+
+/// "IN (:p0, :p1, …)" for `values`.
+QString inList(SqlBuilder &b, const QStringList &values)
+{
+    QStringList ps;
+    for (const QString &v : values)
+        ps << b.bind(v);
+    return QStringLiteral("(") + ps.join(QStringLiteral(", ")) + QLatin1Char(')');
+}
+
+/// Record statuses by key for `keys` (one IN query). Throws DbException.
+QHash<QString, QString> recordStatuses(DbSession &s, const QStringList &keys)
+{
+    QHash<QString, QString> out;
+    if (keys.isEmpty())
+        return out;
+    SqlBuilder b;
+    QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, status FROM idempotency_record WHERE idem_key IN %1").arg(inList(b, keys)), b);
+    while (q.next())
+        out.insert(text(q.value(0)), recordStatusText(q.value(1)));
+    return out;
+}
+
+/// The ticket_id a snapshot names, or empty.
+QString snapshotTicketId(const QString &snapshot)
+{
+    const ParsedJson p = parseJsonText(snapshot);
+    if (!p.ok || !p.root.isObject())
+        return {};
+    const QJsonValue v = p.root.toObject().value(QStringLiteral("ticket_id"));
+    if (v.isDouble())
+        return QString::number(qint64(v.toDouble()));
+    if (v.isString())
+        return v.toString();
+    return {};
+}
+
+DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::optional<DuplicateCursor> &cursor, int limit)
+{
+    const SqlDialect &d = s.dialect();
+    SqlBuilder b;
+    QStringList where{QStringLiteral("idem_key IS NOT NULL")};
+    if (!f.keySubstring.isEmpty())
+        where << QStringLiteral("idem_key LIKE %1").arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')))
+                  + SqlDialect::likeEscapeClause();
+    if (f.createdFrom)
+        where << QStringLiteral("created_at >= %1").arg(d.timeParam(b.bind(d.bindTime(*f.createdFrom))));
+    if (f.createdTo)
+        where << QStringLiteral("created_at < %1").arg(d.timeParam(b.bind(d.bindTime(*f.createdTo))));
+    if (!f.tenant.isEmpty())
+        where << QStringLiteral("idem_key IN (SELECT t2.idem_key FROM ticket t2 WHERE t2.tenant_id = %1)").arg(b.bind(f.tenant));
+    QStringList having{QStringLiteral("COUNT(*) > 1")};
+    // Each use binds its own placeholder (some drivers mishandle repeated names).
+    auto live = [&b]() { return QStringLiteral("SUM(CASE WHEN status = %1 THEN 0 ELSE 1 END)").arg(b.bind(QStringLiteral("CANCELLED"))); };
+    const QString liveSelect = live();
+    if (!f.includeResolved)
+        having << live() + QStringLiteral(" > 1");
+    if (cursor) {
+        const auto t = parseUtcMicros(cursor->lastCreatedAt);
+        if (t) {
+            const QString p1 = d.timeParam(b.bind(d.bindTime(*t)));
+            const QString p2 = d.timeParam(b.bind(d.bindTime(*t)));
+            having << QStringLiteral("(MAX(created_at) > %1 OR (MAX(created_at) = %2 AND idem_key > %3))")
+                          .arg(p1, p2, b.bind(cursor->idemKey));
+        }
+    }
+    const QString sql = QStringLiteral("SELECT idem_key, COUNT(*), %1, %2, %3 FROM ticket WHERE %4 GROUP BY idem_key HAVING %5 "
+                                       "ORDER BY MAX(created_at), idem_key LIMIT %6")
+                            .arg(liveSelect, d.timeText(QStringLiteral("MIN(created_at)")), d.timeText(QStringLiteral("MAX(created_at)")),
+                                 where.join(QStringLiteral(" AND ")), having.join(QStringLiteral(" AND ")), b.bind(limit + 1));
+    QSqlQuery q = s.exec(sql, b);
+    DuplicatePage page;
+    while (q.next()) {
+        if (page.groups.size() == limit) {
+            const DuplicateGroup &last = page.groups.constLast();
+            page.next = DuplicateCursor{last.lastCreatedAt, last.idemKey};
+            break;
+        }
+        DuplicateGroup g;
+        g.idemKey = text(q.value(0));
+        g.size = q.value(1).toInt();
+        g.live = q.value(2).toInt();
+        g.firstCreatedAt = canonicalTimeText(q.value(3));
+        g.lastCreatedAt = canonicalTimeText(q.value(4));
+        g.resolved = g.live <= 1;
+        page.groups.append(g);
+    }
+    QStringList keys;
+    for (const DuplicateGroup &g : std::as_const(page.groups))
+        keys << g.idemKey;
+    if (!keys.isEmpty()) {
+        SqlBuilder t;
+        QSqlQuery tq = s.exec(QStringLiteral("SELECT DISTINCT idem_key, tenant_id FROM ticket WHERE idem_key IN %1").arg(inList(t, keys)), t);
+        QHash<QString, QStringList> tenants;
+        while (tq.next())
+            tenants[text(tq.value(0))] << (tq.value(1).isNull() ? QStringLiteral("NULL") : text(tq.value(1)));
+        for (DuplicateGroup &g : page.groups) {
+            g.tenants = tenants.value(g.idemKey);
+            g.tenants.sort();
+        }
+    }
+    return page;
+}
+
+} // namespace
+
+QVector<PayloadFieldDiff> payloadDifferences(const QVector<TicketRow> &tickets)
+{
+    QStringList fields;
+    QVector<QJsonObject> objects;
+    bool allObjects = true;
+    for (const TicketRow &t : tickets) {
+        const ParsedJson p = parseJsonText(t.payload);
+        if (!p.ok || !p.root.isObject()) {
+            allObjects = false;
+            objects.append(QJsonObject());
+            continue;
+        }
+        objects.append(p.root.toObject());
+        for (const QString &k : p.root.toObject().keys())
+            if (!fields.contains(k))
+                fields << k;
+    }
+    QVector<PayloadFieldDiff> out;
+    if (!allObjects) {
+        PayloadFieldDiff d;
+        d.field = QStringLiteral("(payload)");
+        for (const TicketRow &t : tickets)
+            d.values << t.payload.value_or(QStringLiteral("NULL"));
+        d.differs = QSet<QString>(d.values.begin(), d.values.end()).size() > 1;
+        out.append(d);
+        return out;
+    }
+    std::sort(fields.begin(), fields.end());
+    for (const QString &f : std::as_const(fields)) {
+        PayloadFieldDiff d;
+        d.field = f;
+        for (const QJsonObject &o : std::as_const(objects)) {
+            if (!o.contains(f)) {
+                d.values << QStringLiteral("(absent)");
+                continue;
+            }
+            const QJsonValue v = o.value(f);
+            if (v.isString())
+                d.values << QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+            else
+                d.values << QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+        }
+        d.differs = QSet<QString>(d.values.begin(), d.values.end()).size() > 1;
+        out.append(d);
+    }
+    return out;
+}
+
+qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<RecordDetail> &record, QString *reason)
+{
+    if (tickets.isEmpty())
+        return 0;
+    if (record && record->statusText == QLatin1String("SUCCESS") && record->resultSnapshot) {
+        const QString named = snapshotTicketId(*record->resultSnapshot);
+        for (const TicketRow &t : tickets)
+            if (!named.isEmpty() && QString::number(t.id) == named) {
+                if (reason)
+                    *reason = QStringLiteral("the SUCCESS record's snapshot names ticket %1 (callers were given it)").arg(named);
+                return t.id;
+            }
+    }
+    const TicketRow *first = &tickets.first();
+    for (const TicketRow &t : tickets)
+        if (t.createdAt < first->createdAt || (t.createdAt == first->createdAt && t.id < first->id))
+            first = &t;
+    if (reason)
+        *reason = QStringLiteral("no snapshot names one of these tickets: the earliest created (%1)").arg(first->createdAt);
+    return first->id;
+}
+
+QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const DuplicateFilter &filter,
+                                                     const std::optional<DuplicateCursor> &cursor, int limit)
+{
+    Workspace *ws = &workspace;
+    return QtConcurrent::run(workspace.mergePool(), [ws, filter, cursor, limit]() -> Outcome<DuplicatePage> {
+        auto page = ws->worker(DbRole::Ticket)
+                        .run<DuplicatePage>([=](DbSession &s) { return readGroups(s, filter, cursor, std::max(1, limit)); })
+                        .result();
+        if (!page.ok())
+            return page;
+        QStringList keys;
+        for (const DuplicateGroup &g : page->groups)
+            keys << g.idemKey;
+        auto statuses = ws->worker(DbRole::Idempotency)
+                            .run<QHash<QString, QString>>([keys](DbSession &s) { return recordStatuses(s, keys); })
+                            .result();
+        if (!statuses.ok())
+            return Outcome<DuplicatePage>::failure(*statuses.error);
+        DuplicatePage out = *page.value;
+        for (DuplicateGroup &g : out.groups)
+            g.recordStatus = statuses->value(g.idemKey, QStringLiteral("NONE"));
+        return Outcome<DuplicatePage>::success(out);
+    });
+}
+
+QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, qint64 afterRecordId, int limit)
+{
+    Workspace *ws = &workspace;
+    struct Rec {
+        qint64 id;
+        QString key, status;
+        NullableText snapshot;
+    };
+    return QtConcurrent::run(workspace.mergePool(), [ws, afterRecordId, limit]() -> Outcome<InconsistencyPage> {
+        const int n = std::max(1, limit);
+        auto recs = ws->worker(DbRole::Idempotency)
+                        .run<QVector<Rec>>([=](DbSession &s) {
+                            SqlBuilder b;
+                            QSqlQuery q = s.exec(QStringLiteral("SELECT id, idem_key, status, result_snapshot FROM idempotency_record "
+                                                                "WHERE status IN (%1, %2, %3) AND id > %4 ORDER BY id LIMIT %5")
+                                                     .arg(b.bind(0), b.bind(1), b.bind(2), b.bind(afterRecordId), b.bind(n)),
+                                                 b);
+                            QVector<Rec> out;
+                            while (q.next())
+                                out.append({q.value(0).toLongLong(), text(q.value(1)), recordStatusText(q.value(2)),
+                                            q.value(3).isNull() ? NullableText() : NullableText(text(q.value(3)))});
+                            return out;
+                        })
+                        .result();
+        if (!recs.ok())
+            return Outcome<InconsistencyPage>::failure(*recs.error);
+        QStringList unsettledKeys, namedIds;
+        for (const Rec &r : *recs.value) {
+            if (r.status == QLatin1String("SUCCESS")) {
+                const QString id = snapshotTicketId(r.snapshot.value_or(QString()));
+                bool ok = false;
+                id.toLongLong(&ok);
+                if (ok)
+                    namedIds << id;
+            } else {
+                unsettledKeys << r.key;
+            }
+        }
+        struct T {
+            QString id, key, payload;
+            bool payloadNull = true;
+        };
+        auto tickets = ws->worker(DbRole::Ticket)
+                           .run<QVector<T>>([=](DbSession &s) {
+                               QVector<T> out;
+                               if (!unsettledKeys.isEmpty()) {
+                                   SqlBuilder b;
+                                   QSqlQuery q = s.exec(QStringLiteral("SELECT id, idem_key FROM ticket WHERE idem_key IN %1 ORDER BY id")
+                                                            .arg(inList(b, unsettledKeys)),
+                                                        b);
+                                   while (q.next())
+                                       out.append({QString::number(q.value(0).toLongLong()), text(q.value(1)), {}, true});
+                               }
+                               if (!namedIds.isEmpty()) {
+                                   SqlBuilder b;
+                                   QStringList ps;
+                                   for (const QString &id : namedIds)
+                                       ps << b.bind(id.toLongLong());
+                                   QSqlQuery q = s.exec(QStringLiteral("SELECT id, payload FROM ticket WHERE id IN (%1)")
+                                                            .arg(ps.join(QStringLiteral(", "))),
+                                                        b);
+                                   while (q.next())
+                                       out.append({QString::number(q.value(0).toLongLong()), {}, text(q.value(1)), q.value(1).isNull()});
+                               }
+                               return out;
+                           })
+                           .result();
+        if (!tickets.ok())
+            return Outcome<InconsistencyPage>::failure(*tickets.error);
+        QHash<QString, QStringList> byKey;
+        QHash<QString, T> byId;
+        for (const T &t : *tickets.value) {
+            if (!t.key.isEmpty())
+                byKey[t.key] << t.id;
+            else
+                byId.insert(t.id, t);
+        }
+        InconsistencyPage page;
+        using K = DuplicateInconsistency::Kind;
+        for (const Rec &r : *recs.value) {
+            if (r.status != QLatin1String("SUCCESS")) {
+                for (const QString &id : byKey.value(r.key))
+                    page.rows.append({K::TicketWithUnsettledRecord, r.key, r.id, r.status, id,
+                                      QStringLiteral("ticket %1 exists but the record is %2").arg(id, r.status)});
+                continue;
+            }
+            const QString id = snapshotTicketId(r.snapshot.value_or(QString()));
+            if (id.isEmpty())
+                continue;
+            if (!byId.contains(id)) {
+                page.rows.append({K::SnapshotTicketMissing, r.key, r.id, r.status, id,
+                                  QStringLiteral("the snapshot names ticket %1, which does not exist").arg(id)});
+                continue;
+            }
+            const T &t = byId[id];
+            const ParsedJson a = parseJsonText(r.snapshot);
+            const ParsedJson p = parseJsonText(t.payloadNull ? NullableText() : NullableText(t.payload));
+            if (!p.ok || a.root != p.root)
+                page.rows.append({K::SnapshotPayloadDiffers, r.key, r.id, r.status, id,
+                                  QStringLiteral("the snapshot differs from ticket %1's payload").arg(id)});
+        }
+        if (recs->size() == n)
+            page.nextRecordId = recs->constLast().id;
+        return Outcome<InconsistencyPage>::success(page);
+    });
+}
+
+QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, const std::optional<RegeneratedCursor> &cursor,
+                                                       int limit)
+{
+    const int n = std::max(1, limit);
+    return workspace.worker(DbRole::Intent).run<RegeneratedPage>([cursor, n](DbSession &s) {
+        SqlBuilder b;
+        QString where = QStringLiteral("task_id IS NOT NULL AND step_id IS NOT NULL AND idem_key IS NOT NULL");
+        if (cursor)
+            where += QStringLiteral(" AND (task_id > %1 OR (task_id = %2 AND step_id > %3))")
+                         .arg(b.bind(cursor->taskId), b.bind(cursor->taskId), b.bind(cursor->stepId));
+        QSqlQuery q = s.exec(QStringLiteral("SELECT task_id, step_id, COUNT(*) FROM intent_log WHERE %1 GROUP BY task_id, step_id "
+                                            "HAVING COUNT(DISTINCT idem_key) > 1 ORDER BY task_id, step_id LIMIT %2")
+                                 .arg(where, b.bind(n + 1)),
+                             b);
+        RegeneratedPage page;
+        while (q.next()) {
+            if (page.steps.size() == n) {
+                page.next = RegeneratedCursor{page.steps.constLast().taskId, page.steps.constLast().stepId};
+                break;
+            }
+            RegeneratedKeyStep st;
+            st.taskId = text(q.value(0));
+            st.stepId = text(q.value(1));
+            st.attempts = q.value(2).toInt();
+            page.steps.append(st);
+        }
+        if (page.steps.isEmpty())
+            return page;
+        QStringList tasks;
+        for (const RegeneratedKeyStep &st : std::as_const(page.steps))
+            if (!tasks.contains(st.taskId))
+                tasks << st.taskId;
+        SqlBuilder k;
+        QSqlQuery kq = s.exec(QStringLiteral("SELECT task_id, step_id, idem_key FROM intent_log WHERE task_id IN %1 "
+                                             "ORDER BY created_at, id")
+                                  .arg(inList(k, tasks)),
+                              k);
+        std::map<std::pair<QString, QString>, QStringList> keys;
+        while (kq.next()) {
+            QStringList &l = keys[{text(kq.value(0)), text(kq.value(1))}];
+            const QString key = text(kq.value(2));
+            if (!kq.value(2).isNull() && !l.contains(key))
+                l << key;
+        }
+        for (RegeneratedKeyStep &st : page.steps)
+            st.keys = keys[{st.taskId, st.stepId}];
+        return page;
+    });
+}
+
+QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey)
+{
+    Workspace *ws = &workspace;
+    return QtConcurrent::run(workspace.mergePool(), [ws, idemKey]() -> Outcome<DuplicateGroupDetail> {
+        const WorkspaceConfig config = ws->config();
+        auto tickets = ws->worker(DbRole::Ticket)
+                           .run<QVector<TicketRow>>([idemKey](DbSession &s) { return detail_sql::readTickets(s, idemKey); })
+                           .result();
+        if (!tickets.ok())
+            return Outcome<DuplicateGroupDetail>::failure(*tickets.error);
+        auto record = ws->worker(DbRole::Idempotency)
+                          .run<std::optional<RecordDetail>>([config, idemKey](DbSession &s) {
+                              return detail_sql::readRecord(s, config, idemKey);
+                          })
+                          .result();
+        if (!record.ok())
+            return Outcome<DuplicateGroupDetail>::failure(*record.error);
+        DuplicateGroupDetail d;
+        d.idemKey = idemKey;
+        d.tickets = *tickets.value;
+        d.record = *record.value;
+        d.payloadDiff = payloadDifferences(d.tickets);
+        d.canonicalTicketId = proposeCanonical(d.tickets, d.record, &d.canonicalReason);
+        return Outcome<DuplicateGroupDetail>::success(d);
+    });
+}
+
+} // namespace triage

@@ -1,0 +1,125 @@
+#pragma once
+
+#include "KeyDetail.h"
+#include "TimeText.h"
+
+#include <QFuture>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include <optional>
+
+namespace triage {
+
+class Workspace;
+
+/// Filters of the Duplicate keys queue (DESIGN.md §2).
+struct DuplicateFilter {
+    QString keySubstring;            ///< idem_key contains this (case-sensitive); empty: all
+    QString tenant;                  ///< groups with a ticket of this tenant_id; empty: all
+    std::optional<UtcMicros> createdFrom, createdTo; ///< ticket created_at window [from, to)
+    bool includeResolved = false;    ///< also groups with at most one ticket not CANCELLED
+};
+
+/// One duplicate-key group: tickets sharing one idem_key (GROUP BY idem_key HAVING COUNT(*) > 1).
+struct DuplicateGroup {
+    QString idemKey;
+    int size = 0;               ///< tickets with the key
+    int live = 0;               ///< of which not CANCELLED
+    QStringList tenants;        ///< distinct tenant_id values, sorted
+    QString firstCreatedAt, lastCreatedAt; ///< canonical ISO UTC
+    QString recordStatus;       ///< PROCESSING, SUCCESS, FAILED, UNKNOWN_CODE_n, or "NONE" (no record)
+    bool resolved = false;      ///< live <= 1
+};
+
+/// Keyset position in the groups queue: after (last created_at, idem_key).
+struct DuplicateCursor {
+    QString lastCreatedAt;
+    QString idemKey;
+};
+
+/// One page of groups; `next` is unset at the end.
+struct DuplicatePage {
+    QVector<DuplicateGroup> groups;
+    std::optional<DuplicateCursor> next;
+};
+
+/// An inconsistency between the record and the tickets of one key.
+struct DuplicateInconsistency {
+    enum class Kind {
+        TicketWithUnsettledRecord, ///< a ticket exists, the record is PROCESSING or FAILED
+        SnapshotTicketMissing,     ///< SUCCESS snapshot names a ticket_id that does not exist
+        SnapshotPayloadDiffers,    ///< SUCCESS snapshot differs from the named ticket's payload
+    };
+    Kind kind = Kind::TicketWithUnsettledRecord;
+    QString idemKey;
+    qint64 recordId = 0;
+    QString recordStatus;
+    QString ticketId;           ///< the ticket concerned (as text; may not exist)
+    QString detail;             ///< one line
+};
+/// "ticket_with_unsettled_record", "snapshot_ticket_missing", "snapshot_payload_differs".
+QString inconsistencyKindName(DuplicateInconsistency::Kind k);
+
+/// One page of inconsistencies, keyset-paged by idempotency_record.id; `nextRecordId`
+/// unset at the end (a page may be empty without being the end).
+struct InconsistencyPage {
+    QVector<DuplicateInconsistency> rows;
+    std::optional<qint64> nextRecordId;
+};
+
+/// An intent-log step (task_id, step_id) whose attempts used more than one idem_key.
+struct RegeneratedKeyStep {
+    QString taskId, stepId;
+    QStringList keys;           ///< distinct keys, in order of first use
+    int attempts = 0;
+};
+/// Keyset position: after (task_id, step_id).
+struct RegeneratedCursor {
+    QString taskId, stepId;
+};
+/// One page of regenerated-key steps.
+struct RegeneratedPage {
+    QVector<RegeneratedKeyStep> steps;
+    std::optional<RegeneratedCursor> next;
+};
+
+/// One payload field across a group's tickets.
+struct PayloadFieldDiff {
+    QString field;
+    QStringList values;         ///< one per ticket (compact JSON; "(absent)" when missing)
+    bool differs = false;
+};
+
+/// A group side by side: tickets, record, field-level payload differences and the proposed
+/// canonical ticket with the reason.
+struct DuplicateGroupDetail {
+    QString idemKey;
+    QVector<TicketRow> tickets;            ///< oldest first
+    std::optional<RecordDetail> record;
+    QVector<PayloadFieldDiff> payloadDiff; ///< every top-level field of the payload objects
+    qint64 canonicalTicketId = 0;
+    QString canonicalReason;
+};
+
+/// Field-level differences of the tickets' payload objects (non-object payloads count as
+/// one field "(payload)").
+QVector<PayloadFieldDiff> payloadDifferences(const QVector<TicketRow> &tickets);
+/// The canonical ticket: the one the record's SUCCESS snapshot names (ticket_id), else the
+/// earliest; returns its id and sets `*reason`.
+qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<RecordDetail> &record, QString *reason);
+
+/// The duplicate-key groups after `cursor` (ticket database), with the records' statuses
+/// looked up by one IN query per page (idempotency database).
+QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const DuplicateFilter &filter,
+                                                     const std::optional<DuplicateCursor> &cursor, int limit);
+/// Inconsistencies among records with id > `afterRecordId` (`limit` records examined).
+QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, qint64 afterRecordId, int limit);
+/// Regenerated-key steps after `cursor` (intent-log database).
+QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, const std::optional<RegeneratedCursor> &cursor,
+                                                       int limit);
+/// One group side by side.
+QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey);
+
+} // namespace triage
