@@ -569,16 +569,17 @@ CompensationOutcome CompensationRunner::runStart(const CompensationRequest &requ
         return dbFailure(*existing.error, compKey);
     if (*existing.value)
         return existingOutcome(out, **existing.value, request);
-    if (request.dryRun) {
-        out.kind = CompensationOutcome::Kind::Planned;
-        out.message = QStringLiteral("would send %1 %2 with X-Idempotency-Key %3").arg(QString::fromUtf8(req.method), req.url, compKey);
-        return out;
-    }
+    // The safety checks hold for a dry run too: the plan must be what a real run would do.
     if (target->status.value_or(QString()) == QLatin1String("CANCELLED"))
         return refused(QStringLiteral("ticket %1 is already CANCELLED").arg(request.target));
     if (live <= 1)
         return refused(QStringLiteral("ticket %1 is the key's only ticket that is not CANCELLED: keep the canonical ticket")
                            .arg(request.target));
+    if (request.dryRun) {
+        out.kind = CompensationOutcome::Kind::Planned;
+        out.message = QStringLiteral("would send %1 %2 with X-Idempotency-Key %3").arg(QString::fromUtf8(req.method), req.url, compKey);
+        return out;
+    }
 
     CompensationRow intent;
     intent.compKey = compKey;

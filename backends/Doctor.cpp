@@ -7,23 +7,30 @@ namespace triage {
 
 QVector<IndexNeed> indexNeeds()
 {
-    auto need = [](DbRole role, const char *table, QStringList cols, const char *usedBy) {
+    // The fix statements use the names init-schema gives (resources/schema/), so running
+    // a fix and then init-schema never leaves two copies of one index.
+    auto need = [](DbRole role, const char *table, QStringList cols, const char *indexName, QStringList indexCols,
+                   const char *usedBy) {
         IndexNeed n{role, QString::fromLatin1(table), cols, QString::fromLatin1(usedBy), {}};
-        n.createSql = QStringLiteral("CREATE INDEX idx_%1_%2 ON %1 (%3)")
-                          .arg(n.table, cols.join(QLatin1Char('_')), cols.join(QStringLiteral(", ")));
+        n.createSql = QStringLiteral("CREATE INDEX %1 ON %2 (%3)")
+                          .arg(QString::fromLatin1(indexName), n.table, indexCols.join(QStringLiteral(", ")));
         return n;
     };
+    const QStringList statusUpdated = {QStringLiteral("status"), QStringLiteral("updated_at"), QStringLiteral("id")};
+    const QStringList keyCreated = {QStringLiteral("idem_key"), QStringLiteral("created_at"), QStringLiteral("id")};
     return {
-        need(DbRole::Idempotency, "idempotency_record", {QStringLiteral("status"), QStringLiteral("updated_at"), QStringLiteral("id")},
+        need(DbRole::Idempotency, "idempotency_record", statusUpdated, "idx_idempotency_record_status_updated", statusUpdated,
              "Unknown / In flight / Failed / Succeeded queues (status filter, keyset on updated_at, id)"),
-        need(DbRole::Idempotency, "idempotency_record", {QStringLiteral("idem_key")},
-             "detail view and marks (lookup by key)"),
-        need(DbRole::Idempotency, "triage_audit", {QStringLiteral("idem_key")}, "key timeline (operator actions)"),
-        need(DbRole::Intent, "intent_log", {QStringLiteral("idem_key"), QStringLiteral("created_at"), QStringLiteral("id")},
+        need(DbRole::Idempotency, "idempotency_record", {QStringLiteral("idem_key")}, "idx_idempotency_record_key",
+             {QStringLiteral("idem_key")}, "detail view and marks (lookup by key)"),
+        need(DbRole::Idempotency, "triage_audit", {QStringLiteral("idem_key")}, "idx_triage_audit_key_at",
+             {QStringLiteral("idem_key"), QStringLiteral("at"), QStringLiteral("id")}, "key timeline (operator actions)"),
+        need(DbRole::Intent, "intent_log", keyCreated, "idx_intent_log_key_created", keyCreated,
              "detail view attempts and the latest-attempt test of the Unknown / Escalated queues"),
-        need(DbRole::Intent, "intent_log", {QStringLiteral("status"), QStringLiteral("updated_at"), QStringLiteral("id")},
+        need(DbRole::Intent, "intent_log", statusUpdated, "idx_intent_log_status_updated", statusUpdated,
              "Unknown / Escalated queues (intent steps)"),
-        need(DbRole::Ticket, "ticket", {QStringLiteral("idem_key")}, "detail view tickets and duplicate-key groups"),
+        need(DbRole::Ticket, "ticket", {QStringLiteral("idem_key")}, "idx_ticket_idem_key", {QStringLiteral("idem_key")},
+             "detail view tickets and duplicate-key groups"),
     };
 }
 

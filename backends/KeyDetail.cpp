@@ -212,7 +212,7 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
     }
     for (const TicketRow &t : detail.tickets) {
         add(t.createdAt, QStringLiteral("ticket"), QStringLiteral("created"),
-            QStringLiteral("ticket #%1 created (tenant %2, %3): %4")
+            QStringLiteral("ticket #%1 created (tenant %2; now %3): %4")
                 .arg(t.id)
                 .arg(t.tenantId.value_or(QStringLiteral("NULL")), t.status.value_or(QStringLiteral("NULL")), oneLine(t.title, 50)),
             t.id);

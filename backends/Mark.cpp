@@ -140,8 +140,10 @@ MarkResult conflict(DbSession &s, const WorkspaceConfig &config, const MarkReque
     if (res.changedBy)
         now += QStringLiteral(" (last changed by %1 at %2: %3)").arg(res.changedBy->operatorName, res.changedBy->at, res.changedBy->reason);
     else if (res.current)
-        now += QStringLiteral(" (no operator changed it: the agent or the reconciler did)");
-    res.message = QStringLiteral("compare-and-set matched no row: the record changed since it was read; now %1").arg(now);
+        now += QStringLiteral(" (no operator action is recorded for it: if it changed, the agent or the reconciler did)");
+    res.message = QStringLiteral("compare-and-set matched no row: the record is not in the state given (it changed since "
+                                 "it was read, or the expected state was wrong); now %1")
+                      .arg(now);
     a.outcome = QStringLiteral("conflict");
     a.detail = res.message;
     res.auditId = audit_sql::insert(s, a);
@@ -185,7 +187,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     facts.ticketCount = int(ev.ticketIds.size());
     facts.succeededAttempts = int(ev.succeededAttemptIds.size());
     bool snapshotOk = false;
-    QString snapshotError = QStringLiteral("no snapshot given");
+    QString snapshotError = req.snapshotMissingReason.isEmpty() ? QStringLiteral("no snapshot given") : req.snapshotMissingReason;
     if (req.snapshot) {
         const ParsedJson parsed = parseJsonText(*req.snapshot);
         snapshotOk = parsed.ok && parsed.root.isObject();

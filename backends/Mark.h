@@ -30,6 +30,7 @@ struct MarkRequest {
     QString reason;                        ///< required; ≥ 20 characters with override
     std::optional<QString> snapshot;       ///< result_snapshot for SUCCESS (a JSON object), kept byte-exact
     QString snapshotSource;                ///< "ticket:<id>", "file:<path>", "typed", "upstream"
+    QString snapshotMissingReason;         ///< why `snapshot` is empty, for the refusal ("2 tickets carry the key")
     std::optional<ExpectedState> expect;   ///< nullopt: read the current state first and use it
     bool override = false;
     bool dryRun = false;

@@ -134,7 +134,7 @@ int Triagectl::query(Workspace &workspace, const QString &key)
         unusable += check.evidence.isUnusable();
         const QString kind = check.evidence.classification == UpstreamClass::Unusable ? unusableKindName(check.evidence.kind) : QString();
         table.addRow({verdictName(check.verdict.kind), upstreamClassName(check.evidence.classification), kind,
-                      QString::number(check.evidence.elapsedMs), keys[i]});
+                      check.evidence.elapsedMs < 0 ? QStringLiteral("-") : QString::number(check.evidence.elapsedMs), keys[i]});
         csv += CsvWriter::record({keys[i], verdictName(check.verdict.kind), upstreamClassName(check.evidence.classification), kind,
                                   QString::number(check.evidence.elapsedMs), check.verdict.reason});
         json << check.toJson();

@@ -248,7 +248,7 @@ Triagectl::Triagectl(FILE *out, FILE *err) : m_out(out), m_err(err)
     pageSize.setFlags(QCommandLineOption::HiddenFromHelp);
     m_parser.addOption(pageSize);
     m_parser.addPositionalArgument(QStringLiteral("command"),
-                                   QStringLiteral("init-schema, seed-demo, list, show, mark, query, audit or doctor."),
+                                   QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit or doctor."),
                                    QStringLiteral("<command> [args]"));
 }
 
@@ -334,10 +334,10 @@ int Triagectl::run(const QStringList &arguments)
     }
     const QStringList positional = m_parser.positionalArguments();
     if (positional.isEmpty())
-        return usage(QStringLiteral("no command given (init-schema, seed-demo, list, show, mark, query, audit or doctor)"));
+        return usage(QStringLiteral("no command given (init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit or doctor)"));
     const Command *command = findCommand(positional.first());
     if (!command)
-        return usage(QStringLiteral("unknown command \"%1\" (init-schema, seed-demo, list, show, mark, query, audit or doctor)").arg(positional.first()));
+        return usage(QStringLiteral("unknown command \"%1\" (init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit or doctor)").arg(positional.first()));
     const QStringList args = positional.mid(1);
     if (command->arguments < 0) {
         // mark, query: exactly one of KEY or --queue; compensate: KEY or --resume.
@@ -913,6 +913,12 @@ int Triagectl::mark(Workspace &workspace, const QString &key)
             if (d.tickets.size() == 1 && d.tickets[0].payload) {
                 r.snapshot = d.tickets[0].payload;
                 r.snapshotSource = QStringLiteral("ticket:%1").arg(d.tickets[0].id);
+            } else {
+                r.snapshotMissingReason = d.tickets.size() == 1
+                    ? QStringLiteral("the key's only ticket has a NULL payload")
+                    : QStringLiteral("%1 tickets carry the key (bulk SUCCESS takes the snapshot of exactly one); "
+                                     "mark it alone with --snapshot or --snapshot-from-ticket")
+                          .arg(d.tickets.size());
             }
             requests << r;
         }
@@ -979,7 +985,8 @@ int Triagectl::reportMarks(const QVector<Outcome<MarkResult>> &results)
         QStringList parts;
         for (auto it = tally.cbegin(); it != tally.cend(); ++it)
             parts << QStringLiteral("%1 %2").arg(it.value()).arg(it.key());
-        out += QStringLiteral("%1 record(s): %2\n").arg(results.size()).arg(parts.join(QStringLiteral(", "))).toUtf8();
+        out += results.isEmpty() ? QByteArray("nothing to mark\n")
+                                 : QStringLiteral("%1 record(s): %2\n").arg(results.size()).arg(parts.join(QStringLiteral(", "))).toUtf8();
         print(out);
         break;
     }

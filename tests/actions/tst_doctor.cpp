@@ -41,8 +41,12 @@ void TestDoctor::droppedIndex()
     QCOMPARE(after.size(), 3);
     QCOMPARE(after[0].need.columns, (QStringList{QStringLiteral("status"), QStringLiteral("updated_at"), QStringLiteral("id")}));
     QCOMPARE(after[0].present, false);
-    QCOMPARE(after[0].fix, QStringLiteral("CREATE INDEX idx_idempotency_record_status_updated_at_id ON idempotency_record "
+    QCOMPARE(after[0].fix, QStringLiteral("CREATE INDEX idx_idempotency_record_status_updated ON idempotency_record "
                                           "(status, updated_at, id)"));
+    // The fix restores exactly what init-schema creates.
+    QCOMPARE(db.adminExec(after[0].fix), QString());
+    QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
+    QCOMPARE(inspect(DbRole::Idempotency)[0].satisfiedBy, QStringLiteral("idx_idempotency_record_status_updated"));
     QCOMPARE(after[1].present, true); // idem_key: the UNIQUE index
     QCOMPARE(after[2].present, true); // triage_audit(idem_key, …)
 }

@@ -184,7 +184,7 @@ void TestMark::staleViewConflict()
     QCOMPARE(out->current->statusText, QStringLiteral("SUCCESS"));
     QCOMPARE(*out->current->resultSnapshot, QStringLiteral("{\"by\":\"reconciler\"}"));
     QVERIFY(!out->changedBy);
-    QVERIFY2(out->message.contains(QStringLiteral("no operator changed it")), qPrintable(out->message));
+    QVERIFY2(out->message.contains(QStringLiteral("no operator action is recorded for it")), qPrintable(out->message));
     QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'conflict'")), 1);
 
     // A second operator holding the same stale view sees who changed it when it was a person.

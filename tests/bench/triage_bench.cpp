@@ -129,6 +129,8 @@ int main(int argc, char **argv)
         die(admin.lastError().text());
     const bool exists = !rawExec(admin, QStringLiteral("SELECT 1 FROM pg_database WHERE datname = '%1'").arg(dbName)).next() ? false : true;
     const bool fill = !exists || p.isSet(QStringLiteral("refill"));
+    if (!fill)
+        std::printf("reusing database %s (pass --refill to re-create it)\n", qPrintable(dbName));
     if (fill) {
         rawExec(admin, QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(dbName));
         rawExec(admin, QStringLiteral("CREATE DATABASE %1").arg(dbName));
