@@ -1,6 +1,8 @@
 #include "KeyDetailView.h"
 
 #include "AttemptsModel.h"
+#include "EvidenceView.h"
+#include "MarkDialog.h"
 #include "JsonView.h"
 #include "Log.h"
 #include "MessageBar.h"
@@ -17,6 +19,8 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QPushButton>
+#include <QStandardItemModel>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -120,10 +124,48 @@ QWidget *KeyDetailView::buildHeader()
     row->addWidget(m_metaLabel, 1);
     row->addWidget(m_loadingLabel);
     layout->addLayout(row);
+    layout->addWidget(buildActions());
+    m_actionBar = new MessageBar(header);
+    m_actionBar->setObjectName(QStringLiteral("actionBar"));
+    layout->addWidget(m_actionBar);
+    m_conflictBar = new MessageBar(header);
+    m_conflictBar->setObjectName(QStringLiteral("conflictBar"));
+    m_conflictBar->setActionText(QStringLiteral("Reload"));
+    connect(m_conflictBar, &MessageBar::actionTriggered, this, [this] {
+        m_conflictBar->clearMessage();
+        reload();
+    });
+    layout->addWidget(m_conflictBar);
     m_messageLayout = new QVBoxLayout;
     m_messageLayout->setSpacing(4);
     layout->addLayout(m_messageLayout);
     return header;
+}
+
+QWidget *KeyDetailView::buildActions()
+{
+    auto *box = new QWidget(this);
+    auto *row = new QHBoxLayout(box);
+    row->setContentsMargins(0, 2, 0, 0);
+    row->setSpacing(6);
+    m_queryButton = new QPushButton(QStringLiteral("Query upstream"), box);
+    m_queryButton->setObjectName(QStringLiteral("queryUpstream"));
+    m_markSuccessButton = new QPushButton(QStringLiteral("Mark SUCCESS\u2026"), box);
+    m_markSuccessButton->setObjectName(QStringLiteral("markSuccess"));
+    m_markFailedButton = new QPushButton(QStringLiteral("Mark FAILED\u2026"), box);
+    m_markFailedButton->setObjectName(QStringLiteral("markFailed"));
+    m_readOnlyNote = new QLabel(box);
+    m_readOnlyNote->setObjectName(QStringLiteral("readOnlyNote"));
+    m_readOnlyNote->setStyleSheet(QStringLiteral("color: %1; font-style: italic;").arg(theme::mutedText().name()));
+    row->addWidget(m_queryButton);
+    row->addWidget(m_markSuccessButton);
+    row->addWidget(m_markFailedButton);
+    row->addWidget(m_readOnlyNote);
+    row->addStretch(1);
+    connect(m_queryButton, &QPushButton::clicked, this, &KeyDetailView::queryUpstream);
+    connect(m_markSuccessButton, &QPushButton::clicked, this, [this] { openMarkDialog(Success); });
+    connect(m_markFailedButton, &QPushButton::clicked, this, [this] { openMarkDialog(Failed); });
+    return box;
 }
 
 QWidget *KeyDetailView::buildRecordPanel()
@@ -226,6 +268,30 @@ QWidget *KeyDetailView::buildTabs()
     m_tabs->addTab(attempts, QStringLiteral("Intent attempts"));
     connect(m_attemptsTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) { showAttempt(current.row()); });
+
+    m_evidence = new EvidenceView(m_tabs);
+    m_tabs->addTab(m_evidence, QStringLiteral("Upstream"));
+    connect(m_evidence, &EvidenceView::applySuggestionRequested, this, &KeyDetailView::applySuggestion);
+
+    auto *audit = new QSplitter(Qt::Vertical, m_tabs);
+    audit->setChildrenCollapsible(false);
+    m_auditModel = new QStandardItemModel(0, 5, this);
+    m_auditModel->setHorizontalHeaderLabels({QStringLiteral("at (UTC)"), QStringLiteral("operator"), QStringLiteral("action"),
+                                             QStringLiteral("outcome"), QStringLiteral("reason")});
+    m_auditTable = new QTableView(audit);
+    m_auditTable->setObjectName(QStringLiteral("auditTable"));
+    m_auditTable->setModel(m_auditModel);
+    m_auditTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    theme::setupTable(m_auditTable);
+    theme::setColumnWidths(m_auditTable, {196, 90, 120, 80});
+    m_auditEvidence = new JsonView(audit);
+    m_auditEvidence->setObjectName(QStringLiteral("auditEvidence"));
+    audit->addWidget(m_auditTable);
+    audit->addWidget(m_auditEvidence);
+    audit->setSizes({130, 200});
+    m_tabs->addTab(audit, QStringLiteral("Audit"));
+    connect(m_auditTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) { showAuditEntry(current.row()); });
     return m_tabs;
 }
 
@@ -235,6 +301,12 @@ void KeyDetailView::loadKey(const QString &key)
     if (k.isEmpty()) {
         clear();
         return;
+    }
+    if (k != m_key) {
+        m_actionBar->clearMessage();
+        m_conflictBar->clearMessage();
+        m_evidence->clear(QStringLiteral("Not queried yet. \u201cQuery upstream\u201d asks the business system's own query "
+                                         "API about this key; the answer is evidence for the suggested verdict."));
     }
     m_key = k;
     m_hasDetail = false;
@@ -270,10 +342,11 @@ void KeyDetailView::clear()
 void KeyDetailView::setLoading(bool loading)
 {
     m_loadingLabel->setVisible(loading);
-    if (m_loading == loading)
-        return;
+    const bool changed = m_loading != loading;
     m_loading = loading;
-    emit loadingChanged(loading);
+    updateActions();
+    if (changed)
+        emit loadingChanged(loading);
 }
 
 void KeyDetailView::addMessage(int level, const QString &text)
@@ -432,6 +505,23 @@ void KeyDetailView::apply(const KeyDetail &d)
                                                        : QStringLiteral("No intent-log attempt for this key."));
     }
 
+    // Audit: operator actions on this key.
+    m_auditModel->removeRows(0, m_auditModel->rowCount());
+    for (const AuditEntry &a : d.audit) {
+        QList<QStandardItem *> items;
+        for (const QString &text : {a.at, a.operatorName, a.action, a.outcome, a.reason}) {
+            auto *item = new QStandardItem(text);
+            item->setToolTip(text);
+            items << item;
+        }
+        m_auditModel->appendRow(items);
+    }
+    m_tabs->setTabText(4, QStringLiteral("Audit (%1)").arg(d.audit.size()));
+    if (!d.audit.isEmpty())
+        m_auditTable->setCurrentIndex(m_auditModel->index(int(d.audit.size()) - 1, 0));
+    else
+        m_auditEvidence->clear(QStringLiteral("No operator action on this key yet."));
+
     m_hasDetail = true;
     setLoading(false);
     emit detailLoaded(d.idemKey);
@@ -462,6 +552,189 @@ void KeyDetailView::showAttempt(int row)
     m_attemptJson[1]->setJsonText(prefix + QStringLiteral("response"), a.response);
     m_attemptJson[2]->setJsonText(prefix + QStringLiteral("state_before"), a.stateBefore);
     m_attemptJson[3]->setJsonText(prefix + QStringLiteral("state_after"), a.stateAfter);
+}
+
+void KeyDetailView::showAuditEntry(int row)
+{
+    if (row < 0 || row >= m_detail.audit.size())
+        return;
+    const AuditEntry &a = m_detail.audit[row];
+    m_auditEvidence->setJsonText(QStringLiteral("audit #%1 \u00b7 %2 \u00b7 evidence").arg(a.id).arg(a.action),
+                                 a.evidence.isEmpty() ? std::nullopt : std::optional<QString>(a.evidence));
+}
+
+void KeyDetailView::setUpstreamClient(UpstreamClient *client)
+{
+    m_upstream = client;
+    updateActions();
+}
+
+void KeyDetailView::updateActions()
+{
+    const bool readOnly = m_workspace->config().readOnly;
+    const bool ready = m_hasDetail && !m_loading && !m_markBusy;
+    const std::optional<RecordDetail> &r = m_detail.record;
+
+    m_queryButton->setEnabled(ready && m_upstream && !m_queryBusy);
+    m_queryButton->setToolTip(!m_upstream ? QStringLiteral("No upstream query API is configured for this workspace")
+                              : m_queryBusy ? QStringLiteral("A query is running")
+                                            : QStringLiteral("Ask the business system's own query API about this key (recorded "
+                                                             "in the audit trail; changes nothing)"));
+
+    QString why; // why neither mark is possible
+    if (readOnly)
+        why = QStringLiteral("Read-only workspace: marks are disabled");
+    else if (!r)
+        why = QStringLiteral("No idempotency record carries this key");
+    else if (r->statusCode == Success)
+        why = QStringLiteral("SUCCESS is final: its snapshot was returned to callers (DESIGN.md \u00a72)");
+    else if (r->statusCode != Processing && r->statusCode != Failed)
+        why = QStringLiteral("Status %1 is not one a mark starts from (PROCESSING or FAILED)").arg(r->statusText);
+    const bool failedRecord = r && r->statusCode == Failed;
+    m_markSuccessButton->setText(failedRecord ? QStringLiteral("Correct to SUCCESS\u2026") : QStringLiteral("Mark SUCCESS\u2026"));
+    m_markSuccessButton->setEnabled(ready && why.isEmpty());
+    m_markSuccessButton->setToolTip(!why.isEmpty() ? why
+                                    : failedRecord ? QStringLiteral("FAILED \u2192 SUCCESS: a side effect was found after all")
+                                                   : QStringLiteral("PROCESSING \u2192 SUCCESS with a snapshot (compare-and-set)"));
+    const QString failedWhy = !why.isEmpty() ? why : failedRecord ? QStringLiteral("The record is already FAILED") : QString();
+    m_markFailedButton->setEnabled(ready && failedWhy.isEmpty());
+    m_markFailedButton->setToolTip(failedWhy.isEmpty() ? QStringLiteral("PROCESSING \u2192 FAILED: confirmed no side effect "
+                                                                        "(compare-and-set)")
+                                                       : failedWhy);
+    m_readOnlyNote->setText(readOnly ? QStringLiteral("Read-only workspace: queries are not recorded and nothing can be marked.")
+                                     : QString());
+    m_readOnlyNote->setVisible(readOnly);
+}
+
+bool KeyDetailView::queryUpstream()
+{
+    if (!m_upstream || !m_hasDetail || m_queryBusy)
+        return false;
+    m_queryBusy = true;
+    updateActions();
+    m_evidence->setBusy(true);
+    m_tabs->setCurrentWidget(m_evidence);
+    const QString key = m_key;
+    checkUpstream(*m_workspace, *m_upstream, key).then(this, [this, key](const UpstreamCheck &check) {
+        m_queryBusy = false;
+        if (key != m_key) {
+            updateActions();
+            return; // the operator moved on; the query is in the audit trail of its key
+        }
+        m_evidence->setCheck(check);
+        m_tabs->setCurrentWidget(m_evidence);
+        const UpstreamEvidence &e = check.evidence;
+        m_actionBar->showMessage(e.isUnusable() ? MessageBar::Level::Warning : MessageBar::Level::Info,
+                                 QStringLiteral("Upstream: %1 \u2014 suggested verdict %2 (\u00a76 row %3). See the Upstream tab.")
+                                     .arg(upstreamClassName(e.classification), verdictName(check.verdict.kind))
+                                     .arg(check.verdict.row));
+        emit upstreamChecked(key);
+        if (check.auditId)
+            reload(); // the query is on the timeline and in the audit tab now
+        else
+            updateActions();
+    });
+    return true;
+}
+
+MarkDialog *KeyDetailView::openMarkDialog(int toStatus)
+{
+    updateActions();
+    QPushButton *button = toStatus == Success ? m_markSuccessButton : m_markFailedButton;
+    if (!button->isEnabled() || !m_detail.record)
+        return nullptr;
+    auto *dialog = new MarkDialog(m_detail, toStatus, m_workspace->config().operatorName, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (const auto &check = m_evidence->check(); check && check->detail.idemKey == m_key
+        && check->evidence.classification == UpstreamClass::Found && !check->evidence.foundObjects.isEmpty())
+        dialog->addUpstreamObject(check->evidence.foundObjects.first());
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { submitMark(dialog->request()); });
+    dialog->open();
+    return dialog;
+}
+
+MarkDialog *KeyDetailView::applySuggestion()
+{
+    const auto &check = m_evidence->check();
+    if (!check || check->detail.idemKey != m_key)
+        return nullptr;
+    const Verdict &v = check->verdict;
+    if (v.kind != VerdictKind::Success && v.kind != VerdictKind::Failed)
+        return nullptr;
+    MarkDialog *dialog = openMarkDialog(v.kind == VerdictKind::Success ? Success : Failed);
+    if (dialog)
+        dialog->prefill(v.snapshot, v.snapshotSource, QString::fromUtf8(check->toJson()),
+                        QStringLiteral("Suggested verdict %1 (\u00a76 row %2): %3").arg(verdictName(v.kind)).arg(v.row).arg(v.why));
+    return dialog;
+}
+
+void KeyDetailView::submitMark(const MarkRequest &request)
+{
+    m_markBusy = true;
+    updateActions();
+    m_actionBar->showMessage(MessageBar::Level::Info, QStringLiteral("Marking %1 %2\u2026")
+                                                          .arg(request.idemKey, recordStatusText(QVariant(request.toStatus))));
+    m_conflictBar->clearMessage();
+    markRecord(*m_workspace, request).then(this, [this](const Outcome<MarkResult> &outcome) { onMarkResult(outcome); });
+}
+
+void KeyDetailView::onMarkResult(const Outcome<MarkResult> &outcome)
+{
+    m_markBusy = false;
+    if (!outcome.ok()) {
+        const QString message = outcome.error ? outcome.error->message : QStringLiteral("unknown error");
+        m_actionBar->showMessage(MessageBar::Level::Error, QStringLiteral("The mark failed: %1 \u2014 nothing was changed, or "
+                                                                          "see the audit trail.")
+                                                               .arg(message));
+        updateActions();
+        emit markFinished(int(MarkResult::Kind::Error), message);
+        return;
+    }
+    const MarkResult &r = *outcome;
+    const QString warnings = r.warnings.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(r.warnings.join(QStringLiteral("; ")));
+    switch (r.kind) {
+    case MarkResult::Kind::Applied:
+        m_actionBar->showMessage(MessageBar::Level::Info, QStringLiteral("\u2714 Applied: %1 (audit #%2)%3")
+                                                              .arg(r.message)
+                                                              .arg(r.auditId)
+                                                              .arg(warnings));
+        emit recordChanged(r.idemKey);
+        break;
+    case MarkResult::Kind::DryRun:
+        m_actionBar->showMessage(MessageBar::Level::Info, QStringLiteral("Dry run: %1").arg(r.message));
+        break;
+    case MarkResult::Kind::Refused:
+        m_actionBar->showMessage(MessageBar::Level::Warning, QStringLiteral("Refused: %1").arg(r.message));
+        break;
+    case MarkResult::Kind::Error:
+        m_actionBar->showMessage(MessageBar::Level::Error, QStringLiteral("Error: %1").arg(r.message));
+        break;
+    case MarkResult::Kind::Conflict: {
+        m_actionBar->clearMessage();
+        QString now = QStringLiteral("the record no longer exists");
+        if (r.current)
+            now = QStringLiteral("it is now %1, updated_at %2%3")
+                      .arg(r.current->statusText, r.current->updatedAt,
+                           r.current->hasVersionColumn && r.current->version
+                               ? QStringLiteral(", version %1").arg(*r.current->version)
+                               : QString());
+        const QString who = r.changedBy
+            ? QStringLiteral("Changed by %1 at %2 (%3 %4 \u2192 %5: \u201c%6\u201d).")
+                  .arg(r.changedBy->operatorName, r.changedBy->at, r.changedBy->action, r.changedBy->fromState,
+                       r.changedBy->toState, r.changedBy->reason)
+            : QStringLiteral("No operator action is recorded: an agent or another tool changed it.");
+        m_conflictBar->showMessage(MessageBar::Level::Error,
+                                   QStringLiteral("Conflict: nothing was changed \u2014 the record changed since you loaded it; "
+                                                  "%1. %2 Reload, check again and decide anew.")
+                                       .arg(now, who));
+        break;
+    }
+    }
+    emit markFinished(int(r.kind), r.message);
+    if (r.kind != MarkResult::Kind::Conflict && r.kind != MarkResult::Kind::DryRun)
+        reload(); // the new status, and the audit row on the timeline
+    else
+        updateActions();
 }
 
 } // namespace triage

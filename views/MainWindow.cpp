@@ -1,12 +1,17 @@
 #include "MainWindow.h"
 
+#include "BulkActions.h"
 #include "ConnectionIndicator.h"
 #include "KeyDetailView.h"
 #include "Log.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
+#include "RecordStatus.h"
 #include "Theme.h"
+#include "UpstreamClient.h"
 #include "Workspace.h"
+
+#include <QVBoxLayout>
 
 #include <QAction>
 #include <QFileInfo>
@@ -91,7 +96,13 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     m_splitter = new QSplitter(Qt::Horizontal, this);
     m_splitter->setObjectName(QStringLiteral("mainSplitter"));
     m_splitter->setChildrenCollapsible(false);
-    m_queues = new QTabWidget(m_splitter);
+    if (!config.upstreams.isEmpty())
+        m_upstream = std::make_unique<UpstreamClient>(config.upstreams);
+    auto *left = new QWidget(m_splitter);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->setSpacing(2);
+    m_queues = new QTabWidget(left);
     m_queues->setObjectName(QStringLiteral("queueTabs"));
     m_queues->setDocumentMode(true);
     for (QueueKind kind : kQueues) {
@@ -106,16 +117,23 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
             m_detail->loadKey(key);
         });
         connect(pane, &QueuePane::countChanged, this, [this, kind](qint64 count) { updateTabTitle(kind, count); });
+        connect(pane, &QueuePane::selectionChanged, this, &MainWindow::updateBulkBar);
     }
+    leftLayout->addWidget(m_queues, 1);
+    leftLayout->addWidget(buildBulkBar());
     m_detail = new KeyDetailView(workspace, m_splitter);
+    m_detail->setUpstreamClient(m_upstream.get());
+    // A mark moved a record between queues: refresh them (the detail reloads itself).
+    connect(m_detail, &KeyDetailView::recordChanged, this, &MainWindow::refreshQueues);
     // Switching tabs shows the detail of that tab's selected row (if it has one).
     connect(m_queues, &QTabWidget::currentChanged, this, [this] {
         QueuePane *pane = currentPane();
         const QString key = pane ? pane->currentKey() : QString();
         if (!key.isEmpty() && key != m_detail->key())
             m_detail->loadKey(key);
+        updateBulkBar();
     });
-    m_splitter->addWidget(m_queues);
+    m_splitter->addWidget(left);
     m_splitter->addWidget(m_detail);
     m_splitter->setStretchFactor(0, 5);
     m_splitter->setStretchFactor(1, 6);
@@ -167,6 +185,116 @@ void MainWindow::refreshAll()
         pane->refresh();
     m_detail->reload();
     statusBar()->showMessage(QStringLiteral("Reloading every queue\u2026"), 3000);
+}
+
+void MainWindow::refreshQueues()
+{
+    for (QueuePane *pane : std::as_const(m_panes))
+        pane->refresh();
+}
+
+QWidget *MainWindow::buildBulkBar()
+{
+    auto *bar = new QWidget(this);
+    bar->setObjectName(QStringLiteral("bulkBar"));
+    auto *layout = new QHBoxLayout(bar);
+    layout->setContentsMargins(4, 2, 4, 2);
+    layout->setSpacing(6);
+    m_selectionLabel = new QLabel(bar);
+    m_selectionLabel->setStyleSheet(QStringLiteral("color: %1;").arg(theme::mutedText().name()));
+    layout->addWidget(m_selectionLabel, 1);
+    const QString titles[3] = {QStringLiteral("Mark selected SUCCESS\u2026"), QStringLiteral("Mark selected FAILED\u2026"),
+                               QStringLiteral("Query selected upstream\u2026")};
+    for (int i = 0; i < 3; ++i) {
+        m_bulkButtons[i] = new QPushButton(titles[i], bar);
+        m_bulkButtons[i]->setObjectName(QStringLiteral("bulkButton%1").arg(i));
+        layout->addWidget(m_bulkButtons[i]);
+    }
+    connect(m_bulkButtons[0], &QPushButton::clicked, this, [this] { markSelected(Success); });
+    connect(m_bulkButtons[1], &QPushButton::clicked, this, [this] { markSelected(Failed); });
+    connect(m_bulkButtons[2], &QPushButton::clicked, this, &MainWindow::querySelected);
+    updateBulkBar();
+    return bar;
+}
+
+void MainWindow::updateBulkBar()
+{
+    QueuePane *pane = currentPane();
+    const int n = pane ? int(pane->selectedKeys().size()) : 0;
+    const bool readOnly = m_workspace->config().readOnly;
+    m_selectionLabel->setText(n == 0 ? QStringLiteral("Select rows (Shift / Ctrl) for bulk actions")
+                                     : QStringLiteral("%1 selected").arg(n));
+    for (int i = 0; i < 2; ++i) {
+        m_bulkButtons[i]->setEnabled(n > 0 && !readOnly && !m_bulkLoading);
+        m_bulkButtons[i]->setToolTip(readOnly ? QStringLiteral("Read-only workspace: marks are disabled")
+                                              : QStringLiteral("One confirmation for all selected records; a per-row report"));
+    }
+    m_bulkButtons[2]->setEnabled(n > 0 && m_upstream && !m_bulkLoading);
+    m_bulkButtons[2]->setToolTip(m_upstream ? QStringLiteral("Query every selected key's upstream (each answer is recorded)")
+                                            : QStringLiteral("No upstream query API is configured for this workspace"));
+}
+
+void MainWindow::loadDetails(const QStringList &keys, std::function<void(QVector<KeyDetail>)> then)
+{
+    if (keys.isEmpty())
+        return;
+    m_bulkLoading = true;
+    updateBulkBar();
+    statusBar()->showMessage(QStringLiteral("Loading %1 key(s)\u2026").arg(keys.size()));
+    auto details = std::make_shared<QVector<KeyDetail>>(keys.size());
+    auto pending = std::make_shared<int>(int(keys.size()));
+    for (int i = 0; i < keys.size(); ++i) {
+        m_workspace->loadKeyDetail(keys[i]).then(this, [this, i, details, pending, then](const KeyDetail &d) {
+            (*details)[i] = d;
+            if (--*pending > 0)
+                return;
+            m_bulkLoading = false;
+            updateBulkBar();
+            statusBar()->clearMessage();
+            then(*details);
+        });
+    }
+}
+
+void MainWindow::markSelected(int toStatus)
+{
+    QueuePane *pane = currentPane();
+    if (!pane || m_workspace->config().readOnly)
+        return;
+    loadDetails(pane->selectedKeys(), [this, toStatus](QVector<KeyDetail> details) {
+        auto *dialog = new BulkMarkDialog(std::move(details), toStatus, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QDialog::accepted, this, [this, dialog] {
+            const QVector<MarkRequest> requests = dialog->requests(m_workspace->config().operatorName);
+            statusBar()->showMessage(QStringLiteral("Marking %1 record(s)\u2026").arg(requests.size()));
+            markRecords(*m_workspace, requests).then(this, [this, requests](const QVector<Outcome<MarkResult>> &results) {
+                statusBar()->clearMessage();
+                auto *report = new BulkMarkReportDialog(requests, results, this);
+                report->setAttribute(Qt::WA_DeleteOnClose);
+                report->open();
+                emit bulkDialogOpened(report);
+                refreshQueues();
+                m_detail->reload();
+            });
+        });
+        dialog->open();
+        emit bulkDialogOpened(dialog);
+    });
+}
+
+void MainWindow::querySelected()
+{
+    QueuePane *pane = currentPane();
+    if (!pane || !m_upstream)
+        return;
+    loadDetails(pane->selectedKeys(), [this](QVector<KeyDetail> details) {
+        auto *dialog = new BulkQueryDialog(m_workspace, m_upstream.get(), std::move(details), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &BulkQueryDialog::done, this, [this] { m_detail->reload(); });
+        dialog->open();
+        dialog->start();
+        emit bulkDialogOpened(dialog);
+    });
 }
 
 void MainWindow::updateTabTitle(QueueKind kind, qint64 count)

@@ -6,23 +6,38 @@
 #include <QMainWindow>
 #include <QMap>
 
+#include <functional>
+#include <memory>
+
+class QDialog;
+class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSplitter;
 class QTabWidget;
 
 namespace triage {
 
+class BulkMarkDialog;
+class BulkQueryDialog;
 class ConnectionIndicator;
 class KeyDetailView;
 class QueuePane;
+class UpstreamClient;
 class Workspace;
+struct KeyDetail;
 
 /// The console's main window: on the left a tab per work queue (Unknown, In flight,
 /// Failed, Succeeded, Escalated; QueuePane each, titles with their counts), on the right
 /// the KeyDetailView of the selected row; a tool bar with the workspace's name, "Go to
 /// key" and Refresh; a status bar with each store's connection state (from
 /// Workspace::connectionEvent(); a connection that dropped and was re-opened is
-/// announced). Nothing here blocks: every read is a model page or a Workspace future.
+/// announced). Under the queues a selection bar offers bulk actions on the selected rows
+/// (ExtendedSelection): "Mark selected SUCCESS…", "Mark selected FAILED…" (a confirmation
+/// listing every key, then markRecords() and a per-row report) and "Query selected
+/// upstream" (BulkQueryDialog). The window owns the one UpstreamClient, built from
+/// WorkspaceConfig::upstreams (for --demo, main.cpp points them at the simulator).
+/// Nothing here blocks: every read is a model page or a Workspace future.
 /// Default size 1400 × 900, with the list and the detail both visible.
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -47,10 +62,26 @@ public:
     void openKey(const QString &key);
     /// Reloads every queue and the detail.
     void refreshAll();
+    /// Reloads every queue (not the detail).
+    void refreshQueues();
+    /// The upstream client (nullptr when no biz_type has an upstream).
+    UpstreamClient *upstreamClient() const { return m_upstream.get(); }
+    /// Loads the selected rows' details, then opens the bulk-mark confirmation for
+    /// `toStatus` (returns at once; the dialog appears when the details are in).
+    void markSelected(int toStatus);
+    /// Loads the selected rows' details, then opens and starts a BulkQueryDialog.
+    void querySelected();
+    /// The bulk-action buttons, for tests.
+    QPushButton *bulkButton(int which) const { return m_bulkButtons[which]; }
+    /// Emitted when a bulk dialog opened (for tests and the screenshot driver).
+    Q_SIGNAL void bulkDialogOpened(QDialog *dialog);
 
 private:
     void onConnectionEvent(DbRole role, bool up, const QString &message);
     void updateTabTitle(QueueKind kind, qint64 count);
+    void updateBulkBar();
+    void loadDetails(const QStringList &keys, std::function<void(QVector<KeyDetail>)> then);
+    QWidget *buildBulkBar();
 
     Workspace *m_workspace;
     QTabWidget *m_queues = nullptr;
@@ -59,6 +90,10 @@ private:
     QLineEdit *m_goToKey = nullptr;
     QMap<int, QueuePane *> m_panes;
     QMap<int, ConnectionIndicator *> m_indicators;
+    std::unique_ptr<UpstreamClient> m_upstream;
+    QLabel *m_selectionLabel = nullptr;
+    QPushButton *m_bulkButtons[3] = {};
+    bool m_bulkLoading = false;
 };
 
 } // namespace triage

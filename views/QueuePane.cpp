@@ -1,5 +1,7 @@
 #include "QueuePane.h"
 
+#include <algorithm>
+
 #include "Log.h"
 #include "MessageBar.h"
 #include "QueueModel.h"
@@ -79,12 +81,15 @@ QueuePane::QueuePane(Workspace *workspace, QueueKind kind, QWidget *parent)
     theme::setupTable(m_table, Qt::ElideMiddle);
     theme::setColumnWidths(m_table, {304, 112, 58, 56, 124, 138, 138, 138});
     m_table->horizontalHeader()->setSortIndicatorShown(false);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection); // bulk actions on several rows
     layout->addWidget(m_table, 1);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
         if (current.isValid())
             emit currentKeyChanged(current.data(QueueModel::IdemKeyRole).toString());
     });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this] { emit selectionChanged(selectedKeys()); });
     connect(m_model, &QueueModel::loadingChanged, this, &QueuePane::updateStatus);
     connect(m_model, &QueueModel::pageLoaded, this, &QueuePane::updateStatus);
     connect(m_model, &QueueModel::countChanged, this, [this](qint64 count) {
@@ -274,6 +279,34 @@ QString QueuePane::currentKey() const
 {
     const QModelIndex i = m_table->currentIndex();
     return i.isValid() ? i.data(QueueModel::IdemKeyRole).toString() : QString();
+}
+
+QStringList QueuePane::selectedKeys() const
+{
+    QStringList keys;
+    QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    for (const QModelIndex &i : rows) {
+        const QString key = i.data(QueueModel::IdemKeyRole).toString();
+        if (!key.isEmpty() && !keys.contains(key))
+            keys << key;
+    }
+    return keys;
+}
+
+bool QueuePane::selectRows(const QList<int> &rows)
+{
+    QItemSelection selection;
+    for (int row : rows) {
+        if (row < 0 || row >= m_model->rowCount())
+            return false;
+        selection.select(m_model->index(row, 0), m_model->index(row, m_model->columnCount() - 1));
+    }
+    if (rows.isEmpty())
+        return false;
+    m_table->selectionModel()->setCurrentIndex(m_model->index(rows.first(), 0), QItemSelectionModel::NoUpdate);
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    return true;
 }
 
 bool QueuePane::selectRow(int row)

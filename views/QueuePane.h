@@ -46,6 +46,10 @@ public:
     QString currentKey() const;
     /// Makes `row` current (and selected); emits currentKeyChanged(). False if out of range.
     bool selectRow(int row);
+    /// The keys of the selected rows (ExtendedSelection), in row order, without repeats.
+    QStringList selectedKeys() const;
+    /// Selects exactly `rows` (the first becomes current); false if one is out of range.
+    bool selectRows(const QList<int> &rows);
     /// Makes the first loaded row with `key` current; false when no loaded row has it.
     bool selectKey(const QString &key);
 
@@ -56,6 +60,8 @@ public:
 signals:
     /// The operator (or selectRow()) made a row with `key` current.
     void currentKeyChanged(const QString &key);
+    /// The selected rows changed; `keys` as selectedKeys().
+    void selectionChanged(const QStringList &keys);
     /// The queue's total is known (>= 0) or unknown again (-1).
     void countChanged(qint64 count);
 

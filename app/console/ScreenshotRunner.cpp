@@ -82,12 +82,26 @@ void ScreenshotRunner::onPageError(const QString &message)
 void ScreenshotRunner::onDetailLoaded(const QString &)
 {
     m_detailReady = true;
+    if (m_action == QLatin1String("query") && !m_actionStarted) {
+        m_actionStarted = true;
+        KeyDetailView *detail = m_window->detailView();
+        connect(detail, &KeyDetailView::upstreamChecked, this, [this] {
+            m_actionDone = true;
+            // The detail reloads right after (the query is on the timeline now).
+            QTimer::singleShot(0, this, &ScreenshotRunner::maybeShoot);
+        });
+        m_waitingFor = QStringLiteral("the upstream's answer");
+        if (!detail->queryUpstream())
+            m_actionDone = true; // no upstream: shoot the detail as it is
+    }
     maybeShoot();
 }
 
 void ScreenshotRunner::maybeShoot()
 {
     if (m_done || m_shooting || !m_pageReady || (m_detailWanted && !m_detailReady))
+        return;
+    if (!m_action.isEmpty() && m_detailWanted && (!m_actionDone || m_window->detailView()->isLoading()))
         return;
     if (!m_countReady) {
         if (!m_countGrace.isActive())

@@ -21,6 +21,10 @@ public:
     /// Watches `window`; saves to `path`; opens `selectKey` (or the first row when empty).
     ScreenshotRunner(MainWindow *window, QString path, QString selectKey, int timeoutMs = 60000, QObject *parent = nullptr);
 
+    /// Runs `action` on the selected key before the shot: "query" (Query upstream; the shot
+    /// then shows the Upstream tab with the evidence and verdict), or "" for none.
+    void setAction(const QString &action) { m_action = action; }
+
     /// Starts watching the window; call before the event loop runs.
     void start();
 
@@ -49,6 +53,9 @@ private:
     bool m_shooting = false;
     QString m_waitingFor;
     QString m_dbError;
+    QString m_action;
+    bool m_actionStarted = false;
+    bool m_actionDone = false;
 };
 
 } // namespace triage

@@ -8,6 +8,8 @@
 #include "Log.h"
 #include "MainWindow.h"
 #include "ScreenshotRunner.h"
+#include "UpstreamCheck.h"
+#include "UpstreamSimulatorProcess.h"
 #include "Workspace.h"
 
 #include <QApplication>
@@ -40,8 +42,14 @@ int main(int argc, char *argv[])
                                     QStringLiteral("Open the detail of KEY at start (with --screenshot: before the shot; "
                                                    "default: the Unknown queue's first row)."),
                                     QStringLiteral("KEY"));
+    QCommandLineOption screenshotAction(QStringLiteral("screenshot-action"),
+                                        QStringLiteral("With --screenshot: run ACTION on the selected key before the shot "
+                                                       "(\"query\": Query upstream)."),
+                                        QStringLiteral("ACTION"));
+    screenshotAction.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(screenshot);
     parser.addOption(select);
+    parser.addOption(screenshotAction);
     if (!parser.parse(QApplication::arguments())) {
         std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(parser.errorText()));
         return 1;
@@ -67,10 +75,27 @@ int main(int argc, char *argv[])
     app::setupLogging(QStringLiteral("triage-console"), parser.isSet(QStringLiteral("verbose")));
     QString error;
     bool dbError = false;
-    const auto config = app::workspaceFromOptions(parser, /*demoByDefault*/ true, &error, &dbError);
+    auto config = app::workspaceFromOptions(parser, /*demoByDefault*/ true, &error, &dbError);
     if (!config) {
         std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(error));
         return dbError ? 2 : 1;
+    }
+    if (parser.isSet(screenshotAction) && parser.value(screenshotAction) != QLatin1String("query")) {
+        std::fprintf(stderr, "triage-console: --screenshot-action must be \"query\"\n");
+        return 1;
+    }
+
+    // The demo's upstream is the simulator on the demo's ticket database, started here,
+    // before the window exists (start() waits for its port line; QProcess must live on this
+    // thread), and stopped when main() returns. Without it the demo simply has no upstream.
+    UpstreamSimulatorProcess simulator;
+    if (config->isDemo && config->upstreams.isEmpty()) {
+        QString simError;
+        if (simulator.start(QStringLiteral("sqlite://") + DemoWorkspace::path(), &simError))
+            config->upstreams = demoUpstreams(simulator.baseUrl());
+        else
+            logger("app")->warn("the demo's upstream simulator did not start ({}): Query upstream is disabled",
+                                simError.toStdString());
     }
 
     Workspace workspace(*config);
@@ -81,6 +106,7 @@ int main(int argc, char *argv[])
     std::unique_ptr<ScreenshotRunner> runner;
     if (parser.isSet(screenshot)) {
         runner = std::make_unique<ScreenshotRunner>(&window, parser.value(screenshot), parser.value(select).trimmed());
+        runner->setAction(parser.value(screenshotAction));
         QObject::connect(runner.get(), &ScreenshotRunner::finished, &app, [&exitCode](int code, const QString &message) {
             if (!message.isEmpty())
                 std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(message));

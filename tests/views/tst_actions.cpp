@@ -1,0 +1,524 @@
+// The actions of issues 3 and 4 in the GUI, offscreen, on a demo-seeded test database:
+// a mark with compare-and-set through MarkDialog (SQLite and PostgreSQL) changes the record,
+// drops the Unknown count by one and puts a triage_audit event on the timeline; a row
+// changed behind the operator's back shows the conflict panel with its current status; a
+// FAILED mark on a key with a ticket is refused and audited; a read-only workspace disables
+// every write action; Query upstream against a real simulator shows the verdict in the
+// Upstream tab and "Apply suggestion" prefills the mark; bulk marks report every row and
+// bulk queries record every answer. PNGs of the dialog and panels go to the build directory.
+
+#include "BulkActions.h"
+#include "EvidenceView.h"
+#include "JsonView.h"
+#include "KeyDetailView.h"
+#include "MainWindow.h"
+#include "MarkDialog.h"
+#include "MessageBar.h"
+#include "ModelTestUtil.h"
+#include "QueueModel.h"
+#include "QueuePane.h"
+#include "RecordStatus.h"
+#include "UpstreamCheck.h"
+#include "UpstreamSimulatorProcess.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTest>
+
+#include <map>
+
+using namespace triage;
+using namespace triage::test;
+
+namespace {
+
+/// A seeded database and a workspace on it, per backend.
+struct Env {
+    std::unique_ptr<TestDatabase> db;
+    std::unique_ptr<Workspace> ws;
+    QString error;
+};
+
+QString outputPath(const QString &name)
+{
+    return QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/") + name;
+}
+
+bool saveShot(QWidget *widget, const QString &name)
+{
+    QTest::qWait(200);
+    return widget->grab().save(outputPath(name));
+}
+
+bool waitForQueues(MainWindow &w)
+{
+    return QTest::qWaitFor(
+        [&] {
+            for (QueueKind k : {QueueKind::Unknown, QueueKind::InFlight, QueueKind::Failed, QueueKind::Succeeded,
+                                QueueKind::Escalated}) {
+                const QueueModel *m = w.queuePane(k)->model();
+                if (m->isLoading() || m->isCounting())
+                    return false;
+            }
+            return w.queuePane(QueueKind::Unknown)->model()->rowCount() > 0;
+        },
+        30000);
+}
+
+bool openAndWait(MainWindow &w, const QString &key)
+{
+    w.openKey(key);
+    return QTest::qWaitFor([&] { return w.detailView()->key() == key && w.detailView()->hasDetail(); }, 30000);
+}
+
+int timelineAuditEvents(const KeyDetail &d)
+{
+    int n = 0;
+    for (const TimelineEvent &e : d.timeline)
+        n += e.source == QLatin1String("triage_audit");
+    return n;
+}
+
+} // namespace
+
+class TestActions : public QObject {
+    Q_OBJECT
+private:
+    std::map<QString, Env> m_envs;
+    QSet<QString> m_used; ///< keys a test already changed (per backend)
+
+    Env &env(const QString &backend)
+    {
+        Env &e = m_envs[backend];
+        if (!e.db) {
+            e.db = std::make_unique<TestDatabase>(backend);
+            if (e.db->available()) {
+                e.ws = std::make_unique<Workspace>(demoConfig(*e.db));
+                e.error = seedDemo(*e.ws);
+            }
+        }
+        return e;
+    }
+
+    static QString one(const TestDatabase &db, const QString &sql)
+    {
+        QString error;
+        const QStringList rows = db.adminQueryColumn(sql, &error);
+        if (!error.isEmpty())
+            qWarning("%s: %s", qPrintable(sql), qPrintable(error));
+        return rows.value(0);
+    }
+
+    /// Stale PROCESSING records (updated over an hour ago) carrying exactly one ticket whose
+    /// payload is a JSON object, not used by an earlier test.
+    QStringList staleWithOneTicket(const TestDatabase &db)
+    {
+        QString error;
+        const QStringList keys = db.adminQueryColumn(
+            QStringLiteral("SELECT r.idem_key FROM idempotency_record r WHERE r.status = 0 AND r.updated_at < %1 AND "
+                           "(SELECT COUNT(*) FROM ticket t WHERE t.idem_key = r.idem_key) = 1 AND "
+                           "(SELECT MIN(t.payload) FROM ticket t WHERE t.idem_key = r.idem_key) LIKE '{%}' ORDER BY r.id")
+                .arg(agoSql(db.backend(), 3600)),
+            &error);
+        if (!error.isEmpty())
+            qWarning("%s", qPrintable(error));
+        QStringList out;
+        for (const QString &k : keys)
+            if (!m_used.contains(db.backend() + k))
+                out << k;
+        return out;
+    }
+
+    QString takeKey(const TestDatabase &db)
+    {
+        const QString k = staleWithOneTicket(db).value(0);
+        m_used.insert(db.backend() + k);
+        return k;
+    }
+
+    static void addBackends()
+    {
+        QTest::addColumn<QString>("backend");
+        QTest::newRow("sqlite") << QStringLiteral("sqlite");
+        QTest::newRow("postgresql") << QStringLiteral("postgresql");
+    }
+
+private slots:
+    void cleanupTestCase()
+    {
+        for (auto &[name, e] : m_envs) {
+            e.ws.reset();
+            e.db.reset();
+        }
+    }
+
+    void markSuccessFromTicket_data() { addBackends(); }
+    void markSuccessFromTicket()
+    {
+        QFETCH(QString, backend);
+        Env &e = env(backend);
+        TRIAGE_REQUIRE_BACKEND(*e.db);
+        QVERIFY2(e.error.isEmpty(), qPrintable(e.error));
+        const QString key = takeKey(*e.db);
+        QVERIFY(!key.isEmpty());
+
+        MainWindow w(e.ws.get());
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        QueueModel *unknown = w.queuePane(QueueKind::Unknown)->model();
+        const qint64 before = unknown->count();
+        QVERIFY(openAndWait(w, key));
+        KeyDetailView *detail = w.detailView();
+        QVERIFY(detail->detail().record && detail->detail().record->stale);
+        QCOMPARE(detail->detail().tickets.size(), 1);
+        const int auditEventsBefore = timelineAuditEvents(detail->detail());
+        QVERIFY(detail->markSuccessButton()->isEnabled());
+        QVERIFY(detail->markFailedButton()->isEnabled());
+        QCOMPARE(detail->markSuccessButton()->text(), QStringLiteral("Mark SUCCESS\u2026"));
+
+        MarkDialog *dialog = detail->openMarkDialog(Success);
+        QVERIFY(dialog);
+        // The ticket's payload is the first choice; nothing can be accepted without a reason.
+        const TicketRow ticket = detail->detail().tickets.first();
+        QCOMPARE(dialog->snapshotSource()->currentText(), QStringLiteral("ticket #%1 \u00b7 payload").arg(ticket.id));
+        QVERIFY(dialog->snapshotError().isEmpty());
+        QVERIFY(!dialog->canAccept());
+        // Typed JSON is validated live.
+        dialog->snapshotSource()->setCurrentIndex(dialog->snapshotSource()->count() - 1);
+        dialog->snapshotEdit()->setPlainText(QStringLiteral("{\"id\": 1,"));
+        QVERIFY(!dialog->snapshotError().isEmpty());
+        dialog->snapshotSource()->setCurrentIndex(0);
+        dialog->reasonEdit()->setPlainText(QStringLiteral("ticket #%1 exists: the side effect happened").arg(ticket.id));
+        QVERIFY(dialog->canAccept());
+        QVERIFY(dialog->decision().allowed);
+        QVERIFY(!dialog->overrideBox()->isVisible());
+        const MarkRequest req = dialog->request();
+        QCOMPARE(req.snapshot, ticket.payload);
+        QCOMPARE(req.snapshotSource, QStringLiteral("ticket:%1").arg(ticket.id));
+        QVERIFY(req.expect);
+        QCOMPARE(req.expect->updatedAt, detail->detail().record->updatedAt);
+        QCOMPARE(req.expect->status, std::optional<qint64>(0));
+        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-%1.png").arg(backend)));
+
+        QSignalSpy finished(detail, &KeyDetailView::markFinished);
+        dialog->accept();
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 30000);
+        QCOMPARE(finished.first().at(0).toInt(), int(MarkResult::Kind::Applied));
+        QVERIFY(detail->actionBar()->text().startsWith(QStringLiteral("\u2714 Applied")));
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)),
+                 QStringLiteral("1"));
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT result_snapshot FROM idempotency_record WHERE idem_key = '%1'").arg(key)),
+                 *ticket.payload);
+        // The detail reloads: SUCCESS, buttons disabled with the reason, the audit on the timeline.
+        QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail() && detail->detail().record->statusCode == Success, 30000);
+        QCOMPARE(timelineAuditEvents(detail->detail()), auditEventsBefore + 1);
+        QVERIFY(!detail->markSuccessButton()->isEnabled());
+        QVERIFY(detail->markSuccessButton()->toolTip().contains(QStringLiteral("SUCCESS is final")));
+        QCOMPARE(detail->tabs()->tabText(4), QStringLiteral("Audit (%1)").arg(detail->detail().audit.size()));
+        QCOMPARE(detail->detail().audit.last().outcome, QStringLiteral("applied"));
+        // The queues refresh: the record left Unknown — and with it the key's intent step, if
+        // its latest attempt is UNKNOWN / RECONCILE_PENDING (a settled record's step is no
+        // longer listed where both tables share a database, backends/Queue.cpp).
+        const QString latest = one(*e.db, QStringLiteral("SELECT status FROM intent_log WHERE idem_key = '%1' "
+                                                         "ORDER BY created_at DESC, id DESC").arg(key));
+        const int stepRows = latest == QLatin1String("UNKNOWN") || latest == QLatin1String("RECONCILE_PENDING") ? 1 : 0;
+        QTRY_COMPARE_WITH_TIMEOUT(unknown->count(), before - 1 - stepRows, 30000);
+        detail->tabs()->setCurrentIndex(4);
+        QVERIFY(saveShot(detail, QStringLiteral("detail-audit-%1.png").arg(backend)));
+    }
+
+    void conflictShowsCurrentState_data() { addBackends(); }
+    void conflictShowsCurrentState()
+    {
+        QFETCH(QString, backend);
+        Env &e = env(backend);
+        TRIAGE_REQUIRE_BACKEND(*e.db);
+        QVERIFY2(e.error.isEmpty(), qPrintable(e.error));
+        const QString key = takeKey(*e.db);
+        QVERIFY(!key.isEmpty());
+        MainWindow w(e.ws.get());
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        QVERIFY(openAndWait(w, key));
+        KeyDetailView *detail = w.detailView();
+        MarkDialog *dialog = detail->openMarkDialog(Success);
+        QVERIFY(dialog);
+        dialog->reasonEdit()->setPlainText(QStringLiteral("ticket exists, upstream FOUND"));
+        QVERIFY(dialog->canAccept());
+        // Someone else settles the record after the operator loaded it.
+        QCOMPARE(e.db->adminExec(QStringLiteral("UPDATE idempotency_record SET status = 2, updated_at = %1 WHERE idem_key = '%2'")
+                                     .arg(agoSql(backend, 0), key)),
+                 QString());
+        QSignalSpy finished(detail, &KeyDetailView::markFinished);
+        dialog->accept();
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 30000);
+        QCOMPARE(finished.first().at(0).toInt(), int(MarkResult::Kind::Conflict));
+        QVERIFY(detail->conflictBar()->isVisible());
+        const QString text = detail->conflictBar()->text();
+        QVERIFY2(text.startsWith(QStringLiteral("Conflict")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("it is now FAILED")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("No operator action is recorded")), qPrintable(text));
+        // Unchanged by us; the conflict is audited.
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)),
+                 QStringLiteral("2"));
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT outcome FROM triage_audit WHERE idem_key = '%1' ORDER BY id DESC").arg(key)),
+                 QStringLiteral("conflict"));
+        QVERIFY(saveShot(detail, QStringLiteral("detail-conflict-%1.png").arg(backend)));
+        // Reload shows the record as it is now: FAILED, so "Correct to SUCCESS…".
+        emit detail->conflictBar()->actionTriggered();
+        QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail() && detail->detail().record->statusCode == Failed, 30000);
+        QVERIFY(!detail->conflictBar()->isVisible());
+        QCOMPARE(detail->markSuccessButton()->text(), QStringLiteral("Correct to SUCCESS\u2026"));
+        QVERIFY(detail->markSuccessButton()->isEnabled());
+        QVERIFY(!detail->markFailedButton()->isEnabled());
+    }
+
+    void refusedFailedIsAudited()
+    {
+        Env &e = env(QStringLiteral("sqlite"));
+        TRIAGE_REQUIRE_BACKEND(*e.db);
+        const QString key = takeKey(*e.db);
+        QVERIFY(!key.isEmpty());
+        MainWindow w(e.ws.get());
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        QVERIFY(openAndWait(w, key));
+        KeyDetailView *detail = w.detailView();
+        MarkDialog *dialog = detail->openMarkDialog(Failed);
+        QVERIFY(dialog);
+        dialog->reasonEdit()->setPlainText(QStringLiteral("upstream says no"));
+        // The rules' answer is shown live; the override is offered (a ticket carries the key).
+        QVERIFY(!dialog->decision().allowed);
+        QVERIFY(dialog->rulesLabel()->text().contains(QStringLiteral("ticket row(s) carry the key")));
+        QVERIFY(dialog->overrideBox()->isVisible());
+        dialog->overrideBox()->setChecked(true);
+        QVERIFY(!dialog->canAccept()); // 16 characters < 20
+        dialog->overrideBox()->setChecked(false);
+        QVERIFY(dialog->canAccept()); // the refusal is the backend's, and audited
+        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-failed-refused.png")));
+        QSignalSpy finished(detail, &KeyDetailView::markFinished);
+        dialog->accept();
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 30000);
+        QCOMPARE(finished.first().at(0).toInt(), int(MarkResult::Kind::Refused));
+        QVERIFY2(detail->actionBar()->text().startsWith(QStringLiteral("Refused")), qPrintable(detail->actionBar()->text()));
+        QCOMPARE(detail->actionBar()->level(), MessageBar::Level::Warning);
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)),
+                 QStringLiteral("0"));
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT outcome FROM triage_audit WHERE idem_key = '%1' ORDER BY id DESC").arg(key)),
+                 QStringLiteral("refused"));
+        QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail() && !detail->detail().audit.isEmpty(), 30000);
+        QCOMPARE(detail->detail().audit.last().outcome, QStringLiteral("refused"));
+    }
+
+    void readOnlyDisablesWrites()
+    {
+        Env &e = env(QStringLiteral("sqlite"));
+        TRIAGE_REQUIRE_BACKEND(*e.db);
+        WorkspaceConfig c = demoConfig(*e.db);
+        c.readOnly = true;
+        Workspace ws(c);
+        MainWindow w(&ws);
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        const QString key = staleWithOneTicket(*e.db).value(0);
+        QVERIFY(openAndWait(w, key));
+        KeyDetailView *detail = w.detailView();
+        QVERIFY(!detail->markSuccessButton()->isEnabled());
+        QVERIFY(!detail->markFailedButton()->isEnabled());
+        QVERIFY(detail->markSuccessButton()->toolTip().startsWith(QStringLiteral("Read-only workspace")));
+        QVERIFY(!detail->openMarkDialog(Success));
+        auto *note = detail->findChild<QLabel *>(QStringLiteral("readOnlyNote"));
+        QVERIFY(note && note->isVisible());
+        // No upstream configured here: Query upstream is disabled too, with the reason.
+        QVERIFY(!detail->queryButton()->isEnabled());
+        QVERIFY(detail->queryButton()->toolTip().contains(QStringLiteral("No upstream")));
+        // Bulk marks are disabled even with a selection.
+        // Rows 0 and 1 may be one key's record and intent step: select three rows.
+        QVERIFY(w.queuePane(QueueKind::Unknown)->selectRows({0, 1, 2}));
+        QVERIFY(w.queuePane(QueueKind::Unknown)->selectedKeys().size() >= 2);
+        QVERIFY(!w.bulkButton(0)->isEnabled());
+        QVERIFY(!w.bulkButton(1)->isEnabled());
+    }
+
+    void queryUpstreamShowsVerdict()
+    {
+        Env &e = env(QStringLiteral("sqlite"));
+        TRIAGE_REQUIRE_BACKEND(*e.db);
+        UpstreamSimulatorProcess sim;
+        QString error;
+        QVERIFY2(sim.start(e.db->url(), &error), qPrintable(error));
+        WorkspaceConfig c = demoConfig(*e.db);
+        c.upstreams = demoUpstreams(sim.baseUrl());
+        Workspace ws(c);
+        MainWindow w(&ws);
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        QVERIFY(w.upstreamClient());
+        const QString key = takeKey(*e.db);
+        QVERIFY(!key.isEmpty());
+        QVERIFY(openAndWait(w, key));
+        KeyDetailView *detail = w.detailView();
+        const int auditEvents = timelineAuditEvents(detail->detail());
+        QVERIFY(detail->queryButton()->isEnabled());
+        QSignalSpy checked(detail, &KeyDetailView::upstreamChecked);
+        QVERIFY(detail->queryUpstream());
+        QTRY_VERIFY_WITH_TIMEOUT(!checked.isEmpty(), 30000);
+        EvidenceView *ev = detail->evidenceView();
+        QVERIFY(ev->check());
+        // One ticket and the simulator finds it: §6 row 4, SUCCESS from the ticket row.
+        QCOMPARE(ev->check()->evidence.classification, UpstreamClass::Found);
+        QVERIFY2(ev->verdictLabel()->text().startsWith(QStringLiteral("Suggested verdict: SUCCESS")),
+                 qPrintable(ev->verdictLabel()->text()));
+        QVERIFY(ev->verdictLabel()->text().contains(QStringLiteral("row 4")));
+        QVERIFY(ev->exchangeText()->toPlainText().contains(QStringLiteral("GET http://127.0.0.1:")));
+        QVERIFY(ev->exchangeText()->toPlainText().contains(QStringLiteral("HTTP 200")));
+        QVERIFY(ev->applyButton()->isVisible());
+        QCOMPARE(detail->tabs()->currentWidget(), ev);
+        // Audited as query_upstream: after the reload it is on the timeline.
+        QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail() && timelineAuditEvents(detail->detail()) == auditEvents + 1, 30000);
+        QCOMPARE(detail->detail().audit.last().action, QStringLiteral("query_upstream"));
+        QVERIFY(ev->check()); // the evidence stays after the reload
+        QVERIFY(saveShot(detail, QStringLiteral("detail-upstream.png")));
+        QVERIFY(saveShot(ev, QStringLiteral("evidence-panel.png")));
+
+        // Apply suggestion: the mark dialog prefilled from the verdict, with the evidence.
+        MarkDialog *dialog = detail->applySuggestion();
+        QVERIFY(dialog);
+        const MarkRequest req = dialog->request();
+        QCOMPARE(req.toStatus, int(Success));
+        QCOMPARE(req.snapshot, ev->check()->verdict.snapshot);
+        QCOMPARE(req.snapshotSource, ev->check()->verdict.snapshotSource);
+        QCOMPARE(req.evidenceJson, QString::fromUtf8(ev->check()->toJson()));
+        QVERIFY(dialog->canAccept());
+        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-suggestion.png")));
+        QSignalSpy finished(detail, &KeyDetailView::markFinished);
+        dialog->accept();
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 30000);
+        QCOMPARE(finished.first().at(0).toInt(), int(MarkResult::Kind::Applied));
+        QVERIFY(one(*e.db, QStringLiteral("SELECT evidence FROM triage_audit WHERE idem_key = '%1' AND outcome = 'applied'").arg(key))
+                    .contains(QStringLiteral("verdict")));
+
+        // Bulk: query three selected rows; every answer is shown and recorded.
+        QueuePane *pane = w.queuePane(QueueKind::Unknown);
+        QTRY_VERIFY_WITH_TIMEOUT(!pane->model()->isLoading() && pane->model()->rowCount() > 3, 30000);
+        QVERIFY(pane->selectRows({0, 1, 2}));
+        const QStringList keys = pane->selectedKeys();
+        QVERIFY(!keys.isEmpty());
+        QSignalSpy opened(&w, &MainWindow::bulkDialogOpened);
+        QTRY_VERIFY(w.bulkButton(2)->isEnabled());
+        w.querySelected();
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), 30000);
+        auto *bulk = qobject_cast<BulkQueryDialog *>(opened.first().at(0).value<QDialog *>());
+        QVERIFY(bulk);
+        QTRY_VERIFY_WITH_TIMEOUT(bulk->isDone(), 60000);
+        QCOMPARE(bulk->table()->rowCount(), keys.size());
+        for (int i = 0; i < keys.size(); ++i)
+            QVERIFY2(bulk->table()->item(i, 5)->text().startsWith(QLatin1Char('#')), qPrintable(bulk->table()->item(i, 5)->text()));
+        QVERIFY(bulk->summary()->text().startsWith(QStringLiteral("finished")));
+        QVERIFY(saveShot(bulk, QStringLiteral("bulk-query.png")));
+        bulk->close();
+    }
+
+    void bulkQueryPausesOnOutage()
+    {
+        Env &e = env(QStringLiteral("sqlite"));
+        TRIAGE_REQUIRE_BACKEND(*e.db);
+        WorkspaceConfig c = demoConfig(*e.db);
+        c.upstreams = demoUpstreams(QUrl(QStringLiteral("http://127.0.0.1:1"))); // nothing listens: connection refused
+        Workspace ws(c);
+        MainWindow w(&ws);
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        QueuePane *pane = w.queuePane(QueueKind::Unknown);
+        QList<int> rows;
+        for (int i = 0; i < 40; ++i)
+            rows << i;
+        QVERIFY(pane->selectRows(rows));
+        const int keys = int(pane->selectedKeys().size());
+        QVERIFY(keys > BulkQueryDialog::kPauseAfterUnusable + 6);
+        QSignalSpy opened(&w, &MainWindow::bulkDialogOpened);
+        w.querySelected();
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), 30000);
+        auto *bulk = qobject_cast<BulkQueryDialog *>(opened.first().at(0).value<QDialog *>());
+        QVERIFY(bulk);
+        // Five unusable answers in a row: the run pauses and asks the operator.
+        QTRY_VERIFY_WITH_TIMEOUT(bulk->pauseBar()->isVisible(), 30000);
+        QVERIFY2(bulk->pauseBar()->text().startsWith(QStringLiteral("Paused after 5 unusable answers")),
+                 qPrintable(bulk->pauseBar()->text()));
+        QVERIFY(!bulk->isDone());
+        QVERIFY(saveShot(bulk, QStringLiteral("bulk-query-paused.png")));
+        bulk->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(bulk->isDone(), 30000);
+        QVERIFY2(bulk->summary()->text().startsWith(QStringLiteral("stopped")), qPrintable(bulk->summary()->text()));
+        // Every row says what happened to it: answered and recorded, or not sent.
+        int recorded = 0, notSent = 0;
+        for (int i = 0; i < keys; ++i) {
+            const QString upstream = bulk->table()->item(i, 1)->text();
+            if (upstream.startsWith(QStringLiteral("not sent")) || bulk->table()->item(i, 2)->text() == QStringLiteral("cancelled"))
+                ++notSent;
+            else if (bulk->table()->item(i, 5) && bulk->table()->item(i, 5)->text().startsWith(QLatin1Char('#')))
+                ++recorded;
+        }
+        QVERIFY(recorded >= BulkQueryDialog::kPauseAfterUnusable);
+        QVERIFY(notSent > 0);
+        QCOMPARE(recorded + notSent, keys);
+    }
+
+    void bulkMarkReportsEveryRow()
+    {
+        Env &e = env(QStringLiteral("sqlite"));
+        TRIAGE_REQUIRE_BACKEND(*e.db);
+        MainWindow w(e.ws.get());
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        QueuePane *pane = w.queuePane(QueueKind::Unknown);
+        QVERIFY(pane->selectRows({0, 1, 2, 3}));
+        const QStringList keys = pane->selectedKeys();
+        QSignalSpy opened(&w, &MainWindow::bulkDialogOpened);
+        QTRY_VERIFY(w.bulkButton(1)->isEnabled());
+        w.markSelected(Failed);
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), 30000);
+        auto *confirm = qobject_cast<BulkMarkDialog *>(opened.first().at(0).value<QDialog *>());
+        QVERIFY(confirm);
+        QCOMPARE(confirm->keyList()->count(), keys.size());
+        confirm->reasonEdit()->setPlainText(QStringLiteral("bulk check"));
+        confirm->dryRunBox()->setChecked(true);
+        QVERIFY(saveShot(confirm, QStringLiteral("bulk-mark-confirm.png")));
+        const QString statusBefore = one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(keys.first()));
+        confirm->accept();
+        QTRY_VERIFY_WITH_TIMEOUT(opened.size() == 2, 30000);
+        auto *report = qobject_cast<BulkMarkReportDialog *>(opened.at(1).at(0).value<QDialog *>());
+        QVERIFY(report);
+        QCOMPARE(report->table()->rowCount(), keys.size());
+        for (int i = 0; i < keys.size(); ++i) {
+            QCOMPARE(report->table()->item(i, 0)->text(), keys[i]);
+            const QString outcome = report->table()->item(i, 1)->text();
+            QVERIFY2(QStringList({QStringLiteral("dry-run"), QStringLiteral("refused"), QStringLiteral("error")}).contains(outcome),
+                     qPrintable(outcome));
+            QVERIFY(!report->table()->item(i, 3)->text().isEmpty());
+        }
+        QVERIFY(report->summary()->text().startsWith(QStringLiteral("%1 row(s): ").arg(keys.size())));
+        // A dry run changes nothing.
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(keys.first())),
+                 statusBefore);
+        QVERIFY(saveShot(report, QStringLiteral("bulk-mark-report.png")));
+    }
+};
+
+QTEST_MAIN(TestActions)
+#include "tst_actions.moc"

@@ -1,0 +1,123 @@
+#pragma once
+
+#include "KeyDetail.h"
+#include "Mark.h"
+#include "UpstreamCheck.h"
+
+#include <QDialog>
+
+#include <memory>
+
+class QCheckBox;
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace triage {
+
+class MessageBar;
+class Workspace;
+
+/// Confirmation of a bulk mark (DESIGN.md §2, STYLE.md): the number of records and every
+/// key with its change and snapshot source (scrollable), a required reason and a dry-run
+/// checkbox. For SUCCESS each record's snapshot is its single ticket row's payload; a key
+/// without exactly one ticket (or without a record) is listed with what the backend will
+/// answer, never dropped silently.
+class BulkMarkDialog : public QDialog {
+    Q_OBJECT
+public:
+    /// A confirmation for marking the records of `details` `toStatus`.
+    BulkMarkDialog(QVector<KeyDetail> details, int toStatus, QWidget *parent = nullptr);
+    /// One request per key, in order (expect = the state loaded, readBack off).
+    QVector<MarkRequest> requests(const QString &operatorName) const;
+    /// Parts, for tests.
+    QPlainTextEdit *reasonEdit() const { return m_reason; }
+    QCheckBox *dryRunBox() const { return m_dryRun; }
+    QListWidget *keyList() const { return m_keys; }
+
+private:
+    QVector<KeyDetail> m_details;
+    int m_toStatus;
+    QListWidget *m_keys;
+    QPlainTextEdit *m_reason;
+    QCheckBox *m_dryRun;
+    QPushButton *m_ok;
+};
+
+/// The per-row report of a bulk mark: one table row per key with its outcome (applied,
+/// conflict, refused, error, dry-run) and message, and a summary line with the counts.
+class BulkMarkReportDialog : public QDialog {
+    Q_OBJECT
+public:
+    /// A report of `results` (one per request, same order).
+    BulkMarkReportDialog(const QVector<MarkRequest> &requests, const QVector<Outcome<MarkResult>> &results,
+                         QWidget *parent = nullptr);
+    /// Parts, for tests.
+    QTableWidget *table() const { return m_table; }
+    QLabel *summary() const { return m_summary; }
+
+private:
+    QTableWidget *m_table;
+    QLabel *m_summary;
+};
+
+/// A bulk upstream query (UpstreamClient::queryMany()): a progress bar, Cancel, one table
+/// row per key filled in as answers arrive (upstream class, kind, ms, suggested verdict,
+/// audit row), and when the run pauses after 5 consecutive UNUSABLE answers an inline
+/// panel asking the operator to Resume or Stop. Each answer is recorded with
+/// recordUpstreamCheck() on the workspace's merge pool (never on the GUI thread).
+class BulkQueryDialog : public QDialog {
+    Q_OBJECT
+public:
+    /// Consecutive UNUSABLE answers that pause the run.
+    static constexpr int kPauseAfterUnusable = 5;
+    /// A dialog for querying the keys of `details` through `client` (both must outlive it).
+    BulkQueryDialog(Workspace *workspace, UpstreamClient *client, QVector<KeyDetail> details, QWidget *parent = nullptr);
+    ~BulkQueryDialog() override;
+    /// Starts the run (returns at once).
+    void start();
+    /// True once the run ended and every answer's audit row is written.
+    bool isDone() const { return m_ended && m_recording == 0; }
+    /// Parts, for tests.
+    QTableWidget *table() const { return m_table; }
+    QProgressBar *progressBar() const { return m_progress; }
+    QLabel *summary() const { return m_summary; }
+    MessageBar *pauseBar() const { return m_pauseBar; }
+    /// Leaves a pause (Resume) or ends the run after one (Stop).
+    void resume();
+    void stop();
+    /// Aborts the run.
+    void cancel();
+
+signals:
+    /// The run ended and every answer is recorded.
+    void done();
+
+private:
+    void onResult(int index, const UpstreamEvidence &evidence);
+    void onFinished(const UpstreamBulkReport &report);
+    void onPaused(const UpstreamBulkPause &pause);
+    void maybeDone();
+
+    Workspace *m_workspace;
+    UpstreamClient *m_client;
+    QVector<KeyDetail> m_details;
+    std::shared_ptr<UpstreamBulkRun> m_run;
+    QTableWidget *m_table;
+    QProgressBar *m_progress;
+    QLabel *m_summary;
+    MessageBar *m_pauseBar;
+    QPushButton *m_resume;
+    QPushButton *m_stop;
+    QPushButton *m_cancel;
+    QPushButton *m_close;
+    QVector<bool> m_handled; ///< rows whose answer is shown
+    bool m_ended = false;
+    int m_recording = 0;
+    QString m_endText;
+};
+
+} // namespace triage
