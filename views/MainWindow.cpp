@@ -1,5 +1,8 @@
 #include "MainWindow.h"
 
+#include "CompensationsPane.h"
+#include "DuplicatesPane.h"
+
 #include "BulkActions.h"
 #include "ConnectionIndicator.h"
 #include "KeyDetailView.h"
@@ -119,6 +122,13 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
         connect(pane, &QueuePane::countChanged, this, [this, kind](qint64 count) { updateTabTitle(kind, count); });
         connect(pane, &QueuePane::selectionChanged, this, &MainWindow::updateBulkBar);
     }
+    // Duplicate-key groups and compensations (issue 5): their own panes, same key detail.
+    auto *duplicates = new DuplicatesPane(workspace, workspace->config().compensations, m_queues);
+    m_queues->addTab(duplicates, tr("Duplicate keys"));
+    connect(duplicates, &DuplicatesPane::keyActivated, this, &MainWindow::openKey);
+    auto *compensations = new CompensationsPane(workspace, workspace->config().compensations, m_queues);
+    m_queues->addTab(compensations, tr("Compensations"));
+    connect(compensations, &CompensationsPane::keyActivated, this, &MainWindow::openKey);
     leftLayout->addWidget(m_queues, 1);
     leftLayout->addWidget(buildBulkBar());
     m_detail = new KeyDetailView(workspace, m_splitter);

@@ -20,11 +20,6 @@ namespace triage {
 
 namespace {
 
-QString statusName(const std::optional<qint64> &code)
-{
-    return code ? recordStatusText(QVariant(*code)) : QStringLiteral("NULL");
-}
-
 QLabel *valueLabel(const QString &text, QWidget *parent, bool mono = true)
 {
     auto *l = new QLabel(text, parent);

@@ -9,6 +9,7 @@
 #include "MainWindow.h"
 #include "ScreenshotRunner.h"
 #include "UpstreamCheck.h"
+#include "Compensation.h"
 #include "UpstreamSimulatorProcess.h"
 #include "Workspace.h"
 
@@ -92,7 +93,10 @@ int main(int argc, char *argv[])
     if (config->isDemo && config->upstreams.isEmpty()) {
         QString simError;
         if (simulator.start(QStringLiteral("sqlite://") + DemoWorkspace::path(), &simError))
+        {
             config->upstreams = demoUpstreams(simulator.baseUrl());
+            config->compensations = demoCompensations(simulator.baseUrl().toString());
+        }
         else
             logger("app")->warn("the demo's upstream simulator did not start ({}): Query upstream is disabled",
                                 simError.toStdString());

@@ -1,0 +1,175 @@
+#include "DuplicateGroupsModel.h"
+
+#include "StatusTone.h"
+#include "Workspace.h"
+
+namespace triage {
+
+DuplicateGroupsModel::DuplicateGroupsModel(Workspace *workspace, QObject *parent)
+    : QAbstractTableModel(parent), m_workspace(workspace)
+{
+}
+
+void DuplicateGroupsModel::setFilter(const DuplicateFilter &filter)
+{
+    m_filter = filter;
+    refresh();
+}
+
+void DuplicateGroupsModel::refresh()
+{
+    beginResetModel();
+    ++m_generation;
+    m_rows.clear();
+    m_cursor.reset();
+    // Not started until the reset is over: a view (or the model tester) calling fetchMore()
+    // from modelReset must not insert rows inside the reset (a page may apply synchronously).
+    m_started = false;
+    m_atEnd = false;
+    m_failed = false;
+    m_error.clear();
+    const bool wasLoading = m_loading;
+    m_loading = false;
+    endResetModel();
+    if (wasLoading)
+        emit loadingChanged(false);
+    m_started = true;
+    startPage();
+}
+
+int DuplicateGroupsModel::findKey(const QString &key) const
+{
+    for (int i = 0; i < m_rows.size(); ++i)
+        if (m_rows.at(i).idemKey == key)
+            return i;
+    return -1;
+}
+
+int DuplicateGroupsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int DuplicateGroupsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant DuplicateGroupsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const DuplicateGroup &g = m_rows.at(index.row());
+    switch (role) {
+    case GroupRole: return QVariant::fromValue(g);
+    case IdemKeyRole: return g.idemKey;
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case KeyColumn: return g.idemKey;
+        case SizeColumn: return g.size;
+        case LiveColumn: return g.live;
+        case TenantsColumn: return g.tenants.join(QStringLiteral(", "));
+        case FirstCreatedColumn: return g.firstCreatedAt.left(19).replace(QLatin1Char('T'), QLatin1Char(' '));
+        case LastCreatedColumn: return g.lastCreatedAt.left(19).replace(QLatin1Char('T'), QLatin1Char(' '));
+        case RecordColumn: return g.recordStatus;
+        }
+        return {};
+    case roles::FullText:
+        switch (index.column()) {
+        case FirstCreatedColumn: return g.firstCreatedAt;
+        case LastCreatedColumn: return g.lastCreatedAt;
+        default: return data(index, Qt::DisplayRole).toString();
+        }
+    case roles::Monospace:
+        return index.column() == KeyColumn || index.column() == FirstCreatedColumn || index.column() == LastCreatedColumn;
+    case roles::Tone:
+        if (index.column() == RecordColumn) {
+            if (g.recordStatus == QLatin1String("NONE"))
+                return int(Tone::Muted);
+            // A record still PROCESSING while its tickets exist is unsettled: never "in progress".
+            return int(g.recordStatus == QLatin1String("PROCESSING") ? Tone::Warning : recordStatusTone(g.recordStatus, false));
+        }
+        if (index.column() == LiveColumn)
+            return int(g.live > 1 ? Tone::Warning : Tone::Ok);
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() == SizeColumn || index.column() == LiveColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case Qt::ToolTipRole:
+        if (index.column() == KeyColumn)
+            return g.idemKey;
+        if (index.column() == FirstCreatedColumn || index.column() == LastCreatedColumn)
+            return data(index, roles::FullText);
+        return {};
+    }
+    return {};
+}
+
+QVariant DuplicateGroupsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case KeyColumn: return QStringLiteral("Key");
+    case SizeColumn: return QStringLiteral("Tickets");
+    case LiveColumn: return QStringLiteral("Live");
+    case TenantsColumn: return QStringLiteral("Tenants");
+    case FirstCreatedColumn: return QStringLiteral("First created (UTC)");
+    case LastCreatedColumn: return QStringLiteral("Last created (UTC)");
+    case RecordColumn: return QStringLiteral("Record");
+    }
+    return {};
+}
+
+bool DuplicateGroupsModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && m_started && !m_loading && !m_atEnd && !m_failed && m_workspace;
+}
+
+void DuplicateGroupsModel::fetchMore(const QModelIndex &parent)
+{
+    if (canFetchMore(parent))
+        startPage();
+}
+
+void DuplicateGroupsModel::startPage()
+{
+    // A view (or the model tester) may already have asked for this page from modelReset.
+    if (!m_workspace || m_loading)
+        return;
+    m_loading = true;
+    emit loadingChanged(true);
+    const quint64 generation = m_generation;
+    fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, m_pageSize)
+        .then(this, [this, generation](const Outcome<DuplicatePage> &page) {
+            if (generation != m_generation)
+                return; // a page of a filter that was replaced meanwhile
+            if (!page.ok()) {
+                m_loading = false;
+                m_failed = true;
+                m_error = page.error->message;
+                emit loadingChanged(false);
+                emit errorOccurred(m_error);
+                return;
+            }
+            m_error.clear();
+            // The cursor moves before the rows are announced, and m_loading stays true until
+            // they are in: a view or the model tester calling fetchMore() from the insert
+            // signals must neither start a second fetch nor ask for these rows again.
+            m_cursor = page->next;
+            m_atEnd = !page->next;
+            const int first = int(m_rows.size());
+            const int added = int(page->groups.size());
+            if (added > 0) {
+                beginInsertRows({}, first, first + added - 1);
+                m_rows += page->groups;
+                endInsertRows();
+            }
+            m_loading = false;
+            emit loadingChanged(false);
+            emit pageLoaded(first, added, m_atEnd);
+        });
+}
+
+} // namespace triage

@@ -1,0 +1,289 @@
+// The Duplicate keys and Compensations tabs end to end (offscreen) on a seeded SQLite database
+// with the upstream simulator: exact groups, the side-by-side detail, the compensate dialog's
+// plan (exact extra tickets and keys), the run (tickets CANCELLED, one side effect per target),
+// the compare-and-set mark SUCCESS, and Resume of an UNKNOWN compensation. Saves PNGs.
+#include "UiCompFixture.h"
+
+#include "CompensateDialog.h"
+#include "CompensationsModel.h"
+#include "CompensationsPane.h"
+#include "DuplicateGroupsModel.h"
+#include "DuplicatesPane.h"
+#include "MessageBar.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace triage;
+using namespace triage::test;
+
+namespace {
+
+QString outputPath(const QString &name)
+{
+    return QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT) + QLatin1Char('/') + name;
+}
+
+QStringList modelKeys(const DuplicateGroupsModel *m)
+{
+    QStringList keys;
+    for (int r = 0; r < m->rowCount(); ++r)
+        keys << m->index(r, 0).data().toString();
+    return keys;
+}
+
+/// One test's world: database, simulator, workspace, configs pointing at the simulator.
+struct World {
+    TestDatabase db{QStringLiteral("sqlite")};
+    UpstreamSimulatorProcess sim;
+    std::unique_ptr<SimControl> ctl;
+    std::unique_ptr<Workspace> ws;
+    CompensationConfigs configs;
+
+    QString setUp()
+    {
+        if (!db.available())
+            return QStringLiteral("SKIP ") + db.skipReason();
+        QString e = seedUiFixture(db);
+        if (!e.isEmpty())
+            return e;
+        if (!sim.start(db.url(), &e))
+            return e;
+        ctl = std::make_unique<SimControl>(sim.baseUrl());
+        WorkspaceConfig c = db.config();
+        c.operatorName = QStringLiteral("alice");
+        ws = std::make_unique<Workspace>(c);
+        configs = configsFor(cancelConfig(sim.baseUrl(), 3000, true));
+        return {};
+    }
+    QString one(const QString &sql) const
+    {
+        QString e;
+        const QStringList v = db.adminQueryColumn(sql, &e);
+        return e.isEmpty() ? v.join(QLatin1Char(',')) : QStringLiteral("ERROR ") + e;
+    }
+};
+
+#define SETUP_WORLD(w)                                                                          \
+    do {                                                                                        \
+        const QString why = (w).setUp();                                                        \
+        if (why.startsWith(QLatin1String("SKIP ")))                                             \
+            QSKIP(qPrintable(why));                                                             \
+        QVERIFY2(why.isEmpty(), qPrintable(why));                                               \
+    } while (0)
+
+} // namespace
+
+class TestViewsUiCompensation : public QObject {
+    Q_OBJECT
+private slots:
+    void duplicatesCompensateAndMark();
+    void compensationsPaneResume();
+};
+
+void TestViewsUiCompensation::duplicatesCompensateAndMark()
+{
+    World w;
+    SETUP_WORLD(w);
+    DuplicatesPane pane(w.ws.get(), w.configs);
+    QSignalSpy activated(&pane, &DuplicatesPane::keyActivated);
+    QVERIFY(activated.isValid());
+    pane.resize(1280, 820);
+    pane.show();
+
+    // The exact unresolved groups of the fixture, in keyset order, with the count.
+    auto *model = pane.groupsModel();
+    QTRY_VERIFY_WITH_TIMEOUT(model->atEnd() && !model->isLoading(), 10000);
+    QCOMPARE(modelKeys(model), (QStringList{kGroupA, kGroupB}));
+    QTRY_COMPARE(pane.findChild<QLabel *>(QStringLiteral("groupCount"))->text(), QStringLiteral("2 group(s) unresolved"));
+
+    // Filters: tenant, then include resolved.
+    auto *tenant = pane.findChild<QLineEdit *>(QStringLiteral("tenantFilter"));
+    tenant->setText(QStringLiteral("globex"));
+    QTRY_COMPARE_WITH_TIMEOUT(modelKeys(model), QStringList{kGroupB}, 10000);
+    tenant->clear();
+    pane.findChild<QCheckBox *>(QStringLiteral("includeResolved"))->setChecked(true);
+    QTRY_COMPARE_WITH_TIMEOUT(modelKeys(model), (QStringList{kGroupA, kGroupB, kGroupC}), 10000);
+    pane.findChild<QCheckBox *>(QStringLiteral("includeResolved"))->setChecked(false);
+    QTRY_COMPARE_WITH_TIMEOUT(modelKeys(model), (QStringList{kGroupA, kGroupB}), 10000);
+    QTRY_VERIFY(model->atEnd() && !model->isLoading());
+
+    // Select group A: tickets side by side, canonical #1, prio differs.
+    QVERIFY(pane.selectKey(kGroupA));
+    QTRY_VERIFY_WITH_TIMEOUT(pane.currentGroup() && pane.currentGroup()->idemKey == kGroupA, 10000);
+    QCOMPARE(pane.currentGroup()->canonicalTicketId, qint64(1));
+    auto *tickets = pane.findChild<QTableWidget *>(QStringLiteral("ticketsSideBySide"));
+    QCOMPARE(tickets->columnCount(), 3);
+    QCOMPARE(tickets->horizontalHeaderItem(0)->text(), QStringLiteral("#1 ★ canonical"));
+    QCOMPARE(tickets->horizontalHeaderItem(1)->text(), QStringLiteral("#2 extra"));
+    int prioRow = -1, titleRow = -1;
+    for (int r = 0; r < tickets->rowCount(); ++r) {
+        if (tickets->verticalHeaderItem(r)->text() == QLatin1String("payload.prio"))
+            prioRow = r;
+        if (tickets->verticalHeaderItem(r)->text() == QLatin1String("payload.title"))
+            titleRow = r;
+    }
+    QVERIFY(prioRow >= 0 && titleRow >= 0);
+    QCOMPARE(tickets->item(prioRow, 1)->text(), QStringLiteral("\"P2\""));
+    QVERIFY(tickets->item(prioRow, 1)->data(Qt::UserRole).toBool());  // highlighted: differs
+    QVERIFY(!tickets->item(titleRow, 1)->data(Qt::UserRole).toBool()); // same everywhere
+    QVERIFY(pane.findChild<QLabel *>(QStringLiteral("canonicalReason"))->text().contains(QStringLiteral("#1")));
+    auto *compensate = pane.findChild<QPushButton *>(QStringLiteral("compensateButton"));
+    QVERIFY(compensate->isEnabled());
+    pane.findChild<QPushButton *>(QStringLiteral("openKeyButton"))->click();
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(activated.at(0).at(0).toString(), kGroupA);
+    QApplication::processEvents();
+    QVERIFY(pane.grab().save(outputPath(QStringLiteral("duplicates-pane.png"))));
+
+    // The dialog's plan: exactly tickets #2 and #3, cancel_ticket, the backend's keys (dry run).
+    compensate->click();
+    CompensateDialog *dialog = pane.compensateDialog();
+    QVERIFY(dialog);
+    QSignalSpy planned(dialog, &CompensateDialog::planReady);
+    QVERIFY(planned.isValid());
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->items().size() == 2 && !dialog->items().at(1).compKey.isEmpty()
+                                 && !dialog->items().at(0).compKey.isEmpty(), 10000);
+    QCOMPARE(dialog->extraTicketIds(), (QVector<qint64>{2, 3}));
+    const QString key2 = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("2"), kGroupA);
+    const QString key3 = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("3"), kGroupA);
+    QCOMPARE(dialog->items().at(0).compKey, key2);
+    QCOMPARE(dialog->items().at(1).compKey, key3);
+    QCOMPARE(dialog->items().at(0).action, QStringLiteral("cancel_ticket"));
+    QCOMPARE(dialog->items().at(0).outcome, QStringLiteral("planned"));
+    auto *plan = dialog->findChild<QTableWidget *>(QStringLiteral("planTable"));
+    QCOMPARE(plan->rowCount(), 2);
+    QCOMPARE(plan->item(0, 0)->text(), QStringLiteral("#2"));
+    QCOMPARE(plan->item(1, 0)->text(), QStringLiteral("#3"));
+    QCOMPARE(plan->item(0, 2)->text(), key2);
+    QCOMPARE(plan->item(1, 2)->text(), key3);
+    QVERIFY(plan->item(0, 3)->text().endsWith(QStringLiteral("/tickets/2/cancel")));
+    // The dry run wrote and sent nothing.
+    QCOMPARE(w.one(QStringLiteral("SELECT COUNT(*) FROM triage_compensation")), QStringLiteral("0"));
+    QCOMPARE(sideEffects(*w.ctl, 2), 0);
+
+    // A reason is required.
+    auto *run = dialog->findChild<QPushButton *>(QStringLiteral("runButton"));
+    QVERIFY(!run->isEnabled());
+    QVERIFY(!dialog->findChild<QGroupBox *>(QStringLiteral("markBox"))->isVisible());
+    dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit"))->setText(QStringLiteral("duplicate tickets from a regenerated key"));
+    QVERIFY(run->isEnabled());
+    QApplication::processEvents();
+    QVERIFY(dialog->grab().save(outputPath(QStringLiteral("compensate-dialog-plan.png"))));
+
+    QSignalSpy finished(dialog, &CompensateDialog::runFinished);
+    QVERIFY(finished.isValid());
+    run->click();
+    QVERIFY(!run->isEnabled()); // never twice at once
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 30000);
+    QCOMPARE(dialog->items().at(0).outcome, QStringLiteral("succeeded"));
+    QCOMPARE(dialog->items().at(1).outcome, QStringLiteral("succeeded"));
+    QVERIFY(dialog->allCompensated());
+    QCOMPARE(plan->item(0, 4)->text(), QStringLiteral("SUCCEEDED"));
+
+    // The database and the simulator: extras CANCELLED, canonical untouched, one side effect each.
+    QCOMPARE(w.one(QStringLiteral("SELECT status FROM ticket WHERE id IN (1, 2, 3) ORDER BY id")),
+             QStringLiteral("OPEN,CANCELLED,CANCELLED"));
+    QCOMPARE(sideEffects(*w.ctl, 1), 0);
+    QCOMPARE(sideEffects(*w.ctl, 2), 1);
+    QCOMPARE(sideEffects(*w.ctl, 3), 1);
+    QCOMPARE(cancelKeys(*w.ctl, 2), QStringList{key2});
+    QCOMPARE(cancelKeys(*w.ctl, 3), QStringList{key3});
+    QCOMPARE(w.one(QStringLiteral("SELECT status FROM triage_compensation ORDER BY target")), QStringLiteral("SUCCEEDED,SUCCEEDED"));
+
+    // Mark SUCCESS with the canonical ticket's snapshot (compare-and-set on the loaded state).
+    auto *markBox = dialog->findChild<QGroupBox *>(QStringLiteral("markBox"));
+    QVERIFY(markBox->isVisible());
+    auto *mark = dialog->findChild<QPushButton *>(QStringLiteral("markSuccessButton"));
+    QVERIFY(mark->isEnabled());
+    QCOMPARE(mark->text(), QStringLiteral("Mark record SUCCESS with ticket #1's snapshot"));
+    QSignalSpy marked(dialog, &CompensateDialog::markFinished);
+    QVERIFY(marked.isValid());
+    mark->click();
+    QTRY_VERIFY_WITH_TIMEOUT(marked.count() == 1, 15000);
+    QVERIFY2(marked.at(0).at(0).toBool(), qPrintable(marked.at(0).at(1).toString()));
+    QCOMPARE(w.one(QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(kGroupA)), QStringLiteral("1"));
+    QCOMPARE(w.one(QStringLiteral("SELECT result_snapshot FROM idempotency_record WHERE idem_key = '%1'").arg(kGroupA)),
+             uiPayload(1, QStringLiteral("P1")));
+    auto *outcome = dialog->findChild<MessageBar *>(QStringLiteral("markOutcome"));
+    QVERIFY(outcome->text().startsWith(QStringLiteral("Applied")));
+    QVERIFY(!mark->isEnabled()); // once
+    QApplication::processEvents();
+    QVERIFY(dialog->grab().save(outputPath(QStringLiteral("compensate-dialog-done.png"))));
+
+    // The pane reloads: group A is resolved now.
+    QTRY_COMPARE_WITH_TIMEOUT(modelKeys(model), QStringList{kGroupB}, 10000);
+    QTRY_VERIFY(model->atEnd() && !model->isLoading());
+    dialog->close();
+    QTRY_VERIFY(!pane.compensateDialog());
+}
+
+void TestViewsUiCompensation::compensationsPaneResume()
+{
+    World w;
+    SETUP_WORLD(w);
+    // One SUCCEEDED and one UNKNOWN compensation, made through the runner directly.
+    {
+        CompensationRunner runner(*w.ws, w.configs);
+        CompensationRequest r;
+        r.sourceKey = kGroupA;
+        r.action = QStringLiteral("cancel_ticket");
+        r.target = QStringLiteral("2");
+        r.reason = QStringLiteral("setup");
+        r.operatorName = QStringLiteral("alice");
+        QCOMPARE(compensationOutcomeName(runner.start(r).result().kind), QStringLiteral("succeeded"));
+        QVERIFY(w.ctl->fault(QStringLiteral("/tickets/*/cancel"), QStringLiteral("http_500"), 0, 1) > 0);
+        r.sourceKey = kGroupB;
+        r.target = QStringLiteral("5");
+        QCOMPARE(compensationOutcomeName(runner.start(r).result().kind), QStringLiteral("unknown"));
+    }
+    const QString k2 = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("2"), kGroupA);
+    const QString k5 = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("5"), kGroupB);
+
+    CompensationsPane pane(w.ws.get(), w.configs);
+    pane.resize(1280, 700);
+    pane.show();
+    auto *model = pane.compensationsModel();
+    QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 10000);
+
+    // Filter UNKNOWN: only #5; Resume is offered.
+    auto *status = pane.findChild<QComboBox *>(QStringLiteral("statusFilter"));
+    status->setCurrentIndex(status->findData(QStringLiteral("UNKNOWN")));
+    QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() == 1 && model->compensation(0).compKey == k5, 10000);
+    QSignalSpy history(&pane, &CompensationsPane::historyLoaded);
+    QVERIFY(history.isValid());
+    QVERIFY(pane.selectCompensation(k5));
+    QTRY_VERIFY_WITH_TIMEOUT(!history.isEmpty() && history.last().at(0).toString() == k5, 10000);
+    auto *attempts = pane.findChild<QTableWidget *>(QStringLiteral("historyTable"));
+    QVERIFY(attempts->rowCount() >= 1);
+    QCOMPARE(attempts->item(0, 1)->text(), QStringLiteral("send"));
+    auto *resume = pane.findChild<QPushButton *>(QStringLiteral("resumeButton"));
+    QVERIFY(resume->isEnabled());
+    QApplication::processEvents();
+    QVERIFY(pane.grab().save(outputPath(QStringLiteral("compensations-pane.png"))));
+
+    QSignalSpy resumed(&pane, &CompensationsPane::resumeFinished);
+    QVERIFY(resumed.isValid());
+    resume->click();
+    QTRY_VERIFY_WITH_TIMEOUT(resumed.count() == 1, 30000);
+    QCOMPARE(resumed.at(0).at(0).toString(), k5);
+    QCOMPARE(resumed.at(0).at(1).toString(), QStringLiteral("succeeded"));
+    QCOMPARE(w.one(QStringLiteral("SELECT status FROM ticket WHERE id = 5")), QStringLiteral("CANCELLED"));
+    QCOMPARE(sideEffects(*w.ctl, 5), 1);
+    // The UNKNOWN filter is now empty; SUCCEEDED lists both; Resume is not offered there.
+    QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 0, 10000);
+    status->setCurrentIndex(status->findData(QStringLiteral("SUCCEEDED")));
+    QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 10000);
+    QVERIFY(pane.selectCompensation(k2));
+    QVERIFY(!resume->isEnabled());
+}
+
+QTEST_MAIN(TestViewsUiCompensation)
+#include "tst_views_ui_compensation.moc"

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "CompensationConfig.h"
+#include "Duplicates.h"
+
+#include <QPointer>
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableView;
+class QTableWidget;
+class QTimer;
+
+namespace triage {
+
+class CompensateDialog;
+class CompensationRunner;
+class DuplicateGroupsModel;
+class MessageBar;
+class Workspace;
+
+/// The Duplicate keys tab (DESIGN.md §2): the duplicate-key groups (lazily paged, filtered
+/// by tenant, key substring and "include resolved", with a count), and for the selected
+/// group its tickets side by side (one column per ticket, one row per payload field,
+/// differing cells highlighted), the proposed canonical ticket with its reason, and
+/// "Compensate extras…" (CompensateDialog). All data comes through DuplicateGroupsModel
+/// and backend futures; no SQL here.
+///
+/// Integration: `new DuplicatesPane(workspace, compensationConfigs, parent)`; connect
+/// keyActivated() to open a key's detail.
+class DuplicatesPane : public QWidget {
+    Q_OBJECT
+public:
+    /// `workspace` must outlive the pane; `configs` are the compensation actions by biz_type
+    /// (WorkspaceConfig::compensations, or demoCompensations() for the demo). Loads at once.
+    DuplicatesPane(Workspace *workspace, const CompensationConfigs &configs, QWidget *parent = nullptr);
+    ~DuplicatesPane() override;
+
+    /// The groups model (for tests and the window's status bar).
+    DuplicateGroupsModel *groupsModel() const { return m_model; }
+    /// The group currently shown in the detail, if loaded.
+    const std::optional<DuplicateGroupDetail> &currentGroup() const { return m_detail; }
+    /// Selects the loaded group `idemKey` and loads its detail; false when it is not loaded.
+    bool selectKey(const QString &idemKey);
+    /// The open compensate dialog, or nullptr.
+    CompensateDialog *compensateDialog() const { return m_dialog; }
+    /// Opens the compensate dialog for the current group (as the button does); returns it.
+    CompensateDialog *openCompensateDialog();
+    /// Reloads the groups (keeping the filter) and the current group's detail.
+    void refresh();
+
+signals:
+    /// The operator asked to open the detail of `idemKey` (double-click, "Open key").
+    void keyActivated(const QString &idemKey);
+    /// The detail of the selected group was loaded (or failed: see the message bar).
+    void groupLoaded(const QString &idemKey);
+
+private:
+    void applyFilter();
+    void loadGroup(const QString &idemKey);
+    void showGroup(const DuplicateGroupDetail &detail);
+    void clearDetail(const QString &text);
+    void updateCount();
+    QString actionFor(const DuplicateGroupDetail &detail) const;
+
+    Workspace *m_workspace;
+    CompensationConfigs m_configs;
+    std::shared_ptr<CompensationRunner> m_runner;
+    DuplicateGroupsModel *m_model;
+    std::optional<DuplicateGroupDetail> m_detail;
+    quint64 m_detailGeneration = 0;
+    QPointer<CompensateDialog> m_dialog;
+
+    MessageBar *m_bar;
+    QLineEdit *m_tenant;
+    QLineEdit *m_key;
+    QCheckBox *m_resolved;
+    QPushButton *m_refresh;
+    QLabel *m_count;
+    QTimer *m_filterTimer;
+    QTableView *m_table;
+    QLabel *m_detailTitle;
+    QPushButton *m_openKey;
+    QTableWidget *m_tickets;
+    QLabel *m_canonical;
+    QPushButton *m_compensate;
+};
+
+} // namespace triage
