@@ -1,5 +1,7 @@
 #pragma once
 
+#include "CompensateDialog.h" // QPointer<CompensateDialog> converts inline below
+
 #include "CompensationConfig.h"
 #include "Duplicates.h"
 
@@ -18,7 +20,6 @@ class QTimer;
 
 namespace triage {
 
-class CompensateDialog;
 class CompensationRunner;
 class DuplicateGroupsModel;
 class MessageBar;
