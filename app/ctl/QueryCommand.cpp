@@ -82,22 +82,13 @@ int Triagectl::query(Workspace &workspace, const QString &key)
     }
 
     // Bulk: every key of the queue (records and intent steps), N requests in flight.
+    QVector<QueueRow> rows;
+    if (const auto error = fetchRows(workspace, *m_queue, &rows))
+        return dbFailure(*error);
     QStringList keys;
-    QueueCursor cursor;
-    for (;;) {
-        const int want = m_limit == 0 ? m_pageSize : qMin(m_pageSize, m_limit - int(keys.size()));
-        if (want <= 0)
-            break;
-        const Outcome<QueuePage> page = workspace.fetchQueuePage(*m_queue, cursor, want).result();
-        if (!page.ok())
-            return dbFailure(*page.error);
-        for (const QueueRow &row : page->rows)
-            if (!keys.contains(row.idemKey))
-                keys << row.idemKey;
-        cursor = page->next;
-        if (page->atEnd || page->rows.isEmpty())
-            break;
-    }
+    for (const QueueRow &row : rows)
+        if (!keys.contains(row.idemKey))
+            keys << row.idemKey;
     QVector<QFuture<KeyDetail>> loading;
     for (const QString &k : keys)
         loading << workspace.loadKeyDetail(k);

@@ -575,6 +575,23 @@ int Triagectl::seedDemo(Workspace &workspace)
     return ExitOk;
 }
 
+std::optional<DbError> Triagectl::fetchRows(Workspace &workspace, const QueueRequest &request, QVector<QueueRow> *rows)
+{
+    QueueCursor cursor;
+    for (;;) {
+        const int want = m_limit == 0 ? m_pageSize : qMin(m_pageSize, m_limit - int(rows->size()));
+        if (want <= 0)
+            return std::nullopt;
+        const Outcome<QueuePage> page = workspace.fetchQueuePage(request, cursor, want).result();
+        if (!page.ok())
+            return page.error;
+        *rows += page->rows;
+        cursor = page->next;
+        if (page->atEnd || page->rows.isEmpty())
+            return std::nullopt;
+    }
+}
+
 int Triagectl::list(Workspace &workspace, const QueueRequest &request)
 {
     // The exact count only for humans: json and csv stay one pass over the pages.
@@ -582,19 +599,8 @@ int Triagectl::list(Workspace &workspace, const QueueRequest &request)
     if (m_format == Format::Table)
         count = workspace.countQueue(request);
     QVector<QueueRow> rows;
-    QueueCursor cursor;
-    for (;;) {
-        const int want = m_limit == 0 ? m_pageSize : qMin(m_pageSize, m_limit - int(rows.size()));
-        if (want <= 0)
-            break;
-        const Outcome<QueuePage> page = workspace.fetchQueuePage(request, cursor, want).result();
-        if (!page.ok())
-            return dbFailure(*page.error);
-        rows += page->rows;
-        cursor = page->next;
-        if (page->atEnd || page->rows.isEmpty())
-            break;
-    }
+    if (const auto error = fetchRows(workspace, request, &rows))
+        return dbFailure(*error);
 
     switch (m_format) {
     case Format::Json: {
@@ -883,24 +889,14 @@ int Triagectl::mark(Workspace &workspace, const QString &key)
     }
 
     // Bulk: every record row of the queue (as list would print it), one transaction each.
+    QVector<QueueRow> rows;
+    if (const auto error = fetchRows(workspace, *m_queue, &rows))
+        return dbFailure(*error);
     QStringList keys;
-    QueueCursor cursor;
-    for (;;) {
-        const int want = m_limit == 0 ? m_pageSize : qMin(m_pageSize, m_limit - int(keys.size()));
-        if (want <= 0)
-            break;
-        const Outcome<QueuePage> page = workspace.fetchQueuePage(*m_queue, cursor, want).result();
-        if (!page.ok())
-            return dbFailure(*page.error);
-        for (const QueueRow &row : page->rows)
-            if (row.source == QueueSource::Record && !keys.contains(row.idemKey))
-                keys << row.idemKey;
-        cursor = page->next;
-        if (page->atEnd || page->rows.isEmpty())
-            break;
-    }
+    for (const QueueRow &row : rows)
+        if (row.source == QueueSource::Record && !keys.contains(row.idemKey))
+            keys << row.idemKey;
     QVector<MarkRequest> requests;
-    QHash<QString, QString> noSnapshot;
     if (*to == Success) {
         // SUCCESS takes the snapshot of the key's only ticket.
         QVector<QFuture<KeyDetail>> details;

@@ -56,6 +56,10 @@ private:
 
     int initSchema(Workspace &workspace);
     int seedDemo(Workspace &workspace);
+    /// Pages through `request` (keyset, --page-size rows per round trip) until --limit rows
+    /// or the end, appending to `*rows`; the first store error, if any. Used by list,
+    /// mark --queue and query --queue.
+    std::optional<DbError> fetchRows(Workspace &workspace, const QueueRequest &request, QVector<QueueRow> *rows);
     int list(Workspace &workspace, const QueueRequest &request);
     int show(Workspace &workspace, const QString &key);
     int mark(Workspace &workspace, const QString &key);
