@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QElapsedTimer>
 #include <QSet>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -68,47 +69,74 @@ QString snapshotTicketId(const QString &snapshot)
     return {};
 }
 
-DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::optional<DuplicateCursor> &cursor, int limit)
+/// Newest (`newest` true) or oldest creation time of a ticket with a key inside the filter's
+/// creation window and, when `below` is set, created before it; nullopt when there is none.
+/// One index probe on ticket(created_at, id).
+std::optional<UtcMicros> ticketTimeBound(DbSession &s, const DuplicateFilter &f, bool newest, std::optional<UtcMicros> below)
 {
     const SqlDialect &d = s.dialect();
     SqlBuilder b;
     QStringList where{QStringLiteral("idem_key IS NOT NULL")};
-    if (!f.keySubstring.isEmpty())
-        where << QStringLiteral("idem_key LIKE %1").arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')))
-                  + SqlDialect::likeEscapeClause();
     if (f.createdFrom)
         where << QStringLiteral("created_at >= %1").arg(d.timeParam(b.bind(d.bindTime(*f.createdFrom))));
     if (f.createdTo)
         where << QStringLiteral("created_at < %1").arg(d.timeParam(b.bind(d.bindTime(*f.createdTo))));
-    if (!f.tenant.isEmpty())
-        where << QStringLiteral("idem_key IN (SELECT t2.idem_key FROM ticket t2 WHERE t2.tenant_id = %1)").arg(b.bind(f.tenant));
-    QStringList having{QStringLiteral("COUNT(*) > 1")};
+    if (below)
+        where << QStringLiteral("created_at < %1").arg(d.timeParam(b.bind(d.bindTime(*below))));
+    QSqlQuery q = s.exec(QStringLiteral("SELECT %1 FROM ticket WHERE %2")
+                             .arg(d.timeText(newest ? QStringLiteral("MAX(created_at)") : QStringLiteral("MIN(created_at)")),
+                                  where.join(QStringLiteral(" AND "))),
+                         b);
+    if (!q.next() || q.value(0).isNull())
+        return std::nullopt;
+    return parseUtcMicros(canonicalTimeText(q.value(0)));
+}
+
+/// The groups whose newest ticket was created in [lower, upper) and that sort after
+/// `keyset` (newest first: (MAX(created_at), idem_key) descending), at most `limit`.
+/// The window's keys come from ticket(created_at, id); each key's tickets from
+/// ticket(idem_key): the cost follows the tickets in the window, not the table.
+QVector<DuplicateGroup> readWindow(DbSession &s, const DuplicateFilter &f, UtcMicros lower, UtcMicros upper,
+                                   const std::optional<DuplicateCursor> &keyset, int limit)
+{
+    const SqlDialect &d = s.dialect();
+    SqlBuilder b;
+    auto time = [&](UtcMicros t) { return d.timeParam(b.bind(d.bindTime(t))); };
+    QStringList inner{QStringLiteral("w.idem_key IS NOT NULL"), QStringLiteral("w.created_at >= ") + time(lower),
+                      QStringLiteral("w.created_at < ") + time(upper)};
+    if (!f.keySubstring.isEmpty())
+        inner << QStringLiteral("w.idem_key LIKE %1").arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')))
+                     + SqlDialect::likeEscapeClause();
+    QStringList where{QStringLiteral("1 = 1")};
+    if (f.createdFrom)
+        where << QStringLiteral("t.created_at >= ") + time(*f.createdFrom);
+    if (f.createdTo)
+        where << QStringLiteral("t.created_at < ") + time(*f.createdTo);
     // Each use binds its own placeholder (some drivers mishandle repeated names).
-    auto live = [&b]() { return QStringLiteral("SUM(CASE WHEN status = %1 THEN 0 ELSE 1 END)").arg(b.bind(QStringLiteral("CANCELLED"))); };
+    auto live = [&b]() { return QStringLiteral("SUM(CASE WHEN t.status = %1 THEN 0 ELSE 1 END)").arg(b.bind(QStringLiteral("CANCELLED"))); };
     const QString liveSelect = live();
+    QStringList having{QStringLiteral("COUNT(*) > 1"), QStringLiteral("MAX(t.created_at) >= ") + time(lower),
+                       QStringLiteral("MAX(t.created_at) < ") + time(upper)};
     if (!f.includeResolved)
         having << live() + QStringLiteral(" > 1");
-    if (cursor) {
-        const auto t = parseUtcMicros(cursor->lastCreatedAt);
-        if (t) {
-            const QString p1 = d.timeParam(b.bind(d.bindTime(*t)));
-            const QString p2 = d.timeParam(b.bind(d.bindTime(*t)));
-            having << QStringLiteral("(MAX(created_at) > %1 OR (MAX(created_at) = %2 AND idem_key > %3))")
-                          .arg(p1, p2, b.bind(cursor->idemKey));
+    if (!f.tenant.isEmpty())
+        having << QStringLiteral("SUM(CASE WHEN t.tenant_id = %1 THEN 1 ELSE 0 END) > 0").arg(b.bind(f.tenant));
+    if (keyset) {
+        if (const auto t = parseUtcMicros(keyset->lastCreatedAt)) {
+            const QString p1 = time(*t), p2 = time(*t);
+            having << QStringLiteral("(MAX(t.created_at) < %1 OR (MAX(t.created_at) = %2 AND t.idem_key < %3))").arg(p1, p2, b.bind(keyset->idemKey));
         }
     }
-    const QString sql = QStringLiteral("SELECT idem_key, COUNT(*), %1, %2, %3 FROM ticket WHERE %4 GROUP BY idem_key HAVING %5 "
-                                       "ORDER BY MAX(created_at), idem_key LIMIT %6")
-                            .arg(liveSelect, d.timeText(QStringLiteral("MIN(created_at)")), d.timeText(QStringLiteral("MAX(created_at)")),
-                                 where.join(QStringLiteral(" AND ")), having.join(QStringLiteral(" AND ")), b.bind(limit + 1));
+    const QString sql =
+        QStringLiteral("SELECT t.idem_key, COUNT(*), %1, %2, %3 FROM ticket t "
+                       "JOIN (SELECT DISTINCT w.idem_key FROM ticket w WHERE %4) k ON t.idem_key = k.idem_key "
+                       "WHERE %5 GROUP BY t.idem_key HAVING %6 ORDER BY MAX(t.created_at) DESC, t.idem_key DESC LIMIT %7")
+            .arg(liveSelect, d.timeText(QStringLiteral("MIN(t.created_at)")), d.timeText(QStringLiteral("MAX(t.created_at)")),
+                 inner.join(QStringLiteral(" AND ")), where.join(QStringLiteral(" AND ")), having.join(QStringLiteral(" AND ")),
+                 b.bind(limit));
     QSqlQuery q = s.exec(sql, b);
-    DuplicatePage page;
+    QVector<DuplicateGroup> out;
     while (q.next()) {
-        if (page.groups.size() == limit) {
-            const DuplicateGroup &last = page.groups.constLast();
-            page.next = DuplicateCursor{last.lastCreatedAt, last.idemKey};
-            break;
-        }
         DuplicateGroup g;
         g.idemKey = text(q.value(0));
         g.size = q.value(1).toInt();
@@ -116,22 +144,93 @@ DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::opti
         g.firstCreatedAt = canonicalTimeText(q.value(3));
         g.lastCreatedAt = canonicalTimeText(q.value(4));
         g.resolved = g.live <= 1;
-        page.groups.append(g);
+        out.append(g);
     }
+    return out;
+}
+
+/// Distinct tenant_id values of the groups' tickets (one IN query), sorted.
+void fillTenants(DbSession &s, QVector<DuplicateGroup> &groups)
+{
     QStringList keys;
-    for (const DuplicateGroup &g : std::as_const(page.groups))
+    for (const DuplicateGroup &g : std::as_const(groups))
         keys << g.idemKey;
-    if (!keys.isEmpty()) {
-        SqlBuilder t;
-        QSqlQuery tq = s.exec(QStringLiteral("SELECT DISTINCT idem_key, tenant_id FROM ticket WHERE idem_key IN %1").arg(inList(t, keys)), t);
-        QHash<QString, QStringList> tenants;
-        while (tq.next())
-            tenants[text(tq.value(0))] << (tq.value(1).isNull() ? QStringLiteral("NULL") : text(tq.value(1)));
-        for (DuplicateGroup &g : page.groups) {
-            g.tenants = tenants.value(g.idemKey);
-            g.tenants.sort();
+    if (keys.isEmpty())
+        return;
+    SqlBuilder t;
+    QSqlQuery tq = s.exec(QStringLiteral("SELECT DISTINCT idem_key, tenant_id FROM ticket WHERE idem_key IN %1").arg(inList(t, keys)), t);
+    QHash<QString, QStringList> tenants;
+    while (tq.next())
+        tenants[text(tq.value(0))] << (tq.value(1).isNull() ? QStringLiteral("NULL") : text(tq.value(1)));
+    for (DuplicateGroup &g : groups) {
+        g.tenants = tenants.value(g.idemKey);
+        g.tenants.sort();
+    }
+}
+
+constexpr qint64 kMinWindowMs = 1000;              // 1 s
+constexpr qint64 kDefaultWindowMs = 10 * 60 * 1000; // 10 min
+constexpr qint64 kMaxWindowMs = 366LL * 24 * 3600 * 1000;
+
+/// The creation-time window scan, newest first (see fetchDuplicateGroups()).
+DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs)
+{
+    QElapsedTimer spent;
+    spent.start();
+    DuplicatePage page;
+    const auto newest = ticketTimeBound(s, f, true, std::nullopt);
+    const auto oldest = ticketTimeBound(s, f, false, std::nullopt);
+    if (!newest || !oldest)
+        return page; // no ticket with a key: the end
+    page.newestAt = formatUtcMicros(*newest);
+    page.oldestAt = formatUtcMicros(*oldest);
+    std::optional<DuplicateCursor> keyset = cursor;
+    UtcMicros upper = *newest + 1;
+    if (cursor) {
+        const auto t = parseUtcMicros(cursor->lastCreatedAt);
+        if (!t)
+            throw DbException(DbError{DbRole::Ticket, DbError::Kind::Config,
+                                      QStringLiteral("ticket: duplicate-groups cursor time \"%1\" is not ISO-8601").arg(cursor->lastCreatedAt), {}});
+        upper = std::min(upper, *t + 1);
+    }
+    qint64 windowMs = cursor && cursor->windowMs > 0 ? cursor->windowMs : kDefaultWindowMs;
+    auto stopAt = [&](UtcMicros t, const QString &key) {
+        page.next = DuplicateCursor{formatUtcMicros(t), key, windowMs};
+        page.scannedTo = formatUtcMicros(t);
+    };
+    while (true) {
+        const UtcMicros lower = std::max(*oldest, upper - windowMs * 1000);
+        QElapsedTimer one;
+        one.start();
+        const int need = limit - int(page.groups.size());
+        const QVector<DuplicateGroup> found = readWindow(s, f, lower, upper, keyset, need);
+        ++page.windows;
+        page.groups += found;
+        if (int(page.groups.size()) >= limit) {
+            const DuplicateGroup &last = page.groups.constLast();
+            stopAt(*parseUtcMicros(last.lastCreatedAt), last.idemKey);
+            break;
+        }
+        keyset.reset(); // later windows lie wholly below the cursor
+        // Widen quick windows, narrow slow ones (aim: 50-400 ms a statement).
+        const qint64 ms = one.elapsed();
+        if (ms < 50)
+            windowMs = std::min(kMaxWindowMs, windowMs * 2);
+        else if (ms > 400)
+            windowMs = std::max(kMinWindowMs, windowMs / 2);
+        // Skip stretches without tickets: the next window ends after the newest ticket below.
+        const auto below = lower > *oldest ? ticketTimeBound(s, f, true, lower) : std::nullopt;
+        if (!below) {
+            page.scannedTo = page.oldestAt; // the end
+            break;
+        }
+        upper = *below + 1;
+        if (budgetMs > 0 && spent.elapsed() >= budgetMs) {
+            stopAt(upper, QString()); // "every group whose newest ticket is before `upper`"
+            break;
         }
     }
+    fillTenants(s, page.groups);
     return page;
 }
 
@@ -207,13 +306,21 @@ qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<R
     return first->id;
 }
 
+double DuplicatePage::progress() const
+{
+    const auto newest = parseUtcMicros(newestAt), oldest = parseUtcMicros(oldestAt), to = parseUtcMicros(scannedTo);
+    if (!next || !newest || !oldest || !to || *newest <= *oldest)
+        return 1.0;
+    return std::clamp(double(*newest - *to) / double(*newest - *oldest), 0.0, 1.0);
+}
+
 QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const DuplicateFilter &filter,
-                                                     const std::optional<DuplicateCursor> &cursor, int limit)
+                                                     const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs)
 {
     Workspace *ws = &workspace;
-    return QtConcurrent::run(workspace.mergePool(), [ws, filter, cursor, limit]() -> Outcome<DuplicatePage> {
+    return QtConcurrent::run(workspace.mergePool(), [ws, filter, cursor, limit, budgetMs]() -> Outcome<DuplicatePage> {
         auto page = ws->worker(DbRole::Ticket)
-                        .run<DuplicatePage>([=](DbSession &s) { return readGroups(s, filter, cursor, std::max(1, limit)); })
+                        .run<DuplicatePage>([=](DbSession &s) { return readGroups(s, filter, cursor, std::max(1, limit), budgetMs); })
                         .result();
         if (!page.ok())
             return page;

@@ -33,16 +33,27 @@ struct DuplicateGroup {
     bool resolved = false;      ///< live <= 1
 };
 
-/// Keyset position in the groups queue: after (last created_at, idem_key).
+/// Keyset position in the groups queue, newest first: the next groups are those with
+/// (MAX(created_at), idem_key) < (lastCreatedAt, idemKey). After a page that stopped on its
+/// time budget at a window boundary, `idemKey` is "" (every group whose newest ticket was
+/// created before lastCreatedAt).
 struct DuplicateCursor {
-    QString lastCreatedAt;
+    QString lastCreatedAt;      ///< canonical ISO UTC
     QString idemKey;
+    qint64 windowMs = 0;        ///< creation-time window width that last worked (ms; a hint, 0 = default)
 };
 
-/// One page of groups; `next` is unset at the end.
+/// One page of groups, newest first; `next` is unset at the end. A page stopped by its time
+/// budget may hold fewer than `limit` groups (even none) without being the end.
 struct DuplicatePage {
     QVector<DuplicateGroup> groups;
     std::optional<DuplicateCursor> next;
+    QString newestAt, oldestAt; ///< creation times of the newest / oldest ticket with a key (filter applied); "" if none
+    QString scannedTo;          ///< every group whose newest ticket was created at or after this has been returned
+                                ///< (this page and the ones before it); "" when there is no ticket
+    int windows = 0;            ///< window statements this page ran
+    /// Share of the creation-time range [oldestAt, newestAt] scanned so far, 0..1 (1 at the end).
+    double progress() const;
 };
 
 /// An inconsistency between the record and the tickets of one key.
@@ -110,10 +121,19 @@ QVector<PayloadFieldDiff> payloadDifferences(const QVector<TicketRow> &tickets);
 /// earliest; returns its id and sets `*reason`.
 qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<RecordDetail> &record, QString *reason);
 
-/// The duplicate-key groups after `cursor` (ticket database), with the records' statuses
-/// looked up by one IN query per page (idempotency database).
+/// The duplicate-key groups after `cursor`, newest first (by the creation time of each
+/// group's newest ticket, then idem_key descending; DESIGN.md §2 Duplicate keys queue).
+/// Scans tickets by creation-time window from the newest down (duplicates from retries are
+/// created seconds to minutes apart): each window's keys come from ticket(created_at) and
+/// their groups from ticket(idem_key), so a page costs what its windows hold, never a
+/// whole-table GROUP BY. The window width adapts (doubles below 50 ms a statement, halves
+/// above 400 ms; the cursor carries it) and stretches without tickets are skipped. Stops at
+/// `limit` groups, at the oldest ticket (the end), or — when `budgetMs` > 0 — once the page
+/// has spent that many milliseconds (then `next` resumes at the window boundary). Record
+/// statuses come from one IN query per page on the idempotency store. Errors: DbError of
+/// the ticket or idempotency store.
 QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const DuplicateFilter &filter,
-                                                     const std::optional<DuplicateCursor> &cursor, int limit);
+                                                     const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs = 0);
 /// Inconsistencies among records with id > `afterRecordId` (`limit` records examined).
 QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, qint64 afterRecordId, int limit);
 /// Regenerated-key steps after `cursor` (intent-log database).

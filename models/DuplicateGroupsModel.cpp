@@ -28,11 +28,19 @@ void DuplicateGroupsModel::refresh()
     m_atEnd = false;
     m_failed = false;
     m_error.clear();
+    m_progress = 0;
+    m_scannedTo.clear();
+    m_oldestAt.clear();
+    m_newestAt.clear();
     const bool wasLoading = m_loading;
+    const bool wasScanning = m_scanAll;
     m_loading = false;
+    m_scanAll = false;
     endResetModel();
     if (wasLoading)
         emit loadingChanged(false);
+    if (wasScanning)
+        emit scanningAllChanged(false);
     m_started = true;
     startPage();
 }
@@ -133,6 +141,24 @@ void DuplicateGroupsModel::fetchMore(const QModelIndex &parent)
         startPage();
 }
 
+void DuplicateGroupsModel::scanAll()
+{
+    if (m_scanAll || !m_started || m_atEnd || m_failed || !m_workspace)
+        return;
+    m_scanAll = true;
+    emit scanningAllChanged(true);
+    if (!m_loading)
+        startPage(); // otherwise the page in flight chains the next one
+}
+
+void DuplicateGroupsModel::stopScan()
+{
+    if (!m_scanAll)
+        return;
+    m_scanAll = false;
+    emit scanningAllChanged(false);
+}
+
 void DuplicateGroupsModel::startPage()
 {
     // A view (or the model tester) may already have asked for this page from modelReset.
@@ -141,7 +167,7 @@ void DuplicateGroupsModel::startPage()
     m_loading = true;
     emit loadingChanged(true);
     const quint64 generation = m_generation;
-    fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, m_pageSize)
+    fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, m_pageSize, m_budgetMs)
         .then(this, [this, generation](const Outcome<DuplicatePage> &page) {
             if (generation != m_generation)
                 return; // a page of a filter that was replaced meanwhile
@@ -151,6 +177,7 @@ void DuplicateGroupsModel::startPage()
                 m_error = page.error->message;
                 emit loadingChanged(false);
                 emit errorOccurred(m_error);
+                stopScan();
                 return;
             }
             m_error.clear();
@@ -167,8 +194,17 @@ void DuplicateGroupsModel::startPage()
                 endInsertRows();
             }
             m_loading = false;
+            m_scannedTo = page->scannedTo;
+            m_oldestAt = page->oldestAt;
+            m_newestAt = page->newestAt;
+            m_progress = page->progress();
             emit loadingChanged(false);
             emit pageLoaded(first, added, m_atEnd);
+            emit scanProgressChanged(m_progress, m_scannedTo);
+            if (m_atEnd)
+                stopScan();
+            else if (m_scanAll && generation == m_generation && !m_loading)
+                startPage();
         });
 }
 

@@ -13,8 +13,13 @@ namespace triage {
 
 class Workspace;
 
-/// The Duplicate keys queue (DESIGN.md §2): duplicate-key groups as a lazily, keyset-paged
-/// table over fetchDuplicateGroups(). Like QueueModel, fetchMore() starts one page and returns
+/// The Duplicate keys queue (DESIGN.md §2): duplicate-key groups, newest first, as a lazily
+/// paged table over fetchDuplicateGroups()'s creation-time window scan. Each page is budgeted
+/// (scanBudgetMs(), default 700 ms) so the first one shows in about a second even over tens of
+/// millions of tickets; pages keep what they found and resume where the last one ended.
+/// scanAll() is the full scan on demand (page after page until the oldest ticket, with
+/// scanProgressChanged()); stopScan() ends it after the page in flight. Like QueueModel,
+/// fetchMore() starts one page and returns
 /// at once; the page is applied on the GUI thread (`.then(this, …)`) inside an exact
 /// beginInsertRows() range, and every reset bumps a generation counter so pages of an older
 /// filter are dropped. Errors go to errorOccurred() / lastError(); the model never shows UI.
@@ -49,6 +54,25 @@ public:
     void refresh();
     /// Groups per page (default 100, at least 1).
     void setPageSize(int rows) { m_pageSize = std::max(1, rows); }
+    /// Milliseconds a page may scan before it returns what it found (default 700; 0 = no limit).
+    void setScanBudgetMs(int ms) { m_budgetMs = std::max(0, ms); }
+    int scanBudgetMs() const { return m_budgetMs; }
+
+    /// The full scan on demand: fetches page after page until the oldest ticket or
+    /// stopScan(). No-op at the end or after a failed page.
+    void scanAll();
+    /// Ends scanAll() once the page in flight has arrived (its groups are kept).
+    void stopScan();
+    /// True while scanAll() runs.
+    bool isScanningAll() const { return m_scanAll; }
+    /// Share of the tickets' creation-time range scanned so far (0..1; 1 at the end).
+    double scanProgress() const { return m_progress; }
+    /// Every group whose newest ticket was created at or after this (canonical ISO UTC) is
+    /// loaded; "" before the first page or when there are no tickets.
+    QString scannedTo() const { return m_scannedTo; }
+    /// Creation times of the oldest / newest ticket with a key in the filter (ISO UTC, or "").
+    QString oldestAt() const { return m_oldestAt; }
+    QString newestAt() const { return m_newestAt; }
 
     /// True while a page is in flight.
     bool isLoading() const { return m_loading; }
@@ -78,6 +102,10 @@ signals:
     void pageLoaded(int first, int added, bool atEnd);
     /// A page failed; `message` names the store and why.
     void errorOccurred(const QString &message);
+    /// The scan moved: `fraction` 0..1 of the creation-time range, back to `scannedTo` (ISO UTC).
+    void scanProgressChanged(double fraction, const QString &scannedTo);
+    /// scanAll() started (true) or ended (false: at the end, stopped, or failed).
+    void scanningAllChanged(bool scanning);
 
 private:
     void startPage();
@@ -88,7 +116,10 @@ private:
     std::optional<DuplicateCursor> m_cursor;
     quint64 m_generation = 0;
     int m_pageSize = 100;
-    bool m_started = false, m_loading = false, m_atEnd = false, m_failed = false;
+    int m_budgetMs = 700;
+    bool m_started = false, m_loading = false, m_atEnd = false, m_failed = false, m_scanAll = false;
+    double m_progress = 0;
+    QString m_scannedTo, m_oldestAt, m_newestAt;
     QString m_error;
 };
 

@@ -8,11 +8,13 @@
 #include "Workspace.h"
 
 #include <QCheckBox>
+#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
@@ -49,6 +51,23 @@ DuplicatesPane::DuplicatesPane(Workspace *workspace, const CompensationConfigs &
     m_refresh->setObjectName(QStringLiteral("refreshButton"));
     m_count = new QLabel(this);
     m_count->setObjectName(QStringLiteral("groupCount"));
+    m_scanText = new QLabel(this);
+    m_scanText->setObjectName(QStringLiteral("scanText"));
+    m_scanText->setTextFormat(Qt::PlainText);
+    m_scanBar = new QProgressBar(this);
+    m_scanBar->setObjectName(QStringLiteral("scanProgress"));
+    m_scanBar->setRange(0, 1000);
+    m_scanBar->setTextVisible(false);
+    m_scanBar->setMaximumWidth(220);
+    m_scanBar->setMaximumHeight(10);
+    m_scanFurther = new QPushButton(QStringLiteral("Scan further"), this);
+    m_scanFurther->setObjectName(QStringLiteral("scanFurtherButton"));
+    m_scanFurther->setToolTip(QStringLiteral("Scan older tickets for about a second more"));
+    m_scanAll = new QPushButton(QStringLiteral("Scan all"), this);
+    m_scanAll->setObjectName(QStringLiteral("scanAllButton"));
+    m_scanAll->setToolTip(QStringLiteral("Scan every ticket down to the oldest (can take minutes on a large table; Stop keeps what was found)"));
+    m_stopScan = new QPushButton(QStringLiteral("Stop"), this);
+    m_stopScan->setObjectName(QStringLiteral("stopScanButton"));
     m_filterTimer = new QTimer(this);
     m_filterTimer->setSingleShot(true);
     m_filterTimer->setInterval(300);
@@ -113,6 +132,15 @@ DuplicatesPane::DuplicatesPane(Workspace *workspace, const CompensationConfigs &
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_bar);
     layout->addLayout(filters);
+    {
+        auto *scan = new QHBoxLayout;
+        scan->addWidget(m_scanText, 1);
+        scan->addWidget(m_scanBar);
+        scan->addWidget(m_scanFurther);
+        scan->addWidget(m_scanAll);
+        scan->addWidget(m_stopScan);
+        layout->addLayout(scan);
+    }
     layout->addWidget(split, 1);
 
     connect(m_tenant, &QLineEdit::textChanged, m_filterTimer, qOverload<>(&QTimer::start));
@@ -123,6 +151,10 @@ DuplicatesPane::DuplicatesPane(Workspace *workspace, const CompensationConfigs &
     connect(m_model, &DuplicateGroupsModel::pageLoaded, this, [this] { updateCount(); });
     connect(m_model, &DuplicateGroupsModel::loadingChanged, this, [this] { updateCount(); });
     connect(m_model, &DuplicateGroupsModel::modelReset, this, [this] { updateCount(); });
+    connect(m_model, &DuplicateGroupsModel::scanningAllChanged, this, [this] { updateScan(); });
+    connect(m_scanFurther, &QPushButton::clicked, this, [this] { m_model->fetchMore({}); });
+    connect(m_scanAll, &QPushButton::clicked, this, [this] { m_model->scanAll(); });
+    connect(m_stopScan, &QPushButton::clicked, this, [this] { m_model->stopScan(); });
     connect(m_model, &DuplicateGroupsModel::errorOccurred, this,
             [this](const QString &message) { m_bar->showMessage(MessageBar::Level::Error, message); });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
@@ -182,6 +214,33 @@ void DuplicatesPane::updateCount()
                              .arg(n)
                              .arg(m_model->atEnd() ? QString() : QStringLiteral("+"))
                              .arg(m_resolved->isChecked() ? QString() : QStringLiteral(" unresolved")));
+    updateScan();
+}
+
+void DuplicatesPane::updateScan()
+{
+    const bool scanning = m_model->isScanningAll();
+    const bool more = !m_model->atEnd() && m_model->lastError().isEmpty();
+    auto shown = [](const QString &iso) {
+        const auto t = parseUtcMicros(iso);
+        return t ? QDateTime::fromMSecsSinceEpoch(*t / 1000, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) + QStringLiteral(" UTC") : iso;
+    };
+    QString text;
+    if (m_model->scannedTo().isEmpty())
+        text = m_model->isLoading() ? QStringLiteral("Scanning tickets, newest first…") : QStringLiteral("No ticket with an idempotency key.");
+    else if (!more && m_model->atEnd())
+        text = QStringLiteral("All tickets scanned (created %1 – %2).").arg(shown(m_model->oldestAt()), shown(m_model->newestAt()));
+    else
+        text = QStringLiteral("Complete for tickets created since %1 — %2 % of the creation-time range scanned, newest first.")
+                   .arg(shown(m_model->scannedTo()))
+                   .arg(m_model->scanProgress() * 100, 0, 'f', m_model->scanProgress() < 0.1 ? 1 : 0);
+    m_scanText->setText(text);
+    m_scanBar->setValue(int(m_model->scanProgress() * 1000));
+    m_scanBar->setVisible(scanning || (more && !m_model->scannedTo().isEmpty()));
+    m_scanFurther->setVisible(more && !scanning);
+    m_scanFurther->setEnabled(!m_model->isLoading());
+    m_scanAll->setVisible(more && !scanning);
+    m_stopScan->setVisible(scanning);
 }
 
 void DuplicatesPane::clearDetail(const QString &text)

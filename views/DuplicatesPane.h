@@ -12,6 +12,7 @@
 
 class QCheckBox;
 class QLabel;
+class QProgressBar;
 class QLineEdit;
 class QPushButton;
 class QTableView;
@@ -25,8 +26,10 @@ class DuplicateGroupsModel;
 class MessageBar;
 class Workspace;
 
-/// The Duplicate keys tab (DESIGN.md §2): the duplicate-key groups (lazily paged, filtered
-/// by tenant, key substring and "include resolved", with a count), and for the selected
+/// The Duplicate keys tab (DESIGN.md §2): the duplicate-key groups (newest first, lazily
+/// paged by a budgeted creation-time window scan, filtered by tenant, key substring and
+/// "include resolved", with a count), a scan line saying how far back the groups are
+/// complete with "Scan further" / "Scan all" (progress bar, Stop), and for the selected
 /// group its tickets side by side (one column per ticket, one row per payload field,
 /// differing cells highlighted), the proposed canonical ticket with its reason, and
 /// "Compensate extras…" (CompensateDialog). All data comes through DuplicateGroupsModel
@@ -67,6 +70,7 @@ private:
     void showGroup(const DuplicateGroupDetail &detail);
     void clearDetail(const QString &text);
     void updateCount();
+    void updateScan();
     QString actionFor(const DuplicateGroupDetail &detail) const;
 
     Workspace *m_workspace;
@@ -83,6 +87,11 @@ private:
     QCheckBox *m_resolved;
     QPushButton *m_refresh;
     QLabel *m_count;
+    QLabel *m_scanText;
+    QProgressBar *m_scanBar;
+    QPushButton *m_scanFurther;
+    QPushButton *m_scanAll;
+    QPushButton *m_stopScan;
     QTimer *m_filterTimer;
     QTableView *m_table;
     QLabel *m_detailTitle;

@@ -102,6 +102,7 @@ int main(int argc, char **argv)
         {QStringLiteral("reps"), QStringLiteral("Repetitions per measurement (median; default 7)."), QStringLiteral("N"), QStringLiteral("7")},
         {QStringLiteral("json"), QStringLiteral("Write every figure to this JSON file (default bench-results.json)."), QStringLiteral("FILE"), QStringLiteral("bench-results.json")},
         {QStringLiteral("refill"), QStringLiteral("Drop and refill the benchmark database even if it exists.")},
+        {QStringLiteral("fill-only"), QStringLiteral("Fill (or keep) the benchmark database and exit without measuring.")},
         {QStringLiteral("bulk"), QStringLiteral("Records in the bulk compare-and-set measurement (default 10000)."), QStringLiteral("N"), QStringLiteral("10000")},
         {QStringLiteral("model-rows"), QStringLiteral("Rows the queue model pages through for the memory / GUI-gap figures (default 100000; 0 = skip)."),
          QStringLiteral("N"), QStringLiteral("100000")},
@@ -189,9 +190,28 @@ int main(int argc, char **argv)
             "INSERT INTO ticket (idem_key, tenant_id, title, status, payload, created_at, updated_at) "
             "SELECT 'ticket:create:acme:' || md5('1'), 'acme', 'VPN outage', 'OPEN', '{\"ticket_id\":1}', now(), now() "
             "FROM generate_series(1, 3)"));
+        // One ticket per record key (created over the same 6 days, newest for small g), and
+        // for 0.1 % of the keys a second ticket 5-120 s later (a retry that went through
+        // twice): duplicate groups over `rows` tickets with 0.1 % duplicated keys.
+        rawExec(raw, QStringLiteral(
+            "INSERT INTO ticket (idem_key, tenant_id, title, status, payload, created_at, updated_at) "
+            "SELECT (ARRAY['ticket:create:','pay:capture:','refund:issue:','notify:send:'])[1 + (g / 7) % 4] "
+            "       || (ARRAY['acme','globex','initech','umbrella','zurich'])[1 + g % 5] || ':' || md5(g::text), "
+            "       (ARRAY['acme','globex','initech','umbrella','zurich'])[1 + g % 5], 'ticket ' || g, 'OPEN', "
+            "       '{\"ticket_id\":' || g || ',\"title\":\"ticket ' || g || '\"}', ts, ts "
+            "FROM (SELECT g, now() - (g * 518400.0 / %1) * interval '1 second' AS ts FROM generate_series(1, %1) g) s").arg(rows));
+        rawExec(raw, QStringLiteral(
+            "INSERT INTO ticket (idem_key, tenant_id, title, status, payload, created_at, updated_at) "
+            "SELECT idem_key, tenant_id, title, CASE WHEN id % 3000 = 0 THEN 'CANCELLED' ELSE 'OPEN' END, "
+            "       replace(payload, '\"}', ' (retry)\"}'), created_at + (5 + id % 116) * interval '1 second', "
+            "       created_at + (5 + id % 116) * interval '1 second' "
+            "FROM ticket WHERE id % 1000 = 0 AND idem_key <> 'ticket:create:acme:' || md5('1')"));
         rawExec(raw, QStringLiteral("ANALYZE"));
         std::printf("filled in %.1f s\n", t.elapsed() / 1000.0);
     }
+
+    if (p.isSet(QStringLiteral("fill-only")))
+        return 0;
 
     QVector<Figure> figures;
     auto page = [&](QueueRequest req, QueueCursor cursor, int n) {

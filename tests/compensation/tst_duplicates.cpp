@@ -7,6 +7,7 @@
 #include "Duplicates.h"
 #include "Workspace.h"
 
+#include <QDateTime>
 #include <QTest>
 
 using namespace triage;
@@ -15,9 +16,9 @@ using namespace triage::test;
 namespace {
 
 /// A fixed time literal `sec` seconds after 2026-01-01T00:00:00Z in `backend`'s column type.
-QString ts(const QString &backend, int sec)
+QString ts(const QString &backend, qint64 sec)
 {
-    const QString t = QStringLiteral("2026-01-01 00:%1:%2").arg(sec / 60, 2, 10, QLatin1Char('0')).arg(sec % 60, 2, 10, QLatin1Char('0'));
+    const QString t = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC).addSecs(sec).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     if (backend == QLatin1String("postgresql"))
         return QStringLiteral("'%1.000000+00'").arg(t);
     if (backend == QLatin1String("mysql"))
@@ -26,7 +27,7 @@ QString ts(const QString &backend, int sec)
 }
 
 QString ticket(const TestDatabase &db, int id, const QString &key, const QString &tenant, const QString &status, const QString &payload,
-               int sec)
+               qint64 sec)
 {
     return db.adminExec(QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) "
                                        "VALUES (%1, %2, %3, 'T', %4, %5, %6, %6)")
@@ -90,12 +91,12 @@ QString seed(const TestDatabase &db)
     return errors.join(QLatin1Char('\n'));
 }
 
-QStringList groupKeys(Workspace &ws, const DuplicateFilter &f, int pageSize)
+QStringList groupKeys(Workspace &ws, const DuplicateFilter &f, int pageSize, int budgetMs = 0)
 {
     QStringList keys;
     std::optional<DuplicateCursor> cursor;
     for (int guard = 0; guard < 100; ++guard) {
-        const auto page = fetchDuplicateGroups(ws, f, cursor, pageSize).result();
+        const auto page = fetchDuplicateGroups(ws, f, cursor, pageSize, budgetMs).result();
         if (!page.ok()) {
             keys << QStringLiteral("ERROR ") + page.error->message;
             return keys;
@@ -152,6 +153,8 @@ private slots:
         addBackendRows();
     }
     void queue();
+    void windowScan_data() { queue_data(); }
+    void windowScan();
     void payloadDiffUnit();
 };
 
@@ -164,13 +167,17 @@ void TestDuplicates::queue()
     QVERIFY2(err.isEmpty(), qPrintable(err));
     Workspace ws(db.config());
 
-    // Groups: unresolved by default, ordered by (last created_at, idem_key).
+    // Groups: unresolved by default, newest first: by (last created_at, idem_key) descending.
     DuplicateFilter f;
     const auto first = fetchDuplicateGroups(ws, f, std::nullopt, 100).result();
     QVERIFY2(first.ok(), first.ok() ? "" : qPrintable(first.error->message));
     QCOMPARE(first->groups.size(), 4);
     QVERIFY(!first->next);
-    const DuplicateGroup &a = first->groups.at(0);
+    QCOMPARE(first->newestAt, QStringLiteral("2026-01-01T00:10:00.000000Z"));
+    QCOMPARE(first->oldestAt, QStringLiteral("2026-01-01T00:01:40.000000Z"));
+    QCOMPARE(first->scannedTo, first->oldestAt);
+    QCOMPARE(first->progress(), 1.0);
+    const DuplicateGroup &a = first->groups.at(3);
     QCOMPARE(a.idemKey, QStringLiteral("k:a"));
     QCOMPARE(a.size, 2);
     QCOMPARE(a.live, 2);
@@ -178,25 +185,35 @@ void TestDuplicates::queue()
     QCOMPARE(a.firstCreatedAt, QStringLiteral("2026-01-01T00:01:40.000000Z"));
     QCOMPARE(a.lastCreatedAt, QStringLiteral("2026-01-01T00:03:20.000000Z"));
     QCOMPARE(a.recordStatus, QStringLiteral("SUCCESS"));
-    const DuplicateGroup &b = first->groups.at(1);
+    const DuplicateGroup &b = first->groups.at(2);
     QCOMPARE(b.idemKey, QStringLiteral("k:b"));
     QCOMPARE(b.size, 3);
     QCOMPARE(b.live, 2);
     QCOMPARE(b.tenants, (QStringList{QStringLiteral("globex"), QStringLiteral("initech")}));
     QCOMPARE(b.recordStatus, QStringLiteral("PROCESSING"));
-    QCOMPARE(first->groups.at(2).idemKey, QStringLiteral("k:d"));
-    QCOMPARE(first->groups.at(2).recordStatus, QStringLiteral("FAILED"));
-    QCOMPARE(first->groups.at(3).idemKey, QStringLiteral("k:g"));
-    QCOMPARE(first->groups.at(3).recordStatus, QStringLiteral("NONE"));
+    QCOMPARE(first->groups.at(1).idemKey, QStringLiteral("k:d"));
+    QCOMPARE(first->groups.at(1).recordStatus, QStringLiteral("FAILED"));
+    QCOMPARE(first->groups.at(0).idemKey, QStringLiteral("k:g"));
+    QCOMPARE(first->groups.at(0).recordStatus, QStringLiteral("NONE"));
 
-    const QStringList unresolved{QStringLiteral("k:a"), QStringLiteral("k:b"), QStringLiteral("k:d"), QStringLiteral("k:g")};
-    const QStringList all{QStringLiteral("k:a"), QStringLiteral("k:b"), QStringLiteral("k:c"), QStringLiteral("k:d"), QStringLiteral("k:g")};
+    const QStringList unresolved{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:b"), QStringLiteral("k:a")};
+    const QStringList all{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:c"), QStringLiteral("k:b"), QStringLiteral("k:a")};
     for (int pageSize : {1, 2, 3, 100}) {
         QCOMPARE(groupKeys(ws, f, pageSize), unresolved);
         DuplicateFilter withResolved;
         withResolved.includeResolved = true;
         QCOMPARE(groupKeys(ws, withResolved, pageSize), all);
     }
+    // A budget of 1 ms stops each page after its first window: pages may be short or empty
+    // without being the end, and together they hold the same groups in the same order.
+    for (int pageSize : {1, 100})
+        QCOMPARE(groupKeys(ws, f, pageSize, 1), unresolved);
+    // A creation window counts only the tickets inside it.
+    DuplicateFilter window;
+    window.createdFrom = parseUtcMicros(QStringLiteral("2026-01-01T00:05:00Z"));
+    QCOMPARE(groupKeys(ws, window, 100), (QStringList{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:b")}));
+    window.createdTo = parseUtcMicros(QStringLiteral("2026-01-01T00:08:20Z"));
+    QCOMPARE(groupKeys(ws, window, 100), QStringList{QStringLiteral("k:b")});
     DuplicateFilter tenant;
     tenant.tenant = QStringLiteral("initech");
     QCOMPARE(groupKeys(ws, tenant, 10), QStringList{QStringLiteral("k:b")});
@@ -241,6 +258,66 @@ void TestDuplicates::queue()
     QVERIFY(db2.ok());
     QCOMPARE(db2->canonicalTicketId, qint64(3));
     QVERIFY2(db2->canonicalReason.contains(QLatin1String("earliest")), qPrintable(db2->canonicalReason));
+}
+
+void TestDuplicates::windowScan()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    // Groups far apart and groups whose tickets lie in different creation-time windows: a
+    // year without tickets, a group spread over two days, 200 single tickets in between.
+    const qint64 day = 86400;
+    QStringList errors{
+        createSchemaWithoutBackstop(db),
+        ticket(db, 1, QStringLiteral("w:old"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 10),
+        ticket(db, 2, QStringLiteral("w:old"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 70),
+        ticket(db, 3, QStringLiteral("w:spread"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 365 * day),
+        ticket(db, 4, QStringLiteral("w:spread"), QStringLiteral("globex"), QStringLiteral("OPEN"), QStringLiteral("{}"), 367 * day),
+        ticket(db, 5, QStringLiteral("w:new"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 368 * day),
+        ticket(db, 6, QStringLiteral("w:new"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 368 * day + 30),
+        ticket(db, 7, QStringLiteral("w:new"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 368 * day + 90),
+    };
+    for (int i = 0; i < 200; ++i)
+        errors << ticket(db, 100 + i, QStringLiteral("w:single:%1").arg(i), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"),
+                         365 * day + i * 900);
+    errors.removeAll(QString());
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
+    Workspace ws(db.config());
+
+    const QStringList expected{QStringLiteral("w:new"), QStringLiteral("w:spread"), QStringLiteral("w:old")};
+    for (int pageSize : {1, 2, 50})
+        for (int budget : {0, 1})
+            QCOMPARE(groupKeys(ws, DuplicateFilter{}, pageSize, budget), expected);
+
+    const auto page = fetchDuplicateGroups(ws, DuplicateFilter{}, std::nullopt, 50).result();
+    QVERIFY2(page.ok(), page.ok() ? "" : qPrintable(page.error->message));
+    QCOMPARE(page->groups.size(), 3);
+    QCOMPARE(page->groups.at(0).size, 3);
+    QCOMPARE(page->groups.at(1).size, 2);
+    QCOMPARE(page->groups.at(1).tenants, (QStringList{QStringLiteral("acme"), QStringLiteral("globex")}));
+    QCOMPARE(page->groups.at(1).firstCreatedAt, QStringLiteral("2027-01-01T00:00:00.000000Z"));
+    QCOMPARE(page->groups.at(1).lastCreatedAt, QStringLiteral("2027-01-03T00:00:00.000000Z"));
+    QCOMPARE(page->groups.at(2).lastCreatedAt, QStringLiteral("2026-01-01T00:01:10.000000Z"));
+    QCOMPARE(page->scannedTo, QStringLiteral("2026-01-01T00:00:10.000000Z"));
+    QVERIFY(!page->next);
+    // The year without tickets is skipped, not walked window by window.
+    QVERIFY2(page->windows <= 12, qPrintable(QString::number(page->windows)));
+
+    // The first group alone: the cursor resumes inside the window, progress is partial.
+    const auto one = fetchDuplicateGroups(ws, DuplicateFilter{}, std::nullopt, 1).result();
+    QVERIFY(one.ok());
+    QCOMPARE(one->groups.size(), 1);
+    QVERIFY(one->next);
+    QCOMPARE(one->next->lastCreatedAt, QStringLiteral("2027-01-04T00:01:30.000000Z"));
+    QCOMPARE(one->next->idemKey, QStringLiteral("w:new"));
+    QCOMPARE(one->scannedTo, QStringLiteral("2027-01-04T00:01:30.000000Z"));
+    QCOMPARE(one->progress(), 0.0);
+
+    // A malformed cursor is a clear error, not a silent restart.
+    const auto bad = fetchDuplicateGroups(ws, DuplicateFilter{}, DuplicateCursor{QStringLiteral("yesterday"), QString(), 0}, 10).result();
+    QVERIFY(!bad.ok());
+    QCOMPARE(bad.error->message, QStringLiteral("ticket: duplicate-groups cursor time \"yesterday\" is not ISO-8601"));
 }
 
 void TestDuplicates::payloadDiffUnit()
