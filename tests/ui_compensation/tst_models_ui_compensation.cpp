@@ -62,14 +62,14 @@ void TestModelsUiCompensation::duplicateGroups()
     QCOMPARE(model.canFetchMore({}), false); // nothing before setFilter()/refresh()
     model.setPageSize(pageSize);
     model.setFilter(DuplicateFilter{});
-    QCOMPARE(loadAll(model), (QStringList{kGroupA, kGroupB}));
+    QCOMPARE(loadAll(model), (QStringList{kGroupB, kGroupA}));
     QVERIFY(model.atEnd());
     QVERIFY(!model.canFetchMore({}));
     QVERIFY(model.lastError().isEmpty());
     QCOMPARE(model.columnCount(), int(DuplicateGroupsModel::ColumnCount));
 
     const int a = model.findKey(kGroupA);
-    QCOMPARE(a, 0);
+    QCOMPARE(a, 1);
     QCOMPARE(model.index(a, DuplicateGroupsModel::SizeColumn).data().toInt(), 3);
     QCOMPARE(model.index(a, DuplicateGroupsModel::LiveColumn).data().toInt(), 3);
     QCOMPARE(model.index(a, DuplicateGroupsModel::TenantsColumn).data().toString(), QStringLiteral("acme"));
@@ -82,12 +82,34 @@ void TestModelsUiCompensation::duplicateGroups()
     QVERIFY(model.index(a, DuplicateGroupsModel::RecordColumn).data(roles::Tone).isValid());
     QCOMPARE(model.index(a, 0).data(DuplicateGroupsModel::IdemKeyRole).toString(), kGroupA);
     QCOMPARE(model.index(a, 0).data(DuplicateGroupsModel::GroupRole).value<DuplicateGroup>().live, 3);
-    QCOMPARE(model.group(1).tenants, QStringList{QStringLiteral("globex")});
+    QCOMPARE(model.group(0).tenants, QStringList{QStringLiteral("globex")});
+    QCOMPARE(model.scanProgress(), 1.0);
+    QCOMPARE(model.scannedTo(), QStringLiteral("2026-01-01T00:01:40.000000Z"));
+    QCOMPARE(model.oldestAt(), QStringLiteral("2026-01-01T00:01:40.000000Z"));
     QCOMPARE(model.headerData(DuplicateGroupsModel::RecordColumn, Qt::Horizontal).toString(), QStringLiteral("Record"));
 
     // A refresh drops everything and loads the same groups again.
     model.refresh();
-    QCOMPARE(loadAll(model), (QStringList{kGroupA, kGroupB}));
+    QCOMPARE(loadAll(model), (QStringList{kGroupB, kGroupA}));
+
+    // The full scan on demand: page after page (a 1 ms budget stops each after one window)
+    // until the oldest ticket, announced start and end, progress reaching 1.
+    model.setScanBudgetMs(1);
+    model.setPageSize(1); // the first page stops after group B
+    QSignalSpy scanning(&model, &DuplicateGroupsModel::scanningAllChanged);
+    QSignalSpy progress(&model, &DuplicateGroupsModel::scanProgressChanged);
+    model.refresh();
+    QTRY_VERIFY(!model.isLoading());
+    QVERIFY(!model.atEnd());
+    model.scanAll();
+    QTRY_VERIFY_WITH_TIMEOUT(model.atEnd() && !model.isLoading(), 10000);
+    QCOMPARE(scanning.count(), 2);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.group(0).idemKey, kGroupB);
+    QVERIFY(!model.isScanningAll());
+    QCOMPARE(progress.last().at(0).toDouble(), 1.0);
+    model.scanAll(); // at the end: nothing to do
+    QVERIFY(!model.isScanningAll());
 }
 
 void TestModelsUiCompensation::duplicateFilters()
@@ -103,7 +125,7 @@ void TestModelsUiCompensation::duplicateFilters()
     DuplicateFilter f;
     f.includeResolved = true;
     model.setFilter(f);
-    QCOMPARE(loadAll(model), (QStringList{kGroupA, kGroupB, kGroupC}));
+    QCOMPARE(loadAll(model), (QStringList{kGroupC, kGroupB, kGroupA}));
     const int c = model.findKey(kGroupC);
     QCOMPARE(model.index(c, DuplicateGroupsModel::LiveColumn).data().toInt(), 1);
     QCOMPARE(model.index(c, DuplicateGroupsModel::RecordColumn).data().toString(), QStringLiteral("SUCCESS"));

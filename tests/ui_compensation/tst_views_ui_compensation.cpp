@@ -101,8 +101,12 @@ void TestViewsUiCompensation::duplicatesCompensateAndMark()
     // The exact unresolved groups of the fixture, in keyset order, with the count.
     auto *model = pane.groupsModel();
     QTRY_VERIFY_WITH_TIMEOUT(model->atEnd() && !model->isLoading(), 10000);
-    QCOMPARE(modelKeys(model), (QStringList{kGroupA, kGroupB}));
+    QCOMPARE(modelKeys(model), (QStringList{kGroupB, kGroupA}));
     QTRY_COMPARE(pane.findChild<QLabel *>(QStringLiteral("groupCount"))->text(), QStringLiteral("2 group(s) unresolved"));
+    // The scan reached the oldest ticket: no Scan further / Scan all, the range is named.
+    QCOMPARE(pane.findChild<QLabel *>(QStringLiteral("scanText"))->text(), QStringLiteral("All tickets scanned (created 2026-01-01 00:01:40 UTC \u2013 2026-01-01 00:08:30 UTC)."));
+    QVERIFY(pane.findChild<QPushButton *>(QStringLiteral("scanAllButton"))->isHidden());
+    QVERIFY(pane.findChild<QPushButton *>(QStringLiteral("scanFurtherButton"))->isHidden());
 
     // Filters: tenant, then include resolved.
     auto *tenant = pane.findChild<QLineEdit *>(QStringLiteral("tenantFilter"));
@@ -110,9 +114,9 @@ void TestViewsUiCompensation::duplicatesCompensateAndMark()
     QTRY_COMPARE_WITH_TIMEOUT(modelKeys(model), QStringList{kGroupB}, 10000);
     tenant->clear();
     pane.findChild<QCheckBox *>(QStringLiteral("includeResolved"))->setChecked(true);
-    QTRY_COMPARE_WITH_TIMEOUT(modelKeys(model), (QStringList{kGroupA, kGroupB, kGroupC}), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(modelKeys(model), (QStringList{kGroupC, kGroupB, kGroupA}), 10000);
     pane.findChild<QCheckBox *>(QStringLiteral("includeResolved"))->setChecked(false);
-    QTRY_COMPARE_WITH_TIMEOUT(modelKeys(model), (QStringList{kGroupA, kGroupB}), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(modelKeys(model), (QStringList{kGroupB, kGroupA}), 10000);
     QTRY_VERIFY(model->atEnd() && !model->isLoading());
 
     // Select group A: tickets side by side, canonical #1, prio differs.
