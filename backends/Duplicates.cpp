@@ -173,7 +173,8 @@ constexpr qint64 kDefaultWindowMs = 10 * 60 * 1000; // 10 min
 constexpr qint64 kMaxWindowMs = 366LL * 24 * 3600 * 1000;
 
 /// The creation-time window scan, newest first (see fetchDuplicateGroups()).
-DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs)
+DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs,
+                         int statementMs)
 {
     QElapsedTimer spent;
     spent.start();
@@ -212,11 +213,11 @@ DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::opti
             break;
         }
         keyset.reset(); // later windows lie wholly below the cursor
-        // Widen quick windows, narrow slow ones (aim: 50-400 ms a statement).
+        // Widen quick windows, narrow slow ones: each statement should take about statementMs.
         const qint64 ms = one.elapsed();
-        if (ms < 50)
+        if (ms < statementMs / 2)
             windowMs = std::min(kMaxWindowMs, windowMs * 2);
-        else if (ms > 400)
+        else if (ms > statementMs * 2)
             windowMs = std::max(kMinWindowMs, windowMs / 2);
         // Skip stretches without tickets: the next window ends after the newest ticket below.
         const auto below = lower > *oldest ? ticketTimeBound(s, f, true, lower) : std::nullopt;
@@ -315,12 +316,17 @@ double DuplicatePage::progress() const
 }
 
 QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const DuplicateFilter &filter,
-                                                     const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs)
+                                                     const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs,
+                                                     int statementMs)
 {
     Workspace *ws = &workspace;
-    return QtConcurrent::run(workspace.mergePool(), [ws, filter, cursor, limit, budgetMs]() -> Outcome<DuplicatePage> {
+    if (statementMs <= 0)
+        statementMs = kWindowStatementMs;
+    return QtConcurrent::run(workspace.mergePool(), [ws, filter, cursor, limit, budgetMs, statementMs]() -> Outcome<DuplicatePage> {
         auto page = ws->worker(DbRole::Ticket)
-                        .run<DuplicatePage>([=](DbSession &s) { return readGroups(s, filter, cursor, std::max(1, limit), budgetMs); })
+                        .run<DuplicatePage>([=](DbSession &s) {
+                            return readGroups(s, filter, cursor, std::max(1, limit), budgetMs, statementMs);
+                        })
                         .result();
         if (!page.ok())
             return page;

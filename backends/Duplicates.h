@@ -121,19 +121,27 @@ QVector<PayloadFieldDiff> payloadDifferences(const QVector<TicketRow> &tickets);
 /// earliest; returns its id and sets `*reason`.
 qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<RecordDetail> &record, QString *reason);
 
+/// Aimed duration of one window statement (ms; see fetchDuplicateGroups()). Windows this
+/// small are joined by index probes; much larger ones make PostgreSQL hash-join the whole
+/// table, which costs as much per ticket (measured at 10 M tickets: ~10 µs) and shows nothing
+/// for seconds.
+constexpr int kWindowStatementMs = 200;
+
 /// The duplicate-key groups after `cursor`, newest first (by the creation time of each
 /// group's newest ticket, then idem_key descending; DESIGN.md §2 Duplicate keys queue).
 /// Scans tickets by creation-time window from the newest down (duplicates from retries are
 /// created seconds to minutes apart): each window's keys come from ticket(created_at) and
 /// their groups from ticket(idem_key), so a page costs what its windows hold, never a
-/// whole-table GROUP BY. The window width adapts (doubles below 50 ms a statement, halves
-/// above 400 ms; the cursor carries it) and stretches without tickets are skipped. Stops at
-/// `limit` groups, at the oldest ticket (the end), or — when `budgetMs` > 0 — once the page
-/// has spent that many milliseconds (then `next` resumes at the window boundary). Record
-/// statuses come from one IN query per page on the idempotency store. Errors: DbError of
-/// the ticket or idempotency store.
+/// whole-table GROUP BY. The window width adapts so that a statement takes about
+/// `statementMs` (doubles below half of it, halves above twice it; 0 = kWindowStatementMs;
+/// the cursor carries the width) and stretches without tickets are skipped. Stops at `limit` groups, at the oldest ticket (the end), or —
+/// when `budgetMs` > 0 — once the page has spent that many milliseconds (then `next` resumes
+/// at the window boundary). Record statuses come from one IN query per page on the
+/// idempotency store. Errors: DbError of the ticket or idempotency store; a malformed cursor
+/// time is a Config error.
 QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const DuplicateFilter &filter,
-                                                     const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs = 0);
+                                                     const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs = 0,
+                                                     int statementMs = 0);
 /// Inconsistencies among records with id > `afterRecordId` (`limit` records examined).
 QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, qint64 afterRecordId, int limit);
 /// Regenerated-key steps after `cursor` (intent-log database).

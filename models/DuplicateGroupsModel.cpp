@@ -5,6 +5,10 @@
 
 namespace triage {
 
+namespace {
+constexpr int kScanAllPage = 100000; // groups per page during scanAll()
+}
+
 DuplicateGroupsModel::DuplicateGroupsModel(Workspace *workspace, QObject *parent)
     : QAbstractTableModel(parent), m_workspace(workspace)
 {
@@ -167,7 +171,10 @@ void DuplicateGroupsModel::startPage()
     m_loading = true;
     emit loadingChanged(true);
     const quint64 generation = m_generation;
-    fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, m_pageSize, m_budgetMs)
+    // The full scan takes every group its windows find, but returns within the budget so
+    // progress moves and Stop is honoured.
+    (m_scanAll ? fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, kScanAllPage, std::max(1, m_budgetMs))
+               : fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, m_pageSize, m_budgetMs))
         .then(this, [this, generation](const Outcome<DuplicatePage> &page) {
             if (generation != m_generation)
                 return; // a page of a filter that was replaced meanwhile

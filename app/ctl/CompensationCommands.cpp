@@ -103,7 +103,9 @@ int Triagectl::duplicates(Workspace &workspace)
     QVector<DuplicateGroup> groups;
     std::optional<DuplicateCursor> cursor;
     do {
-        const int want = m_limit > 0 ? std::min(m_pageSize, m_limit - int(groups.size())) : m_pageSize;
+        // Every group the windows find, page by page (a small page would re-read the window
+        // it stopped in).
+        const int want = m_limit > 0 ? m_limit - int(groups.size()) : 100000;
         const auto page = fetchDuplicateGroups(workspace, f, cursor, want).result();
         if (!page.ok())
             return dbFailure(*page.error);

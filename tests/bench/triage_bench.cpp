@@ -2,6 +2,7 @@
 // through the same Qt driver, in one process and one run (issue 6). Fills a PostgreSQL
 // database itself with generate_series (minutes, not hours). Prints a table and writes a
 // JSON file with every figure. Medians of --reps repetitions; ratios console / raw.
+#include "Duplicates.h"
 #include "Log.h"
 #include "QueueModel.h"
 #include "Mark.h"
@@ -358,6 +359,76 @@ int main(int argc, char **argv)
         });
         f.note = QStringLiteral("%1 timeline events; raw runs the 4 statements one after another").arg(events);
         figures << f;
+    }
+    {
+        // Duplicate groups over the tickets (0.1 % duplicated keys): the console's first page
+        // (budgeted creation-time window scan, newest first) against one raw statement that
+        // answers the same page over the same creation-time range, plus the tenants and
+        // record-status lookups the page also does; anchors: the seeds' whole-table GROUP BY
+        // and its first 50 groups by index order (each run once: they take seconds).
+        const QString groupCols = QStringLiteral(
+            "t.idem_key, COUNT(*), SUM(CASE WHEN t.status = 'CANCELLED' THEN 0 ELSE 1 END), "
+            "to_char(MIN(t.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
+            "to_char(MAX(t.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')");
+        DuplicatePage first;
+        Figure f;
+        f.name = QStringLiteral("duplicates: first page (50 groups)");
+        f.consoleMs = medianMs(reps, [&] {
+            const auto o = fetchDuplicateGroups(ws, DuplicateFilter{}, std::nullopt, 50, 700).result();
+            if (!o.ok())
+                die(o.error->message);
+            first = *o;
+        });
+        const QString lower = first.scannedTo.isEmpty() ? first.oldestAt : first.scannedTo;
+        f.rawMs = medianMs(reps, [&] {
+            auto q = rawExec(raw, QStringLiteral(
+                "SELECT %1 FROM ticket t JOIN (SELECT DISTINCT w.idem_key FROM ticket w WHERE w.idem_key IS NOT NULL "
+                "AND w.created_at >= '%2' AND w.created_at <= '%3') k ON t.idem_key = k.idem_key GROUP BY t.idem_key "
+                "HAVING COUNT(*) > 1 AND SUM(CASE WHEN t.status = 'CANCELLED' THEN 0 ELSE 1 END) > 1 AND MAX(t.created_at) >= '%2' "
+                "ORDER BY MAX(t.created_at) DESC, t.idem_key DESC LIMIT 50").arg(groupCols, lower, first.newestAt));
+            QStringList keys;
+            while (q.next())
+                keys << QStringLiteral("'%1'").arg(q.value(0).toString());
+            if (keys.isEmpty())
+                return;
+            auto tq = rawExec(raw, QStringLiteral("SELECT DISTINCT idem_key, tenant_id FROM ticket WHERE idem_key IN (%1)").arg(keys.join(QLatin1Char(','))));
+            drain(tq);
+            auto sq = rawExec(raw, QStringLiteral("SELECT idem_key, status FROM idempotency_record WHERE idem_key IN (%1)").arg(keys.join(QLatin1Char(','))));
+            drain(sq);
+        });
+        QElapsedTimer t;
+        t.start();
+        auto firstByIndex = rawExec(raw, QStringLiteral("SELECT idem_key, COUNT(*) FROM ticket GROUP BY idem_key HAVING COUNT(*) > 1 ORDER BY idem_key LIMIT 50"));
+        drain(firstByIndex);
+        f.anchorName = QStringLiteral("GROUP BY's first 50 by index order (once)");
+        f.anchorMs = t.nsecsElapsed() / 1e6;
+        f.note = QStringLiteral("%1 groups in %2 windows; raw: one statement over the same range (%3 .. %4) + tenants + statuses")
+                     .arg(first.groups.size()).arg(first.windows).arg(lower, first.newestAt);
+        figures << f;
+
+        // The full scan on demand (every group, window by window, no budget) against the
+        // seeds' whole-table GROUP BY; each once.
+        Figure all;
+        all.name = QStringLiteral("duplicates: full scan (all groups)");
+        t.restart();
+        int groups = 0, windows = 0;
+        std::optional<DuplicateCursor> cursor;
+        do {
+            const auto o = fetchDuplicateGroups(ws, DuplicateFilter{}, cursor, 100000).result();
+            if (!o.ok())
+                die(o.error->message);
+            groups += o->groups.size();
+            windows += o->windows;
+            cursor = o->next;
+        } while (cursor);
+        all.consoleMs = t.nsecsElapsed() / 1e6;
+        t.restart();
+        auto whole = rawExec(raw, QStringLiteral("SELECT idem_key, COUNT(*) FROM ticket GROUP BY idem_key HAVING COUNT(*) > 1 "
+                                                 "AND SUM(CASE WHEN status = 'CANCELLED' THEN 0 ELSE 1 END) > 1"));
+        const int rawGroups = drain(whole);
+        all.rawMs = t.nsecsElapsed() / 1e6;
+        all.note = QStringLiteral("%1 groups in %2 windows (whole-table GROUP BY: %3 groups); each run once").arg(groups).arg(windows).arg(rawGroups);
+        figures << all;
     }
     double bulkRate = 0;
     if (bulk > 0) {
