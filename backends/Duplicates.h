@@ -126,6 +126,9 @@ qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<R
 /// table, which costs as much per ticket (measured at 10 M tickets: ~10 µs) and shows nothing
 /// for seconds.
 constexpr int kWindowStatementMs = 200;
+/// Time budget of an interactive page (ms): the console's first page of groups shows within
+/// about this plus one statement (issue #6: ≤ 1 s at 10 M tickets).
+constexpr int kInteractivePageBudgetMs = 500;
 
 /// The duplicate-key groups after `cursor`, newest first (by the creation time of each
 /// group's newest ticket, then idem_key descending; DESIGN.md §2 Duplicate keys queue).

@@ -15,7 +15,7 @@ class Workspace;
 
 /// The Duplicate keys queue (DESIGN.md §2): duplicate-key groups, newest first, as a lazily
 /// paged table over fetchDuplicateGroups()'s creation-time window scan. Each page is budgeted
-/// (scanBudgetMs(), default 700 ms) so the first one shows in about a second even over tens of
+/// (scanBudgetMs(), default kInteractivePageBudgetMs) so the first one shows in about a second even over tens of
 /// millions of tickets; pages keep what they found and resume where the last one ended.
 /// scanAll() is the full scan on demand (page after page until the oldest ticket, with
 /// scanProgressChanged()); stopScan() ends it after the page in flight. Like QueueModel,
@@ -54,7 +54,8 @@ public:
     void refresh();
     /// Groups per page (default 100, at least 1).
     void setPageSize(int rows) { m_pageSize = std::max(1, rows); }
-    /// Milliseconds a page may scan before it returns what it found (default 700; 0 = no limit).
+    /// Milliseconds a page may scan before it returns what it found (default
+    /// kInteractivePageBudgetMs; 0 = no limit).
     void setScanBudgetMs(int ms) { m_budgetMs = std::max(0, ms); }
     int scanBudgetMs() const { return m_budgetMs; }
 
@@ -116,7 +117,7 @@ private:
     std::optional<DuplicateCursor> m_cursor;
     quint64 m_generation = 0;
     int m_pageSize = 100;
-    int m_budgetMs = 700;
+    int m_budgetMs = kInteractivePageBudgetMs;
     bool m_started = false, m_loading = false, m_atEnd = false, m_failed = false, m_scanAll = false;
     double m_progress = 0;
     QString m_scannedTo, m_oldestAt, m_newestAt;

@@ -374,7 +374,7 @@ int main(int argc, char **argv)
         Figure f;
         f.name = QStringLiteral("duplicates: first page (50 groups)");
         f.consoleMs = medianMs(reps, [&] {
-            const auto o = fetchDuplicateGroups(ws, DuplicateFilter{}, std::nullopt, 50, 700).result();
+            const auto o = fetchDuplicateGroups(ws, DuplicateFilter{}, std::nullopt, 50, kInteractivePageBudgetMs).result();
             if (!o.ok())
                 die(o.error->message);
             first = *o;
