@@ -19,6 +19,17 @@ struct DbError {
         Statement,  ///< a statement failed (CLI exit 2)
         Privilege,  ///< the database user lacks a privilege (CLI exit 2, said plainly)
         Config,     ///< the workspace is misconfigured (CLI exit 1)
+        /// The operator cancelled the statement (QueryCancel.h) or the job before it ran.
+        /// Message: "<store>: query cancelled by the operator". Not a connection loss: the
+        /// worker neither probes, reconnects nor retries; the next job reuses the connection.
+        /// CLI exit 2, as any other database error.
+        Cancelled,
+        /// The server stopped the statement at its statement timeout (PostgreSQL SQLSTATE
+        /// 57014 "canceling statement due to statement timeout", MariaDB errno 1969
+        /// ER_STATEMENT_TIMEOUT, MySQL errno 3024 ER_QUERY_TIMEOUT). The message names the
+        /// limit in milliseconds when it is known. Not a connection loss, never retried.
+        /// CLI exit 2.
+        StatementTimeout,
     };
     DbRole role = DbRole::Idempotency;
     Kind kind = Kind::Statement;

@@ -9,14 +9,16 @@
 
 namespace triage {
 
-DbSession::DbSession(const ConnectionProfile &profile, const QString &connectionName)
-    : m_profile(profile), m_dialect(profile.dialect), m_name(connectionName)
+DbSession::DbSession(const ConnectionProfile &profile, const QString &connectionName,
+                     std::shared_ptr<SessionActivity> activity)
+    : m_profile(profile), m_dialect(profile.dialect), m_name(connectionName), m_activity(std::move(activity))
 {
     m_db = QSqlDatabase::addDatabase(profile.driverName(), m_name);
 }
 
 DbSession::~DbSession()
 {
+    setBackendId(0);
     m_db.close();
     m_db = QSqlDatabase();
     QSqlDatabase::removeDatabase(m_name);
@@ -33,6 +35,8 @@ void DbSession::ensureOpen()
     }
     m_columns.clear();
     m_memo.clear();
+    setBackendId(0);
+    m_statementTimeoutMs = 0;
     m_db.setDatabaseName(m_profile.database);
     if (m_profile.dialect != Dialect::Sqlite) {
         m_db.setHostName(m_profile.host);
@@ -96,15 +100,63 @@ void DbSession::ensureOpen()
             break;
         }
         }
+        readConnectionFacts();
     } catch (...) {
+        setBackendId(0);
         m_db.close();
         throw;
     }
-    logger("backend.sql")->info("opened {} ({})", roleTitle(role()), m_profile.displayUrl());
+    if (m_backendId != 0)
+        logger("backend.sql")->info("opened {} ({}), connection id {}", roleTitle(role()), m_profile.displayUrl(), m_backendId);
+    else
+        logger("backend.sql")->info("opened {} ({})", roleTitle(role()), m_profile.displayUrl());
+}
+
+void DbSession::readConnectionFacts()
+{
+    m_statementTimeoutMs = m_profile.statementTimeoutMs;
+    switch (m_profile.dialect) {
+    case Dialect::PostgreSql: {
+        // pg_settings reports statement_timeout in its base unit, milliseconds.
+        QSqlQuery q = queryDirect(QStringLiteral(
+            "SELECT pg_backend_pid(), (SELECT setting FROM pg_settings WHERE name = 'statement_timeout')"));
+        if (q.next()) {
+            setBackendId(q.value(0).toLongLong());
+            m_statementTimeoutMs = q.value(1).toLongLong();
+        }
+        break;
+    }
+    case Dialect::MySql: {
+        QSqlQuery q = queryDirect(QStringLiteral("SELECT CONNECTION_ID()"));
+        if (q.next())
+            setBackendId(q.value(0).toLongLong());
+        // MariaDB: max_statement_time in seconds (fractional); MySQL: max_execution_time in
+        // ms. The one the server does not know fails; that is expected, not an error.
+        QSqlQuery mariadb(m_db);
+        if (mariadb.exec(QStringLiteral("SELECT @@SESSION.max_statement_time")) && mariadb.next()) {
+            m_statementTimeoutMs = qRound64(mariadb.value(0).toDouble() * 1000.0);
+        } else {
+            QSqlQuery mysql(m_db);
+            if (mysql.exec(QStringLiteral("SELECT @@SESSION.max_execution_time")) && mysql.next())
+                m_statementTimeoutMs = mysql.value(0).toLongLong();
+        }
+        break;
+    }
+    case Dialect::Sqlite:
+        break;
+    }
+}
+
+void DbSession::setBackendId(qint64 id)
+{
+    m_backendId = id;
+    if (m_activity)
+        m_activity->backendId.store(id);
 }
 
 void DbSession::close()
 {
+    setBackendId(0);
     m_db.close();
 }
 
@@ -131,7 +183,7 @@ DbError DbSession::makeError(const QSqlError &e, const QString &context) const
     const bool privilege = (m_profile.dialect == Dialect::PostgreSql && code == QLatin1String("42501"))
         || (m_profile.dialect == Dialect::MySql
             && (code == QLatin1String("1142") || code == QLatin1String("1143") || code == QLatin1String("1044")
-                || code == QLatin1String("1227")));
+                || code == QLatin1String("1227") || code == QLatin1String("1095") /* KILL: not owner */));
     // QSQLITE reports every failed sqlite3_step (a UNIQUE violation included) as a
     // ConnectionError, but a SQLite file has no connection to lose: trust the type elsewhere.
     const bool connection = driverClosed || (e.type() == QSqlError::ConnectionError && m_profile.dialect != Dialect::Sqlite)
@@ -140,6 +192,28 @@ DbError DbSession::makeError(const QSqlError &e, const QString &context) const
             && (code.startsWith(QLatin1String("08")) || code == QLatin1String("57P01")
                 || text.contains(QLatin1String("server closed the connection"))
                 || text.contains(QLatin1String("no connection to the server"))));
+    // Interrupted statements (not connection losses: the connection stays usable).
+    // PostgreSQL uses SQLSTATE 57014 query_canceled for both a cancel request and the
+    // statement timeout, told apart only by the text; MariaDB has ER_STATEMENT_TIMEOUT
+    // (1969) and ER_QUERY_INTERRUPTED (1317), MySQL ER_QUERY_TIMEOUT (3024).
+    const bool pg = m_profile.dialect == Dialect::PostgreSql, my = m_profile.dialect == Dialect::MySql;
+    const bool timedOut = !driverClosed
+        && ((pg && code == QLatin1String("57014") && text.contains(QLatin1String("statement timeout")))
+            || (my && (code == QLatin1String("1969") || code == QLatin1String("3024"))));
+    const bool interrupted = !driverClosed && !timedOut
+        && ((pg && code == QLatin1String("57014")) || (my && code == QLatin1String("1317")));
+    const quint64 job = m_activity ? m_activity->runningJob.load() : 0;
+    const bool cancelledHere = interrupted && job != 0 && m_activity->cancelRequested.load() == job;
+    if (timedOut) {
+        out = statementTimeoutError(role(), m_statementTimeoutMs, code);
+        logger("backend.sql")->info("{} while {}: {}", out.message, context, text);
+        return out;
+    }
+    if (cancelledHere) {
+        out = operatorCancelledError(role(), code);
+        logger("backend.sql")->info("{} while {}: {}", out.message, context, text);
+        return out;
+    }
     if (privilege) {
         out.kind = DbError::Kind::Privilege;
         out.message = QStringLiteral("permission denied on the %1 while %2: the database user \"%3\" lacks the "

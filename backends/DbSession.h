@@ -1,6 +1,7 @@
 #pragma once
 
 #include "DbError.h"
+#include "QueryCancel.h"
 #include "SqlBuilder.h"
 #include "SqlDialect.h"
 
@@ -9,15 +10,21 @@
 #include <QSqlQuery>
 
 #include <functional>
+#include <memory>
 
 namespace triage {
 
 /// One open connection to one store, used only on the worker thread that owns it
 /// (QT-NOTES.md: a QSqlDatabase belongs to the thread that opened it). Every helper
 /// prepares and binds; failures throw DbException with a message naming the store.
+///
+/// A worker's session publishes its server-side connection id and learns of operator
+/// cancels through `activity` (QueryCancel.h); a short-lived session (the cancel
+/// connection itself) passes none.
 class DbSession {
 public:
-    DbSession(const ConnectionProfile &profile, const QString &connectionName);
+    DbSession(const ConnectionProfile &profile, const QString &connectionName,
+              std::shared_ptr<SessionActivity> activity = nullptr);
     ~DbSession();
     DbSession(const DbSession &) = delete;
     DbSession &operator=(const DbSession &) = delete;
@@ -29,11 +36,20 @@ public:
 
     /// Opens the connection if it is not open and pins the session: time zone UTC,
     /// statement timeout; on SQLite WAL (retried while another connection holds the lock)
-    /// and case-sensitive LIKE, as on the other backends. Throws DbException(Connection)
-    /// naming the store.
+    /// and case-sensitive LIKE, as on the other backends. Then reads the server's id for
+    /// the connection (PostgreSQL pg_backend_pid(), MySQL/MariaDB CONNECTION_ID(); kept in
+    /// backendId() and the SessionActivity) and the statement timeout in force (for
+    /// messages). Throws DbException(Connection) naming the store.
     void ensureOpen();
-    /// Closes the connection (the next ensureOpen() reconnects).
+    /// Closes the connection (the next ensureOpen() reconnects). backendId() becomes 0.
     void close();
+    /// The server's id for the open connection (see ensureOpen()); 0 when closed or on SQLite.
+    qint64 backendId() const { return m_backendId; }
+    /// The statement timeout in force on the open connection, in milliseconds, as the
+    /// server reported it after connecting (PostgreSQL statement_timeout, MariaDB
+    /// max_statement_time, MySQL max_execution_time; a role or server default counts too);
+    /// 0 when none or unknown.
+    qint64 statementTimeoutMs() const { return m_statementTimeoutMs; }
     /// True when a trivial statement still succeeds (used after a failure, to tell a
     /// dropped connection from a failed statement).
     bool alive();
@@ -60,16 +76,26 @@ public:
     QVariant memo(const QString &key, const std::function<QVariant()> &compute);
 
     /// Builds the DbError for a failed QSqlError, classifying privilege and connection
-    /// errors, with `context` ("reading the Unknown queue") in the message.
+    /// errors, with `context` ("reading the Unknown queue") in the message. A statement the
+    /// server stopped at its statement timeout becomes Kind::StatementTimeout
+    /// (statementTimeoutError()); one interrupted after an operator's cancel of the running
+    /// job (SessionActivity::cancelRequested) becomes Kind::Cancelled
+    /// (operatorCancelledError()). An interruption nobody here asked for stays Statement.
     DbError makeError(const QSqlError &e, const QString &context) const;
 
 private:
+    void readConnectionFacts();
+    void setBackendId(qint64 id);
+
     ConnectionProfile m_profile;
     SqlDialect m_dialect;
     QString m_name;
     QSqlDatabase m_db;
     QHash<QString, QStringList> m_columns;
     QHash<QString, QVariant> m_memo;
+    std::shared_ptr<SessionActivity> m_activity; ///< may be null
+    qint64 m_backendId = 0;
+    qint64 m_statementTimeoutMs = 0;
 };
 
 } // namespace triage

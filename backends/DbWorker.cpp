@@ -20,7 +20,7 @@ DbWorker::DbWorker(const ConnectionProfile &profile, QObject *parent)
     m_thread.start();
     const QString name = QStringLiteral("triage-%1-%2").arg(roleName(profile.role)).arg(s_connectionCounter.fetchAndAddRelaxed(1));
     QMetaObject::invokeMethod(
-        m_context, [this, name]() { m_session = std::make_unique<DbSession>(m_profile, name); }, Qt::QueuedConnection);
+        m_context, [this, name]() { m_session = std::make_unique<DbSession>(m_profile, name, m_activity); }, Qt::QueuedConnection);
 }
 
 DbWorker::~DbWorker()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "DbSession.h"
+#include "QueryCancel.h"
 
 #include <QFuture>
 #include <QObject>
@@ -22,6 +23,13 @@ namespace triage {
 /// is re-opened and — for jobs submitted with Retry::OnReconnect (reads) — the job runs
 /// once more; connectionEvent() reports both the loss and the re-open. Writes use
 /// Retry::Never: their outcome after a drop must be re-read, never re-sent blindly.
+///
+/// Cancelling (QueryCancel.h): the worker publishes, thread-safely, its connection's
+/// server-side id and which job is running (activity()); cancelRunningStatement() uses them
+/// from another thread. A statement cancelled by the operator (DbError::Kind::Cancelled) or
+/// stopped by the server's statement timeout (Kind::StatementTimeout) is neither retried
+/// nor taken for a connection loss: no probe, no reconnect, no connectionEvent(); the next
+/// job runs on the same connection.
 class DbWorker : public QObject {
     Q_OBJECT
 public:
@@ -32,7 +40,20 @@ public:
 
     const ConnectionProfile &profile() const { return m_profile; }
 
+    /// The server's id for the worker's connection (PostgreSQL pg_backend_pid(),
+    /// MySQL/MariaDB CONNECTION_ID()), read right after each (re-)connect; 0 while not
+    /// connected and always on SQLite. Thread-safe.
+    qint64 backendId() const { return m_activity->backendId.load(); }
+    /// True while a job runs on the worker thread (its statements may be running on the
+    /// server). Thread-safe; a snapshot that may be stale as soon as it is read.
+    bool isBusy() const { return m_activity->runningJob.load() != 0; }
+    /// The shared, thread-safe state behind backendId() and isBusy() (for QueryCancel).
+    std::shared_ptr<SessionActivity> activity() const { return m_activity; }
+
     /// Queues `job` on the worker thread. Thread-safe; callable from any thread.
+    /// The job carries CancelToken::current() of the calling thread (see CancelScope):
+    /// when that token is cancelled before the job's turn comes, the job does not run and
+    /// its Outcome is operatorCancelledError().
     template <typename T>
     QFuture<Outcome<T>> run(std::function<T(DbSession &)> job, Retry retry = Retry::OnReconnect)
     {
@@ -41,8 +62,11 @@ public:
         promise->start();
         QMetaObject::invokeMethod(
             m_context,
-            [this, promise, job = std::move(job), retry]() {
-                promise->addResult(execute<T>(job, retry));
+            [this, promise, job = std::move(job), retry, token = CancelToken::current()]() {
+                if (token.isCancelled())
+                    promise->addResult(Outcome<T>::failure(operatorCancelledError(m_profile.role)));
+                else
+                    promise->addResult(execute<T>(job, retry, token.id()));
                 promise->finish();
             },
             Qt::QueuedConnection);
@@ -55,8 +79,28 @@ signals:
     void connectionEvent(triage::DbRole role, bool up, const QString &message);
 
 private:
+    /// Publishes the running job in SessionActivity for as long as it lives (worker thread).
+    class RunningJob {
+    public:
+        RunningJob(SessionActivity &activity, quint64 serial, quint64 token) : m_activity(activity)
+        {
+            m_activity.runningToken.store(token);
+            m_activity.runningJob.store(serial);
+        }
+        ~RunningJob()
+        {
+            m_activity.runningJob.store(0);
+            m_activity.runningToken.store(0);
+        }
+        RunningJob(const RunningJob &) = delete;
+        RunningJob &operator=(const RunningJob &) = delete;
+
+    private:
+        SessionActivity &m_activity;
+    };
+
     template <typename T>
-    Outcome<T> execute(const std::function<T(DbSession &)> &job, Retry retry)
+    Outcome<T> execute(const std::function<T(DbSession &)> &job, Retry retry, quint64 token)
     {
         for (int attempt = 0;; ++attempt) {
             try {
@@ -65,9 +109,14 @@ private:
                 return Outcome<T>::failure(e.error);
             }
             try {
+                RunningJob running(*m_activity, ++m_jobSerial, token);
                 return Outcome<T>::success(job(*m_session));
             } catch (const DbException &e) {
-                if (e.error.kind == DbError::Kind::Config || m_session->alive())
+                // A cancel or a statement timeout leaves the connection usable: no probe
+                // (inside an aborted PostgreSQL transaction it would fail and look like a drop).
+                const DbError::Kind k = e.error.kind;
+                if (k == DbError::Kind::Config || k == DbError::Kind::Cancelled || k == DbError::Kind::StatementTimeout
+                    || m_session->alive())
                     return Outcome<T>::failure(e.error);
                 // The statement failed because the connection is gone.
                 noteDropped(e.error.message);
@@ -90,6 +139,8 @@ private:
     QThread m_thread;
     QObject *m_context = nullptr;           ///< lives in m_thread; jobs are queued to it
     std::unique_ptr<DbSession> m_session;   ///< created, used and destroyed in m_thread
+    std::shared_ptr<SessionActivity> m_activity = std::make_shared<SessionActivity>();
+    quint64 m_jobSerial = 0;                ///< last job serial (worker thread only)
     bool m_wasOpen = false;                 ///< opened successfully at least once
     bool m_reportedDown = false;
 };

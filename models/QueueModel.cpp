@@ -36,7 +36,10 @@ QueueModel::QueueModel(Workspace *workspace, QObject *parent) : QAbstractTableMo
     qRegisterMetaType<triage::QueueRow>();
 }
 
-QueueModel::~QueueModel() = default;
+QueueModel::~QueueModel()
+{
+    m_token.cancel(); // nobody will read the results of jobs still queued
+}
 
 void QueueModel::setRequest(const QueueRequest &request)
 {
@@ -61,14 +64,26 @@ void QueueModel::setPageSize(int rows)
     m_pageSize = qMax(1, rows);
 }
 
+void QueueModel::newToken()
+{
+    // Jobs of the previous load that have not started yet would only be dropped on
+    // arrival: let the workers skip them. A running statement is left alone (killing it
+    // could hit the next job in the round trip; see cancelRunningStatement()).
+    m_token.cancel();
+    m_token = CancelToken::create();
+}
+
 void QueueModel::reset()
 {
     ++m_generation; // results of the previous request are dropped on arrival
+    newToken();
     beginResetModel();
     m_rows.clear();
     m_cursor = QueueCursor{};
     m_atEnd = false;
     m_failed = false;
+    m_pageCancelled = false;
+    m_countCancelled = false;
     m_error.clear();
     m_countError.clear();
     endResetModel();
@@ -104,6 +119,9 @@ void QueueModel::startPage()
     const quint64 generation = m_generation;
     logger("models")->debug("fetching {} rows of the {} queue (generation {})", m_pageSize, queueName(m_request.kind),
                             generation);
+    if (m_token.isCancelled()) // after cancelLoading(): later work gets a token of its own
+        m_token = CancelToken::create();
+    const CancelScope scope(m_token); // the workers' jobs carry the load's token
     m_workspace->fetchQueuePage(m_request, m_cursor, m_pageSize)
         .then(this, [this, generation](const Outcome<QueuePage> &page) { applyPage(generation, page); });
 }
@@ -114,6 +132,9 @@ void QueueModel::startCount()
         return;
     m_counting = true;
     const quint64 generation = m_generation;
+    if (m_token.isCancelled())
+        m_token = CancelToken::create();
+    const CancelScope scope(m_token);
     m_workspace->countQueue(m_request).then(this, [this, generation](const Outcome<qint64> &count) {
         applyCount(generation, count);
     });
@@ -142,9 +163,11 @@ void QueueModel::applyPage(quint64 generation, const Outcome<QueuePage> &page)
             m_atEnd = true; // an empty page ends the queue whatever the cursor says
         }
         m_error.clear();
+        m_pageCancelled = false;
     } else {
         m_failed = true;
         m_error = page.error->message;
+        m_pageCancelled = page.error->kind == DbError::Kind::Cancelled;
         logger("models")->warn("{} queue: {}", queueName(m_request.kind), m_error);
     }
     m_loading = false;
@@ -163,11 +186,69 @@ void QueueModel::applyCount(quint64 generation, const Outcome<qint64> &count)
     if (count.ok()) {
         m_count = *count;
         m_countError.clear();
+        m_countCancelled = false;
         emit countChanged(m_count);
     } else {
         m_countError = count.error->message;
+        m_countCancelled = count.error->kind == DbError::Kind::Cancelled;
         logger("models")->warn("{} queue count: {}", queueName(m_request.kind), m_countError);
         emit errorOccurred(m_countError);
+    }
+}
+
+QList<DbRole> QueueModel::stores() const
+{
+    QList<DbRole> out;
+    if (queueUsesRecords(m_request.kind))
+        out << DbRole::Idempotency;
+    if (queueUsesIntents(m_request.kind, m_request.filter))
+        out << DbRole::Intent;
+    return out;
+}
+
+bool QueueModel::cancelLoading()
+{
+    if (!m_workspace || (!m_loading && !m_counting))
+        return false;
+    QList<DbWorker *> workers;
+    for (DbRole role : stores())
+        workers << &m_workspace->worker(role);
+    logger("models")->info("{} queue: the operator cancels the loading (generation {})", queueName(m_request.kind),
+                           m_generation);
+    // The page and count then fail with Kind::Cancelled through applyPage()/applyCount().
+    cancelWork(m_token, workers).then(this, [this](const QList<Outcome<CancelResult>> &results) {
+        QStringList problems;
+        for (const Outcome<CancelResult> &r : results) {
+            if (!r.ok())
+                problems << r.error->message;
+            else if (r->kind == CancelResult::Kind::NotSupported)
+                problems << r->message;
+        }
+        if (!problems.isEmpty()) {
+            const QString message = problems.join(QStringLiteral("; "));
+            logger("models")->warn("{} queue: cancel: {}", queueName(m_request.kind), message);
+            emit cancelFailed(message);
+        }
+    });
+    return true;
+}
+
+void QueueModel::resume()
+{
+    if (!m_started) {
+        refresh();
+        return;
+    }
+    if (m_failed && !m_loading) {
+        m_failed = false;
+        m_pageCancelled = false;
+        m_error.clear();
+        startPage(); // from m_cursor: a failed page never moved it
+    }
+    if (m_count < 0 && !m_counting) {
+        m_countError.clear();
+        m_countCancelled = false;
+        startCount();
     }
 }
 

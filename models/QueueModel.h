@@ -2,6 +2,7 @@
 
 #include "ModelRoles.h"
 #include "Queue.h"
+#include "QueryCancel.h"
 
 #include <QAbstractTableModel>
 #include <QPointer>
@@ -22,7 +23,15 @@ class Workspace;
 ///
 /// Holds only QueueRow summaries (a few hundred bytes per row: no snapshots, no payloads).
 /// Errors are reported through errorOccurred() and lastError(); after a failed page the
-/// model stops paging (canFetchMore() is false) until refresh(). The model never shows UI.
+/// model stops paging (canFetchMore() is false) until refresh() or resume(). The model
+/// never shows UI.
+///
+/// Cancelling (issue #6): every page and count is submitted under the load's CancelToken
+/// (QueryCancel.h). cancelLoading() stops them: jobs not started are dropped, the statement
+/// running on the server is cancelled through a second connection; the rows already loaded
+/// stay, and the page / count fail with DbError::Kind::Cancelled (pageCancelled(),
+/// countCancelled()). A reset drops the previous load's jobs that have not started yet
+/// (their results would be discarded anyway) without touching a running statement.
 class QueueModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -76,6 +85,24 @@ public:
     QString lastError() const { return m_error; }
     /// The last count error (empty when the count succeeded or is pending).
     QString countError() const { return m_countError; }
+    /// True when the last page failed because the operator cancelled it (lastError() then
+    /// holds "<store>: query cancelled by the operator").
+    bool pageCancelled() const { return m_pageCancelled; }
+    /// True when the count failed because the operator cancelled it.
+    bool countCancelled() const { return m_countCancelled; }
+
+    /// The stores the current request reads (idempotency and/or intent-log database): the
+    /// workers a page or count of this queue runs on.
+    QList<DbRole> stores() const;
+    /// Cancels the page and the count in flight (see the class comment). Returns at once;
+    /// false when nothing was in flight. The outcomes arrive as usual (errorOccurred());
+    /// a cancel that could not be delivered (the second connection failed, or SQLite, where
+    /// a running statement cannot be interrupted) is reported by cancelFailed().
+    bool cancelLoading();
+    /// Continues after a failed or cancelled page or count without dropping the rows
+    /// loaded: the next page from the cursor of the rows held, the count if it is unknown.
+    /// Before the first load, same as refresh().
+    void resume();
 
     /// The row summary at `row` (0 <= row < rowCount()).
     const QueueRow &queueRow(int row) const { return m_rows.at(row); }
@@ -105,11 +132,15 @@ signals:
     void pageLoaded(int first, int added, bool atEnd);
     /// A page or the count failed; `message` names the store and why (for operators).
     void errorOccurred(const QString &message);
+    /// cancelLoading() could not stop a running statement; `message` names the store and
+    /// why (the load goes on).
+    void cancelFailed(const QString &message);
 
 private:
     void reset();
     void startPage();
     void startCount();
+    void newToken();
     void applyPage(quint64 generation, const Outcome<QueuePage> &page);
     void applyCount(quint64 generation, const Outcome<qint64> &count);
     bool isStale(const QueueRow &row) const;
@@ -125,8 +156,11 @@ private:
     bool m_counting = false;
     bool m_atEnd = false;
     bool m_failed = false;
+    bool m_pageCancelled = false;
+    bool m_countCancelled = false;
     qint64 m_count = -1;
     QString m_error, m_countError;
+    CancelToken m_token; ///< tags the jobs of the current load (see cancelLoading())
 };
 
 } // namespace triage

@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QTableView>
 #include <QTimeZone>
 #include <QTimer>
@@ -73,7 +74,7 @@ QueuePane::QueuePane(Workspace *workspace, QueueKind kind, QWidget *parent)
     m_error->setObjectName(QStringLiteral("queueError"));
     m_error->setActionText(QStringLiteral("Retry"));
     layout->addWidget(m_error);
-    connect(m_error, &MessageBar::actionTriggered, this, &QueuePane::refresh);
+    connect(m_error, &MessageBar::actionTriggered, this, &QueuePane::messageAction);
 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("queueTable"));
@@ -97,6 +98,12 @@ QueuePane::QueuePane(Workspace *workspace, QueueKind kind, QWidget *parent)
         emit countChanged(count);
     });
     connect(m_model, &QueueModel::errorOccurred, this, &QueuePane::updateStatus);
+    connect(m_model, &QueueModel::cancelFailed, this, [this](const QString &message) {
+        m_cancelProblem = message;
+        m_cancel->setText(QStringLiteral("Cancel query"));
+        m_cancel->setEnabled(true);
+        updateStatus();
+    });
     connect(m_model, &QAbstractItemModel::modelReset, this, &QueuePane::updateStatus);
     updateStatus();
 }
@@ -162,6 +169,22 @@ QWidget *QueuePane::buildFilterBar()
     m_loadedLabel = new QLabel(bar);
     m_loadedLabel->setObjectName(QStringLiteral("loadedLabel"));
     m_loadedLabel->setStyleSheet(QStringLiteral("color: %1;").arg(theme::mutedText().name()));
+    m_cancel = new QPushButton(QStringLiteral("Cancel query"), bar);
+    m_cancel->setObjectName(QStringLiteral("cancelQuery"));
+    m_cancel->setToolTip(QStringLiteral("Stop the query running on the database server (through a second connection). "
+                                        "The rows already loaded stay."));
+    m_cancel->setAutoDefault(false);
+    m_cancel->setVisible(false);
+    connect(m_cancel, &QPushButton::clicked, this, &QueuePane::cancelLoading);
+    // The status line keeps the button's height, so the table does not jump when it shows.
+    m_countLabel->setMinimumHeight(m_cancel->sizeHint().height());
+    m_cancelDelay = new QTimer(this);
+    m_cancelDelay->setSingleShot(true);
+    m_cancelDelay->setInterval(cancelDelayMs());
+    connect(m_cancelDelay, &QTimer::timeout, this, [this] {
+        if (m_model->isLoading() || m_model->isCounting())
+            m_cancel->setVisible(true);
+    });
 
     auto *row2 = new QHBoxLayout;
     row2->setSpacing(6);
@@ -180,6 +203,7 @@ QWidget *QueuePane::buildFilterBar()
     row3->addWidget(m_countLabel);
     row3->addWidget(m_loadedLabel);
     row3->addWidget(m_busy);
+    row3->addWidget(m_cancel);
     row3->addStretch(1);
     grid->addLayout(row3, 2, 0);
 
@@ -228,6 +252,25 @@ void QueuePane::refresh()
     m_model->refresh();
 }
 
+void QueuePane::cancelLoading()
+{
+    m_cancelProblem.clear();
+    if (!m_model->cancelLoading())
+        return;
+    logger("views")->info("{} queue: cancel query", queueName(m_kind));
+    m_cancel->setText(QStringLiteral("Cancelling\u2026"));
+    m_cancel->setEnabled(false);
+    updateStatus();
+}
+
+void QueuePane::messageAction()
+{
+    if (m_offerResume)
+        m_model->resume(); // keeps the rows loaded
+    else
+        refresh();
+}
+
 void QueuePane::applyFilters()
 {
     m_debounce->stop();
@@ -256,6 +299,8 @@ void QueuePane::updateStatus()
         m_countLabel->setText(countText(m_model->request(), count));
     else if (m_model->isCounting())
         m_countLabel->setText(QStringLiteral("counting\u2026"));
+    else if (m_model->countCancelled())
+        m_countLabel->setText(QStringLiteral("count cancelled"));
     else if (!m_model->countError().isEmpty())
         m_countLabel->setText(QStringLiteral("count failed"));
     else
@@ -265,14 +310,37 @@ void QueuePane::updateStatus()
         m_loadedLabel->setText(QStringLiteral("\u00b7 %1 loaded; scroll for more").arg(rows));
     else
         m_loadedLabel->clear();
-    m_busy->setVisible(m_model->isLoading() || m_model->isCounting());
-    QString error = m_model->lastError();
-    if (error.isEmpty() && !m_model->countError().isEmpty())
+    const bool busy = m_model->isLoading() || m_model->isCounting();
+    m_busy->setVisible(busy);
+    if (busy && !m_wasBusy)
+        m_cancelDelay->start();
+    if (!busy) {
+        m_cancelDelay->stop();
+        m_cancel->setVisible(false);
+        m_cancel->setText(QStringLiteral("Cancel query"));
+        m_cancel->setEnabled(true);
+        m_cancelProblem.clear();
+    }
+    m_wasBusy = busy;
+
+    // Errors first; a cancel the operator asked for is news, not an error.
+    QString error = m_model->pageCancelled() ? QString() : m_model->lastError();
+    if (error.isEmpty() && !m_model->countError().isEmpty() && !m_model->countCancelled())
         error = QStringLiteral("Counting failed: %1").arg(m_model->countError());
-    if (error.isEmpty())
-        m_error->clearMessage();
-    else
+    m_offerResume = false;
+    if (!error.isEmpty()) {
+        m_error->setActionText(QStringLiteral("Retry"));
         m_error->showMessage(MessageBar::Level::Error, error);
+    } else if (!m_cancelProblem.isEmpty()) {
+        m_error->setActionText(QString());
+        m_error->showMessage(MessageBar::Level::Warning, QStringLiteral("Could not cancel the query: %1").arg(m_cancelProblem));
+    } else if (m_model->pageCancelled() || m_model->countCancelled()) {
+        m_offerResume = true;
+        m_error->setActionText(QStringLiteral("Load again"));
+        m_error->showMessage(MessageBar::Level::Info, QStringLiteral("Query cancelled"));
+    } else {
+        m_error->clearMessage();
+    }
 }
 
 QString QueuePane::currentKey() const

@@ -9,6 +9,7 @@ class QDateTimeEdit;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QPushButton;
 class QTableView;
 class QTimer;
 
@@ -23,6 +24,12 @@ class Workspace;
 /// row count ("171 records and steps"), a loading indicator, an inline error bar with
 /// Retry, and the lazily paged table (QueueModel). Text filters apply after a short pause
 /// or on Enter. Emits currentKeyChanged() when the operator selects a row.
+///
+/// Long loads (issue #6): when a page or the count has been loading for cancelDelayMs(),
+/// a "Cancel query" button appears beside the loading indicator. It cancels the load on the
+/// server (QueueModel::cancelLoading(); never SQL on the GUI thread); the rows already
+/// loaded stay, the message bar says "Query cancelled" and offers "Load again"
+/// (QueueModel::resume(): continues from the rows held).
 class QueuePane : public QWidget {
     Q_OBJECT
 public:
@@ -35,11 +42,19 @@ public:
     QueueModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
     QLabel *countLabel() const { return m_countLabel; }
+    /// The "Cancel query" button (hidden unless a load has run for cancelDelayMs()).
+    QPushButton *cancelButton() const { return m_cancel; }
+    /// The pane's message bar (errors, "Query cancelled").
+    MessageBar *messageBar() const { return m_error; }
+    /// How long a page or count loads before the cancel button shows: 1000 ms.
+    static constexpr int cancelDelayMs() { return 1000; }
 
     /// Loads the queue with the current filters (first page and count).
     void start();
     /// Reloads from the first page (keeps the filters).
     void refresh();
+    /// What the cancel button does: cancels the page and count in flight (no-op when idle).
+    void cancelLoading();
     /// The request the filter bar describes.
     QueueRequest currentRequest() const;
     /// The key of the current row, or "".
@@ -68,6 +83,7 @@ signals:
 private:
     void applyFilters();
     void updateStatus();
+    void messageAction();
     QWidget *buildFilterBar();
 
     Workspace *m_workspace;
@@ -86,6 +102,11 @@ private:
     QProgressBar *m_busy = nullptr;
     MessageBar *m_error = nullptr;
     QTimer *m_debounce = nullptr;
+    QPushButton *m_cancel = nullptr;
+    QTimer *m_cancelDelay = nullptr; ///< runs while a load is younger than cancelDelayMs()
+    bool m_wasBusy = false;
+    bool m_offerResume = false; ///< the bar's action is "Load again" (after a cancel), not "Retry"
+    QString m_cancelProblem;    ///< why the last cancel could not be delivered, until the load ends
 };
 
 } // namespace triage

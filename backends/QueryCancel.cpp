@@ -1,0 +1,223 @@
+#include "QueryCancel.h"
+
+#include "DbSession.h"
+#include "DbWorker.h"
+#include "Log.h"
+
+#include <QAtomicInteger>
+#include <QPromise>
+#include <QSqlQuery>
+#include <QThreadPool>
+#include <QtConcurrent>
+
+namespace triage {
+
+namespace {
+
+QAtomicInteger<quint64> s_tokenIds;
+QAtomicInt s_cancelConnections;
+
+thread_local CancelToken t_currentToken;
+
+/// Cancel tasks open a connection and wait for the server: they get threads of their own,
+/// never the global pool's (2 threads on a 2-core machine, shared with QtConcurrent users)
+/// and never a worker's. Destroyed at exit after waiting for tasks still running (each is
+/// bounded by the profile's connect_timeout and the statement timeout).
+class CancelPool : public QThreadPool {
+public:
+    CancelPool()
+    {
+        setObjectName(QStringLiteral("query-cancel"));
+        setMaxThreadCount(3); // one per store
+        setExpiryTimeout(10000);
+    }
+};
+Q_GLOBAL_STATIC(CancelPool, s_cancelPool)
+
+CancelResult nothingToCancel(DbRole role)
+{
+    return {role, CancelResult::Kind::NothingToCancel, 0, QStringLiteral("nothing to cancel")};
+}
+
+/// Runs on the cancel pool: opens a second connection with the worker's profile and asks
+/// the server to cancel job `job` on connection `backendId`, if it is still running.
+Outcome<CancelResult> sendCancel(const ConnectionProfile &profile, const std::shared_ptr<SessionActivity> &activity,
+                                 quint64 job, qint64 backendId)
+{
+    const DbRole role = profile.role;
+    auto stillRunning = [&] { return activity->runningJob.load() == job && activity->backendId.load() == backendId; };
+    const QString name = QStringLiteral("triage-cancel-%1-%2").arg(roleName(role)).arg(s_cancelConnections.fetchAndAddRelaxed(1));
+    try {
+        DbSession session(profile, name); // no activity: this connection is not cancellable itself
+        session.ensureOpen();
+        if (!stillRunning())
+            return Outcome<CancelResult>::success(nothingToCancel(role)); // it ended while we connected
+        // From here on an interrupted statement of that job is the operator's cancel.
+        activity->cancelRequested.store(job);
+        bool sent = false;
+        if (profile.dialect == Dialect::PostgreSql) {
+            // pg_cancel_backend() is a function: the pid is bound like any value. Only an
+            // active backend is signalled, so an idle one reports "nothing to cancel".
+            SqlBuilder b;
+            const QString pid = b.bind(backendId);
+            QSqlQuery q = session.exec(QStringLiteral("SELECT pg_cancel_backend(pid) FROM pg_stat_activity "
+                                                      "WHERE pid = %1 AND state = 'active'")
+                                           .arg(pid),
+                                       b);
+            sent = q.next() && q.value(0).toBool();
+        } else {
+            SqlBuilder busy;
+            const QString id = busy.bind(backendId);
+            QSqlQuery q = session.exec(
+                QStringLiteral("SELECT COUNT(*) FROM information_schema.processlist WHERE id = %1 AND command <> 'Sleep'").arg(id),
+                busy);
+            const bool running = q.next() && q.value(0).toLongLong() > 0;
+            q.finish();
+            if (running && stillRunning()) {
+                // KILL QUERY takes an expression and is preparable: MariaDB lists KILL among
+                // the statements PREPARE accepts, and `KILL QUERY ?` was checked against the
+                // MariaDB 10.11 test server. So the id is bound, not formatted into the text.
+                // A server that refuses to prepare it (ER_UNSUPPORTED_PS, 1295) gets the
+                // integer formatted by us: it is a qint64 we read from CONNECTION_ID(), so
+                // no text from outside reaches the statement. KILL QUERY ends the statement
+                // and keeps the connection ("KILL [CONNECTION | QUERY]", MariaDB KB).
+                SqlBuilder kill;
+                const QString target = kill.bind(backendId);
+                try {
+                    try {
+                        session.exec(QStringLiteral("KILL QUERY %1").arg(target), kill);
+                    } catch (const DbException &e) {
+                        if (e.error.nativeCode != QLatin1String("1295"))
+                            throw;
+                        session.execDirect(QStringLiteral("KILL QUERY %1").arg(backendId));
+                    }
+                    sent = true;
+                } catch (const DbException &e) {
+                    if (e.error.nativeCode != QLatin1String("1094")) // ER_NO_SUCH_THREAD: it disconnected
+                        throw;
+                }
+            }
+        }
+        if (!sent)
+            return Outcome<CancelResult>::success(nothingToCancel(role));
+        logger("backend.sql")->info("{}: asked the server to cancel the running query (connection {})", roleTitle(role),
+                                    backendId);
+        return Outcome<CancelResult>::success(
+            CancelResult{role, CancelResult::Kind::Cancelled, backendId,
+                         QStringLiteral("%1: asked the server to cancel the running query (connection %2)")
+                             .arg(roleTitle(role))
+                             .arg(backendId)});
+    } catch (const DbException &e) {
+        logger("backend.sql")->warn("cancelling on the {} failed: {}", roleTitle(role), e.error.message);
+        return Outcome<CancelResult>::failure(e.error);
+    }
+}
+
+QFuture<Outcome<CancelResult>> cancelIf(DbWorker &worker, quint64 onlyToken)
+{
+    const ConnectionProfile profile = worker.profile();
+    const DbRole role = profile.role;
+    if (profile.dialect == Dialect::Sqlite) {
+        return QtFuture::makeReadyFuture(Outcome<CancelResult>::success(CancelResult{
+            role, CancelResult::Kind::NotSupported, 0,
+            QStringLiteral("%1: cancelling a running query is not supported on SQLite (its statements run inside this "
+                           "process, not on a server)")
+                .arg(roleTitle(role))}));
+    }
+    const std::shared_ptr<SessionActivity> activity = worker.activity();
+    // runningToken is published before runningJob and cleared after it, and job serials are
+    // never reused: when runningJob reads the same serial before and after, the token read
+    // in between is that job's.
+    quint64 job = 0, token = 0;
+    for (quint64 again = 1; job != again;) {
+        job = activity->runningJob.load();
+        token = activity->runningToken.load();
+        again = activity->runningJob.load();
+    }
+    const qint64 backendId = activity->backendId.load();
+    if (job == 0 || backendId == 0 || (onlyToken != 0 && token != onlyToken))
+        return QtFuture::makeReadyFuture(Outcome<CancelResult>::success(nothingToCancel(role)));
+    QThreadPool *pool = s_cancelPool();
+    return QtConcurrent::run(pool,
+                             [profile, activity, job, backendId]() { return sendCancel(profile, activity, job, backendId); });
+}
+
+} // namespace
+
+CancelToken CancelToken::create()
+{
+    CancelToken t;
+    t.m_state = std::make_shared<State>();
+    t.m_state->id = s_tokenIds.fetchAndAddRelaxed(1) + 1;
+    return t;
+}
+
+CancelToken CancelToken::current()
+{
+    return t_currentToken;
+}
+
+CancelScope::CancelScope(const CancelToken &token) : m_previous(t_currentToken)
+{
+    t_currentToken = token;
+}
+
+CancelScope::~CancelScope()
+{
+    t_currentToken = m_previous;
+}
+
+QFuture<Outcome<CancelResult>> cancelRunningStatement(DbWorker &worker)
+{
+    return cancelIf(worker, 0);
+}
+
+QFuture<Outcome<CancelResult>> cancelRunningStatement(DbWorker &worker, const CancelToken &onlyFor)
+{
+    if (onlyFor.isNull())
+        return QtFuture::makeReadyFuture(Outcome<CancelResult>::success(nothingToCancel(worker.profile().role)));
+    return cancelIf(worker, onlyFor.id());
+}
+
+QFuture<QList<Outcome<CancelResult>>> cancelWork(const CancelToken &token, const QList<DbWorker *> &workers)
+{
+    token.cancel();
+    QList<QFuture<Outcome<CancelResult>>> parts;
+    QList<DbWorker *> seen;
+    for (DbWorker *w : workers) {
+        if (!w || seen.contains(w))
+            continue;
+        seen << w;
+        parts << cancelRunningStatement(*w, token);
+    }
+    if (parts.isEmpty()) {
+        QPromise<QList<Outcome<CancelResult>>> none;
+        none.start();
+        none.addResult(QList<Outcome<CancelResult>>());
+        none.finish();
+        return none.future();
+    }
+    return QtFuture::whenAll(parts.begin(), parts.end())
+        .then(QtFuture::Launch::Sync, [](const QList<QFuture<Outcome<CancelResult>>> &done) {
+            QList<Outcome<CancelResult>> out;
+            for (const auto &f : done)
+                out << f.result();
+            return out;
+        });
+}
+
+DbError operatorCancelledError(DbRole role, const QString &nativeCode)
+{
+    return {role, DbError::Kind::Cancelled, QStringLiteral("%1: query cancelled by the operator").arg(roleTitle(role)),
+            nativeCode};
+}
+
+DbError statementTimeoutError(DbRole role, qint64 limitMs, const QString &nativeCode)
+{
+    const QString limit = limitMs > 0 ? QStringLiteral("the statement timeout of %1 ms").arg(limitMs)
+                                      : QStringLiteral("the server's statement timeout");
+    return {role, DbError::Kind::StatementTimeout,
+            QStringLiteral("%1: query stopped by the server after %2").arg(roleTitle(role), limit), nativeCode};
+}
+
+} // namespace triage
