@@ -24,14 +24,58 @@ NullableText text(const QVariant &v)
     return v.toString();
 }
 
+/// True when QString::simplified() would return `s` unchanged: no whitespace but single
+/// spaces between words (the same QChar::isSpace() test simplified() uses).
+bool isSimplified(QStringView s)
+{
+    bool previousSpace = true; // no leading space
+    for (const QChar c : s) {
+        if (c.isSpace()) {
+            if (previousSpace || c != u' ')
+                return false;
+            previousSpace = true;
+        } else {
+            previousSpace = false;
+        }
+    }
+    return s.isEmpty() || !previousSpace; // no trailing space
+}
+
+/// Appends `text` on one line (whitespace runs as one space), at most `max` characters
+/// (the last one an ellipsis when cut). Most texts are one line already: no copy then.
+void appendOneLine(QString &out, const QString &text, int max)
+{
+    const QString simple = isSimplified(text) ? text : text.simplified();
+    if (simple.size() > max) {
+        out += QStringView(simple).left(max - 1);
+        out += QChar(0x2026);
+    } else {
+        out += simple;
+    }
+}
+
 QString oneLine(const NullableText &t, int max = 80)
 {
     if (!t)
         return QStringLiteral("NULL");
-    QString s = t->simplified();
-    if (s.size() > max)
-        s = s.left(max - 1) + QChar(0x2026);
+    QString s;
+    appendOneLine(s, *t, max);
     return s;
+}
+
+void appendNumber(QString &out, qint64 n)
+{
+    char16_t digits[24];
+    int i = 24;
+    const bool negative = n < 0;
+    quint64 v = negative ? 0 - quint64(n) : quint64(n);
+    do {
+        digits[--i] = char16_t(u'0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (negative)
+        digits[--i] = u'-';
+    out += QStringView(digits + i, 24 - i);
 }
 
 /// "PROCESSING" from a state JSON text ({"status":"PROCESSING",…}), or "?".
@@ -127,7 +171,7 @@ QVector<TicketRow> readTickets(DbSession &session, const QString &key)
         t.payload = text(q.value(5));
         t.createdAt = canonicalTimeText(q.value(6));
         t.updatedAt = canonicalTimeText(q.value(7));
-        rows.append(t);
+        rows.append(std::move(t));
     }
     return rows;
 }
@@ -158,7 +202,7 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key)
         a.actor = text(q.value(11));
         a.createdAt = canonicalTimeText(q.value(12));
         a.updatedAt = canonicalTimeText(q.value(13));
-        rows.append(a);
+        rows.append(std::move(a));
     }
     return rows;
 }
@@ -168,15 +212,15 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key)
 QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
 {
     QVector<TimelineEvent> events;
-    auto add = [&](const QString &time, const QString &source, const QString &kind, const QString &summary, qint64 id) {
-        TimelineEvent e;
+    events.reserve(2 + 2 * (detail.attempts.size() + detail.tickets.size() + detail.compensations.size()) + detail.audit.size());
+    auto add = [&](const QString &time, const QString &source, const QString &kind, QString summary, qint64 id) {
+        TimelineEvent &e = events.emplace_back();
         e.time = time.isNull() ? QStringLiteral("NULL") : time;
         e.micros = parseUtcMicros(time);
         e.source = source;
         e.kind = kind;
-        e.summary = summary;
+        e.summary = std::move(summary);
         e.refId = id;
-        events.append(e);
     };
     if (detail.record) {
         const RecordDetail &r = *detail.record;
@@ -188,26 +232,54 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
         else
             events.last().summary += QStringLiteral(", status %1").arg(r.statusText);
     }
-    // Attempt numbers per (task_id, step_id), in time order.
+    // Attempt numbers per (task_id, step_id), in time order. The summaries are appended
+    // piece by piece (a key can have thousands of attempts); the texts are inserted as
+    // they are, never re-scanned for %N markers.
+    const QString null = QStringLiteral("NULL");
+    const QString intentLog = QStringLiteral("intent_log");
+    const QString intentKind = QStringLiteral("intent");
+    const QString resultKind = QStringLiteral("result");
     QMap<QString, int> attemptNo;
+    QString step;
     for (const IntentAttempt &a : detail.attempts) {
-        const QString step = a.taskId.value_or(QStringLiteral("?")) + QLatin1Char('/') + a.stepId.value_or(QStringLiteral("?"));
+        step.truncate(0);
+        step += a.taskId ? QStringView(*a.taskId) : QStringView(u"?");
+        step += u'/';
+        step += a.stepId ? QStringView(*a.stepId) : QStringView(u"?");
         const int n = ++attemptNo[step];
-        add(a.createdAt, QStringLiteral("intent_log"), QStringLiteral("intent"),
-            QStringLiteral("intent: %1 (task %2 step %3, attempt %4) by %5")
-                .arg(a.action.value_or(QStringLiteral("NULL")), a.taskId.value_or(QStringLiteral("NULL")),
-                     a.stepId.value_or(QStringLiteral("NULL")))
-                .arg(n)
-                .arg(a.actor.value_or(QStringLiteral("NULL"))),
-            a.id);
-        const QString status = a.status.value_or(QStringLiteral("NULL"));
+        const QString &action = a.action ? *a.action : null;
+        const QString &task = a.taskId ? *a.taskId : null;
+        const QString &stepId = a.stepId ? *a.stepId : null;
+        const QString &actor = a.actor ? *a.actor : null;
+        QString intent;
+        intent.reserve(48 + action.size() + task.size() + stepId.size() + actor.size());
+        intent += u"intent: ";
+        intent += action;
+        intent += u" (task ";
+        intent += task;
+        intent += u" step ";
+        intent += stepId;
+        intent += u", attempt ";
+        appendNumber(intent, n);
+        intent += u") by ";
+        intent += actor;
+        add(a.createdAt, intentLog, intentKind, std::move(intent), a.id);
+        const QString &status = a.status ? *a.status : null;
         if (status != QLatin1String("INTENT")) {
-            QString summary = QStringLiteral("result: %1").arg(status);
-            if (a.error && !a.error->isEmpty())
-                summary += QStringLiteral(" (error: %1)").arg(oneLine(a.error, 60));
-            else if (a.response)
-                summary += QStringLiteral(" (response: %1)").arg(oneLine(a.response, 60));
-            add(a.updatedAt, QStringLiteral("intent_log"), QStringLiteral("result"), summary, a.id);
+            QString summary;
+            summary.reserve(24 + status.size() + 72);
+            summary += u"result: ";
+            summary += status;
+            if (a.error && !a.error->isEmpty()) {
+                summary += u" (error: ";
+                appendOneLine(summary, *a.error, 60);
+                summary += u')';
+            } else if (a.response) {
+                summary += u" (response: ";
+                appendOneLine(summary, *a.response, 60);
+                summary += u')';
+            }
+            add(a.updatedAt, intentLog, resultKind, std::move(summary), a.id);
         }
     }
     for (const TicketRow &t : detail.tickets) {

@@ -304,11 +304,12 @@ QVector<QueueRow> pageRecords(DbSession &session, const WorkspaceConfig &config,
         r.bizType = q.value(2).toString();
         r.status = recordStatusText(q.value(3));
         r.createdAt = canonicalTimeText(q.value(4));
-        r.cursorTime = q.value(5).toString();
-        r.updatedAt = canonicalTimeText(q.value(5));
+        const QVariant updated = q.value(5);
+        r.cursorTime = updated.toString();
+        r.updatedAt = canonicalTimeText(updated);
         r.expireAt = canonicalTimeText(q.value(6));
         r.ageSeconds = q.value(7).toDouble();
-        rows.append(r);
+        rows.append(std::move(r));
     }
     return rows;
 }
@@ -337,12 +338,13 @@ QVector<QueueRow> pageIntents(DbSession &session, const WorkspaceConfig &config,
         r.action = nullableText(q.value(2));
         r.status = q.value(3).toString();
         r.createdAt = canonicalTimeText(q.value(4));
-        r.cursorTime = q.value(5).toString();
-        r.updatedAt = canonicalTimeText(q.value(5));
+        const QVariant updated = q.value(5);
+        r.cursorTime = updated.toString();
+        r.updatedAt = canonicalTimeText(updated);
         r.ageSeconds = q.value(6).toDouble();
         r.taskId = nullableText(q.value(7));
         r.stepId = nullableText(q.value(8));
-        rows.append(r);
+        rows.append(std::move(r));
     }
     return rows;
 }

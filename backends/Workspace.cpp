@@ -16,6 +16,26 @@
 
 namespace triage {
 
+namespace {
+
+/// DbSession::hasTable() with its positive answers remembered for the connection's life
+/// (DbSession::memo(), cleared on re-open): hasTable() lists every table of the database,
+/// and the key detail asks twice per load. A missing table is looked up again each time,
+/// so a table created later (init-schema on this very connection) is seen at once.
+bool tableExists(DbSession &s, const QString &table)
+{
+    bool computed = false;
+    const bool known = s.memo(QStringLiteral("table exists: ") + table, [&] {
+                            computed = true;
+                            return QVariant(s.hasTable(table));
+                        }).toBool();
+    if (known || computed)
+        return known;
+    return s.hasTable(table);
+}
+
+} // namespace
+
 Workspace::Workspace(WorkspaceConfig config, QObject *parent) : QObject(parent), m_config(std::move(config))
 {
     qRegisterMetaType<triage::DbRole>("triage::DbRole");
@@ -197,7 +217,7 @@ QFuture<KeyDetail> Workspace::loadKeyDetail(const QString &idemKey)
     auto attempts = worker(DbRole::Intent).run<QVector<IntentAttempt>>([=](DbSession &s) { return detail_sql::readAttempts(s, idemKey); });
     auto audit = worker(DbRole::Idempotency).run<QVector<AuditEntry>>([=](DbSession &s) {
         // Databases whose schema was not created by init-schema have no audit table yet.
-        if (!s.hasTable(QStringLiteral("triage_audit")))
+        if (!tableExists(s, QStringLiteral("triage_audit")))
             return QVector<AuditEntry>();
         AuditQuery q;
         q.idemKey = idemKey;
@@ -206,7 +226,7 @@ QFuture<KeyDetail> Workspace::loadKeyDetail(const QString &idemKey)
     });
     auto compensations = worker(DbRole::Intent).run<QVector<CompensationRow>>([=](DbSession &s) {
         // Databases whose schema predates triage_compensation have no such table.
-        if (!s.hasTable(QStringLiteral("triage_compensation")))
+        if (!tableExists(s, QStringLiteral("triage_compensation")))
             return QVector<CompensationRow>();
         CompensationQuery q;
         q.sourceKey = idemKey;
