@@ -432,13 +432,20 @@ int main(int argc, char **argv)
     }
     double bulkRate = 0;
     if (bulk > 0) {
-        // Bulk CAS of `bulk` stale records to FAILED, with audit rows (one transaction each).
-        auto q = rawExec(raw, QStringLiteral("SELECT idem_key FROM idempotency_record WHERE %1 ORDER BY id LIMIT %2").arg(stale).arg(bulk));
+        // Bulk CAS of `bulk` stale records to SUCCESS (each has exactly one ticket: the
+        // snapshot names it), with audit rows (one transaction each).
+        auto q = rawExec(raw, QStringLiteral(
+            "SELECT s.idem_key, (SELECT MIN(t.id) FROM ticket t WHERE t.idem_key = s.idem_key) FROM "
+            "(SELECT idem_key, id FROM idempotency_record WHERE %1 ORDER BY id LIMIT %2) s "
+            "WHERE (SELECT COUNT(*) FROM ticket t WHERE t.idem_key = s.idem_key) = 1 ORDER BY s.id LIMIT %3")
+                                 .arg(stale).arg(bulk + bulk / 10 + 10).arg(bulk));
         QVector<MarkRequest> requests;
         while (q.next()) {
             MarkRequest r;
             r.idemKey = q.value(0).toString();
-            r.toStatus = Failed;
+            r.toStatus = Success;
+            r.snapshot = QStringLiteral("{\"ticket_id\":%1}").arg(q.value(1).toLongLong());
+            r.snapshotSource = QStringLiteral("ticket:%1").arg(q.value(1).toLongLong());
             r.reason = QStringLiteral("bench bulk mark");
             requests << r;
         }
@@ -447,8 +454,14 @@ int main(int argc, char **argv)
         const auto results = markRecords(ws, requests).result();
         const double ms = t.nsecsElapsed() / 1e6;
         int applied = 0;
-        for (const auto &r : results)
+        QString firstOther;
+        for (const auto &r : results) {
             applied += r.ok() && r->kind == MarkResult::Kind::Applied;
+            if (firstOther.isEmpty() && !(r.ok() && r->kind == MarkResult::Kind::Applied))
+                firstOther = r.ok() ? markKindName(r->kind) + QStringLiteral(": ") + r->message : r.error->message;
+        }
+        if (!firstOther.isEmpty())
+            std::fprintf(stderr, "bulk CAS: not every record applied; first: %s\n", qPrintable(firstOther));
         bulkRate = applied / (ms / 1000.0);
         Figure f;
         f.name = QStringLiteral("bulk CAS + audit (%1 records)").arg(requests.size());
@@ -456,7 +469,7 @@ int main(int argc, char **argv)
         f.note = QStringLiteral("%1 applied, %2 records/s").arg(applied).arg(bulkRate, 0, 'f', 0);
         figures << f;
         // Restore them so a rerun measures the same data.
-        rawExec(raw, QStringLiteral("UPDATE idempotency_record SET status = 0, updated_at = now() - interval '2 days' WHERE idem_key IN (SELECT idem_key FROM triage_audit WHERE reason = 'bench bulk mark')"));
+        rawExec(raw, QStringLiteral("UPDATE idempotency_record SET status = 0, result_snapshot = NULL, updated_at = now() - interval '2 days' WHERE idem_key IN (SELECT idem_key FROM triage_audit WHERE reason = 'bench bulk mark')"));
         rawExec(raw, QStringLiteral("DELETE FROM triage_audit WHERE reason = 'bench bulk mark'"));
     }
 
