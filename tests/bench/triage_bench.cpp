@@ -525,7 +525,8 @@ int main(int argc, char **argv)
         const qint64 before = rssKb();
         QElapsedTimer wait;
         wait.start();
-        while (model.rowCount() < target && wait.elapsed() < 600000) {
+        // Until `target` rows, or the end of a smaller queue.
+        while (model.rowCount() < target && !(model.atEnd() && !model.isLoading()) && wait.elapsed() < 600000) {
             if (model.canFetchMore({}))
                 model.fetchMore({});
             QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
