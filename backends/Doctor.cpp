@@ -31,6 +31,9 @@ QVector<IndexNeed> indexNeeds()
              "Unknown / Escalated queues (intent steps)"),
         need(DbRole::Ticket, "ticket", {QStringLiteral("idem_key")}, "idx_ticket_idem_key", {QStringLiteral("idem_key")},
              "detail view tickets and duplicate-key groups"),
+        need(DbRole::Ticket, "ticket", {QStringLiteral("created_at")}, "idx_ticket_created",
+             {QStringLiteral("created_at"), QStringLiteral("id")},
+             "Duplicate keys queue (creation-time window scan, newest first)"),
     };
 }
 

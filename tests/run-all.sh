@@ -11,7 +11,9 @@
 #                                           running in the background:
 #                                             eval "$(bash tests/run-all.sh --servers-only)"
 #                                           (the same lines are also written to
-#                                           <root>/env.sh for `source`)
+#                                           <root>/env.sh for `source`); run again
+#                                           while they run, it reuses them and
+#                                           keeps their data
 #   bash tests/run-all.sh --stop            stop servers left by --servers-only
 #   options: --no-install (same as TRIAGE_SKIP_INSTALL=1), -h/--help;
 #            `--` ends our options, everything else goes to ctest.
@@ -415,6 +417,16 @@ fi
 bash "$repo/tests/install-deps.sh" >&2
 
 resolve_root
+# --servers-only again while its servers run: reuse them and keep their data (e.g. the
+# benchmark's databases); `--stop` first for fresh ones.
+if [[ "$mode" == servers && -f "$root/env.sh" ]] \
+    && pid_is "$(head -n 1 "$root/pg/data/postmaster.pid" 2>/dev/null)" postgres \
+    && pid_is "$(head -n 1 "$root/mysql/run/mysqld.pid" 2>/dev/null)" mariadbd mysqld; then
+    cat "$root/env.sh"
+    log "servers already running (their data is kept); environment in $root/env.sh"
+    log "fresh servers: bash tests/run-all.sh --stop, then --servers-only again"
+    exit 0
+fi
 # Stale servers from an earlier run (e.g. --servers-only) in our dir.
 stop_servers_at "$root"
 

@@ -186,7 +186,11 @@ int Triagectl::duplicates(Workspace &workspace)
             t.addRow({x.idemKey, QString::number(x.size), QString::number(x.live), x.tenants.join(QLatin1Char(' ')), x.firstCreatedAt,
                       x.lastCreatedAt, x.recordStatus});
         QByteArray out = t.render();
-        out += QStringLiteral("%1 duplicate-key group(s)%2\n").arg(groups.size()).arg(f.includeResolved ? QString() : QStringLiteral(" (unresolved)")).toUtf8();
+        out += QStringLiteral("%1 duplicate-key group(s)%2%3\n")
+                   .arg(groups.size())
+                   .arg(f.includeResolved ? QString() : QStringLiteral(" (unresolved)"))
+                   .arg(cursor ? QStringLiteral("; --limit reached (--limit 0 lists all)") : QString())
+                   .toUtf8();
         TextTable ti({QStringLiteral("KIND"), QStringLiteral("IDEM_KEY"), QStringLiteral("RECORD"), QStringLiteral("TICKET"),
                       QStringLiteral("DETAIL")});
         for (const DuplicateInconsistency &x : std::as_const(issues))

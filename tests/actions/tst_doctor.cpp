@@ -49,6 +49,16 @@ void TestDoctor::droppedIndex()
     QCOMPARE(inspect(DbRole::Idempotency)[0].satisfiedBy, QStringLiteral("idx_idempotency_record_status_updated"));
     QCOMPARE(after[1].present, true); // idem_key: the UNIQUE index
     QCOMPARE(after[2].present, true); // triage_audit(idem_key, …)
+
+    // The Duplicate keys queue's creation-time index on the ticket store.
+    const QString dropCreated = backend == QLatin1String("mysql") ? QStringLiteral("DROP INDEX idx_ticket_created ON ticket")
+                                                                  : QStringLiteral("DROP INDEX idx_ticket_created");
+    QCOMPARE(db.adminExec(dropCreated), QString());
+    const QVector<IndexFinding> tickets = inspect(DbRole::Ticket);
+    QCOMPARE(tickets.size(), 2);
+    QCOMPARE(tickets[0].present, true);
+    QCOMPARE(tickets[1].present, false);
+    QCOMPARE(tickets[1].fix, QStringLiteral("CREATE INDEX idx_ticket_created ON ticket (created_at, id)"));
 }
 
 QTEST_GUILESS_MAIN(TestDoctor)
