@@ -22,6 +22,12 @@ using namespace triage;
 
 int main(int argc, char *argv[])
 {
+    // --help and --version print and exit: they need no display (a terminal over ssh has none).
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray a(argv[i]);
+        if ((a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("triage-console"));
     QApplication::setApplicationDisplayName(QStringLiteral("Triage Console"));
