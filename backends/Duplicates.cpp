@@ -69,6 +69,15 @@ QString snapshotTicketId(const QString &snapshot)
     return {};
 }
 
+/// The filter's creation window [createdFrom, createdTo) on `column`, appended to `where`.
+void appendCreationWindow(QStringList &where, SqlBuilder &b, const SqlDialect &d, const DuplicateFilter &f, const QString &column)
+{
+    if (f.createdFrom)
+        where << QStringLiteral("%1 >= %2").arg(column, d.timeParam(b.bind(d.bindTime(*f.createdFrom))));
+    if (f.createdTo)
+        where << QStringLiteral("%1 < %2").arg(column, d.timeParam(b.bind(d.bindTime(*f.createdTo))));
+}
+
 /// Newest (`newest` true) or oldest creation time of a ticket with a key inside the filter's
 /// creation window and, when `below` is set, created before it; nullopt when there is none.
 /// One index probe on ticket(created_at, id).
@@ -77,10 +86,7 @@ std::optional<UtcMicros> ticketTimeBound(DbSession &s, const DuplicateFilter &f,
     const SqlDialect &d = s.dialect();
     SqlBuilder b;
     QStringList where{QStringLiteral("idem_key IS NOT NULL")};
-    if (f.createdFrom)
-        where << QStringLiteral("created_at >= %1").arg(d.timeParam(b.bind(d.bindTime(*f.createdFrom))));
-    if (f.createdTo)
-        where << QStringLiteral("created_at < %1").arg(d.timeParam(b.bind(d.bindTime(*f.createdTo))));
+    appendCreationWindow(where, b, d, f, QStringLiteral("created_at"));
     if (below)
         where << QStringLiteral("created_at < %1").arg(d.timeParam(b.bind(d.bindTime(*below))));
     QSqlQuery q = s.exec(QStringLiteral("SELECT %1 FROM ticket WHERE %2")
@@ -108,10 +114,7 @@ QVector<DuplicateGroup> readWindow(DbSession &s, const DuplicateFilter &f, UtcMi
         inner << QStringLiteral("w.idem_key LIKE %1").arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')))
                      + SqlDialect::likeEscapeClause();
     QStringList where{QStringLiteral("1 = 1")};
-    if (f.createdFrom)
-        where << QStringLiteral("t.created_at >= ") + time(*f.createdFrom);
-    if (f.createdTo)
-        where << QStringLiteral("t.created_at < ") + time(*f.createdTo);
+    appendCreationWindow(where, b, d, f, QStringLiteral("t.created_at"));
     // Each use binds its own placeholder (some drivers mishandle repeated names).
     auto live = [&b]() { return QStringLiteral("SUM(CASE WHEN t.status = %1 THEN 0 ELSE 1 END)").arg(b.bind(QStringLiteral("CANCELLED"))); };
     const QString liveSelect = live();
