@@ -114,6 +114,25 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
             s.endGroup();
             return fail(QStringLiteral("[%1] tenant_pattern must contain {tenant} exactly once").arg(group));
         }
+        if (s.contains(QStringLiteral("failed_evidence"))) {
+            const QString v = s.value(QStringLiteral("failed_evidence")).toString().trimmed().toLower();
+            if (v == QLatin1String("upstream"))
+                b.failedEvidence = FailedEvidence::Upstream;
+            else if (v == QLatin1String("ticket_absent"))
+                b.failedEvidence = FailedEvidence::TicketAbsent;
+            else {
+                s.endGroup();
+                return fail(QStringLiteral("[%1] failed_evidence must be upstream or ticket_absent, not \"%2\"").arg(group, v));
+            }
+        }
+        if (s.contains(QStringLiteral("failed_evidence_max_age"))) {
+            bool ok = false;
+            b.failedEvidenceMaxAgeS = s.value(QStringLiteral("failed_evidence_max_age")).toInt(&ok);
+            if (!ok || b.failedEvidenceMaxAgeS <= 0) {
+                s.endGroup();
+                return fail(QStringLiteral("[%1] failed_evidence_max_age must be a positive number of seconds").arg(group));
+            }
+        }
         s.endGroup();
         c.bizTypes.insert(name, b);
     }
