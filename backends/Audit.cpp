@@ -108,6 +108,18 @@ std::optional<AuditEntry> lastApplied(DbSession &session, const QString &idemKey
     return std::nullopt;
 }
 
+std::optional<AuditEntry> latestUpstreamQuery(DbSession &session, const QString &idemKey)
+{
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_audit WHERE idem_key = %2 AND action = %3 "
+                                              "ORDER BY at DESC, id DESC LIMIT 1")
+                                   .arg(columns(session.dialect()), b.bind(idemKey), b.bind(QStringLiteral("query_upstream"))),
+                               b);
+    if (q.next())
+        return fromQuery(q);
+    return std::nullopt;
+}
+
 } // namespace audit_sql
 
 } // namespace triage

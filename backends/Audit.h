@@ -39,6 +39,8 @@ QVector<AuditEntry> read(DbSession &session, const AuditQuery &query);
 std::optional<AuditEntry> byRequestId(DbSession &session, const QString &requestId);
 /// The latest `applied` row for `idemKey`, if any (who changed it last).
 std::optional<AuditEntry> lastApplied(DbSession &session, const QString &idemKey);
+/// The latest `query_upstream` row for `idemKey` (by at, then id), if any. Throws DbException.
+std::optional<AuditEntry> latestUpstreamQuery(DbSession &session, const QString &idemKey);
 } // namespace audit_sql
 
 } // namespace triage
