@@ -131,7 +131,7 @@ AuditEntry expectedAuditEntry(DbSession &s, const MarkRequest &req, const Expect
     a.operatorName = req.operatorName;
     a.dbUser = s.profile().dialect == Dialect::Sqlite ? QString() : s.profile().user;
     a.host = QSysInfo::machineHostName();
-    a.action = req.toStatus == Success ? QStringLiteral("mark_success") : QStringLiteral("mark_failed");
+    a.action = QString::fromUtf16(req.toStatus == Success ? audit_action::MarkSuccess : audit_action::MarkFailed);
     a.idemKey = req.idemKey;
     a.fromState = stateJson(expected);
     QJsonObject target;
@@ -170,7 +170,7 @@ MarkResult conflict(DbSession &s, const WorkspaceConfig &config, const MarkReque
 
 std::optional<RecordedUpstreamAnswer> recordedUpstreamAnswer(const AuditEntry &row)
 {
-    if (row.action != QLatin1String("query_upstream"))
+    if (canonicalAuditAction(row.action) != QStringView(audit_action::QueryUpstream))
         return std::nullopt;
     RecordedUpstreamAnswer u;
     u.auditId = row.id;

@@ -7,6 +7,7 @@
 #include "RecordStatus.h"
 #include "Workspace.h"
 
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
@@ -56,6 +57,8 @@ private slots:
     void dryRunWritesNothing();
     void snapshotFromTicket_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void snapshotFromTicket();
+    void auditActionNames_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void auditActionNames();
     void staleViewConflict_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void staleViewConflict();
     void atomicity_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
@@ -385,6 +388,33 @@ void TestMark::snapshotFromTicket()
     const auto ok = markRecord(ws, right).result();
     QCOMPARE(markKindName(ok->kind), QStringLiteral("applied"));
     QCOMPARE(*ok->current->resultSnapshot, kPayload);
+}
+
+void TestMark::auditActionNames()
+{
+    // One spelling: snake_case, verb first.
+    const QRegularExpression snake(QStringLiteral("^[a-z]+(_[a-z]+)*$"));
+    for (const char16_t *a : {audit_action::MarkSuccess, audit_action::MarkFailed, audit_action::QueryUpstream,
+                              audit_action::Compensate, audit_action::CompensateResume})
+        QVERIFY2(snake.match(QString::fromUtf16(a)).hasMatch(), qPrintable(QString::fromUtf16(a)));
+    QCOMPARE(QString::fromUtf16(audit_action::CompensateResume), QStringLiteral("compensate_resume"));
+    // Rows written with the old spelling read in today's.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, action, idem_key, reason, outcome) "
+                                         "VALUES ('old-1', %1, 'alice', 'compensate-resume', 'k1', 'resumed after timeout', 'applied')")
+                              .arg(serverAgo(backend, 60))),
+             QString());
+    AuditQuery q;
+    q.idemKey = QStringLiteral("k1");
+    const auto rows = readAudit(ws, q).result();
+    QVERIFY(rows.ok());
+    QCOMPARE(rows->size(), 1);
+    QCOMPARE(rows->first().action, QStringLiteral("compensate_resume"));
+    QCOMPARE(canonicalAuditAction(QStringLiteral("Mark-Failed")), QStringLiteral("mark_failed"));
 }
 
 void TestMark::staleViewConflict()
