@@ -92,6 +92,7 @@ BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, int toStatus, QWidget
                 line += QStringLiteral(" \u2014 will be refused: %1").arg(rules.reason);
         }
         m_keys->addItem(line);
+        m_keys->item(m_keys->count() - 1)->setToolTip(line);
     }
     layout->addWidget(m_keys, 1);
     layout->addWidget(new QLabel(QStringLiteral("<b>Reason</b> (at least %1 characters, audited on every row):").arg(kMarkReasonMinLength),

@@ -277,6 +277,9 @@ void MarkDialog::revalidate()
         m_rules->setStyleSheet(QStringLiteral("color: #b42318;"));
     }
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(canAccept());
+    // A longer rules text grows the dialog rather than squeezing the state shown above it.
+    if (const int h = sizeHint().height(); h > height())
+        resize(width(), h);
 }
 
 MarkRequest MarkDialog::request() const
