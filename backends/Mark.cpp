@@ -306,7 +306,9 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
         res.message = decision.reason;
         a.outcome = QStringLiteral("refused");
         a.detail = decision.reason;
-        if (!req.dryRun) // every real outcome is audited, refusals included; a dry run writes nothing
+        // Every real outcome is audited, refusals included; a dry run writes nothing. A key
+        // no record has and triage_audit.idem_key (64 characters) cannot hold is a typo.
+        if (!req.dryRun && (current || req.idemKey.size() <= 64))
             res.auditId = audit_sql::insert(s, a);
         return res;
     }
