@@ -32,7 +32,7 @@ AuditEntry fromQuery(const QSqlQuery &q)
     e.operatorName = q.value(3).toString();
     e.dbUser = nullable(q.value(4));
     e.host = nullable(q.value(5));
-    e.action = q.value(6).toString();
+    e.action = canonicalAuditAction(q.value(6).toString());
     e.idemKey = q.value(7).toString();
     e.fromState = nullable(q.value(8));
     e.toState = nullable(q.value(9));
@@ -44,6 +44,14 @@ AuditEntry fromQuery(const QSqlQuery &q)
 }
 
 } // namespace
+
+QString canonicalAuditAction(const QString &stored)
+{
+    QString out = stored.trimmed().toLower();
+    out.replace(QLatin1Char('-'), QLatin1Char('_'));
+    out.replace(QLatin1Char(' '), QLatin1Char('_'));
+    return out;
+}
 
 namespace audit_sql {
 
@@ -102,6 +110,19 @@ std::optional<AuditEntry> lastApplied(DbSession &session, const QString &idemKey
     QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_audit WHERE idem_key = %2 AND outcome = %3 "
                                               "ORDER BY at DESC, id DESC LIMIT 1")
                                    .arg(columns(session.dialect()), b.bind(idemKey), b.bind(QStringLiteral("applied"))),
+                               b);
+    if (q.next())
+        return fromQuery(q);
+    return std::nullopt;
+}
+
+std::optional<AuditEntry> latestUpstreamQuery(DbSession &session, const QString &idemKey)
+{
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_audit WHERE idem_key = %2 AND action = %3 "
+                                              "ORDER BY at DESC, id DESC LIMIT 1")
+                                   .arg(columns(session.dialect()), b.bind(idemKey),
+                                        b.bind(QString::fromUtf16(audit_action::QueryUpstream))),
                                b);
     if (q.next())
         return fromQuery(q);

@@ -21,6 +21,20 @@ struct AuditEntry {
     QString fromState, toState, reason, evidence, outcome, detail;
 };
 
+/// The spelling of every action in triage_audit.action: snake_case, verb first. Writers use
+/// these constants; readers pass stored text through canonicalAuditAction().
+namespace audit_action {
+inline constexpr char16_t MarkSuccess[] = u"mark_success";
+inline constexpr char16_t MarkFailed[] = u"mark_failed";
+inline constexpr char16_t QueryUpstream[] = u"query_upstream";
+inline constexpr char16_t Compensate[] = u"compensate";
+inline constexpr char16_t CompensateResume[] = u"compensate_resume";
+} // namespace audit_action
+
+/// An action as stored, in today's spelling: lower case, '-' and ' ' as '_' (rows written
+/// as "compensate-resume" read as "compensate_resume"). Other text is returned unchanged.
+QString canonicalAuditAction(const QString &stored);
+
 /// Filters for reading the audit trail.
 struct AuditQuery {
     QString idemKey;                 ///< exact key, or empty for all
@@ -39,6 +53,8 @@ QVector<AuditEntry> read(DbSession &session, const AuditQuery &query);
 std::optional<AuditEntry> byRequestId(DbSession &session, const QString &requestId);
 /// The latest `applied` row for `idemKey`, if any (who changed it last).
 std::optional<AuditEntry> lastApplied(DbSession &session, const QString &idemKey);
+/// The latest `query_upstream` row for `idemKey` (by at, then id), if any. Throws DbException.
+std::optional<AuditEntry> latestUpstreamQuery(DbSession &session, const QString &idemKey);
 } // namespace audit_sql
 
 } // namespace triage

@@ -481,7 +481,7 @@ CompensationOutcome CompensationRunner::existingOutcome(CompensationOutcome out,
     a.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     a.operatorName = request.operatorName.left(64);
     a.host = QHostInfo::localHostName().left(255);
-    a.action = QStringLiteral("compensate");
+    a.action = QString::fromUtf16(audit_action::Compensate);
     a.idemKey = request.sourceKey;
     a.reason = request.reason.left(1000);
     a.evidence = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), row.compKey},
@@ -801,7 +801,7 @@ CompensationOutcome CompensationRunner::drive(CompensationRow row, const Compens
     a.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     a.operatorName = operatorName.left(64);
     a.host = QHostInfo::localHostName().left(255);
-    a.action = resumed ? QStringLiteral("compensate-resume") : QStringLiteral("compensate");
+    a.action = QString::fromUtf16(resumed ? audit_action::CompensateResume : audit_action::Compensate);
     a.idemKey = row.sourceKey;
     a.fromState = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), compKey},
                                                               {QStringLiteral("status"), row.status}})

@@ -396,7 +396,9 @@ SeedPlan makeSeedPlan(const SeedOptions &options)
 QMap<QString, BizTypeConfig> demoBizTypes()
 {
     QMap<QString, BizTypeConfig> m;
-    m.insert(QStringLiteral("ticket_create"), {300, QStringLiteral("ticket:create:{tenant}")});
+    // Creating a ticket has the ticket row as its side effect, and the demo's tickets always
+    // carry the key: stale and no ticket proves absence (DESIGN.md §6, failed_evidence).
+    m.insert(QStringLiteral("ticket_create"), {300, QStringLiteral("ticket:create:{tenant}"), FailedEvidence::TicketAbsent});
     m.insert(QStringLiteral("payment_capture"), {600, QStringLiteral("pay:capture:{tenant}")});
     m.insert(QStringLiteral("refund_issue"), {600, QStringLiteral("refund:issue:{tenant}")});
     m.insert(QStringLiteral("notify_send"), {120, QStringLiteral("*:*:{tenant}")});

@@ -147,6 +147,9 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
     }
     const BizTypeConfig bt = config.bizType(r.bizType.value_or(QString()));
     r.processingTimeoutS = bt.processingTimeoutS;
+    r.failedEvidence = bt.failedEvidence;
+    r.failedEvidenceMaxAgeS = bt.failedEvidenceMaxAgeS;
+    r.upstreamConfigured = config.upstreams.contains(r.bizType.value_or(QString()));
     r.tenant = tenantFromKey(r.idemKey, bt.tenantPattern);
     r.stale = r.statusCode == Processing && r.ageSeconds > r.processingTimeoutS;
     return r;

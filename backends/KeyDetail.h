@@ -32,6 +32,11 @@ struct RecordDetail {
     double ageSeconds = 0;         ///< now() - updated_at (s)
     std::optional<double> expiresInSeconds; ///< expire_at - now() (s); nullopt when expire_at is NULL
     int processingTimeoutS = 300;
+    /// The biz_type's `failed_evidence` and `failed_evidence_max_age` (s), and whether it
+    /// has an upstream query API (DESIGN.md §6 "FAILED needs positive evidence of absence").
+    FailedEvidence failedEvidence = FailedEvidence::Upstream;
+    int failedEvidenceMaxAgeS = 900;
+    bool upstreamConfigured = false;
     bool stale = false;            ///< PROCESSING and updated_at < now() - timeout (DESIGN.md §4)
     QString tenant;                ///< from the key by the biz_type's tenant pattern
     QString serverNow;             ///< the server's clock when read

@@ -11,6 +11,9 @@
 #include <QSqlQuery>
 #include <QSysInfo>
 #include <QUuid>
+#include <QSet>
+
+#include <limits>
 #include <QtConcurrent>
 
 namespace triage {
@@ -86,13 +89,25 @@ QString precisionWarning(DbSession &s, bool hasVersion)
 QString evidenceJson(const MarkRequest &req, const MarkEvidence &ev, const QString &overridden)
 {
     QJsonObject o;
-    QJsonArray tickets, attempts;
+    QJsonArray tickets, attempts, escalated;
     for (qint64 id : ev.ticketIds)
         tickets.append(double(id));
     for (qint64 id : ev.succeededAttemptIds)
         attempts.append(double(id));
+    for (qint64 id : ev.escalatedAttemptIds)
+        escalated.append(double(id));
     o[QStringLiteral("ticket_ids")] = tickets;
     o[QStringLiteral("succeeded_attempt_ids")] = attempts;
+    o[QStringLiteral("escalated_attempt_ids")] = escalated;
+    if (ev.latestAttemptAt)
+        o[QStringLiteral("latest_attempt_at")] = formatUtcMicros(*ev.latestAttemptAt);
+    if (ev.upstream) {
+        QJsonObject u;
+        u[QStringLiteral("audit_id")] = double(ev.upstream->auditId);
+        u[QStringLiteral("answer")] = upstreamAnswerName(ev.upstream->answer);
+        u[QStringLiteral("at")] = ev.upstream->atText;
+        o[QStringLiteral("recorded_upstream_answer")] = u;
+    }
     if (!ev.ticketError.isEmpty())
         o[QStringLiteral("ticket_store_error")] = ev.ticketError;
     if (!ev.intentError.isEmpty())
@@ -116,7 +131,7 @@ AuditEntry expectedAuditEntry(DbSession &s, const MarkRequest &req, const Expect
     a.operatorName = req.operatorName;
     a.dbUser = s.profile().dialect == Dialect::Sqlite ? QString() : s.profile().user;
     a.host = QSysInfo::machineHostName();
-    a.action = req.toStatus == Success ? QStringLiteral("mark_success") : QStringLiteral("mark_failed");
+    a.action = QString::fromUtf16(req.toStatus == Success ? audit_action::MarkSuccess : audit_action::MarkFailed);
     a.idemKey = req.idemKey;
     a.fromState = stateJson(expected);
     QJsonObject target;
@@ -146,11 +161,97 @@ MarkResult conflict(DbSession &s, const WorkspaceConfig &config, const MarkReque
                       .arg(now);
     a.outcome = QStringLiteral("conflict");
     a.detail = res.message;
-    res.auditId = audit_sql::insert(s, a);
+    if (!req.dryRun) // a dry run writes nothing
+        res.auditId = audit_sql::insert(s, a);
     return res;
 }
 
 } // namespace
+
+std::optional<RecordedUpstreamAnswer> recordedUpstreamAnswer(const AuditEntry &row)
+{
+    if (canonicalAuditAction(row.action) != QStringView(audit_action::QueryUpstream))
+        return std::nullopt;
+    RecordedUpstreamAnswer u;
+    u.auditId = row.id;
+    u.atText = row.at;
+    u.at = parseUtcMicros(row.at);
+    const ParsedJson parsed = parseJsonText(row.evidence);
+    const QString c = parsed.ok ? parsed.root.toObject().value(QStringLiteral("evidence")).toObject().value(QStringLiteral("classification")).toString()
+                                : QString();
+    u.answer = c == QLatin1String("FOUND")            ? UpstreamAnswer::Found
+        : c == QLatin1String("NOT_FOUND")             ? UpstreamAnswer::NotFound
+        : c == QLatin1String("AMBIGUOUS")             ? UpstreamAnswer::Ambiguous
+        : c == QLatin1String("NOT_CONFIGURED")        ? UpstreamAnswer::NotConfigured
+                                                      : UpstreamAnswer::Unusable;
+    return u;
+}
+
+MarkEvidence markEvidenceOf(const KeyDetail &detail)
+{
+    MarkEvidence ev;
+    for (const TicketRow &t : detail.tickets)
+        ev.ticketIds << t.id;
+    for (const IntentAttempt &a : detail.attempts) {
+        const QString status = a.status.value_or(QString());
+        if (status == QLatin1String("SUCCEEDED"))
+            ev.succeededAttemptIds << a.id;
+        else if (status == QLatin1String("ESCALATED"))
+            ev.escalatedAttemptIds << a.id;
+        for (const QString *time : {&a.createdAt, &a.updatedAt}) {
+            if (time->isNull())
+                continue;
+            const auto t = parseUtcMicros(*time);
+            if (!t)
+                ev.attemptTimeUnreadable = true;
+            else if (!ev.latestAttemptAt || *t > *ev.latestAttemptAt)
+                ev.latestAttemptAt = *t;
+        }
+    }
+    std::optional<std::pair<UtcMicros, qint64>> latest;
+    for (const AuditEntry &row : detail.audit) {
+        const auto u = recordedUpstreamAnswer(row);
+        if (!u)
+            continue;
+        const std::pair<UtcMicros, qint64> order{u->at.value_or(std::numeric_limits<UtcMicros>::min()), u->auditId};
+        if (!latest || order > *latest) {
+            latest = order;
+            ev.upstream = u;
+        }
+    }
+    if (detail.errors.contains(DbRole::Ticket))
+        ev.ticketError = detail.errors.value(DbRole::Ticket).message;
+    if (detail.errors.contains(DbRole::Intent))
+        ev.intentError = detail.errors.value(DbRole::Intent).message;
+    return ev;
+}
+
+MarkFacts markFactsFrom(const std::optional<RecordDetail> &record, const MarkEvidence &ev)
+{
+    MarkFacts f;
+    f.recordExists = record.has_value();
+    if (record) {
+        f.fromStatus = record->statusCode;
+        f.stale = record->stale;
+        f.processingTimeoutS = record->processingTimeoutS;
+        f.failedEvidence = record->failedEvidence;
+        f.failedEvidenceMaxAgeS = record->failedEvidenceMaxAgeS;
+        f.upstreamConfigured = record->upstreamConfigured;
+        f.now = parseUtcMicros(record->serverNow);
+        f.updatedAt = parseUtcMicros(record->updatedAt);
+    }
+    f.ticketCount = int(ev.ticketIds.size());
+    f.succeededAttempts = int(ev.succeededAttemptIds.size());
+    f.escalatedAttempts = int(ev.escalatedAttemptIds.size());
+    f.latestAttemptAt = ev.latestAttemptAt;
+    f.attemptTimeUnreadable = ev.attemptTimeUnreadable;
+    f.upstream = ev.upstream;
+    if (!ev.ticketError.isEmpty())
+        f.storeErrors << QStringLiteral("ticket store: ") + ev.ticketError;
+    if (!ev.intentError.isEmpty())
+        f.storeErrors << QStringLiteral("intent store: ") + ev.intentError;
+    return f;
+}
 
 namespace mark_sql {
 
@@ -180,12 +281,14 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
         return conflict(s, config, req, res, expectedAuditEntry(s, req, expected, ev));
     }
 
-    MarkFacts facts;
-    facts.recordExists = current.has_value();
+    MarkEvidence evidence = ev;
+    if (current)
+        if (const auto row = audit_sql::latestUpstreamQuery(s, req.idemKey))
+            evidence.upstream = recordedUpstreamAnswer(*row);
+    MarkFacts facts = markFactsFrom(current, evidence);
     facts.fromStatus = expected.status;
-    facts.stale = current && current->stale;
-    facts.ticketCount = int(ev.ticketIds.size());
-    facts.succeededAttempts = int(ev.succeededAttemptIds.size());
+    facts.snapshotTicketId = req.snapshotFromTicket;
+    facts.snapshotTicketCarriesKey = !req.snapshotFromTicket || evidence.ticketIds.contains(*req.snapshotFromTicket);
     bool snapshotOk = false;
     QString snapshotError = req.snapshotMissingReason.isEmpty() ? QStringLiteral("no snapshot given") : req.snapshotMissingReason;
     if (req.snapshot) {
@@ -193,22 +296,19 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
         snapshotOk = parsed.ok && parsed.root.isObject();
         snapshotError = parsed.ok ? QStringLiteral("the snapshot is JSON but not an object") : parsed.error;
     }
-    MarkDecision decision = decideMark(facts, req.toStatus, req.reason, req.override, snapshotOk, snapshotError);
-    if (decision.allowed && req.toStatus == Failed && (!ev.ticketError.isEmpty() || !ev.intentError.isEmpty())) {
-        decision.allowed = false;
-        decision.reason = QStringLiteral("the evidence is incomplete (%1): FAILED needs proof of no side effect")
-                              .arg(QStringList{ev.ticketError, ev.intentError}.join(QStringLiteral("; ")).trimmed());
-    }
+    const MarkDecision decision = decideMark(facts, req.toStatus, req.reason, req.override, snapshotOk, snapshotError, req.bulk);
 
-    AuditEntry a = expectedAuditEntry(s, req, expected, ev);
-    a.evidence = evidenceJson(req, ev, decision.overridden);
+    AuditEntry a = expectedAuditEntry(s, req, expected, evidence);
+    a.evidence = evidenceJson(req, evidence, decision.overridden);
 
     if (!decision.allowed) {
         res.kind = MarkResult::Kind::Refused;
         res.message = decision.reason;
         a.outcome = QStringLiteral("refused");
         a.detail = decision.reason;
-        if (!req.dryRun && current) // no audit row for a key that does not exist anywhere here
+        // Every real outcome is audited, refusals included; a dry run writes nothing. A key
+        // no record has and triage_audit.idem_key (64 characters) cannot hold is a typo.
+        if (!req.dryRun && (current || req.idemKey.size() <= 64))
             res.auditId = audit_sql::insert(s, a);
         return res;
     }
@@ -324,26 +424,58 @@ namespace {
 /// Evidence for many keys at once (chunked IN lists), from the ticket and intent stores.
 QHash<QString, MarkEvidence> gatherEvidence(Workspace &ws, const QStringList &keys)
 {
-    auto collect = [keys](const QString &sqlPrefix, const QString &sqlSuffix) {
-        return [=](DbSession &s) {
-            QHash<QString, QVector<qint64>> out;
-            for (int i = 0; i < keys.size(); i += 500) {
-                SqlBuilder b;
-                QStringList ph;
-                for (int j = i; j < qMin<int>(keys.size(), i + 500); ++j)
-                    ph << b.bind(keys[j]);
-                QSqlQuery q = s.exec(sqlPrefix + ph.join(QStringLiteral(", ")) + sqlSuffix, b);
-                while (q.next())
-                    out[q.value(0).toString()].append(q.value(1).toLongLong());
-            }
-            return out;
-        };
+    struct Attempts {
+        QHash<QString, QVector<qint64>> succeeded, escalated;
+        QHash<QString, UtcMicros> latest;
+        QSet<QString> unreadable;
     };
-    auto tickets = ws.worker(DbRole::Ticket).run<QHash<QString, QVector<qint64>>>(
-        collect(QStringLiteral("SELECT idem_key, id FROM ticket WHERE idem_key IN ("), QStringLiteral(") ORDER BY id")));
-    auto attempts = ws.worker(DbRole::Intent).run<QHash<QString, QVector<qint64>>>(
-        collect(QStringLiteral("SELECT idem_key, id FROM intent_log WHERE status = 'SUCCEEDED' AND idem_key IN ("),
-                QStringLiteral(") ORDER BY id")));
+    auto tickets = ws.worker(DbRole::Ticket).run<QHash<QString, QVector<qint64>>>([keys](DbSession &s) {
+        QHash<QString, QVector<qint64>> out;
+        for (int i = 0; i < keys.size(); i += 500) {
+            SqlBuilder b;
+            QStringList ph;
+            for (int j = i; j < qMin<int>(keys.size(), i + 500); ++j)
+                ph << b.bind(keys[j]);
+            QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, id FROM ticket WHERE idem_key IN (%1) ORDER BY id")
+                                     .arg(ph.join(QStringLiteral(", "))),
+                                 b);
+            while (q.next())
+                out[q.value(0).toString()].append(q.value(1).toLongLong());
+        }
+        return out;
+    });
+    auto attempts = ws.worker(DbRole::Intent).run<Attempts>([keys](DbSession &s) {
+        Attempts out;
+        const SqlDialect &d = s.dialect();
+        for (int i = 0; i < keys.size(); i += 500) {
+            SqlBuilder b;
+            QStringList ph;
+            for (int j = i; j < qMin<int>(keys.size(), i + 500); ++j)
+                ph << b.bind(keys[j]);
+            QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, id, status, %1, %2 FROM intent_log WHERE idem_key IN (%3) ORDER BY id")
+                                     .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")),
+                                          ph.join(QStringLiteral(", "))),
+                                 b);
+            while (q.next()) {
+                const QString key = q.value(0).toString();
+                const QString status = q.value(2).toString();
+                if (status == QLatin1String("SUCCEEDED"))
+                    out.succeeded[key].append(q.value(1).toLongLong());
+                else if (status == QLatin1String("ESCALATED"))
+                    out.escalated[key].append(q.value(1).toLongLong());
+                for (int c : {3, 4}) {
+                    if (q.value(c).isNull())
+                        continue;
+                    const auto t = parseUtcMicros(canonicalTimeText(q.value(c)));
+                    if (!t)
+                        out.unreadable.insert(key);
+                    else if (!out.latest.contains(key) || *t > out.latest.value(key))
+                        out.latest.insert(key, *t);
+                }
+            }
+        }
+        return out;
+    });
     const auto t = tickets.result();
     const auto a = attempts.result();
     QHash<QString, MarkEvidence> out;
@@ -353,10 +485,15 @@ QHash<QString, MarkEvidence> gatherEvidence(Workspace &ws, const QStringList &ke
             e.ticketIds = t->value(k);
         else
             e.ticketError = t.error->message;
-        if (a.ok())
-            e.succeededAttemptIds = a->value(k);
-        else
+        if (a.ok()) {
+            e.succeededAttemptIds = a->succeeded.value(k);
+            e.escalatedAttemptIds = a->escalated.value(k);
+            if (a->latest.contains(k))
+                e.latestAttemptAt = a->latest.value(k);
+            e.attemptTimeUnreadable = a->unreadable.contains(k);
+        } else {
             e.intentError = a.error->message;
+        }
     }
     return out;
 }
@@ -385,9 +522,25 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
 {
     prepare(ws, request);
     Workspace *w = &ws;
-    return QtConcurrent::run(ws.mergePool(), [w, request]() {
-        if (w->config().readOnly)
+    return QtConcurrent::run(ws.mergePool(), [w, request]() mutable {
+        if (w->config().readOnly && !request.dryRun)
             return readOnlyRefusal(request);
+        if (request.snapshotFromTicket) {
+            const QString key = request.idemKey;
+            const auto rows = w->worker(DbRole::Ticket)
+                                  .run<QVector<TicketRow>>([key](DbSession &s) { return detail_sql::readTickets(s, key); })
+                                  .result();
+            if (!rows.ok())
+                return Outcome<MarkResult>::failure(*rows.error);
+            request.snapshot.reset();
+            request.snapshotSource = QStringLiteral("ticket:%1").arg(*request.snapshotFromTicket);
+            for (const TicketRow &t : *rows)
+                if (t.id == *request.snapshotFromTicket) {
+                    request.snapshot = t.payload;
+                    if (!t.payload)
+                        request.snapshotMissingReason = QStringLiteral("ticket #%1 has a NULL payload").arg(t.id);
+                }
+        }
         const MarkEvidence ev = gatherEvidence(*w, {request.idemKey}).value(request.idemKey);
         const WorkspaceConfig config = w->config();
         return w->worker(DbRole::Idempotency)
@@ -398,16 +551,23 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
 
 QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkRequest> requests)
 {
-    for (MarkRequest &r : requests)
+    for (MarkRequest &r : requests) {
         prepare(ws, r);
+        r.bulk = true;
+    }
     Workspace *w = &ws;
     return QtConcurrent::run(ws.mergePool(), [w, requests]() {
         QVector<Outcome<MarkResult>> results;
         results.reserve(requests.size());
         if (w->config().readOnly) {
+            bool allDry = true;
             for (const MarkRequest &r : requests)
-                results.append(readOnlyRefusal(r));
-            return results;
+                allDry = allDry && r.dryRun;
+            if (!allDry) {
+                for (const MarkRequest &r : requests)
+                    results.append(readOnlyRefusal(r));
+                return results;
+            }
         }
         QStringList keys;
         for (const MarkRequest &r : requests)

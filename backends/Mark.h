@@ -27,13 +27,17 @@ struct ExpectedState {
 struct MarkRequest {
     QString idemKey;
     int toStatus = 1;                      ///< RecordStatusCode
-    QString reason;                        ///< required; ≥ 20 characters with override
+    QString reason;                        ///< required; ≥ kMarkReasonMinLength characters, ≥ 20 with override
     std::optional<QString> snapshot;       ///< result_snapshot for SUCCESS (a JSON object), kept byte-exact
     QString snapshotSource;                ///< "ticket:<id>", "file:<path>", "typed", "upstream"
+    /// SUCCESS from a ticket's payload: markRecord() reads that ticket and fills `snapshot`
+    /// and `snapshotSource`; a ticket that does not carry the key is a refusal (audited).
+    std::optional<qint64> snapshotFromTicket;
     QString snapshotMissingReason;         ///< why `snapshot` is empty, for the refusal ("2 tickets carry the key")
     std::optional<ExpectedState> expect;   ///< nullopt: read the current state first and use it
     bool override = false;
-    bool dryRun = false;
+    bool dryRun = false;                   ///< decide and report, write nothing (no audit row either)
+    bool bulk = false;                     ///< part of markRecords(): an override is refused (decideMark())
     QString operatorName;
     QString evidenceJson;                  ///< extra evidence (JSON object text), e.g. an upstream answer
     QString requestId;                     ///< empty: generated; reuse to make a retry idempotent
@@ -57,33 +61,60 @@ struct MarkResult {
 /// "applied", "conflict", "refused", "error", "dry-run".
 QString markKindName(MarkResult::Kind kind);
 
-/// Evidence from the other stores, gathered before the compare-and-set.
+/// Evidence from the stores, gathered before the compare-and-set (DESIGN.md §6 inputs).
 struct MarkEvidence {
     QVector<qint64> ticketIds;
     QVector<qint64> succeededAttemptIds;
+    QVector<qint64> escalatedAttemptIds;
+    std::optional<UtcMicros> latestAttemptAt; ///< latest created_at / updated_at of the key's attempts (intent database's clock)
+    bool attemptTimeUnreadable = false;       ///< an attempt's time could not be parsed
+    /// The latest recorded upstream answer (triage_audit, action query_upstream); mark_sql::apply()
+    /// reads it itself on the idempotency database, markEvidenceOf() takes it from the detail.
+    std::optional<RecordedUpstreamAnswer> upstream;
     QString ticketError, intentError; ///< a store that could not be read (evidence unknown)
 };
 
+/// The upstream answer a `query_upstream` audit row recorded: its classification (from the
+/// row's evidence JSON, {"evidence":{"classification":…}}; UNUSABLE when unreadable) and
+/// its time. nullopt when the row is not a query_upstream row.
+std::optional<RecordedUpstreamAnswer> recordedUpstreamAnswer(const AuditEntry &row);
+
+/// The mark evidence a loaded detail shows: its tickets, SUCCEEDED / ESCALATED attempts,
+/// latest attempt time, latest recorded upstream answer and store errors.
+MarkEvidence markEvidenceOf(const KeyDetail &detail);
+
+/// The facts decideMark() decides on, for `record` (nullopt: no record) and `evidence`:
+/// the one place MarkFacts are built, for the CLI, the console and bulk runs. fromStatus is
+/// the record's status (mark_sql::apply() replaces it by the expected one). Times come from
+/// the stores (the record's serverNow and updated_at), never the desktop clock.
+MarkFacts markFactsFrom(const std::optional<RecordDetail> &record, const MarkEvidence &evidence);
+
 namespace mark_sql {
-/// Runs one mark on the idempotency database: reads the record, applies decideMark(),
-/// and either audits a refusal, or runs the compare-and-set UPDATE (matching key, status,
+/// Runs one mark on the idempotency database: reads the record and the latest recorded
+/// upstream answer, applies decideMark() to markFactsFrom(), and either audits a refusal, or runs the compare-and-set UPDATE (matching key, status,
 /// updated_at and version) with its `applied` audit row in one transaction; a CAS that
 /// matches no row is rolled back and audited as `conflict` with the current state. If the
 /// COMMIT's outcome is unknown (connection dropped), it reconnects and reports what the
 /// audit table shows for the request id — never re-sends. Idempotent per request id: a
-/// retried request that already applied reports Applied. Throws DbException only for
+/// retried request that already applied reports Applied. A dry run (request.dryRun)
+/// decides and reports, conflicts included, and writes nothing. Throws DbException only for
 /// failures before anything was decided (the caller may retry with the same request id).
 MarkResult apply(DbSession &session, const WorkspaceConfig &config, const MarkRequest &request,
                  const MarkEvidence &evidence);
 } // namespace mark_sql
 
-/// Marks one record: gathers evidence (tickets, SUCCEEDED attempts) from the other stores,
-/// then runs mark_sql::apply() on the idempotency worker. Read-only workspaces refuse.
-/// A store error while gathering evidence refuses a FAILED mark (evidence unknown).
+/// Marks one record: gathers evidence (tickets, SUCCEEDED / ESCALATED attempts, the latest
+/// attempt's time; the ticket of request.snapshotFromTicket) from the other stores, then runs
+/// mark_sql::apply() on the idempotency worker. A store error while gathering evidence
+/// refuses a FAILED mark (evidence unknown). Every real outcome is audited, refusals
+/// included. Read-only workspaces refuse a real mark without writing anything (read-only
+/// writes nothing, so that refusal is not audited) and run a dry run like any other.
 QFuture<Outcome<MarkResult>> markRecord(Workspace &workspace, MarkRequest request);
 
 /// Marks several records, one transaction per record (one row's failure never undoes
-/// another's change); every row gets a result, in request order. Large runs are spread
+/// another's change); every row gets a result, in request order. Each row is decided on its
+/// own facts as a bulk row (MarkRequest::bulk): a bulk FAILED applies only to rows whose
+/// own verdict is FAILED, the rest are refused with their reason. Read-only as markRecord(). Large runs are spread
 /// over up to 4 extra connections to the idempotency database (each row still its own
 /// compare-and-set), so a bulk run is not limited by one connection's round trips.
 QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &workspace, QVector<MarkRequest> requests);

@@ -1,40 +1,89 @@
 #pragma once
 
+#include "TimeText.h"
+#include "Verdict.h"
+#include "WorkspaceConfig.h"
+
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
 namespace triage {
 
-/// What the rules need to know about a record and its evidence before a manual mark.
+/// The latest upstream answer recorded for a key (a `query_upstream` row of triage_audit):
+/// what it said and when it was recorded, on the idempotency database's clock.
+struct RecordedUpstreamAnswer {
+    qint64 auditId = 0;
+    UpstreamAnswer answer = UpstreamAnswer::Unusable; ///< Unusable also when the row's evidence cannot be read
+    std::optional<UtcMicros> at;                      ///< triage_audit.at (server time the answer was recorded)
+    QString atText;                                   ///< the same, canonical text as stored
+};
+
+/// What the rules need to know about a record and its evidence before a manual mark: the
+/// same facts as the verdict table (DESIGN.md §6 inputs) plus the times that decide whether
+/// a NOT_FOUND is still proof of absence. Built by markFactsFrom() (Mark.h), never by hand
+/// outside tests. Every time is on a database's clock, never the desktop's.
 struct MarkFacts {
     bool recordExists = true;
     std::optional<qint64> fromStatus; ///< the status the operator saw (nullopt: NULL)
     bool stale = false;               ///< PROCESSING older than the processing timeout (DESIGN.md §4)
     int ticketCount = 0;              ///< ticket rows carrying the key
     int succeededAttempts = 0;        ///< intent-log attempts with status SUCCEEDED
+    int escalatedAttempts = 0;        ///< intent-log attempts with status ESCALATED (an open escalation)
+    /// A store whose evidence could not be read ("ticket store: …"); empty when all were read.
+    QStringList storeErrors;
+
+    int processingTimeoutS = 300;                          ///< the biz_type's processing timeout (s)
+    FailedEvidence failedEvidence = FailedEvidence::Upstream; ///< the biz_type's `failed_evidence`
+    int failedEvidenceMaxAgeS = 900;                       ///< the biz_type's `failed_evidence_max_age` (s)
+    bool upstreamConfigured = false;                       ///< the biz_type has an upstream query API
+
+    std::optional<UtcMicros> now;             ///< the idempotency database's clock when the facts were read
+    std::optional<UtcMicros> updatedAt;       ///< the record's updated_at
+    std::optional<UtcMicros> latestAttemptAt; ///< latest created_at / updated_at of the key's intent attempts (nullopt: none)
+    bool attemptTimeUnreadable = false;       ///< an attempt's time could not be parsed (nothing can be proved after it)
+    std::optional<RecordedUpstreamAnswer> upstream; ///< latest recorded upstream answer (nullopt: never queried)
+
+    /// SUCCESS with --snapshot-from-ticket: the ticket named, and whether it carries the key.
+    std::optional<qint64> snapshotTicketId;
+    bool snapshotTicketCarriesKey = true;
 };
 
-/// The rules' answer: allowed or refused with the reason; `overridden` lists the safety
-/// rules an --override set aside (audited).
+/// The rules' answer: allowed or refused with the reason; `overridden` lists the
+/// uncertainties an --override set aside ("; "-joined, audited), empty when none.
 struct MarkDecision {
     bool allowed = false;
     QString reason;
     QString overridden;
 };
 
-/// Minimum length of the reason that must accompany --override (issue 3).
+/// Minimum length of the reason of every manual mark (DESIGN.md §2: every action has a reason).
+constexpr int kMarkReasonMinLength = 10;
+/// Minimum length of the reason that must accompany --override (DESIGN.md §6).
 constexpr int kOverrideReasonMinLength = 20;
 
 /// Decides whether a manual transition to `toStatus` is allowed (DESIGN.md §2 "Mark
-/// SUCCESS / Mark FAILED", §1 recovery table). Allowed: PROCESSING→SUCCESS,
-/// PROCESSING→FAILED, FAILED→SUCCESS (a correction). SUCCESS is final. SUCCESS needs
-/// `snapshotIsJsonObject`. FAILED means "confirmed no side effect", so it is refused when a
-/// ticket carries the key, when the intent log shows a SUCCEEDED attempt, or when the
-/// record is younger than its processing timeout — unless `override` with a reason of at
-/// least kOverrideReasonMinLength characters. Every mark needs a non-empty reason.
-/// Pure function: no I/O.
+/// SUCCESS / Mark FAILED", §6 "FAILED needs positive evidence of absence"). Pure: no I/O.
+///
+/// Every mark needs a reason of at least kMarkReasonMinLength characters (trimmed).
+/// Allowed transitions: PROCESSING→SUCCESS, PROCESSING→FAILED, FAILED→SUCCESS; SUCCESS is
+/// final. SUCCESS needs `snapshotIsJsonObject` (else `snapshotError` is the reason) and,
+/// with a snapshot ticket, a ticket that carries the key.
+///
+/// FAILED is allowed only where the verdict table gives FAILED now. Evidence that the side
+/// effect happened, or may still happen, refuses it and no override sets it aside: a record
+/// that is not stale, a ticket carrying the key, a SUCCEEDED attempt, a latest recorded
+/// upstream answer FOUND or AMBIGUOUS, a store that could not be read. Uncertainty refuses
+/// it too, but `override` with a reason of at least kOverrideReasonMinLength characters
+/// sets it aside (listed in `overridden`): an ESCALATED attempt, and for
+/// `failed_evidence = upstream` a missing proof of absence — no recorded answer, a latest
+/// answer that is not NOT_FOUND, or a NOT_FOUND recorded before updated_at +
+/// processing_timeout, before the latest intent attempt, or longer ago than
+/// failed_evidence_max_age. `failed_evidence = ticket_absent` needs no upstream answer.
+/// `bulk`: part of a bulk run, which applies only where the rules allow (an override
+/// is refused there: it is decided one key at a time).
 MarkDecision decideMark(const MarkFacts &facts, int toStatus, const QString &reason, bool override,
-                        bool snapshotIsJsonObject, const QString &snapshotError);
+                        bool snapshotIsJsonObject, const QString &snapshotError, bool bulk = false);
 
 } // namespace triage

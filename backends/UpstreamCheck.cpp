@@ -39,7 +39,7 @@ qint64 recordUpstreamCheck(Workspace &ws, const UpstreamCheck &check, QString *n
     a.operatorName = ws.config().operatorName.isEmpty() ? osUserName() : ws.config().operatorName;
     a.dbUser = ws.config().idempotency.dialect == Dialect::Sqlite ? QString() : ws.config().idempotency.user;
     a.host = QSysInfo::machineHostName();
-    a.action = QStringLiteral("query_upstream");
+    a.action = QString::fromUtf16(audit_action::QueryUpstream);
     a.idemKey = check.detail.idemKey;
     if (check.detail.record) {
         QJsonObject from;

@@ -83,15 +83,20 @@ BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, int toStatus, QWidget
                 line += t ? QStringLiteral(", snapshot from ticket #%1").arg(t->id)
                           : QStringLiteral(", no single ticket payload: will be refused (mark it on its own)");
             }
-            const MarkDecision rules = decideMark(markFactsOf(d), toStatus, QStringLiteral("x"), false,
-                                                  toStatus != Success || singleTicket(d), QStringLiteral("no snapshot"));
+            // The backend's rule on the loaded facts, as a bulk row (a placeholder reason:
+            // the reason's own check is shown at the OK button).
+            const MarkDecision rules = decideMark(markFactsFrom(d.record, markEvidenceOf(d)), toStatus,
+                                                  QString(kMarkReasonMinLength, QLatin1Char('x')), false,
+                                                  toStatus != Success || singleTicket(d), QStringLiteral("no snapshot"), true);
             if (!rules.allowed && (toStatus != Success || singleTicket(d)))
                 line += QStringLiteral(" \u2014 will be refused: %1").arg(rules.reason);
         }
         m_keys->addItem(line);
+        m_keys->item(m_keys->count() - 1)->setToolTip(line);
     }
     layout->addWidget(m_keys, 1);
-    layout->addWidget(new QLabel(QStringLiteral("<b>Reason</b> (required, audited on every row):"), this));
+    layout->addWidget(new QLabel(QStringLiteral("<b>Reason</b> (at least %1 characters, audited on every row):").arg(kMarkReasonMinLength),
+                                 this));
     m_reason = new QPlainTextEdit(this);
     m_reason->setObjectName(QStringLiteral("bulkReason"));
     m_reason->setMaximumHeight(70);
@@ -106,7 +111,8 @@ BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, int toStatus, QWidget
     layout->addWidget(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(m_reason, &QPlainTextEdit::textChanged, this, [this] { m_ok->setEnabled(!m_reason->toPlainText().trimmed().isEmpty()); });
+    connect(m_reason, &QPlainTextEdit::textChanged, this,
+            [this] { m_ok->setEnabled(m_reason->toPlainText().trimmed().size() >= kMarkReasonMinLength); });
     connect(m_dryRun, &QCheckBox::toggled, this, [this, to](bool dry) {
         m_ok->setText(dry ? QStringLiteral("Check %1 (dry run)").arg(m_details.size())
                           : QStringLiteral("Mark %1 %2").arg(m_details.size()).arg(to));

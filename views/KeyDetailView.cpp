@@ -596,7 +596,15 @@ void KeyDetailView::updateActions()
     m_markSuccessButton->setToolTip(!why.isEmpty() ? why
                                     : failedRecord ? QStringLiteral("FAILED \u2192 SUCCESS: a side effect was found after all")
                                                    : QStringLiteral("PROCESSING \u2192 SUCCESS with a snapshot (compare-and-set)"));
-    const QString failedWhy = !why.isEmpty() ? why : failedRecord ? QStringLiteral("The record is already FAILED") : QString();
+    QString failedWhy = !why.isEmpty() ? why : failedRecord ? QStringLiteral("The record is already FAILED") : QString();
+    if (failedWhy.isEmpty() && m_hasDetail) {
+        // The backend's rule, asked with the most an operator could add (a long reason and
+        // an override): what it still refuses, no dialog can make possible.
+        const MarkDecision best = decideMark(markFactsFrom(r, markEvidenceOf(m_detail)), Failed,
+                                             QString(kOverrideReasonMinLength, QLatin1Char('x')), true, true, QString());
+        if (!best.allowed)
+            failedWhy = QStringLiteral("Refused by the rules: %1").arg(best.reason);
+    }
     m_markFailedButton->setEnabled(ready && failedWhy.isEmpty());
     m_markFailedButton->setToolTip(failedWhy.isEmpty() ? QStringLiteral("PROCESSING \u2192 FAILED: confirmed no side effect "
                                                                         "(compare-and-set)")

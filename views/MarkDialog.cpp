@@ -32,20 +32,6 @@ QLabel *valueLabel(const QString &text, QWidget *parent, bool mono = true)
 
 } // namespace
 
-MarkFacts markFactsOf(const KeyDetail &detail)
-{
-    MarkFacts f;
-    f.recordExists = detail.record.has_value();
-    if (detail.record) {
-        f.fromStatus = detail.record->statusCode;
-        f.stale = detail.record->stale;
-    }
-    f.ticketCount = int(detail.tickets.size());
-    for (const IntentAttempt &a : detail.attempts)
-        f.succeededAttempts += a.status.value_or(QString()) == QLatin1String("SUCCEEDED");
-    return f;
-}
-
 ExpectedState expectedStateOf(const RecordDetail &record)
 {
     ExpectedState e;
@@ -122,7 +108,7 @@ MarkDialog::MarkDialog(const KeyDetail &detail, int toStatus, const QString &ope
         layout->addWidget(note);
     }
 
-    layout->addWidget(new QLabel(QStringLiteral("<b>Reason</b> (required, audited):"), this));
+    layout->addWidget(new QLabel(QStringLiteral("<b>Reason</b> (at least %1 characters, audited):").arg(kMarkReasonMinLength), this));
     m_reason = new QPlainTextEdit(this);
     m_reason->setObjectName(QStringLiteral("reasonEdit"));
     m_reason->setPlaceholderText(QStringLiteral("Why is this the outcome? E.g. \u201cticket #17 exists, upstream FOUND\u201d"));
@@ -228,7 +214,7 @@ QString MarkDialog::currentSnapshotText() const
 
 MarkFacts MarkDialog::facts() const
 {
-    return markFactsOf(m_detail);
+    return markFactsFrom(m_detail.record, markEvidenceOf(m_detail));
 }
 
 MarkDecision MarkDialog::decision() const
@@ -239,14 +225,7 @@ MarkDecision MarkDialog::decision() const
 
 bool MarkDialog::canAccept() const
 {
-    const QString reason = m_reason->toPlainText().trimmed();
-    if (reason.isEmpty())
-        return false;
-    if (m_toStatus == Success && !m_snapshotIsObject)
-        return false;
-    if (m_override->isChecked() && reason.size() < kOverrideReasonMinLength)
-        return false;
-    return true;
+    return decision().allowed;
 }
 
 void MarkDialog::revalidate()
@@ -283,8 +262,9 @@ void MarkDialog::revalidate()
     m_override->setVisible(overrideRelevant || m_override->isChecked());
 
     const int n = int(m_reason->toPlainText().trimmed().size());
-    m_reasonCount->setText(m_override->isChecked() ? QStringLiteral("%1 / %2 characters").arg(n).arg(kOverrideReasonMinLength)
-                                                   : QStringLiteral("%1 characters").arg(n));
+    m_reasonCount->setText(QStringLiteral("%1 / %2 characters")
+                               .arg(n)
+                               .arg(m_override->isChecked() ? kOverrideReasonMinLength : kMarkReasonMinLength));
 
     const MarkDecision d = decision();
     if (d.allowed) {
@@ -293,10 +273,13 @@ void MarkDialog::revalidate()
         m_rules->setStyleSheet(QStringLiteral("color: %1;").arg(d.overridden.isEmpty() ? QStringLiteral("#1a7f37")
                                                                                        : QStringLiteral("#9a6700")));
     } else {
-        m_rules->setText(QStringLiteral("\u2716 The rules will refuse this (the refusal is audited): %1.").arg(d.reason));
+        m_rules->setText(QStringLiteral("\u2716 The rules refuse this: %1.").arg(d.reason));
         m_rules->setStyleSheet(QStringLiteral("color: #b42318;"));
     }
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(canAccept());
+    // A longer rules text grows the dialog rather than squeezing the state shown above it.
+    if (const int h = sizeHint().height(); h > height())
+        resize(width(), h);
 }
 
 MarkRequest MarkDialog::request() const

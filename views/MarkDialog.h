@@ -22,10 +22,12 @@ class MessageBar;
 /// must still find (status, updated_at, version, as the operator saw it in the loaded
 /// detail) and, for SUCCESS, the snapshot to be written, chosen from a ticket row's
 /// payload, the upstream's FOUND object, a suggested verdict's snapshot, or typed JSON
-/// (validated live, the parse error shown). A reason is required; when the rules
-/// (decideMark(), a pure function) would refuse a FAILED mark, their reason is shown live
-/// and an override checkbox appears (the reason then needs ≥ 20 characters). The dialog
-/// does not run the mark: request() is what the caller passes to markRecord().
+/// (validated live, the parse error shown). The rules' answer (decideMark() on
+/// markFactsFrom() of the loaded detail: the backend's rule, not the view's) is shown live
+/// and OK is enabled only when they allow the mark; where only uncertainty stands in the
+/// way an override checkbox appears (the reason then needs ≥ 20 characters). The dialog
+/// does not run the mark: request() is what the caller passes to markRecord(), which
+/// decides again on the stores' current state.
 class MarkDialog : public QDialog {
     Q_OBJECT
 public:
@@ -53,7 +55,7 @@ public:
     QLabel *rulesLabel() const { return m_rules; }
     /// The snapshot's parse error ("" when the snapshot is a JSON object or not needed).
     QString snapshotError() const { return m_snapshotError; }
-    /// True when OK can be pressed.
+    /// True when OK can be pressed: the rules allow the mark as the dialog describes it.
     bool canAccept() const;
 
 private:
@@ -86,9 +88,6 @@ private:
     QDialogButtonBox *m_buttons = nullptr;
 };
 
-/// MarkFacts for `detail` as the loaded detail shows it (record, staleness, ticket rows,
-/// SUCCEEDED attempts).
-MarkFacts markFactsOf(const KeyDetail &detail);
 /// The compare-and-set expectation for the record of `detail` (status, updated_at and,
 /// where the table has one, version).
 ExpectedState expectedStateOf(const RecordDetail &record);

@@ -131,15 +131,21 @@ const QVector<Triagectl::Command> &Triagectl::commands()
         {QStringLiteral("mark"), QStringLiteral("mark KEY --to success|failed --reason TEXT [options]  |  mark --queue QUEUE [filters] --to …"),
          QStringLiteral("Settle a record by compare-and-set (DESIGN.md §2): PROCESSING→SUCCESS, PROCESSING→FAILED,\n"
                         "FAILED→SUCCESS. SUCCESS is final. SUCCESS needs a JSON-object snapshot: --snapshot FILE\n"
-                        "(- = stdin; kept byte-exact) or --snapshot-from-ticket ID (a ticket carrying KEY). FAILED\n"
-                        "is refused while a ticket or a SUCCEEDED attempt shows the side effect, or the record is\n"
-                        "younger than its processing timeout, unless --override with a reason of >= 20 characters.\n"
-                        "Without --expect-* the current state is read first and used; with --expect-status and\n"
-                        "--expect-updated-at (as `show --format json` prints them; --expect-version where the table\n"
-                        "has one) exactly that state must still hold. --dry-run writes nothing. Every outcome is\n"
-                        "audited (triage_audit). With --queue instead of KEY: every record row of the queue (filters\n"
-                        "and --limit as for list; --limit 0 = all), one transaction per record; SUCCESS takes the\n"
-                        "snapshot of the key's only ticket. Exit: 0 applied, 3 conflict, 4 refused, 2 error."),
+                        "(- = stdin; kept byte-exact) or --snapshot-from-ticket ID (a ticket carrying KEY). Every\n"
+                        "mark needs a reason of >= 10 characters. FAILED needs positive evidence of absence\n"
+                        "(DESIGN.md §6): stale, no ticket, no SUCCEEDED or ESCALATED attempt, and a recorded upstream\n"
+                        "NOT_FOUND (`query KEY`) obtained after updated_at + processing_timeout and after the latest\n"
+                        "attempt, younger than failed_evidence_max_age (or failed_evidence = ticket_absent).\n"
+                        "--override (reason >= 20 characters, audited) sets aside only missing or aged evidence and\n"
+                        "an ESCALATED attempt, never a ticket, a SUCCEEDED attempt, an upstream FOUND or a record\n"
+                        "that is not stale. Without --expect-* the current state is read first and used; with\n"
+                        "--expect-status and --expect-updated-at (as `show --format json` prints them;\n"
+                        "--expect-version where the table has one) exactly that state must still hold. --dry-run\n"
+                        "decides and writes nothing (allowed in read-only mode). Every real outcome is audited\n"
+                        "(triage_audit), refusals included. With --queue instead of KEY: every record row of the\n"
+                        "queue (filters and --limit as for list; --limit 0 = all), one transaction per record, each\n"
+                        "decided on its own evidence (no override in bulk); SUCCESS takes the snapshot of the key's\n"
+                        "only ticket. Exit: 0 applied, 3 conflict, 4 refused, 2 error."),
          {opt("to"), opt("reason"), opt("snapshot"), opt("snapshot-from-ticket"), opt("expect-status"),
           opt("expect-updated-at"), opt("expect-version"), opt("override"), opt("dry-run"), opt("queue"),
           opt("biz-type"), opt("tenant"), opt("key"), opt("created-from"), opt("created-to"), opt("updated-from"),
@@ -229,7 +235,7 @@ Triagectl::Triagectl(FILE *out, FILE *err) : m_out(out), m_err(err)
         {opt("expect-status"), QStringLiteral("mark: the status the record must still have."), QStringLiteral("S")},
         {opt("expect-updated-at"), QStringLiteral("mark: the updated_at it must still have (as show prints it)."), QStringLiteral("T")},
         {opt("expect-version"), QStringLiteral("mark: the version it must still have."), QStringLiteral("V")},
-        {opt("override"), QStringLiteral("mark: set aside the FAILED safety rules (reason >= 20 characters; audited).")},
+        {opt("override"), QStringLiteral("mark: set aside missing FAILED evidence or an open escalation (reason >= 20 characters; audited).")},
         {opt("dry-run"), QStringLiteral("mark: show what would be applied; write nothing.")},
         {opt("queue"), QStringLiteral("mark: every record row of this queue instead of one KEY."), QStringLiteral("QUEUE")},
         {opt("since"), QStringLiteral("audit: rows at or after TIME."), QStringLiteral("TIME")},
@@ -422,7 +428,9 @@ int Triagectl::run(const QStringList &arguments)
         }
         return usage(error);
     }
-    if (command->writes && config->readOnly) {
+    // A dry run writes nothing, so read-only mode allows it (the backend decides the rest).
+    const bool dryRunMark = command->name == QLatin1String("mark") && m_parser.isSet(QStringLiteral("dry-run"));
+    if (command->writes && config->readOnly && !dryRunMark) {
         message(QStringLiteral("%1 writes to the databases: refused in read-only mode (--read-only or read_only=true)")
                     .arg(command->name));
         return ExitRefused;
@@ -874,16 +882,7 @@ int Triagectl::mark(Workspace &workspace, const QString &key)
             const qint64 id = m_parser.value(QStringLiteral("snapshot-from-ticket")).trimmed().toLongLong(&ok);
             if (!ok)
                 return usage(QStringLiteral("--snapshot-from-ticket: a ticket id"));
-            const KeyDetail d = workspace.loadKeyDetail(key).result();
-            if (d.errors.contains(DbRole::Ticket))
-                return dbFailure(d.errors.value(DbRole::Ticket));
-            const auto t = std::find_if(d.tickets.cbegin(), d.tickets.cend(), [id](const TicketRow &x) { return x.id == id; });
-            if (t == d.tickets.cend()) {
-                message(QStringLiteral("refused: ticket #%1 does not carry key \"%2\"").arg(id).arg(key));
-                return ExitRefused;
-            }
-            r.snapshot = t->payload;
-            r.snapshotSource = QStringLiteral("ticket:%1").arg(id);
+            r.snapshotFromTicket = id; // read and checked by markRecord() (a wrong ticket is an audited refusal)
         }
         return reportMarks({markRecord(workspace, r).result()});
     }

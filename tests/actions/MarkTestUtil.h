@@ -48,3 +48,32 @@ inline QString insertAttempt(const TestDatabase &db, const QString &key, const Q
 }
 
 } // namespace triage::test
+
+#include "WorkspaceConfig.h"
+
+namespace triage::test {
+
+/// Records an upstream answer for `key` as `triagectl query` would: a `query_upstream` row
+/// of triage_audit with `classification` ("NOT_FOUND", "FOUND", …) recorded `ageSeconds`
+/// ago on the server's clock. Returns the admin error text.
+inline QString insertUpstreamAnswer(const TestDatabase &db, const QString &key, const QString &classification, int ageSeconds)
+{
+    return db.adminExec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, action, idem_key, reason, evidence, "
+                                       "outcome, detail) VALUES ('q-%1-%2', %3, 'alice', 'query_upstream', '%4', 'upstream %2', "
+                                       "'{\"evidence\":{\"classification\":\"%2\"},\"verdict\":{}}', 'recorded', 'test answer')")
+                            .arg(QString::number(qHash(key + QString::number(ageSeconds))), classification,
+                                 serverAgo(db.backend(), ageSeconds), key));
+}
+
+/// `config` where ticket_create (insertRecord()'s default biz_type) declares
+/// `failed_evidence = ticket_absent`: its side effect is the ticket row, so stale and no
+/// ticket proves absence (DESIGN.md §6). For tests about the compare-and-set itself.
+inline WorkspaceConfig ticketAbsentConfig(WorkspaceConfig config)
+{
+    BizTypeConfig b = config.bizType(QStringLiteral("ticket_create"));
+    b.failedEvidence = FailedEvidence::TicketAbsent;
+    config.bizTypes.insert(QStringLiteral("ticket_create"), b);
+    return config;
+}
+
+} // namespace triage::test

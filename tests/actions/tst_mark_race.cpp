@@ -70,14 +70,14 @@ void TestMarkRace::race()
             MarkRequest r;
             r.idemKey = key;
             r.toStatus = Failed;
-            r.reason = QStringLiteral("race test");
+            r.reason = QStringLiteral("race test: eight operators");
             r.expect = ExpectedState{d.record->statusCode, d.record->updatedAt, d.record->version};
             requests.append(r);
         }
     }
     std::vector<std::unique_ptr<Workspace>> writers;
     for (int w = 0; w < kWriters; ++w) {
-        WorkspaceConfig c = db.config();
+        WorkspaceConfig c = ticketAbsentConfig(db.config()); // stale and no ticket proves absence (DESIGN.md §6)
         c.operatorName = QStringLiteral("op%1").arg(w);
         writers.push_back(std::make_unique<Workspace>(c));
     }

@@ -3,6 +3,7 @@
 
 #include "BackendTestUtil.h"
 #include "JsonText.h"
+#include "Mark.h"
 #include "RecordStatus.h"
 
 #include <QDateTime>
@@ -174,6 +175,24 @@ void TstBackendDemo::coversEveryCase()
     QVERIFY2(staleRecords >= 50, qPrintable(QString::number(staleRecords)));
     QVERIFY2(intentRows >= 50, qPrintable(QString::number(intentRows)));
     QCOMPARE(countOf(ws, unknown), qint64(u.rows.size()));
+
+    // FAILED is legitimately allowed for some stale keys (ticket_create: failed_evidence =
+    // ticket_absent, stale and no ticket), and only there without a recorded NOT_FOUND.
+    int failedAllowed = 0;
+    for (const QueueRow &r : u.rows) {
+        if (r.source != QueueSource::Record)
+            continue;
+        const KeyDetail d = ws.loadKeyDetail(r.idemKey).result();
+        const MarkDecision m = decideMark(markFactsFrom(d.record, markEvidenceOf(d)), Failed,
+                                          QStringLiteral("demo check of the FAILED rule"), false, true, QString());
+        if (m.allowed) {
+            ++failedAllowed;
+            QCOMPARE(r.bizType, QStringLiteral("ticket_create"));
+            QCOMPARE(m.reason, QStringLiteral("PROCESSING → FAILED allowed: failed_evidence = ticket_absent: stale and no ticket "
+                                              "carries the key"));
+        }
+    }
+    QVERIFY2(failedAllowed >= 1, qPrintable(QString::number(failedAllowed)));
 
     QueueRequest inflight;
     inflight.kind = QueueKind::InFlight;

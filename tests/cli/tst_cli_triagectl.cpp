@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSet>
@@ -195,6 +196,8 @@ private slots:
     void showAndFormats_data();
     void showAndFormats();
     void exitCodes();
+    void markExitCodes_data();
+    void markExitCodes();
     void demoWorkspace();
 };
 
@@ -602,6 +605,115 @@ void TstCliTriagectl::exitCodes()
     // With the schema in place, the same list succeeds (empty queue).
     RUN_OK(empty, base + QStringList{QStringLiteral("list"), QStringLiteral("unknown")});
     QVERIFY2(empty.out.endsWith("0 rows (of 0)\n"), empty.out.constData());
+}
+
+void TstCliTriagectl::markExitCodes_data()
+{
+    QTest::addColumn<QString>("backend");
+    triage::test::addBackendRows();
+}
+
+void TstCliTriagectl::markExitCodes()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    // ticket_create's side effect is the ticket row (failed_evidence = ticket_absent);
+    // payment_capture keeps the default (a recorded upstream NOT_FOUND).
+    const QString ini = dir.filePath(QStringLiteral("triage.ini"));
+    {
+        QFile f(ini);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("[biz.ticket_create]\nfailed_evidence = ticket_absent\n");
+    }
+    const QStringList base = QStringList{QStringLiteral("--config"), ini, QStringLiteral("--operator"), QStringLiteral("alice")}
+        + dbArgs(db.url());
+    RUN_OK(schema, base + QStringList{QStringLiteral("init-schema")});
+    auto record = [&](const QString &key, const QString &biz, int age) {
+        return db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
+                                           "expire_at) VALUES ('%1', '%2', 0, %3, %3, %4)")
+                                .arg(key, biz, agoValue(backend, age), futureValue(backend)));
+    };
+    for (const QString &k : {QStringLiteral("pay:none"), QStringLiteral("pay:fresh"), QStringLiteral("pay:over")})
+        QCOMPARE(record(k, QStringLiteral("payment_capture"), 3600), QString());
+    QCOMPARE(record(QStringLiteral("ticket:create:acme:gone"), QStringLiteral("ticket_create"), 3600), QString());
+    QCOMPARE(record(QStringLiteral("ticket:create:acme:held"), QStringLiteral("ticket_create"), 3600), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) "
+                                         "VALUES (41, 'ticket:create:acme:held', 'acme', 'VPN outage', 'OPEN', '{\"ticket_id\":41}', %1, %1), "
+                                         "(99, 'ticket:create:acme:other', 'acme', 'Disk full', 'OPEN', '{\"ticket_id\":99}', %1, %1)")
+                              .arg(agoValue(backend, 3000))),
+             QString());
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, action, idem_key, reason, evidence, "
+                                         "outcome) VALUES ('q-fresh', %1, 'alice', 'query_upstream', 'pay:fresh', 'upstream NOT_FOUND', "
+                                         "'{\"evidence\":{\"classification\":\"NOT_FOUND\"}}', 'recorded')")
+                              .arg(agoValue(backend, 60))),
+             QString());
+    auto audited = [&]() { return db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit")).value(0).toInt(); };
+    auto mark = [&](const QStringList &args) { return runCtl(base + QStringList{QStringLiteral("mark")} + args); };
+    const QString reason = QStringLiteral("processor confirms nothing was captured");
+    int rows = audited();
+    QCOMPARE(rows, 1);
+
+    // A reason under 10 characters: refused (4), audited.
+    CtlRun r = mark({QStringLiteral("pay:none"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), QStringLiteral("x")});
+    QVERIFY2(r.exitCode == 4 && r.out.contains("every manual mark needs a reason of at least 10 characters (got 1)"), r.describe({}).constData());
+    QCOMPARE(audited(), ++rows);
+    // payment_capture, no ticket, no upstream answer (§6 row 8): refused (4), audited.
+    r = mark({QStringLiteral("pay:none"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), reason});
+    QVERIFY2(r.exitCode == 4 && r.out.contains("no proof of absence"), r.describe({}).constData());
+    QCOMPARE(audited(), ++rows);
+    // The same in bulk: only rows whose own verdict is FAILED; the rest refused with why.
+    r = mark({QStringLiteral("--queue"), QStringLiteral("unknown"), QStringLiteral("--biz-type"), QStringLiteral("payment_capture"),
+              QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), reason, QStringLiteral("--format"),
+              QStringLiteral("json")});
+    QVERIFY2(r.exitCode == 4, r.describe({}).constData());
+    {
+        QMap<QString, QString> outcome;
+        for (const QJsonValue &v : QJsonDocument::fromJson(r.out).array())
+            outcome.insert(v.toObject().value(QStringLiteral("idem_key")).toString(), v.toObject().value(QStringLiteral("outcome")).toString());
+        QCOMPARE(outcome, (QMap<QString, QString>{{QStringLiteral("pay:fresh"), QStringLiteral("applied")},
+                                                  {QStringLiteral("pay:none"), QStringLiteral("refused")},
+                                                  {QStringLiteral("pay:over"), QStringLiteral("refused")}}));
+    }
+    rows += 3;
+    QCOMPARE(audited(), rows);
+    // An override sets aside missing evidence (reason >= 20 characters): applied (0).
+    r = mark({QStringLiteral("pay:none"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--override"),
+              QStringLiteral("--reason"), reason});
+    QVERIFY2(r.exitCode == 0 && r.out.contains("(override: no proof of absence"), r.describe({}).constData());
+    QCOMPARE(audited(), ++rows);
+    // Never a ticket: refused (4) with --override.
+    r = mark({QStringLiteral("ticket:create:acme:held"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--override"),
+              QStringLiteral("--reason"), reason});
+    QVERIFY2(r.exitCode == 4 && r.out.contains("1 ticket row(s) carry the key"), r.describe({}).constData());
+    QCOMPARE(audited(), ++rows);
+    // --snapshot-from-ticket naming a ticket of another key: refused (4) and audited.
+    r = mark({QStringLiteral("ticket:create:acme:held"), QStringLiteral("--to"), QStringLiteral("success"),
+              QStringLiteral("--snapshot-from-ticket"), QStringLiteral("99"), QStringLiteral("--reason"), reason});
+    QVERIFY2(r.exitCode == 4 && r.out.contains("ticket #99 does not carry this key"), r.describe({}).constData());
+    QCOMPARE(audited(), ++rows);
+    // A dry run that hits a conflict: exit 3, nothing written.
+    r = mark({QStringLiteral("ticket:create:acme:gone"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--dry-run"),
+              QStringLiteral("--expect-status"), QStringLiteral("processing"), QStringLiteral("--expect-updated-at"),
+              QStringLiteral("2020-01-01T00:00:00.000000Z"), QStringLiteral("--reason"), reason});
+    QVERIFY2(r.exitCode == 3 && r.out.contains("conflict"), r.describe({}).constData());
+    QCOMPARE(audited(), rows);
+    // Read-only mode allows a dry run (0, nothing written) and refuses a real mark (4, nothing written).
+    const QStringList ro{QStringLiteral("--read-only"), QStringLiteral("mark"), QStringLiteral("ticket:create:acme:gone"),
+                         QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), reason};
+    r = runCtl(base + ro + QStringList{QStringLiteral("--dry-run")});
+    QVERIFY2(r.exitCode == 0 && r.out.contains("dry-run"), r.describe(ro).constData());
+    r = runCtl(base + ro);
+    QVERIFY2(r.exitCode == 4 && r.err.contains("read-only"), r.describe(ro).constData());
+    QCOMPARE(audited(), rows);
+    // failed_evidence = ticket_absent: stale and no ticket, applied (0).
+    r = mark({QStringLiteral("ticket:create:acme:gone"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), reason});
+    QVERIFY2(r.exitCode == 0 && r.out.contains("failed_evidence = ticket_absent"), r.describe({}).constData());
+    QCOMPARE(audited(), ++rows);
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 2 ORDER BY idem_key")),
+             (QStringList{QStringLiteral("pay:fresh"), QStringLiteral("pay:none"), QStringLiteral("ticket:create:acme:gone")}));
 }
 
 void TstCliTriagectl::demoWorkspace()

@@ -2,7 +2,8 @@
 // a mark with compare-and-set through MarkDialog (SQLite and PostgreSQL) changes the record,
 // drops the Unknown count by one and puts a triage_audit event on the timeline; a row
 // changed behind the operator's back shows the conflict panel with its current status; a
-// FAILED mark on a key with a ticket is refused and audited; a read-only workspace disables
+// FAILED mark is possible only with the rules' evidence (disabled with their reason
+// otherwise; an override sets aside only missing evidence); a read-only workspace disables
 // every write action; Query upstream against a real simulator shows the verdict in the
 // Upstream tab and "Apply suggestion" prefills the mark; bulk marks report every row and
 // bulk queries record every answer. PNGs of the dialog and panels go to the build directory.
@@ -182,7 +183,15 @@ private slots:
         QCOMPARE(detail->detail().tickets.size(), 1);
         const int auditEventsBefore = timelineAuditEvents(detail->detail());
         QVERIFY(detail->markSuccessButton()->isEnabled());
-        QVERIFY(detail->markFailedButton()->isEnabled());
+        // A ticket carries the key: FAILED is refused by the rules, no override sets it aside.
+        QVERIFY(!detail->markFailedButton()->isEnabled());
+        const QString failedTip = detail->markFailedButton()->toolTip();
+        QVERIFY2(failedTip.startsWith(QStringLiteral("Refused by the rules: FAILED means \"confirmed no side effect\" (DESIGN.md "
+                                                     "§6), but 1 ticket row(s) carry the key (the side effect happened)")),
+                 qPrintable(failedTip));
+        QVERIFY2(failedTip.endsWith(QStringLiteral("; --override sets aside only missing evidence or an open escalation, never "
+                                                   "evidence that the side effect happened or a record that is not stale")),
+                 qPrintable(failedTip));
         QCOMPARE(detail->markSuccessButton()->text(), QStringLiteral("Mark SUCCESS\u2026"));
 
         MarkDialog *dialog = detail->openMarkDialog(Success);
@@ -283,42 +292,96 @@ private slots:
         QVERIFY(!detail->markFailedButton()->isEnabled());
     }
 
-    void refusedFailedIsAudited()
+    /// Stale PROCESSING records of `biz` (or of every other biz_type when `other`) with no
+    /// ticket and no SUCCEEDED or ESCALATED attempt, not used by an earlier test.
+    QString staleWithoutTicket(const TestDatabase &db, const QString &biz, bool other)
+    {
+        QString error;
+        const QStringList keys = db.adminQueryColumn(
+            QStringLiteral("SELECT r.idem_key FROM idempotency_record r WHERE r.status = 0 AND r.updated_at < %1 AND "
+                           "r.biz_type %2 '%3' AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.idem_key = r.idem_key) AND "
+                           "NOT EXISTS (SELECT 1 FROM intent_log i WHERE i.idem_key = r.idem_key AND i.status IN "
+                           "('SUCCEEDED', 'ESCALATED')) ORDER BY r.id")
+                .arg(agoSql(db.backend(), 3600), other ? QStringLiteral("<>") : QStringLiteral("="), biz),
+            &error);
+        if (!error.isEmpty())
+            qWarning("%s", qPrintable(error));
+        for (const QString &k : keys)
+            if (!m_used.contains(db.backend() + k)) {
+                m_used.insert(db.backend() + k);
+                return k;
+            }
+        return {};
+    }
+
+    void failedNeedsEvidence()
     {
         Env &e = env(QStringLiteral("sqlite"));
         TRIAGE_REQUIRE_BACKEND(*e.db);
-        const QString key = takeKey(*e.db);
-        QVERIFY(!key.isEmpty());
         MainWindow w(e.ws.get());
         w.resize(1400, 900);
         w.show();
         QVERIFY(waitForQueues(w));
-        QVERIFY(openAndWait(w, key));
         KeyDetailView *detail = w.detailView();
+
+        // A ticket carries the key: the FAILED action is disabled with the rules' reason.
+        const QString held = takeKey(*e.db);
+        QVERIFY(openAndWait(w, held));
+        QVERIFY(!detail->markFailedButton()->isEnabled());
+        QVERIFY(detail->markFailedButton()->toolTip().contains(QStringLiteral("1 ticket row(s) carry the key")));
+        QVERIFY(!detail->openMarkDialog(Failed));
+
+        // No ticket, but no proof of absence either (payment_capture and friends need a
+        // recorded upstream NOT_FOUND): the dialog says why and OK stays disabled; only an
+        // override with a reason of 20+ characters sets the missing evidence aside.
+        const QString unproven = staleWithoutTicket(*e.db, QStringLiteral("ticket_create"), true);
+        QVERIFY(!unproven.isEmpty());
+        QVERIFY(openAndWait(w, unproven));
+        QVERIFY(detail->markFailedButton()->isEnabled());
         MarkDialog *dialog = detail->openMarkDialog(Failed);
         QVERIFY(dialog);
         dialog->reasonEdit()->setPlainText(QStringLiteral("upstream says no"));
-        // The rules' answer is shown live; the override is offered (a ticket carries the key).
         QVERIFY(!dialog->decision().allowed);
-        QVERIFY(dialog->rulesLabel()->text().contains(QStringLiteral("ticket row(s) carry the key")));
+        QVERIFY(!dialog->canAccept());
+        QVERIFY2(dialog->rulesLabel()->text().startsWith(QStringLiteral("\u2716 The rules refuse this: FAILED means")),
+                 qPrintable(dialog->rulesLabel()->text()));
+        QVERIFY2(dialog->rulesLabel()->text().contains(QStringLiteral("no proof of absence: no upstream answer is recorded for the key")),
+                 qPrintable(dialog->rulesLabel()->text()));
         QVERIFY(dialog->overrideBox()->isVisible());
+        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-failed-refused.png")));
         dialog->overrideBox()->setChecked(true);
         QVERIFY(!dialog->canAccept()); // 16 characters < 20
-        dialog->overrideBox()->setChecked(false);
-        QVERIFY(dialog->canAccept()); // the refusal is the backend's, and audited
-        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-failed-refused.png")));
+        QCOMPARE(dialog->decision().reason, QStringLiteral("--override needs a reason of at least 20 characters (got 16)"));
+        dialog->reasonEdit()->setPlainText(QStringLiteral("support checked the processor: nothing captured"));
+        QVERIFY(dialog->canAccept());
+        QVERIFY2(dialog->rulesLabel()->text().startsWith(QStringLiteral("\u26a0 Rules overridden (audited): no proof of absence")),
+                 qPrintable(dialog->rulesLabel()->text()));
+        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-failed-override.png")));
         QSignalSpy finished(detail, &KeyDetailView::markFinished);
         dialog->accept();
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 30000);
-        QCOMPARE(finished.first().at(0).toInt(), int(MarkResult::Kind::Refused));
-        QVERIFY2(detail->actionBar()->text().startsWith(QStringLiteral("Refused")), qPrintable(detail->actionBar()->text()));
-        QCOMPARE(detail->actionBar()->level(), MessageBar::Level::Warning);
-        QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)),
-                 QStringLiteral("0"));
-        QCOMPARE(one(*e.db, QStringLiteral("SELECT outcome FROM triage_audit WHERE idem_key = '%1' ORDER BY id DESC").arg(key)),
-                 QStringLiteral("refused"));
-        QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail() && !detail->detail().audit.isEmpty(), 30000);
-        QCOMPARE(detail->detail().audit.last().outcome, QStringLiteral("refused"));
+        QCOMPARE(finished.first().at(0).toInt(), int(MarkResult::Kind::Applied));
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(unproven)),
+                 QStringLiteral("2"));
+        QVERIFY(one(*e.db, QStringLiteral("SELECT evidence FROM triage_audit WHERE idem_key = '%1' AND outcome = 'applied'").arg(unproven))
+                    .contains(QStringLiteral("\"override\":\"no proof of absence")));
+
+        // ticket_create declares failed_evidence = ticket_absent: stale and no ticket is proof.
+        const QString gone = staleWithoutTicket(*e.db, QStringLiteral("ticket_create"), false);
+        QVERIFY(!gone.isEmpty());
+        QVERIFY(openAndWait(w, gone));
+        dialog = detail->openMarkDialog(Failed);
+        QVERIFY(dialog);
+        dialog->reasonEdit()->setPlainText(QStringLiteral("no ticket"));
+        QVERIFY(!dialog->canAccept()); // 9 characters < 10
+        dialog->reasonEdit()->setPlainText(QStringLiteral("no ticket was created"));
+        QVERIFY(dialog->canAccept());
+        QVERIFY(!dialog->overrideBox()->isVisible());
+        QCOMPARE(dialog->rulesLabel()->text(),
+                 QStringLiteral("\u2714 Rules: PROCESSING \u2192 FAILED allowed: failed_evidence = ticket_absent: stale and no "
+                                "ticket carries the key."));
+        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-failed-allowed.png")));
+        dialog->reject();
     }
 
     void readOnlyDisablesWrites()
