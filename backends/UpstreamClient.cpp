@@ -561,9 +561,12 @@ void UpstreamBulkRun::onAnswer(int index, const UpstreamEvidence &e)
     emit progress(m_done, m_total);
     if (m_options.keep && e.kind != UnusableKind::Cancelled) {
         m_keeping.insert(index);
-        m_options.keep(index, e).then(this, [this, index](bool ok) { onKept(index, ok); }).onCanceled(this, [this, index]() {
-            onKept(index, false);
-        });
+        // Always through the event loop, also for a future that is ready already: the pause
+        // check below comes first, and onKept() never runs inside this function.
+        auto later = [this, index](bool ok) {
+            QMetaObject::invokeMethod(this, [this, index, ok]() { onKept(index, ok); }, Qt::QueuedConnection);
+        };
+        m_options.keep(index, e).then(this, later).onCanceled(this, [later]() { later(false); });
     }
     if (state() == UpstreamBulkState::Running && m_options.pauseAfterUnusable > 0
         && m_consecutiveUnusable >= m_options.pauseAfterUnusable && m_next < m_total) {
