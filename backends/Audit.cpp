@@ -2,6 +2,8 @@
 
 #include <QSqlQuery>
 
+#include <algorithm>
+
 namespace triage {
 
 namespace {
@@ -53,10 +55,34 @@ QString canonicalAuditAction(const QString &stored)
     return out;
 }
 
+AuditEntry boundedAuditEntry(AuditEntry e, qsizetype maxRowBytes)
+{
+    auto size = [](const QString &s) { return qsizetype(s.toUtf8().size()); };
+    const qsizetype fixed = size(e.requestId) + size(e.operatorName) + size(e.dbUser) + size(e.host) + size(e.action)
+        + size(e.idemKey) + size(e.reason) + size(e.outcome);
+    QVector<QString *> large{&e.fromState, &e.toState, &e.evidence, &e.detail};
+    qsizetype total = fixed;
+    for (const QString *f : std::as_const(large))
+        total += size(*f);
+    if (total <= maxRowBytes)
+        return e;
+    std::stable_sort(large.begin(), large.end(), [&](const QString *a, const QString *b) { return size(*a) < size(*b); });
+    qsizetype budget = std::max<qsizetype>(0, maxRowBytes - fixed);
+    qsizetype left = large.size();
+    for (QString *f : std::as_const(large)) {
+        const qsizetype share = budget / left--;
+        if (size(*f) > share)
+            *f = boundedText(*f, share);
+        budget = std::max<qsizetype>(0, budget - size(*f));
+    }
+    return e;
+}
+
 namespace audit_sql {
 
-qint64 insert(DbSession &session, const AuditEntry &e)
+qint64 insert(DbSession &session, const AuditEntry &entry)
 {
+    const AuditEntry e = boundedAuditEntry(entry);
     const SqlDialect &d = session.dialect();
     SqlBuilder b;
     const QString sql = QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, db_user, host, action, idem_key, "

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "DbSession.h"
+#include "JsonText.h"
 #include "TimeText.h"
 
 #include <QString>
@@ -42,10 +43,18 @@ struct AuditQuery {
     int limit = 100;                 ///< 0 = no limit
 };
 
+/// `entry` bounded to `maxRowBytes` (kAuditRowMaxBytes, 64 KB) of UTF-8 in its text
+/// columns — the final guard of every audit writer (audit_sql::insert applies it). When the
+/// row is over the bound, the large columns (from_state, to_state, evidence, detail) are
+/// shared out: each gets an equal part of what the small columns leave, smaller ones giving
+/// their unused part to the larger; a column over its part is replaced by boundedText()
+/// (the JSON cut object with the full length and SHA-256). Small columns are never cut.
+AuditEntry boundedAuditEntry(AuditEntry entry, qsizetype maxRowBytes = kAuditRowMaxBytes);
+
 namespace audit_sql {
-/// Inserts one audit row in the session's current transaction (or autocommit). `at` is
-/// the server's clock. Returns the new row's id. Throws DbException (e.g. a reason longer
-/// than the column: the caller rolls back).
+/// Inserts one audit row in the session's current transaction (or autocommit), bounded by
+/// boundedAuditEntry(). `at` is the server's clock. Returns the new row's id. Throws
+/// DbException (e.g. a reason longer than the column: the caller rolls back).
 qint64 insert(DbSession &session, const AuditEntry &entry);
 /// Reads audit rows, oldest first. Throws DbException.
 QVector<AuditEntry> read(DbSession &session, const AuditQuery &query);

@@ -1,8 +1,11 @@
 #include "JsonText.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonParseError>
+
+#include <algorithm>
 
 namespace triage {
 
@@ -113,6 +116,37 @@ ParsedJson parseJsonText(const std::optional<QString> &text)
         return out;
     }
     return parseJsonText(*text);
+}
+
+QJsonValue boundedJsonValue(const QByteArray &bytes, qsizetype maxBytes)
+{
+    if (bytes.size() <= maxBytes)
+        return QString::fromUtf8(bytes);
+    QJsonObject o;
+    o.insert(QStringLiteral("cut"), true);
+    o.insert(QStringLiteral("bytes"), double(bytes.size()));
+    o.insert(QStringLiteral("sha256"), QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()));
+    o.insert(QStringLiteral("prefix"), QString());
+    const qsizetype overhead = QJsonDocument(o).toJson(QJsonDocument::Compact).size();
+    qsizetype take = std::max<qsizetype>(0, maxBytes - overhead);
+    for (;;) {
+        qsizetype n = std::min(take, bytes.size());
+        while (n > 0 && n < bytes.size() && (uchar(bytes.at(n)) & 0xC0) == 0x80)
+            --n; // never split a UTF-8 character
+        o.insert(QStringLiteral("prefix"), QString::fromUtf8(bytes.left(n)));
+        const qsizetype size = QJsonDocument(o).toJson(QJsonDocument::Compact).size();
+        if (size <= maxBytes || n == 0)
+            return o;
+        take = n - (size - maxBytes); // escapes made it longer: shrink by the excess
+    }
+}
+
+QString boundedText(const QString &text, qsizetype maxBytes)
+{
+    const QByteArray utf8 = text.toUtf8();
+    if (utf8.size() <= maxBytes)
+        return text;
+    return QString::fromUtf8(QJsonDocument(boundedJsonValue(utf8, maxBytes).toObject()).toJson(QJsonDocument::Compact));
 }
 
 } // namespace triage

@@ -31,4 +31,22 @@ ParsedJson parseJsonText(const QString &text);
 /// Same, for a nullable column: nullopt gives isNull = true, ok = false, error "NULL".
 ParsedJson parseJsonText(const std::optional<QString> &text);
 
+/// The audit trail's bound (DESIGN.md §2: evidence is bounded and readable): at most this
+/// many bytes (UTF-8) in the text columns of one triage_audit row.
+constexpr qsizetype kAuditRowMaxBytes = 64 * 1024;
+
+/// One large text (an upstream body, a snapshot, a whole evidence column) bounded to
+/// `maxBytes` bytes — the single cut representation of the audit trail. When `bytes` is at
+/// most `maxBytes` long it comes back as a JSON string (decoded as UTF-8). Otherwise as the
+/// JSON object {"bytes": <full length>, "cut": true, "prefix": "<the longest start, whole
+/// UTF-8 characters, that keeps the compact object within maxBytes>", "sha256": "<lowercase
+/// hex of the full bytes>"}: the cut is said, and the full text (kept by its own store)
+/// can be checked against the hash. Below about 150 bytes the prefix is empty and the
+/// object may exceed `maxBytes`.
+QJsonValue boundedJsonValue(const QByteArray &bytes, qsizetype maxBytes);
+
+/// boundedJsonValue() for a text column: `text` itself when it fits in `maxBytes` (UTF-8),
+/// else the compact JSON text of the cut object.
+QString boundedText(const QString &text, qsizetype maxBytes);
+
 } // namespace triage

@@ -326,7 +326,7 @@ void UpstreamEngine::complete(quint64 id, UpstreamResponseFacts facts)
         job.reply->deleteLater();
     }
     facts.sslErrors += job.sslErrors;
-    UpstreamEvidence e = classifyUpstreamResponse(job.config, facts);
+    UpstreamEvidence e = classifyUpstreamResponse(job.config, job.query.idemKey, facts);
     e.idemKey = job.query.idemKey;
     e.bizType = job.query.bizType;
     e.sent = true;
@@ -529,7 +529,8 @@ void UpstreamBulkRun::start()
 
 void UpstreamBulkRun::launchMore()
 {
-    while (state() == UpstreamBulkState::Running && m_next < m_total && m_inFlight.size() < m_options.concurrency && m_engine) {
+    while (state() == UpstreamBulkState::Running && m_next < m_total
+           && m_inFlight.size() + m_keeping.size() < m_options.concurrency && m_engine) {
         const int index = m_next++;
         QPointer<UpstreamBulkRun> self(this);
         // Insert before submitting: the engine never answers from inside submit().
@@ -558,6 +559,15 @@ void UpstreamBulkRun::onAnswer(int index, const UpstreamEvidence &e)
     }
     emit resultReady(index, e);
     emit progress(m_done, m_total);
+    if (m_options.keep && e.kind != UnusableKind::Cancelled) {
+        m_keeping.insert(index);
+        // Always through the event loop, also for a future that is ready already: the pause
+        // check below comes first, and onKept() never runs inside this function.
+        auto later = [this, index](bool ok) {
+            QMetaObject::invokeMethod(this, [this, index, ok]() { onKept(index, ok); }, Qt::QueuedConnection);
+        };
+        m_options.keep(index, e).then(this, later).onCanceled(this, [later]() { later(false); });
+    }
     if (state() == UpstreamBulkState::Running && m_options.pauseAfterUnusable > 0
         && m_consecutiveUnusable >= m_options.pauseAfterUnusable && m_next < m_total) {
         m_state = int(UpstreamBulkState::Paused);
@@ -575,6 +585,25 @@ void UpstreamBulkRun::onAnswer(int index, const UpstreamEvidence &e)
             case UpstreamBulkDecision::Stop: doStop(); return;
             case UpstreamBulkDecision::Wait: break;
             }
+        }
+    }
+    launchMore();
+    finishIfDone();
+}
+
+void UpstreamBulkRun::onKept(int index, bool ok)
+{
+    if (!m_keeping.remove(index))
+        return;
+    if (!ok && !m_keepFailed) {
+        m_keepFailed = true;
+        logger("backend.upstream")->info("bulk query stopped: answer {} of {} could not be kept", index + 1, m_total);
+        if (!m_ended && (state() == UpstreamBulkState::Running || state() == UpstreamBulkState::Paused))
+            m_state = int(UpstreamBulkState::Stopped);
+        const auto inFlight = m_inFlight;
+        for (auto it = inFlight.cbegin(); it != inFlight.cend(); ++it) {
+            if (m_engine)
+                m_engine->cancel(it.value()); // answers synchronously with kind cancelled
         }
     }
     launchMore();
@@ -629,7 +658,7 @@ void UpstreamBulkRun::doResume()
 
 void UpstreamBulkRun::finishIfDone()
 {
-    if (m_ended || !m_inFlight.isEmpty())
+    if (m_ended || !m_inFlight.isEmpty() || !m_keeping.isEmpty())
         return;
     UpstreamBulkState s = state();
     if (s == UpstreamBulkState::Running || s == UpstreamBulkState::Paused) {
@@ -642,6 +671,7 @@ void UpstreamBulkRun::finishIfDone()
     UpstreamBulkReport r;
     r.state = s;
     r.results = m_results;
+    r.keepFailed = m_keepFailed;
     for (int i = 0; i < m_total; ++i) {
         UpstreamEvidence &e = r.results[i];
         if (!m_answered.at(i)) {

@@ -53,6 +53,13 @@ struct UpstreamBulkOptions {
     /// Pause after this many consecutive UNUSABLE answers (NOT_CONFIGURED counts, cancels
     /// do not); 0 = never pause.
     int pauseAfterUnusable = 0;
+    /// Optional: keeps each answer (e.g. writes its audit row) as it arrives. Called on the
+    /// network thread for every answer except cancels; the future it returns resolves, on
+    /// any thread, with true once the answer is kept. Until then the answer's slot stays
+    /// taken (at most `concurrency` keys are between sent and kept). false ends the run at
+    /// once: nothing more is sent, the requests in flight are cancelled, and the report's
+    /// state is Stopped with `keepFailed` set.
+    std::function<QFuture<bool>(int index, const UpstreamEvidence &evidence)> keep;
 };
 
 /// A bulk run's state.
@@ -92,6 +99,7 @@ struct UpstreamBulkReport {
     int cancelled = 0;      ///< aborted in flight or never sent
     int timedOut = 0;       ///< subset of unusable with kind timeout
     qint64 wallMs = 0;
+    bool keepFailed = false; ///< UpstreamBulkOptions::keep returned false: the run stopped there
 };
 
 /// A bulk query in progress (UpstreamClient::queryMany()). Lives on the client's network
@@ -140,6 +148,7 @@ private:
     void start();
     void launchMore();
     void onAnswer(int index, const UpstreamEvidence &evidence);
+    void onKept(int index, bool ok);
     void doCancel();
     void doStop();
     void doResume();
@@ -154,6 +163,8 @@ private:
     QVector<UpstreamEvidence> m_results;
     QVector<bool> m_answered;
     QMap<int, quint64> m_inFlight; ///< input index → engine job id
+    QSet<int> m_keeping;           ///< answered, UpstreamBulkOptions::keep not resolved yet
+    bool m_keepFailed = false;
     int m_next = 0;
     int m_done = 0;
     int m_consecutiveUnusable = 0;

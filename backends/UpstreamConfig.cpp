@@ -245,6 +245,14 @@ std::optional<UpstreamConfig> upstreamConfigFor(const QSettings &s, const QStrin
     c.resultPath = settingText(s.value(key("upstream_result_path"))).trimmed();
     if (c.resultPath.startsWith(QLatin1Char('.')) || c.resultPath.endsWith(QLatin1Char('.')) || c.resultPath.contains(QLatin1String("..")))
         return fail("upstream_result_path", QStringLiteral("must be dot-separated keys (\"tickets\", \"data.items\") or empty"));
+    if (s.contains(key("upstream_key_field"))) {
+        c.keyField = settingText(s.value(key("upstream_key_field"))).trimmed();
+        if (c.keyField.isEmpty() || c.keyField.startsWith(QLatin1Char('.')) || c.keyField.endsWith(QLatin1Char('.'))
+            || c.keyField.contains(QLatin1String("..")))
+            return fail("upstream_key_field",
+                        QStringLiteral("must be dot-separated keys naming the field that carries the idempotency key "
+                                       "(\"idem_key\", \"meta.request_key\")"));
+    }
     return c;
 }
 

@@ -48,6 +48,10 @@ struct UpstreamConfig {
     /// Dot-separated object keys leading to the result array or object in a 2xx body
     /// ("tickets", "data.items"); empty: the document root.
     QString resultPath;
+    /// Dot-separated path, inside each result object, of the field that carries the queried
+    /// idempotency key ("idem_key", "meta.request_key"). An object counts as FOUND only when
+    /// this field equals the queried key (DESIGN.md §6); never empty.
+    QString keyField = QStringLiteral("idem_key");
 
     /// The request URL for one key: `queryUrl` (joined to `baseUrl` when relative) with
     /// its placeholders replaced. Returns nullopt and sets `*error` when the template needs
@@ -68,7 +72,8 @@ struct UpstreamConfig {
 /// - `upstream_ca_file`: PEM file (must exist);
 /// - `upstream_send_idempotency_key` (bool, default false);
 /// - `upstream_not_found`: "404" (default) or "empty";
-/// - `upstream_result_path`: dot path of the result, "" = root.
+/// - `upstream_result_path`: dot path of the result, "" = root;
+/// - `upstream_key_field`: dot path of the key inside each result object (default idem_key).
 /// Returns nullopt with `*error` cleared when the section has no upstream_query_url (not
 /// configured), nullopt with `*error` naming the section and key when a value is invalid.
 /// A header named Authorization is rejected (use upstream_token_env: no secret in files).

@@ -1,5 +1,6 @@
 #include "UpstreamEvidence.h"
 
+#include "JsonText.h"
 #include "RawJson.h"
 
 #include <QJsonArray>
@@ -8,6 +9,8 @@
 #include <QJsonParseError>
 #include <QNetworkReply>
 #include <QStringDecoder>
+
+#include <limits>
 
 namespace triage {
 
@@ -40,6 +43,7 @@ QString unusableKindName(UnusableKind k)
     case UnusableKind::TruncatedBody: return QStringLiteral("truncated_body");
     case UnusableKind::InvalidJson: return QStringLiteral("invalid_json");
     case UnusableKind::UnexpectedShape: return QStringLiteral("unexpected_shape");
+    case UnusableKind::OtherKey: return QStringLiteral("other_key");
     case UnusableKind::NetworkError: return QStringLiteral("network_error");
     case UnusableKind::NotConfigured: return QStringLiteral("not_configured");
     case UnusableKind::InvalidRequest: return QStringLiteral("invalid_request");
@@ -146,9 +150,10 @@ UpstreamEvidence notConfiguredEvidence(const QString &idemKey, const QString &bi
     return e;
 }
 
-UpstreamEvidence classifyUpstreamResponse(const UpstreamConfig &config, const UpstreamResponseFacts &f)
+UpstreamEvidence classifyUpstreamResponse(const UpstreamConfig &config, const QString &idemKey, const UpstreamResponseFacts &f)
 {
     UpstreamEvidence e;
+    e.idemKey = idemKey;
     e.bizType = config.bizType;
     e.httpStatus = f.status;
     e.reasonPhrase = f.reasonPhrase;
@@ -282,19 +287,6 @@ UpstreamEvidence classifyUpstreamResponse(const UpstreamConfig &config, const Up
         v = v.toObject().value(k);
     }
     const auto span = rawjson::find(f.body, path);
-    auto takeObjects = [&](const QVector<QJsonValue> &parsed, const QVector<RawSpan> &spans) {
-        const bool exact = spans.size() == parsed.size();
-        for (qsizetype i = 0; i < parsed.size(); ++i) {
-            if (exact)
-                e.foundObjects.append(QString::fromUtf8(spans.at(i).slice(f.body)));
-            else
-                e.foundObjects.append(QString::fromUtf8(QJsonDocument(parsed.at(i).toObject()).toJson(QJsonDocument::Compact)));
-        }
-        if (!exact) {
-            e.foundObjectsExact = false;
-            e.warnings.append(QStringLiteral("the found objects could not be cut from the raw text: they are shown re-serialised (numbers may differ); use the raw body"));
-        }
-    };
 
     if (v.isNull() || (v.isArray() && v.toArray().isEmpty())) {
         if (config.notFound == NotFoundSignal::EmptyResult) {
@@ -306,40 +298,102 @@ UpstreamEvidence classifyUpstreamResponse(const UpstreamConfig &config, const Up
                         QStringLiteral("%1 with an empty result at %2, but this upstream signals \"not found\" with 404 (upstream_not_found=404)")
                             .arg(st, pathText(config.resultPath)));
     }
+    if (!v.isObject() && !v.isArray())
+        return unusable(e, UnusableKind::UnexpectedShape,
+                        QStringLiteral("%1, but the result at %2 is neither an object nor an array").arg(st, pathText(config.resultPath)));
+
+    // The candidate objects with their raw spans (empty when the raw text cannot be cut).
+    QVector<QJsonObject> objects;
+    QVector<RawSpan> spans;
     if (v.isObject()) {
-        e.classification = UpstreamClass::Found;
-        e.message = QStringLiteral("FOUND: one object at %1 (%2)").arg(pathText(config.resultPath), st);
-        QVector<RawSpan> spans;
+        objects.append(v.toObject());
         if (span && rawjson::kind(f.body, *span) == '{')
             spans.append(*span);
-        takeObjects({v}, spans);
-        return e;
-    }
-    if (v.isArray()) {
-        const QJsonArray a = v.toArray();
-        QVector<QJsonValue> parsed;
-        for (const QJsonValue &x : a) {
+    } else {
+        for (const QJsonValue &x : v.toArray()) {
             if (!x.isObject())
                 return unusable(e, UnusableKind::UnexpectedShape,
                                 QStringLiteral("%1, but the result at %2 holds something other than objects").arg(st, pathText(config.resultPath)));
-            parsed.append(x);
+            objects.append(x.toObject());
         }
-        QVector<RawSpan> spans = span ? rawjson::arrayElements(f.body, *span) : QVector<RawSpan>();
-        takeObjects(parsed, spans);
-        if (a.size() == 1) {
-            e.classification = UpstreamClass::Found;
-            e.message = QStringLiteral("FOUND: one object at %1 (%2)").arg(pathText(config.resultPath), st);
-        } else {
-            e.classification = UpstreamClass::Ambiguous;
-            e.message = QStringLiteral("AMBIGUOUS: %1 objects at %2 for one key (%3)").arg(a.size()).arg(pathText(config.resultPath), st);
-        }
-        return e;
+        if (span)
+            spans = rawjson::arrayElements(f.body, *span);
     }
-    return unusable(e, UnusableKind::UnexpectedShape,
-                    QStringLiteral("%1, but the result at %2 is neither an object nor an array").arg(st, pathText(config.resultPath)));
+    const bool spansExact = spans.size() == objects.size();
+
+    // Which key does each object answer for (DESIGN.md §6: FOUND only for this key's own object)?
+    const QStringList keyPath = config.keyField.split(QLatin1Char('.'));
+    const QString keyField = QStringLiteral("\"%1\"").arg(config.keyField);
+    QVector<qsizetype> mine;
+    qsizetype withoutKey = 0;
+    QString otherKey; // the first other key, as text
+    for (qsizetype i = 0; i < objects.size(); ++i) {
+        QJsonValue k = objects.at(i);
+        bool present = true;
+        for (const QString &part : keyPath) {
+            if (!k.isObject() || !k.toObject().contains(part)) {
+                present = false;
+                break;
+            }
+            k = k.toObject().value(part);
+        }
+        if (!present) {
+            ++withoutKey;
+        } else if (k.isString() && k.toString() == idemKey) {
+            mine.append(i);
+        } else if (otherKey.isNull()) {
+            otherKey = k.isString() ? QStringLiteral("\"%1\"").arg(k.toString())
+                                    : QString::fromUtf8(QJsonDocument(QJsonArray{k}).toJson(QJsonDocument::Compact).mid(1).chopped(1));
+        }
+    }
+    if (withoutKey > 0) {
+        if (v.isObject() && path.isEmpty())
+            return unusable(e, UnusableKind::UnexpectedShape,
+                            QStringLiteral("%1, but the object at the document root has no %2 field: an envelope, not the "
+                                           "business object (set upstream_result_path)")
+                                .arg(st, keyField));
+        const QString which = objects.size() == 1 ? QStringLiteral("the object at %1 has").arg(pathText(config.resultPath))
+                                           : QStringLiteral("%1 of %2 objects at %3 have").arg(withoutKey).arg(objects.size()).arg(pathText(config.resultPath));
+        return unusable(e, UnusableKind::UnexpectedShape,
+                        QStringLiteral("%1, but %2 no %3 field: cannot tell which key %4 for (set upstream_key_field)")
+                            .arg(st, which, keyField, objects.size() == 1 ? QStringLiteral("it answers") : QStringLiteral("they answer")));
+    }
+    if (mine.isEmpty()) {
+        const QString which = objects.size() == 1
+            ? QStringLiteral("the object at %1 has %2 = %3").arg(pathText(config.resultPath), config.keyField, otherKey)
+            : QStringLiteral("none of the %1 objects at %2 has this key (the first has %3 = %4)")
+                  .arg(objects.size())
+                  .arg(pathText(config.resultPath), config.keyField, otherKey);
+        return unusable(e, UnusableKind::OtherKey, QStringLiteral("%1, but the upstream answered for another key: %2").arg(st, which));
+    }
+
+    for (qsizetype i : std::as_const(mine)) {
+        if (spansExact)
+            e.foundObjects.append(QString::fromUtf8(spans.at(i).slice(f.body)));
+        else
+            e.foundObjects.append(QString::fromUtf8(QJsonDocument(objects.at(i)).toJson(QJsonDocument::Compact)));
+    }
+    if (!spansExact) {
+        e.foundObjectsExact = false;
+        e.warnings.append(QStringLiteral("the found objects could not be cut from the raw text: they are shown re-serialised (numbers may differ); use the raw body"));
+    }
+    const qsizetype others = objects.size() - mine.size();
+    if (others > 0)
+        e.warnings.append(QStringLiteral("the answer also held %1 object(s) at %2 for other keys (the first has %3 = %4): "
+                                         "not this key's, ignored")
+                              .arg(others)
+                              .arg(pathText(config.resultPath), config.keyField, otherKey));
+    if (mine.size() == 1) {
+        e.classification = UpstreamClass::Found;
+        e.message = QStringLiteral("FOUND: one object at %1 (%2)").arg(pathText(config.resultPath), st);
+    } else {
+        e.classification = UpstreamClass::Ambiguous;
+        e.message = QStringLiteral("AMBIGUOUS: %1 objects at %2 for one key (%3)").arg(mine.size()).arg(pathText(config.resultPath), st);
+    }
+    return e;
 }
 
-QByteArray UpstreamEvidence::toJson() const
+QByteArray UpstreamEvidence::toJson(qsizetype maxTextBytes) const
 {
     auto headersJson = [](const HttpHeaderList &h) {
         QJsonArray a;
@@ -364,16 +418,26 @@ QByteArray UpstreamEvidence::toJson() const
     o.insert(QStringLiteral("reason_phrase"), QString::fromLatin1(reasonPhrase));
     o.insert(QStringLiteral("response_headers"), headersJson(responseHeaders));
     o.insert(QStringLiteral("content_type"), contentType);
+    const qsizetype limit = maxTextBytes < 0 ? std::numeric_limits<qsizetype>::max() : maxTextBytes;
     auto toUtf8 = QStringDecoder(QStringDecoder::Utf8);
     const QString body = toUtf8(rawBody);
-    if (!toUtf8.hasError())
-        o.insert(QStringLiteral("raw_body"), body);
-    else
+    if (!toUtf8.hasError()) {
+        o.insert(QStringLiteral("raw_body"), rawBody.size() <= limit ? QJsonValue(body) : boundedJsonValue(rawBody, limit));
+    } else if (rawBody.size() <= limit) {
         o.insert(QStringLiteral("raw_body_base64"), QString::fromLatin1(rawBody.toBase64()));
+    } else {
+        QJsonObject cut = boundedJsonValue(rawBody, limit).toObject();
+        cut.insert(QStringLiteral("prefix"), QString()); // not UTF-8: the prefix as base64 instead
+        cut.insert(QStringLiteral("prefix_base64"), QString::fromLatin1(rawBody.left(limit * 3 / 4 - 200).toBase64()));
+        o.insert(QStringLiteral("raw_body_base64"), cut);
+    }
     o.insert(QStringLiteral("body_bytes"), rawBody.size());
     o.insert(QStringLiteral("elapsed_ms"), elapsedMs);
     o.insert(QStringLiteral("network_error"), networkError);
-    o.insert(QStringLiteral("found_objects"), QJsonArray::fromStringList(foundObjects));
+    QJsonArray objects;
+    for (const QString &f : foundObjects)
+        objects.append(boundedJsonValue(f.toUtf8(), limit));
+    o.insert(QStringLiteral("found_objects"), objects);
     o.insert(QStringLiteral("found_objects_exact"), foundObjectsExact);
     o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(warnings));
     return QJsonDocument(o).toJson(QJsonDocument::Compact);

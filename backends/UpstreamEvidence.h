@@ -37,7 +37,8 @@ enum class UnusableKind {
     HtmlBody,          ///< "html_body": an HTML page (a proxy, a login page), whatever the status
     TruncatedBody,     ///< "truncated_body": fewer bytes than announced, or JSON cut off at the end
     InvalidJson,       ///< "invalid_json": a body that is neither JSON nor HTML, or JSON with a syntax error
-    UnexpectedShape,   ///< "unexpected_shape": valid JSON, but no result at the configured path / not an object
+    UnexpectedShape,   ///< "unexpected_shape": valid JSON, but no result at the configured path / not an object, or an object without the key field (an envelope)
+    OtherKey,          ///< "other_key": the result's objects carry another idempotency key (DESIGN.md §6)
     NetworkError,      ///< "network_error": any other transport failure (host not found, …)
     NotConfigured,     ///< "not_configured": no upstream for the biz_type, or its token variable is unset
     InvalidRequest,    ///< "invalid_request": the URL cannot be built for this key (e.g. no {ticket_id})
@@ -93,7 +94,11 @@ struct UpstreamEvidence {
     /// A compact JSON object (UTF-8) for audit evidence and `--format json`: every field
     /// above; the raw body and the found objects are JSON *strings* (never re-parsed
     /// numbers), the body as "raw_body" when valid UTF-8, else "raw_body_base64".
-    QByteArray toJson() const;
+    /// `maxTextBytes` ≥ 0 bounds the body and each found object (audit evidence,
+    /// kAuditRowMaxBytes): a longer one is written as boundedJsonValue()'s cut object (its
+    /// full length, SHA-256 and a prefix; for a non-UTF-8 body the prefix is in
+    /// "prefix_base64"); "body_bytes" always gives the full length. -1: everything in full.
+    QByteArray toJson(qsizetype maxTextBytes = -1) const;
 };
 
 /// What came back from the network for one request, before interpretation.
@@ -109,16 +114,22 @@ struct UpstreamResponseFacts {
     QStringList sslErrors;         ///< certificate problems reported by sslErrors()
 };
 
-/// Interprets `facts` under `config` (pure; no I/O). Fills classification, kind, message,
-/// status, headers, content type, raw body, preview, found objects and warnings of the
-/// returned evidence; the caller adds the request, key and timing. Order of checks:
-/// cancelled; timed out; no status (refused, reset, TLS, other); truncated (transport error
-/// after the status line, or fewer bytes than Content-Length); 401/403/429/5xx; HTML body;
-/// 404 (NOT_FOUND only with NotFoundSignal::Http404 and a JSON object/array body); other
-/// non-2xx; 2xx: JSON syntax (cut off at the end = truncated), result at `resultPath`
-/// (array: 0 → NOT_FOUND with EmptyResult, 1 object → FOUND, ≥ 2 → AMBIGUOUS; object →
-/// FOUND; null → NOT_FOUND with EmptyResult; anything else unexpected_shape).
-UpstreamEvidence classifyUpstreamResponse(const UpstreamConfig &config, const UpstreamResponseFacts &facts);
+/// Interprets `facts`, the answer to a query for `idemKey`, under `config` (pure; no I/O).
+/// Fills key, classification, kind, message, status, headers, content type, raw body,
+/// preview, found objects and warnings of the returned evidence; the caller adds the
+/// request and timing. Order of checks: cancelled; timed out; no status (refused, reset,
+/// TLS, other); truncated (transport error after the status line, or fewer bytes than
+/// Content-Length); 401/403/429/5xx; HTML body; 404 (NOT_FOUND only with
+/// NotFoundSignal::Http404 and a JSON object/array body); other non-2xx; 2xx: JSON syntax
+/// (cut off at the end = truncated), result at `resultPath` (null or [] → NOT_FOUND with
+/// EmptyResult; an object or an array of objects: the candidates; anything else
+/// unexpected_shape). Each candidate must carry `keyField` (DESIGN.md §6: FOUND only for
+/// this key's own object): a candidate without it is unexpected_shape (at the document
+/// root without a result path: "set upstream_result_path", an envelope is never FOUND);
+/// none equal to `idemKey` is other_key ("the upstream answered for another key"); of the
+/// candidates equal to `idemKey`, 1 → FOUND, ≥ 2 → AMBIGUOUS (the others are ignored with a
+/// warning). `foundObjects` are the business objects themselves, never their envelope.
+UpstreamEvidence classifyUpstreamResponse(const UpstreamConfig &config, const QString &idemKey, const UpstreamResponseFacts &facts);
 
 /// Evidence for a biz_type without an upstream (classification NotConfigured).
 UpstreamEvidence notConfiguredEvidence(const QString &idemKey, const QString &bizType);

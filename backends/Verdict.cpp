@@ -1,12 +1,17 @@
 #include "Verdict.h"
 
+#include "JsonText.h"
 #include "KeyDetail.h"
 #include "RecordStatus.h"
 #include "TimeText.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
+
+#include <algorithm>
 
 namespace triage {
 
@@ -46,6 +51,27 @@ UpstreamAnswer upstreamAnswerOf(const UpstreamEvidence &e)
     return UpstreamAnswer::Unusable;
 }
 
+QString attemptsFact(const QStringList &statuses, bool succeeded)
+{
+    if (statuses.isEmpty())
+        return QStringLiteral("intent-log attempts: none");
+    const QString tail = succeeded ? QStringLiteral("a SUCCEEDED attempt is present") : QStringLiteral("no SUCCEEDED attempt");
+    if (statuses.size() <= kAttemptsListedInFull)
+        return QStringLiteral("intent-log attempts: %1 (%2; %3)").arg(statuses.size()).arg(statuses.join(QStringLiteral(", ")), tail);
+    QMap<QString, qsizetype> counts;
+    for (const QString &st : statuses)
+        ++counts[st];
+    QVector<std::pair<QString, qsizetype>> byCount(counts.keyValueBegin(), counts.keyValueEnd());
+    std::stable_sort(byCount.begin(), byCount.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+    QStringList parts;
+    for (const auto &[status, n] : byCount)
+        parts.append(QStringLiteral("%1 %2").arg(n).arg(status));
+    const QByteArray sha = QCryptographicHash::hash(statuses.join(QLatin1Char('\n')).toUtf8(), QCryptographicHash::Sha256).toHex();
+    return QStringLiteral("intent-log attempts: %1 (%2; first %3, last %4; SHA-256 of the statuses oldest first, one per line: %5; %6)")
+        .arg(statuses.size())
+        .arg(parts.join(QStringLiteral(", ")), statuses.first(), statuses.last(), QString::fromLatin1(sha), tail);
+}
+
 Verdict suggestVerdict(const VerdictInput &in)
 {
     Verdict v;
@@ -65,14 +91,7 @@ Verdict suggestVerdict(const VerdictInput &in)
         ids.append(QStringLiteral("#%1").arg(t.id));
     v.facts.append(tickets == 0 ? QStringLiteral("tickets with this key: 0")
                                 : QStringLiteral("tickets with this key: %1 (%2)").arg(tickets).arg(ids.join(QStringLiteral(", "))));
-    if (in.attemptStatuses.isEmpty()) {
-        v.facts.append(QStringLiteral("intent-log attempts: none"));
-    } else {
-        v.facts.append(QStringLiteral("intent-log attempts: %1 (%2; %3)")
-                           .arg(in.attemptStatuses.size())
-                           .arg(in.attemptStatuses.join(QStringLiteral(", ")),
-                                succeeded ? QStringLiteral("a SUCCEEDED attempt is present") : QStringLiteral("no SUCCEEDED attempt")));
-    }
+    v.facts.append(attemptsFact(in.attemptStatuses, succeeded));
     QString upstream = QStringLiteral("upstream: ") + upstreamAnswerName(in.upstream);
     if (!in.upstreamNote.isEmpty())
         upstream += QStringLiteral(" — ") + in.upstreamNote;
@@ -115,7 +134,7 @@ Verdict suggestVerdict(const VerdictInput &in)
     return v;
 }
 
-QByteArray Verdict::toJson() const
+QByteArray Verdict::toJson(qsizetype maxTextBytes) const
 {
     QJsonObject o;
     o.insert(QStringLiteral("verdict"), verdictName(kind));
@@ -123,7 +142,9 @@ QByteArray Verdict::toJson() const
     o.insert(QStringLiteral("why"), why);
     o.insert(QStringLiteral("facts"), QJsonArray::fromStringList(facts));
     o.insert(QStringLiteral("reason"), reason);
-    o.insert(QStringLiteral("snapshot"), snapshot ? QJsonValue(*snapshot) : QJsonValue());
+    o.insert(QStringLiteral("snapshot"), !snapshot            ? QJsonValue()
+                                         : maxTextBytes < 0 ? QJsonValue(*snapshot)
+                                                            : boundedJsonValue(snapshot->toUtf8(), maxTextBytes));
     o.insert(QStringLiteral("snapshot_source"), snapshotSource);
     o.insert(QStringLiteral("canonical_ticket_id"), canonicalTicketId ? QJsonValue(*canonicalTicketId) : QJsonValue());
     return QJsonDocument(o).toJson(QJsonDocument::Compact);

@@ -66,9 +66,25 @@ struct Verdict {
 
     /// A compact JSON object (UTF-8) for `--format json` and audit evidence: "verdict",
     /// "row", "why", "facts", "reason", "snapshot" (a JSON *string*, byte-exact, or null),
-    /// "snapshot_source", "canonical_ticket_id" (or null).
-    QByteArray toJson() const;
+    /// "snapshot_source", "canonical_ticket_id" (or null). `maxTextBytes` ≥ 0 bounds the
+    /// snapshot for audit evidence (boundedJsonValue()'s cut object when longer); -1: in full.
+    QByteArray toJson(qsizetype maxTextBytes = -1) const;
 };
+
+/// Attempt lists up to this long are spelled out in the verdict's facts; longer ones are
+/// summarised (attemptsFact()).
+constexpr qsizetype kAttemptsListedInFull = 10;
+
+/// The verdict's fact about the intent-log attempts, bounded and readable whatever their
+/// number: "intent-log attempts: none"; up to kAttemptsListedInFull: "intent-log attempts: 2
+/// (FAILED, UNKNOWN; no SUCCEEDED attempt)"; more: the counts per status (most frequent
+/// first, ties by name), the first and last status, and the SHA-256 (lowercase hex) of the
+/// full list — the statuses oldest first joined by "\n", UTF-8 — so the summary can be
+/// checked against the intent-log rows themselves: "intent-log attempts: 20000 (19999
+/// UNKNOWN, 1 SUCCEEDED; first UNKNOWN, last SUCCEEDED; SHA-256 of the statuses oldest
+/// first, one per line: 3a…; a SUCCEEDED attempt is present)". `succeeded`: whether any
+/// attempt is SUCCEEDED (case-insensitive).
+QString attemptsFact(const QStringList &statuses, bool succeeded);
 
 /// DESIGN.md §6, exactly, first matching row wins:
 /// 1 not stale → WAIT; 2 ≥ 2 tickets or AMBIGUOUS → DUPLICATE; 3 1 ticket + NOT_FOUND →

@@ -20,7 +20,6 @@
 #include <QApplication>
 #include <QPointer>
 #include <QVariant>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace triage {
 
@@ -248,27 +247,28 @@ BulkQueryDialog::~BulkQueryDialog()
 
 void BulkQueryDialog::start()
 {
-    QVector<UpstreamQuery> queries;
-    for (const KeyDetail &d : std::as_const(m_details))
-        queries << makeUpstreamQuery(m_workspace->config(), d);
     UpstreamBulkOptions options;
     options.pauseAfterUnusable = kPauseAfterUnusable;
     m_handled = QVector<bool>(m_details.size(), false);
+    m_shownChecked = QVector<bool>(m_details.size(), false);
     // The run starts on the network thread at once, so fast answers (a refused connection)
     // may come before the connections below exist: the pause is posted from the hook, and
-    // onFinished() (from the report future) fills in any answer whose resultReady() was missed.
+    // onFinished() (from the report future) fills in any answer or audit row whose signal
+    // was missed. The backend records each answer as it arrives and stops at a failed write.
+    m_summary->setText(QStringLiteral("Querying\u2026"));
     QPointer<BulkQueryDialog> self(this);
-    m_run = m_client->queryMany(queries, options, [self](const UpstreamBulkPause &pause) {
+    m_bulk = checkUpstreamMany(*m_workspace, *m_client, m_details, options, [self](const UpstreamBulkPause &pause) {
         QMetaObject::invokeMethod(
             qApp, [self, pause] { if (self) self->onPaused(pause); }, Qt::QueuedConnection);
         return UpstreamBulkDecision::Wait; // the operator decides (Resume / Stop) in the pause panel
     });
-    connect(m_run.get(), &UpstreamBulkRun::resultReady, this, &BulkQueryDialog::onResult);
-    connect(m_run.get(), &UpstreamBulkRun::progress, this, [this](int done, int) { m_progress->setValue(qMax(done, m_progress->value())); });
-    // The report future, not the finished() signal: a continuation runs even when the run
-    // ended before this line.
-    m_run->report().then(this, [this](const UpstreamBulkReport &report) { onFinished(report); });
-    m_summary->setText(QStringLiteral("Querying\u2026"));
+    m_run = m_bulk->run();
+    connect(m_run, &UpstreamBulkRun::resultReady, this, &BulkQueryDialog::onResult);
+    connect(m_run, &UpstreamBulkRun::progress, this, [this](int done, int) { m_progress->setValue(qMax(done, m_progress->value())); });
+    connect(m_bulk.get(), &UpstreamBulkCheck::checked, this, &BulkQueryDialog::onChecked);
+    // The report future, not a signal: a continuation runs even when the run ended before this line.
+    // A report that is already there runs its continuation right here (same thread).
+    m_bulk->report().then(this, [this](const UpstreamBulkCheckReport &report) { onFinished(report); });
 }
 
 void BulkQueryDialog::onPaused(const UpstreamBulkPause &p)
@@ -299,35 +299,33 @@ void BulkQueryDialog::onResult(int index, const UpstreamEvidence &evidence)
     setCell(m_table, index, 3, evidence.elapsedMs >= 0 ? QString::number(evidence.elapsedMs) : QString());
     if (evidence.kind == UnusableKind::Cancelled)
         return; // not an answer: nothing to record
-    UpstreamCheck check;
-    check.detail = m_details[index];
-    check.evidence = evidence;
-    check.verdict = suggestVerdict(verdictInputFrom(check.detail, &check.evidence));
-    setCell(m_table, index, 4, QStringLiteral("%1 (row %2)").arg(verdictName(check.verdict.kind)).arg(check.verdict.row));
-    m_table->item(index, 4)->setToolTip(check.verdict.reason);
-    setCell(m_table, index, 5, QStringLiteral("recording\u2026"));
-    ++m_recording;
-    Workspace *ws = m_workspace;
-    // recordUpstreamCheck() waits on a database worker: never on the GUI thread.
-    QtConcurrent::run(ws->mergePool(), [ws, check] {
-        QString note;
-        const qint64 id = recordUpstreamCheck(*ws, check, &note);
-        return qMakePair(id, note);
-    }).then(this, [this, index](const QPair<qint64, QString> &r) {
-        --m_recording;
-        setCell(m_table, index, 5, r.first ? QStringLiteral("#%1").arg(r.first) : QStringLiteral("not recorded: %1").arg(r.second));
-        maybeDone();
-    });
+    if (!m_shownChecked.value(index))
+        setCell(m_table, index, 5, QStringLiteral("recording\u2026"));
 }
 
-void BulkQueryDialog::onFinished(const UpstreamBulkReport &report)
+void BulkQueryDialog::onChecked(int index, const UpstreamCheck &check)
+{
+    if (index < 0 || index >= m_details.size() || m_shownChecked.value(index))
+        return;
+    if (!m_handled.value(index))
+        onResult(index, check.evidence);
+    m_shownChecked[index] = true;
+    setCell(m_table, index, 4, QStringLiteral("%1 (row %2)").arg(verdictName(check.verdict.kind)).arg(check.verdict.row));
+    m_table->item(index, 4)->setToolTip(check.verdict.reason);
+    setCell(m_table, index, 5, check.auditId ? QStringLiteral("#%1").arg(check.auditId) : check.recordNote);
+}
+
+void BulkQueryDialog::onFinished(const UpstreamBulkCheckReport &report)
 {
     if (m_ended)
         return;
-    // Answers whose resultReady() arrived before the connection existed.
-    for (int i = 0; i < report.results.size() && i < m_details.size(); ++i)
-        if (!m_handled.value(i) && (report.results[i].sent || report.results[i].classification == UpstreamClass::NotConfigured))
-            onResult(i, report.results[i]);
+    // Answers and audit rows whose signals arrived before the connections existed.
+    for (int i = 0; i < report.checks.size() && i < m_details.size(); ++i) {
+        if (report.answered.value(i))
+            onChecked(i, report.checks.at(i));
+        else if (!m_handled.value(i) && i < report.run.results.size() && report.run.results[i].sent)
+            onResult(i, report.run.results[i]);
+    }
     m_progress->setValue(int(m_details.size()));
     m_ended = true;
     m_pauseBar->clearMessage();
@@ -335,30 +333,34 @@ void BulkQueryDialog::onFinished(const UpstreamBulkReport &report)
     m_stop->hide();
     m_cancel->setEnabled(false);
     m_close->setEnabled(true);
+    const UpstreamBulkReport &run = report.run;
     for (int i = 0; i < m_details.size(); ++i)
         if (m_table->item(i, 1) && m_table->item(i, 1)->text() == QStringLiteral("waiting\u2026"))
-            setCell(m_table, i, 1, QStringLiteral("not sent (%1)").arg(upstreamBulkStateName(report.state)));
+            setCell(m_table, i, 1, QStringLiteral("not sent (%1)").arg(upstreamBulkStateName(run.state)));
     m_endText = QStringLiteral("%1 in %2 ms: %3 found, %4 not found, %5 ambiguous, %6 unusable (%7 timed out), %8 cancelled "
                                "or not sent.")
-                    .arg(upstreamBulkStateName(report.state))
-                    .arg(report.wallMs)
-                    .arg(report.found)
-                    .arg(report.notFound)
-                    .arg(report.ambiguous)
-                    .arg(report.unusable)
-                    .arg(report.timedOut)
-                    .arg(report.cancelled);
-    maybeDone();
-}
-
-void BulkQueryDialog::maybeDone()
-{
-    if (!m_ended)
-        return;
-    m_summary->setText(m_recording > 0 ? m_endText + QStringLiteral(" Recording %1 answer(s)\u2026").arg(m_recording)
-                                       : m_endText + QStringLiteral(" Every answer is in the audit trail."));
-    if (m_recording == 0)
-        emit done();
+                    .arg(upstreamBulkStateName(run.state))
+                    .arg(run.wallMs)
+                    .arg(run.found)
+                    .arg(run.notFound)
+                    .arg(run.ambiguous)
+                    .arg(run.unusable)
+                    .arg(run.timedOut)
+                    .arg(run.cancelled);
+    if (report.auditError) {
+        const QStringList lost = report.unrecordedKeys();
+        m_pauseBar->showMessage(MessageBar::Level::Error,
+                                QStringLiteral("Stopped: the audit write failed (%1); no further upstream calls were made. Not "
+                                               "recorded in the audit trail (%2 of %3): %4")
+                                    .arg(report.auditError->message)
+                                    .arg(lost.size())
+                                    .arg(m_details.size())
+                                    .arg(lost.join(QStringLiteral(", "))));
+        m_summary->setText(m_endText + QStringLiteral(" %1 of %2 key(s) are NOT in the audit trail.").arg(lost.size()).arg(m_details.size()));
+    } else {
+        m_summary->setText(m_endText + QStringLiteral(" Every answer is in the audit trail."));
+    }
+    emit done();
 }
 
 void BulkQueryDialog::resume()

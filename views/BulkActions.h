@@ -67,8 +67,9 @@ private:
 /// A bulk upstream query (UpstreamClient::queryMany()): a progress bar, Cancel, one table
 /// row per key filled in as answers arrive (upstream class, kind, ms, suggested verdict,
 /// audit row), and when the run pauses after 5 consecutive UNUSABLE answers an inline
-/// panel asking the operator to Resume or Stop. Each answer is recorded with
-/// recordUpstreamCheck() on the workspace's merge pool (never on the GUI thread).
+/// panel asking the operator to Resume or Stop. The backend (checkUpstreamMany()) records
+/// each answer as it arrives and stops the run when an audit write fails; the dialog then
+/// names the failure and every key not recorded.
 class BulkQueryDialog : public QDialog {
     Q_OBJECT
 public:
@@ -79,8 +80,8 @@ public:
     ~BulkQueryDialog() override;
     /// Starts the run (returns at once).
     void start();
-    /// True once the run ended and every answer's audit row is written.
-    bool isDone() const { return m_ended && m_recording == 0; }
+    /// True once the run ended and every answer's audit write came back.
+    bool isDone() const { return m_ended; }
     /// Parts, for tests.
     QTableWidget *table() const { return m_table; }
     QProgressBar *progressBar() const { return m_progress; }
@@ -93,19 +94,20 @@ public:
     void cancel();
 
 signals:
-    /// The run ended and every answer is recorded.
+    /// The run ended and every answer's audit write came back (see summary() for failures).
     void done();
 
 private:
     void onResult(int index, const UpstreamEvidence &evidence);
-    void onFinished(const UpstreamBulkReport &report);
+    void onChecked(int index, const UpstreamCheck &check);
+    void onFinished(const UpstreamBulkCheckReport &report);
     void onPaused(const UpstreamBulkPause &pause);
-    void maybeDone();
 
     Workspace *m_workspace;
     UpstreamClient *m_client;
     QVector<KeyDetail> m_details;
-    std::shared_ptr<UpstreamBulkRun> m_run;
+    std::shared_ptr<UpstreamBulkCheck> m_bulk;
+    UpstreamBulkRun *m_run = nullptr; ///< m_bulk's run
     QTableWidget *m_table;
     QProgressBar *m_progress;
     QLabel *m_summary;
@@ -114,9 +116,9 @@ private:
     QPushButton *m_stop;
     QPushButton *m_cancel;
     QPushButton *m_close;
-    QVector<bool> m_handled; ///< rows whose answer is shown
+    QVector<bool> m_handled;      ///< rows whose answer is shown
+    QVector<bool> m_shownChecked; ///< rows whose verdict and audit row are shown
     bool m_ended = false;
-    int m_recording = 0;
     QString m_endText;
 };
 

@@ -119,7 +119,11 @@ void EvidenceView::setCheck(const UpstreamCheck &check)
     m_check = check;
     const Verdict &v = check.verdict;
     const UpstreamEvidence &e = check.evidence;
-    m_verdict->setText(QStringLiteral("Suggested verdict: %1   (DESIGN.md \u00a76 row %2)").arg(verdictName(v.kind)).arg(v.row));
+    const bool recorded = !check.recordedAt.isEmpty();
+    m_verdict->setText(recorded ? QStringLiteral("Recorded at %1: suggested verdict %2   (DESIGN.md \u00a76 row %3)")
+                                      .arg(check.recordedAt, verdictName(v.kind))
+                                      .arg(v.row)
+                                : QStringLiteral("Suggested verdict: %1   (DESIGN.md \u00a76 row %2)").arg(verdictName(v.kind)).arg(v.row));
     m_verdict->setStyleSheet(theme::badgeStyleSheet(verdictTone(v.kind)));
     QString reason = QStringLiteral("<b>Why:</b> %1<br><b>Upstream:</b> %2%3 \u2014 %4")
                          .arg(v.why.toHtmlEscaped(), upstreamClassName(e.classification),
@@ -130,16 +134,31 @@ void EvidenceView::setCheck(const UpstreamCheck &check)
         reason += QStringLiteral("<br><b>Facts:</b> ") + v.facts.join(QStringLiteral("; ")).toHtmlEscaped();
     if (v.snapshot)
         reason += QStringLiteral("<br><b>Snapshot from:</b> %1").arg(v.snapshotSource.toHtmlEscaped());
-    reason += check.auditId ? QStringLiteral("<br><i>Recorded as triage_audit #%1 (on the timeline).</i>").arg(check.auditId)
-                            : QStringLiteral("<br><i>Not recorded: %1</i>").arg(check.recordNote.toHtmlEscaped());
+    if (recorded)
+        reason += QStringLiteral("<br><i>From the audit trail: triage_audit #%1, recorded at %2 by %3.</i>")
+                      .arg(check.auditId)
+                      .arg(check.recordedAt.toHtmlEscaped(), check.recordedBy.toHtmlEscaped());
+    else
+        reason += check.auditId ? QStringLiteral("<br><i>Recorded as triage_audit #%1 (on the timeline).</i>").arg(check.auditId)
+                                : QStringLiteral("<br><i>Not recorded: %1</i>").arg(check.recordNote.toHtmlEscaped());
     m_reason->setText(reason);
-    const bool applicable = v.kind == VerdictKind::Success || v.kind == VerdictKind::Failed;
+    // A recorded answer may be old: acting on it takes a fresh query.
+    const bool applicable = !recorded && (v.kind == VerdictKind::Success || v.kind == VerdictKind::Failed);
     m_apply->setVisible(applicable);
     m_apply->setText(QStringLiteral("Apply suggestion: mark %1\u2026").arg(verdictName(v.kind)));
 
     while (QLayoutItem *item = m_warnings->takeAt(0)) {
         delete item->widget();
         delete item;
+    }
+    if (recorded) {
+        auto *bar = new MessageBar(this);
+        bar->showMessage(MessageBar::Level::Info,
+                         QStringLiteral("Latest recorded query (triage_audit #%1), recorded at %2 by %3 \u2014 not a fresh answer: "
+                                        "query upstream again before acting on it.")
+                             .arg(check.auditId)
+                             .arg(check.recordedAt, check.recordedBy));
+        m_warnings->addWidget(bar);
     }
     for (const QString &w : e.warnings) {
         auto *bar = new MessageBar(this);

@@ -21,7 +21,9 @@ class MessageBar;
 /// the suggested verdict (DESIGN.md §6) with its row, reason and facts and an "Apply
 /// suggestion" button for SUCCESS / FAILED verdicts; the request (method, redacted URL,
 /// headers); the response (status, content type, headers, elapsed ms); warnings (e.g. big
-/// numbers); and the body as a JSON tree or raw text (JsonView).
+/// numbers); and the body as a JSON tree or raw text (JsonView). A check rebuilt from the
+/// audit trail (UpstreamCheck::recordedAt set) is marked "Recorded at <time>" with an info
+/// bar, and offers no "Apply suggestion" (a fresh query comes first).
 class EvidenceView : public QWidget {
     Q_OBJECT
 public:

@@ -373,9 +373,22 @@ QStringList KeyDetailView::messages() const
     return out;
 }
 
+void KeyDetailView::showRecordedQuery(const KeyDetail &d)
+{
+    const std::optional<UpstreamCheck> recorded = latestRecordedCheck(d);
+    if (!recorded)
+        return;
+    const auto &shown = m_evidence->check();
+    const bool liveIsNewer = shown && shown->detail.idemKey == d.idemKey && shown->recordedAt.isEmpty()
+        && (shown->auditId == 0 || shown->auditId >= recorded->auditId);
+    if (!liveIsNewer)
+        m_evidence->setCheck(*recorded);
+}
+
 void KeyDetailView::apply(const KeyDetail &d)
 {
     m_detail = d;
+    showRecordedQuery(d);
     const auto warning = int(MessageBar::Level::Warning);
     const auto error = int(MessageBar::Level::Error);
 
@@ -653,7 +666,7 @@ MarkDialog *KeyDetailView::openMarkDialog(int toStatus)
         return nullptr;
     auto *dialog = new MarkDialog(m_detail, toStatus, m_workspace->config().operatorName, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    if (const auto &check = m_evidence->check(); check && check->detail.idemKey == m_key
+    if (const auto &check = m_evidence->check(); check && check->detail.idemKey == m_key && check->recordedAt.isEmpty()
         && check->evidence.classification == UpstreamClass::Found && !check->evidence.foundObjects.isEmpty())
         dialog->addUpstreamObject(check->evidence.foundObjects.first());
     connect(dialog, &QDialog::accepted, this, [this, dialog] { submitMark(dialog->request()); });

@@ -122,6 +122,9 @@ signals:
 
 private:
     void apply(const KeyDetail &detail);
+    /// The Upstream tab after a load: the latest recorded query of the key
+    /// (latestRecordedCheck()) unless this session's own answer is that one or newer.
+    void showRecordedQuery(const KeyDetail &detail);
     void setLoading(bool loading);
     void addMessage(int level, const QString &text);
     void clearMessages();

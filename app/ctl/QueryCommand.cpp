@@ -93,41 +93,40 @@ int Triagectl::query(Workspace &workspace, const QString &key)
     for (const QString &k : keys)
         loading << workspace.loadKeyDetail(k);
     QVector<KeyDetail> details;
-    QVector<UpstreamQuery> queries;
-    for (auto &f : loading) {
+    for (auto &f : loading)
         details << f.result();
-        queries << makeUpstreamQuery(workspace.config(), details.last());
-    }
     UpstreamBulkOptions options;
     options.concurrency = m_concurrency;
     options.pauseAfterUnusable = m_pauseAfter;
     bool pausedStop = false;
-    auto run = client.queryMany(queries, options, [&pausedStop](const UpstreamBulkPause &) {
+    // Each answer is recorded in triage_audit as it arrives; a failed write stops the run.
+    auto bulk = checkUpstreamMany(workspace, client, details, options, [&pausedStop](const UpstreamBulkPause &) {
         pausedStop = true; // no one to ask on a command line: stop, do not hammer an outage
         return UpstreamBulkDecision::Stop;
     });
-    const UpstreamBulkReport report = run->report().result();
+    const UpstreamBulkCheckReport bulkReport = bulk->report().result();
+    const UpstreamBulkReport &report = bulkReport.run;
     QByteArrayList json; // each check's own JSON, spliced: raw texts stay byte-exact
     TextTable table({QStringLiteral("VERDICT"), QStringLiteral("UPSTREAM"), QStringLiteral("KIND"), QStringLiteral("MS"),
-                     QStringLiteral("IDEM_KEY")});
+                     QStringLiteral("AUDIT"), QStringLiteral("IDEM_KEY")});
     QByteArray csv = CsvWriter::record({QStringLiteral("idem_key"), QStringLiteral("verdict"), QStringLiteral("upstream"),
-                                        QStringLiteral("kind"), QStringLiteral("elapsed_ms"), QStringLiteral("reason")});
+                                        QStringLiteral("kind"), QStringLiteral("elapsed_ms"), QStringLiteral("audit_id"),
+                                        QStringLiteral("reason")});
     int unusable = 0, answered = 0;
-    for (int i = 0; i < details.size(); ++i) {
-        UpstreamCheck check;
-        check.detail = details[i];
-        check.evidence = report.results.value(i);
-        if (check.evidence.kind == UnusableKind::Cancelled || (!check.evidence.sent && check.evidence.classification != UpstreamClass::NotConfigured))
-            continue; // never sent (stopped after the pause)
+    for (int i = 0; i < bulkReport.checks.size(); ++i) {
+        if (!bulkReport.answered.value(i))
+            continue; // never sent (stopped after the pause or after a failed audit write)
+        const UpstreamCheck &check = bulkReport.checks.at(i);
         ++answered;
-        check.verdict = suggestVerdict(verdictInputFrom(check.detail, &check.evidence));
-        check.auditId = recordUpstreamCheck(workspace, check, &check.recordNote);
         unusable += check.evidence.isUnusable();
         const QString kind = check.evidence.classification == UpstreamClass::Unusable ? unusableKindName(check.evidence.kind) : QString();
+        const QString audit = check.auditId ? QStringLiteral("#%1").arg(check.auditId) : QStringLiteral("NOT RECORDED");
         table.addRow({verdictName(check.verdict.kind), upstreamClassName(check.evidence.classification), kind,
-                      check.evidence.elapsedMs < 0 ? QStringLiteral("-") : QString::number(check.evidence.elapsedMs), keys[i]});
-        csv += CsvWriter::record({keys[i], verdictName(check.verdict.kind), upstreamClassName(check.evidence.classification), kind,
-                                  QString::number(check.evidence.elapsedMs), check.verdict.reason});
+                      check.evidence.elapsedMs < 0 ? QStringLiteral("-") : QString::number(check.evidence.elapsedMs), audit,
+                      check.detail.idemKey});
+        csv += CsvWriter::record({check.detail.idemKey, verdictName(check.verdict.kind), upstreamClassName(check.evidence.classification),
+                                  kind, QString::number(check.evidence.elapsedMs),
+                                  check.auditId ? QString::number(check.auditId) : QString(), check.verdict.reason});
         json << check.toJson();
     }
     switch (m_format) {
@@ -146,6 +145,20 @@ int Triagectl::query(Workspace &workspace, const QString &key)
                   .arg(pausedStop ? QStringLiteral("; stopped after %1 consecutive unusable answers").arg(m_pauseAfter) : QString())
                   .toUtf8());
         break;
+    }
+    if (bulkReport.auditError) {
+        // Nothing is lost without a word: say which queries the audit trail does not hold.
+        const QStringList answeredLost = bulkReport.answeredUnrecordedKeys();
+        const QStringList lost = bulkReport.unrecordedKeys();
+        message(QStringLiteral("stopped: the audit write failed (%1); no further upstream calls were made")
+                    .arg(bulkReport.auditError->message));
+        message(QStringLiteral("not recorded in triage_audit (%1 of %2 key(s)): %3")
+                    .arg(lost.size())
+                    .arg(keys.size())
+                    .arg(lost.join(QStringLiteral(", "))));
+        if (!answeredLost.isEmpty())
+            message(QStringLiteral("answered but not recorded (query again to record them): %1").arg(answeredLost.join(QStringLiteral(", "))));
+        return ExitDatabase;
     }
     return unusable > 0 || pausedStop ? ExitUpstream : ExitOk;
 }

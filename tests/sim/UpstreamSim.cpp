@@ -185,7 +185,8 @@ const QStringList &UpstreamSim::faultNames()
         QStringLiteral("http_500"), QStringLiteral("http_503"),            QStringLiteral("http_401"),
         QStringLiteral("http_403"), QStringLiteral("http_429"),            QStringLiteral("html"),
         QStringLiteral("html_404"), QStringLiteral("truncated"),           QStringLiteral("invalid_json"),
-        QStringLiteral("commit_then_drop"), QStringLiteral("http_422"),
+        QStringLiteral("commit_then_drop"), QStringLiteral("http_422"),      QStringLiteral("other_key"),
+        QStringLiteral("hold"),
     };
     return names;
 }
@@ -245,7 +246,9 @@ bool UpstreamSim::handleRequest(const QHttpServerRequest &request, QTcpSocket *s
     });
 
     const int delay = call->fault ? call->fault->delayMs : 0;
-    if (delay > 0)
+    if (call->fault && call->fault->kind == QLatin1String("hold"))
+        m_held.append(call); // answered after POST /_sim/release
+    else if (delay > 0)
         QTimer::singleShot(delay, this, [this, call]() { dispatch(call); });
     else
         dispatch(call);
@@ -338,8 +341,13 @@ void UpstreamSim::dispatch(const CallPtr &call)
     }
     const QString fault = call->fault ? call->fault->kind : QString();
     if (fault.isEmpty() || fault == QLatin1String("delay") || fault == QLatin1String("truncated")
-        || fault == QLatin1String("commit_then_drop")) {
+        || fault == QLatin1String("commit_then_drop") || fault == QLatin1String("hold")) {
         route(call);
+    } else if (fault == QLatin1String("other_key")) {
+        // An upstream that answers for another key (a filter it ignores, a wrong mapping).
+        const QString key = call->query.queryItemValue(QStringLiteral("idem_key"), QUrl::FullyDecoded);
+        respondJson(call, 200,
+                    "{\"tickets\":[{\"id\":777,\"idem_key\":" + jsonText(key + QStringLiteral("-SOMEONE-ELSE")) + "}]}");
     } else if (fault == QLatin1String("drop")) {
         drop(call);
     } else if (fault == QLatin1String("stall_after_headers")) {
@@ -504,6 +512,7 @@ void UpstreamSim::handleControl(const CallPtr &call)
         m_faults.clear();
         m_replies.clear();
         m_sideEffects.clear();
+        m_held.clear();
         sweep();
         m_peakInFlight = m_inFlight;
         respondJson(call, 200, json(QJsonObject{{QStringLiteral("ok"), true}}));
@@ -526,6 +535,7 @@ void UpstreamSim::handleControl(const CallPtr &call)
                                      {QStringLiteral("peak_in_flight"), m_peakInFlight},
                                      {QStringLiteral("side_effects"), effects},
                                      {QStringLiteral("faults"), faults},
+                                     {QStringLiteral("held"), qint64(m_held.size())},
                                      {QStringLiteral("idempotency"), m_idempotency}}));
     } else if (what == QLatin1String("faults") && call->method == "POST") {
         QJsonParseError err{};
@@ -555,6 +565,11 @@ void UpstreamSim::handleControl(const CallPtr &call)
         f.id = m_nextFaultId++;
         m_faults.append(f);
         respondJson(call, 201, json(QJsonObject{{QStringLiteral("id"), f.id}}));
+    } else if (what == QLatin1String("release") && call->method == "POST") {
+        const QList<CallPtr> held = std::exchange(m_held, {});
+        for (const CallPtr &c : held)
+            dispatch(c);
+        respondJson(call, 200, json(QJsonObject{{QStringLiteral("released"), qint64(held.size())}}));
     } else if (what == QLatin1String("faults") && call->method == "DELETE") {
         const qsizetype n = m_faults.size();
         m_faults.clear();

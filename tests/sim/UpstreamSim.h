@@ -34,7 +34,11 @@ namespace triage::sim {
 /// Control (never faulted, never recorded):
 /// - GET /_sim/requests, POST /_sim/reset, GET /_sim/stats,
 /// - POST /_sim/faults {"route","fault","delay_ms","count","method"} → 201 {"id":n},
-///   DELETE /_sim/faults.
+///   DELETE /_sim/faults, POST /_sim/release → {"released":n} (answers every call held by
+///   the "hold" fault; GET /_sim/stats counts them as "held").
+/// Faults besides the HTTP ones: "other_key" answers GET /tickets?idem_key=K with one
+/// ticket of key "K-SOMEONE-ELSE" (an upstream answering for another key); "hold" keeps
+/// the call unanswered until POST /_sim/release (a test's synchronisation point).
 /// A ticket object is {"id","idem_key","tenant_id","title","status","payload",
 /// "created_at","updated_at"}; `payload` is embedded as raw JSON text when it is JSON (so
 /// big numbers travel byte-exact), else as a string.
@@ -109,6 +113,7 @@ private:
     int m_peakInFlight = 0;
     QVector<QJsonObject> m_requests;
     QList<CallPtr> m_pending; ///< API calls not yet answered (kept alive until finished)
+    QList<CallPtr> m_held;    ///< calls held by the "hold" fault until POST /_sim/release
     QVector<Fault> m_faults;
     int m_nextFaultId = 1;
     QHash<QString, StoredReply> m_replies;  ///< by X-Idempotency-Key

@@ -64,6 +64,8 @@ private slots:
 
     void classifyPure_data();
     void classifyPure();
+    void foundOnlyForThisKey_data();
+    void foundOnlyForThisKey();
     void redaction();
 
     void rawJsonFind();
@@ -83,7 +85,8 @@ void TestUpstreamConfig::fullSection()
         "upstream_timeout_ms=2500\n"
         "upstream_send_idempotency_key=yes\n"
         "upstream_not_found=empty\n"
-        "upstream_result_path=data.tickets\n"));
+        "upstream_result_path=data.tickets\n"
+        "upstream_key_field=meta.request_key\n"));
     QString error;
     const auto c = upstreamConfigFor(ini, QStringLiteral("ticket_create"), &error);
     QVERIFY2(c, qPrintable(error));
@@ -100,6 +103,7 @@ void TestUpstreamConfig::fullSection()
     QCOMPARE(c->sendIdempotencyKey, true);
     QCOMPARE(c->notFound, NotFoundSignal::EmptyResult);
     QCOMPARE(c->resultPath, QStringLiteral("data.tickets"));
+    QCOMPARE(c->keyField, QStringLiteral("meta.request_key"));
     QString why;
     const auto url = c->buildUrl(QStringLiteral("ticket:create:acme:7f3c"), QStringLiteral("acme"), {}, &why);
     QVERIFY2(url, qPrintable(why));
@@ -134,6 +138,7 @@ void TestUpstreamConfig::defaultsAndNotConfigured()
     QCOMPARE(c->timeoutMs, 5000);
     QCOMPARE(c->notFound, NotFoundSignal::Http404);
     QCOMPARE(c->resultPath, QString());
+    QCOMPARE(c->keyField, QStringLiteral("idem_key"));
     QCOMPARE(c->sendIdempotencyKey, false);
     QCOMPARE(c->headers.size(), 0);
     QCOMPARE(c->tokenEnv, QString());
@@ -197,6 +202,10 @@ void TestUpstreamConfig::invalidValues_data()
     QTest::newRow("not found") << base + "upstream_not_found=410\n" << "[biz.t] upstream_not_found: must be \"404\" or \"empty\"";
     QTest::newRow("result path") << base + "upstream_result_path=data..items\n"
                                  << "[biz.t] upstream_result_path: must be dot-separated keys (\"tickets\", \"data.items\") or empty";
+    const QString keyFieldError = QStringLiteral("[biz.t] upstream_key_field: must be dot-separated keys naming the field that "
+                                                 "carries the idempotency key (\"idem_key\", \"meta.request_key\")");
+    QTest::newRow("key field empty") << base + "upstream_key_field=\n" << keyFieldError;
+    QTest::newRow("key field path") << base + "upstream_key_field=meta..key\n" << keyFieldError;
 }
 
 void TestUpstreamConfig::invalidValues()
@@ -247,9 +256,11 @@ void TestUpstreamConfig::classifyPure_data()
     QTest::addColumn<QString>("classification");
     QTest::addColumn<QString>("kind");
 
-    QTest::newRow("root array, 1 object") << cfg(NotFoundSignal::EmptyResult, {}) << http(200, "[{\"id\":1}]") << "FOUND" << "";
+    QTest::newRow("root array, 1 object") << cfg(NotFoundSignal::EmptyResult, {}) << http(200, "[{\"id\":1,\"idem_key\":\"k-1\"}]")
+                                          << "FOUND" << "";
     QTest::newRow("nested path") << cfg(NotFoundSignal::EmptyResult, QStringLiteral("data.items"))
-                                 << http(200, "{\"data\":{\"items\":[{\"id\":1},{\"id\":2}]}}") << "AMBIGUOUS" << "";
+                                 << http(200, "{\"data\":{\"items\":[{\"id\":1,\"idem_key\":\"k-1\"},{\"id\":2,\"idem_key\":\"k-1\"}]}}")
+                                 << "AMBIGUOUS" << "";
     QTest::newRow("null result, empty mode") << cfg() << http(200, "{\"tickets\":null}") << "NOT_FOUND" << "";
     QTest::newRow("path missing") << cfg() << http(200, "{\"items\":[]}") << "UNUSABLE" << "unexpected_shape";
     QTest::newRow("array of scalars") << cfg() << http(200, "{\"tickets\":[1]}") << "UNUSABLE" << "unexpected_shape";
@@ -317,11 +328,138 @@ void TestUpstreamConfig::classifyPure()
     QFETCH(UpstreamResponseFacts, facts);
     QFETCH(QString, classification);
     QFETCH(QString, kind);
-    const UpstreamEvidence e = classifyUpstreamResponse(config, facts);
+    const UpstreamEvidence e = classifyUpstreamResponse(config, QStringLiteral("k-1"), facts);
     QCOMPARE(upstreamClassName(e.classification), classification);
     QCOMPARE(unusableKindName(e.kind), kind);
     QVERIFY(!e.message.isEmpty());
     QCOMPARE(e.rawBody, facts.body);
+}
+
+void TestUpstreamConfig::foundOnlyForThisKey_data()
+{
+    // DESIGN.md §6: FOUND only for an object carrying the queried key; the snapshot is the
+    // object itself, never its envelope. The queried key is kKey.
+    QTest::addColumn<UpstreamConfig>("config");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("classification");
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<QStringList>("found");
+    QTest::addColumn<QStringList>("warnings");
+    const UpstreamConfig root = cfg(NotFoundSignal::EmptyResult, {});
+    const UpstreamConfig tickets = cfg(NotFoundSignal::EmptyResult, QStringLiteral("tickets"));
+    UpstreamConfig nested = tickets;
+    nested.keyField = QStringLiteral("meta.request_key");
+
+    QTest::newRow("empty envelope, root unset")
+        << root << QByteArray("{\"tickets\": []}") << "UNUSABLE" << "unexpected_shape"
+        << "HTTP 200, but the object at the document root has no \"idem_key\" field: an envelope, not the business object "
+           "(set upstream_result_path)"
+        << QStringList() << QStringList();
+    QTest::newRow("envelope of another key, root unset")
+        << root << QByteArray("{\"tickets\":[{\"id\":777,\"idem_key\":\"ticket:create:acme:SOMEONE-ELSE\"}]}") << "UNUSABLE"
+        << "unexpected_shape"
+        << "HTTP 200, but the object at the document root has no \"idem_key\" field: an envelope, not the business object "
+           "(set upstream_result_path)"
+        << QStringList() << QStringList();
+    QTest::newRow("another key at the result path")
+        << tickets << QByteArray("{\"tickets\":[{\"id\":777,\"idem_key\":\"ticket:create:acme:SOMEONE-ELSE\"}]}") << "UNUSABLE"
+        << "other_key"
+        << "HTTP 200, but the upstream answered for another key: the object at \"tickets\" has idem_key = "
+           "\"ticket:create:acme:SOMEONE-ELSE\""
+        << QStringList() << QStringList();
+    QTest::newRow("another key at the root")
+        << root << QByteArray("{\"id\":777,\"idem_key\":\"ticket:create:acme:SOMEONE-ELSE\"}") << "UNUSABLE" << "other_key"
+        << "HTTP 200, but the upstream answered for another key: the object at the document root has idem_key = "
+           "\"ticket:create:acme:SOMEONE-ELSE\""
+        << QStringList() << QStringList();
+    QTest::newRow("a number is not this key")
+        << root << QByteArray("{\"id\":777,\"idem_key\":42}") << "UNUSABLE" << "other_key"
+        << "HTTP 200, but the upstream answered for another key: the object at the document root has idem_key = 42"
+        << QStringList() << QStringList();
+    QTest::newRow("object without the key field at a path")
+        << tickets << QByteArray("{\"tickets\":{\"id\":5}}") << "UNUSABLE" << "unexpected_shape"
+        << "HTTP 200, but the object at \"tickets\" has no \"idem_key\" field: cannot tell which key it answers for (set "
+           "upstream_key_field)"
+        << QStringList() << QStringList();
+    QTest::newRow("objects without the key field")
+        << tickets << QByteArray("{\"tickets\":[{\"id\":5,\"idem_key\":\"ticket:create:acme:1\"},{\"id\":6}]}") << "UNUSABLE"
+        << "unexpected_shape"
+        << "HTTP 200, but 1 of 2 objects at \"tickets\" have no \"idem_key\" field: cannot tell which key they answer for (set "
+           "upstream_key_field)"
+        << QStringList() << QStringList();
+    QTest::newRow("root object with this key")
+        << root << QByteArray("{\"id\":5, \"idem_key\":\"ticket:create:acme:1\"}") << "FOUND" << ""
+        << "FOUND: one object at the document root (HTTP 200)"
+        << QStringList{QStringLiteral("{\"id\":5, \"idem_key\":\"ticket:create:acme:1\"}")} << QStringList();
+    QTest::newRow("the object, not its envelope")
+        << tickets << QByteArray("{\"tickets\":[ {\"id\":5,\"idem_key\":\"ticket:create:acme:1\"} ]}") << "FOUND" << ""
+        << "FOUND: one object at \"tickets\" (HTTP 200)"
+        << QStringList{QStringLiteral("{\"id\":5,\"idem_key\":\"ticket:create:acme:1\"}")} << QStringList();
+    QTest::newRow("others ignored")
+        << tickets
+        << QByteArray("{\"tickets\":[{\"id\":4,\"idem_key\":\"ticket:create:acme:0\"},{\"id\":5,\"idem_key\":\"ticket:create:acme:1\"}]}")
+        << "FOUND" << "" << "FOUND: one object at \"tickets\" (HTTP 200)"
+        << QStringList{QStringLiteral("{\"id\":5,\"idem_key\":\"ticket:create:acme:1\"}")}
+        << QStringList{QStringLiteral("the answer also held 1 object(s) at \"tickets\" for other keys (the first has idem_key = "
+                                      "\"ticket:create:acme:0\"): not this key's, ignored")};
+    QTest::newRow("ambiguous counts only this key")
+        << tickets
+        << QByteArray("{\"tickets\":[{\"id\":5,\"idem_key\":\"ticket:create:acme:1\"},{\"id\":4,\"idem_key\":\"x\"},"
+                      "{\"id\":6,\"idem_key\":\"ticket:create:acme:1\"}]}")
+        << "AMBIGUOUS" << "" << "AMBIGUOUS: 2 objects at \"tickets\" for one key (HTTP 200)"
+        << QStringList{QStringLiteral("{\"id\":5,\"idem_key\":\"ticket:create:acme:1\"}"),
+                       QStringLiteral("{\"id\":6,\"idem_key\":\"ticket:create:acme:1\"}")}
+        << QStringList{QStringLiteral("the answer also held 1 object(s) at \"tickets\" for other keys (the first has idem_key = "
+                                      "\"x\"): not this key's, ignored")};
+    QTest::newRow("several other keys")
+        << tickets << QByteArray("{\"tickets\":[{\"id\":4,\"idem_key\":\"x\"},{\"id\":5,\"idem_key\":\"y\"}]}") << "UNUSABLE"
+        << "other_key"
+        << "HTTP 200, but the upstream answered for another key: none of the 2 objects at \"tickets\" has this key (the first "
+           "has idem_key = \"x\")"
+        << QStringList() << QStringList();
+    QTest::newRow("one other key is not ambiguous")
+        << tickets
+        << QByteArray("{\"tickets\":[{\"id\":5,\"idem_key\":\"ticket:create:acme:1\"},{\"id\":4,\"idem_key\":\"x\"}]}")
+        << "FOUND" << "" << "FOUND: one object at \"tickets\" (HTTP 200)"
+        << QStringList{QStringLiteral("{\"id\":5,\"idem_key\":\"ticket:create:acme:1\"}")}
+        << QStringList{QStringLiteral("the answer also held 1 object(s) at \"tickets\" for other keys (the first has idem_key = "
+                                      "\"x\"): not this key's, ignored")};
+    QTest::newRow("dotted key field")
+        << nested << QByteArray("{\"tickets\":[{\"id\":5,\"meta\":{\"request_key\":\"ticket:create:acme:1\"}}]}") << "FOUND" << ""
+        << "FOUND: one object at \"tickets\" (HTTP 200)"
+        << QStringList{QStringLiteral("{\"id\":5,\"meta\":{\"request_key\":\"ticket:create:acme:1\"}}")} << QStringList();
+    QTest::newRow("dotted key field, another key")
+        << nested << QByteArray("{\"tickets\":[{\"id\":5,\"meta\":{\"request_key\":\"other\"}}]}") << "UNUSABLE" << "other_key"
+        << "HTTP 200, but the upstream answered for another key: the object at \"tickets\" has meta.request_key = \"other\""
+        << QStringList() << QStringList();
+    QTest::newRow("dotted key field missing")
+        << nested << QByteArray("{\"tickets\":[{\"id\":5,\"idem_key\":\"ticket:create:acme:1\"}]}") << "UNUSABLE"
+        << "unexpected_shape"
+        << "HTTP 200, but the object at \"tickets\" has no \"meta.request_key\" field: cannot tell which key it answers for (set "
+           "upstream_key_field)"
+        << QStringList() << QStringList();
+    QTest::newRow("empty result is still NOT_FOUND")
+        << tickets << QByteArray("{\"tickets\": []}") << "NOT_FOUND" << ""
+        << "NOT_FOUND: HTTP 200 with an empty result at \"tickets\"" << QStringList() << QStringList();
+}
+
+void TestUpstreamConfig::foundOnlyForThisKey()
+{
+    QFETCH(UpstreamConfig, config);
+    QFETCH(QByteArray, body);
+    QFETCH(QString, classification);
+    QFETCH(QString, kind);
+    QFETCH(QString, message);
+    QFETCH(QStringList, found);
+    QFETCH(QStringList, warnings);
+    const UpstreamEvidence e = classifyUpstreamResponse(config, QStringLiteral("ticket:create:acme:1"), http(200, body));
+    QCOMPARE(upstreamClassName(e.classification), classification);
+    QCOMPARE(unusableKindName(e.kind), kind);
+    QCOMPARE(e.message, message);
+    QCOMPARE(e.foundObjects, found);
+    QCOMPARE(e.warnings, warnings);
+    QCOMPARE(e.idemKey, QStringLiteral("ticket:create:acme:1"));
 }
 
 void TestUpstreamConfig::redaction()

@@ -56,6 +56,8 @@ private slots:
     void notFoundEmptyArray();
     void ambiguous();
     void foundById404Mode();
+    void envelopeWithoutResultPathIsUnusable();
+    void answerForAnotherKeyIsUnusable();
     void notFound404Json();
     void emptyArrayIn404ModeIsUnusable();
     void json404InEmptyModeIsUnusable();
@@ -188,6 +190,46 @@ void TestUpstreamSim::foundById404Mode()
     QCOMPARE(e.request.url, QStringLiteral("http://127.0.0.1:%1/tickets/17").arg(m_sim.port()));
     QCOMPARE(e.foundObjects.size(), 1);
     QCOMPARE(e.foundObjects.first().toUtf8(), e.rawBody);
+}
+
+void TestUpstreamSim::envelopeWithoutResultPathIsUnusable()
+{
+    // {"tickets": []} read at the document root is an envelope, not a ticket: never FOUND,
+    // never a snapshot (DESIGN.md §6). The same for an envelope holding this key's ticket.
+    UpstreamConfig c = listConfig(m_base);
+    c.resultPath.clear();
+    const QString message = QStringLiteral("HTTP 200 OK, but the object at the document root has no \"idem_key\" field: an "
+                                           "envelope, not the business object (set upstream_result_path)");
+    const UpstreamEvidence none = m_client->query(c, q(kNone)).result();
+    QCOMPARE(none.rawBody, QByteArray("{\"tickets\":[]}"));
+    QCOMPARE(none.classification, UpstreamClass::Unusable);
+    QCOMPARE(none.kind, UnusableKind::UnexpectedShape);
+    QCOMPARE(none.message, message);
+    QCOMPARE(none.foundObjects, QStringList());
+    const UpstreamEvidence found = m_client->query(c, q(kFound)).result();
+    QCOMPARE(found.classification, UpstreamClass::Unusable);
+    QCOMPARE(found.message, message);
+    QCOMPARE(found.foundObjects, QStringList());
+}
+
+void TestUpstreamSim::answerForAnotherKeyIsUnusable()
+{
+    // The list route answering with another key's ticket.
+    QVERIFY(m_ctl->fault(QStringLiteral("/tickets"), QStringLiteral("other_key")) > 0);
+    const UpstreamEvidence e = m_client->query(q(kNone)).result();
+    QCOMPARE(e.rawBody, QByteArray("{\"tickets\":[{\"id\":777,\"idem_key\":\"ticket:create:acme:none-1-SOMEONE-ELSE\"}]}"));
+    QCOMPARE(e.classification, UpstreamClass::Unusable);
+    QCOMPARE(e.kind, UnusableKind::OtherKey);
+    QCOMPARE(e.message, QStringLiteral("HTTP 200 OK, but the upstream answered for another key: the object at \"tickets\" has "
+                                       "idem_key = \"ticket:create:acme:none-1-SOMEONE-ELSE\""));
+    QCOMPARE(e.foundObjects, QStringList());
+    m_ctl->clearFaults();
+    // The by-id route asked for a ticket that belongs to another key (a wrong {ticket_id}).
+    const UpstreamEvidence byId = m_client->query(byIdConfig(m_base), q(kNone, QStringLiteral("17"))).result();
+    QCOMPARE(byId.classification, UpstreamClass::Unusable);
+    QCOMPARE(byId.kind, UnusableKind::OtherKey);
+    QCOMPARE(byId.message, QStringLiteral("HTTP 200 OK, but the upstream answered for another key: the object at the document "
+                                          "root has idem_key = \"ticket:create:acme:found-1\""));
 }
 
 void TestUpstreamSim::notFound404Json()

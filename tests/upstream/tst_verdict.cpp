@@ -205,6 +205,7 @@ private slots:
     void snapshots();
     void reasonText();
     void attemptsAmongOthers();
+    void manyAttemptsAreSummarised();
     void fromKeyDetail();
     void answerOfEvidence();
 };
@@ -314,6 +315,46 @@ void TestVerdict::attemptsAmongOthers()
     const Verdict v = suggestVerdict(in);
     QCOMPARE(v.row, 7);
     QCOMPARE(v.kind, VerdictKind::Failed);
+}
+
+void TestVerdict::manyAttemptsAreSummarised()
+{
+    // 20,000 attempts: counts per status, first and last, the SHA-256 of the whole list
+    // (statuses oldest first, joined by "\n"), never the list itself.
+    VerdictInput in = input(QStringLiteral("stale"), 0, QStringLiteral("none"), QStringLiteral("UNUSABLE"));
+    for (int i = 0; i < 20000; ++i)
+        in.attemptStatuses.append(QStringLiteral("UNKNOWN"));
+    Verdict v = suggestVerdict(in);
+    const QString fact = QStringLiteral("intent-log attempts: 20000 (20000 UNKNOWN; first UNKNOWN, last UNKNOWN; SHA-256 of the "
+                                        "statuses oldest first, one per line: "
+                                        "3e1d5c57fde9077fa8589084fef6569035845586c5b2aefbf989089ecb0ae81e; no SUCCEEDED attempt)");
+    QCOMPARE(v.facts.at(2), fact);
+    QCOMPARE(v.reason, QStringLiteral("DESIGN.md §6 row 8 → UNKNOWN: nothing definitive: query again later or escalate. Facts: "
+                                      "record: stale (older than its processing timeout); tickets with this key: 0; %1; upstream: "
+                                      "UNUSABLE.")
+                           .arg(fact));
+    QVERIFY(v.toJson().size() < 1000);
+
+    // Mixed: the most frequent first; a SUCCEEDED among them still decides row 6.
+    in.upstream = UpstreamAnswer::NotFound;
+    in.attemptStatuses.first() = QStringLiteral("FAILED");
+    in.attemptStatuses.last() = QStringLiteral("SUCCEEDED");
+    v = suggestVerdict(in);
+    QCOMPARE(v.row, 6);
+    QCOMPARE(v.facts.at(2), QStringLiteral("intent-log attempts: 20000 (19998 UNKNOWN, 1 FAILED, 1 SUCCEEDED; first FAILED, last "
+                                           "SUCCEEDED; SHA-256 of the statuses oldest first, one per line: "
+                                           "f2936e2a10be5aac8ec3d2aa621f74e3279360424d8183f10041a3a63942fdd8; a SUCCEEDED attempt is "
+                                           "present)"));
+
+    // Up to kAttemptsListedInFull (10) they are listed; 11 are summarised.
+    in.attemptStatuses = QStringList(10, QStringLiteral("UNKNOWN"));
+    QCOMPARE(suggestVerdict(in).facts.at(2),
+             QStringLiteral("intent-log attempts: 10 (UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, "
+                            "UNKNOWN; no SUCCEEDED attempt)"));
+    in.attemptStatuses.append(QStringLiteral("UNKNOWN"));
+    QCOMPARE(suggestVerdict(in).facts.at(2),
+             QStringLiteral("intent-log attempts: 11 (11 UNKNOWN; first UNKNOWN, last UNKNOWN; SHA-256 of the statuses oldest first, "
+                            "one per line: d2ebe4e502659ca0c689b9d4ce136cfa15c0173d66e27543afa4511affbbc68b; no SUCCEEDED attempt)"));
 }
 
 void TestVerdict::fromKeyDetail()

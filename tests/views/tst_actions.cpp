@@ -490,8 +490,122 @@ private slots:
         QCOMPARE(bulk->table()->rowCount(), keys.size());
         for (int i = 0; i < keys.size(); ++i)
             QVERIFY2(bulk->table()->item(i, 5)->text().startsWith(QLatin1Char('#')), qPrintable(bulk->table()->item(i, 5)->text()));
-        QVERIFY(bulk->summary()->text().startsWith(QStringLiteral("finished")));
+        QVERIFY2(bulk->summary()->text().startsWith(QStringLiteral("finished")), qPrintable(bulk->summary()->text()));
         QVERIFY(saveShot(bulk, QStringLiteral("bulk-query.png")));
+        bulk->close();
+    }
+
+    void upstreamTabShowsRecordedQuery()
+    {
+        // A query recorded by an earlier session (here: the backend directly) is what the
+        // Upstream tab shows for the key, marked as recorded, with its evidence.
+        Env &e = env(QStringLiteral("sqlite"));
+        TRIAGE_REQUIRE_BACKEND(*e.db);
+        UpstreamSimulatorProcess sim;
+        QString error;
+        QVERIFY2(sim.start(e.db->url(), &error), qPrintable(error));
+        const QString key = takeKey(*e.db);
+        QVERIFY(!key.isEmpty());
+        UpstreamCheck earlier;
+        {
+            WorkspaceConfig c = demoConfig(*e.db);
+            c.operatorName = QStringLiteral("bob");
+            c.upstreams = demoUpstreams(sim.baseUrl());
+            Workspace ws(c);
+            UpstreamClient client(c.upstreams);
+            earlier = checkUpstream(ws, client, key).result();
+        }
+        QVERIFY(earlier.auditId > 0);
+        sim.stop();
+
+        // A new session without any upstream configured.
+        Workspace ws(demoConfig(*e.db));
+        MainWindow w(&ws);
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        QVERIFY(openAndWait(w, key));
+        KeyDetailView *detail = w.detailView();
+        const AuditEntry &row = detail->detail().audit.last();
+        QCOMPARE(row.id, earlier.auditId);
+        QCOMPARE(row.action, QStringLiteral("query_upstream"));
+        EvidenceView *ev = detail->evidenceView();
+        QVERIFY(ev->check());
+        QCOMPARE(ev->check()->auditId, earlier.auditId);
+        QCOMPARE(ev->check()->recordedAt, row.at);
+        QCOMPARE(ev->check()->evidence.classification, UpstreamClass::Found);
+        QCOMPARE(ev->check()->evidence.message, QStringLiteral("FOUND: one object at \"tickets\" (HTTP 200 OK)"));
+        QCOMPARE(ev->check()->evidence.rawBody, earlier.evidence.rawBody);
+        QCOMPARE(ev->check()->evidence.foundObjects, earlier.evidence.foundObjects);
+        QCOMPARE(ev->check()->verdict.reason, earlier.verdict.reason);
+        QCOMPARE(ev->verdictLabel()->text(),
+                 QStringLiteral("Recorded at %1: suggested verdict SUCCESS   (DESIGN.md \u00a76 row 4)").arg(row.at));
+        QCOMPARE(ev->warnings().value(0),
+                 QStringLiteral("Latest recorded query (triage_audit #%1), recorded at %2 by bob \u2014 not a fresh answer: query "
+                                "upstream again before acting on it.")
+                     .arg(earlier.auditId)
+                     .arg(row.at));
+        QVERIFY(ev->reasonLabel()->text().contains(QStringLiteral("FOUND \u2014 FOUND: one object at &quot;tickets&quot; (HTTP 200 OK)")));
+        QCOMPARE(ev->exchangeText()->toPlainText().section(QLatin1Char('\n'), 1, 1),
+                 QStringLiteral("  GET %1").arg(earlier.evidence.request.url));
+        QVERIFY(ev->exchangeText()->toPlainText().contains(QStringLiteral("HTTP 200 OK")));
+        QVERIFY(!ev->applyButton()->isVisible()); // acting on it takes a fresh query
+        QVERIFY(!ev->applyButton()->isVisibleTo(ev));
+        detail->tabs()->setCurrentWidget(ev);
+        QVERIFY(saveShot(detail, QStringLiteral("detail-upstream-recorded.png")));
+    }
+
+    void bulkQueryStopsAtFailedAuditWrite()
+    {
+        // The audit table is gone: the first answer cannot be recorded, the run stops at
+        // once, and the dialog names every key the audit trail does not hold.
+        Env &e = env(QStringLiteral("sqlite"));
+        TRIAGE_REQUIRE_BACKEND(*e.db);
+        UpstreamSimulatorProcess sim;
+        QString error;
+        QVERIFY2(sim.start(e.db->url(), &error), qPrintable(error));
+        WorkspaceConfig c = demoConfig(*e.db);
+        c.upstreams = demoUpstreams(sim.baseUrl());
+        Workspace ws(c);
+        MainWindow w(&ws);
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        QueuePane *pane = w.queuePane(QueueKind::Unknown);
+        QList<int> rows;
+        for (int i = 0; i < 40; ++i)
+            rows << i;
+        QVERIFY(pane->selectRows(rows));
+        const QStringList keys = pane->selectedKeys();
+        QVERIFY2(keys.size() > UpstreamClient::kMaxPerHost, qPrintable(QString::number(keys.size())));
+        QCOMPARE(e.db->adminExec(QStringLiteral("ALTER TABLE triage_audit RENAME TO triage_audit_moved")), QString());
+        QSignalSpy opened(&w, &MainWindow::bulkDialogOpened);
+        w.querySelected();
+        QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), 30000);
+        auto *bulk = qobject_cast<BulkQueryDialog *>(opened.first().at(0).value<QDialog *>());
+        QVERIFY(bulk);
+        QTRY_VERIFY_WITH_TIMEOUT(bulk->isDone(), 60000);
+        const QString bar = bulk->pauseBar()->text();
+        // (SQLite says "…while preparing a statement" or "…while running a statement".)
+        QVERIFY2(bar.startsWith(QStringLiteral("Stopped: the audit write failed (idempotency database failed while ")), qPrintable(bar));
+        QVERIFY2(bar.contains(QStringLiteral(" a statement: no such table: triage_audit); no further upstream calls were made. Not "
+                                             "recorded in the audit trail (%1 of %1): %2")
+                                  .arg(keys.size())
+                                  .arg(keys.join(QStringLiteral(", ")))),
+                 qPrintable(bar));
+        QVERIFY(bar.endsWith(keys.join(QStringLiteral(", "))));
+        QVERIFY2(bulk->summary()->text().startsWith(QStringLiteral("stopped")), qPrintable(bulk->summary()->text()));
+        QVERIFY(bulk->summary()->text().endsWith(QStringLiteral(" %1 of %1 key(s) are NOT in the audit trail.").arg(keys.size())));
+        // At most one round of requests (the concurrency) was sent; the rest never were.
+        int notSent = 0;
+        for (int i = 0; i < keys.size(); ++i) {
+            QVERIFY(!bulk->table()->item(i, 5) || !bulk->table()->item(i, 5)->text().startsWith(QLatin1Char('#')));
+            notSent += bulk->table()->item(i, 1)->text() == QStringLiteral("not sent (stopped)")
+                || bulk->table()->item(i, 2)->text() == QStringLiteral("cancelled");
+        }
+        QVERIFY2(notSent >= keys.size() - UpstreamClient::kMaxPerHost, qPrintable(QString::number(notSent)));
+        QVERIFY(saveShot(bulk, QStringLiteral("bulk-query-audit-failed.png")));
+        QCOMPARE(e.db->adminExec(QStringLiteral("ALTER TABLE triage_audit_moved RENAME TO triage_audit")), QString());
         bulk->close();
     }
 
