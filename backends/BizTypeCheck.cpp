@@ -57,7 +57,8 @@ bool checksBizTypeSections(const WorkspaceConfig &config)
 QStringList bizTypeSectionWarnings(const WorkspaceConfig &config, const BizTypeCensus &census)
 {
     QStringList out;
-    if (!checksBizTypeSections(config))
+    // No record at all (a fresh database): nothing can be misconfigured for them yet.
+    if (!checksBizTypeSections(config) || (census.complete && census.bizTypes.isEmpty()))
         return out;
     const QString where = config.isDemo ? QStringLiteral("demo settings") : QStringLiteral("config ") + config.sourceFile;
     const QStringList sections = config.bizTypes.keys();

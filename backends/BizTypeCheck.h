@@ -43,7 +43,8 @@ BizTypeCensus census(DbSession &session, const QStringList &configured, int limi
 /// Without either every biz_type uses the defaults by design, and nothing is checked.
 bool checksBizTypeSections(const WorkspaceConfig &config);
 
-/// The warnings a census gives for `config` (pure; empty when !checksBizTypeSections()):
+/// The warnings a census gives for `config` (pure; empty when !checksBizTypeSections() or
+/// the census found no record at all):
 /// - a [biz.<biz_type>] section whose biz_type has no idempotency record: its settings
 ///   apply to nothing, with the nearest biz_type of the records that has no section when
 ///   one is close ("did you mean ticket_create?");

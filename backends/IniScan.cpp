@@ -101,6 +101,7 @@ IniScan scanIniFile(const QString &path)
     }
 
     QString section;
+    bool brokenHeader = false; // the keys under a header that is not INI belong to no known section
     for (qsizetype i = 0; i < lines.size(); ++i) {
         const int lineNo = int(i + 1);
         const QString line = lines.at(i).trimmed();
@@ -112,6 +113,7 @@ IniScan scanIniFile(const QString &path)
         }
         if (line.startsWith(QLatin1Char('['))) {
             const qsizetype close = line.indexOf(QLatin1Char(']'));
+            brokenHeader = true;
             if (close < 0) {
                 problem(lineNo, QStringLiteral("%1 has no closing \"]\"").arg(quoteForMessage(line)));
                 continue;
@@ -126,6 +128,7 @@ IniScan scanIniFile(const QString &path)
                 problem(lineNo, QStringLiteral("\"[]\" names no section"));
                 continue;
             }
+            brokenHeader = false;
             section = name;
             scan.sections.append({name, lineNo});
             continue;
@@ -155,7 +158,8 @@ IniScan scanIniFile(const QString &path)
         const QString why = quoteProblem(e.key, e.rawValue);
         if (!why.isEmpty())
             problem(lineNo, why);
-        scan.entries.append(e);
+        if (!brokenHeader)
+            scan.entries.append(e);
     }
     return scan;
 }

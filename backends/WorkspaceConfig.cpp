@@ -170,6 +170,15 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
         s.endGroup();
         c.bizTypes.insert(name, b);
     }
+    // QSettings lists no empty group: an empty [biz.<biz_type>] still declares the biz_type
+    // (with the defaults), for the comparison with the records (BizTypeCheck.h).
+    for (const IniSection &section : scan.sections) {
+        if (!section.name.startsWith(QLatin1String("biz.")) || c.bizTypes.contains(section.name.mid(4)))
+            continue;
+        BizTypeConfig b;
+        b.processingTimeoutS = c.defaultProcessingTimeoutS;
+        c.bizTypes.insert(section.name.mid(4), b);
+    }
     {
         QString why;
         if (!loadUpstreamConfigs(s, &c.upstreams, &why))
