@@ -75,6 +75,7 @@ private slots:
     void bizSectionsAgainstRecords();
     void typoConfigWritesNothing_data();
     void typoConfigWritesNothing();
+    void consoleRefusesATypoConfig();
     void demoSettingsMatchTheDemo();
 };
 
@@ -191,6 +192,29 @@ void TstConfigCli::typoConfigWritesNothing()
     QString error;
     db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM idempotency_record"), &error);
     QVERIFY2(!error.isEmpty(), "init-schema wrote with a typo'd config");
+}
+
+void TstConfigCli::consoleRefusesATypoConfig()
+{
+    // triage-console reads the same file the same way: exit 1 before a window opens.
+    QTemporaryDir dir;
+    const QString ini = writeFile(dir, QStringLiteral("triage.ini"),
+                                  QStringLiteral("[console]\nread_onyl=true\n[biz.ticket_create]\nprocessing_timout=5\n"));
+    QProcess p;
+    p.start(QStringLiteral(TRIAGE_CONSOLE_PATH), {QStringLiteral("--config"), ini});
+    QVERIFY(p.waitForStarted(30000));
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 1);
+    QStringList lines;
+    for (const QString &l : QString::fromUtf8(p.readAllStandardError()).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        if (l.startsWith(QLatin1String("triage-console: ")))
+            lines << l;
+    QCOMPARE(lines, (QStringList{
+                        QStringLiteral("triage-console: config %1:2: unknown key \"read_onyl\" in [console] (did you mean read_only?)").arg(ini),
+                        QStringLiteral("triage-console: config %1:4: unknown key \"processing_timout\" in [biz.ticket_create] (did you "
+                                       "mean processing_timeout?)")
+                            .arg(ini),
+                    }));
 }
 
 void TstConfigCli::demoSettingsMatchTheDemo()
