@@ -1,5 +1,7 @@
 #include "CompensationConfig.h"
 
+#include "IniScan.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSettings>
@@ -85,7 +87,9 @@ bool loadCompensationConfigs(const QSettings &s, CompensationConfigs *out, QStri
             c.baseUrl = s.value(group + QStringLiteral("/upstream_base_url")).toString().trimmed();
             c.tokenEnv = s.value(group + QStringLiteral("/upstream_token_env")).toString().trimmed();
             c.urlTemplate = text("url").trimmed();
-            c.bodyTemplate = text("body");
+            // A JSON body keeps its quotes only when read from the raw line (QSettings
+            // drops every '"' of an unquoted value).
+            c.bodyTemplate = rawUnquotedIniValue(s, group, QStringLiteral("compensation_%1_body").arg(action)).value_or(text("body"));
             c.confirmUrlTemplate = text("confirm_url").trimmed();
             const QString method = text("method").trimmed().toUpper();
             c.method = method.isEmpty() ? QByteArray("POST") : method.toUtf8();

@@ -1,6 +1,7 @@
 #include "UpstreamConfig.h"
 
-#include <QFile>
+#include "IniScan.h"
+
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSettings>
@@ -27,37 +28,6 @@ QString settingText(const QVariant &v)
     if (v.metaType().id() == QMetaType::QStringList)
         return v.toStringList().join(QStringLiteral(", "));
     return v.toString();
-}
-
-/// The value of `key` in [group] exactly as written in the INI file behind `s`, when it
-/// is not quoted; nullopt otherwise. QSettings cuts an unquoted value at ';' (a comment to
-/// it), which would silently drop every header after the first.
-std::optional<QString> rawUnquotedIniValue(const QSettings &s, const QString &group, const QString &key)
-{
-    if (s.format() != QSettings::IniFormat || s.fileName().isEmpty())
-        return std::nullopt;
-    QFile f(s.fileName());
-    if (!f.open(QIODevice::ReadOnly | QIODevice::Text))
-        return std::nullopt;
-    bool inGroup = false;
-    const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
-    for (const QString &raw : lines) {
-        const QString line = raw.trimmed();
-        if (line.startsWith(QLatin1Char('['))) {
-            inGroup = line == QLatin1Char('[') + group + QLatin1Char(']');
-            continue;
-        }
-        if (!inGroup)
-            continue;
-        const qsizetype eq = line.indexOf(QLatin1Char('='));
-        if (eq <= 0 || line.left(eq).trimmed() != key)
-            continue;
-        const QString value = line.mid(eq + 1).trimmed();
-        if (value.startsWith(QLatin1Char('"')))
-            return std::nullopt;
-        return value;
-    }
-    return std::nullopt;
 }
 
 std::optional<bool> parseBool(const QString &text)

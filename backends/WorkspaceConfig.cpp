@@ -1,6 +1,10 @@
 #include "WorkspaceConfig.h"
 
+#include "ConfigKeys.h"
+#include "IniScan.h"
+
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSettings>
 
 #ifdef Q_OS_UNIX
@@ -53,22 +57,52 @@ QString osUserName()
 
 std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path, QString *error)
 {
+    const IniScan scan = scanIniFile(path);
+    // A parser's message starts with "[section] key": it gets that key's line (or the
+    // section's) so that every message names file, line and key.
     auto fail = [&](const QString &why) -> std::optional<WorkspaceConfig> {
+        static const QRegularExpression named(QStringLiteral("^\\[([^\\]]+)\\] ?([A-Za-z0-9_]*)"));
+        int line = 0;
+        if (const QRegularExpressionMatch m = named.match(why); m.hasMatch()) {
+            const IniEntry *e = scan.find(m.captured(1), m.captured(2));
+            line = e ? e->line : scan.sectionLine(m.captured(1));
+        }
         if (error)
-            *error = QStringLiteral("config %1: %2").arg(path, why);
+            *error = line > 0 ? QStringLiteral("config %1:%2: %3").arg(path, QString::number(line), why)
+                              : QStringLiteral("config %1: %2").arg(path, why);
         return std::nullopt;
     };
     const QFileInfo info(path);
     if (!info.exists())
         return fail(QStringLiteral("no such file"));
-    if (!info.isReadable())
+    if (!info.isReadable() || !scan.readable)
         return fail(QStringLiteral("not readable"));
     QSettings s(path, QSettings::IniFormat);
+    // Unknown sections and keys, lines that are not INI and values of the wrong type are
+    // errors, all of them reported at once (DESIGN.md §5; the key table is ConfigKeys.cpp).
+    const QStringList problems = configFileProblems(scan, s);
+    if (!problems.isEmpty()) {
+        constexpr int kShown = 20;
+        if (error) {
+            *error = problems.mid(0, kShown).join(QLatin1Char('\n'));
+            if (problems.size() > kShown)
+                *error += QStringLiteral("\nconfig %1: ... and %2 more problems").arg(path, QString::number(problems.size() - kShown));
+        }
+        return std::nullopt;
+    }
     if (s.status() != QSettings::NoError)
         return fail(QStringLiteral("not a valid INI file"));
 
     WorkspaceConfig c;
-    c.operatorName = s.value(QStringLiteral("console/operator")).toString();
+    c.sourceFile = path;
+    for (const IniSection &section : scan.sections)
+        if (!c.sectionLines.contains(section.name))
+            c.sectionLines.insert(section.name, section.line);
+    {
+        // QSettings splits an unquoted "Smith, John" into a list, whose toString() is "".
+        const QVariant op = s.value(QStringLiteral("console/operator"));
+        c.operatorName = op.typeId() == QMetaType::QStringList ? op.toStringList().join(QStringLiteral(", ")) : op.toString();
+    }
     if (s.contains(QStringLiteral("console/read_only"))) {
         // QVariant::toBool() reads "no" and "off" as true: accept only clear spellings.
         const QString v = s.value(QStringLiteral("console/read_only")).toString().trimmed().toLower();
@@ -135,6 +169,15 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
         }
         s.endGroup();
         c.bizTypes.insert(name, b);
+    }
+    // QSettings lists no empty group: an empty [biz.<biz_type>] still declares the biz_type
+    // (with the defaults), for the comparison with the records (BizTypeCheck.h).
+    for (const IniSection &section : scan.sections) {
+        if (!section.name.startsWith(QLatin1String("biz.")) || c.bizTypes.contains(section.name.mid(4)))
+            continue;
+        BizTypeConfig b;
+        b.processingTimeoutS = c.defaultProcessingTimeoutS;
+        c.bizTypes.insert(section.name.mid(4), b);
     }
     {
         QString why;

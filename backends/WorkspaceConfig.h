@@ -57,6 +57,10 @@ struct WorkspaceConfig {
     QString operatorName;                  ///< default: the OS user
     bool readOnly = false;
     bool isDemo = false;
+    /// The INI file this configuration was read from; "" without --config.
+    QString sourceFile;
+    /// The line of each section header of `sourceFile` ("biz.ticket_create" → 12), for messages.
+    QMap<QString, int> sectionLines;
 
     const ConnectionProfile &profile(DbRole role) const;
     ConnectionProfile &profile(DbRole role);
@@ -65,10 +69,13 @@ struct WorkspaceConfig {
 
     /// Reads an INI file (QSettings). Sections [console] (operator, read_only: true/false,
     /// yes/no, on/off or 1/0; processing_timeout), [idempotency], [intent], [ticket] (key
-    /// `url`), [biz.<biz_type>] (processing_timeout, tenant_pattern).
-    /// Returns nullopt with `*error` set when the file is missing, unreadable, or a value
-    /// is invalid (the message names the file, the section and the key). Connections
-    /// absent from the file stay unset (see hasProfile()).
+    /// `url`), [biz.<biz_type>] (processing_timeout, tenant_pattern); every valid key is in
+    /// configKeys() (ConfigKeys.h).
+    /// Returns nullopt with `*error` set when the file is missing, unreadable or not valid
+    /// INI, has an unknown section or key, or a value is invalid: one line per problem,
+    /// "config PATH:LINE: …" naming the section and the key, with the nearest valid key
+    /// for an unknown one (configFileProblems()). Connections absent from the file stay
+    /// unset (see hasProfile()).
     /// The upstream_* keys of [biz.<biz_type>] fill `upstreams` (UpstreamConfig.h); an
     /// invalid upstream key fails the whole file like any other invalid value.
     static std::optional<WorkspaceConfig> fromIniFile(const QString &path, QString *error);

@@ -3,9 +3,11 @@
 #include "CompensationsPane.h"
 #include "DuplicatesPane.h"
 
+#include "BizTypeCheck.h"
 #include "BulkActions.h"
 #include "ConnectionIndicator.h"
 #include "KeyDetailView.h"
+#include "MessageBar.h"
 #include "Log.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
@@ -148,7 +150,16 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     m_splitter->setStretchFactor(0, 5);
     m_splitter->setStretchFactor(1, 6);
     m_splitter->setSizes({650, 750});
-    setCentralWidget(m_splitter);
+    // Above the queues and the detail: the config warnings (a hidden bar until there are some).
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    m_configBar = new MessageBar(central);
+    m_configBar->setObjectName(QStringLiteral("configWarnings"));
+    centralLayout->addWidget(m_configBar);
+    centralLayout->addWidget(m_splitter, 1);
+    setCentralWidget(central);
 
     // Status bar: one indicator per store.
     for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
@@ -162,6 +173,20 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     for (QueueKind kind : kQueues)
         m_panes.value(int(kind))->start();
     workspace->probeConnections();
+    // [biz.*] sections against the records' biz_types (BizTypeCheck.h, on the idempotency worker).
+    checkBizTypeSections(*workspace).then(this, [this](const Outcome<QStringList> &o) {
+        if (!o.ok()) {
+            logger("views")->warn("could not compare the [biz.*] sections with the records: {}", o.error->message.toStdString());
+            emit bizTypeCheckFinished({});
+            return;
+        }
+        QStringList lines;
+        for (const QString &w : *o)
+            lines << MessageBar::sentence(w);
+        if (!lines.isEmpty())
+            m_configBar->showMessage(MessageBar::Level::Warning, lines.join(QLatin1Char('\n')));
+        emit bizTypeCheckFinished(*o);
+    });
     // Not the table: a QAbstractItemView that gains focus makes its first row current,
     // which would replace a detail opened with openKey() (--select, Go to key).
     m_queues->tabBar()->setFocus();

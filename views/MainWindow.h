@@ -22,6 +22,7 @@ class BulkMarkDialog;
 class BulkQueryDialog;
 class ConnectionIndicator;
 class KeyDetailView;
+class MessageBar;
 class QueuePane;
 class UpstreamClient;
 class Workspace;
@@ -75,6 +76,13 @@ public:
     QPushButton *bulkButton(int which) const { return m_bulkButtons[which]; }
     /// Emitted when a bulk dialog opened (for tests and the screenshot driver).
     Q_SIGNAL void bulkDialogOpened(QDialog *dialog);
+    /// The bar above the queues that shows the config warnings (checkBizTypeSections():
+    /// [biz.*] sections without records, biz_types of the records without a section);
+    /// hidden while there are none.
+    MessageBar *configWarningBar() const { return m_configBar; }
+    /// Emitted once the [biz.*] check at start has finished, with its warnings (empty
+    /// when there are none or the check failed; a failure is logged).
+    Q_SIGNAL void bizTypeCheckFinished(const QStringList &warnings);
 
 private:
     void onConnectionEvent(DbRole role, bool up, const QString &message);
@@ -88,6 +96,7 @@ private:
     QSplitter *m_splitter = nullptr;
     KeyDetailView *m_detail = nullptr;
     QLineEdit *m_goToKey = nullptr;
+    MessageBar *m_configBar = nullptr;
     QMap<int, QueuePane *> m_panes;
     QMap<int, ConnectionIndicator *> m_indicators;
     std::unique_ptr<UpstreamClient> m_upstream;

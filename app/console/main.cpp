@@ -86,7 +86,8 @@ int main(int argc, char *argv[])
     bool dbError = false;
     auto config = app::workspaceFromOptions(parser, /*demoByDefault*/ true, &error, &dbError);
     if (!config) {
-        std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(error));
+        for (const QString &line : error.split(QLatin1Char('\n'))) // a config file may have several problems
+            std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(line));
         return dbError ? 2 : 1;
     }
     if (parser.isSet(screenshotAction) && parser.value(screenshotAction) != QLatin1String("query")) {

@@ -5,8 +5,10 @@
 #include "JsonExport.h"
 #include "TextTable.h"
 
+#include "BizTypeCheck.h"
 #include "DemoData.h"
 #include "Doctor.h"
+#include "Log.h"
 #include "RecordStatus.h"
 #include "TimeText.h"
 
@@ -306,7 +308,10 @@ void Triagectl::print(const QByteArray &bytes)
 
 void Triagectl::message(const QString &text)
 {
-    const QByteArray bytes = (QStringLiteral("triagectl: ") + text + QLatin1Char('\n')).toUtf8();
+    QString lines;
+    for (const QString &line : text.split(QLatin1Char('\n')))
+        lines += QStringLiteral("triagectl: ") + line + QLatin1Char('\n');
+    const QByteArray bytes = lines.toUtf8();
     fwrite(bytes.constData(), 1, size_t(bytes.size()), m_err);
     fflush(m_err);
 }
@@ -437,6 +442,18 @@ int Triagectl::run(const QStringList &arguments)
     }
 
     Workspace workspace(*config);
+    const int code = runCommand(*command, workspace, args, request);
+    // After the command, so that it never adds a login of its own to a store that just
+    // failed, and init-schema / seed-demo are compared with what they created.
+    if (code != ExitDatabase)
+        warnAboutBizTypeSections(workspace);
+    return code;
+}
+
+int Triagectl::runCommand(const Command &c, Workspace &workspace, const QStringList &args,
+                          const std::optional<QueueRequest> &request)
+{
+    const Command *command = &c;
     if (command->name == QLatin1String("init-schema"))
         return initSchema(workspace);
     if (command->name == QLatin1String("seed-demo"))
@@ -462,6 +479,18 @@ int Triagectl::run(const QStringList &arguments)
     if (command->name == QLatin1String("doctor"))
         return doctor(workspace);
     return show(workspace, args.first());
+}
+
+void Triagectl::warnAboutBizTypeSections(Workspace &workspace)
+{
+    const Outcome<QStringList> warnings = checkBizTypeSections(workspace).result();
+    if (!warnings.ok()) {
+        logger("ctl")->warn("could not compare the [biz.*] sections with the records: {}",
+                            warnings.error->message.toStdString());
+        return;
+    }
+    for (const QString &w : *warnings)
+        message(QStringLiteral("warning: ") + w);
 }
 
 std::optional<QueueRequest> Triagectl::queueRequest(const QString &queue)

@@ -54,6 +54,13 @@ private:
     void print(const QByteArray &bytes);
     void message(const QString &text);
 
+    /// Runs `command` (already parsed and checked) on `workspace`; its exit code.
+    int runCommand(const Command &command, Workspace &workspace, const QStringList &args,
+                   const std::optional<QueueRequest> &request);
+    /// Prints "warning: …" for every [biz.*] section without records and every biz_type of
+    /// the records without a section (checkBizTypeSections()); a failed check is only logged.
+    void warnAboutBizTypeSections(Workspace &workspace);
+
     int initSchema(Workspace &workspace);
     int seedDemo(Workspace &workspace);
     /// Pages through `request` (keyset, --page-size rows per round trip) until --limit rows

@@ -169,10 +169,10 @@ void TestUpstreamConfig::workspaceConfigLoadsUpstreams()
     QCOMPARE(w->bizType(QStringLiteral("ticket_create")).processingTimeoutS, 120); // existing keys still read
     QCOMPARE(w->bizType(QStringLiteral("payment_capture")).processingTimeoutS, 900);
 
-    // An invalid upstream key fails the whole file, naming the section and key.
+    // An invalid upstream key fails the whole file, naming the line, the section and key.
     const QString bad = writeIni(dir, QStringLiteral("[biz.ticket_create]\nupstream_query_url=/tickets/{id}\nupstream_base_url=http://x\n"));
     QVERIFY(!WorkspaceConfig::fromIniFile(bad, &error));
-    QCOMPARE(error, QStringLiteral("config %1: [biz.ticket_create] upstream_query_url: unknown placeholder {id} (known: {idem_key}, {tenant}, {ticket_id})").arg(bad));
+    QCOMPARE(error, QStringLiteral("config %1:2: [biz.ticket_create] upstream_query_url: unknown placeholder {id} (known: {idem_key}, {tenant}, {ticket_id})").arg(bad));
 }
 
 void TestUpstreamConfig::invalidValues_data()
