@@ -60,12 +60,17 @@ QString markKindName(MarkResult::Kind kind);
 /// Evidence from the other stores, gathered before the compare-and-set.
 struct MarkEvidence {
     QVector<qint64> ticketIds;
+    /// SUCCESS marks: the key's tickets (id, status, created_at; no payload), for the
+    /// canonical-ticket rule (snapshotCanonicalRefusal()).
+    QVector<TicketRow> tickets;
     QVector<qint64> succeededAttemptIds;
     QString ticketError, intentError; ///< a store that could not be read (evidence unknown)
 };
 
 namespace mark_sql {
-/// Runs one mark on the idempotency database: reads the record, applies decideMark(),
+/// Runs one mark on the idempotency database: reads the record, applies decideMark() and,
+/// for SUCCESS, the canonical-ticket rule (a snapshot comes only from the canonical ticket,
+/// DESIGN.md §6; a request without a snapshot is refused with its snapshotMissingReason),
 /// and either audits a refusal, or runs the compare-and-set UPDATE (matching key, status,
 /// updated_at and version) with its `applied` audit row in one transaction; a CAS that
 /// matches no row is rolled back and audited as `conflict` with the current state. If the
