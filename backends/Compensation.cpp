@@ -111,6 +111,7 @@ CompensationTargetDecision compensationTargetRule(const QVector<TicketRow> &tick
     if (!canon.inconsistency.isEmpty())
         uncertain << canon.inconsistency;
     if (!uncertain.isEmpty()) {
+        d.overridable = true;
         if (!override) {
             d.refusal = QStringLiteral("%1; compensate only with --override and a reason of at least %2 characters if you are sure")
                             .arg(uncertain.join(QStringLiteral("; ")))
@@ -666,6 +667,7 @@ CompensationOutcome CompensationRunner::runStart(const CompensationRequest &requ
                                                                    request.target, request.override, request.reason);
     if (!rule.refusal.isEmpty()) {
         CompensationOutcome o = refused(rule.refusal);
+        o.overridable = rule.overridable;
         o.compKey = compKey;
         o.request = req;
         return o;

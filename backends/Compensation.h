@@ -77,6 +77,7 @@ struct CompensationRequest {
 struct CompensationTargetDecision {
     QString refusal;    ///< one line when refused; "" when allowed
     QString overridden; ///< the rules an override set aside ("" when none was needed)
+    bool overridable = false; ///< refused only by rules an override (with a long enough reason) sets aside
 };
 
 /// The compensation safety rules for compensating ticket `target` of a key whose tickets are
@@ -105,6 +106,7 @@ struct CompensationOutcome {
     Kind kind = Kind::Error;
     QString message;                 ///< one line for operators
     bool configError = false;        ///< Refused because of missing configuration (CLI exit 1)
+    bool overridable = false;        ///< Refused only by rules that `override` sets aside (compensationTargetRule())
     QString compKey;
     CompensationHttpRequest request; ///< the rendered request (also for Planned)
     std::optional<CompensationRow> row;
