@@ -3,6 +3,7 @@
 // SUCCESS snapshot may come from, and which compensation targets the rules allow.
 #include "CanonicalTicket.h"
 #include "Compensation.h"
+#include "Verdict.h"
 
 #include <QTest>
 
@@ -56,6 +57,7 @@ private slots:
     void snapshotTicketChoice();
     void snapshotRefusal();
     void compensationTargets();
+    void duplicateVerdictNamesCanonical();
 };
 
 void TestCanonicalTicket::snapshotNamesTicket()
@@ -271,6 +273,41 @@ void TestCanonicalTicket::compensationTargets()
                             "earliest live ticket (#152, created 2026-01-01T00:00:02.000000Z)): it is never a compensation target "
                             "(DESIGN.md §6); compensate the extras instead"));
     QCOMPARE(compensationTargetRule(one, QString(), std::nullopt, QStringLiteral("153"), false, reason20).refusal, QString());
+}
+
+void TestCanonicalTicket::duplicateVerdictNamesCanonical()
+{
+    // Retries: the verdict names the canonical ticket the SUCCESS snapshot names.
+    VerdictInput in;
+    in.recordStale = true;
+    in.recordStatus = QStringLiteral("SUCCESS");
+    in.recordSnapshot = QStringLiteral("{\"ticket_id\":152,\"title\":\"Disk\"}");
+    in.tickets = {VerdictTicket{151, QStringLiteral("{\"ticket_id\":151,\"title\":\"Disk\"}"), QStringLiteral("OPEN"), kT1},
+                  VerdictTicket{152, QStringLiteral("{\"ticket_id\":152,\"title\":\"Disk\"}"), QStringLiteral("OPEN"), kT2}};
+    Verdict v = suggestVerdict(in);
+    QCOMPARE(verdictName(v.kind), QStringLiteral("DUPLICATE"));
+    QCOMPARE(v.canonicalTicketId, std::optional<qint64>(152));
+    QCOMPARE(v.why, QStringLiteral("more than one side effect: compensate the extras, keep the canonical ticket #152"));
+    QVERIFY(v.facts.contains(QStringLiteral("canonical ticket: #152 (the SUCCESS record's snapshot names ticket #152 (callers were given it))")));
+    QVERIFY(v.reason.startsWith(QStringLiteral("DESIGN.md §6 row 2 → DUPLICATE: more than one side effect: compensate the extras, keep "
+                                               "the canonical ticket #152. Facts: ")));
+    QCOMPARE(v.keyReuseFields, QStringList());
+    QVERIFY(v.toJson().contains("\"canonical_ticket_id\":152"));
+    // The demo's 151 "Disk almost full" and 152 "VPN outage": key reuse, said in the reason.
+    in.recordStatus = QStringLiteral("PROCESSING");
+    in.recordSnapshot.reset();
+    in.tickets = {VerdictTicket{151, QStringLiteral("{\"ticket_id\":151,\"title\":\"Disk almost full\"}"), QStringLiteral("OPEN"), kT1},
+                  VerdictTicket{152, QStringLiteral("{\"ticket_id\":152,\"title\":\"VPN outage\"}"), QStringLiteral("OPEN"), kT2}};
+    v = suggestVerdict(in);
+    QCOMPARE(verdictName(v.kind), QStringLiteral("DUPLICATE"));
+    QCOMPARE(v.canonicalTicketId, std::optional<qint64>(151));
+    QCOMPARE(v.keyReuseFields, QStringList{QStringLiteral("title")});
+    QCOMPARE(v.why, QStringLiteral("key reuse, not a retry: the tickets' business payloads differ (title), so they are different "
+                                   "operations under one key — do not compensate without an override; escalate"));
+    QVERIFY(v.facts.contains(QStringLiteral("key reuse: the business fields title differ between the tickets")));
+    QVERIFY(v.facts.contains(QStringLiteral("canonical ticket: #151 (no SUCCESS snapshot names one of these tickets: the earliest live "
+                                            "ticket (#151, created 2026-01-01T00:00:01.000000Z))")));
+    QVERIFY(v.toJson().contains("\"key_reuse_fields\":[\"title\"]"));
 }
 
 QTEST_GUILESS_MAIN(TestCanonicalTicket)
