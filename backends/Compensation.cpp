@@ -484,7 +484,10 @@ QFuture<CompensationOutcome> CompensationRunner::start(const CompensationRequest
         CompensationOutcome o = runStart(request);
         // Every real outcome is audited; the other kinds write their own rows.
         if (o.kind == CompensationOutcome::Kind::Refused && !request.dryRun && !request.reason.trimmed().isEmpty())
-            auditRefusal(o, QStringLiteral("compensate"), request.sourceKey, request.target, request.operatorName, request.reason);
+            if (const QString e = auditRefusal(o, QStringLiteral("compensate"), request.sourceKey, request.target,
+                                               request.operatorName, request.reason);
+                !e.isEmpty())
+                o.message += QStringLiteral(" (this refusal is not recorded in the audit trail: %1)").arg(e);
         return o;
     });
 }
@@ -494,12 +497,15 @@ QFuture<CompensationOutcome> CompensationRunner::resume(const QString &compKey, 
     return QtConcurrent::run(m_workspace.mergePool(), [this, compKey, operatorName]() {
         CompensationOutcome o = runResume(compKey, operatorName);
         if (o.kind == CompensationOutcome::Kind::Refused && o.row)
-            auditRefusal(o, QStringLiteral("compensate_resume"), o.row->sourceKey, o.row->target, operatorName, o.row->reason);
+            if (const QString e = auditRefusal(o, QStringLiteral("compensate_resume"), o.row->sourceKey, o.row->target, operatorName,
+                                               o.row->reason);
+                !e.isEmpty())
+                o.message += QStringLiteral(" (this refusal is not recorded in the audit trail: %1)").arg(e);
         return o;
     });
 }
 
-void CompensationRunner::auditRefusal(const CompensationOutcome &out, const QString &action, const QString &sourceKey,
+QString CompensationRunner::auditRefusal(const CompensationOutcome &out, const QString &action, const QString &sourceKey,
                                       const QString &target, const QString &operatorName, const QString &reason)
 {
     AuditEntry a;
@@ -522,9 +528,11 @@ void CompensationRunner::auditRefusal(const CompensationOutcome &out, const QStr
     auto audited = m_workspace.worker(DbRole::Idempotency)
                        .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never)
                        .result();
-    if (!audited.ok())
-        logger("backend.compensation")->warn("compensation {}: audit row of a refusal not written: {}", out.compKey.toStdString(),
-                                             audited.error->message.toStdString());
+    if (audited.ok())
+        return {};
+    logger("backend.compensation")->warn("compensation {}: audit row of a refusal not written: {}", out.compKey.toStdString(),
+                                         audited.error->message.toStdString());
+    return audited.error->message;
 }
 
 QFuture<Outcome<QVector<CompensationRow>>> CompensationRunner::list(const CompensationQuery &query)

@@ -184,8 +184,9 @@ private:
     /// Existing: the stored row and request, with a `conflict` audit row.
     CompensationOutcome existingOutcome(CompensationOutcome out, const CompensationRow &row, const CompensationRequest &request);
     CompensationOutcome runResume(const QString &compKey, const QString &operatorName);
-    /// Writes the audit row of a refused start or resume (idempotency database).
-    void auditRefusal(const CompensationOutcome &out, const QString &action, const QString &sourceKey, const QString &target,
+    /// Writes the audit row of a refused start or resume (idempotency database); returns
+    /// the database's error when the row could not be written, "" when it was.
+    QString auditRefusal(const CompensationOutcome &out, const QString &action, const QString &sourceKey, const QString &target,
                       const QString &operatorName, const QString &reason);
     /// Sends (or resumes) and records the outcome; `overridden` names the rules an
     /// override set aside (audit evidence).
