@@ -162,8 +162,8 @@ const QVector<Triagectl::Command> &Triagectl::commands()
          QStringLiteral("The Duplicate keys queue: ticket groups sharing one idem_key (unresolved ones, i.e. with more\n"
                         "than one ticket not CANCELLED, unless --all) with size, tenants, first/last creation and\n"
                         "the record's status; tickets whose record is PROCESSING or FAILED; SUCCESS snapshots naming\n"
-                        "a missing ticket or differing from its payload; intent-log steps whose attempts used more\n"
-                        "than one key. At most --limit rows of each."),
+                        "a missing or CANCELLED ticket or differing from its payload; intent-log steps whose attempts\n"
+                        "used more than one key. --key filters all three; at most --limit rows of each."),
          {opt("key"), opt("tenant"), opt("created-from"), opt("created-to"), opt("all"), opt("page-size")}, 0, false},
         {QStringLiteral("compensate"), QStringLiteral("compensate KEY --action A --target TICKET_ID --reason TEXT [--dry-run] [--override]  |  compensate --resume COMP_KEY"),
          QStringLiteral("Compensate one side effect of KEY (e.g. cancel_ticket of an extra ticket of a duplicate group)\n"

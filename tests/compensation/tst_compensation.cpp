@@ -5,6 +5,7 @@
 // commit_then_drop, which no client can make safe: see the README paragraph in the report).
 #include "CompTestUtil.h"
 
+#include "Mark.h"
 #include "Workspace.h"
 
 #include <QTest>
@@ -83,6 +84,8 @@ private slots:
     void keyReuseNeedsOverride();
     void resumeUnknownKey_data() { backends(); }
     void resumeUnknownKey();
+    void markSnapshotOnlyFromCanonical_data() { backends(); }
+    void markSnapshotOnlyFromCanonical();
 
 private:
     static void backends()
@@ -384,6 +387,41 @@ void TestCompensation::resumeUnknownKey()
     QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("not_found"));
     QCOMPARE(o.message, QStringLiteral("unknown compensation key \"nope\": no compensation has it (list them with `triagectl compensations`)"));
     QCOMPARE(auditRows(*env.db), QStringList());
+}
+
+void TestCompensation::markSnapshotOnlyFromCanonical()
+{
+    QFETCH(QString, backend);
+    Env env;
+    SETUP_ENV(env, true, 2000);
+    // The rule holds in the mark itself, whatever the entry point: a typed snapshot naming the
+    // extra #102, or #102's payload, is refused and audited; #101's payload is applied.
+    MarkRequest r;
+    r.idemKey = kCompKey;
+    r.toStatus = 1;
+    r.reason = QStringLiteral("the ticket exists, settling the record");
+    r.operatorName = QStringLiteral("alice");
+    r.snapshot = QStringLiteral("{\"ticket_id\":102}");
+    r.snapshotSource = QStringLiteral("typed");
+    Outcome<MarkResult> m = markRecord(*env.ws, r).result();
+    QVERIFY(m.ok());
+    QCOMPARE(markKindName(m->kind), QStringLiteral("refused"));
+    QVERIFY2(m->message.startsWith(QStringLiteral("the snapshot names ticket #102, but the canonical ticket of this key is #101 (no "
+                                                  "SUCCESS snapshot names one of these tickets: the earliest live ticket (#101, created "))
+                 && m->message.endsWith(QStringLiteral(")): a SUCCESS snapshot comes only from the canonical ticket (DESIGN.md §6)")),
+             qPrintable(m->message));
+    r.snapshotSource = QStringLiteral("ticket:102");
+    m = markRecord(*env.ws, r).result();
+    QCOMPARE(markKindName(m->kind), QStringLiteral("refused"));
+    QVERIFY2(m->message.startsWith(QStringLiteral("the snapshot is ticket #102's payload, but the canonical ticket of this key is #101")),
+             qPrintable(m->message));
+    QCOMPARE(auditRows(*env.db), (QStringList{QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:refused")}));
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("0")});
+    r.snapshot = QStringLiteral("{\"ticket_id\":101}");
+    r.snapshotSource = QStringLiteral("ticket:101");
+    m = markRecord(*env.ws, r).result();
+    QCOMPARE(markKindName(m->kind), QStringLiteral("applied"));
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("1")});
 }
 
 QTEST_GUILESS_MAIN(TestCompensation)
