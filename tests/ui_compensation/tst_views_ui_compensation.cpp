@@ -9,6 +9,7 @@
 #include "CompensationsPane.h"
 #include "DuplicateGroupsModel.h"
 #include "DuplicatesPane.h"
+#include "MarkDialog.h"
 #include "MessageBar.h"
 
 #include <QApplication>
@@ -87,6 +88,7 @@ private slots:
     void duplicatesCompensateAndMark();
     void compensationsPaneResume();
     void keyReuseNeedsOverride();
+    void markDialogOffersOnlyCanonical();
 };
 
 void TestViewsUiCompensation::duplicatesCompensateAndMark()
@@ -368,6 +370,20 @@ void TestViewsUiCompensation::keyReuseNeedsOverride()
     QCOMPARE(w.one(QStringLiteral("SELECT action || ':' || outcome FROM triage_audit ORDER BY id")), QStringLiteral("compensate:applied"));
     QVERIFY(w.one(QStringLiteral("SELECT evidence FROM triage_audit")).contains(QStringLiteral("\"override\":\"key reuse")));
     dialog->close();
+}
+
+void TestViewsUiCompensation::markDialogOffersOnlyCanonical()
+{
+    World w;
+    SETUP_WORLD(w);
+    // Group A has three tickets: the Mark SUCCESS dialog offers only the canonical #1's payload.
+    const KeyDetail d = w.ws->loadKeyDetail(kGroupA).result();
+    QCOMPARE(d.tickets.size(), 3);
+    MarkDialog dialog(d, 1, QStringLiteral("alice"));
+    QStringList choices;
+    for (int i = 0; i < dialog.snapshotSource()->count(); ++i)
+        choices << dialog.snapshotSource()->itemText(i);
+    QCOMPARE(choices, (QStringList{QStringLiteral("ticket #1 \u00b7 payload"), QStringLiteral("typed JSON")}));
 }
 
 QTEST_MAIN(TestViewsUiCompensation)
