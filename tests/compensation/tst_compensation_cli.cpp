@@ -332,19 +332,28 @@ void TestCompensationCli::snapshotOnlyFromCanonical()
     SETUP_CLI(env, 5000);
     const QStringList mark{QStringLiteral("mark"), kCompKey, QStringLiteral("--to"), QStringLiteral("success"), QStringLiteral("--reason"),
                            QStringLiteral("ticket exists, settling the record")};
+    // A bulk SUCCESS leaves a group with extras still live alone, with why (exit 4, audited).
+    CtlRun r = env.run(env.args({QStringLiteral("mark"), QStringLiteral("--queue"), QStringLiteral("unknown"), QStringLiteral("--key"),
+                                 QStringLiteral("dup-comp"), QStringLiteral("--to"), QStringLiteral("success"), QStringLiteral("--reason"),
+                                 QStringLiteral("bulk settling of found tickets"), QStringLiteral("--format"), QStringLiteral("json")}));
+    QVERIFY2(r.exitCode == 4, r.describe());
+    QCOMPARE(QJsonDocument::fromJson(r.out).object().value(QStringLiteral("message")).toString(),
+             QStringLiteral("2 live tickets carry the key (a bulk SUCCESS takes the snapshot of the key's only live ticket); mark it "
+                            "alone with --snapshot-from-ticket 101 (the canonical ticket) or compensate the extras first"));
     // #102 is an extra (#101 is the earliest live ticket): refused, exit 4, audited.
-    CtlRun r = env.run(env.args(mark + QStringList{QStringLiteral("--snapshot-from-ticket"), QStringLiteral("102")}));
+    r = env.run(env.args(mark + QStringList{QStringLiteral("--snapshot-from-ticket"), QStringLiteral("102")}));
     QVERIFY2(r.exitCode == 4, r.describe());
     const QString refusal = QStringLiteral("ticket #102 is not the canonical ticket of this key (#101: no SUCCESS snapshot names one of "
                                            "these tickets: the earliest live ticket (#101, created ");
     QVERIFY2(r.out.contains(refusal.toUtf8()), r.describe());
     const QString concat = backend == QLatin1String("sqlite") ? QStringLiteral("action || ':' || outcome")
                                                                : QStringLiteral("CONCAT(action, ':', outcome)");
-    QCOMPARE(env.column(QStringLiteral("SELECT %1 FROM triage_audit ORDER BY id").arg(concat)), QStringList{QStringLiteral("mark_success:refused")});
-    const QStringList detail = env.column(QStringLiteral("SELECT detail FROM triage_audit"));
-    QVERIFY2(detail.first().startsWith(refusal)
-                 && detail.first().endsWith(QStringLiteral("): a SUCCESS snapshot comes only from the canonical ticket (DESIGN.md §6)")),
-             qPrintable(detail.first()));
+    QCOMPARE(env.column(QStringLiteral("SELECT %1 FROM triage_audit ORDER BY id").arg(concat)),
+             (QStringList{QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:refused")}));
+    const QStringList detail = env.column(QStringLiteral("SELECT detail FROM triage_audit ORDER BY id"));
+    QVERIFY2(detail.last().startsWith(refusal)
+                 && detail.last().endsWith(QStringLiteral("): a SUCCESS snapshot comes only from the canonical ticket (DESIGN.md §6)")),
+             qPrintable(detail.last()));
     QCOMPARE(env.column(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("0")});
     // The canonical ticket's snapshot is applied.
     r = env.run(env.args(mark + QStringList{QStringLiteral("--snapshot-from-ticket"), QStringLiteral("101")}));
@@ -360,7 +369,8 @@ void TestCompensationCli::snapshotOnlyFromCanonical()
              r.describe());
     QCOMPARE(env.ctl->requests().size(), 0);
     QCOMPARE(env.column(QStringLiteral("SELECT %1 FROM triage_audit ORDER BY id").arg(concat)),
-             (QStringList{QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:applied"), QStringLiteral("compensate:refused")}));
+             (QStringList{QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:applied"),
+                          QStringLiteral("compensate:refused")}));
 }
 
 void TestCompensationCli::resumeUnknownKey()
