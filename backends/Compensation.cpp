@@ -72,6 +72,18 @@ QString compensationOutcomeName(CompensationOutcome::Kind k)
     return QStringLiteral("error");
 }
 
+namespace {
+
+/// A ticket id in audit JSON: a number when it is a whole number (as in every other output).
+QJsonValue ticketIdJson(const QString &id)
+{
+    bool ok = false;
+    const qint64 n = id.trimmed().toLongLong(&ok);
+    return ok ? QJsonValue(n) : QJsonValue(id);
+}
+
+} // namespace
+
 CompensationTargetDecision compensationTargetRule(const QVector<TicketRow> &tickets, const QString &recordStatus,
                                                   const std::optional<QString> &resultSnapshot, const QString &target,
                                                   bool override, const QString &reason)
@@ -520,7 +532,7 @@ QString CompensationRunner::auditRefusal(const CompensationOutcome &out, const Q
     a.fromState = QString::fromUtf8(QJsonDocument(from).toJson(QJsonDocument::Compact));
     a.reason = reason.trimmed().isEmpty() ? QStringLiteral("compensation") : reason.left(1000);
     a.evidence = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), out.compKey},
-                                                             {QStringLiteral("target"), target},
+                                                             {QStringLiteral("target"), ticketIdJson(target)},
                                                              {QStringLiteral("refusal"), out.message}})
                                        .toJson(QJsonDocument::Compact));
     a.outcome = QStringLiteral("refused");
@@ -949,7 +961,7 @@ CompensationOutcome CompensationRunner::drive(CompensationRow row, const Compens
                                         .toJson(QJsonDocument::Compact));
     a.toState = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), compKey},
                                                             {QStringLiteral("status"), final},
-                                                            {QStringLiteral("target"), row.target},
+                                                            {QStringLiteral("target"), ticketIdJson(row.target)},
                                                             {QStringLiteral("action"), row.action}})
                                       .toJson(QJsonDocument::Compact));
     a.reason = row.reason.isEmpty() ? QStringLiteral("compensation") : row.reason.left(1000);
