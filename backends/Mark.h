@@ -30,7 +30,9 @@ struct MarkRequest {
     QString reason;                        ///< required; ≥ 20 characters with override
     std::optional<QString> snapshot;       ///< result_snapshot for SUCCESS (a JSON object), kept byte-exact
     QString snapshotSource;                ///< "ticket:<id>", "file:<path>", "typed", "upstream"
-    QString snapshotMissingReason;         ///< why `snapshot` is empty, for the refusal ("2 tickets carry the key")
+    /// Why `snapshot` is empty (e.g. snapshotTicketFor()'s refusal): a SUCCESS mark without a
+    /// snapshot is refused, and audited, with exactly this text.
+    QString snapshotMissingReason;
     std::optional<ExpectedState> expect;   ///< nullopt: read the current state first and use it
     bool override = false;
     bool dryRun = false;
