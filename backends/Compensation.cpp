@@ -1,6 +1,7 @@
 #include "Compensation.h"
 
 #include "Audit.h"
+#include "CanonicalTicket.h"
 #include "DemoData.h"
 #include "Log.h"
 #include "Workspace.h"
@@ -66,8 +67,76 @@ QString compensationOutcomeName(CompensationOutcome::Kind k)
     case K::Existing: return QStringLiteral("existing");
     case K::Refused: return QStringLiteral("refused");
     case K::Error: return QStringLiteral("error");
+    case K::NotFound: return QStringLiteral("not_found");
     }
     return QStringLiteral("error");
+}
+
+namespace {
+
+/// A ticket id in audit JSON: a number when it is a whole number (as in every other output).
+QJsonValue ticketIdJson(const QString &id)
+{
+    bool ok = false;
+    const qint64 n = id.trimmed().toLongLong(&ok);
+    return ok ? QJsonValue(n) : QJsonValue(id);
+}
+
+} // namespace
+
+CompensationTargetDecision compensationTargetRule(const QVector<TicketRow> &tickets, const QString &recordStatus,
+                                                  const std::optional<QString> &resultSnapshot, const QString &target,
+                                                  bool override, const QString &reason)
+{
+    CompensationTargetDecision d;
+    const TicketRow *t = nullptr;
+    int live = 0;
+    for (const TicketRow &x : tickets) {
+        if (QString::number(x.id) == target.trimmed())
+            t = &x;
+        live += x.status.value_or(QString()) != QLatin1String("CANCELLED");
+    }
+    if (!t) {
+        d.refusal = QStringLiteral("ticket %1 does not carry the key").arg(target);
+        return d;
+    }
+    if (t->status.value_or(QString()) == QLatin1String("CANCELLED")) {
+        d.refusal = QStringLiteral("ticket %1 is already CANCELLED").arg(target);
+        return d;
+    }
+    const CanonicalTicket canon = canonicalTicket(tickets, recordStatus, resultSnapshot);
+    if (canon.id == t->id) {
+        d.refusal = QStringLiteral("ticket %1 is the canonical ticket of this key (%2): it is never a compensation target "
+                                   "(DESIGN.md §6); compensate the extras instead")
+                        .arg(target, canon.reason);
+        return d;
+    }
+    if (live <= 1) {
+        d.refusal = QStringLiteral("ticket %1 is the key's only ticket that is not CANCELLED: keep the canonical ticket").arg(target);
+        return d;
+    }
+    QStringList uncertain;
+    if (const QStringList fields = keyReuseFields(tickets); !fields.isEmpty())
+        uncertain << QStringLiteral("key reuse: the tickets' business payloads differ (%1), so they are different operations "
+                                    "under one key, not retries")
+                         .arg(fields.join(QStringLiteral(", ")));
+    if (!canon.inconsistency.isEmpty())
+        uncertain << canon.inconsistency;
+    if (!uncertain.isEmpty()) {
+        d.overridable = true;
+        if (!override) {
+            d.refusal = QStringLiteral("%1; compensate only with --override and a reason of at least %2 characters if you are sure")
+                            .arg(uncertain.join(QStringLiteral("; ")))
+                            .arg(kOverrideReasonMinLength);
+            return d;
+        }
+        if (reason.trimmed().size() < kOverrideReasonMinLength) {
+            d.refusal = QStringLiteral("--override needs a reason of at least %1 characters").arg(kOverrideReasonMinLength);
+            return d;
+        }
+        d.overridden = uncertain.join(QStringLiteral("; "));
+    }
+    return d;
 }
 
 QByteArray CompensationHttpRequest::toJson() const
@@ -423,12 +492,59 @@ CompensationRunner::~CompensationRunner()
 
 QFuture<CompensationOutcome> CompensationRunner::start(const CompensationRequest &request)
 {
-    return QtConcurrent::run(m_workspace.mergePool(), [this, request]() { return runStart(request); });
+    return QtConcurrent::run(m_workspace.mergePool(), [this, request]() {
+        CompensationOutcome o = runStart(request);
+        // Every real outcome is audited; the other kinds write their own rows.
+        if (o.kind == CompensationOutcome::Kind::Refused && !request.dryRun && !request.reason.trimmed().isEmpty())
+            if (const QString e = auditRefusal(o, QStringLiteral("compensate"), request.sourceKey, request.target,
+                                               request.operatorName, request.reason);
+                !e.isEmpty())
+                o.message += QStringLiteral(" (this refusal is not recorded in the audit trail: %1)").arg(e);
+        return o;
+    });
 }
 
 QFuture<CompensationOutcome> CompensationRunner::resume(const QString &compKey, const QString &operatorName)
 {
-    return QtConcurrent::run(m_workspace.mergePool(), [this, compKey, operatorName]() { return runResume(compKey, operatorName); });
+    return QtConcurrent::run(m_workspace.mergePool(), [this, compKey, operatorName]() {
+        CompensationOutcome o = runResume(compKey, operatorName);
+        if (o.kind == CompensationOutcome::Kind::Refused && o.row)
+            if (const QString e = auditRefusal(o, QStringLiteral("compensate_resume"), o.row->sourceKey, o.row->target, operatorName,
+                                               o.row->reason);
+                !e.isEmpty())
+                o.message += QStringLiteral(" (this refusal is not recorded in the audit trail: %1)").arg(e);
+        return o;
+    });
+}
+
+QString CompensationRunner::auditRefusal(const CompensationOutcome &out, const QString &action, const QString &sourceKey,
+                                      const QString &target, const QString &operatorName, const QString &reason)
+{
+    AuditEntry a;
+    a.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    a.operatorName = operatorName.left(64);
+    a.host = QHostInfo::localHostName().left(255);
+    a.action = action;
+    a.idemKey = sourceKey;
+    QJsonObject from{{QStringLiteral("comp_key"), out.compKey}};
+    if (out.row)
+        from.insert(QStringLiteral("status"), out.row->status);
+    a.fromState = QString::fromUtf8(QJsonDocument(from).toJson(QJsonDocument::Compact));
+    a.reason = reason.trimmed().isEmpty() ? QStringLiteral("compensation") : reason.left(1000);
+    a.evidence = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), out.compKey},
+                                                             {QStringLiteral("target"), ticketIdJson(target)},
+                                                             {QStringLiteral("refusal"), out.message}})
+                                       .toJson(QJsonDocument::Compact));
+    a.outcome = QStringLiteral("refused");
+    a.detail = out.message;
+    auto audited = m_workspace.worker(DbRole::Idempotency)
+                       .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never)
+                       .result();
+    if (audited.ok())
+        return {};
+    logger("backend.compensation")->warn("compensation {}: audit row of a refusal not written: {}", out.compKey.toStdString(),
+                                         audited.error->message.toStdString());
+    return audited.error->message;
 }
 
 QFuture<Outcome<QVector<CompensationRow>>> CompensationRunner::list(const CompensationQuery &query)
@@ -526,13 +642,9 @@ CompensationOutcome CompensationRunner::runStart(const CompensationRequest &requ
     if (!tickets.ok())
         return dbFailure(*tickets.error);
     const TicketRow *target = nullptr;
-    int live = 0;
-    for (const TicketRow &t : *tickets.value) {
+    for (const TicketRow &t : *tickets.value)
         if (QString::number(t.id) == request.target)
             target = &t;
-        if (t.status.value_or(QString()) != QLatin1String("CANCELLED"))
-            ++live;
-    }
     if (!target)
         return refused(QStringLiteral("ticket %1 does not carry the key \"%2\"").arg(request.target, key));
 
@@ -570,14 +682,21 @@ CompensationOutcome CompensationRunner::runStart(const CompensationRequest &requ
     if (*existing.value)
         return existingOutcome(out, **existing.value, request);
     // The safety checks hold for a dry run too: the plan must be what a real run would do.
-    if (target->status.value_or(QString()) == QLatin1String("CANCELLED"))
-        return refused(QStringLiteral("ticket %1 is already CANCELLED").arg(request.target));
-    if (live <= 1)
-        return refused(QStringLiteral("ticket %1 is the key's only ticket that is not CANCELLED: keep the canonical ticket")
-                           .arg(request.target));
+    const RecordDetail &rec = **record.value;
+    const CompensationTargetDecision rule = compensationTargetRule(*tickets.value, rec.statusText, rec.resultSnapshot,
+                                                                   request.target, request.override, request.reason);
+    if (!rule.refusal.isEmpty()) {
+        CompensationOutcome o = refused(rule.refusal);
+        o.overridable = rule.overridable;
+        o.compKey = compKey;
+        o.request = req;
+        return o;
+    }
     if (request.dryRun) {
         out.kind = CompensationOutcome::Kind::Planned;
         out.message = QStringLiteral("would send %1 %2 with X-Idempotency-Key %3").arg(QString::fromUtf8(req.method), req.url, compKey);
+        if (!rule.overridden.isEmpty())
+            out.message += QStringLiteral(" (override: %1)").arg(rule.overridden);
         return out;
     }
 
@@ -606,7 +725,7 @@ CompensationOutcome CompensationRunner::runStart(const CompensationRequest &requ
                                          request.action.toStdString(), request.target.toStdString());
     if (qEnvironmentVariableIntValue("TRIAGE_TEST_CRASH_AFTER_INTENT") == 1)
         ::raise(SIGKILL); // test hook: a console killed between the intent and the call
-    return drive(*inserted.value, req, false, request.operatorName);
+    return drive(*inserted.value, req, false, request.operatorName, rule.overridden);
 }
 
 CompensationOutcome CompensationRunner::runResume(const QString &compKey, const QString &operatorName)
@@ -617,21 +736,55 @@ CompensationOutcome CompensationRunner::runResume(const QString &compKey, const 
     if (!row.ok())
         return dbFailure(*row.error, compKey);
     if (!*row.value) {
-        CompensationOutcome o = refused(QStringLiteral("no compensation with key \"%1\"").arg(compKey), true);
+        CompensationOutcome o;
+        o.kind = CompensationOutcome::Kind::NotFound;
+        o.message = QStringLiteral("unknown compensation key \"%1\": no compensation has it (list them with "
+                                   "`triagectl compensations`)")
+                        .arg(compKey);
         o.compKey = compKey;
         return o;
     }
-    const auto req = CompensationHttpRequest::fromJson((*row.value)->request.toUtf8());
+    const CompensationRow &r = **row.value;
+    const auto req = CompensationHttpRequest::fromJson(r.request.toUtf8());
     if (!req) {
         CompensationOutcome o = refused(QStringLiteral("compensation %1: its stored request is unreadable").arg(compKey));
         o.compKey = compKey;
+        o.row = r;
         return o;
     }
-    return drive(**row.value, *req, true, operatorName);
+    if (r.status != QLatin1String("SUCCEEDED") && r.status != QLatin1String("FAILED")) {
+        // The canonical ticket is never a target, whenever the intent was planned: check the
+        // key's tickets as they are now before anything is sent.
+        const WorkspaceConfig &config = m_workspace.config();
+        const QString key = r.sourceKey;
+        auto record = m_workspace.worker(DbRole::Idempotency)
+                          .run<std::optional<RecordDetail>>([&config, key](DbSession &s) { return detail_sql::readRecord(s, config, key); })
+                          .result();
+        if (!record.ok())
+            return dbFailure(*record.error, compKey);
+        auto tickets = m_workspace.worker(DbRole::Ticket)
+                           .run<QVector<TicketRow>>([key](DbSession &s) { return detail_sql::readTickets(s, key); })
+                           .result();
+        if (!tickets.ok())
+            return dbFailure(*tickets.error, compKey);
+        const QString status = *record.value ? (*record.value)->statusText : QString();
+        const NullableText snapshot = *record.value ? (*record.value)->resultSnapshot : NullableText();
+        const CanonicalTicket canon = canonicalTicket(*tickets.value, status, snapshot);
+        if (canon.id && QString::number(*canon.id) == r.target.trimmed()) {
+            CompensationOutcome o = refused(QStringLiteral("compensation %1 targets ticket %2, the canonical ticket of key \"%3\" "
+                                                           "(%4): it is never a compensation target (DESIGN.md §6); nothing sent")
+                                                .arg(compKey, r.target, key, canon.reason));
+            o.compKey = compKey;
+            o.row = r;
+            o.request = *req;
+            return o;
+        }
+    }
+    return drive(r, *req, true, operatorName);
 }
 
 CompensationOutcome CompensationRunner::drive(CompensationRow row, const CompensationHttpRequest &req, bool resumed,
-                                              const QString &operatorName)
+                                              const QString &operatorName, const QString &overridden)
 {
     using K = CompensationOutcome::Kind;
     DbWorker &intentDb = m_workspace.worker(DbRole::Intent);
@@ -808,14 +961,16 @@ CompensationOutcome CompensationRunner::drive(CompensationRow row, const Compens
                                         .toJson(QJsonDocument::Compact));
     a.toState = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), compKey},
                                                             {QStringLiteral("status"), final},
-                                                            {QStringLiteral("target"), row.target},
+                                                            {QStringLiteral("target"), ticketIdJson(row.target)},
                                                             {QStringLiteral("action"), row.action}})
                                       .toJson(QJsonDocument::Compact));
     a.reason = row.reason.isEmpty() ? QStringLiteral("compensation") : row.reason.left(1000);
-    a.evidence = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), compKey},
-                                                             {QStringLiteral("attempts"), out.row ? out.row->attempts : row.attempts},
-                                                             {QStringLiteral("notes"), QJsonArray::fromStringList(notes)}})
-                                       .toJson(QJsonDocument::Compact));
+    QJsonObject evidence{{QStringLiteral("comp_key"), compKey},
+                         {QStringLiteral("attempts"), out.row ? out.row->attempts : row.attempts},
+                         {QStringLiteral("notes"), QJsonArray::fromStringList(notes)}};
+    if (!overridden.isEmpty())
+        evidence.insert(QStringLiteral("override"), overridden);
+    a.evidence = QString::fromUtf8(QJsonDocument(evidence).toJson(QJsonDocument::Compact));
     a.outcome = final == QLatin1String("SUCCEEDED") ? QStringLiteral("applied")
         : final == QLatin1String("FAILED")          ? QStringLiteral("refused")
                                                     : QStringLiteral("error");

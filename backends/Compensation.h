@@ -4,6 +4,7 @@
 #include "CompensationRow.h"
 #include "DbSession.h"
 #include "KeyDetail.h"
+#include "MarkRules.h"
 
 #include <QByteArray>
 #include <QFuture>
@@ -64,10 +65,31 @@ struct CompensationRequest {
     QString sourceKey;
     QString action;
     QString target;
-    QString reason;
+    QString reason;        ///< required; at least kOverrideReasonMinLength characters with `override`
     QString operatorName;
     bool dryRun = false;
+    /// Sets aside the uncertainty rules of compensationTargetRule() (key reuse, an
+    /// inconsistent SUCCESS snapshot), audited; never the canonical-ticket rule.
+    bool override = false;
 };
+
+/// What the compensation safety rules say about one target (DESIGN.md §6 "Canonical ticket").
+struct CompensationTargetDecision {
+    QString refusal;    ///< one line when refused; "" when allowed
+    QString overridden; ///< the rules an override set aside ("" when none was needed)
+    bool overridable = false; ///< refused only by rules an override (with a long enough reason) sets aside
+};
+
+/// The compensation safety rules for compensating ticket `target` of a key whose tickets are
+/// `tickets` and whose record has `recordStatus` / `resultSnapshot`: the target must carry
+/// the key, not be CANCELLED already, never be the canonical ticket (canonicalTicket(); no
+/// override), and leave a live ticket; a group whose tickets' business payloads differ (key
+/// reuse, keyReuseFields()) or whose SUCCESS snapshot names a CANCELLED or missing ticket is
+/// refused unless `override` with a reason of at least kOverrideReasonMinLength characters.
+/// Pure; used when a compensation is planned, started and resumed.
+CompensationTargetDecision compensationTargetRule(const QVector<TicketRow> &tickets, const QString &recordStatus,
+                                                  const std::optional<QString> &resultSnapshot, const QString &target,
+                                                  bool override, const QString &reason);
 
 /// The result of start() / resume().
 struct CompensationOutcome {
@@ -79,10 +101,12 @@ struct CompensationOutcome {
         Existing,  ///< start(): a compensation with this key already exists (CLI exit 3)
         Refused,   ///< a safety rule or the configuration forbids it (CLI exit 4 / 1)
         Error,     ///< a database failed (CLI exit 2)
+        NotFound,  ///< resume(): no compensation has this key (CLI exit 1)
     };
     Kind kind = Kind::Error;
     QString message;                 ///< one line for operators
     bool configError = false;        ///< Refused because of missing configuration (CLI exit 1)
+    bool overridable = false;        ///< Refused only by rules that `override` sets aside (compensationTargetRule())
     QString compKey;
     CompensationHttpRequest request; ///< the rendered request (also for Planned)
     std::optional<CompensationRow> row;
@@ -90,7 +114,7 @@ struct CompensationOutcome {
     std::optional<TicketRow> ticketAfter; ///< re-read from the ticket database after success
     std::optional<DbError> dbError;
 };
-/// "planned", "succeeded", "failed", "unknown", "existing", "refused", "error".
+/// "planned", "succeeded", "failed", "unknown", "existing", "refused", "error", "not_found".
 QString compensationOutcomeName(CompensationOutcome::Kind k);
 
 /// Filters for listing compensations.
@@ -138,11 +162,17 @@ public:
     CompensationRunner &operator=(const CompensationRunner &) = delete;
 
     /// Plans (dry run) or starts a new compensation. A second start for the same key
-    /// reports Existing with the stored row and sends nothing.
+    /// reports Existing with the stored row and sends nothing. compensationTargetRule()
+    /// decides first (for a dry run too). Every outcome of a real start is audited (action
+    /// `compensate`), refusals included; a request without a reason is refused unaudited.
     QFuture<CompensationOutcome> start(const CompensationRequest &request);
     /// Continues the compensation `compKey` with its stored request: nothing to do when it
-    /// SUCCEEDED or FAILED; otherwise confirm first, then (if the effect is absent, or the
-    /// upstream honours the key) re-send with the same key.
+    /// SUCCEEDED or FAILED; otherwise the canonical-ticket rule is checked again on the
+    /// key's current tickets (an intent whose target is now, or always was, the canonical
+    /// ticket is refused and sends nothing), then confirm first, then (if the effect is
+    /// absent, or the upstream honours the key) re-send with the same key. Key reuse was
+    /// decided when it started. Outcomes are audited (action `compensate_resume`); an
+    /// unknown `compKey` is NotFound, unaudited.
     QFuture<CompensationOutcome> resume(const QString &compKey, const QString &operatorName);
     /// Lists compensations (intent-log database).
     QFuture<Outcome<QVector<CompensationRow>>> list(const CompensationQuery &query);
@@ -154,8 +184,14 @@ private:
     /// Existing: the stored row and request, with a `conflict` audit row.
     CompensationOutcome existingOutcome(CompensationOutcome out, const CompensationRow &row, const CompensationRequest &request);
     CompensationOutcome runResume(const QString &compKey, const QString &operatorName);
+    /// Writes the audit row of a refused start or resume (idempotency database); returns
+    /// the database's error when the row could not be written, "" when it was.
+    QString auditRefusal(const CompensationOutcome &out, const QString &action, const QString &sourceKey, const QString &target,
+                      const QString &operatorName, const QString &reason);
+    /// Sends (or resumes) and records the outcome; `overridden` names the rules an
+    /// override set aside (audit evidence).
     CompensationOutcome drive(CompensationRow row, const CompensationHttpRequest &req, bool resumed,
-                              const QString &operatorName);
+                              const QString &operatorName, const QString &overridden = {});
 
     Workspace &m_workspace;
     CompensationConfigs m_configs;

@@ -126,29 +126,35 @@ private:
         return k;
     }
 
-    QString payloadFor(const Key &k, qint64 ticketId, const QString &title)
+    /// The ticket's payload: `ticketId` names the ticket; the business fields (title,
+    /// priority, amount) follow `businessId`, so a retry's ticket carries the same operation.
+    QString payloadFor(const Key &k, qint64 ticketId, const QString &title, qint64 businessId)
     {
         QJsonObject o;
         o[QStringLiteral("ticket_id")] = ticketId;
         o[QStringLiteral("tenant")] = k.tenant;
         o[QStringLiteral("title")] = title;
-        o[QStringLiteral("priority")] = QStringList{QStringLiteral("P1"), QStringLiteral("P2"), QStringLiteral("P3")}.at(int(ticketId % 3));
+        o[QStringLiteral("priority")] = QStringList{QStringLiteral("P1"), QStringLiteral("P2"), QStringLiteral("P3")}.at(int(businessId % 3));
         if (QLatin1String(k.biz->bizType) == QLatin1String("payment_capture") || QLatin1String(k.biz->bizType) == QLatin1String("refund_issue")) {
-            o[QStringLiteral("amount")] = QStringLiteral("%1.%2").arg(10 + ticketId % 490).arg(ticketId % 100, 2, 10, QLatin1Char('0'));
+            o[QStringLiteral("amount")] = QStringLiteral("%1.%2").arg(10 + businessId % 490).arg(businessId % 100, 2, 10, QLatin1Char('0'));
             o[QStringLiteral("currency")] = QStringLiteral("EUR");
         }
         return json(o);
     }
 
-    SeedTicket addTicket(const Key &k, qint64 createdAgo, const QString &status)
+    /// A ticket carrying `k`; with `retryOf`, a retry of that ticket's operation (same
+    /// title and business fields: a duplicate, not key reuse; DESIGN.md §6).
+    SeedTicket addTicket(const Key &k, qint64 createdAgo, const QString &status, const SeedTicket *retryOf = nullptr)
     {
         SeedTicket t;
         t.id = m_nextTicket++;
         t.idemKey = k.key;
         t.tenant = k.tenant;
         t.title = QString::fromUtf8(pick(kTitles));
+        if (retryOf)
+            t.title = retryOf->title;
         t.status = status;
-        t.payload = payloadFor(k, t.id, t.title);
+        t.payload = payloadFor(k, t.id, t.title, retryOf ? retryOf->id : t.id);
         t.createdAgo = createdAgo;
         t.updatedAgo = status == QLatin1String("OPEN") ? createdAgo : qMax<qint64>(0, createdAgo - between(kMinute, kHour));
         m_plan.tickets.append(t);
@@ -232,7 +238,7 @@ private:
             addAttempt(k, step, QStringLiteral("UNKNOWN"), created + 5 * kMinute, 30 * kSecond);
             const SeedTicket first = addTicket(k, created + 5 * kMinute - 2 * kSecond, QStringLiteral("OPEN"));
             addAttempt(k, step, QStringLiteral("SUCCEEDED"), created + 50000, kSecond);
-            addTicket(k, created - kSecond / 2, QStringLiteral("OPEN"));
+            addTicket(k, created - kSecond / 2, QStringLiteral("OPEN"), &first);
             addRecord(k, Success, created, created - kSecond, first.payload);
             break;
         }
@@ -260,12 +266,12 @@ private:
             const qint64 updated = staleAge();
             // The agent retried after timeouts; the ticket table had no backstop.
             addAttempt(k, step, QStringLiteral("UNKNOWN"), updated + 100000, 30 * kSecond);
-            addTicket(k, updated - 3 * kSecond, QStringLiteral("OPEN"));
+            const SeedTicket first = addTicket(k, updated - 3 * kSecond, QStringLiteral("OPEN"));
             addAttempt(k, step, QStringLiteral("UNKNOWN"), updated - 45 * kSecond, 30 * kSecond);
-            addTicket(k, updated - 48 * kSecond, QStringLiteral("OPEN"));
+            addTicket(k, updated - 48 * kSecond, QStringLiteral("OPEN"), &first);
             if (n % 2 == 0) {
                 addAttempt(k, step, QStringLiteral("RECONCILE_PENDING"), updated - 2 * kMinute, 30 * kSecond);
-                addTicket(k, updated - 2 * kMinute - 3 * kSecond, QStringLiteral("OPEN"));
+                addTicket(k, updated - 2 * kMinute - 3 * kSecond, QStringLiteral("OPEN"), &first);
             }
             addRecord(k, Processing, updated, updated, std::nullopt);
             break;
@@ -287,9 +293,9 @@ private:
         case Case::Compensated: {
             const qint64 created = between(kDay, 5 * kDay);
             addAttempt(k, step, QStringLiteral("UNKNOWN"), created + 3 * kMinute, 30 * kSecond);
-            addTicket(k, created + 3 * kMinute - kSecond, QStringLiteral("CANCELLED"));
+            const SeedTicket extra = addTicket(k, created + 3 * kMinute - kSecond, QStringLiteral("CANCELLED"));
             addAttempt(k, step, QStringLiteral("COMPENSATED"), created + 50000, kSecond);
-            const SeedTicket kept = addTicket(k, created - kSecond / 2, QStringLiteral("OPEN"));
+            const SeedTicket kept = addTicket(k, created - kSecond / 2, QStringLiteral("OPEN"), &extra);
             addRecord(k, Success, created, created - kHour, kept.payload);
             break;
         }
@@ -334,6 +340,23 @@ private:
                 }
                 addRecord(retry, Processing, t0 - attempt * 2 * kMinute, t0 - attempt * 2 * kMinute, std::nullopt);
             }
+        }
+        // Key reuse: one key used for two different operations ("Disk almost full" and "VPN
+        // outage"), not a retry: no compensation without an override (DESIGN.md §6).
+        {
+            Key k = newKey(n++);
+            const qint64 updated = 2 * kDay;
+            addAttempt(k, 1, QStringLiteral("UNKNOWN"), updated + 100000, 30 * kSecond);
+            SeedTicket disk = addTicket(k, updated - 3 * kSecond, QStringLiteral("OPEN"));
+            disk.title = QStringLiteral("Disk almost full on db-03");
+            disk.payload = payloadFor(k, disk.id, disk.title, disk.id);
+            m_plan.tickets.last() = disk;
+            addAttempt(k, 2, QStringLiteral("UNKNOWN"), updated - 10 * kMinute, 30 * kSecond);
+            SeedTicket vpn = addTicket(k, updated - 10 * kMinute - 3 * kSecond, QStringLiteral("OPEN"));
+            vpn.title = QStringLiteral("VPN outage in Frankfurt office");
+            vpn.payload = payloadFor(k, vpn.id, vpn.title, vpn.id);
+            m_plan.tickets.last() = vpn;
+            addRecord(k, Processing, updated, updated, std::nullopt);
         }
         // One key with many attempts of the same step and every status on its way.
         {

@@ -22,6 +22,7 @@ QString inconsistencyKindName(DuplicateInconsistency::Kind k)
     case DuplicateInconsistency::Kind::TicketWithUnsettledRecord: return QStringLiteral("ticket_with_unsettled_record");
     case DuplicateInconsistency::Kind::SnapshotTicketMissing: return QStringLiteral("snapshot_ticket_missing");
     case DuplicateInconsistency::Kind::SnapshotPayloadDiffers: return QStringLiteral("snapshot_payload_differs");
+    case DuplicateInconsistency::Kind::SnapshotTicketCancelled: return QStringLiteral("snapshot_ticket_cancelled");
     }
     return {};
 }
@@ -53,20 +54,6 @@ QHash<QString, QString> recordStatuses(DbSession &s, const QStringList &keys)
     while (q.next())
         out.insert(text(q.value(0)), recordStatusText(q.value(1)));
     return out;
-}
-
-/// The ticket_id a snapshot names, or empty.
-QString snapshotTicketId(const QString &snapshot)
-{
-    const ParsedJson p = parseJsonText(snapshot);
-    if (!p.ok || !p.root.isObject())
-        return {};
-    const QJsonValue v = p.root.toObject().value(QStringLiteral("ticket_id"));
-    if (v.isDouble())
-        return QString::number(qint64(v.toDouble()));
-    if (v.isString())
-        return v.toString();
-    return {};
 }
 
 /// The filter's creation window [createdFrom, createdTo) on `column`, appended to `where`.
@@ -290,24 +277,11 @@ QVector<PayloadFieldDiff> payloadDifferences(const QVector<TicketRow> &tickets)
 
 qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<RecordDetail> &record, QString *reason)
 {
-    if (tickets.isEmpty())
-        return 0;
-    if (record && record->statusText == QLatin1String("SUCCESS") && record->resultSnapshot) {
-        const QString named = snapshotTicketId(*record->resultSnapshot);
-        for (const TicketRow &t : tickets)
-            if (!named.isEmpty() && QString::number(t.id) == named) {
-                if (reason)
-                    *reason = QStringLiteral("the SUCCESS record's snapshot names ticket %1 (callers were given it)").arg(named);
-                return t.id;
-            }
-    }
-    const TicketRow *first = &tickets.first();
-    for (const TicketRow &t : tickets)
-        if (t.createdAt < first->createdAt || (t.createdAt == first->createdAt && t.id < first->id))
-            first = &t;
+    const CanonicalTicket c = record ? canonicalTicket(tickets, record->statusText, record->resultSnapshot)
+                                     : canonicalTicket(tickets, QString(), std::nullopt);
     if (reason)
-        *reason = QStringLiteral("no snapshot names one of these tickets: the earliest created (%1)").arg(first->createdAt);
-    return first->id;
+        *reason = c.reason;
+    return c.id.value_or(0);
 }
 
 double DuplicatePage::progress() const
@@ -348,7 +322,8 @@ QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const
     });
 }
 
-QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, qint64 afterRecordId, int limit)
+QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, qint64 afterRecordId, int limit,
+                                                         const QString &keySubstring)
 {
     Workspace *ws = &workspace;
     struct Rec {
@@ -356,14 +331,20 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         QString key, status;
         NullableText snapshot;
     };
-    return QtConcurrent::run(workspace.mergePool(), [ws, afterRecordId, limit]() -> Outcome<InconsistencyPage> {
+    return QtConcurrent::run(workspace.mergePool(), [ws, afterRecordId, limit, keySubstring]() -> Outcome<InconsistencyPage> {
         const int n = std::max(1, limit);
         auto recs = ws->worker(DbRole::Idempotency)
                         .run<QVector<Rec>>([=](DbSession &s) {
                             SqlBuilder b;
+                            QString where = QStringLiteral("status IN (%1, %2, %3) AND id > %4")
+                                                .arg(b.bind(0), b.bind(1), b.bind(2), b.bind(afterRecordId));
+                            if (!keySubstring.isEmpty())
+                                where += QStringLiteral(" AND idem_key LIKE %1")
+                                             .arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(keySubstring) + QLatin1Char('%')))
+                                    + SqlDialect::likeEscapeClause();
                             QSqlQuery q = s.exec(QStringLiteral("SELECT id, idem_key, status, result_snapshot FROM idempotency_record "
-                                                                "WHERE status IN (%1, %2, %3) AND id > %4 ORDER BY id LIMIT %5")
-                                                     .arg(b.bind(0), b.bind(1), b.bind(2), b.bind(afterRecordId), b.bind(n)),
+                                                                "WHERE %1 ORDER BY id LIMIT %2")
+                                                     .arg(where, b.bind(n)),
                                                  b);
                             QVector<Rec> out;
                             while (q.next())
@@ -374,75 +355,90 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                         .result();
         if (!recs.ok())
             return Outcome<InconsistencyPage>::failure(*recs.error);
-        QStringList unsettledKeys, namedIds;
+        QStringList unsettledKeys;
+        QVector<qint64> namedIds;
         for (const Rec &r : *recs.value) {
             if (r.status == QLatin1String("SUCCESS")) {
-                const QString id = snapshotTicketId(r.snapshot.value_or(QString()));
-                bool ok = false;
-                id.toLongLong(&ok);
-                if (ok)
-                    namedIds << id;
+                if (const auto id = snapshotNamedTicketId(r.snapshot); id && !namedIds.contains(*id))
+                    namedIds << *id;
             } else {
                 unsettledKeys << r.key;
             }
         }
         struct T {
-            QString id, key, payload;
+            qint64 id = 0;
+            QString key, payload, status;
             bool payloadNull = true;
         };
+        struct Tickets {
+            QVector<T> byUnsettledKey, named;
+        };
         auto tickets = ws->worker(DbRole::Ticket)
-                           .run<QVector<T>>([=](DbSession &s) {
-                               QVector<T> out;
+                           .run<Tickets>([=](DbSession &s) {
+                               Tickets out;
                                if (!unsettledKeys.isEmpty()) {
                                    SqlBuilder b;
                                    QSqlQuery q = s.exec(QStringLiteral("SELECT id, idem_key FROM ticket WHERE idem_key IN %1 ORDER BY id")
                                                             .arg(inList(b, unsettledKeys)),
                                                         b);
                                    while (q.next())
-                                       out.append({QString::number(q.value(0).toLongLong()), text(q.value(1)), {}, true});
+                                       out.byUnsettledKey.append({q.value(0).toLongLong(), text(q.value(1)), {}, {}, true});
                                }
                                if (!namedIds.isEmpty()) {
                                    SqlBuilder b;
                                    QStringList ps;
-                                   for (const QString &id : namedIds)
-                                       ps << b.bind(id.toLongLong());
-                                   QSqlQuery q = s.exec(QStringLiteral("SELECT id, payload FROM ticket WHERE id IN (%1)")
+                                   for (qint64 id : namedIds)
+                                       ps << b.bind(id);
+                                   QSqlQuery q = s.exec(QStringLiteral("SELECT id, idem_key, payload, status FROM ticket WHERE id IN (%1)")
                                                             .arg(ps.join(QStringLiteral(", "))),
                                                         b);
                                    while (q.next())
-                                       out.append({QString::number(q.value(0).toLongLong()), {}, text(q.value(1)), q.value(1).isNull()});
+                                       out.named.append({q.value(0).toLongLong(), text(q.value(1)), text(q.value(2)), text(q.value(3)),
+                                                         q.value(2).isNull()});
                                }
                                return out;
                            })
                            .result();
         if (!tickets.ok())
             return Outcome<InconsistencyPage>::failure(*tickets.error);
-        QHash<QString, QStringList> byKey;
-        QHash<QString, T> byId;
-        for (const T &t : *tickets.value) {
-            if (!t.key.isEmpty())
-                byKey[t.key] << t.id;
-            else
-                byId.insert(t.id, t);
-        }
+        QHash<QString, QVector<qint64>> byKey;
+        QHash<qint64, T> byId;
+        for (const T &t : tickets->byUnsettledKey)
+            byKey[t.key] << t.id;
+        for (const T &t : tickets->named)
+            byId.insert(t.id, t);
         InconsistencyPage page;
         using K = DuplicateInconsistency::Kind;
+        const QString remedy = QStringLiteral("SUCCESS is final: escalate; never re-mark the record");
         for (const Rec &r : *recs.value) {
             if (r.status != QLatin1String("SUCCESS")) {
-                for (const QString &id : byKey.value(r.key))
+                for (qint64 id : byKey.value(r.key))
                     page.rows.append({K::TicketWithUnsettledRecord, r.key, r.id, r.status, id,
-                                      QStringLiteral("ticket %1 exists but the record is %2").arg(id, r.status)});
+                                      QStringLiteral("ticket %1 exists but the record is %2").arg(id).arg(r.status)});
                 continue;
             }
-            const QString id = snapshotTicketId(r.snapshot.value_or(QString()));
-            if (id.isEmpty())
+            const auto named = snapshotNamedTicketId(r.snapshot);
+            if (!named)
                 continue;
+            const qint64 id = *named;
             if (!byId.contains(id)) {
                 page.rows.append({K::SnapshotTicketMissing, r.key, r.id, r.status, id,
-                                  QStringLiteral("the snapshot names ticket %1, which does not exist").arg(id)});
+                                  QStringLiteral("the snapshot names ticket %1, which does not exist (%2)").arg(id).arg(remedy)});
                 continue;
             }
             const T &t = byId[id];
+            if (t.key != r.key) {
+                page.rows.append({K::SnapshotTicketMissing, r.key, r.id, r.status, id,
+                                  QStringLiteral("the snapshot names ticket %1, which carries another key (%2)").arg(id).arg(remedy)});
+                continue;
+            }
+            if (t.status.trimmed().compare(QLatin1String("CANCELLED"), Qt::CaseInsensitive) == 0) {
+                page.rows.append({K::SnapshotTicketCancelled, r.key, r.id, r.status, id,
+                                  QStringLiteral("the snapshot names ticket %1, which is CANCELLED: callers hold an undone ticket (%2)")
+                                      .arg(id)
+                                      .arg(remedy)});
+                continue;
+            }
             const ParsedJson a = parseJsonText(r.snapshot);
             const ParsedJson p = parseJsonText(t.payloadNull ? NullableText() : NullableText(t.payload));
             if (!p.ok || a.root != p.root)
@@ -456,18 +452,23 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
 }
 
 QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, const std::optional<RegeneratedCursor> &cursor,
-                                                       int limit)
+                                                       int limit, const QString &keySubstring)
 {
     const int n = std::max(1, limit);
-    return workspace.worker(DbRole::Intent).run<RegeneratedPage>([cursor, n](DbSession &s) {
+    return workspace.worker(DbRole::Intent).run<RegeneratedPage>([cursor, n, keySubstring](DbSession &s) {
         SqlBuilder b;
         QString where = QStringLiteral("task_id IS NOT NULL AND step_id IS NOT NULL AND idem_key IS NOT NULL");
         if (cursor)
             where += QStringLiteral(" AND (task_id > %1 OR (task_id = %2 AND step_id > %3))")
                          .arg(b.bind(cursor->taskId), b.bind(cursor->taskId), b.bind(cursor->stepId));
+        QString having = QStringLiteral("COUNT(DISTINCT idem_key) > 1");
+        if (!keySubstring.isEmpty())
+            having += QStringLiteral(" AND SUM(CASE WHEN idem_key LIKE %1%2 THEN 1 ELSE 0 END) > 0")
+                          .arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(keySubstring) + QLatin1Char('%')),
+                               SqlDialect::likeEscapeClause());
         QSqlQuery q = s.exec(QStringLiteral("SELECT task_id, step_id, COUNT(*) FROM intent_log WHERE %1 GROUP BY task_id, step_id "
-                                            "HAVING COUNT(DISTINCT idem_key) > 1 ORDER BY task_id, step_id LIMIT %2")
-                                 .arg(where, b.bind(n + 1)),
+                                            "HAVING %2 ORDER BY task_id, step_id LIMIT %3")
+                                 .arg(where, having, b.bind(n + 1)),
                              b);
         RegeneratedPage page;
         while (q.next()) {
@@ -528,6 +529,10 @@ QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, 
         d.record = *record.value;
         d.payloadDiff = payloadDifferences(d.tickets);
         d.canonicalTicketId = proposeCanonical(d.tickets, d.record, &d.canonicalReason);
+        d.keyReuseFields = keyReuseFields(d.tickets);
+        d.inconsistency = (d.record ? canonicalTicket(d.tickets, d.record->statusText, d.record->resultSnapshot)
+                                    : canonicalTicket(d.tickets, QString(), std::nullopt))
+                              .inconsistency;
         return Outcome<DuplicateGroupDetail>::success(d);
     });
 }

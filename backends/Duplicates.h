@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CanonicalTicket.h"
 #include "KeyDetail.h"
 #include "TimeText.h"
 
@@ -60,17 +61,19 @@ struct DuplicatePage {
 struct DuplicateInconsistency {
     enum class Kind {
         TicketWithUnsettledRecord, ///< a ticket exists, the record is PROCESSING or FAILED
-        SnapshotTicketMissing,     ///< SUCCESS snapshot names a ticket_id that does not exist
+        SnapshotTicketMissing,     ///< SUCCESS snapshot names a ticket_id that does not exist or carries another key
         SnapshotPayloadDiffers,    ///< SUCCESS snapshot differs from the named ticket's payload
+        SnapshotTicketCancelled,   ///< SUCCESS snapshot names a CANCELLED ticket (callers hold an undone ticket)
     };
     Kind kind = Kind::TicketWithUnsettledRecord;
     QString idemKey;
     qint64 recordId = 0;
     QString recordStatus;
-    QString ticketId;           ///< the ticket concerned (as text; may not exist)
-    QString detail;             ///< one line
+    qint64 ticketId = 0;        ///< the ticket concerned (may not exist)
+    QString detail;             ///< one line, with the remedy where there is one
 };
-/// "ticket_with_unsettled_record", "snapshot_ticket_missing", "snapshot_payload_differs".
+/// "ticket_with_unsettled_record", "snapshot_ticket_missing", "snapshot_payload_differs",
+/// "snapshot_ticket_cancelled".
 QString inconsistencyKindName(DuplicateInconsistency::Kind k);
 
 /// One page of inconsistencies, keyset-paged by idempotency_record.id; `nextRecordId`
@@ -110,15 +113,20 @@ struct DuplicateGroupDetail {
     QVector<TicketRow> tickets;            ///< oldest first
     std::optional<RecordDetail> record;
     QVector<PayloadFieldDiff> payloadDiff; ///< every top-level field of the payload objects
-    qint64 canonicalTicketId = 0;
+    qint64 canonicalTicketId = 0;          ///< 0: no canonical ticket (every ticket CANCELLED)
     QString canonicalReason;
+    /// Business payload fields that differ between the tickets (keyReuseFields()): non-empty
+    /// means key reuse, not retries — no compensation without an override.
+    QStringList keyReuseFields;
+    /// The SUCCESS snapshot names a CANCELLED or missing ticket (CanonicalTicket::inconsistency); "" if not.
+    QString inconsistency;
 };
 
 /// Field-level differences of the tickets' payload objects (non-object payloads count as
 /// one field "(payload)").
 QVector<PayloadFieldDiff> payloadDifferences(const QVector<TicketRow> &tickets);
-/// The canonical ticket: the one the record's SUCCESS snapshot names (ticket_id), else the
-/// earliest; returns its id and sets `*reason`.
+/// The canonical ticket by canonicalTicket() (DESIGN.md §6: the one the record's SUCCESS
+/// snapshot names, else the earliest live one); returns its id (0: none) and sets `*reason`.
 qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<RecordDetail> &record, QString *reason);
 
 /// Aimed duration of one window statement (ms; see fetchDuplicateGroups()). Windows this
@@ -145,11 +153,16 @@ constexpr int kInteractivePageBudgetMs = 500;
 QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const DuplicateFilter &filter,
                                                      const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs = 0,
                                                      int statementMs = 0);
-/// Inconsistencies among records with id > `afterRecordId` (`limit` records examined).
-QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, qint64 afterRecordId, int limit);
-/// Regenerated-key steps after `cursor` (intent-log database).
+/// Inconsistencies among records with id > `afterRecordId` (`limit` records examined) whose
+/// idem_key contains `keySubstring` (case-sensitive; empty: all): a ticket with an unsettled
+/// record, and a SUCCESS snapshot naming a ticket that is missing, CANCELLED or whose
+/// payload differs (DESIGN.md §6 "Canonical ticket").
+QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, qint64 afterRecordId, int limit,
+                                                         const QString &keySubstring = {});
+/// Regenerated-key steps after `cursor` (intent-log database); with `keySubstring`, only
+/// steps one of whose keys contains it (case-sensitive).
 QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, const std::optional<RegeneratedCursor> &cursor,
-                                                       int limit);
+                                                       int limit, const QString &keySubstring = {});
 /// One group side by side.
 QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey);
 

@@ -1,5 +1,6 @@
 #include "Mark.h"
 
+#include "CanonicalTicket.h"
 #include "JsonText.h"
 #include "Log.h"
 #include "RecordStatus.h"
@@ -8,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <QSqlQuery>
 #include <QSysInfo>
 #include <QUuid>
@@ -296,7 +298,17 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
         snapshotOk = parsed.ok && parsed.root.isObject();
         snapshotError = parsed.ok ? QStringLiteral("the snapshot is JSON but not an object") : parsed.error;
     }
-    const MarkDecision decision = decideMark(facts, req.toStatus, req.reason, req.override, snapshotOk, snapshotError, req.bulk);
+    // A SUCCESS snapshot comes only from the canonical ticket (DESIGN.md §6); a caller that
+    // found no snapshot it may use says why, and that is the refusal.
+    QString snapshotRule;
+    if (req.toStatus == Success)
+        snapshotRule = req.snapshot ? snapshotCanonicalRefusal(ev.tickets, req.snapshot, req.snapshotSource) : req.snapshotMissingReason;
+    MarkDecision decision = decideMark(facts, req.toStatus, req.reason, req.override, snapshotOk || !snapshotRule.isEmpty(),
+                                       snapshotError, req.bulk);
+    if (decision.allowed && !snapshotRule.isEmpty()) {
+        decision.allowed = false;
+        decision.reason = snapshotRule;
+    }
 
     AuditEntry a = expectedAuditEntry(s, req, expected, evidence);
     a.evidence = evidenceJson(req, evidence, decision.overridden);
@@ -498,6 +510,63 @@ QHash<QString, MarkEvidence> gatherEvidence(Workspace &ws, const QStringList &ke
     return out;
 }
 
+/// The tickets of `keys` (id, status, created_at; chunked IN lists) for the canonical-ticket
+/// rule; a key without tickets is absent. A store error is returned in `*error`.
+QHash<QString, QVector<TicketRow>> gatherTicketRows(Workspace &ws, const QStringList &keys, QString *error)
+{
+    auto rows = ws.worker(DbRole::Ticket).run<QHash<QString, QVector<TicketRow>>>([keys](DbSession &s) {
+                      QHash<QString, QVector<TicketRow>> out;
+                      const SqlDialect &d = s.dialect();
+                      for (int i = 0; i < keys.size(); i += 500) {
+                          SqlBuilder b;
+                          QStringList ph;
+                          for (int j = i; j < qMin<int>(keys.size(), i + 500); ++j)
+                              ph << b.bind(keys[j]);
+                          QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, id, status, %1 FROM ticket WHERE idem_key IN (%2) ORDER BY id")
+                                                   .arg(d.timeText(QStringLiteral("created_at")), ph.join(QStringLiteral(", "))),
+                                               b);
+                          while (q.next()) {
+                              TicketRow t;
+                              t.idemKey = q.value(0).toString();
+                              t.id = q.value(1).toLongLong();
+                              if (!q.value(2).isNull())
+                                  t.status = q.value(2).toString();
+                              t.createdAt = canonicalTimeText(q.value(3));
+                              out[*t.idemKey].append(t);
+                          }
+                      }
+                      return out;
+                  })
+                      .result();
+    if (!rows.ok()) {
+        *error = rows.error->message;
+        return {};
+    }
+    return *rows.value;
+}
+
+/// Adds the tickets of every SUCCESS request's key to its evidence.
+void addTicketRows(Workspace &ws, const QVector<MarkRequest> &requests, QHash<QString, MarkEvidence> &evidence)
+{
+    QStringList keys;
+    QSet<QString> seen;
+    for (const MarkRequest &r : requests)
+        if (r.toStatus == Success && !seen.contains(r.idemKey)) {
+            seen.insert(r.idemKey);
+            keys << r.idemKey;
+        }
+    if (keys.isEmpty())
+        return;
+    QString error;
+    const QHash<QString, QVector<TicketRow>> rows = gatherTicketRows(ws, keys, &error);
+    for (const QString &k : std::as_const(keys)) {
+        MarkEvidence &e = evidence[k];
+        e.tickets = rows.value(k);
+        if (!error.isEmpty() && e.ticketError.isEmpty())
+            e.ticketError = error;
+    }
+}
+
 Outcome<MarkResult> readOnlyRefusal(const MarkRequest &req)
 {
     MarkResult r;
@@ -532,16 +601,19 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
                                   .result();
             if (!rows.ok())
                 return Outcome<MarkResult>::failure(*rows.error);
-            request.snapshot.reset();
+            // The canonical ticket only (DESIGN.md §6); a refusal goes through apply(), which audits it.
+            KeyDetail d;
+            d.idemKey = request.idemKey;
+            d.tickets = *rows;
+            const SnapshotTicketChoice choice = snapshotTicketFor(d, *request.snapshotFromTicket);
+            request.snapshot = choice.ticket ? choice.ticket->payload : std::nullopt;
             request.snapshotSource = QStringLiteral("ticket:%1").arg(*request.snapshotFromTicket);
-            for (const TicketRow &t : *rows)
-                if (t.id == *request.snapshotFromTicket) {
-                    request.snapshot = t.payload;
-                    if (!t.payload)
-                        request.snapshotMissingReason = QStringLiteral("ticket #%1 has a NULL payload").arg(t.id);
-                }
+            if (!choice.ticket)
+                request.snapshotMissingReason = choice.refusal;
         }
-        const MarkEvidence ev = gatherEvidence(*w, {request.idemKey}).value(request.idemKey);
+        QHash<QString, MarkEvidence> all = gatherEvidence(*w, {request.idemKey});
+        addTicketRows(*w, {request}, all);
+        const MarkEvidence ev = all.value(request.idemKey);
         const WorkspaceConfig config = w->config();
         return w->worker(DbRole::Idempotency)
             .run<MarkResult>([=](DbSession &s) { return mark_sql::apply(s, config, request, ev); })
@@ -572,7 +644,8 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
         QStringList keys;
         for (const MarkRequest &r : requests)
             keys << r.idemKey;
-        const QHash<QString, MarkEvidence> evidence = gatherEvidence(*w, keys);
+        QHash<QString, MarkEvidence> evidence = gatherEvidence(*w, keys);
+        addTicketRows(*w, requests, evidence);
         const WorkspaceConfig config = w->config();
         // Extra connections for large runs; the workspace's own worker takes a share too.
         std::vector<std::unique_ptr<DbWorker>> extra;

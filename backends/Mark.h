@@ -33,7 +33,9 @@ struct MarkRequest {
     /// SUCCESS from a ticket's payload: markRecord() reads that ticket and fills `snapshot`
     /// and `snapshotSource`; a ticket that does not carry the key is a refusal (audited).
     std::optional<qint64> snapshotFromTicket;
-    QString snapshotMissingReason;         ///< why `snapshot` is empty, for the refusal ("2 tickets carry the key")
+    /// Why `snapshot` is empty (e.g. snapshotTicketFor()'s refusal): a SUCCESS mark without a
+    /// snapshot is refused, and audited, with exactly this text.
+    QString snapshotMissingReason;
     std::optional<ExpectedState> expect;   ///< nullopt: read the current state first and use it
     bool override = false;
     bool dryRun = false;                   ///< decide and report, write nothing (no audit row either)
@@ -64,6 +66,9 @@ QString markKindName(MarkResult::Kind kind);
 /// Evidence from the stores, gathered before the compare-and-set (DESIGN.md §6 inputs).
 struct MarkEvidence {
     QVector<qint64> ticketIds;
+    /// SUCCESS marks: the key's tickets (id, status, created_at; no payload), for the
+    /// canonical-ticket rule (snapshotCanonicalRefusal()).
+    QVector<TicketRow> tickets;
     QVector<qint64> succeededAttemptIds;
     QVector<qint64> escalatedAttemptIds;
     std::optional<UtcMicros> latestAttemptAt; ///< latest created_at / updated_at of the key's attempts (intent database's clock)
@@ -91,7 +96,10 @@ MarkFacts markFactsFrom(const std::optional<RecordDetail> &record, const MarkEvi
 
 namespace mark_sql {
 /// Runs one mark on the idempotency database: reads the record and the latest recorded
-/// upstream answer, applies decideMark() to markFactsFrom(), and either audits a refusal, or runs the compare-and-set UPDATE (matching key, status,
+/// upstream answer, applies decideMark() to markFactsFrom() and, for SUCCESS, the
+/// canonical-ticket rule (a snapshot comes only from the canonical ticket, DESIGN.md §6;
+/// a request without a snapshot is refused with its snapshotMissingReason),
+/// and either audits a refusal, or runs the compare-and-set UPDATE (matching key, status,
 /// updated_at and version) with its `applied` audit row in one transaction; a CAS that
 /// matches no row is rolled back and audited as `conflict` with the current state. If the
 /// COMMIT's outcome is unknown (connection dropped), it reconnects and reports what the

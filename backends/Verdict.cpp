@@ -1,5 +1,6 @@
 #include "Verdict.h"
 
+#include "CanonicalTicket.h"
 #include "JsonText.h"
 #include "KeyDetail.h"
 #include "RecordStatus.h"
@@ -107,8 +108,33 @@ Verdict suggestVerdict(const VerdictInput &in)
         set(1, VerdictKind::Wait, QStringLiteral("the original request may still be running"));
     } else if (tickets >= 2 || u == UpstreamAnswer::Ambiguous) {
         set(2, VerdictKind::Duplicate, QStringLiteral("more than one side effect: compensate extras, keep the canonical one"));
-        if (tickets >= 1)
-            v.canonicalTicketId = in.tickets.first().id;
+        if (tickets >= 1) {
+            QVector<TicketRow> rows;
+            for (const VerdictTicket &t : in.tickets) {
+                TicketRow r;
+                r.id = t.id;
+                r.payload = t.payload;
+                r.status = t.status;
+                r.createdAt = t.createdAt;
+                rows.append(r);
+            }
+            const CanonicalTicket c = canonicalTicket(rows, in.recordStatus, in.recordSnapshot);
+            v.canonicalTicketId = c.id;
+            v.facts.append(c.id ? QStringLiteral("canonical ticket: #%1 (%2)").arg(*c.id).arg(c.reason)
+                                : QStringLiteral("canonical ticket: none (%1)").arg(c.reason));
+            if (!c.inconsistency.isEmpty())
+                v.facts.append(QStringLiteral("inconsistent: ") + c.inconsistency);
+            v.keyReuseFields = keyReuseFields(rows);
+            if (!v.keyReuseFields.isEmpty()) {
+                v.why = QStringLiteral("key reuse, not a retry: the tickets' business payloads differ (%1), so they are "
+                                       "different operations under one key — do not compensate without an override; escalate")
+                            .arg(v.keyReuseFields.join(QStringLiteral(", ")));
+                v.facts.append(QStringLiteral("key reuse: the business fields %1 differ between the tickets")
+                                   .arg(v.keyReuseFields.join(QStringLiteral(", "))));
+            } else if (c.id) {
+                v.why = QStringLiteral("more than one side effect: compensate the extras, keep the canonical ticket #%1").arg(*c.id);
+            }
+        }
     } else if (tickets == 1 && u == UpstreamAnswer::NotFound) {
         set(3, VerdictKind::Unknown, QStringLiteral("the two sources contradict: escalate"));
     } else if (tickets == 1) {
@@ -147,6 +173,7 @@ QByteArray Verdict::toJson(qsizetype maxTextBytes) const
                                                             : boundedJsonValue(snapshot->toUtf8(), maxTextBytes));
     o.insert(QStringLiteral("snapshot_source"), snapshotSource);
     o.insert(QStringLiteral("canonical_ticket_id"), canonicalTicketId ? QJsonValue(*canonicalTicketId) : QJsonValue());
+    o.insert(QStringLiteral("key_reuse_fields"), QJsonArray::fromStringList(keyReuseFields));
     return QJsonDocument(o).toJson(QJsonDocument::Compact);
 }
 
@@ -167,7 +194,11 @@ VerdictInput verdictInputFrom(const KeyDetail &d, const UpstreamEvidence *eviden
             in.recordNote += QStringLiteral(" (not PROCESSING: nothing can still be running)");
     }
     for (const TicketRow &t : d.tickets)
-        in.tickets.append(VerdictTicket{t.id, t.payload});
+        in.tickets.append(VerdictTicket{t.id, t.payload, t.status, t.createdAt});
+    if (d.record) {
+        in.recordStatus = d.record->statusText;
+        in.recordSnapshot = d.record->resultSnapshot;
+    }
     for (const IntentAttempt &a : d.attempts)
         in.attemptStatuses.append(a.status.value_or(QStringLiteral("NULL")));
     if (!evidence) {

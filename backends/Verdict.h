@@ -32,6 +32,8 @@ UpstreamAnswer upstreamAnswerOf(const UpstreamEvidence &evidence);
 struct VerdictTicket {
     qint64 id = 0;
     std::optional<QString> payload; ///< ticket.payload exactly as stored (nullopt: NULL)
+    std::optional<QString> status;  ///< ticket.status (OPEN, CLOSED, CANCELLED; nullopt: NULL)
+    QString createdAt;              ///< canonical ISO UTC (orders the tickets for the canonical rule)
 };
 
 /// The facts the verdict is computed from (DESIGN.md §6 "Inputs").
@@ -42,6 +44,10 @@ struct VerdictInput {
     /// 300 s"); optional.
     QString recordNote;
     QVector<VerdictTicket> tickets;  ///< oldest first; count is what the table uses
+    /// The record's status text and snapshot: a SUCCESS snapshot names the canonical ticket
+    /// (DESIGN.md §6 "Canonical ticket").
+    QString recordStatus;
+    std::optional<QString> recordSnapshot;
     QStringList attemptStatuses;     ///< intent-log attempt statuses for the key ("SUCCEEDED", "UNKNOWN", …)
     UpstreamAnswer upstream = UpstreamAnswer::NotConfigured;
     /// FOUND: the upstream object's raw JSON text (UpstreamEvidence::foundObjects[0]).
@@ -61,13 +67,18 @@ struct Verdict {
     /// upstream object's raw text); nullopt when the ticket's payload is NULL.
     std::optional<QString> snapshot;
     QString snapshotSource;   ///< SUCCESS: "ticket:<id>" or "upstream"; else empty
-    /// DUPLICATE with ≥ 1 ticket: the ticket to keep (the oldest); the others are extras.
+    /// DUPLICATE: the ticket to keep by the canonical-ticket rule (canonicalTicket(): the one
+    /// the SUCCESS snapshot names, else the earliest live one); nullopt when there is none.
     std::optional<qint64> canonicalTicketId;
+    /// DUPLICATE: the business payload fields that differ between the tickets (keyReuseFields());
+    /// non-empty means key reuse, not retries: no compensation without an override.
+    QStringList keyReuseFields;
 
     /// A compact JSON object (UTF-8) for `--format json` and audit evidence: "verdict",
     /// "row", "why", "facts", "reason", "snapshot" (a JSON *string*, byte-exact, or null),
-    /// "snapshot_source", "canonical_ticket_id" (or null). `maxTextBytes` ≥ 0 bounds the
-    /// snapshot for audit evidence (boundedJsonValue()'s cut object when longer); -1: in full.
+    /// "snapshot_source", "canonical_ticket_id" (a number, or null), "key_reuse_fields" (an
+    /// array). `maxTextBytes` ≥ 0 bounds the snapshot for audit evidence
+    /// (boundedJsonValue()'s cut object when longer); -1: in full.
     QByteArray toJson(qsizetype maxTextBytes = -1) const;
 };
 

@@ -1,5 +1,6 @@
 #include "Workspace.h"
 
+#include "CanonicalTicket.h"
 #include "Compensation.h"
 
 #include "Log.h"
@@ -266,6 +267,16 @@ QFuture<KeyDetail> Workspace::loadKeyDetail(const QString &idemKey)
         if (d.tickets.size() > 1)
             d.warnings << QStringLiteral("%1 tickets carry this key: a duplicate-key group (the backstop was breached)")
                               .arg(d.tickets.size());
+        if (!d.errors.contains(DbRole::Ticket) && !d.errors.contains(DbRole::Idempotency)) {
+            // The canonical-ticket rule's findings (DESIGN.md §6 "Canonical ticket").
+            const CanonicalTicket canon = canonicalTicket(d);
+            if (!canon.inconsistency.isEmpty())
+                d.warnings << canon.inconsistency;
+            if (const QStringList fields = keyReuseFields(d.tickets); !fields.isEmpty())
+                d.warnings << QStringLiteral("key reuse: the tickets' business payloads differ (%1), so they are different "
+                                             "operations under one key, not retries: no compensation without an override; escalate")
+                                  .arg(fields.join(QStringLiteral(", ")));
+        }
         if (d.record && d.record->statusCode == Processing && !d.tickets.isEmpty())
             d.warnings << QStringLiteral("a ticket exists but the record is still PROCESSING: the side effect happened");
         d.timeline = buildTimeline(d);

@@ -1,5 +1,6 @@
 #include "BulkActions.h"
 
+#include "CanonicalTicket.h"
 #include "MarkDialog.h"
 #include "MessageBar.h"
 #include "RecordStatus.h"
@@ -25,10 +26,10 @@ namespace triage {
 
 namespace {
 
-/// The snapshot a bulk SUCCESS writes for `d`: its single ticket's payload.
-const TicketRow *singleTicket(const KeyDetail &d)
+/// The ticket a bulk SUCCESS takes the snapshot from (the backend's canonical-ticket rule).
+std::optional<TicketRow> singleTicket(const KeyDetail &d)
 {
-    return d.tickets.size() == 1 && d.tickets.first().payload ? &d.tickets.first() : nullptr;
+    return snapshotTicketFor(d, std::nullopt).ticket;
 }
 
 QTableWidget *reportTable(const QStringList &headers, int rows, QWidget *parent)
@@ -78,16 +79,16 @@ BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, int toStatus, QWidget
         } else {
             line += QStringLiteral("   %1 \u2192 %2").arg(d.record->statusText, to);
             if (toStatus == Success) {
-                const TicketRow *t = singleTicket(d);
-                line += t ? QStringLiteral(", snapshot from ticket #%1").arg(t->id)
-                          : QStringLiteral(", no single ticket payload: will be refused (mark it on its own)");
+                const SnapshotTicketChoice choice = snapshotTicketFor(d, std::nullopt);
+                line += choice.ticket ? QStringLiteral(", snapshot from ticket #%1").arg(choice.ticket->id)
+                                      : QStringLiteral(", will be refused: %1").arg(choice.refusal);
             }
             // The backend's rule on the loaded facts, as a bulk row (a placeholder reason:
             // the reason's own check is shown at the OK button).
             const MarkDecision rules = decideMark(markFactsFrom(d.record, markEvidenceOf(d)), toStatus,
                                                   QString(kMarkReasonMinLength, QLatin1Char('x')), false,
-                                                  toStatus != Success || singleTicket(d), QStringLiteral("no snapshot"), true);
-            if (!rules.allowed && (toStatus != Success || singleTicket(d)))
+                                                  toStatus != Success || singleTicket(d).has_value(), QStringLiteral("no snapshot"), true);
+            if (!rules.allowed && (toStatus != Success || singleTicket(d).has_value()))
                 line += QStringLiteral(" \u2014 will be refused: %1").arg(rules.reason);
         }
         m_keys->addItem(line);
@@ -132,9 +133,12 @@ QVector<MarkRequest> BulkMarkDialog::requests(const QString &operatorName) const
         if (d.record)
             r.expect = expectedStateOf(*d.record);
         if (m_toStatus == Success) {
-            if (const TicketRow *t = singleTicket(d)) {
-                r.snapshot = t->payload;
-                r.snapshotSource = QStringLiteral("ticket:%1").arg(t->id);
+            const SnapshotTicketChoice choice = snapshotTicketFor(d, std::nullopt);
+            if (choice.ticket) {
+                r.snapshot = choice.ticket->payload;
+                r.snapshotSource = QStringLiteral("ticket:%1").arg(choice.ticket->id);
+            } else {
+                r.snapshotMissingReason = choice.refusal;
             }
         }
         out << r;

@@ -5,6 +5,7 @@
 #include "Theme.h"
 #include "Workspace.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -91,6 +92,10 @@ CompensateDialog::CompensateDialog(Workspace *workspace, std::shared_ptr<Compens
     m_reason = new QLineEdit(this);
     m_reason->setObjectName(QStringLiteral("reasonEdit"));
     m_reason->setPlaceholderText(QStringLiteral("Required: why these tickets are cancelled (audited)"));
+    m_override = new QCheckBox(QStringLiteral("Override (audited; the reason needs at least %1 characters)").arg(kOverrideReasonMinLength),
+                               this);
+    m_override->setObjectName(QStringLiteral("overrideBox"));
+    m_override->hide();
     m_run = new QPushButton(QStringLiteral("Run compensations"), this);
     m_run->setObjectName(QStringLiteral("runButton"));
     m_close = new QPushButton(QStringLiteral("Close"), this);
@@ -132,6 +137,7 @@ CompensateDialog::CompensateDialog(Workspace *workspace, std::shared_ptr<Compens
 
     auto *form = new QFormLayout;
     form->addRow(QStringLiteral("Reason:"), m_reason);
+    form->addRow(QString(), m_override);
     auto *buttons = new QHBoxLayout;
     buttons->addStretch(1);
     buttons->addWidget(m_run);
@@ -146,6 +152,7 @@ CompensateDialog::CompensateDialog(Workspace *workspace, std::shared_ptr<Compens
     layout->addWidget(m_markBox);
 
     connect(m_reason, &QLineEdit::textChanged, this, [this] { updateButtons(); });
+    connect(m_override, &QCheckBox::toggled, this, [this] { updateButtons(); });
     connect(m_run, &QPushButton::clicked, this, [this] { runCompensations(); });
     connect(m_close, &QPushButton::clicked, this, [this] { reject(); });
     connect(m_mark, &QPushButton::clicked, this, [this] { markSuccess(); });
@@ -227,6 +234,7 @@ void CompensateDialog::startPlan()
             if (!o.request.url.isEmpty())
                 item.request = QString::fromLatin1(o.request.method) + QLatin1Char(' ') + o.request.url;
             item.outcome = compensationOutcomeName(o.kind);
+            item.overridable = o.kind == CompensationOutcome::Kind::Refused && o.overridable;
             if (o.row)
                 item.rowStatus = o.row->status;
             if (o.kind != CompensationOutcome::Kind::Planned)
@@ -237,8 +245,21 @@ void CompensateDialog::startPlan()
                 bool refused = false;
                 for (const Item &x : std::as_const(m_items))
                     refused = refused || x.outcome == QLatin1String("refused") || x.outcome == QLatin1String("error");
-                if (refused)
-                    m_bar->showMessage(MessageBar::Level::Error, QStringLiteral("the plan was refused for at least one ticket: see Detail"));
+                bool overridable = false;
+                for (const Item &x : std::as_const(m_items))
+                    overridable = overridable || x.overridable;
+                m_override->setVisible(overridable);
+                if (refused) {
+                    // The first refusal in full (the Detail column elides long text).
+                    QString first;
+                    for (const Item &x : std::as_const(m_items))
+                        if (first.isEmpty() && (x.outcome == QLatin1String("refused") || x.outcome == QLatin1String("error")))
+                            first = QStringLiteral("#%1: %2").arg(x.ticketId).arg(x.message);
+                    m_bar->showMessage(MessageBar::Level::Error,
+                                       QStringLiteral("the plan was refused for at least one ticket (%1)%2")
+                                           .arg(first, overridable ? QStringLiteral("; only an audited override may set that rule aside")
+                                                                   : QString()));
+                }
                 updateButtons();
                 emit planReady();
             }
@@ -288,9 +309,11 @@ void CompensateDialog::runNext(int index)
     r.target = QString::number(item.ticketId);
     r.reason = m_reason->text().trimmed();
     r.operatorName = m_workspace->config().operatorName;
+    r.override = !m_override->isHidden() && m_override->isChecked();
     keepingAlive(m_runner->start(r), m_runner).then(this, [this, index](const CompensationOutcome &o) {
         Item &it = m_items[index];
         it.outcome = compensationOutcomeName(o.kind);
+        it.overridable = o.kind == CompensationOutcome::Kind::Refused && o.overridable;
         it.compKey = o.compKey.isEmpty() ? it.compKey : o.compKey;
         it.rowStatus = o.row ? o.row->status : QString();
         it.message = o.message;
@@ -334,12 +357,18 @@ void CompensateDialog::showItem(int index)
 
 void CompensateDialog::updateButtons()
 {
-    const bool hasReason = !m_reason->text().trimmed().isEmpty();
+    const bool overriding = !m_override->isHidden() && m_override->isChecked();
+    const bool hasReason = overriding ? m_reason->text().trimmed().size() >= kOverrideReasonMinLength
+                                      : !m_reason->text().trimmed().isEmpty();
     bool runnable = false;
     for (const Item &i : std::as_const(m_items))
-        runnable = runnable || (i.rowStatus != QLatin1String("SUCCEEDED") && i.outcome != QLatin1String("refused") && !i.compKey.isEmpty());
+        runnable = runnable
+            || (i.rowStatus != QLatin1String("SUCCEEDED") && (i.outcome != QLatin1String("refused") || (i.overridable && overriding))
+                && !i.compKey.isEmpty());
     m_run->setEnabled(m_planned && !m_running && hasReason && runnable);
-    m_run->setToolTip(hasReason ? QString() : QStringLiteral("Enter a reason first"));
+    m_run->setToolTip(hasReason ? QString()
+                      : overriding ? QStringLiteral("An override needs a reason of at least %1 characters").arg(kOverrideReasonMinLength)
+                                   : QStringLiteral("Enter a reason first"));
     const bool canMark = m_group.record && m_planned && !m_running && allCompensated() && !m_marked;
     m_markBox->setVisible(m_group.record.has_value() && m_planned && allCompensated());
     m_mark->setEnabled(canMark && !m_marking && hasReason);

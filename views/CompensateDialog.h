@@ -11,6 +11,7 @@
 
 class QLabel;
 class QGroupBox;
+class QCheckBox;
 class QLineEdit;
 class QPushButton;
 class QTableWidget;
@@ -25,7 +26,9 @@ class Workspace;
 /// CANCELLED) ticket, the action and the deterministic compensation key, computed by the
 /// runner as a dry run — requires a reason, then runs one compensation per extra ticket, one
 /// after the other, with each ticket's outcome (SUCCEEDED / UNKNOWN / FAILED / already
-/// exists). Once every extra is compensated it offers "Mark record SUCCESS with the canonical
+/// exists). Where the plan is refused only by rules an override may set aside (key reuse,
+/// an inconsistent SUCCESS snapshot; DESIGN.md §6), an audited override with a reason of at
+/// least 20 characters is offered. Once every extra is compensated it offers "Mark record SUCCESS with the canonical
 /// ticket's snapshot", a compare-and-set against the record state loaded with the group,
 /// and shows the outcome inline. Nothing blocks the GUI thread: every step is a future
 /// continued on this dialog. Open it with open() or show(), never exec().
@@ -41,6 +44,7 @@ public:
         QString outcome;      ///< "", "planned", "running", "succeeded", "unknown", "failed", "existing", "refused", "error"
         QString rowStatus;    ///< the compensation row's status after the run (SUCCEEDED, …)
         QString message;
+        bool overridable = false; ///< refused only by rules an override sets aside (key reuse, …)
     };
 
     /// `workspace` must outlive the dialog; the dialog shares `runner` and keeps it alive
@@ -90,6 +94,9 @@ private:
     QLabel *m_summary;
     QTableWidget *m_table;
     QLineEdit *m_reason;
+    /// Sets aside the rules the plan says an override may (key reuse, an inconsistent
+    /// snapshot; reason >= kOverrideReasonMinLength, audited); shown only when one applies.
+    QCheckBox *m_override;
     QPushButton *m_run;
     QPushButton *m_close;
     QGroupBox *m_markBox;

@@ -353,12 +353,21 @@ void DuplicatesPane::showGroup(const DuplicateGroupDetail &d)
     for (const TicketRow &t : d.tickets)
         extras += t.id != d.canonicalTicketId && t.status.value_or(QString()) != QLatin1String("CANCELLED");
     const QString action = actionFor(d);
-    m_canonical->setText(QStringLiteral("Proposed canonical ticket: <b>#%1</b> — %2<br>%3 extra ticket(s) not yet cancelled.%4")
+    // The canonical-ticket rule's warnings (DESIGN.md §6), as the backend words them.
+    QString warnings;
+    if (!d.keyReuseFields.isEmpty())
+        warnings += QStringLiteral("<br><b style=\"color:#b42318\">Key reuse:</b> the business fields %1 differ — different "
+                                   "operations under one key, not retries: compensation needs an override.")
+                        .arg(d.keyReuseFields.join(QStringLiteral(", ")).toHtmlEscaped());
+    if (!d.inconsistency.isEmpty())
+        warnings += QStringLiteral("<br><b style=\"color:#b42318\">Inconsistent:</b> %1.").arg(d.inconsistency.toHtmlEscaped());
+    m_canonical->setText(QStringLiteral("Proposed canonical ticket: <b>#%1</b> — %2<br>%3 extra ticket(s) not yet cancelled.%4%5")
                              .arg(d.canonicalTicketId)
                              .arg(d.canonicalReason.toHtmlEscaped())
                              .arg(extras)
                              .arg(action.isEmpty() ? QStringLiteral(" <i>No compensation action is configured for this biz_type.</i>")
-                                                   : QString()));
+                                                   : QString(),
+                                  warnings));
     m_openKey->setEnabled(true);
     const bool canOpen = d.record.has_value() && !action.isEmpty() && (extras > 0 || d.record->statusText != QLatin1String("SUCCESS"));
     const bool readOnly = m_workspace->config().readOnly;

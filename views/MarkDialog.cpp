@@ -1,5 +1,6 @@
 #include "MarkDialog.h"
 
+#include "CanonicalTicket.h"
 #include "MessageBar.h"
 #include "RecordStatus.h"
 #include "Theme.h"
@@ -92,8 +93,9 @@ MarkDialog::MarkDialog(const KeyDetail &detail, int toStatus, const QString &ope
         layout->addWidget(m_source);
         layout->addWidget(m_snapshot, 1);
         layout->addWidget(m_snapshotBar);
+        // A SUCCESS snapshot comes only from the canonical ticket (the backend's rule decides).
         for (const TicketRow &t : m_detail.tickets)
-            if (t.payload)
+            if (t.payload && snapshotTicketFor(m_detail, t.id).ticket)
                 addChoice({QStringLiteral("ticket #%1 \u00b7 payload").arg(t.id), t.payload, QStringLiteral("ticket:%1").arg(t.id)});
         addChoice({QStringLiteral("typed JSON"), std::nullopt, QStringLiteral("typed")});
         connect(m_source, &QComboBox::currentIndexChanged, this, &MarkDialog::onSourceChanged);

@@ -21,13 +21,27 @@ QJsonValue nullable(const std::optional<QString> &v)
     return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
 }
 
+/// "1 group", "2 groups": `n` with the word in the number it takes.
+QString counted(qsizetype n, const QString &singular, const QString &plural)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? singular : plural);
+}
+
+/// A ticket id as JSON: a number when it is a whole number (today's ids), else the text.
+QJsonValue ticketIdJson(const QString &id)
+{
+    bool ok = false;
+    const qint64 n = id.trimmed().toLongLong(&ok);
+    return ok ? QJsonValue(n) : QJsonValue(id);
+}
+
 QJsonObject compensationJson(const CompensationRow &r)
 {
     return QJsonObject{{QStringLiteral("comp_key"), r.compKey},
                        {QStringLiteral("source_key"), r.sourceKey},
                        {QStringLiteral("biz_type"), r.bizType},
                        {QStringLiteral("action"), r.action},
-                       {QStringLiteral("target"), r.target},
+                       {QStringLiteral("target"), ticketIdJson(r.target)},
                        {QStringLiteral("status"), r.status},
                        {QStringLiteral("attempts"), r.attempts},
                        {QStringLiteral("operator"), r.operatorName},
@@ -62,6 +76,7 @@ int compensationExitCode(const CompensationOutcome &o)
     case K::Failed: return ExitRefused;
     case K::Refused: return o.configError ? ExitUsage : ExitRefused;
     case K::Error: return o.dbError && o.dbError->kind == DbError::Kind::Config ? ExitUsage : ExitDatabase;
+    case K::NotFound: return ExitUsage;
     }
     return ExitDatabase;
 }
@@ -116,7 +131,7 @@ int Triagectl::duplicates(Workspace &workspace)
     QVector<DuplicateInconsistency> issues;
     std::optional<qint64> after = 0;
     while (after && (m_limit == 0 || issues.size() < m_limit)) {
-        const auto page = fetchInconsistencies(workspace, *after, m_pageSize).result();
+        const auto page = fetchInconsistencies(workspace, *after, m_pageSize, f.keySubstring).result();
         if (!page.ok())
             return dbFailure(*page.error);
         issues += page->rows;
@@ -129,7 +144,7 @@ int Triagectl::duplicates(Workspace &workspace)
     bool firstPage = true;
     while ((firstPage || rc) && (m_limit == 0 || regenerated.size() < m_limit)) {
         firstPage = false;
-        const auto page = fetchRegeneratedKeys(workspace, rc, m_pageSize).result();
+        const auto page = fetchRegeneratedKeys(workspace, rc, m_pageSize, f.keySubstring).result();
         if (!page.ok())
             return dbFailure(*page.error);
         regenerated += page->steps;
@@ -186,20 +201,22 @@ int Triagectl::duplicates(Workspace &workspace)
             t.addRow({x.idemKey, QString::number(x.size), QString::number(x.live), x.tenants.join(QLatin1Char(' ')), x.firstCreatedAt,
                       x.lastCreatedAt, x.recordStatus});
         QByteArray out = t.render();
-        out += QStringLiteral("%1 duplicate-key group(s)%2%3\n")
-                   .arg(groups.size())
+        out += QStringLiteral("%1%2%3\n")
+                   .arg(counted(groups.size(), QStringLiteral("duplicate-key group"), QStringLiteral("duplicate-key groups")))
                    .arg(f.includeResolved ? QString() : QStringLiteral(" (unresolved)"))
                    .arg(cursor ? QStringLiteral("; --limit reached (--limit 0 lists all)") : QString())
                    .toUtf8();
         TextTable ti({QStringLiteral("KIND"), QStringLiteral("IDEM_KEY"), QStringLiteral("RECORD"), QStringLiteral("TICKET"),
                       QStringLiteral("DETAIL")});
         for (const DuplicateInconsistency &x : std::as_const(issues))
-            ti.addRow({inconsistencyKindName(x.kind), x.idemKey, x.recordStatus, x.ticketId, x.detail});
-        out += "\n" + ti.render() + QStringLiteral("%1 inconsistenc(ies)\n").arg(issues.size()).toUtf8();
+            ti.addRow({inconsistencyKindName(x.kind), x.idemKey, x.recordStatus, QString::number(x.ticketId), x.detail});
+        out += "\n" + ti.render()
+            + (counted(issues.size(), QStringLiteral("inconsistency"), QStringLiteral("inconsistencies")) + QLatin1Char('\n')).toUtf8();
         TextTable tr({QStringLiteral("TASK_ID"), QStringLiteral("STEP_ID"), QStringLiteral("ATTEMPTS"), QStringLiteral("KEYS")});
         for (const RegeneratedKeyStep &x : std::as_const(regenerated))
             tr.addRow({x.taskId, x.stepId, QString::number(x.attempts), x.keys.join(QLatin1Char(' '))});
-        out += "\n" + tr.render() + QStringLiteral("%1 step(s) with regenerated keys\n").arg(regenerated.size()).toUtf8();
+        out += "\n" + tr.render()
+            + (counted(regenerated.size(), QStringLiteral("step"), QStringLiteral("steps")) + QStringLiteral(" with regenerated keys\n")).toUtf8();
         print(out);
         break;
     }
@@ -217,12 +234,15 @@ int Triagectl::compensate(Workspace &workspace, const QString &key)
         req.target = m_parser.value(QStringLiteral("target")).trimmed();
         req.reason = m_parser.value(QStringLiteral("reason"));
         req.dryRun = m_parser.isSet(QStringLiteral("dry-run"));
+        req.override = m_parser.isSet(QStringLiteral("override"));
         if (req.action.isEmpty() || req.target.isEmpty())
             return usage(QStringLiteral("compensate: --action and --target are required"));
         if (req.reason.trimmed().isEmpty())
             return usage(QStringLiteral("compensate: --reason is required (it is audited)"));
     } else if (m_parser.isSet(QStringLiteral("dry-run"))) {
         return usage(QStringLiteral("compensate --resume re-sends a stored request: --dry-run does not apply"));
+    } else if (m_parser.isSet(QStringLiteral("override"))) {
+        return usage(QStringLiteral("compensate --resume: --override applies when a compensation starts, not to a resume"));
     }
     req.operatorName = workspace.config().operatorName;
     int code = ExitOk;
@@ -232,6 +252,10 @@ int Triagectl::compensate(Workspace &workspace, const QString &key)
     CompensationRunner runner(workspace, *configs);
     const CompensationOutcome o = resume ? runner.resume(m_parser.value(QStringLiteral("resume")), req.operatorName).result()
                                          : runner.start(req).result();
+    if (o.kind == CompensationOutcome::Kind::NotFound && m_format != Format::Json) {
+        message(o.message);
+        return compensationExitCode(o);
+    }
     if (m_format == Format::Json) {
         QJsonObject j{{QStringLiteral("outcome"), compensationOutcomeName(o.kind)},
                       {QStringLiteral("comp_key"), o.compKey},
@@ -257,7 +281,7 @@ int Triagectl::compensate(Workspace &workspace, const QString &key)
             line(QStringLiteral("request:    %1 %2 (X-Idempotency-Key: %3)")
                      .arg(QString::fromLatin1(o.request.method), o.request.url, o.compKey));
         if (o.row)
-            line(QStringLiteral("status:     %1 after %2 call(s)").arg(o.row->status).arg(o.row->attempts));
+            line(QStringLiteral("status:     %1 after %2").arg(o.row->status, counted(o.row->attempts, QStringLiteral("call"), QStringLiteral("calls"))));
         for (const CompensationAttemptRow &a : o.history)
             line(QStringLiteral("attempt:    %1 %2 %3 %4").arg(a.at, a.kind, a.classification,
                                                                a.httpStatus ? QStringLiteral("HTTP %1").arg(*a.httpStatus)
@@ -318,7 +342,7 @@ int Triagectl::compensations(Workspace &workspace)
         for (const CompensationRow &r : *rows)
             t.addRow({r.compKey, r.status, QString::number(r.attempts), r.target, r.sourceKey, r.operatorName, r.updatedAt});
         QByteArray out = t.render();
-        out += QStringLiteral("%1 compensation(s)\n").arg(rows->size()).toUtf8();
+        out += (counted(rows->size(), QStringLiteral("compensation"), QStringLiteral("compensations")) + QLatin1Char('\n')).toUtf8();
         print(out);
         break;
     }

@@ -6,6 +6,7 @@
 #include "TextTable.h"
 
 #include "BizTypeCheck.h"
+#include "CanonicalTicket.h"
 #include "DemoData.h"
 #include "Doctor.h"
 #include "Log.h"
@@ -147,7 +148,8 @@ const QVector<Triagectl::Command> &Triagectl::commands()
                         "(triage_audit), refusals included. With --queue instead of KEY: every record row of the\n"
                         "queue (filters and --limit as for list; --limit 0 = all), one transaction per record, each\n"
                         "decided on its own evidence (no override in bulk); SUCCESS takes the snapshot of the key's\n"
-                        "only ticket. Exit: 0 applied, 3 conflict, 4 refused, 2 error."),
+                        "canonical ticket when it is its only live one. A SUCCESS snapshot comes only from the\n"
+                        "canonical ticket (DESIGN.md §6). Exit: 0 applied, 3 conflict, 4 refused, 2 error."),
          {opt("to"), opt("reason"), opt("snapshot"), opt("snapshot-from-ticket"), opt("expect-status"),
           opt("expect-updated-at"), opt("expect-version"), opt("override"), opt("dry-run"), opt("queue"),
           opt("biz-type"), opt("tenant"), opt("key"), opt("created-from"), opt("created-to"), opt("updated-from"),
@@ -167,17 +169,22 @@ const QVector<Triagectl::Command> &Triagectl::commands()
          QStringLiteral("The Duplicate keys queue: ticket groups sharing one idem_key (unresolved ones, i.e. with more\n"
                         "than one ticket not CANCELLED, unless --all) with size, tenants, first/last creation and\n"
                         "the record's status; tickets whose record is PROCESSING or FAILED; SUCCESS snapshots naming\n"
-                        "a missing ticket or differing from its payload; intent-log steps whose attempts used more\n"
-                        "than one key. At most --limit rows of each."),
+                        "a missing or CANCELLED ticket or differing from its payload; intent-log steps whose attempts\n"
+                        "used more than one key. --key filters all three; at most --limit rows of each."),
          {opt("key"), opt("tenant"), opt("created-from"), opt("created-to"), opt("all"), opt("page-size")}, 0, false},
-        {QStringLiteral("compensate"), QStringLiteral("compensate KEY --action A --target TICKET_ID --reason TEXT [--dry-run]  |  compensate --resume COMP_KEY"),
+        {QStringLiteral("compensate"), QStringLiteral("compensate KEY --action A --target TICKET_ID --reason TEXT [--dry-run] [--override]  |  compensate --resume COMP_KEY"),
          QStringLiteral("Compensate one side effect of KEY (e.g. cancel_ticket of an extra ticket of a duplicate group)\n"
                         "through the biz_type's compensation_<action>_* endpoint, with the deterministic key\n"
                         "comp:<action>:<ticket>:<KEY> (hashed to 64 characters) as X-Idempotency-Key. The intent is\n"
                         "written to triage_compensation before the call; a timeout or unclear reply leaves it UNKNOWN\n"
                         "(exit 5), confirmed by the confirmation query; --resume re-sends the stored request with the\n"
-                        "same key. Exit: 0 succeeded, 3 the compensation already exists, 4 refused, 5 UNKNOWN."),
-         {opt("action"), opt("target"), opt("reason"), opt("dry-run"), opt("resume")}, -1, true},
+                        "same key. The canonical ticket (the one the SUCCESS snapshot names, else the earliest live\n"
+                        "one; DESIGN.md §6) is never a target, also on --resume; a group whose tickets' business\n"
+                        "payloads differ (key reuse) or whose SUCCESS snapshot names a CANCELLED or missing ticket\n"
+                        "needs --override with a reason of >= 20 characters. Every outcome, refusals included, is\n"
+                        "audited. Exit: 0 succeeded, 1 unknown COMP_KEY, 3 the compensation already exists,\n"
+                        "4 refused, 5 UNKNOWN."),
+         {opt("action"), opt("target"), opt("reason"), opt("dry-run"), opt("resume"), opt("override")}, -1, true},
         {QStringLiteral("compensations"), QStringLiteral("compensations [--status S] [--key KEY]"),
          QStringLiteral("Compensations (INTENT, SUCCEEDED, FAILED, UNKNOWN), oldest first; json adds every attempt."),
          {opt("status"), opt("key")}, 0, false},
@@ -237,7 +244,7 @@ Triagectl::Triagectl(FILE *out, FILE *err) : m_out(out), m_err(err)
         {opt("expect-status"), QStringLiteral("mark: the status the record must still have."), QStringLiteral("S")},
         {opt("expect-updated-at"), QStringLiteral("mark: the updated_at it must still have (as show prints it)."), QStringLiteral("T")},
         {opt("expect-version"), QStringLiteral("mark: the version it must still have."), QStringLiteral("V")},
-        {opt("override"), QStringLiteral("mark: set aside missing FAILED evidence or an open escalation (reason >= 20 characters; audited).")},
+        {opt("override"), QStringLiteral("mark: set aside missing FAILED evidence or an open escalation; compensate: the key-reuse and inconsistent-snapshot rules (reason >= 20 characters; audited).")},
         {opt("dry-run"), QStringLiteral("mark: show what would be applied; write nothing.")},
         {opt("queue"), QStringLiteral("mark: every record row of this queue instead of one KEY."), QStringLiteral("QUEUE")},
         {opt("since"), QStringLiteral("audit: rows at or after TIME."), QStringLiteral("TIME")},
@@ -926,7 +933,7 @@ int Triagectl::mark(Workspace &workspace, const QString &key)
             keys << row.idemKey;
     QVector<MarkRequest> requests;
     if (*to == Success) {
-        // SUCCESS takes the snapshot of the key's only ticket.
+        // SUCCESS takes the snapshot of the key's canonical ticket when it is its only live one.
         QVector<QFuture<KeyDetail>> details;
         for (const QString &k : keys)
             details << workspace.loadKeyDetail(k);
@@ -934,15 +941,12 @@ int Triagectl::mark(Workspace &workspace, const QString &key)
             const KeyDetail d = details[i].result();
             MarkRequest r = base;
             r.idemKey = keys[i];
-            if (d.tickets.size() == 1 && d.tickets[0].payload) {
-                r.snapshot = d.tickets[0].payload;
-                r.snapshotSource = QStringLiteral("ticket:%1").arg(d.tickets[0].id);
+            const SnapshotTicketChoice choice = snapshotTicketFor(d, std::nullopt);
+            if (choice.ticket) {
+                r.snapshot = choice.ticket->payload;
+                r.snapshotSource = QStringLiteral("ticket:%1").arg(choice.ticket->id);
             } else {
-                r.snapshotMissingReason = d.tickets.size() == 1
-                    ? QStringLiteral("the key's only ticket has a NULL payload")
-                    : QStringLiteral("%1 tickets carry the key (bulk SUCCESS takes the snapshot of exactly one); "
-                                     "mark it alone with --snapshot or --snapshot-from-ticket")
-                          .arg(d.tickets.size());
+                r.snapshotMissingReason = choice.refusal;
             }
             requests << r;
         }

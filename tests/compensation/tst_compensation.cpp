@@ -5,6 +5,7 @@
 // commit_then_drop, which no client can make safe: see the README paragraph in the report).
 #include "CompTestUtil.h"
 
+#include "Mark.h"
 #include "Workspace.h"
 
 #include <QTest>
@@ -75,6 +76,16 @@ private slots:
     void dryRunSendsNothing();
     void safetyRules_data() { backends(); }
     void safetyRules();
+    void canonicalNeverTarget_data() { backends(); }
+    void canonicalNeverTarget();
+    void resumeOfCanonicalTargetRefused_data() { backends(); }
+    void resumeOfCanonicalTargetRefused();
+    void keyReuseNeedsOverride_data() { backends(); }
+    void keyReuseNeedsOverride();
+    void resumeUnknownKey_data() { backends(); }
+    void resumeUnknownKey();
+    void markSnapshotOnlyFromCanonical_data() { backends(); }
+    void markSnapshotOnlyFromCanonical();
 
 private:
     static void backends()
@@ -251,6 +262,166 @@ void TestCompensation::safetyRules()
     QVERIFY2(o.message.contains(QLatin1String("canonical")), qPrintable(o.message));
     QCOMPARE(sideEffects(*env.ctl, 101), 0);
     QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_compensation")), QStringList{QStringLiteral("1")});
+}
+
+/// "action:outcome" of every audit row, in order.
+static QStringList auditRows(const TestDatabase &db)
+{
+    const QString concat = db.backend() == QLatin1String("sqlite") ? QStringLiteral("action || ':' || outcome")
+                                                                    : QStringLiteral("CONCAT(action, ':', outcome)");
+    return db.adminQueryColumn(QStringLiteral("SELECT %1 FROM triage_audit ORDER BY id").arg(concat));
+}
+
+void TestCompensation::canonicalNeverTarget()
+{
+    QFETCH(QString, backend);
+    Env env;
+    SETUP_ENV(env, true, 2000);
+    // The SUCCESS snapshot names #102 (the later ticket): callers hold it, so #102 is canonical
+    // and #101 is the extra.
+    QCOMPARE(env.db->adminExec(QStringLiteral("UPDATE idempotency_record SET status = 1, result_snapshot = '{\"ticket_id\":102}' "
+                                              "WHERE idem_key = '%1'").arg(kCompKey)),
+             QString());
+    const QString refusal = QStringLiteral("ticket 102 is the canonical ticket of this key (the SUCCESS record's snapshot names "
+                                           "ticket #102 (callers were given it)): it is never a compensation target (DESIGN.md §6); "
+                                           "compensate the extras instead");
+    // The plan (dry run) is refused and writes nothing.
+    CompensationRequest dry = env.request(102);
+    dry.dryRun = true;
+    CompensationOutcome o = env.runner->start(dry).result();
+    QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("refused"));
+    QCOMPARE(o.message, refusal);
+    QCOMPARE(auditRows(*env.db), QStringList());
+    // The real run is refused and audited, with nothing written or sent.
+    o = env.runner->start(env.request(102)).result();
+    QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("refused"));
+    QCOMPARE(o.message, refusal);
+    QCOMPARE(auditRows(*env.db), QStringList{QStringLiteral("compensate:refused")});
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT detail FROM triage_audit")), QStringList{refusal});
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_compensation")), QStringList{QStringLiteral("0")});
+    QCOMPARE(env.ctl->requests().size(), 0);
+    // The extra #101 may be compensated.
+    o = env.runner->start(env.request(101)).result();
+    QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("succeeded"));
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT status FROM ticket ORDER BY id")),
+             (QStringList{QStringLiteral("CANCELLED"), QStringLiteral("OPEN")}));
+    QCOMPARE(auditRows(*env.db), (QStringList{QStringLiteral("compensate:refused"), QStringLiteral("compensate:applied")}));
+}
+
+void TestCompensation::resumeOfCanonicalTargetRefused()
+{
+    QFETCH(QString, backend);
+    Env env;
+    SETUP_ENV(env, true, 2000);
+    // An intent planned earlier (before the rule existed) whose target is the canonical #101,
+    // left UNKNOWN after one call: written directly, as an older console did.
+    const QString comp = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("101"), kCompKey);
+    CompensationHttpRequest req;
+    req.url = env.sim.baseUrl().toString() + QStringLiteral("/tickets/101/cancel");
+    req.confirmUrl = env.sim.baseUrl().toString() + QStringLiteral("/tickets/101");
+    req.headers.append(qMakePair(QByteArray("X-Idempotency-Key"), comp.toUtf8()));
+    const QString now = serverAgo(backend, 60);
+    QCOMPARE(env.db->adminExec(QStringLiteral("INSERT INTO triage_compensation (comp_key, source_key, biz_type, action, target, request, "
+                                              "status, attempts, operator, reason, created_at, updated_at) VALUES (%1, %2, "
+                                              "'ticket_create', 'cancel_ticket', '101', %3, 'UNKNOWN', 1, 'old-console', "
+                                              "'planned before the rule', %4, %4)")
+                                   .arg(sqlText(comp), sqlText(kCompKey), sqlText(QString::fromUtf8(req.toJson())), now)),
+             QString());
+    const CompensationOutcome o = env.runner->resume(comp, QStringLiteral("bob")).result();
+    QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("refused"));
+    // The message names the canonical ticket's creation time as the server holds it.
+    const QString prefix = QStringLiteral("compensation %1 targets ticket 101, the canonical ticket of key \"%2\" (no SUCCESS "
+                                          "snapshot names one of these tickets: the earliest live ticket (#101, created ")
+                               .arg(comp, kCompKey);
+    const QString suffix = QStringLiteral(")): it is never a compensation target (DESIGN.md §6); nothing sent");
+    QVERIFY2(o.message.startsWith(prefix) && o.message.endsWith(suffix), qPrintable(o.message));
+    QVERIFY2(parseUtcMicros(o.message.mid(prefix.size(), o.message.size() - prefix.size() - suffix.size())), qPrintable(o.message));
+    // Nothing was sent (no confirmation query either), the ticket is untouched, the refusal is audited.
+    QCOMPARE(env.ctl->requests().size(), 0);
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT status FROM ticket WHERE id = 101")), QStringList{QStringLiteral("OPEN")});
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT status FROM triage_compensation")), QStringList{QStringLiteral("UNKNOWN")});
+    QCOMPARE(auditRows(*env.db), QStringList{QStringLiteral("compensate_resume:refused")});
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT operator FROM triage_audit")), QStringList{QStringLiteral("bob")});
+}
+
+void TestCompensation::keyReuseNeedsOverride()
+{
+    QFETCH(QString, backend);
+    Env env;
+    SETUP_ENV(env, true, 2000);
+    // #101 "Disk almost full" and #102 "VPN outage" under one key: key reuse, not a retry.
+    QCOMPARE(env.db->adminExec(QStringLiteral("UPDATE ticket SET payload = '{\"ticket_id\":101,\"title\":\"Disk almost full\"}' WHERE id = 101")),
+             QString());
+    QCOMPARE(env.db->adminExec(QStringLiteral("UPDATE ticket SET payload = '{\"ticket_id\":102,\"title\":\"VPN outage\"}' WHERE id = 102")),
+             QString());
+    const QString reuse = QStringLiteral("key reuse: the tickets' business payloads differ (title), so they are different operations "
+                                         "under one key, not retries");
+    CompensationOutcome o = env.runner->start(env.request(102)).result();
+    QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("refused"));
+    QCOMPARE(o.message, reuse + QStringLiteral("; compensate only with --override and a reason of at least 20 characters if you are sure"));
+    QCOMPARE(env.ctl->requests().size(), 0);
+    // An override needs a reason of at least 20 characters.
+    CompensationRequest r = env.request(102);
+    r.override = true;
+    r.reason = QStringLiteral("dup");
+    o = env.runner->start(r).result();
+    QCOMPARE(o.message, QStringLiteral("--override needs a reason of at least 20 characters"));
+    QCOMPARE(auditRows(*env.db), (QStringList{QStringLiteral("compensate:refused"), QStringLiteral("compensate:refused")}));
+    // With one, it runs, and the audit row names what was set aside.
+    r.reason = QStringLiteral("the tenant confirmed #102 was created by mistake");
+    o = env.runner->start(r).result();
+    QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("succeeded"));
+    QCOMPARE(sideEffects(*env.ctl, 102), 1);
+    QCOMPARE(auditRows(*env.db),
+             (QStringList{QStringLiteral("compensate:refused"), QStringLiteral("compensate:refused"), QStringLiteral("compensate:applied")}));
+    const QStringList evidence = env.db->adminQueryColumn(QStringLiteral("SELECT evidence FROM triage_audit ORDER BY id"));
+    QVERIFY2(evidence.last().contains(QStringLiteral("\"override\":\"") + reuse + QLatin1Char('"')), qPrintable(evidence.last()));
+}
+
+void TestCompensation::resumeUnknownKey()
+{
+    QFETCH(QString, backend);
+    Env env;
+    SETUP_ENV(env, true, 2000);
+    const CompensationOutcome o = env.runner->resume(QStringLiteral("nope"), QStringLiteral("bob")).result();
+    QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("not_found"));
+    QCOMPARE(o.message, QStringLiteral("unknown compensation key \"nope\": no compensation has it (list them with `triagectl compensations`)"));
+    QCOMPARE(auditRows(*env.db), QStringList());
+}
+
+void TestCompensation::markSnapshotOnlyFromCanonical()
+{
+    QFETCH(QString, backend);
+    Env env;
+    SETUP_ENV(env, true, 2000);
+    // The rule holds in the mark itself, whatever the entry point: a typed snapshot naming the
+    // extra #102, or #102's payload, is refused and audited; #101's payload is applied.
+    MarkRequest r;
+    r.idemKey = kCompKey;
+    r.toStatus = 1;
+    r.reason = QStringLiteral("the ticket exists, settling the record");
+    r.operatorName = QStringLiteral("alice");
+    r.snapshot = QStringLiteral("{\"ticket_id\":102}");
+    r.snapshotSource = QStringLiteral("typed");
+    Outcome<MarkResult> m = markRecord(*env.ws, r).result();
+    QVERIFY(m.ok());
+    QCOMPARE(markKindName(m->kind), QStringLiteral("refused"));
+    QVERIFY2(m->message.startsWith(QStringLiteral("the snapshot names ticket #102, but the canonical ticket of this key is #101 (no "
+                                                  "SUCCESS snapshot names one of these tickets: the earliest live ticket (#101, created "))
+                 && m->message.endsWith(QStringLiteral(")): a SUCCESS snapshot comes only from the canonical ticket (DESIGN.md §6)")),
+             qPrintable(m->message));
+    r.snapshotSource = QStringLiteral("ticket:102");
+    m = markRecord(*env.ws, r).result();
+    QCOMPARE(markKindName(m->kind), QStringLiteral("refused"));
+    QVERIFY2(m->message.startsWith(QStringLiteral("the snapshot is ticket #102's payload, but the canonical ticket of this key is #101")),
+             qPrintable(m->message));
+    QCOMPARE(auditRows(*env.db), (QStringList{QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:refused")}));
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("0")});
+    r.snapshot = QStringLiteral("{\"ticket_id\":101}");
+    r.snapshotSource = QStringLiteral("ticket:101");
+    m = markRecord(*env.ws, r).result();
+    QCOMPARE(markKindName(m->kind), QStringLiteral("applied"));
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("1")});
 }
 
 QTEST_GUILESS_MAIN(TestCompensation)

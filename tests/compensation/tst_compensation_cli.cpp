@@ -123,6 +123,9 @@ private slots:
     void crashDuringCall();
     void duplicatesCommand_data() { backends(); }
     void duplicatesCommand();
+    void snapshotOnlyFromCanonical_data() { backends(); }
+    void snapshotOnlyFromCanonical();
+    void resumeUnknownKey();
     void tokenSentNeverStored();
     void demoStartsSimulator();
 
@@ -172,7 +175,7 @@ void TestCompensationCli::exitCodes()
     QCOMPARE(history, (QStringList{QStringLiteral("send:UNKNOWN"), QStringLiteral("confirm:ABSENT"), QStringLiteral("confirm:ABSENT"),
                                    QStringLiteral("send:SUCCEEDED")}));
     r = env.run(env.args({QStringLiteral("compensations"), QStringLiteral("--status"), QStringLiteral("unknown")}));
-    QVERIFY2(r.exitCode == 0 && r.out.contains("0 compensation(s)"), r.describe());
+    QVERIFY2(r.exitCode == 0 && r.out.endsWith("\n0 compensations\n"), r.describe());
 }
 
 void TestCompensationCli::concurrentCompensations()
@@ -274,8 +277,25 @@ void TestCompensationCli::duplicatesCommand()
     QCOMPARE(groups.first().toObject().value(QStringLiteral("idem_key")).toString(), kCompKey);
     QCOMPARE(groups.first().toObject().value(QStringLiteral("live")).toInt(), 2);
     QCOMPARE(groups.first().toObject().value(QStringLiteral("record_status")).toString(), QStringLiteral("PROCESSING"));
-    // Both tickets exist while the record is PROCESSING.
-    QCOMPARE(o.value(QStringLiteral("inconsistencies")).toArray().size(), 2);
+    // Both tickets exist while the record is PROCESSING; ticket ids are JSON numbers.
+    const QJsonArray issues = o.value(QStringLiteral("inconsistencies")).toArray();
+    QCOMPARE(issues.size(), 2);
+    QVERIFY(issues.at(0).toObject().value(QStringLiteral("ticket_id")).isDouble());
+    QCOMPARE(issues.at(0).toObject().value(QStringLiteral("ticket_id")).toInteger(), 101);
+    QCOMPARE(issues.at(1).toObject().value(QStringLiteral("ticket_id")).toInteger(), 102);
+    // --key filters all three sections.
+    r = env.run(env.args({QStringLiteral("duplicates"), QStringLiteral("--key"), QStringLiteral("no-such-key"), QStringLiteral("--format"),
+                          QStringLiteral("json")}));
+    QVERIFY2(r.exitCode == 0, r.describe());
+    QCOMPARE(QJsonDocument::fromJson(r.out).object(),
+             (QJsonObject{{QStringLiteral("groups"), QJsonArray()},
+                          {QStringLiteral("inconsistencies"), QJsonArray()},
+                          {QStringLiteral("regenerated_keys"), QJsonArray()}}));
+    r = env.run(env.args({QStringLiteral("duplicates"), QStringLiteral("--key"), QStringLiteral("dup-comp")}));
+    QVERIFY2(r.exitCode == 0, r.describe());
+    QVERIFY2(r.out.contains("\n1 duplicate-key group (unresolved)\n"), r.describe());
+    QVERIFY2(r.out.contains("\n2 inconsistencies\n"), r.describe());
+    QVERIFY2(r.out.endsWith("\n0 steps with regenerated keys\n"), r.describe());
 
     r = env.run(env.compensateArgs());
     QVERIFY2(r.exitCode == 0, r.describe());
@@ -295,6 +315,73 @@ void TestCompensationCli::duplicatesCommand()
              (QStringList{QStringLiteral("applied"), QStringLiteral("conflict")}));
     r = env.run(env.args({QStringLiteral("show"), kCompKey}));
     QVERIFY2(r.exitCode == 0 && r.out.contains("triage_compensation"), r.describe());
+    // The compensation's target is a JSON number too.
+    r = env.run(env.args({QStringLiteral("compensations"), QStringLiteral("--format"), QStringLiteral("json")}));
+    QVERIFY2(r.exitCode == 0, r.describe());
+    const QJsonValue target = QJsonDocument::fromJson(r.out).array().first().toObject().value(QStringLiteral("target"));
+    QVERIFY(target.isDouble());
+    QCOMPARE(target.toInteger(), 102);
+    r = env.run(env.args({QStringLiteral("compensations")}));
+    QVERIFY2(r.out.endsWith("\n1 compensation\n"), r.describe());
+}
+
+void TestCompensationCli::snapshotOnlyFromCanonical()
+{
+    QFETCH(QString, backend);
+    CliEnv env;
+    SETUP_CLI(env, 5000);
+    const QStringList mark{QStringLiteral("mark"), kCompKey, QStringLiteral("--to"), QStringLiteral("success"), QStringLiteral("--reason"),
+                           QStringLiteral("ticket exists, settling the record")};
+    // A bulk SUCCESS leaves a group with extras still live alone, with why (exit 4, audited).
+    CtlRun r = env.run(env.args({QStringLiteral("mark"), QStringLiteral("--queue"), QStringLiteral("unknown"), QStringLiteral("--key"),
+                                 QStringLiteral("dup-comp"), QStringLiteral("--to"), QStringLiteral("success"), QStringLiteral("--reason"),
+                                 QStringLiteral("bulk settling of found tickets"), QStringLiteral("--format"), QStringLiteral("json")}));
+    QVERIFY2(r.exitCode == 4, r.describe());
+    QCOMPARE(QJsonDocument::fromJson(r.out).object().value(QStringLiteral("message")).toString(),
+             QStringLiteral("2 live tickets carry the key (a bulk SUCCESS takes the snapshot of the key's only live ticket); mark it "
+                            "alone with --snapshot-from-ticket 101 (the canonical ticket) or compensate the extras first"));
+    // #102 is an extra (#101 is the earliest live ticket): refused, exit 4, audited.
+    r = env.run(env.args(mark + QStringList{QStringLiteral("--snapshot-from-ticket"), QStringLiteral("102")}));
+    QVERIFY2(r.exitCode == 4, r.describe());
+    const QString refusal = QStringLiteral("ticket #102 is not the canonical ticket of this key (#101: no SUCCESS snapshot names one of "
+                                           "these tickets: the earliest live ticket (#101, created ");
+    QVERIFY2(r.out.contains(refusal.toUtf8()), r.describe());
+    const QString concat = backend == QLatin1String("sqlite") ? QStringLiteral("action || ':' || outcome")
+                                                               : QStringLiteral("CONCAT(action, ':', outcome)");
+    QCOMPARE(env.column(QStringLiteral("SELECT %1 FROM triage_audit ORDER BY id").arg(concat)),
+             (QStringList{QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:refused")}));
+    const QStringList detail = env.column(QStringLiteral("SELECT detail FROM triage_audit ORDER BY id"));
+    QVERIFY2(detail.last().startsWith(refusal)
+                 && detail.last().endsWith(QStringLiteral("): a SUCCESS snapshot comes only from the canonical ticket (DESIGN.md §6)")),
+             qPrintable(detail.last()));
+    QCOMPARE(env.column(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("0")});
+    // The canonical ticket's snapshot is applied.
+    r = env.run(env.args(mark + QStringList{QStringLiteral("--snapshot-from-ticket"), QStringLiteral("101")}));
+    QVERIFY2(r.exitCode == 0, r.describe());
+    QCOMPARE(env.column(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("1")});
+    QCOMPARE(env.column(QStringLiteral("SELECT result_snapshot FROM idempotency_record")), QStringList{QStringLiteral("{\"ticket_id\":101}")});
+    // Now the SUCCESS snapshot names #101: compensating it is refused (audited), #102 is the extra.
+    r = env.run(env.args({QStringLiteral("compensate"), kCompKey, QStringLiteral("--action"), QStringLiteral("cancel_ticket"),
+                          QStringLiteral("--target"), QStringLiteral("101"), QStringLiteral("--reason"), QStringLiteral("extra ticket")}));
+    QVERIFY2(r.exitCode == 4, r.describe());
+    QVERIFY2(r.err.contains("ticket 101 is the canonical ticket of this key (the SUCCESS record's snapshot names ticket #101 (callers "
+                            "were given it)): it is never a compensation target (DESIGN.md §6)"),
+             r.describe());
+    QCOMPARE(env.ctl->requests().size(), 0);
+    QCOMPARE(env.column(QStringLiteral("SELECT %1 FROM triage_audit ORDER BY id").arg(concat)),
+             (QStringList{QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:applied"),
+                          QStringLiteral("compensate:refused")}));
+}
+
+void TestCompensationCli::resumeUnknownKey()
+{
+    const QString backend = QStringLiteral("sqlite");
+    CliEnv env;
+    SETUP_CLI(env, 5000);
+    const CtlRun r = env.run(env.args({QStringLiteral("compensate"), QStringLiteral("--resume"), QStringLiteral("nope")}));
+    QVERIFY2(r.exitCode == 1, r.describe());
+    QCOMPARE(r.err, QByteArray("triagectl: unknown compensation key \"nope\": no compensation has it (list them with `triagectl compensations`)\n"));
+    QCOMPARE(r.out, QByteArray());
 }
 
 void TestCompensationCli::tokenSentNeverStored()

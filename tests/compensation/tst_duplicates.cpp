@@ -74,11 +74,15 @@ QString seed(const TestDatabase &db)
         ticket(db, 10, QStringLiteral("k:e"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{\"ticket_id\":10,\"x\":2}"), 600),
         ticket(db, 11, QString(), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 700),
         ticket(db, 14, QString(), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 710),
+        // k:h: the SUCCESS snapshot names ticket 15, since CANCELLED (an inconsistency).
+        ticket(db, 15, QStringLiteral("k:h"), QStringLiteral("acme"), QStringLiteral("CANCELLED"), QStringLiteral("{\"ticket_id\":15}"), 150),
+        ticket(db, 16, QStringLiteral("k:h"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{\"ticket_id\":16}"), 160),
         record(db, QStringLiteral("k:a"), 1, QStringLiteral("{\"prio\":\"P2\",\"ticket_id\":2,\"title\":\"VPN\"}")),
         record(db, QStringLiteral("k:b"), 0, {}),
         record(db, QStringLiteral("k:d"), 2, {}),
         record(db, QStringLiteral("k:e"), 1, QStringLiteral("{\"ticket_id\":10,\"x\":1}")),
         record(db, QStringLiteral("k:f"), 1, QStringLiteral("{\"ticket_id\":999}")),
+        record(db, QStringLiteral("k:h"), 1, QStringLiteral("{\"ticket_id\":15}")),
         intent(db, QStringLiteral("task_1"), QStringLiteral("step_1"), QStringLiteral("task_1_step_1:a1"), 10),
         intent(db, QStringLiteral("task_1"), QStringLiteral("step_1"), QStringLiteral("task_1_step_1:a2"), 20),
         intent(db, QStringLiteral("task_1"), QStringLiteral("step_1"), QStringLiteral("task_1_step_1:a2"), 30),
@@ -110,27 +114,27 @@ QStringList groupKeys(Workspace &ws, const DuplicateFilter &f, int pageSize, int
     return keys;
 }
 
-QStringList inconsistencies(Workspace &ws, int pageSize)
+QStringList inconsistencies(Workspace &ws, int pageSize, const QString &keySubstring = {})
 {
     QStringList rows;
     std::optional<qint64> after = 0;
     for (int guard = 0; after && guard < 100; ++guard) {
-        const auto page = fetchInconsistencies(ws, *after, pageSize).result();
+        const auto page = fetchInconsistencies(ws, *after, pageSize, keySubstring).result();
         if (!page.ok())
             return {QStringLiteral("ERROR ") + page.error->message};
         for (const DuplicateInconsistency &i : page->rows)
-            rows << QStringLiteral("%1 %2 %3 %4").arg(inconsistencyKindName(i.kind), i.idemKey, i.recordStatus, i.ticketId);
+            rows << QStringLiteral("%1 %2 %3 %4").arg(inconsistencyKindName(i.kind), i.idemKey, i.recordStatus).arg(i.ticketId);
         after = page->nextRecordId;
     }
     return rows;
 }
 
-QStringList regenerated(Workspace &ws, int pageSize)
+QStringList regenerated(Workspace &ws, int pageSize, const QString &keySubstring = {})
 {
     QStringList rows;
     std::optional<RegeneratedCursor> cursor;
     for (int guard = 0; guard < 100; ++guard) {
-        const auto page = fetchRegeneratedKeys(ws, cursor, pageSize).result();
+        const auto page = fetchRegeneratedKeys(ws, cursor, pageSize, keySubstring).result();
         if (!page.ok())
             return {QStringLiteral("ERROR ") + page.error->message};
         for (const RegeneratedKeyStep &s : page->steps)
@@ -197,7 +201,8 @@ void TestDuplicates::queue()
     QCOMPARE(first->groups.at(0).recordStatus, QStringLiteral("NONE"));
 
     const QStringList unresolved{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:b"), QStringLiteral("k:a")};
-    const QStringList all{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:c"), QStringLiteral("k:b"), QStringLiteral("k:a")};
+    const QStringList all{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:c"), QStringLiteral("k:b"), QStringLiteral("k:a"),
+                          QStringLiteral("k:h")};
     for (int pageSize : {1, 2, 3, 100}) {
         QCOMPARE(groupKeys(ws, f, pageSize), unresolved);
         DuplicateFilter withResolved;
@@ -230,21 +235,35 @@ void TestDuplicates::queue()
         QStringLiteral("ticket_with_unsettled_record k:d FAILED 9"),
         QStringLiteral("snapshot_payload_differs k:e SUCCESS 10"),
         QStringLiteral("snapshot_ticket_missing k:f SUCCESS 999"),
+        QStringLiteral("snapshot_ticket_cancelled k:h SUCCESS 15"),
     };
     for (int pageSize : {1, 2, 100})
         QCOMPARE(inconsistencies(ws, pageSize), expected);
+    // The key filter applies to the inconsistencies too.
+    for (int pageSize : {1, 100})
+        QCOMPARE(inconsistencies(ws, pageSize, QStringLiteral(":d")),
+                 (QStringList{QStringLiteral("ticket_with_unsettled_record k:d FAILED 8"),
+                              QStringLiteral("ticket_with_unsettled_record k:d FAILED 9")}));
+    QCOMPARE(inconsistencies(ws, 100, QStringLiteral("k:h")), QStringList{QStringLiteral("snapshot_ticket_cancelled k:h SUCCESS 15")});
+    QCOMPARE(inconsistencies(ws, 100, QStringLiteral("nope")), QStringList());
 
     // Regenerated keys: steps whose attempts used more than one key.
     const QStringList regen{QStringLiteral("task_1/step_1 3 [task_1_step_1:a1,task_1_step_1:a2]"), QStringLiteral("task_2/step_1 2 [x,y]")};
     for (int pageSize : {1, 100})
         QCOMPARE(regenerated(ws, pageSize), regen);
+    // With a key filter: the steps one of whose keys contains it.
+    QCOMPARE(regenerated(ws, 100, QStringLiteral(":a2")), QStringList{regen.first()});
+    QCOMPARE(regenerated(ws, 100, QStringLiteral("y")), QStringList{regen.last()});
+    QCOMPARE(regenerated(ws, 100, QStringLiteral("task_1_step_2")), QStringList());
 
     // Group detail: the snapshot names ticket 2; payload differences field by field.
     const auto da = loadDuplicateGroup(ws, QStringLiteral("k:a")).result();
     QVERIFY(da.ok());
     QCOMPARE(da->tickets.size(), 2);
     QCOMPARE(da->canonicalTicketId, qint64(2));
-    QVERIFY2(da->canonicalReason.contains(QLatin1String("snapshot")), qPrintable(da->canonicalReason));
+    QCOMPARE(da->canonicalReason, QStringLiteral("the SUCCESS record's snapshot names ticket #2 (callers were given it)"));
+    QCOMPARE(da->keyReuseFields, QStringList{QStringLiteral("prio")});
+    QCOMPARE(da->inconsistency, QString());
     QCOMPARE(da->payloadDiff.size(), 3);
     QCOMPARE(da->payloadDiff.at(0).field, QStringLiteral("prio"));
     QCOMPARE(da->payloadDiff.at(0).values, (QStringList{QStringLiteral("\"P1\""), QStringLiteral("\"P2\"")}));
@@ -257,7 +276,24 @@ void TestDuplicates::queue()
     const auto db2 = loadDuplicateGroup(ws, QStringLiteral("k:b")).result();
     QVERIFY(db2.ok());
     QCOMPARE(db2->canonicalTicketId, qint64(3));
-    QVERIFY2(db2->canonicalReason.contains(QLatin1String("earliest")), qPrintable(db2->canonicalReason));
+    QCOMPARE(db2->canonicalReason, QStringLiteral("no SUCCESS snapshot names one of these tickets: the earliest live ticket "
+                                                  "(#3, created 2026-01-01T00:05:00.000000Z)"));
+    QCOMPARE(db2->keyReuseFields, QStringList());
+    // The snapshot names a CANCELLED ticket: still canonical, flagged.
+    const auto dh = loadDuplicateGroup(ws, QStringLiteral("k:h")).result();
+    QVERIFY(dh.ok());
+    QCOMPARE(dh->canonicalTicketId, qint64(15));
+    QCOMPARE(dh->inconsistency, QStringLiteral("the SUCCESS snapshot names ticket #15, which is CANCELLED: callers hold a ticket "
+                                               "that was undone. SUCCESS is final: escalate to the ticket system's owners; never "
+                                               "re-mark the record"));
+    // The key's warnings say the same (show and the console's key detail).
+    const KeyDetail kh = ws.loadKeyDetail(QStringLiteral("k:h")).result();
+    QVERIFY2(kh.warnings.contains(dh->inconsistency), qPrintable(kh.warnings.join(QLatin1Char('\n'))));
+    const KeyDetail ka = ws.loadKeyDetail(QStringLiteral("k:a")).result();
+    QVERIFY2(ka.warnings.contains(QStringLiteral("key reuse: the tickets' business payloads differ (prio), so they are different "
+                                                 "operations under one key, not retries: no compensation without an override; "
+                                                 "escalate")),
+             qPrintable(ka.warnings.join(QLatin1Char('\n'))));
 }
 
 void TestDuplicates::windowScan()

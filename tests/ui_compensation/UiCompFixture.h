@@ -9,7 +9,7 @@
 
 namespace triage::test {
 
-/// Group A: three live tickets (canonical #1; extras #2 and #3; prio differs), stale PROCESSING record.
+/// Group A: three live tickets (canonical #1; extras #2 and #3, retries: the same business payload), stale PROCESSING record.
 const QString kGroupA = QStringLiteral("ticket:create:acme:dup-a");
 /// Group B: two live globex tickets (#4, #5), stale PROCESSING record.
 const QString kGroupB = QStringLiteral("ticket:create:globex:dup-b");
@@ -45,7 +45,7 @@ inline QString seedUiFixture(const TestDatabase &db)
     const QStringList errors{
         createSchemaWithoutBackstop(db),
         uiTicket(db, 1, kGroupA, QStringLiteral("acme"), QStringLiteral("OPEN"), uiPayload(1, QStringLiteral("P1")), 100),
-        uiTicket(db, 2, kGroupA, QStringLiteral("acme"), QStringLiteral("OPEN"), uiPayload(2, QStringLiteral("P2")), 200),
+        uiTicket(db, 2, kGroupA, QStringLiteral("acme"), QStringLiteral("OPEN"), uiPayload(2, QStringLiteral("P1")), 200),
         uiTicket(db, 3, kGroupA, QStringLiteral("acme"), QStringLiteral("OPEN"), uiPayload(3, QStringLiteral("P1")), 250),
         uiTicket(db, 4, kGroupB, QStringLiteral("globex"), QStringLiteral("OPEN"), uiPayload(4, QStringLiteral("P3")), 300),
         uiTicket(db, 5, kGroupB, QStringLiteral("globex"), QStringLiteral("OPEN"), uiPayload(5, QStringLiteral("P3")), 310),

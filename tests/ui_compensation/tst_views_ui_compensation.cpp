@@ -9,6 +9,7 @@
 #include "CompensationsPane.h"
 #include "DuplicateGroupsModel.h"
 #include "DuplicatesPane.h"
+#include "MarkDialog.h"
 #include "MessageBar.h"
 
 #include <QApplication>
@@ -86,6 +87,8 @@ class TestViewsUiCompensation : public QObject {
 private slots:
     void duplicatesCompensateAndMark();
     void compensationsPaneResume();
+    void keyReuseNeedsOverride();
+    void markDialogOffersOnlyCanonical();
 };
 
 void TestViewsUiCompensation::duplicatesCompensateAndMark()
@@ -141,7 +144,7 @@ void TestViewsUiCompensation::duplicatesCompensateAndMark()
     QTRY_COMPARE_WITH_TIMEOUT(modelKeys(model), (QStringList{kGroupB, kGroupA}), 10000);
     QTRY_VERIFY(model->atEnd() && !model->isLoading());
 
-    // Select group A: tickets side by side, canonical #1, prio differs.
+    // Select group A: tickets side by side, canonical #1, only the ticket's own id differs.
     QVERIFY(pane.selectKey(kGroupA));
     QTRY_VERIFY_WITH_TIMEOUT(pane.currentGroup() && pane.currentGroup()->idemKey == kGroupA, 10000);
     QCOMPARE(pane.currentGroup()->canonicalTicketId, qint64(1));
@@ -149,17 +152,21 @@ void TestViewsUiCompensation::duplicatesCompensateAndMark()
     QCOMPARE(tickets->columnCount(), 3);
     QCOMPARE(tickets->horizontalHeaderItem(0)->text(), QStringLiteral("#1 ★ canonical"));
     QCOMPARE(tickets->horizontalHeaderItem(1)->text(), QStringLiteral("#2 extra"));
-    int prioRow = -1, titleRow = -1;
+    int idRow = -1, prioRow = -1, titleRow = -1;
     for (int r = 0; r < tickets->rowCount(); ++r) {
+        if (tickets->verticalHeaderItem(r)->text() == QLatin1String("payload.ticket_id"))
+            idRow = r;
         if (tickets->verticalHeaderItem(r)->text() == QLatin1String("payload.prio"))
             prioRow = r;
         if (tickets->verticalHeaderItem(r)->text() == QLatin1String("payload.title"))
             titleRow = r;
     }
-    QVERIFY(prioRow >= 0 && titleRow >= 0);
-    QCOMPARE(tickets->item(prioRow, 1)->text(), QStringLiteral("\"P2\""));
-    QVERIFY(tickets->item(prioRow, 1)->data(Qt::UserRole).toBool());  // highlighted: differs
-    QVERIFY(!tickets->item(titleRow, 1)->data(Qt::UserRole).toBool()); // same everywhere
+    QVERIFY(idRow >= 0 && prioRow >= 0 && titleRow >= 0);
+    QCOMPARE(tickets->item(idRow, 1)->text(), QStringLiteral("2"));
+    QVERIFY(tickets->item(idRow, 1)->data(Qt::UserRole).toBool());    // highlighted: differs
+    QVERIFY(!tickets->item(prioRow, 1)->data(Qt::UserRole).toBool());  // same everywhere
+    QVERIFY(!tickets->item(titleRow, 1)->data(Qt::UserRole).toBool());
+    QCOMPARE(pane.currentGroup()->keyReuseFields, QStringList());
     QVERIFY(pane.findChild<QLabel *>(QStringLiteral("canonicalReason"))->text().contains(QStringLiteral("#1")));
     auto *compensate = pane.findChild<QPushButton *>(QStringLiteral("compensateButton"));
     QVERIFY(compensate->isEnabled());
@@ -264,7 +271,8 @@ void TestViewsUiCompensation::compensationsPaneResume()
         r.target = QStringLiteral("2");
         r.reason = QStringLiteral("setup");
         r.operatorName = QStringLiteral("alice");
-        QCOMPARE(compensationOutcomeName(runner.start(r).result().kind), QStringLiteral("succeeded"));
+        const CompensationOutcome first = runner.start(r).result();
+        QVERIFY2(first.kind == CompensationOutcome::Kind::Succeeded, qPrintable(first.message));
         QVERIFY(w.ctl->fault(QStringLiteral("/tickets/*/cancel"), QStringLiteral("http_500"), 0, 1) > 0);
         r.sourceKey = kGroupB;
         r.target = QStringLiteral("5");
@@ -309,6 +317,73 @@ void TestViewsUiCompensation::compensationsPaneResume()
     QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 10000);
     QVERIFY(pane.selectCompensation(k2));
     QVERIFY(!resume->isEnabled());
+}
+
+void TestViewsUiCompensation::keyReuseNeedsOverride()
+{
+    World w;
+    SETUP_WORLD(w);
+    // Group B's #5 is a different operation ("Disk almost full") under the same key: key reuse.
+    QCOMPARE(w.db.adminExec(QStringLiteral("UPDATE ticket SET payload = '{\"ticket_id\":5,\"title\":\"Disk almost full\",\"prio\":\"P3\"}' "
+                                           "WHERE id = 5")),
+             QString());
+    DuplicatesPane pane(w.ws.get(), w.configs);
+    pane.resize(1280, 820);
+    pane.show();
+    auto *model = pane.groupsModel();
+    QTRY_VERIFY_WITH_TIMEOUT(model->atEnd() && !model->isLoading(), 10000);
+    QVERIFY(pane.selectKey(kGroupB));
+    QTRY_VERIFY_WITH_TIMEOUT(pane.currentGroup() && pane.currentGroup()->idemKey == kGroupB, 10000);
+    QCOMPARE(pane.currentGroup()->keyReuseFields, QStringList{QStringLiteral("title")});
+    const QString label = pane.findChild<QLabel *>(QStringLiteral("canonicalReason"))->text();
+    QVERIFY2(label.contains(QStringLiteral("Key reuse:</b> the business fields title differ")), qPrintable(label));
+    QApplication::processEvents();
+    QVERIFY(pane.grab().save(outputPath(QStringLiteral("duplicates-pane-key-reuse.png"))));
+
+    pane.findChild<QPushButton *>(QStringLiteral("compensateButton"))->click();
+    CompensateDialog *dialog = pane.compensateDialog();
+    QVERIFY(dialog);
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->items().size() == 1 && !dialog->items().at(0).outcome.isEmpty(), 10000);
+    // The plan is refused with the rule's words; an override is offered, not assumed.
+    QCOMPARE(dialog->items().at(0).outcome, QStringLiteral("refused"));
+    QVERIFY(dialog->items().at(0).overridable);
+    QCOMPARE(dialog->items().at(0).message,
+             QStringLiteral("key reuse: the tickets' business payloads differ (title), so they are different operations under one "
+                            "key, not retries; compensate only with --override and a reason of at least 20 characters if you are sure"));
+    auto *override = dialog->findChild<QCheckBox *>(QStringLiteral("overrideBox"));
+    auto *run = dialog->findChild<QPushButton *>(QStringLiteral("runButton"));
+    QVERIFY(!override->isHidden());
+    dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit"))->setText(QStringLiteral("dup"));
+    QVERIFY(!run->isEnabled()); // refused without the override
+    override->setChecked(true);
+    QVERIFY(!run->isEnabled()); // an override needs 20 characters
+    dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit"))->setText(QStringLiteral("tenant confirmed #5 was a mistake"));
+    QVERIFY(run->isEnabled());
+    QApplication::processEvents();
+    QVERIFY(dialog->grab().save(outputPath(QStringLiteral("compensate-dialog-key-reuse.png"))));
+    QSignalSpy finished(dialog, &CompensateDialog::runFinished);
+    QVERIFY(finished.isValid());
+    run->click();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 30000);
+    QCOMPARE(dialog->items().at(0).outcome, QStringLiteral("succeeded"));
+    QCOMPARE(w.one(QStringLiteral("SELECT status FROM ticket WHERE id IN (4, 5) ORDER BY id")), QStringLiteral("OPEN,CANCELLED"));
+    QCOMPARE(w.one(QStringLiteral("SELECT action || ':' || outcome FROM triage_audit ORDER BY id")), QStringLiteral("compensate:applied"));
+    QVERIFY(w.one(QStringLiteral("SELECT evidence FROM triage_audit")).contains(QStringLiteral("\"override\":\"key reuse")));
+    dialog->close();
+}
+
+void TestViewsUiCompensation::markDialogOffersOnlyCanonical()
+{
+    World w;
+    SETUP_WORLD(w);
+    // Group A has three tickets: the Mark SUCCESS dialog offers only the canonical #1's payload.
+    const KeyDetail d = w.ws->loadKeyDetail(kGroupA).result();
+    QCOMPARE(d.tickets.size(), 3);
+    MarkDialog dialog(d, 1, QStringLiteral("alice"));
+    QStringList choices;
+    for (int i = 0; i < dialog.snapshotSource()->count(); ++i)
+        choices << dialog.snapshotSource()->itemText(i);
+    QCOMPARE(choices, (QStringList{QStringLiteral("ticket #1 \u00b7 payload"), QStringLiteral("typed JSON")}));
 }
 
 QTEST_MAIN(TestViewsUiCompensation)
