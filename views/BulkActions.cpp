@@ -5,6 +5,7 @@
 #include "RecordStatus.h"
 #include "Theme.h"
 #include "Workspace.h"
+#include "WhenReady.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -261,7 +262,7 @@ void BulkQueryDialog::start()
     connect(m_run.get(), &UpstreamBulkRun::progress, this, [this](int done, int) { m_progress->setValue(qMax(done, m_progress->value())); });
     // The report future, not the finished() signal: a continuation runs even when the run
     // ended before this line.
-    m_run->report().then(this, [this](const UpstreamBulkReport &report) { onFinished(report); });
+    whenReady(m_run->report(), this, [this](const UpstreamBulkReport &report) { onFinished(report); });
     m_summary->setText(QStringLiteral("Querying\u2026"));
 }
 
@@ -303,11 +304,11 @@ void BulkQueryDialog::onResult(int index, const UpstreamEvidence &evidence)
     ++m_recording;
     Workspace *ws = m_workspace;
     // recordUpstreamCheck() waits on a database worker: never on the GUI thread.
-    QtConcurrent::run(ws->mergePool(), [ws, check] {
+    whenReady(QtConcurrent::run(ws->mergePool(), [ws, check] {
         QString note;
         const qint64 id = recordUpstreamCheck(*ws, check, &note);
         return qMakePair(id, note);
-    }).then(this, [this, index](const QPair<qint64, QString> &r) {
+    }), this, [this, index](const QPair<qint64, QString> &r) {
         --m_recording;
         setCell(m_table, index, 5, r.first ? QStringLiteral("#%1").arg(r.first) : QStringLiteral("not recorded: %1").arg(r.second));
         maybeDone();

@@ -13,6 +13,7 @@
 #include "Theme.h"
 #include "UpstreamClient.h"
 #include "Workspace.h"
+#include "WhenReady.h"
 
 #include <QVBoxLayout>
 
@@ -254,7 +255,7 @@ void MainWindow::loadDetails(const QStringList &keys, std::function<void(QVector
     auto details = std::make_shared<QVector<KeyDetail>>(keys.size());
     auto pending = std::make_shared<int>(int(keys.size()));
     for (int i = 0; i < keys.size(); ++i) {
-        m_workspace->loadKeyDetail(keys[i]).then(this, [this, i, details, pending, then](const KeyDetail &d) {
+        whenReady(m_workspace->loadKeyDetail(keys[i]), this, [this, i, details, pending, then](const KeyDetail &d) {
             (*details)[i] = d;
             if (--*pending > 0)
                 return;
@@ -277,7 +278,7 @@ void MainWindow::markSelected(int toStatus)
         connect(dialog, &QDialog::accepted, this, [this, dialog] {
             const QVector<MarkRequest> requests = dialog->requests(m_workspace->config().operatorName);
             statusBar()->showMessage(QStringLiteral("Marking %1 record(s)\u2026").arg(requests.size()));
-            markRecords(*m_workspace, requests).then(this, [this, requests](const QVector<Outcome<MarkResult>> &results) {
+            whenReady(markRecords(*m_workspace, requests), this, [this, requests](const QVector<Outcome<MarkResult>> &results) {
                 statusBar()->clearMessage();
                 auto *report = new BulkMarkReportDialog(requests, results, this);
                 report->setAttribute(Qt::WA_DeleteOnClose);
