@@ -150,7 +150,7 @@ class CompensationHttp;
 ///
 /// SQL runs on the Workspace's workers; HTTP on this object's own network thread; the
 /// sequencing on the Workspace's merge pool. Every method is callable from any thread and
-/// returns a future (GUI: `.then(this, …)`; CLI: `.result()`). The Workspace must outlive it.
+/// returns a future (GUI: `whenReady(future, this, …)`; CLI: `.result()`). The Workspace must outlive it.
 class CompensationRunner {
 public:
     /// Uses the workspace's configured compensations (WorkspaceConfig::compensations).

@@ -215,12 +215,18 @@ bool ConnectionProfile::sameDatabase(const ConnectionProfile &other) const
 
 QString lookupPassword(const ConnectionProfile &profile)
 {
-    const QByteArray specific = qgetenv(passwordEnvVar(profile.role).toLatin1().constData());
+    return lookupPasswordWithSource(profile).secret;
+}
+
+PasswordLookup lookupPasswordWithSource(const ConnectionProfile &profile)
+{
+    const QString specificName = passwordEnvVar(profile.role);
+    const QByteArray specific = qgetenv(specificName.toLatin1().constData());
     if (!specific.isEmpty())
-        return QString::fromUtf8(specific);
+        return {QString::fromUtf8(specific), QLatin1Char('$') + specificName};
     const QByteArray common = qgetenv("TRIAGE_DB_PASSWORD");
     if (!common.isEmpty())
-        return QString::fromUtf8(common);
+        return {QString::fromUtf8(common), QStringLiteral("$TRIAGE_DB_PASSWORD")};
 #ifdef TRIAGE_HAVE_KEYCHAIN
     // Optional: headless machines have no D-Bus secret service (QT-NOTES.md); any
     // failure simply means "no password from the keychain".
@@ -234,10 +240,12 @@ QString lookupPassword(const ConnectionProfile &profile)
         job.start();
         loop.exec();
         if (job.error() == QKeychain::NoError)
-            return job.textData();
+            return {job.textData(), QStringLiteral("the system keychain")};
     }
 #endif
-    return {};
+    const QString file = profile.params.value(QStringLiteral("option_file"));
+    return {QString(), file.isEmpty() ? QStringLiteral("no password variable (libpq's ~/.pgpass or the server's defaults)")
+                                      : QStringLiteral("the option file %1").arg(file)};
 }
 
 } // namespace triage

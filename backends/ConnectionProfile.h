@@ -63,4 +63,16 @@ struct ConnectionProfile {
 /// Never logged.
 QString lookupPassword(const ConnectionProfile &profile);
 
+/// A password and where it came from (for messages and the one-login-per-credential rule,
+/// DbSession.h); `source` never contains the secret.
+struct PasswordLookup {
+    QString secret; ///< empty when none was found
+    /// "$TRIAGE_INTENT_DB_PASSWORD", "$TRIAGE_DB_PASSWORD", "the system keychain",
+    /// "the option file <path>" (MySQL/MariaDB `option_file`), or "no password variable
+    /// (libpq's ~/.pgpass or the server's defaults)".
+    QString source;
+};
+/// lookupPassword() with its source.
+PasswordLookup lookupPasswordWithSource(const ConnectionProfile &profile);
+
 } // namespace triage

@@ -2,12 +2,89 @@
 
 #include "Log.h"
 
+#include <QCryptographicHash>
+#include <QDateTime>
 #include <QElapsedTimer>
+#include <QMutex>
+#include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QSqlDriver>
 #include <QSqlRecord>
 #include <QThread>
+#include <QWaitCondition>
+
+#include <map>
 
 namespace triage {
+
+namespace {
+
+/// What this process knows about logins with one credential (see loginState()).
+struct CredentialState {
+    bool attempting = false;  ///< a login that others wait for is in flight
+    quint64 attempts = 0;     ///< serial of the latest such login
+    quint64 failedAttempt = 0; ///< serial of the latest such login that failed (any reason)
+    QString failure;          ///< that failure's reason, for the sessions that waited on it
+    bool refused = false;     ///< the server refused this credential: never try it again
+    QString refusedReason;    ///< the server's words
+    DbRole refusedBy = DbRole::Idempotency;
+    QDateTime refusedAt;
+};
+
+/// The one-login-per-credential rule (DbSession::ensureOpen()). A credential is (dialect,
+/// host, port, user, password source, salted SHA-256 of the password): the secret itself is
+/// never kept. Logins with one credential do not run side by side: the first one leads,
+/// the others wait for it; if it fails they report its failure without trying themselves
+/// (an unreachable server costs one connect timeout, a wrong password one failed login),
+/// if it succeeds they log in in parallel. A refused credential stays refused for the
+/// process (forgetRefusedLogins()).
+QMutex g_loginMutex;
+QWaitCondition g_loginChanged;
+std::map<QByteArray, CredentialState> g_logins; // guarded by g_loginMutex; nodes are stable
+
+QByteArray credentialKey(const ConnectionProfile &p, const PasswordLookup &password)
+{
+    static const QByteArray salt = [] {
+        QByteArray s(16, '\0');
+        QRandomGenerator::system()->generate(s.begin(), s.end());
+        return s;
+    }();
+    QCryptographicHash secret(QCryptographicHash::Sha256);
+    secret.addData(salt);
+    secret.addData(password.secret.toUtf8());
+    return QStringList{dialectName(p.dialect), p.host, QString::number(p.port), p.user, password.source}.join(QChar(0x1f)).toUtf8()
+        + '\x1f' + secret.result().toHex();
+}
+
+} // namespace
+
+void forgetRefusedLogins()
+{
+    QMutexLocker lock(&g_loginMutex);
+    for (auto &[key, state] : g_logins) {
+        state.refused = false;
+        state.refusedReason.clear();
+    }
+}
+
+bool DbSession::isAuthenticationFailure(Dialect dialect, const QSqlError &error)
+{
+    const QString code = error.nativeErrorCode();
+    if (dialect == Dialect::MySql)
+        return code == QLatin1String("1045") || code == QLatin1String("1698") || code == QLatin1String("3118")
+            || code == QLatin1String("3955");
+    if (dialect != Dialect::PostgreSql)
+        return false;
+    // QPSQL reports no SQLSTATE for a failed connect: libpq's message is all there is.
+    if (code == QLatin1String("28P01") || code == QLatin1String("28000"))
+        return true;
+    const QString text = error.databaseText() + QLatin1Char(' ') + error.driverText();
+    static const QRegularExpression unknownRole(QStringLiteral("role \"[^\"]*\" does not exist"));
+    return text.contains(QLatin1String("authentication failed"), Qt::CaseInsensitive)
+        || text.contains(QLatin1String("no password supplied"), Qt::CaseInsensitive)
+        || text.contains(QLatin1String("no pg_hba.conf entry"), Qt::CaseInsensitive)
+        || text.contains(QLatin1String("pg_hba.conf rejects"), Qt::CaseInsensitive) || text.contains(unknownRole);
+}
 
 DbSession::DbSession(const ConnectionProfile &profile, const QString &connectionName,
                      std::shared_ptr<SessionActivity> activity)
@@ -38,22 +115,83 @@ void DbSession::ensureOpen()
     setBackendId(0);
     m_statementTimeoutMs = 0;
     m_db.setDatabaseName(m_profile.database);
-    if (m_profile.dialect != Dialect::Sqlite) {
+    m_db.setConnectOptions(m_profile.connectOptions());
+    const QString cannot = QStringLiteral("cannot connect to the %1 (%2): ").arg(roleTitle(role()), m_profile.displayUrl());
+    if (m_profile.dialect == Dialect::Sqlite) {
+        if (!m_db.open()) {
+            const QSqlError e = m_db.lastError();
+            const QString why = e.driverText().isEmpty() ? e.text() : (e.driverText() + QStringLiteral(": ") + e.databaseText());
+            throw DbException({role(), DbError::Kind::Connection, cannot + why.simplified(), e.nativeErrorCode()});
+        }
+    } else {
         m_db.setHostName(m_profile.host);
         m_db.setPort(m_profile.port);
         m_db.setUserName(m_profile.user);
-        m_db.setPassword(lookupPassword(m_profile));
-    }
-    m_db.setConnectOptions(m_profile.connectOptions());
-    const bool opened = m_db.open();
-    m_db.setPassword(QString()); // do not keep the secret around longer than needed
-    if (!opened) {
+        const PasswordLookup password = lookupPasswordWithSource(m_profile);
+        const QString credential = QStringLiteral("the login as user \"%1\" on %2:%3 with the password from %4")
+                                       .arg(m_profile.user, m_profile.host)
+                                       .arg(m_profile.port)
+                                       .arg(password.source);
+        const QString remedy = QStringLiteral("the console does not try this credential again, so as not to lock the "
+                                              "account: fix the user or password, then restart");
+        CredentialState *state = nullptr;
+        bool leader = false;
+        quint64 serial = 0;
+        {
+            QMutexLocker lock(&g_loginMutex);
+            state = &g_logins[credentialKey(m_profile, password)];
+            quint64 awaited = 0;
+            if (!state->refused && state->attempting) {
+                awaited = state->attempts;
+                while (state->attempting && !state->refused)
+                    g_loginChanged.wait(&g_loginMutex);
+            }
+            if (state->refused) {
+                throw DbException({role(), DbError::Kind::Connection,
+                                   cannot + QStringLiteral("not trying again: %1 was refused at %2 UTC by the server (%3, on the "
+                                                           "%4's connection); %5")
+                                                .arg(credential, state->refusedAt.toString(QStringLiteral("HH:mm:ss")),
+                                                     state->refusedReason, roleTitle(state->refusedBy), remedy),
+                                   {}});
+            }
+            if (awaited != 0 && state->failedAttempt == awaited)
+                throw DbException({role(), DbError::Kind::Connection, cannot + state->failure, {}});
+            if (awaited == 0) { // nobody was logging in with it: this login leads
+                leader = true;
+                state->attempting = true;
+                serial = ++state->attempts;
+            }
+        }
+        m_db.setPassword(password.secret);
+        const bool opened = m_db.open();
+        m_db.setPassword(QString()); // do not keep the secret around longer than needed
         const QSqlError e = m_db.lastError();
-        const QString why = e.driverText().isEmpty() ? e.text() : (e.driverText() + QStringLiteral(": ") + e.databaseText());
-        throw DbException({role(), DbError::Kind::Connection,
-                           QStringLiteral("cannot connect to the %1 (%2): %3")
-                               .arg(roleTitle(role()), m_profile.displayUrl(), why.simplified()),
-                           e.nativeErrorCode()});
+        const QString why = (e.driverText().isEmpty() ? e.text() : (e.driverText() + QStringLiteral(": ") + e.databaseText()))
+                                .simplified();
+        const bool refused = !opened && isAuthenticationFailure(m_profile.dialect, e);
+        {
+            QMutexLocker lock(&g_loginMutex);
+            if (refused && !state->refused) {
+                state->refused = true;
+                state->refusedReason = why;
+                state->refusedBy = role();
+                state->refusedAt = QDateTime::currentDateTimeUtc();
+            }
+            if (leader) {
+                state->attempting = false;
+                if (!opened) {
+                    state->failedAttempt = serial;
+                    state->failure = why;
+                }
+            }
+            g_loginChanged.wakeAll();
+        }
+        if (!opened) {
+            throw DbException({role(), DbError::Kind::Connection,
+                               refused ? cannot + QStringLiteral("%1; %2 was refused by the server; %3").arg(why, credential, remedy)
+                                       : cannot + why,
+                               e.nativeErrorCode()});
+        }
     }
     try {
         switch (m_profile.dialect) {

@@ -40,6 +40,13 @@ public:
     /// the connection (PostgreSQL pg_backend_pid(), MySQL/MariaDB CONNECTION_ID(); kept in
     /// backendId() and the SessionActivity) and the statement timeout in force (for
     /// messages). Throws DbException(Connection) naming the store.
+    ///
+    /// One login attempt per credential (a wrong password must not lock the account): the
+    /// login runs under the process-wide rule of loginGate() below, so every connection of
+    /// the process — the three stores' workers, the cancel connection, a re-open after a
+    /// drop — shares it. A credential whose login the server refused is not tried again;
+    /// the DbException then says which store and user failed, with which password source,
+    /// and that the console does not retry.
     void ensureOpen();
     /// Closes the connection (the next ensureOpen() reconnects). backendId() becomes 0.
     void close();
@@ -83,6 +90,12 @@ public:
     /// (operatorCancelledError()). An interruption nobody here asked for stays Statement.
     DbError makeError(const QSqlError &e, const QString &context) const;
 
+    /// True when a failed open() is the server refusing the credential (PostgreSQL
+    /// "password authentication failed", "no pg_hba.conf entry", an unknown role, …;
+    /// MySQL/MariaDB errno 1045 ER_ACCESS_DENIED_ERROR, 1698, 3118 and 3955 account locked /
+    /// blocked), rather than an unreachable server.
+    static bool isAuthenticationFailure(Dialect dialect, const QSqlError &error);
+
 private:
     void readConnectionFacts();
     void setBackendId(qint64 id);
@@ -97,5 +110,10 @@ private:
     qint64 m_backendId = 0;
     qint64 m_statementTimeoutMs = 0;
 };
+
+/// Forgets every credential refused so far in this process (see DbSession::ensureOpen()),
+/// so the next open tries each once more. For tests, and for an explicit operator action
+/// after the credential was changed; nothing calls it by itself.
+void forgetRefusedLogins();
 
 } // namespace triage

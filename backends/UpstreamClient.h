@@ -188,7 +188,7 @@ private:
 /// - The bearer token is read from the environment at send time, sent as
 ///   "Authorization: Bearer …", and appears nowhere in evidence or logs.
 ///
-/// GUI: `client.query(q).then(this, [this](UpstreamEvidence e) { … })`.
+/// GUI: `whenReady(client.query(q), this, [this](UpstreamEvidence e) { … })` (WhenReady.h).
 /// CLI: `UpstreamEvidence e = client.query(q).result();` (blocking the main thread is fine:
 /// the work happens on the client's thread).
 class UpstreamClient : public QObject {

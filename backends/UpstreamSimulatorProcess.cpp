@@ -9,6 +9,12 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 
+#ifdef Q_OS_LINUX
+#include <csignal>
+#include <sys/prctl.h>
+#include <unistd.h>
+#endif
+
 namespace triage {
 
 namespace {
@@ -62,6 +68,18 @@ bool UpstreamSimulatorProcess::start(const QString &ticketDbUrl, QString *error,
                             + extraArgs);
     m_process->setProcessEnvironment(environment);
     m_process->setReadChannel(QProcess::StandardOutput);
+#ifdef Q_OS_LINUX
+    // The simulator ends with its parent, however the parent ends (SIGTERM, SIGKILL, a
+    // crash): the kernel sends it SIGTERM when the thread that started it dies. This runs
+    // in the child between fork() and exec() (async-signal-safe calls only); the death
+    // signal survives exec(). If the parent died before prctl() took effect, the child has
+    // been re-parented already and would never get the signal: it exits instead.
+    const pid_t parent = ::getpid();
+    m_process->setChildProcessModifier([parent] {
+        if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent)
+            ::_exit(127);
+    });
+#endif
     m_process->start();
     if (!m_process->waitForStarted(timeoutMs))
         return fail(QStringLiteral("cannot start %1: %2").arg(program, m_process->errorString()));

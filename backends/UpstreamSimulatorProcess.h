@@ -12,7 +12,12 @@ namespace triage {
 
 /// Runs the upstream simulator (`triage-upstream-sim`, tests/sim) as a child process on a
 /// free loopback port, serving the ticket query API from a ticket database (used by
-/// `--demo` and by tests). Qt Core only. The process is stopped on destruction.
+/// `--demo` and by tests). Qt Core only. The process is stopped on destruction (SIGTERM,
+/// then SIGKILL), and on Linux it also ends when its parent ends without that cleanup
+/// (killed by SIGTERM or SIGKILL, crashed): the child sets PR_SET_PDEATHSIG = SIGTERM
+/// before exec and exits at once if its parent is already gone. The death signal follows
+/// the *thread* that called start(): start it from a thread that lives as long as the
+/// simulator should (the main thread in the console and triagectl).
 ///
 /// start() blocks the calling thread until the simulator prints its first line
 /// ("listening on http://127.0.0.1:PORT") or the timeout passes; it polls the process

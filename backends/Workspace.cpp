@@ -5,6 +5,7 @@
 
 #include "Log.h"
 #include "RecordStatus.h"
+#include "WhenReady.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -61,7 +62,7 @@ void Workspace::probeConnections()
     // open (or already reported down) says nothing, so report the probe's outcome too:
     // a window attached later still learns every store's state.
     for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-        worker(role).run<Done>([](DbSession &) { return Done{}; }).then(this, [this, role](const Outcome<Done> &o) {
+        whenReady(worker(role).run<Done>([](DbSession &) { return Done{}; }), this, [this, role](const Outcome<Done> &o) {
             if (o.ok())
                 emit connectionEvent(role, true, QStringLiteral("connected to the %1").arg(roleTitle(role)));
             else

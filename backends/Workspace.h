@@ -23,7 +23,8 @@ struct SeedReport {
 /// The console's entry point to the three stores (DESIGN.md §2-3). Owns one DbWorker per
 /// role (each with its own thread and connection) and offers every read as a QFuture,
 /// so callers never run SQL on their own thread. Futures resolve on worker threads; GUI
-/// code continues them with `.then(this, …)`, the CLI waits on `.result()`.
+/// code continues them with `whenReady(future, this, …)` (WhenReady.h: always from the
+/// event loop, never inside the call), the CLI waits on `.result()`.
 ///
 /// Failures never throw: each Outcome carries a DbError naming the store. A store that is
 /// down does not stop the others (loadKeyDetail() returns what the live stores gave).

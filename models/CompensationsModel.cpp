@@ -1,6 +1,7 @@
 #include "CompensationsModel.h"
 
 #include "StatusTone.h"
+#include "WhenReady.h"
 
 namespace triage {
 
@@ -21,7 +22,7 @@ void CompensationsModel::refresh()
     const quint64 generation = ++m_generation;
     m_loading = true;
     emit loadingChanged(true);
-    m_runner->list(m_query).then(this, [this, generation](const Outcome<QVector<CompensationRow>> &rows) {
+    whenReady(m_runner->list(m_query), this, [this, generation](const Outcome<QVector<CompensationRow>> &rows) {
         if (generation != m_generation)
             return; // an older filter's answer
         m_loading = false;

@@ -12,7 +12,7 @@ namespace triage {
 
 /// The Compensations queue (DESIGN.md §2 "Compensations: in flight, UNKNOWN, done") as a
 /// table over CompensationRunner::list(): the rows of triage_compensation, oldest first,
-/// optionally of one status. The list is loaded asynchronously (`.then(this, …)`) with a
+/// optionally of one status. The list is loaded asynchronously (`whenReady(future, this, …)`) with a
 /// generation counter, so a reload drops results of an older filter. The runner must
 /// outlive the model. The model never shows UI: errors go to errorOccurred().
 class CompensationsModel : public QAbstractTableModel {

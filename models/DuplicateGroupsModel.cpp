@@ -2,6 +2,7 @@
 
 #include "StatusTone.h"
 #include "Workspace.h"
+#include "WhenReady.h"
 
 namespace triage {
 
@@ -173,9 +174,9 @@ void DuplicateGroupsModel::startPage()
     const quint64 generation = m_generation;
     // The full scan takes every group its windows find, but returns within the budget so
     // progress moves and Stop is honoured.
-    (m_scanAll ? fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, kScanAllPage, std::max(1, m_budgetMs))
-               : fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, m_pageSize, m_budgetMs))
-        .then(this, [this, generation](const Outcome<DuplicatePage> &page) {
+    whenReady(m_scanAll ? fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, kScanAllPage, std::max(1, m_budgetMs))
+                        : fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, m_pageSize, m_budgetMs),
+              this, [this, generation](const Outcome<DuplicatePage> &page) {
             if (generation != m_generation)
                 return; // a page of a filter that was replaced meanwhile
             if (!page.ok()) {

@@ -20,7 +20,7 @@ class Workspace;
 /// scanAll() is the full scan on demand (page after page until the oldest ticket, with
 /// scanProgressChanged()); stopScan() ends it after the page in flight. Like QueueModel,
 /// fetchMore() starts one page and returns
-/// at once; the page is applied on the GUI thread (`.then(this, …)`) inside an exact
+/// at once; the page is applied on the GUI thread (`whenReady(future, this, …)`) inside an exact
 /// beginInsertRows() range, and every reset bumps a generation counter so pages of an older
 /// filter are dropped. Errors go to errorOccurred() / lastError(); the model never shows UI.
 class DuplicateGroupsModel : public QAbstractTableModel {

@@ -1,6 +1,7 @@
 #include "JsonTreeModel.h"
 
 #include "Log.h"
+#include "WhenReady.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -88,7 +89,7 @@ void JsonTreeModel::setJsonText(const std::optional<QString> &text)
     const quint64 generation = m_generation;
     setParsing(true);
     logger("models")->debug("parsing {} characters of JSON off the GUI thread", text->size());
-    QtConcurrent::run([t = *text]() { return parseJsonText(t); }).then(this, [this, generation](const ParsedJson &p) {
+    whenReady(QtConcurrent::run([t = *text]() { return parseJsonText(t); }), this, [this, generation](const ParsedJson &p) {
         if (generation != m_generation)
             return; // a newer document (or clear()) replaced this one meanwhile
         applyParsed(p);

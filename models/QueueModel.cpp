@@ -1,6 +1,7 @@
 #include "QueueModel.h"
 
 #include "StatusTone.h"
+#include "WhenReady.h"
 #include "Workspace.h"
 
 #include "Log.h"
@@ -122,8 +123,8 @@ void QueueModel::startPage()
     if (m_token.isCancelled()) // after cancelLoading(): later work gets a token of its own
         m_token = CancelToken::create();
     const CancelScope scope(m_token); // the workers' jobs carry the load's token
-    m_workspace->fetchQueuePage(m_request, m_cursor, m_pageSize)
-        .then(this, [this, generation](const Outcome<QueuePage> &page) { applyPage(generation, page); });
+    whenReady(m_workspace->fetchQueuePage(m_request, m_cursor, m_pageSize), this,
+              [this, generation](const Outcome<QueuePage> &page) { applyPage(generation, page); });
 }
 
 void QueueModel::startCount()
@@ -135,9 +136,8 @@ void QueueModel::startCount()
     if (m_token.isCancelled())
         m_token = CancelToken::create();
     const CancelScope scope(m_token);
-    m_workspace->countQueue(m_request).then(this, [this, generation](const Outcome<qint64> &count) {
-        applyCount(generation, count);
-    });
+    whenReady(m_workspace->countQueue(m_request), this,
+              [this, generation](const Outcome<qint64> &count) { applyCount(generation, count); });
 }
 
 void QueueModel::applyPage(quint64 generation, const Outcome<QueuePage> &page)
@@ -216,7 +216,7 @@ bool QueueModel::cancelLoading()
     logger("models")->info("{} queue: the operator cancels the loading (generation {})", queueName(m_request.kind),
                            m_generation);
     // The page and count then fail with Kind::Cancelled through applyPage()/applyCount().
-    cancelWork(m_token, workers).then(this, [this](const QList<Outcome<CancelResult>> &results) {
+    whenReady(cancelWork(m_token, workers), this, [this](const QList<Outcome<CancelResult>> &results) {
         QStringList problems;
         for (const Outcome<CancelResult> &r : results) {
             if (!r.ok())

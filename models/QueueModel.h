@@ -16,7 +16,10 @@ class Workspace;
 ///
 /// Paging: the model keeps the keyset cursor (QueueCursor) of the rows it holds; each
 /// fetchMore() asks for the next pageSize() rows and returns at once. The page is applied
-/// on the GUI thread (future.then(this, …)) inside an exact beginInsertRows() range. Like
+/// on the GUI thread inside an exact beginInsertRows() range, always from the event loop
+/// (whenReady()): pages, counts and errors never arrive inside the setRequest(), refresh(),
+/// fetchMore() or resume() call that asked for them, so a caller may connect to the
+/// signals right after that call, before the event loop runs again. Like
 /// DB4S, every reset (setRequest(), refresh()) bumps a generation counter, and a page or
 /// count that arrives for an older generation is dropped. The total comes from
 /// Workspace::countQueue() as a separate statement and never delays the first page.

@@ -6,6 +6,7 @@
 #include "RecordStatus.h"
 #include "Theme.h"
 #include "Workspace.h"
+#include "WhenReady.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -270,9 +271,9 @@ void BulkQueryDialog::start()
     connect(m_run, &UpstreamBulkRun::resultReady, this, &BulkQueryDialog::onResult);
     connect(m_run, &UpstreamBulkRun::progress, this, [this](int done, int) { m_progress->setValue(qMax(done, m_progress->value())); });
     connect(m_bulk.get(), &UpstreamBulkCheck::checked, this, &BulkQueryDialog::onChecked);
-    // The report future, not a signal: a continuation runs even when the run ended before this line.
-    // A report that is already there runs its continuation right here (same thread).
-    m_bulk->report().then(this, [this](const UpstreamBulkCheckReport &report) { onFinished(report); });
+    // The report future, not a signal: it is delivered even when the run ended before this
+    // line, and always later, from the event loop (whenReady()).
+    whenReady(m_bulk->report(), this, [this](const UpstreamBulkCheckReport &report) { onFinished(report); });
 }
 
 void BulkQueryDialog::onPaused(const UpstreamBulkPause &p)

@@ -4,6 +4,7 @@
 #include "MessageBar.h"
 #include "Theme.h"
 #include "Workspace.h"
+#include "WhenReady.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -228,7 +229,7 @@ void CompensateDialog::startPlan()
         r.reason = QStringLiteral("plan");
         r.operatorName = m_workspace->config().operatorName;
         r.dryRun = true;
-        keepingAlive(m_runner->start(r), m_runner).then(this, [this, i, pending](const CompensationOutcome &o) {
+        whenReady(keepingAlive(m_runner->start(r), m_runner), this, [this, i, pending](const CompensationOutcome &o) {
             Item &item = m_items[i];
             item.compKey = o.compKey;
             if (!o.request.url.isEmpty())
@@ -310,7 +311,7 @@ void CompensateDialog::runNext(int index)
     r.reason = m_reason->text().trimmed();
     r.operatorName = m_workspace->config().operatorName;
     r.override = !m_override->isHidden() && m_override->isChecked();
-    keepingAlive(m_runner->start(r), m_runner).then(this, [this, index](const CompensationOutcome &o) {
+    whenReady(keepingAlive(m_runner->start(r), m_runner), this, [this, index](const CompensationOutcome &o) {
         Item &it = m_items[index];
         it.outcome = compensationOutcomeName(o.kind);
         it.overridable = o.kind == CompensationOutcome::Kind::Refused && o.overridable;
@@ -400,7 +401,7 @@ void CompensateDialog::markSuccess()
     m_marking = true;
     updateButtons();
     m_markBar->showMessage(MessageBar::Level::Info, QStringLiteral("marking the record SUCCESS…"));
-    markRecord(*m_workspace, req).then(this, [this](const Outcome<MarkResult> &r) {
+    whenReady(markRecord(*m_workspace, req), this, [this](const Outcome<MarkResult> &r) {
         m_marking = false;
         if (!r.ok()) {
             m_markBar->showMessage(MessageBar::Level::Error, r.error->message);

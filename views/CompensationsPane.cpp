@@ -5,6 +5,7 @@
 #include "MessageBar.h"
 #include "Theme.h"
 #include "Workspace.h"
+#include "WhenReady.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -148,7 +149,7 @@ void CompensationsPane::loadHistory(const QString &compKey)
 {
     const quint64 generation = ++m_historyGeneration;
     m_historyTitle->setText(QStringLiteral("Attempts of %1 (loading…)").arg(compKey));
-    m_runner->history(compKey).then(this, [this, generation, compKey](const Outcome<QVector<CompensationAttemptRow>> &h) {
+    whenReady(m_runner->history(compKey), this, [this, generation, compKey](const Outcome<QVector<CompensationAttemptRow>> &h) {
         if (generation != m_historyGeneration)
             return;
         if (!h.ok()) {
@@ -184,9 +185,9 @@ void CompensationsPane::resumeSelected()
     m_bar->showMessage(MessageBar::Level::Info, QStringLiteral("resuming %1…").arg(key));
     // The continuation keeps the runner alive until the resume's task has ended, so closing
     // the pane never destroys it under a running task.
-    m_runner->resume(key, m_workspace->config().operatorName)
-        .then(QtFuture::Launch::Sync, [keep = m_runner](const CompensationOutcome &o) { return o; })
-        .then(this, [this, key](const CompensationOutcome &o) {
+    whenReady(m_runner->resume(key, m_workspace->config().operatorName)
+                  .then(QtFuture::Launch::Sync, [keep = m_runner](const CompensationOutcome &o) { return o; }),
+              this, [this, key](const CompensationOutcome &o) {
             m_resuming = false;
             const QString name = compensationOutcomeName(o.kind);
             const bool ok = o.kind == CompensationOutcome::Kind::Succeeded;

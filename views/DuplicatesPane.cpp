@@ -6,6 +6,7 @@
 #include "MessageBar.h"
 #include "Theme.h"
 #include "Workspace.h"
+#include "WhenReady.h"
 
 #include <QCheckBox>
 #include <QDateTime>
@@ -259,7 +260,7 @@ void DuplicatesPane::loadGroup(const QString &idemKey)
 {
     const quint64 generation = ++m_detailGeneration;
     m_detailTitle->setText(QStringLiteral("Loading <tt>%1</tt>…").arg(idemKey.toHtmlEscaped()));
-    loadDuplicateGroup(*m_workspace, idemKey).then(this, [this, generation, idemKey](const Outcome<DuplicateGroupDetail> &d) {
+    whenReady(loadDuplicateGroup(*m_workspace, idemKey), this, [this, generation, idemKey](const Outcome<DuplicateGroupDetail> &d) {
         if (generation != m_detailGeneration)
             return; // another group was selected meanwhile
         if (!d.ok()) {

@@ -13,6 +13,7 @@
 #include "TicketsModel.h"
 #include "TimelineModel.h"
 #include "Workspace.h"
+#include "WhenReady.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -316,7 +317,7 @@ void KeyDetailView::loadKey(const QString &key)
     m_stack->setCurrentIndex(1);
     setLoading(true);
     logger("views")->debug("loading the detail of {}", k);
-    m_workspace->loadKeyDetail(k).then(this, [this, generation](const KeyDetail &d) {
+    whenReady(m_workspace->loadKeyDetail(k), this, [this, generation](const KeyDetail &d) {
         if (generation != m_generation)
             return; // the operator moved on to another key meanwhile
         apply(d);
@@ -636,7 +637,7 @@ bool KeyDetailView::queryUpstream()
     m_evidence->setBusy(true);
     m_tabs->setCurrentWidget(m_evidence);
     const QString key = m_key;
-    checkUpstream(*m_workspace, *m_upstream, key).then(this, [this, key](const UpstreamCheck &check) {
+    whenReady(checkUpstream(*m_workspace, *m_upstream, key), this, [this, key](const UpstreamCheck &check) {
         m_queryBusy = false;
         if (key != m_key) {
             updateActions();
@@ -696,7 +697,7 @@ void KeyDetailView::submitMark(const MarkRequest &request)
     m_actionBar->showMessage(MessageBar::Level::Info, QStringLiteral("Marking %1 %2\u2026")
                                                           .arg(request.idemKey, recordStatusText(QVariant(request.toStatus))));
     m_conflictBar->clearMessage();
-    markRecord(*m_workspace, request).then(this, [this](const Outcome<MarkResult> &outcome) { onMarkResult(outcome); });
+    whenReady(markRecord(*m_workspace, request), this, [this](const Outcome<MarkResult> &outcome) { onMarkResult(outcome); });
 }
 
 void KeyDetailView::onMarkResult(const Outcome<MarkResult> &outcome)

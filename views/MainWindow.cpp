@@ -15,6 +15,7 @@
 #include "Theme.h"
 #include "UpstreamClient.h"
 #include "Workspace.h"
+#include "WhenReady.h"
 
 #include <QVBoxLayout>
 
@@ -174,7 +175,7 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
         m_panes.value(int(kind))->start();
     workspace->probeConnections();
     // [biz.*] sections against the records' biz_types (BizTypeCheck.h, on the idempotency worker).
-    checkBizTypeSections(*workspace).then(this, [this](const Outcome<QStringList> &o) {
+    whenReady(checkBizTypeSections(*workspace), this, [this](const Outcome<QStringList> &o) {
         if (!o.ok()) {
             logger("views")->warn("could not compare the [biz.*] sections with the records: {}", o.error->message.toStdString());
             emit bizTypeCheckFinished({});
@@ -279,7 +280,7 @@ void MainWindow::loadDetails(const QStringList &keys, std::function<void(QVector
     auto details = std::make_shared<QVector<KeyDetail>>(keys.size());
     auto pending = std::make_shared<int>(int(keys.size()));
     for (int i = 0; i < keys.size(); ++i) {
-        m_workspace->loadKeyDetail(keys[i]).then(this, [this, i, details, pending, then](const KeyDetail &d) {
+        whenReady(m_workspace->loadKeyDetail(keys[i]), this, [this, i, details, pending, then](const KeyDetail &d) {
             (*details)[i] = d;
             if (--*pending > 0)
                 return;
@@ -302,7 +303,7 @@ void MainWindow::markSelected(int toStatus)
         connect(dialog, &QDialog::accepted, this, [this, dialog] {
             const QVector<MarkRequest> requests = dialog->requests(m_workspace->config().operatorName);
             statusBar()->showMessage(QStringLiteral("Marking %1 record(s)\u2026").arg(requests.size()));
-            markRecords(*m_workspace, requests).then(this, [this, requests](const QVector<Outcome<MarkResult>> &results) {
+            whenReady(markRecords(*m_workspace, requests), this, [this, requests](const QVector<Outcome<MarkResult>> &results) {
                 statusBar()->clearMessage();
                 auto *report = new BulkMarkReportDialog(requests, results, this);
                 report->setAttribute(Qt::WA_DeleteOnClose);

@@ -111,7 +111,7 @@ void ScreenshotRunner::maybeShoot()
     m_countGrace.stop();
     m_shooting = true;
     // Let the last layouts and deferred paints (tree expansion, column sizes) settle.
-    QTimer::singleShot(250, this, &ScreenshotRunner::shoot);
+    QTimer::singleShot(m_settleMs, this, &ScreenshotRunner::shoot);
 }
 
 void ScreenshotRunner::shoot()

@@ -24,8 +24,13 @@ public:
     /// Runs `action` on the selected key before the shot: "query" (Query upstream; the shot
     /// then shows the Upstream tab with the evidence and verdict), or "" for none.
     void setAction(const QString &action) { m_action = action; }
+    /// Milliseconds to wait, once everything is in, for the last layouts and deferred paints
+    /// before grabbing (default 250; the start-race stress test uses 0).
+    void setSettleDelay(int ms) { m_settleMs = qMax(0, ms); }
 
-    /// Starts watching the window; call before the event loop runs.
+    /// Starts watching the window; call before the event loop runs (the window's models
+    /// deliver every page and count from the event loop, never inside their constructor or
+    /// setRequest(): QueueModel's contract, so nothing that arrives is missed).
     void start();
 
 signals:
@@ -56,6 +61,7 @@ private:
     QString m_action;
     bool m_actionStarted = false;
     bool m_actionDone = false;
+    int m_settleMs = 250;
 };
 
 } // namespace triage
