@@ -1,5 +1,7 @@
 #include "JsonText.h"
 
+#include "RawJson.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonParseError>
@@ -113,6 +115,25 @@ ParsedJson parseJsonText(const std::optional<QString> &text)
         return out;
     }
     return parseJsonText(*text);
+}
+
+ParsedJson parseJsonTextForDisplay(const std::optional<QString> &text)
+{
+    ParsedJson parsed = parseJsonText(text);
+    if (!parsed.ok || !(parsed.root.isObject() || parsed.root.isArray()))
+        return parsed;
+    const QByteArray utf8 = text->toUtf8();
+    const QVector<rawjson::DuplicateKey> dups = rawjson::duplicateKeys(utf8);
+    if (dups.isEmpty())
+        return parsed;
+    const QJsonDocument all = QJsonDocument::fromJson(rawjson::renameDuplicateKeys(utf8));
+    if (all.isObject())
+        parsed.root = all.object();
+    else if (all.isArray())
+        parsed.root = all.array();
+    for (const rawjson::DuplicateKey &d : dups)
+        parsed.duplicateKeys << QStringLiteral("%1: \"%2\" %3 times").arg(d.path, d.key).arg(d.count);
+    return parsed;
 }
 
 } // namespace triage

@@ -194,19 +194,26 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
         snapshotError = parsed.ok ? QStringLiteral("the snapshot is JSON but not an object") : parsed.error;
     }
     MarkDecision decision = decideMark(facts, req.toStatus, req.reason, req.override, snapshotOk, snapshotError);
-    if (decision.allowed && req.toStatus == Failed && (!ev.ticketError.isEmpty() || !ev.intentError.isEmpty())) {
+    // A store that cannot be read is an error (exit 2), not a safety refusal: FAILED is
+    // decided on evidence, and evidence that could not be read is no evidence either way.
+    const bool evidenceUnreadable = req.toStatus == Failed && (!ev.ticketError.isEmpty() || !ev.intentError.isEmpty());
+    if (evidenceUnreadable) {
+        QStringList errors;
+        for (const QString &e : {ev.ticketError, ev.intentError})
+            if (!e.isEmpty())
+                errors << e;
         decision.allowed = false;
-        decision.reason = QStringLiteral("the evidence is incomplete (%1): FAILED needs proof of no side effect")
-                              .arg(QStringList{ev.ticketError, ev.intentError}.join(QStringLiteral("; ")).trimmed());
+        decision.reason = QStringLiteral("the evidence could not be read (%1): FAILED needs proof of no side effect")
+                              .arg(errors.join(QStringLiteral("; ")));
     }
 
     AuditEntry a = expectedAuditEntry(s, req, expected, ev);
     a.evidence = evidenceJson(req, ev, decision.overridden);
 
     if (!decision.allowed) {
-        res.kind = MarkResult::Kind::Refused;
+        res.kind = evidenceUnreadable ? MarkResult::Kind::Error : MarkResult::Kind::Refused;
         res.message = decision.reason;
-        a.outcome = QStringLiteral("refused");
+        a.outcome = evidenceUnreadable ? QStringLiteral("error") : QStringLiteral("refused");
         a.detail = decision.reason;
         if (!req.dryRun && current) // no audit row for a key that does not exist anywhere here
             res.auditId = audit_sql::insert(s, a);

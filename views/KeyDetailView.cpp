@@ -10,6 +10,7 @@
 #include "RecordStatus.h"
 #include "StatusTone.h"
 #include "Theme.h"
+#include "TextEscape.h"
 #include "TicketsModel.h"
 #include "TimelineModel.h"
 #include "Workspace.h"
@@ -36,11 +37,6 @@ QLabel *sectionTitle(const QString &text, QWidget *parent)
     auto *l = new QLabel(text, parent);
     l->setStyleSheet(QStringLiteral("font-weight: bold; padding: 2px 2px;"));
     return l;
-}
-
-QString plural(qsizetype n, const char *one, const char *many)
-{
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
 }
 
 } // namespace
@@ -402,10 +398,11 @@ void KeyDetailView::apply(const KeyDetail &d)
             meta << QStringLiteral("tenant %1").arg(d.record->tenant);
         meta << QStringLiteral("updated %1 ago").arg(humanDuration(d.record->ageSeconds));
     }
-    if (!d.errors.contains(DbRole::Ticket))
-        meta << plural(d.tickets.size(), "ticket", "tickets");
-    if (!d.errors.contains(DbRole::Intent))
-        meta << plural(d.attempts.size(), "intent attempt", "intent attempts");
+    // A store that failed is unknown, never "0".
+    meta << (d.errors.contains(DbRole::Ticket) ? QStringLiteral("tickets: unknown (ticket database failed)")
+                                               : countText(d.tickets.size(), QStringLiteral("ticket")));
+    meta << (d.errors.contains(DbRole::Intent) ? QStringLiteral("intent attempts: unknown (intent-log database failed)")
+                                               : countText(d.attempts.size(), QStringLiteral("intent attempt")));
     m_metaLabel->setText(meta.join(QStringLiteral("  \u00b7  ")));
 
     clearMessages();
@@ -413,7 +410,8 @@ void KeyDetailView::apply(const KeyDetail &d)
         const QString part = it.key() == DbRole::Idempotency ? QStringLiteral("the record")
             : it.key() == DbRole::Intent                     ? QStringLiteral("the intent attempts")
                                                              : QStringLiteral("the tickets");
-        addMessage(error, QStringLiteral("%1 \u2014 %2 cannot be shown; everything else below is current.").arg(it->message, part));
+        addMessage(error, QStringLiteral("%1 \u2014 %2: unknown (the %3 failed); everything else below is current.")
+                              .arg(it->message, part, roleTitle(it.key())));
     }
     if (d.record) {
         const RecordDetail &r = *d.record;
@@ -477,20 +475,15 @@ void KeyDetailView::apply(const KeyDetail &d)
     else
         showSnapshotChoice(m_snapshotChoice->currentIndex());
 
-    // A SUCCESS record's snapshot was returned to callers: a broken one is worth a bar.
-    if (d.record && d.record->statusCode == Success && d.record->resultSnapshot && m_snapshotChoice->currentIndex() == 0
-        && !m_snapshot->errorText().isEmpty())
-        addMessage(error, QStringLiteral("result_snapshot of this SUCCESS record is not valid JSON: callers were given a "
-                                         "broken snapshot (see the Raw tab)."));
 
     // Tabs.
     m_timelineModel->setEvents(d.timeline);
     m_ticketsModel->setTickets(d.tickets);
     m_attemptsModel->setAttempts(d.attempts);
     m_tabs->setTabText(0, QStringLiteral("Timeline (%1)").arg(d.timeline.size()));
-    m_tabs->setTabText(1, d.errors.contains(DbRole::Ticket) ? QStringLiteral("Tickets (failed)")
+    m_tabs->setTabText(1, d.errors.contains(DbRole::Ticket) ? QStringLiteral("Tickets (unknown)")
                                                             : QStringLiteral("Tickets (%1)").arg(d.tickets.size()));
-    m_tabs->setTabText(2, d.errors.contains(DbRole::Intent) ? QStringLiteral("Intent attempts (failed)")
+    m_tabs->setTabText(2, d.errors.contains(DbRole::Intent) ? QStringLiteral("Intent attempts (unknown)")
                                                             : QStringLiteral("Intent attempts (%1)").arg(d.attempts.size()));
     if (!d.tickets.isEmpty())
         m_ticketsTable->setCurrentIndex(m_ticketsModel->index(0, 0));
