@@ -151,6 +151,11 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
             m_detail->loadKey(key);
         updateBulkBar();
     });
+    // Explicit minimum widths: what a pane holds (a long label, a wide table) never
+    // pushes the window past its size (a layout uses a set minimum instead of the
+    // contents' minimum size hints).
+    left->setMinimumWidth(420);
+    m_detail->setMinimumWidth(520);
     m_splitter->addWidget(left);
     m_splitter->addWidget(m_detail);
     m_splitter->setStretchFactor(0, 5);
