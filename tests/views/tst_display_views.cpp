@@ -24,6 +24,7 @@
 #include <QHelpEvent>
 #include <QLabel>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
