@@ -320,7 +320,9 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
             c.id);
         if (c.status != QLatin1String("INTENT"))
             add(c.updatedAt, QStringLiteral("triage_compensation"), c.status.toLower(),
-                QStringLiteral("compensation %1 of ticket %2: %3 after %4 call(s)").arg(c.action, c.target, c.status).arg(c.attempts), c.id);
+                QStringLiteral("compensation %1 of ticket %2: %3 after %4")
+                    .arg(c.action, c.target, c.status, countText(c.attempts, QStringLiteral("call"))),
+                c.id);
     }
     auto rank = [](const QString &source) {
         if (source == QLatin1String("idempotency_record"))
