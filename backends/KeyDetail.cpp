@@ -345,6 +345,33 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
     return events;
 }
 
+KeyDetail keepEarlierParts(const KeyDetail &fresh, const KeyDetail &earlier)
+{
+    if (fresh.idemKey != earlier.idemKey || fresh.errors.isEmpty())
+        return fresh;
+    KeyDetail d = fresh;
+    for (auto it = fresh.errors.cbegin(); it != fresh.errors.cend(); ++it) {
+        const DbRole role = it.key();
+        if (earlier.errors.contains(role) && !earlier.keptFromEarlier.contains(role))
+            continue; // the earlier read failed too: nothing to keep
+        switch (role) {
+        case DbRole::Idempotency:
+            d.record = earlier.record;
+            d.audit = earlier.audit;
+            break;
+        case DbRole::Ticket: d.tickets = earlier.tickets; break;
+        case DbRole::Intent:
+            d.attempts = earlier.attempts;
+            d.compensations = earlier.compensations;
+            break;
+        }
+        d.keptFromEarlier << role;
+    }
+    if (!d.keptFromEarlier.isEmpty())
+        d.timeline = buildTimeline(d);
+    return d;
+}
+
 QStringList storedTextWarnings(const KeyDetail &d)
 {
     QStringList w;

@@ -83,6 +83,8 @@ struct KeyDetail {
     QVector<TimelineEvent> timeline;
     QStringList warnings;               ///< expiry and data problems, for operators
     QMap<DbRole, DbError> errors;
+    /// Stores whose part failed in this read and is shown as read before (keepEarlierParts()).
+    QList<DbRole> keptFromEarlier;
 };
 
 namespace detail_sql {
@@ -98,6 +100,13 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key);
 /// audit, then by id); events whose time cannot be parsed go last. Operator actions come
 /// from triage_audit (source "triage_audit"), never from the agents' intent_log.
 QVector<TimelineEvent> buildTimeline(const KeyDetail &detail);
+
+/// A re-read of the same key whose store failed keeps what the earlier read of that store
+/// gave (a failed refresh never empties what was shown): for each store in `fresh.errors`
+/// that `earlier` read without error, its rows (record and audit; tickets; attempts and
+/// compensations) come from `earlier`, the store is listed in keptFromEarlier, the error
+/// stays in `errors`, and the timeline is rebuilt. Any other pair: `fresh` unchanged.
+KeyDetail keepEarlierParts(const KeyDetail &fresh, const KeyDetail &earlier);
 
 /// Warnings about stored text (DESIGN.md §4 "Odd bytes"): each column whose bytes are not
 /// valid UTF-8 (per table and column, at most five row ids named), and a SUCCESS record

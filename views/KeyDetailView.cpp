@@ -374,9 +374,11 @@ QStringList KeyDetailView::messages() const
     return out;
 }
 
-void KeyDetailView::apply(const KeyDetail &d)
+void KeyDetailView::apply(const KeyDetail &fresh)
 {
-    m_detail = d;
+    // A reload whose store failed keeps what that store showed (marked as earlier).
+    m_detail = keepEarlierParts(fresh, m_detail);
+    const KeyDetail &d = m_detail;
     const auto warning = int(MessageBar::Level::Warning);
     const auto error = int(MessageBar::Level::Error);
 
@@ -404,10 +406,15 @@ void KeyDetailView::apply(const KeyDetail &d)
         meta << QStringLiteral("updated %1 ago").arg(humanDuration(d.record->ageSeconds));
     }
     // A store that failed is unknown, never "0".
-    meta << (d.errors.contains(DbRole::Ticket) ? QStringLiteral("tickets: unknown (ticket database failed)")
-                                               : countText(d.tickets.size(), QStringLiteral("ticket")));
-    meta << (d.errors.contains(DbRole::Intent) ? QStringLiteral("intent attempts: unknown (intent-log database failed)")
-                                               : countText(d.attempts.size(), QStringLiteral("intent attempt")));
+    auto part = [&](DbRole role, qsizetype n, const QString &noun, const QString &nouns) {
+        if (!d.errors.contains(role))
+            return countText(n, noun);
+        if (d.keptFromEarlier.contains(role))
+            return QStringLiteral("%1 as read earlier (%2 failed now)").arg(countText(n, noun), roleTitle(role));
+        return QStringLiteral("%1: unknown (%2 failed)").arg(nouns, roleTitle(role));
+    };
+    meta << part(DbRole::Ticket, d.tickets.size(), QStringLiteral("ticket"), QStringLiteral("tickets"));
+    meta << part(DbRole::Intent, d.attempts.size(), QStringLiteral("intent attempt"), QStringLiteral("intent attempts"));
     m_metaLabel->setText(meta.join(QStringLiteral("  \u00b7  ")));
 
     clearMessages();
@@ -415,8 +422,13 @@ void KeyDetailView::apply(const KeyDetail &d)
         const QString part = it.key() == DbRole::Idempotency ? QStringLiteral("the record")
             : it.key() == DbRole::Intent                     ? QStringLiteral("the intent attempts")
                                                              : QStringLiteral("the tickets");
-        addMessage(error, QStringLiteral("%1 \u2014 %2: unknown (the %3 failed); everything else below is current.")
-                              .arg(it->message, part, roleTitle(it.key())));
+        if (d.keptFromEarlier.contains(it.key()))
+            addMessage(error, QStringLiteral("%1 \u2014 %2: shown as read earlier (this refresh failed; they may have changed "
+                                             "since); everything else below is current.")
+                                  .arg(it->message, part));
+        else
+            addMessage(error, QStringLiteral("%1 \u2014 %2: unknown (the %3 failed); everything else below is current.")
+                                  .arg(it->message, part, roleTitle(it.key())));
     }
     if (d.record) {
         const RecordDetail &r = *d.record;
@@ -486,10 +498,13 @@ void KeyDetailView::apply(const KeyDetail &d)
     m_ticketsModel->setTickets(d.tickets);
     m_attemptsModel->setAttempts(d.attempts);
     m_tabs->setTabText(0, QStringLiteral("Timeline (%1)").arg(d.timeline.size()));
-    m_tabs->setTabText(1, d.errors.contains(DbRole::Ticket) ? QStringLiteral("Tickets (unknown)")
-                                                            : QStringLiteral("Tickets (%1)").arg(d.tickets.size()));
-    m_tabs->setTabText(2, d.errors.contains(DbRole::Intent) ? QStringLiteral("Intent attempts (unknown)")
-                                                            : QStringLiteral("Intent attempts (%1)").arg(d.attempts.size()));
+    auto tabCount = [&](DbRole role, qsizetype n) {
+        if (!d.errors.contains(role))
+            return QString::number(n);
+        return d.keptFromEarlier.contains(role) ? QStringLiteral("%1, earlier").arg(n) : QStringLiteral("unknown");
+    };
+    m_tabs->setTabText(1, QStringLiteral("Tickets (%1)").arg(tabCount(DbRole::Ticket, d.tickets.size())));
+    m_tabs->setTabText(2, QStringLiteral("Intent attempts (%1)").arg(tabCount(DbRole::Intent, d.attempts.size())));
     if (!d.tickets.isEmpty())
         m_ticketsTable->setCurrentIndex(m_ticketsModel->index(0, 0));
     else

@@ -272,6 +272,54 @@ private slots:
         QCOMPARE(pages.first().at(0).toInt(), 0); // the first page again, not a continuation
     }
 
+    void failedDetailReloadKeepsWhatItShowed()
+    {
+        TestDatabase db(QStringLiteral("sqlite"));
+        Workspace ws(demoConfig(db));
+        QVERIFY(seedDemo(ws).isEmpty());
+        QString error;
+        const QString key = db.adminQueryColumn(QStringLiteral("SELECT idem_key FROM ticket WHERE idem_key IS NOT NULL "
+                                                               "GROUP BY idem_key HAVING COUNT(*) = 1 ORDER BY idem_key LIMIT 1"),
+                                                &error)
+                                .value(0);
+        QVERIFY2(!key.isEmpty(), qPrintable(error));
+        KeyDetailView view(&ws);
+        view.resize(750, 860);
+        view.show();
+        QSignalSpy loaded(&view, &KeyDetailView::detailLoaded);
+        view.loadKey(key);
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000);
+        QCOMPARE(view.detail().tickets.size(), 1);
+        const qint64 ticketId = view.detail().tickets.first().id;
+        const qsizetype events = view.detail().timeline.size();
+        QCOMPARE(view.tabs()->tabText(1), QStringLiteral("Tickets (1)"));
+        // The ticket table goes away; the reload of the same key keeps the ticket it showed.
+        QVERIFY(db.adminExec(QStringLiteral("ALTER TABLE ticket RENAME TO ticket_away")).isEmpty());
+        loaded.clear();
+        view.reload();
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000);
+        const KeyDetail &d = view.detail();
+        QVERIFY(d.errors.contains(DbRole::Ticket));
+        QCOMPARE(d.keptFromEarlier, QList<DbRole>{DbRole::Ticket});
+        QCOMPARE(d.tickets.size(), 1);
+        QCOMPARE(d.tickets.first().id, ticketId);
+        QCOMPARE(d.timeline.size(), events); // the ticket's events are still on it
+        QCOMPARE(view.tabs()->tabText(1), QStringLiteral("Tickets (1, earlier)"));
+        QVERIFY2(view.metaLabel()->text().contains(QStringLiteral("1 ticket as read earlier (ticket database failed now)")),
+                 qPrintable(view.metaLabel()->text()));
+        QVERIFY(view.messages().first().endsWith(QStringLiteral("the tickets: shown as read earlier (this refresh failed; they "
+                                                                "may have changed since); everything else below is current.")));
+        QTest::qWait(100);
+        QVERIFY(view.grab().save(outputPath(QStringLiteral("display-detail-reload-failed-kept.png"))));
+        // Another key is a new read: nothing is carried over to it.
+        QVERIFY(db.adminExec(QStringLiteral("ALTER TABLE ticket_away RENAME TO ticket")).isEmpty());
+        loaded.clear();
+        view.reload();
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000);
+        QVERIFY(view.detail().keptFromEarlier.isEmpty());
+        QCOMPARE(view.tabs()->tabText(1), QStringLiteral("Tickets (1)"));
+    }
+
     void ownActionUpdatesCountsAndCompensations()
     {
         TestDatabase db(QStringLiteral("sqlite"));
