@@ -2,6 +2,7 @@
 
 #include "JsonText.h"
 #include "Queue.h"
+#include "RawJson.h"
 #include "RecordStatus.h"
 #include "TextEscape.h"
 
@@ -404,6 +405,12 @@ QStringList storedTextWarnings(const KeyDetail &d)
         if (!parsed.ok)
             w << QStringLiteral("result_snapshot of this SUCCESS record is not valid JSON (%1): callers were given a broken snapshot")
                      .arg(parsed.error);
+        for (const rawjson::DuplicateKey &k : rawjson::duplicateKeys(d.record->resultSnapshot->toUtf8(), 5))
+            w << QStringLiteral("result_snapshot writes \"%1\" %2 times in %3: a JSON parser keeps only the last, callers may "
+                                "have read either")
+                     .arg(k.key)
+                     .arg(k.count)
+                     .arg(k.path);
     }
     return w;
 }

@@ -110,7 +110,8 @@ KeyDetail keepEarlierParts(const KeyDetail &fresh, const KeyDetail &earlier);
 
 /// Warnings about stored text (DESIGN.md §4 "Odd bytes"): each column whose bytes are not
 /// valid UTF-8 (per table and column, at most five row ids named), and a SUCCESS record
-/// whose result_snapshot is not valid JSON (callers were given it).
+/// whose result_snapshot is not valid JSON or writes a member name twice (callers were
+/// given it).
 QStringList storedTextWarnings(const KeyDetail &detail);
 
 /// Warnings about evidence reaping (DESIGN.md §1: records are kept 7–30 days):

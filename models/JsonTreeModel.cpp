@@ -273,7 +273,7 @@ QVariant JsonTreeModel::data(const QModelIndex &index, int role) const
         case KeyColumn:
             if (n->isIndex)
                 return QStringLiteral("[%1]").arg(n->row);
-            return n->duplicate ? QStringLiteral("%1 (duplicate %2 of %3)").arg(n->key).arg(n->duplicate).arg(n->duplicateCount)
+            return n->duplicate ? QStringLiteral("%1 (%2 of %3)").arg(n->key).arg(n->duplicate).arg(n->duplicateCount)
                                 : n->key;
         case ValueColumn: return valueText(n->value);
         case TypeColumn: return typeName(n->value);

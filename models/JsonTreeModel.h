@@ -30,7 +30,7 @@ namespace triage {
 /// QJsonValue parsed them (QT-NOTES.md: big integers lose digits); keep the raw text for
 /// exactness. Objects list their members in QJsonObject order (sorted by key); a member
 /// name written more than once shows every occurrence (parseJsonTextForDisplay()), keyed
-/// "status (duplicate 2 of 2)", flagged (DuplicateRole, roles::Tone Warning) and listed in
+/// "status (2 of 2)", flagged (DuplicateRole, roles::Tone Warning) and listed in
 /// parseResult().duplicateKeys.
 class JsonTreeModel : public QAbstractItemModel {
     Q_OBJECT

@@ -227,6 +227,7 @@ void TstCliDisplay::oddText()
     const QString key = QStringLiteral("ticket:create:acme:odd-text-1");
     const QString bigKey = QStringLiteral("ticket:create:acme:odd-text-big");
     const QString badKey = QStringLiteral("ticket:create:acme:odd-text-badjson");
+    const QString dupKey = QStringLiteral("ticket:create:acme:odd-text-dupkeys");
     // ESC [2J (clear screen), a tab, a newline and a bell in a ticket title; U+FFFF (valid
     // UTF-8) in the payload.
     const QString chr = backend == QLatin1String("mysql") ? QStringLiteral("CHAR(%1 USING utf8mb4)") : QStringLiteral("chr(%1)");
@@ -255,6 +256,9 @@ void TstCliDisplay::oddText()
              QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
                             "VALUES ('%1', 'ticket_create', 1, '{\"ticket_id\": 7,', %2, %2, %3)")
                  .arg(badKey, ago(backend, 3600), future(backend)),
+             QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
+                            "VALUES ('%1', 'ticket_create', 1, '{\"status\":\"FAILED\",\"status\":\"SUCCESS\"}', %2, %2, %3)")
+                 .arg(dupKey, ago(backend, 3600), future(backend)),
          }) {
         const QString error = db.adminExec(sql);
         QVERIFY2(error.isEmpty(), qPrintable(error + QLatin1Char('\n') + sql));
@@ -299,6 +303,13 @@ void TstCliDisplay::oddText()
     QVERIFY2(badShow.out.contains("  ! result_snapshot of this SUCCESS record is not valid JSON (unterminated object at line 1, "
                                   "column 17 (offset 16)): callers were given a broken snapshot\n"),
              badShow.describe(badArgs).constData());
+    // A snapshot writing one key twice: shown as stored, and a warning.
+    const QStringList dupArgs = base + QStringList{QStringLiteral("show"), dupKey};
+    RUN_OK(dupShow, dupArgs);
+    QVERIFY2(dupShow.out.contains("    {\"status\":\"FAILED\",\"status\":\"SUCCESS\"}\n"), dupShow.describe(dupArgs).constData());
+    QVERIFY2(dupShow.out.contains("  ! result_snapshot writes \"status\" 2 times in $: a JSON parser keeps only the last, callers "
+                                  "may have read either\n"),
+             dupShow.describe(dupArgs).constData());
 }
 
 void TstCliDisplay::invalidUtf8OnSqlite_data()

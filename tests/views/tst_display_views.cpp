@@ -11,6 +11,7 @@
 #include "ConnectionIndicator.h"
 #include "DuplicateGroupsModel.h"
 #include "DuplicatesPane.h"
+#include "JsonView.h"
 #include "KeyDetailView.h"
 #include "MainWindow.h"
 #include "Mark.h"
@@ -198,6 +199,20 @@ private slots:
         QCOMPARE(queue.index(0, QueueModel::KeyColumn).data(roles::ElideMiddle).toBool(), true);
         QCOMPARE(queue.index(0, QueueModel::UpdatedColumn).data(roles::ElideMiddle).toBool(), false);
         QCOMPARE(queue.index(0, QueueModel::AgeColumn).data(roles::ElideMiddle).toBool(), false);
+    }
+
+    void jsonTreeShowsDuplicateKeys()
+    {
+        JsonView view;
+        view.resize(560, 260);
+        view.show();
+        view.setJsonText(QStringLiteral("result_snapshot"),
+                         QStringLiteral(R"({"status":"FAILED","ticket_id":151,"status":"SUCCESS"})"));
+        QTRY_VERIFY(view.errorText().startsWith(QStringLiteral("Duplicate keys")));
+        QCOMPARE(view.errorText(), QStringLiteral("Duplicate keys ($: \"status\" 2 times): every occurrence is shown and "
+                                                  "flagged; a JSON parser keeps only the last."));
+        QTest::qWait(100);
+        QVERIFY(view.grab().save(outputPath(QStringLiteral("display-json-duplicate-keys.png"))));
     }
 
     void failingReadsTurnTheIndicatorRed()
