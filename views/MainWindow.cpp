@@ -256,6 +256,7 @@ QWidget *MainWindow::buildBulkBar()
     layout->setSpacing(6);
     m_selectionLabel = new QLabel(bar);
     m_selectionLabel->setStyleSheet(QStringLiteral("color: %1;").arg(theme::mutedText().name()));
+    m_selectionLabel->setWordWrap(true); // wraps before it squeezes the buttons
     layout->addWidget(m_selectionLabel, 1);
     const QString titles[3] = {QStringLiteral("Mark selected SUCCESS\u2026"), QStringLiteral("Mark selected FAILED\u2026"),
                                QStringLiteral("Query selected upstream\u2026")};
