@@ -1,6 +1,8 @@
 #include "JsonText.h"
 
 #include <QCryptographicHash>
+#include "RawJson.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonParseError>
@@ -147,6 +149,23 @@ QString boundedText(const QString &text, qsizetype maxBytes)
     if (utf8.size() <= maxBytes)
         return text;
     return QString::fromUtf8(QJsonDocument(boundedJsonValue(utf8, maxBytes).toObject()).toJson(QJsonDocument::Compact));
+ParsedJson parseJsonTextForDisplay(const std::optional<QString> &text)
+{
+    ParsedJson parsed = parseJsonText(text);
+    if (!parsed.ok || !(parsed.root.isObject() || parsed.root.isArray()))
+        return parsed;
+    const QByteArray utf8 = text->toUtf8();
+    const QVector<rawjson::DuplicateKey> dups = rawjson::duplicateKeys(utf8);
+    if (dups.isEmpty())
+        return parsed;
+    const QJsonDocument all = QJsonDocument::fromJson(rawjson::renameDuplicateKeys(utf8));
+    if (all.isObject())
+        parsed.root = all.object();
+    else if (all.isArray())
+        parsed.root = all.array();
+    for (const rawjson::DuplicateKey &d : dups)
+        parsed.duplicateKeys << QStringLiteral("%1: \"%2\" %3 times").arg(d.path, d.key).arg(d.count);
+    return parsed;
 }
 
 } // namespace triage

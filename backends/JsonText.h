@@ -3,6 +3,7 @@
 #include <QJsonDocument>
 #include <QJsonValue>
 #include <QString>
+#include <QStringList>
 
 namespace triage {
 
@@ -21,6 +22,10 @@ struct ParsedJson {
     int errorLine = 0, errorColumn = 0; ///< 1-based; the column counts UTF-16 units too
     qint64 characters = 0; ///< size of the text
     bool isNull = false;   ///< the column was SQL NULL
+    /// Set by parseJsonTextForDisplay() only: each member name an object writes more than
+    /// once, "$.status: \"status\" 2 times" (root then keeps every occurrence, renamed by
+    /// rawjson::renameDuplicateKeys()).
+    QStringList duplicateKeys;
 };
 
 /// Parses JSON text. A bare scalar ("42", "\"x\"") is accepted as a scalar root; an empty
@@ -48,5 +53,12 @@ QJsonValue boundedJsonValue(const QByteArray &bytes, qsizetype maxBytes);
 /// boundedJsonValue() for a text column: `text` itself when it fits in `maxBytes` (UTF-8),
 /// else the compact JSON text of the cut object.
 QString boundedText(const QString &text, qsizetype maxBytes);
+
+/// parseJsonText() for showing a document (the console's JSON tree, DESIGN.md §4 "Odd
+/// bytes"): where an object writes a member name more than once, `root` keeps every
+/// occurrence (the 2nd, 3rd, … under the names rawjson::renameDuplicateKeys() gives) and
+/// `duplicateKeys` lists them. Never use its root for decisions: the rules read the
+/// stored text with parseJsonText() or rawjson.
+ParsedJson parseJsonTextForDisplay(const std::optional<QString> &text);
 
 } // namespace triage

@@ -1,7 +1,10 @@
 #include "KeyDetail.h"
 
+#include "JsonText.h"
 #include "Queue.h"
+#include "RawJson.h"
 #include "RecordStatus.h"
+#include "TextEscape.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,6 +16,16 @@
 namespace triage {
 
 namespace {
+
+/// A text column read through SqlDialect::rawText(): exact when valid UTF-8, else escaped
+/// (TextEscape.h) and `column` added to `escaped`.
+NullableText rawText(const QVariant &v, const char *column, QStringList &escaped)
+{
+    StoredText t = decodeStoredText(v);
+    if (t.escaped)
+        escaped << QLatin1String(column);
+    return std::move(t.text);
+}
 
 NullableText text(const QVariant &v)
 {
@@ -97,10 +110,11 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
     SqlBuilder b;
     const QString sql = QStringLiteral("SELECT %1 AS tc_created, %2 AS tc_updated, %3 AS tc_expire, %4 AS tc_age, "
                                        "CASE WHEN expire_at IS NULL THEN NULL ELSE -(%5) END AS tc_expires_in, %6 AS tc_now, "
-                                       "r.* FROM idempotency_record r WHERE idem_key = %7")
+                                       "%7 AS tc_snapshot, r.* FROM idempotency_record r WHERE idem_key = %8")
                             .arg(d.timeText(QStringLiteral("r.created_at")), d.timeText(QStringLiteral("r.updated_at")),
                                  d.timeText(QStringLiteral("r.expire_at")), d.secondsSince(QStringLiteral("r.updated_at")),
-                                 d.secondsSince(QStringLiteral("r.expire_at")), d.nowText(), b.bind(key));
+                                 d.secondsSince(QStringLiteral("r.expire_at")), d.nowText(),
+                                 d.rawText(QStringLiteral("r.result_snapshot")), b.bind(key));
     QSqlQuery q = session.exec(sql, b);
     if (!q.next())
         return std::nullopt;
@@ -114,7 +128,8 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
     if (!q.value(4).isNull())
         r.expiresInSeconds = q.value(4).toDouble();
     r.serverNow = canonicalTimeText(q.value(5));
-    for (int i = 6; i < rec.count(); ++i) {
+    r.resultSnapshot = rawText(q.value(6), "result_snapshot", r.escapedColumns);
+    for (int i = 7; i < rec.count(); ++i) {
         const QString name = rec.fieldName(i).toLower();
         const QVariant v = q.value(i);
         QString shown;
@@ -127,7 +142,7 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
         else if (name == QLatin1String("expire_at"))
             shown = r.expireAt;
         else if (name == QLatin1String("result_snapshot"))
-            shown = QStringLiteral("(%1 characters)").arg(text(v)->size());
+            shown = QStringLiteral("(%1 characters)").arg(r.resultSnapshot ? r.resultSnapshot->size() : 0);
         else
             shown = *text(v);
         r.allColumns.append({name, shown});
@@ -140,9 +155,7 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
         else if (name == QLatin1String("status")) {
             r.statusText = recordStatusText(v);
             r.statusCode = recordStatusCode(v); // nullopt for NULL and non-integers (never rounded)
-        } else if (name == QLatin1String("result_snapshot"))
-            r.resultSnapshot = text(v);
-        else if (name == QLatin1String("version") && !v.isNull())
+        } else if (name == QLatin1String("version") && !v.isNull())
             r.version = v.toLongLong();
     }
     const BizTypeConfig bt = config.bizType(r.bizType.value_or(QString()));
@@ -159,9 +172,10 @@ QVector<TicketRow> readTickets(DbSession &session, const QString &key)
 {
     const SqlDialect &d = session.dialect();
     SqlBuilder b;
-    QSqlQuery q = session.exec(QStringLiteral("SELECT id, idem_key, tenant_id, title, status, payload, %1, %2 FROM ticket "
-                                              "WHERE idem_key = %3 ORDER BY created_at, id")
-                                   .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(key)),
+    QSqlQuery q = session.exec(QStringLiteral("SELECT id, idem_key, tenant_id, %1, status, %2, %3, %4 FROM ticket "
+                                              "WHERE idem_key = %5 ORDER BY created_at, id")
+                                   .arg(d.rawText(QStringLiteral("title")), d.rawText(QStringLiteral("payload")),
+                                        d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(key)),
                                b);
     QVector<TicketRow> rows;
     while (q.next()) {
@@ -169,9 +183,9 @@ QVector<TicketRow> readTickets(DbSession &session, const QString &key)
         t.id = q.value(0).toLongLong();
         t.idemKey = text(q.value(1));
         t.tenantId = text(q.value(2));
-        t.title = text(q.value(3));
+        t.title = rawText(q.value(3), "title", t.escapedColumns);
         t.status = text(q.value(4));
-        t.payload = text(q.value(5));
+        t.payload = rawText(q.value(5), "payload", t.escapedColumns);
         t.createdAt = canonicalTimeText(q.value(6));
         t.updatedAt = canonicalTimeText(q.value(7));
         rows.append(std::move(t));
@@ -184,9 +198,11 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key)
     const SqlDialect &d = session.dialect();
     SqlBuilder b;
     QSqlQuery q = session.exec(
-        QStringLiteral("SELECT id, task_id, step_id, action, idem_key, status, request, response, error, state_before, "
-                       "state_after, actor, %1, %2 FROM intent_log WHERE idem_key = %3 ORDER BY created_at, id")
-            .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(key)),
+        QStringLiteral("SELECT id, task_id, step_id, action, idem_key, status, %1, %2, %3, %4, "
+                       "%5, actor, %6, %7 FROM intent_log WHERE idem_key = %8 ORDER BY created_at, id")
+            .arg(d.rawText(QStringLiteral("request")), d.rawText(QStringLiteral("response")), d.rawText(QStringLiteral("error")),
+                 d.rawText(QStringLiteral("state_before")), d.rawText(QStringLiteral("state_after")),
+                 d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(key)),
         b);
     QVector<IntentAttempt> rows;
     while (q.next()) {
@@ -197,11 +213,11 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key)
         a.action = text(q.value(3));
         a.idemKey = text(q.value(4));
         a.status = text(q.value(5));
-        a.request = text(q.value(6));
-        a.response = text(q.value(7));
-        a.error = text(q.value(8));
-        a.stateBefore = text(q.value(9));
-        a.stateAfter = text(q.value(10));
+        a.request = rawText(q.value(6), "request", a.escapedColumns);
+        a.response = rawText(q.value(7), "response", a.escapedColumns);
+        a.error = rawText(q.value(8), "error", a.escapedColumns);
+        a.stateBefore = rawText(q.value(9), "state_before", a.escapedColumns);
+        a.stateAfter = rawText(q.value(10), "state_after", a.escapedColumns);
         a.actor = text(q.value(11));
         a.createdAt = canonicalTimeText(q.value(12));
         a.updatedAt = canonicalTimeText(q.value(13));
@@ -308,7 +324,9 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
             c.id);
         if (c.status != QLatin1String("INTENT"))
             add(c.updatedAt, QStringLiteral("triage_compensation"), c.status.toLower(),
-                QStringLiteral("compensation %1 of ticket %2: %3 after %4 call(s)").arg(c.action, c.target, c.status).arg(c.attempts), c.id);
+                QStringLiteral("compensation %1 of ticket %2: %3 after %4")
+                    .arg(c.action, c.target, c.status, countText(c.attempts, QStringLiteral("call"))),
+                c.id);
     }
     auto rank = [](const QString &source) {
         if (source == QLatin1String("idempotency_record"))
@@ -329,6 +347,75 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
         return a.refId < b.refId;
     });
     return events;
+}
+
+KeyDetail keepEarlierParts(const KeyDetail &fresh, const KeyDetail &earlier)
+{
+    if (fresh.idemKey != earlier.idemKey || fresh.errors.isEmpty())
+        return fresh;
+    KeyDetail d = fresh;
+    for (auto it = fresh.errors.cbegin(); it != fresh.errors.cend(); ++it) {
+        const DbRole role = it.key();
+        if (earlier.errors.contains(role) && !earlier.keptFromEarlier.contains(role))
+            continue; // the earlier read failed too: nothing to keep
+        switch (role) {
+        case DbRole::Idempotency:
+            d.record = earlier.record;
+            d.audit = earlier.audit;
+            break;
+        case DbRole::Ticket: d.tickets = earlier.tickets; break;
+        case DbRole::Intent:
+            d.attempts = earlier.attempts;
+            d.compensations = earlier.compensations;
+            break;
+        }
+        d.keptFromEarlier << role;
+    }
+    if (!d.keptFromEarlier.isEmpty())
+        d.timeline = buildTimeline(d);
+    return d;
+}
+
+QStringList storedTextWarnings(const KeyDetail &d)
+{
+    QStringList w;
+    const QString scheme = QStringLiteral("shown with each invalid byte as \\xHH and each backslash doubled "
+                                          "(DESIGN.md §4 \"Odd bytes\")");
+    if (d.record && !d.record->escapedColumns.isEmpty())
+        w << QStringLiteral("idempotency_record.%1 is not valid UTF-8: %2").arg(d.record->escapedColumns.join(QStringLiteral(", ")), scheme);
+    auto summarise = [&](const QString &table, const QMap<QString, QList<qint64>> &ids, const QString &row) {
+        for (auto it = ids.cbegin(); it != ids.cend(); ++it) {
+            QStringList shown;
+            for (int i = 0; i < qMin<qsizetype>(5, it->size()); ++i)
+                shown << QString::number(it->at(i));
+            if (it->size() > 5)
+                shown << QStringLiteral("…");
+            w << QStringLiteral("%1.%2 of %3 (id %4) is not valid UTF-8: %5")
+                     .arg(table, it.key(), countText(it->size(), row), shown.join(QStringLiteral(", ")), scheme);
+        }
+    };
+    QMap<QString, QList<qint64>> ticketIds, attemptIds;
+    for (const TicketRow &t : d.tickets)
+        for (const QString &c : t.escapedColumns)
+            ticketIds[c].append(t.id);
+    for (const IntentAttempt &a : d.attempts)
+        for (const QString &c : a.escapedColumns)
+            attemptIds[c].append(a.id);
+    summarise(QStringLiteral("ticket"), ticketIds, QStringLiteral("ticket"));
+    summarise(QStringLiteral("intent_log"), attemptIds, QStringLiteral("attempt"));
+    if (d.record && d.record->statusCode == Success && d.record->resultSnapshot) {
+        const ParsedJson parsed = parseJsonText(*d.record->resultSnapshot);
+        if (!parsed.ok)
+            w << QStringLiteral("result_snapshot of this SUCCESS record is not valid JSON (%1): callers were given a broken snapshot")
+                     .arg(parsed.error);
+        for (const rawjson::DuplicateKey &k : rawjson::duplicateKeys(d.record->resultSnapshot->toUtf8(), 5))
+            w << QStringLiteral("result_snapshot writes \"%1\" %2 times in %3: a JSON parser keeps only the last, callers may "
+                                "have read either")
+                     .arg(k.key)
+                     .arg(k.count)
+                     .arg(k.path);
+    }
+    return w;
 }
 
 QStringList expiryWarnings(const RecordDetail &r)

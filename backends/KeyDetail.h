@@ -43,6 +43,9 @@ struct RecordDetail {
     /// Every column of the row as the driver returned it (name → display text, "NULL"),
     /// including columns the console does not know.
     QVector<QPair<QString, QString>> allColumns;
+    /// Text columns whose stored bytes are not valid UTF-8, shown escapeInvalidUtf8()-escaped
+    /// (TextEscape.h; DESIGN.md §4 "Odd bytes"): "result_snapshot".
+    QStringList escapedColumns;
 };
 
 /// One ticket row carrying the key.
@@ -50,6 +53,7 @@ struct TicketRow {
     qint64 id = 0;
     NullableText idemKey, tenantId, title, status, payload;
     QString createdAt, updatedAt;
+    QStringList escapedColumns; ///< "title" / "payload" when not valid UTF-8 (shown escaped, TextEscape.h)
 };
 
 /// One intent-log attempt (one row).
@@ -57,6 +61,7 @@ struct IntentAttempt {
     qint64 id = 0;
     NullableText taskId, stepId, action, idemKey, status, request, response, error, stateBefore, stateAfter, actor;
     QString createdAt, updatedAt;
+    QStringList escapedColumns; ///< "request", "response", "error", "state_before", "state_after" when not valid UTF-8 (escaped)
 };
 
 /// One entry of the merged timeline (DESIGN.md §2): time, source store, kind, summary.
@@ -83,6 +88,8 @@ struct KeyDetail {
     QVector<TimelineEvent> timeline;
     QStringList warnings;               ///< expiry and data problems, for operators
     QMap<DbRole, DbError> errors;
+    /// Stores whose part failed in this read and is shown as read before (keepEarlierParts()).
+    QList<DbRole> keptFromEarlier;
 };
 
 namespace detail_sql {
@@ -98,6 +105,19 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key);
 /// audit, then by id); events whose time cannot be parsed go last. Operator actions come
 /// from triage_audit (source "triage_audit"), never from the agents' intent_log.
 QVector<TimelineEvent> buildTimeline(const KeyDetail &detail);
+
+/// A re-read of the same key whose store failed keeps what the earlier read of that store
+/// gave (a failed refresh never empties what was shown): for each store in `fresh.errors`
+/// that `earlier` read without error, its rows (record and audit; tickets; attempts and
+/// compensations) come from `earlier`, the store is listed in keptFromEarlier, the error
+/// stays in `errors`, and the timeline is rebuilt. Any other pair: `fresh` unchanged.
+KeyDetail keepEarlierParts(const KeyDetail &fresh, const KeyDetail &earlier);
+
+/// Warnings about stored text (DESIGN.md §4 "Odd bytes"): each column whose bytes are not
+/// valid UTF-8 (per table and column, at most five row ids named), and a SUCCESS record
+/// whose result_snapshot is not valid JSON or writes a member name twice (callers were
+/// given it).
+QStringList storedTextWarnings(const KeyDetail &detail);
 
 /// Warnings about evidence reaping (DESIGN.md §1: records are kept 7–30 days):
 /// expire_at missing, before created_at, or soon (< 24 h) / past for an unresolved record.

@@ -309,14 +309,26 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
         decision.allowed = false;
         decision.reason = snapshotRule;
     }
+    // A store that cannot be read is an error (exit 2), not a safety refusal: FAILED is
+    // decided on evidence, and evidence that could not be read is no evidence either way.
+    const bool evidenceUnreadable = req.toStatus == Failed && (!ev.ticketError.isEmpty() || !ev.intentError.isEmpty());
+    if (evidenceUnreadable) {
+        QStringList errors;
+        for (const QString &e : {ev.ticketError, ev.intentError})
+            if (!e.isEmpty())
+                errors << e;
+        decision.allowed = false;
+        decision.reason = QStringLiteral("the evidence could not be read (%1): FAILED needs proof of no side effect")
+                              .arg(errors.join(QStringLiteral("; ")));
+    }
 
     AuditEntry a = expectedAuditEntry(s, req, expected, evidence);
     a.evidence = evidenceJson(req, evidence, decision.overridden);
 
     if (!decision.allowed) {
-        res.kind = MarkResult::Kind::Refused;
+        res.kind = evidenceUnreadable ? MarkResult::Kind::Error : MarkResult::Kind::Refused;
         res.message = decision.reason;
-        a.outcome = QStringLiteral("refused");
+        a.outcome = evidenceUnreadable ? QStringLiteral("error") : QStringLiteral("refused");
         a.detail = decision.reason;
         // Every real outcome is audited, refusals included; a dry run writes nothing. A key
         // no record has and triage_audit.idem_key (64 characters) cannot hold is a typo.

@@ -1,8 +1,10 @@
 #include "RawJson.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocale>
+#include <QRegularExpression>
 
 namespace triage::rawjson {
 
@@ -126,7 +128,100 @@ std::optional<RawSpan> member(const QByteArray &j, RawSpan obj, const QString &k
     return std::nullopt;
 }
 
+/// Walks the value at `p`, collecting repeated member names (and, with `renames`, the
+/// key literal spans to rewrite: [begin, end) → replacement). Returns the end or -1.
+qsizetype walkDuplicates(const QByteArray &j, qsizetype p, const QString &path, int depth, QVector<DuplicateKey> *found,
+                         int max, QVector<std::pair<RawSpan, QByteArray>> *renames)
+{
+    if (p >= j.size() || depth > 512)
+        return -1;
+    const char c = j.at(p);
+    if (c != '{' && c != '[')
+        return skipValue(j, p);
+    const bool object = c == '{';
+    const char close = object ? '}' : ']';
+    p = skipWs(j, p + 1);
+    if (p < j.size() && j.at(p) == close)
+        return p + 1;
+    QHash<QString, int> seen;
+    QStringList order;
+    int index = 0;
+    while (p < j.size()) {
+        QString childPath;
+        if (object) {
+            const qsizetype keyEnd = skipString(j, p);
+            if (keyEnd < 0)
+                return -1;
+            const QByteArray literal = j.mid(p, keyEnd - p);
+            const QString key = literal.contains('\\') ? decodeString(literal) : QString::fromUtf8(literal.mid(1, literal.size() - 2));
+            const int n = ++seen[key];
+            if (n == 1)
+                order << key;
+            if (n > 1 && renames) {
+                QString renamed = key + QChar(kDuplicateKeyMarker) + QString::number(n).rightJustified(4, QLatin1Char('0'));
+                QJsonArray a{renamed};
+                QByteArray lit = QJsonDocument(a).toJson(QJsonDocument::Compact);
+                renames->append({RawSpan{p, keyEnd}, lit.mid(1, lit.size() - 2)});
+            }
+            static const QRegularExpression plain(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+            childPath = plain.match(key).hasMatch() ? path + QLatin1Char('.') + key
+                                                    : path + QStringLiteral("[\"%1\"]").arg(key);
+            p = skipWs(j, keyEnd);
+            if (p >= j.size() || j.at(p) != ':')
+                return -1;
+            p = skipWs(j, p + 1);
+        } else {
+            childPath = path + QStringLiteral("[%1]").arg(index++);
+        }
+        p = walkDuplicates(j, p, childPath, depth + 1, found, max, renames);
+        if (p < 0)
+            return -1;
+        p = skipWs(j, p);
+        if (p >= j.size())
+            return -1;
+        if (j.at(p) == close)
+            break;
+        if (j.at(p) != ',')
+            return -1;
+        p = skipWs(j, p + 1);
+    }
+    if (p >= j.size())
+        return -1;
+    if (found)
+        for (const QString &key : std::as_const(order))
+            if (seen.value(key) > 1 && found->size() < max)
+                found->append(DuplicateKey{path, key, seen.value(key)});
+    return p + 1;
+}
+
 } // namespace
+
+QVector<DuplicateKey> duplicateKeys(const QByteArray &json, int max)
+{
+    QVector<DuplicateKey> found;
+    const qsizetype b = skipWs(json, 0);
+    if (walkDuplicates(json, b, QStringLiteral("$"), 0, &found, max, nullptr) < 0)
+        return {};
+    return found;
+}
+
+QByteArray renameDuplicateKeys(const QByteArray &json)
+{
+    QVector<std::pair<RawSpan, QByteArray>> renames;
+    const qsizetype b = skipWs(json, 0);
+    if (walkDuplicates(json, b, QStringLiteral("$"), 0, nullptr, 0, &renames) < 0 || renames.isEmpty())
+        return json;
+    QByteArray out;
+    out.reserve(json.size() + renames.size() * 8);
+    qsizetype at = 0;
+    for (const auto &[span, literal] : renames) {
+        out += QByteArrayView(json).sliced(at, span.begin - at);
+        out += literal;
+        at = span.end;
+    }
+    out += QByteArrayView(json).sliced(at);
+    return out;
+}
 
 std::optional<RawSpan> root(const QByteArray &json)
 {

@@ -37,6 +37,28 @@ QVector<RawSpan> arrayElements(const QByteArray &json, RawSpan array);
 /// The first byte of the value at `span` ('{', '[', '"', 't', 'f', 'n', '-' or a digit).
 char kind(const QByteArray &json, RawSpan span);
 
+/// One member name written more than once in one object (QJsonDocument, like most
+/// parsers, keeps only the last occurrence).
+struct DuplicateKey {
+    QString path;  ///< JSONPath of the object, e.g. "$" or "$.items[2]"
+    QString key;   ///< the member name
+    int count = 0; ///< how many times the object writes it
+};
+
+/// The objects of `json` that write a member name more than once, each listed where its
+/// closing brace is (inner objects before the object holding them; names in the order
+/// first written); at most `max` entries. Empty for text that is not JSON.
+QVector<DuplicateKey> duplicateKeys(const QByteArray &json, int max = 100);
+
+/// Marks the 2nd, 3rd, … occurrence of a duplicated member name in a renamed key:
+/// name + kDuplicateKeyMarker + occurrence ("0002"), so that a parser keeps every
+/// occurrence, in order, next to the first (QJsonObject sorts its keys).
+inline constexpr char16_t kDuplicateKeyMarker = u'\0';
+
+/// `json` with every repeated member name renamed as kDuplicateKeyMarker describes (for
+/// display only: the stored text is never changed); `json` itself when nothing repeats.
+QByteArray renameDuplicateKeys(const QByteArray &json);
+
 /// Numbers (outside strings) whose text a JSON parser would change: integers beyond
 /// ±2^53 (rounded by every double-based parser) and decimals or exponents that do not
 /// re-serialise to the same text ("1.10" → "1.1", "1e3" → "1000"). Each entry reads

@@ -26,6 +26,16 @@ QString SqlDialect::timeText(const QString &column) const
     return column;
 }
 
+QString SqlDialect::rawText(const QString &column) const
+{
+    switch (m_kind) {
+    case Dialect::PostgreSql: return QStringLiteral("convert_to(CAST(%1 AS text), 'UTF8')").arg(column);
+    case Dialect::MySql: return column;
+    case Dialect::Sqlite: return QStringLiteral("CAST(%1 AS BLOB)").arg(column);
+    }
+    return column;
+}
+
 QString SqlDialect::secondsSince(const QString &column) const
 {
     switch (m_kind) {

@@ -25,6 +25,13 @@ public:
     /// Expression printing a time column as canonical ISO UTC text with six fractional
     /// digits ("...07.123456Z"); SQLite columns are returned as stored (already text).
     QString timeText(const QString &column) const;
+    /// `column` (text) as the bytes the database holds, for decodeStoredText()
+    /// (TextEscape.h): SQLite `CAST(… AS BLOB)` (its text API turns invalid UTF-8, overlong
+    /// forms and even U+FFFF into U+FFFD), PostgreSQL `convert_to(…, 'UTF8')` (raw in a
+    /// SQL_ASCII database; a UTF8 database holds valid text only), MySQL/MariaDB the column
+    /// itself (the server converts to the connection's utf8mb4; binary columns arrive as
+    /// bytes anyway).
+    QString rawText(const QString &column) const;
     /// Expression: seconds (double) from `column` to the server's now(); positive = past.
     QString secondsSince(const QString &column) const;
     /// Expression: the server's current time as a value of the time columns' type (for

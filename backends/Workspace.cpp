@@ -280,6 +280,7 @@ QFuture<KeyDetail> Workspace::loadKeyDetail(const QString &idemKey)
         }
         if (d.record && d.record->statusCode == Processing && !d.tickets.isEmpty())
             d.warnings << QStringLiteral("a ticket exists but the record is still PROCESSING: the side effect happened");
+        d.warnings << storedTextWarnings(d);
         d.timeline = buildTimeline(d);
         return d;
     });

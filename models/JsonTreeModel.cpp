@@ -2,6 +2,8 @@
 
 #include "Log.h"
 #include "WhenReady.h"
+#include "RawJson.h"
+#include "StatusTone.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -16,6 +18,8 @@ namespace triage {
 struct JsonTreeModel::Node {
     QString key;       ///< member name; empty for array elements (shown as "[row]"); "(value)" for a scalar root
     bool isIndex = false;
+    int duplicate = 0;      ///< occurrence (1-based, document order) of a member name its object writes more than once; 0 = unique
+    int duplicateCount = 0; ///< how many times its object writes the name
     bool materialized = false; ///< `children` holds every child of `value`
     QJsonValue value;
     Node *parent = nullptr;
@@ -82,14 +86,14 @@ void JsonTreeModel::setValue(const QJsonValue &root)
 void JsonTreeModel::setJsonText(const std::optional<QString> &text)
 {
     if (!text || text->size() <= m_asyncThreshold) {
-        applyParsed(parseJsonText(text));
+        applyParsed(parseJsonTextForDisplay(text));
         return;
     }
     clear();
     const quint64 generation = m_generation;
     setParsing(true);
     logger("models")->debug("parsing {} characters of JSON off the GUI thread", text->size());
-    whenReady(QtConcurrent::run([t = *text]() { return parseJsonText(t); }), this, [this, generation](const ParsedJson &p) {
+    whenReady(QtConcurrent::run([t = *text]() { return parseJsonTextForDisplay(t); }), this, [this, generation](const ParsedJson &p) {
         if (generation != m_generation)
             return; // a newer document (or clear()) replaced this one meanwhile
         applyParsed(p);
@@ -138,7 +142,22 @@ void JsonTreeModel::materialize(Node *node) const
             auto child = std::make_unique<Node>();
             child->parent = node;
             child->row = row;
-            child->key = it.key();
+            // A repeated member name arrives renamed (parseJsonTextForDisplay()): show the
+            // name as written and flag every occurrence; renamed ones sort right after it.
+            const QString key = it.key();
+            const qsizetype marker = key.indexOf(QChar(rawjson::kDuplicateKeyMarker));
+            child->key = marker < 0 ? key : key.left(marker);
+            if (marker >= 0 && !node->children.empty() && node->children.back()->key == child->key) {
+                Node *first = node->children.back().get();
+                while (first->row > 0 && node->children[size_t(first->row - 1)]->key == child->key)
+                    first = node->children[size_t(first->row - 1)].get();
+                if (first->duplicate == 0)
+                    first->duplicate = 1;
+                child->duplicate = row - first->row + 1;
+                for (int r = first->row; r < row; ++r)
+                    node->children[size_t(r)]->duplicateCount = child->duplicate;
+                child->duplicateCount = child->duplicate;
+            }
             child->value = it.value();
             node->children.push_back(std::move(child));
         }
@@ -252,7 +271,11 @@ QVariant JsonTreeModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
     case Qt::EditRole:
         switch (index.column()) {
-        case KeyColumn: return n->isIndex ? QStringLiteral("[%1]").arg(n->row) : n->key;
+        case KeyColumn:
+            if (n->isIndex)
+                return QStringLiteral("[%1]").arg(n->row);
+            return n->duplicate ? QStringLiteral("%1 (%2 of %3)").arg(n->key).arg(n->duplicate).arg(n->duplicateCount)
+                                : n->key;
         case ValueColumn: return valueText(n->value);
         case TypeColumn: return typeName(n->value);
         }
@@ -260,9 +283,21 @@ QVariant JsonTreeModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == ValueColumn && n->value.isString())
             return n->value.toString().left(4000);
+        if (index.column() == KeyColumn && n->duplicate)
+            return QStringLiteral("%1\nThis object writes \"%2\" %3 times; this is occurrence %4 in document order. "
+                                  "A JSON parser keeps only the last one.")
+                .arg(data(index, PathRole).toString(), n->key)
+                .arg(n->duplicateCount)
+                .arg(n->duplicate);
         if (index.column() == KeyColumn)
             return data(index, PathRole);
         return {};
+    case roles::Tone:
+        if (index.column() == KeyColumn && n->duplicate)
+            return int(Tone::Warning);
+        return {};
+    case DuplicateRole:
+        return n->duplicate ? QStringLiteral("%1 of %2").arg(n->duplicate).arg(n->duplicateCount) : QString();
     case roles::Monospace: return index.column() != TypeColumn;
     case roles::IsNull: return index.column() == ValueColumn && n->value.isNull();
     case roles::FullText:

@@ -28,7 +28,10 @@ namespace triage {
 /// after a newer setJsonText()/setValue()/clear(). parsed() reports the outcome (the
 /// parse error with line, column and offset for invalid text). Numbers are shown as
 /// QJsonValue parsed them (QT-NOTES.md: big integers lose digits); keep the raw text for
-/// exactness. Objects list their members in QJsonObject order (sorted by key).
+/// exactness. Objects list their members in QJsonObject order (sorted by key); a member
+/// name written more than once shows every occurrence (parseJsonTextForDisplay()), keyed
+/// "status (2 of 2)", flagged (DuplicateRole, roles::Tone Warning) and listed in
+/// parseResult().duplicateKeys.
 class JsonTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
@@ -38,6 +41,9 @@ public:
         JsonRole,                         ///< QString compact JSON of the item's value (subtree)
         TypeRole,                         ///< QString "object", "array", "string", "number", "bool", "null"
         ChildCountRole,                   ///< int members / elements of a container (fetched or not), 0 for scalars
+        /// QString "2 of 3" for a member whose name its object writes more than once (every
+        /// occurrence is a row, in document order, its key cell a Warning badge); "" otherwise.
+        DuplicateRole,
     };
 
     /// An empty model; fill it with setJsonText() or setValue().

@@ -17,6 +17,9 @@ enum : int {
     /// QString: the full, unabridged value (canonical ISO UTC time with microseconds, the
     /// whole key, the whole JSON text) where DisplayRole shows a shortened form.
     FullText,
+    /// bool: shorten this cell in the middle (keys, whose both ends tell them apart); every
+    /// other cell is shortened on the right, so a time or an age is never cut inside.
+    ElideMiddle,
     /// First role a model may define for itself.
     FirstModelRole = Qt::UserRole + 32,
 };

@@ -6,6 +6,8 @@
 
 #include "Log.h"
 
+#include <utility>
+
 namespace triage {
 
 namespace {
@@ -60,6 +62,30 @@ void QueueModel::refresh()
     startCount();
 }
 
+void QueueModel::reload()
+{
+    if (!m_started || m_rows.isEmpty()) {
+        refresh();
+        return;
+    }
+    ++m_generation; // results still in flight belong to the old load
+    newToken();
+    m_replacing = true;
+    m_reloadFailed = false;
+    m_failed = false;
+    m_pageCancelled = false;
+    m_countCancelled = false;
+    m_error.clear();
+    m_countError.clear();
+    if (m_loading) { // the old page in flight will be dropped on arrival
+        m_loading = false;
+        emit loadingChanged(false);
+    }
+    m_counting = false;
+    startPage(QueueCursor{});
+    startCount();
+}
+
 void QueueModel::setPageSize(int rows)
 {
     m_pageSize = qMax(1, rows);
@@ -83,6 +109,8 @@ void QueueModel::reset()
     m_cursor = QueueCursor{};
     m_atEnd = false;
     m_failed = false;
+    m_replacing = false;
+    m_reloadFailed = false;
     m_pageCancelled = false;
     m_countCancelled = false;
     m_error.clear();
@@ -113,6 +141,11 @@ void QueueModel::fetchMore(const QModelIndex &parent)
 
 void QueueModel::startPage()
 {
+    startPage(m_cursor);
+}
+
+void QueueModel::startPage(const QueueCursor &from)
+{
     if (!m_workspace)
         return;
     m_loading = true;
@@ -123,7 +156,7 @@ void QueueModel::startPage()
     if (m_token.isCancelled()) // after cancelLoading(): later work gets a token of its own
         m_token = CancelToken::create();
     const CancelScope scope(m_token); // the workers' jobs carry the load's token
-    whenReady(m_workspace->fetchQueuePage(m_request, m_cursor, m_pageSize), this,
+    whenReady(m_workspace->fetchQueuePage(m_request, from, m_pageSize), this,
               [this, generation](const Outcome<QueuePage> &page) { applyPage(generation, page); });
 }
 
@@ -149,7 +182,19 @@ void QueueModel::applyPage(quint64 generation, const Outcome<QueuePage> &page)
     }
     int first = int(m_rows.size());
     int added = 0;
-    if (page.ok()) {
+    const bool replacing = std::exchange(m_replacing, false);
+    if (replacing && page.ok()) {
+        // reload(): the new first page replaces the rows shown, in one reset.
+        beginResetModel();
+        m_rows = page->rows;
+        m_cursor = page->next;
+        m_atEnd = page->atEnd || page->rows.isEmpty();
+        endResetModel();
+        first = 0;
+        added = int(m_rows.size());
+        m_error.clear();
+        m_pageCancelled = false;
+    } else if (page.ok()) {
         const QVector<QueueRow> &rows = page->rows;
         added = int(rows.size());
         if (added > 0) {
@@ -166,6 +211,7 @@ void QueueModel::applyPage(quint64 generation, const Outcome<QueuePage> &page)
         m_pageCancelled = false;
     } else {
         m_failed = true;
+        m_reloadFailed = replacing; // the rows shown are the old ones: resume() reloads
         m_error = page.error->message;
         m_pageCancelled = page.error->kind == DbError::Kind::Cancelled;
         logger("models")->warn("{} queue: {}", queueName(m_request.kind), m_error);
@@ -237,6 +283,10 @@ void QueueModel::resume()
 {
     if (!m_started) {
         refresh();
+        return;
+    }
+    if (m_reloadFailed && !m_loading) {
+        reload();
         return;
     }
     if (m_failed && !m_loading) {
@@ -319,6 +369,8 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
             || column == TaskStepColumn;
     case roles::IsNull:
         return false;
+    case roles::ElideMiddle:
+        return column == KeyColumn;
     case Qt::TextAlignmentRole:
         if (column == AgeColumn)
             return QVariant::fromValue<Qt::Alignment>(Qt::AlignRight | Qt::AlignVCenter);

@@ -70,6 +70,12 @@ public:
     const QueueRequest &request() const { return m_request; }
     /// Reloads the current request from the start (same as setRequest(request())).
     void refresh();
+    /// Reloads the current request from the start while the rows loaded stay shown: the
+    /// first page replaces them when it arrives (one reset), the count replaces the count
+    /// held. A reload that fails keeps the rows and the count it had, with lastError() /
+    /// countError() and errorOccurred(); resume() then tries the reload again. Before the
+    /// first load, same as refresh().
+    void reload();
 
     /// Rows per fetchMore() (default 100, at least 1). Applies to the next page.
     void setPageSize(int rows);
@@ -142,6 +148,7 @@ signals:
 private:
     void reset();
     void startPage();
+    void startPage(const QueueCursor &from);
     void startCount();
     void newToken();
     void applyPage(quint64 generation, const Outcome<QueuePage> &page);
@@ -159,6 +166,8 @@ private:
     bool m_counting = false;
     bool m_atEnd = false;
     bool m_failed = false;
+    bool m_replacing = false;     ///< the page in flight is a reload()'s first page: it replaces m_rows
+    bool m_reloadFailed = false;  ///< the last reload() failed; resume() reloads again
     bool m_pageCancelled = false;
     bool m_countCancelled = false;
     qint64 m_count = -1;

@@ -1,6 +1,8 @@
 #include "BulkActions.h"
 
 #include "CanonicalTicket.h"
+#include "TextEscape.h"
+
 #include "MarkDialog.h"
 #include "MessageBar.h"
 #include "RecordStatus.h"
@@ -62,10 +64,10 @@ BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, int toStatus, QWidget
     setWindowTitle(QStringLiteral("Mark %1 records %2").arg(m_details.size()).arg(to));
     resize(760, 520);
     auto *layout = new QVBoxLayout(this);
-    auto *intro = new QLabel(QStringLiteral("<b>This changes %1 production idempotency record(s) to %2.</b> Each row is its own "
+    auto *intro = new QLabel(QStringLiteral("<b>This changes %1 to %2.</b> Each row is its own "
                                             "compare-and-set against the state loaded now; a row that changed meanwhile is "
                                             "reported as a conflict and left alone.")
-                                 .arg(m_details.size())
+                                 .arg(countText(m_details.size(), QStringLiteral("production idempotency record")))
                                  .arg(to),
                              this);
     intro->setWordWrap(true);
@@ -152,7 +154,7 @@ BulkMarkReportDialog::BulkMarkReportDialog(const QVector<MarkRequest> &requests,
     : QDialog(parent)
 {
     setObjectName(QStringLiteral("bulkMarkReport"));
-    setWindowTitle(QStringLiteral("Bulk mark: %1 row(s)").arg(requests.size()));
+    setWindowTitle(QStringLiteral("Bulk mark: %1").arg(countText(requests.size(), QStringLiteral("row"))));
     resize(860, 480);
     auto *layout = new QVBoxLayout(this);
     m_summary = new QLabel(this);
@@ -185,7 +187,7 @@ BulkMarkReportDialog::BulkMarkReportDialog(const QVector<MarkRequest> &requests,
     QStringList parts;
     for (auto it = counts.cbegin(); it != counts.cend(); ++it)
         parts << QStringLiteral("%1 %2").arg(it.value()).arg(it.key());
-    m_summary->setText(QStringLiteral("%1 row(s): %2").arg(requests.size()).arg(parts.join(QStringLiteral(", "))));
+    m_summary->setText(QStringLiteral("%1: %2").arg(countText(requests.size(), QStringLiteral("row")), parts.join(QStringLiteral(", "))));
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     layout->addWidget(m_table, 1);
     layout->addWidget(buttons);
@@ -196,7 +198,7 @@ BulkQueryDialog::BulkQueryDialog(Workspace *workspace, UpstreamClient *client, Q
     : QDialog(parent), m_workspace(workspace), m_client(client), m_details(std::move(details))
 {
     setObjectName(QStringLiteral("bulkQueryDialog"));
-    setWindowTitle(QStringLiteral("Query %1 key(s) upstream").arg(m_details.size()));
+    setWindowTitle(QStringLiteral("Query %1 upstream").arg(countText(m_details.size(), QStringLiteral("key"))));
     resize(900, 520);
     auto *layout = new QVBoxLayout(this);
     m_progress = new QProgressBar(this);
@@ -361,7 +363,7 @@ void BulkQueryDialog::onFinished(const UpstreamBulkCheckReport &report)
                                     .arg(lost.size())
                                     .arg(m_details.size())
                                     .arg(lost.join(QStringLiteral(", "))));
-        m_summary->setText(m_endText + QStringLiteral(" %1 of %2 key(s) are NOT in the audit trail.").arg(lost.size()).arg(m_details.size()));
+        m_summary->setText(m_endText + QStringLiteral(" %1 of %2 are NOT in the audit trail.").arg(lost.size()).arg(countText(int(m_details.size()), QStringLiteral("key"))));
     } else {
         m_summary->setText(m_endText + QStringLiteral(" Every answer is in the audit trail."));
     }

@@ -3,8 +3,11 @@
 #include "ModelRoles.h"
 #include "Theme.h"
 
+#include <QAbstractItemView>
 #include <QApplication>
+#include <QHelpEvent>
 #include <QPainter>
+#include <QToolTip>
 
 namespace triage {
 
@@ -13,6 +16,7 @@ CellDelegate::CellDelegate(QObject *parent) : QStyledItemDelegate(parent) {}
 void CellDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const
 {
     QStyledItemDelegate::initStyleOption(option, index);
+    option->textElideMode = index.data(roles::ElideMiddle).toBool() ? Qt::ElideMiddle : Qt::ElideRight;
     if (index.data(roles::Monospace).toBool())
         option->font = theme::monospaceFont(-1);
     if (index.data(roles::IsNull).toBool()) {
@@ -52,6 +56,22 @@ void CellDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     painter->setFont(f);
     painter->drawText(badge, Qt::AlignCenter, fm.elidedText(text, Qt::ElideRight, qMax(0, badge.width() - 10)));
     painter->restore();
+}
+
+bool CellDelegate::helpEvent(QHelpEvent *event, QAbstractItemView *view, const QStyleOptionViewItem &option,
+                             const QModelIndex &index)
+{
+    if (!event || !view || event->type() != QEvent::ToolTip || index.data(Qt::ToolTipRole).isValid())
+        return QStyledItemDelegate::helpEvent(event, view, option, index);
+    QStyleOptionViewItem opt(option);
+    initStyleOption(&opt, index);
+    const QString full = index.data(roles::FullText).isValid() ? index.data(roles::FullText).toString() : opt.text;
+    const int room = opt.rect.width() - 2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
+    if (full != opt.text || QFontMetrics(opt.font).horizontalAdvance(opt.text) > room) {
+        QToolTip::showText(event->globalPos(), full.left(4000), view);
+        return true;
+    }
+    return QStyledItemDelegate::helpEvent(event, view, option, index);
 }
 
 QSize CellDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const

@@ -1,5 +1,7 @@
 #include "CompensationsPane.h"
 
+#include "TextEscape.h"
+
 #include "Compensation.h"
 #include "CompensationsModel.h"
 #include "MessageBar.h"
@@ -93,7 +95,7 @@ CompensationsPane::CompensationsPane(Workspace *workspace, const CompensationCon
     connect(m_refresh, &QPushButton::clicked, this, [this] { refresh(); });
     connect(m_resume, &QPushButton::clicked, this, [this] { resumeSelected(); });
     connect(m_model, &CompensationsModel::loaded, this, [this](int rows) {
-        m_count->setText(QStringLiteral("%1 compensation(s)").arg(rows));
+        m_count->setText(countText(rows, QStringLiteral("compensation")));
         if (!m_reselect.isEmpty())
             selectCompensation(std::exchange(m_reselect, QString()));
         updateButtons();

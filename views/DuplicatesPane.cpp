@@ -389,8 +389,15 @@ CompensateDialog *DuplicatesPane::openCompensateDialog()
     auto *dialog = new CompensateDialog(m_workspace, m_runner, *m_detail, actionFor(*m_detail), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_dialog = dialog;
-    connect(dialog, &CompensateDialog::runFinished, this, [this] { refresh(); });
-    connect(dialog, &CompensateDialog::markFinished, this, [this] { refresh(); });
+    const QString key = m_detail->idemKey;
+    connect(dialog, &CompensateDialog::runFinished, this, [this, key] {
+        refresh();
+        emit operatorActionFinished(key);
+    });
+    connect(dialog, &CompensateDialog::markFinished, this, [this, key] {
+        refresh();
+        emit operatorActionFinished(key);
+    });
     dialog->open();
     return dialog;
 }

@@ -59,6 +59,9 @@ public:
     void refresh();
 
 signals:
+    /// The operator's own compensation run or mark on `idemKey` ended (from the compensate
+    /// dialog): what other panes show of it may have changed.
+    void operatorActionFinished(const QString &idemKey);
     /// The operator asked to open the detail of `idemKey` (double-click, "Open key").
     void keyActivated(const QString &idemKey);
     /// The detail of the selected group was loaded (or failed: see the message bar).

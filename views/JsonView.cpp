@@ -132,6 +132,11 @@ void JsonView::setJsonText(const QString &title, const std::optional<QString> &t
 void JsonView::onParsed(const ParsedJson &result)
 {
     if (result.ok) {
+        if (!result.duplicateKeys.isEmpty())
+            m_error->showMessage(MessageBar::Level::Warning,
+                                 QStringLiteral("Duplicate keys (%1): every occurrence is shown and flagged; a JSON parser "
+                                                "keeps only the last.")
+                                     .arg(result.duplicateKeys.join(QStringLiteral("; "))));
         m_treeStack->setCurrentWidget(m_tree);
         m_tabs->setCurrentIndex(0);
         // Open the first level of small documents; big ones stay folded (lazy).

@@ -10,6 +10,7 @@
 #include "RecordStatus.h"
 #include "StatusTone.h"
 #include "Theme.h"
+#include "TextEscape.h"
 #include "TicketsModel.h"
 #include "TimelineModel.h"
 #include "Workspace.h"
@@ -37,11 +38,6 @@ QLabel *sectionTitle(const QString &text, QWidget *parent)
     auto *l = new QLabel(text, parent);
     l->setStyleSheet(QStringLiteral("font-weight: bold; padding: 2px 2px;"));
     return l;
-}
-
-QString plural(qsizetype n, const char *one, const char *many)
-{
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
 }
 
 } // namespace
@@ -118,6 +114,7 @@ QWidget *KeyDetailView::buildHeader()
     m_metaLabel->setObjectName(QStringLiteral("detailMeta"));
     m_metaLabel->setStyleSheet(QStringLiteral("color: #4a4f55;"));
     m_metaLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_metaLabel->setWordWrap(true); // a long line wraps; it never widens the window
     m_loadingLabel = new QLabel(QStringLiteral("loading\u2026"), header);
     m_loadingLabel->setStyleSheet(QStringLiteral("color: %1;").arg(theme::mutedText().name()));
     m_loadingLabel->setVisible(false);
@@ -224,11 +221,15 @@ QWidget *KeyDetailView::buildTabs()
     m_timelineTable->setModel(m_timelineModel);
     theme::setupTable(m_timelineTable);
     theme::setColumnWidths(m_timelineTable, {196, 168, 132, 58});
-    // The summary is what operators read: wrap it rather than cut it. "kind" repeats the
-    // summary's first word, so the column stays in the model but not on screen.
+    // The summary is what operators read: wrapped on two lines (the tooltip has all of
+    // it). Rows have one fixed height, never measured per row: a key with 20,000 attempts
+    // has 40,000 events, and sizing rows to their contents laid out every one of them
+    // before the first paint (seconds). "kind" repeats the summary's first word, so the
+    // column stays in the model but not on screen.
     m_timelineTable->setColumnHidden(TimelineModel::KindColumn, true);
     m_timelineTable->setWordWrap(true);
-    m_timelineTable->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_timelineTable->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_timelineTable->verticalHeader()->setDefaultSectionSize(2 * QFontMetrics(m_timelineTable->font()).lineSpacing() + 8);
     m_tabs->addTab(m_timelineTable, QStringLiteral("Timeline"));
 
     auto *tickets = new QSplitter(Qt::Vertical, m_tabs);
@@ -386,9 +387,11 @@ void KeyDetailView::showRecordedQuery(const KeyDetail &d)
         m_evidence->setCheck(*recorded);
 }
 
-void KeyDetailView::apply(const KeyDetail &d)
+void KeyDetailView::apply(const KeyDetail &fresh)
 {
-    m_detail = d;
+    // A reload whose store failed keeps what that store showed (marked as earlier).
+    m_detail = keepEarlierParts(fresh, m_detail);
+    const KeyDetail &d = m_detail;
     showRecordedQuery(d);
     const auto warning = int(MessageBar::Level::Warning);
     const auto error = int(MessageBar::Level::Error);
@@ -416,10 +419,16 @@ void KeyDetailView::apply(const KeyDetail &d)
             meta << QStringLiteral("tenant %1").arg(d.record->tenant);
         meta << QStringLiteral("updated %1 ago").arg(humanDuration(d.record->ageSeconds));
     }
-    if (!d.errors.contains(DbRole::Ticket))
-        meta << plural(d.tickets.size(), "ticket", "tickets");
-    if (!d.errors.contains(DbRole::Intent))
-        meta << plural(d.attempts.size(), "intent attempt", "intent attempts");
+    // A store that failed is unknown, never "0".
+    auto part = [&](DbRole role, qsizetype n, const QString &noun, const QString &nouns) {
+        if (!d.errors.contains(role))
+            return countText(n, noun);
+        if (d.keptFromEarlier.contains(role))
+            return QStringLiteral("%1 as read earlier (%2 failed now)").arg(countText(n, noun), roleTitle(role));
+        return QStringLiteral("%1: unknown (%2 failed)").arg(nouns, roleTitle(role));
+    };
+    meta << part(DbRole::Ticket, d.tickets.size(), QStringLiteral("ticket"), QStringLiteral("tickets"));
+    meta << part(DbRole::Intent, d.attempts.size(), QStringLiteral("intent attempt"), QStringLiteral("intent attempts"));
     m_metaLabel->setText(meta.join(QStringLiteral("  \u00b7  ")));
 
     clearMessages();
@@ -427,7 +436,13 @@ void KeyDetailView::apply(const KeyDetail &d)
         const QString part = it.key() == DbRole::Idempotency ? QStringLiteral("the record")
             : it.key() == DbRole::Intent                     ? QStringLiteral("the intent attempts")
                                                              : QStringLiteral("the tickets");
-        addMessage(error, QStringLiteral("%1 \u2014 %2 cannot be shown; everything else below is current.").arg(it->message, part));
+        if (d.keptFromEarlier.contains(it.key()))
+            addMessage(error, QStringLiteral("%1 \u2014 %2: shown as read earlier (this refresh failed; they may have changed "
+                                             "since); everything else below is current.")
+                                  .arg(it->message, part));
+        else
+            addMessage(error, QStringLiteral("%1 \u2014 %2: unknown (the %3 failed); everything else below is current.")
+                                  .arg(it->message, part, roleTitle(it.key())));
     }
     if (d.record) {
         const RecordDetail &r = *d.record;
@@ -491,21 +506,19 @@ void KeyDetailView::apply(const KeyDetail &d)
     else
         showSnapshotChoice(m_snapshotChoice->currentIndex());
 
-    // A SUCCESS record's snapshot was returned to callers: a broken one is worth a bar.
-    if (d.record && d.record->statusCode == Success && d.record->resultSnapshot && m_snapshotChoice->currentIndex() == 0
-        && !m_snapshot->errorText().isEmpty())
-        addMessage(error, QStringLiteral("result_snapshot of this SUCCESS record is not valid JSON: callers were given a "
-                                         "broken snapshot (see the Raw tab)."));
 
     // Tabs.
     m_timelineModel->setEvents(d.timeline);
     m_ticketsModel->setTickets(d.tickets);
     m_attemptsModel->setAttempts(d.attempts);
     m_tabs->setTabText(0, QStringLiteral("Timeline (%1)").arg(d.timeline.size()));
-    m_tabs->setTabText(1, d.errors.contains(DbRole::Ticket) ? QStringLiteral("Tickets (failed)")
-                                                            : QStringLiteral("Tickets (%1)").arg(d.tickets.size()));
-    m_tabs->setTabText(2, d.errors.contains(DbRole::Intent) ? QStringLiteral("Intent attempts (failed)")
-                                                            : QStringLiteral("Intent attempts (%1)").arg(d.attempts.size()));
+    auto tabCount = [&](DbRole role, qsizetype n) {
+        if (!d.errors.contains(role))
+            return QString::number(n);
+        return d.keptFromEarlier.contains(role) ? QStringLiteral("%1, earlier").arg(n) : QStringLiteral("unknown");
+    };
+    m_tabs->setTabText(1, QStringLiteral("Tickets (%1)").arg(tabCount(DbRole::Ticket, d.tickets.size())));
+    m_tabs->setTabText(2, QStringLiteral("Intent attempts (%1)").arg(tabCount(DbRole::Intent, d.attempts.size())));
     if (!d.tickets.isEmpty())
         m_ticketsTable->setCurrentIndex(m_ticketsModel->index(0, 0));
     else

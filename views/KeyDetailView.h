@@ -75,6 +75,7 @@ public:
     /// snapshot panel, the tables and the bottom tabs.
     QLabel *keyLabel() const { return m_keyLabel; }
     QLabel *statusBadge() const { return m_statusBadge; }
+    QLabel *metaLabel() const { return m_metaLabel; }
     JsonView *snapshotView() const { return m_snapshot; }
     QComboBox *snapshotChoice() const { return m_snapshotChoice; }
     QTableView *fieldsTable() const { return m_fieldsTable; }

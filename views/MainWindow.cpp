@@ -12,6 +12,7 @@
 #include "QueueModel.h"
 #include "QueuePane.h"
 #include "RecordStatus.h"
+#include "TextEscape.h"
 #include "Theme.h"
 #include "UpstreamClient.h"
 #include "Workspace.h"
@@ -132,12 +133,19 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     auto *compensations = new CompensationsPane(workspace, workspace->config().compensations, m_queues);
     m_queues->addTab(compensations, tr("Compensations"));
     connect(compensations, &CompensationsPane::keyActivated, this, &MainWindow::openKey);
+    m_duplicates = duplicates;
+    m_compensations = compensations;
+    connect(duplicates, &DuplicatesPane::operatorActionFinished, this, &MainWindow::onOperatorAction);
+    connect(compensations, &CompensationsPane::resumeFinished, this, [this](const QString &, const QString &) {
+        onOperatorAction(m_detail->key());
+    });
     leftLayout->addWidget(m_queues, 1);
     leftLayout->addWidget(buildBulkBar());
     m_detail = new KeyDetailView(workspace, m_splitter);
     m_detail->setUpstreamClient(m_upstream.get());
-    // A mark moved a record between queues: refresh them (the detail reloads itself).
-    connect(m_detail, &KeyDetailView::recordChanged, this, &MainWindow::refreshQueues);
+    // A mark moved a record between queues: refresh every count and list (the detail
+    // reloads itself).
+    connect(m_detail, &KeyDetailView::recordChanged, this, [this] { refreshAfterAction(); });
     // Switching tabs shows the detail of that tab's selected row (if it has one).
     connect(m_queues, &QTabWidget::currentChanged, this, [this] {
         QueuePane *pane = currentPane();
@@ -146,6 +154,11 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
             m_detail->loadKey(key);
         updateBulkBar();
     });
+    // Explicit minimum widths: what a pane holds (a long label, a wide table) never
+    // pushes the window past its size (a layout uses a set minimum instead of the
+    // contents' minimum size hints).
+    left->setMinimumWidth(420);
+    m_detail->setMinimumWidth(520);
     m_splitter->addWidget(left);
     m_splitter->addWidget(m_detail);
     m_splitter->setStretchFactor(0, 5);
@@ -169,6 +182,21 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
         statusBar()->addPermanentWidget(indicator);
     }
     connect(workspace, &Workspace::connectionEvent, this, &MainWindow::onConnectionEvent);
+    // A store that fails a read turns its indicator red, whatever its connection said last
+    // (the connection may be open while every statement fails); a later good read of that
+    // store turns it green again.
+    connect(m_detail, &KeyDetailView::detailLoaded, this, [this] {
+        const KeyDetail &d = m_detail->detail();
+        for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+            ConnectionIndicator *indicator = m_indicators.value(int(role));
+            if (d.errors.contains(role)) {
+                if (indicator && indicator->state() != ConnectionIndicator::State::Down)
+                    onConnectionEvent(role, false, d.errors.value(role).message);
+            }
+            else if (indicator && indicator->state() == ConnectionIndicator::State::Down)
+                indicator->setState(true, QStringLiteral("read the key detail from the %1").arg(roleTitle(role)));
+        }
+    });
 
     // Unknown first: its page is the first job on each worker.
     for (QueueKind kind : kQueues)
@@ -229,6 +257,22 @@ void MainWindow::refreshQueues()
         pane->refresh();
 }
 
+void MainWindow::refreshAfterAction()
+{
+    refreshQueues();
+    if (m_duplicates)
+        m_duplicates->refresh();
+    if (m_compensations)
+        m_compensations->refresh();
+}
+
+void MainWindow::onOperatorAction(const QString &idemKey)
+{
+    refreshAfterAction();
+    if (!idemKey.isEmpty() && idemKey == m_detail->key())
+        m_detail->reload();
+}
+
 QWidget *MainWindow::buildBulkBar()
 {
     auto *bar = new QWidget(this);
@@ -238,6 +282,7 @@ QWidget *MainWindow::buildBulkBar()
     layout->setSpacing(6);
     m_selectionLabel = new QLabel(bar);
     m_selectionLabel->setStyleSheet(QStringLiteral("color: %1;").arg(theme::mutedText().name()));
+    m_selectionLabel->setWordWrap(true); // wraps before it squeezes the buttons
     layout->addWidget(m_selectionLabel, 1);
     const QString titles[3] = {QStringLiteral("Mark selected SUCCESS\u2026"), QStringLiteral("Mark selected FAILED\u2026"),
                                QStringLiteral("Query selected upstream\u2026")};
@@ -276,7 +321,7 @@ void MainWindow::loadDetails(const QStringList &keys, std::function<void(QVector
         return;
     m_bulkLoading = true;
     updateBulkBar();
-    statusBar()->showMessage(QStringLiteral("Loading %1 key(s)\u2026").arg(keys.size()));
+    statusBar()->showMessage(QStringLiteral("Loading %1\u2026").arg(countText(keys.size(), QStringLiteral("key"))));
     auto details = std::make_shared<QVector<KeyDetail>>(keys.size());
     auto pending = std::make_shared<int>(int(keys.size()));
     for (int i = 0; i < keys.size(); ++i) {
@@ -302,14 +347,14 @@ void MainWindow::markSelected(int toStatus)
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         connect(dialog, &QDialog::accepted, this, [this, dialog] {
             const QVector<MarkRequest> requests = dialog->requests(m_workspace->config().operatorName);
-            statusBar()->showMessage(QStringLiteral("Marking %1 record(s)\u2026").arg(requests.size()));
+            statusBar()->showMessage(QStringLiteral("Marking %1\u2026").arg(countText(requests.size(), QStringLiteral("record"))));
             whenReady(markRecords(*m_workspace, requests), this, [this, requests](const QVector<Outcome<MarkResult>> &results) {
                 statusBar()->clearMessage();
                 auto *report = new BulkMarkReportDialog(requests, results, this);
                 report->setAttribute(Qt::WA_DeleteOnClose);
                 report->open();
                 emit bulkDialogOpened(report);
-                refreshQueues();
+                refreshAfterAction();
                 m_detail->reload();
             });
         });

@@ -20,7 +20,9 @@ namespace triage {
 
 class BulkMarkDialog;
 class BulkQueryDialog;
+class CompensationsPane;
 class ConnectionIndicator;
+class DuplicatesPane;
 class KeyDetailView;
 class MessageBar;
 class QueuePane;
@@ -65,6 +67,13 @@ public:
     void refreshAll();
     /// Reloads every queue (not the detail).
     void refreshQueues();
+    /// After the operator's own action (a mark, a bulk mark, a compensation, a resume):
+    /// reloads every queue with its count, the Duplicate keys and the Compensations tabs,
+    /// without waiting for Refresh.
+    void refreshAfterAction();
+    /// The duplicate-key and compensation tabs (for tests).
+    DuplicatesPane *duplicatesPane() const { return m_duplicates; }
+    CompensationsPane *compensationsPane() const { return m_compensations; }
     /// The upstream client (nullptr when no biz_type has an upstream).
     UpstreamClient *upstreamClient() const { return m_upstream.get(); }
     /// Loads the selected rows' details, then opens the bulk-mark confirmation for
@@ -86,6 +95,7 @@ public:
 
 private:
     void onConnectionEvent(DbRole role, bool up, const QString &message);
+    void onOperatorAction(const QString &idemKey);
     void updateTabTitle(QueueKind kind, qint64 count);
     void updateBulkBar();
     void loadDetails(const QStringList &keys, std::function<void(QVector<KeyDetail>)> then);
@@ -98,6 +108,8 @@ private:
     QLineEdit *m_goToKey = nullptr;
     MessageBar *m_configBar = nullptr;
     QMap<int, QueuePane *> m_panes;
+    DuplicatesPane *m_duplicates = nullptr;
+    CompensationsPane *m_compensations = nullptr;
     QMap<int, ConnectionIndicator *> m_indicators;
     std::unique_ptr<UpstreamClient> m_upstream;
     QLabel *m_selectionLabel = nullptr;

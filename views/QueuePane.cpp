@@ -249,7 +249,7 @@ void QueuePane::start()
 
 void QueuePane::refresh()
 {
-    m_model->refresh();
+    m_model->reload(); // the rows stay until the new first page replaces them; kept if it fails
 }
 
 void QueuePane::cancelLoading()

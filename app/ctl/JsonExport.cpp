@@ -114,6 +114,8 @@ QJsonObject record(const RecordDetail &r)
         if (!knownRecordColumn(name))
             other.insert(name, text);
     o.insert(QStringLiteral("other_columns"), other);
+    if (!r.escapedColumns.isEmpty())
+        o.insert(QStringLiteral("escaped_columns"), QJsonArray::fromStringList(r.escapedColumns));
     return o;
 }
 
@@ -128,6 +130,8 @@ QJsonObject ticket(const TicketRow &t)
     o.insert(QStringLiteral("payload"), str(t.payload));
     o.insert(QStringLiteral("created_at"), str(t.createdAt));
     o.insert(QStringLiteral("updated_at"), str(t.updatedAt));
+    if (!t.escapedColumns.isEmpty())
+        o.insert(QStringLiteral("escaped_columns"), QJsonArray::fromStringList(t.escapedColumns));
     return o;
 }
 
@@ -148,6 +152,8 @@ QJsonObject attempt(const IntentAttempt &a)
     o.insert(QStringLiteral("actor"), str(a.actor));
     o.insert(QStringLiteral("created_at"), str(a.createdAt));
     o.insert(QStringLiteral("updated_at"), str(a.updatedAt));
+    if (!a.escapedColumns.isEmpty())
+        o.insert(QStringLiteral("escaped_columns"), QJsonArray::fromStringList(a.escapedColumns));
     return o;
 }
 
@@ -212,8 +218,9 @@ QJsonObject keyDetail(const KeyDetail &d)
     QJsonArray audit;
     for (const AuditEntry &a : d.audit)
         audit.append(auditEntry(a));
-    o.insert(QStringLiteral("tickets"), tickets);
-    o.insert(QStringLiteral("attempts"), attempts);
+    // A store that failed gives null, not an empty list: its rows are unknown.
+    o.insert(QStringLiteral("tickets"), d.errors.contains(DbRole::Ticket) ? QJsonValue(QJsonValue::Null) : QJsonValue(tickets));
+    o.insert(QStringLiteral("attempts"), d.errors.contains(DbRole::Intent) ? QJsonValue(QJsonValue::Null) : QJsonValue(attempts));
     o.insert(QStringLiteral("audit"), audit);
     o.insert(QStringLiteral("timeline"), timeline);
     o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(d.warnings));

@@ -1,5 +1,7 @@
 #include "TextTable.h"
 
+#include "TextEscape.h"
+
 namespace triage::ctl {
 
 TextTable::TextTable(QStringList headers) : m_headers(std::move(headers)), m_right(m_headers.size(), false) {}
@@ -20,12 +22,7 @@ void TextTable::addRow(const QStringList &cells)
 
 QString TextTable::oneLine(const QString &text)
 {
-    QString out = text;
-    for (QChar &c : out) {
-        if (c.category() == QChar::Other_Control)
-            c = QLatin1Char(' ');
-    }
-    return out;
+    return escapeControlChars(text);
 }
 
 QByteArray TextTable::render(const QString &indent) const

@@ -9,7 +9,8 @@ namespace triage::ctl {
 
 /// Aligned columns for humans (the `table` format): a header row, then one line per row,
 /// columns separated by two spaces, no trailing blanks. Control characters in cells
-/// (newlines, tabs) are shown as spaces so one row stays one line.
+/// (NUL, ESC, newlines, tabs, …) are escaped by triage::escapeControlChars() ("\\n",
+/// "\\0", "\\u{001B}"), so one row stays one line and nothing reaches the terminal raw.
 class TextTable {
 public:
     /// A table with these column headers.
@@ -22,7 +23,7 @@ public:
     int rowCount() const { return int(m_rows.size()); }
     /// The table as UTF-8 text, each line prefixed by `indent`.
     QByteArray render(const QString &indent = QString()) const;
-    /// `text` with control characters replaced by spaces (one display line).
+    /// `text` with control characters escaped (one display line; TextEscape.h).
     static QString oneLine(const QString &text);
 
 private:

@@ -11,6 +11,7 @@
 #include "Doctor.h"
 #include "Log.h"
 #include "RecordStatus.h"
+#include "TextEscape.h"
 #include "TimeText.h"
 
 #include <QCoreApplication>
@@ -46,6 +47,18 @@ std::optional<UtcMicros> parseTimeOption(const QString &text)
     if (dateOnly.match(text).hasMatch())
         return parseUtcMicros(text.trimmed() + QStringLiteral("T00:00:00Z"));
     return std::nullopt;
+}
+
+/// Characters of a result_snapshot that `show` prints in the table format without --full.
+constexpr int kSnapshotPreviewChars = 2000;
+
+/// "the ticket database and the intent-log database": the stores that failed.
+QString failedStoreNames(const KeyDetail &d)
+{
+    QStringList names;
+    for (auto it = d.errors.cbegin(); it != d.errors.cend(); ++it)
+        names << roleTitle(it.key());
+    return names.join(QStringLiteral(" and "));
 }
 
 /// "NULL" for a null string (the table format's spelling of SQL NULL).
@@ -125,12 +138,13 @@ const QVector<Triagectl::Command> &Triagectl::commands()
          {opt("biz-type"), opt("tenant"), opt("key"), opt("created-from"), opt("created-to"), opt("updated-from"),
           opt("updated-to"), opt("newest-first"), opt("page-size")},
          1, false},
-        {QStringLiteral("show"), QStringLiteral("show KEY"),
+        {QStringLiteral("show"), QStringLiteral("show KEY [--full]"),
          QStringLiteral("Everything about one idempotency key: the record (every field), warnings,\n"
                         "tickets, intent-log attempts and the merged timeline (table or json).\n"
-                        "A key found in no store exits 1; a store that fails still shows the\n"
-                        "others and exits 2."),
-         {}, 1, false},
+                        "The table format previews a result_snapshot over 2000 characters\n"
+                        "(--full prints all of it). A key found in no store exits 1; a store\n"
+                        "that fails is shown as unknown, the others still shown, and exits 2."),
+         {opt("full")}, 1, false},
         {QStringLiteral("mark"), QStringLiteral("mark KEY --to success|failed --reason TEXT [options]  |  mark --queue QUEUE [filters] --to …"),
          QStringLiteral("Settle a record by compare-and-set (DESIGN.md §2): PROCESSING→SUCCESS, PROCESSING→FAILED,\n"
                         "FAILED→SUCCESS. SUCCESS is final. SUCCESS needs a JSON-object snapshot: --snapshot FILE\n"
@@ -248,6 +262,7 @@ Triagectl::Triagectl(FILE *out, FILE *err) : m_out(out), m_err(err)
         {opt("dry-run"), QStringLiteral("mark: show what would be applied; write nothing.")},
         {opt("queue"), QStringLiteral("mark: every record row of this queue instead of one KEY."), QStringLiteral("QUEUE")},
         {opt("since"), QStringLiteral("audit: rows at or after TIME."), QStringLiteral("TIME")},
+        {opt("full"), QStringLiteral("show: print a large result_snapshot in full (table format).")},
         {opt("all"), QStringLiteral("duplicates: also resolved groups.")},
         {opt("action"), QStringLiteral("compensate: the action (compensation_<action>_url)."), QStringLiteral("A")},
         {opt("target"), QStringLiteral("compensate: the ticket id to compensate."), QStringLiteral("ID")},
@@ -719,6 +734,9 @@ void Triagectl::printShowTable(const KeyDetail &d)
 {
     QByteArray out;
     auto line = [&](const QString &s) { out += (s + QLatin1Char('\n')).toUtf8(); };
+    auto failedStore = [&](DbRole role) {
+        return QStringLiteral("%1 failed: %2").arg(roleTitle(role), escapeControlChars(d.errors.value(role).message));
+    };
     line(QStringLiteral("idem_key: %1").arg(d.idemKey));
     line(QString());
     if (d.record) {
@@ -756,24 +774,34 @@ void Triagectl::printShowTable(const KeyDetail &d)
         }
         out += fields.render(QStringLiteral("  "));
         if (r.resultSnapshot) {
-            line(QStringLiteral("  result_snapshot (%1 characters, as stored):").arg(r.resultSnapshot->size()));
-            line(QStringLiteral("    ") + *r.resultSnapshot);
+            const QString &snap = *r.resultSnapshot;
+            const bool preview = snap.size() > kSnapshotPreviewChars && !m_parser.isSet(QStringLiteral("full"));
+            if (preview)
+                line(QStringLiteral("  result_snapshot (%1, as stored; the first %2 shown, --full prints all):")
+                         .arg(countText(snap.size(), QStringLiteral("character")))
+                         .arg(kSnapshotPreviewChars));
+            else
+                line(QStringLiteral("  result_snapshot (%1, as stored):").arg(countText(snap.size(), QStringLiteral("character"))));
+            line(QStringLiteral("    ") + escapeControlChars(preview ? snap.left(kSnapshotPreviewChars) + QChar(0x2026) : snap));
         } else {
             line(QStringLiteral("  result_snapshot: NULL"));
         }
     } else if (!d.errors.contains(DbRole::Idempotency)) {
         line(QStringLiteral("Record: none (no idempotency_record has this key)"));
     } else {
-        line(QStringLiteral("Record: unknown (the idempotency database failed)"));
+        line(QStringLiteral("Record: unknown (%1)").arg(failedStore(DbRole::Idempotency)));
     }
     line(QString());
     if (!d.warnings.isEmpty()) {
         line(QStringLiteral("Warnings"));
         for (const QString &w : d.warnings)
-            line(QStringLiteral("  ! ") + w);
+            line(QStringLiteral("  ! ") + escapeControlChars(w));
         line(QString());
     }
-    line(QStringLiteral("Tickets (%1)").arg(d.tickets.size()));
+    if (d.errors.contains(DbRole::Ticket))
+        line(QStringLiteral("Tickets: unknown (%1)").arg(failedStore(DbRole::Ticket)));
+    else
+        line(QStringLiteral("Tickets (%1)").arg(d.tickets.size()));
     if (!d.tickets.isEmpty()) {
         TextTable t({QStringLiteral("ID"), QStringLiteral("STATUS"), QStringLiteral("TENANT"), QStringLiteral("CREATED_AT"),
                      QStringLiteral("UPDATED_AT"), QStringLiteral("TITLE"), QStringLiteral("PAYLOAD")});
@@ -784,7 +812,10 @@ void Triagectl::printShowTable(const KeyDetail &d)
         out += t.render(QStringLiteral("  "));
     }
     line(QString());
-    line(QStringLiteral("Intent-log attempts (%1)").arg(d.attempts.size()));
+    if (d.errors.contains(DbRole::Intent))
+        line(QStringLiteral("Intent-log attempts: unknown (%1)").arg(failedStore(DbRole::Intent)));
+    else
+        line(QStringLiteral("Intent-log attempts (%1)").arg(d.attempts.size()));
     if (!d.attempts.isEmpty()) {
         TextTable t({QStringLiteral("ID"), QStringLiteral("TASK"), QStringLiteral("STEP"), QStringLiteral("ACTION"),
                      QStringLiteral("STATUS"), QStringLiteral("ACTOR"), QStringLiteral("CREATED_AT"), QStringLiteral("UPDATED_AT"),
@@ -797,7 +828,11 @@ void Triagectl::printShowTable(const KeyDetail &d)
         line(QStringLiteral("  (requests, responses and before/after snapshots: --format json)"));
     }
     line(QString());
-    line(QStringLiteral("Timeline (%1 events)").arg(d.timeline.size()));
+    if (d.errors.isEmpty())
+        line(QStringLiteral("Timeline (%1)").arg(countText(d.timeline.size(), QStringLiteral("event"))));
+    else
+        line(QStringLiteral("Timeline (%1; incomplete: %2 failed)")
+                 .arg(countText(d.timeline.size(), QStringLiteral("event")), failedStoreNames(d)));
     if (!d.timeline.isEmpty()) {
         TextTable t({QStringLiteral("TIME (UTC)"), QStringLiteral("SOURCE"), QStringLiteral("KIND"), QStringLiteral("EVENT")});
         for (const TimelineEvent &e : d.timeline)

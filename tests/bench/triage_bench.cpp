@@ -3,6 +3,7 @@
 // database itself with generate_series (minutes, not hours). Prints a table and writes a
 // JSON file with every figure. Medians of --reps repetitions; ratios console / raw.
 #include "Duplicates.h"
+#include "KeyDetailView.h"
 #include "Log.h"
 #include "QueueModel.h"
 #include "Mark.h"
@@ -545,6 +546,53 @@ int main(int argc, char **argv)
         g.consoleMs = longestGapMs;
         g.note = QStringLiteral("1 ms timer in an offscreen window while every queue's first page, count and the fill ran");
         figures << g;
+    }
+
+    // Detail view first paint of a key with 20,000 intent attempts (40,001 timeline
+    // events): from loadKey() until the loaded detail has been painted once, offscreen.
+    {
+        const QString bigKey = QStringLiteral("ticket:create:acme:bench-20000-attempts");
+        QSqlQuery have = rawExec(raw, QStringLiteral("SELECT count(*) FROM intent_log WHERE idem_key = '%1'").arg(bigKey));
+        if (!have.next() || have.value(0).toLongLong() != 20000) {
+            rawExec(raw, QStringLiteral("DELETE FROM intent_log WHERE idem_key = '%1'").arg(bigKey));
+            rawExec(raw, QStringLiteral("DELETE FROM idempotency_record WHERE idem_key = '%1'").arg(bigKey));
+            rawExec(raw, QStringLiteral(
+                "INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, expire_at) "
+                "VALUES ('%1', 'ticket_create', 0, now() - interval '2 days', now() - interval '2 days', now() + interval '5 days')")
+                             .arg(bigKey));
+            rawExec(raw, QStringLiteral(
+                "INSERT INTO intent_log (task_id, step_id, action, idem_key, status, request, response, error, state_before, "
+                "state_after, actor, created_at, updated_at) "
+                "SELECT 'task_1', 'step_' || (g % 5), 'create_ticket', '%1', 'UNKNOWN', '{\"title\":\"x\"}', NULL, "
+                "       'timeout after 30000 ms', '{\"state\":\"pending\"}', NULL, 'agent-1', now() - g * interval '1 second', "
+                "       now() - g * interval '1 second' + interval '30 seconds' FROM generate_series(1, 20000) g")
+                             .arg(bigKey));
+        }
+        KeyDetailView view(&ws);
+        view.resize(750, 860);
+        view.show();
+        QCoreApplication::processEvents();
+        bool painted = false;
+        const double ms = medianMs(reps, [&] {
+            bool loaded = false;
+            QMetaObject::Connection c = QObject::connect(&view, &KeyDetailView::detailLoaded, &view, [&] { loaded = true; });
+            view.loadKey(bigKey);
+            QElapsedTimer wait;
+            wait.start();
+            while (!loaded && wait.elapsed() < 120000)
+                QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+            QObject::disconnect(c);
+            view.repaint(); // the first paint of the loaded detail (layouts and visible rows)
+            painted = loaded && view.detail().attempts.size() == 20000;
+            view.loadKey(QString()); // the next repetition loads it afresh
+            QCoreApplication::processEvents();
+        });
+        Figure f;
+        f.name = QStringLiteral("detail view first paint, 20,000 attempts");
+        f.consoleMs = ms;
+        f.note = painted ? QStringLiteral("loadKey() to the first paint of the loaded detail (40,001 timeline events); target <= 1000 ms")
+                         : QStringLiteral("the detail did not load");
+        figures << f;
     }
 
     std::printf("\n%-44s %12s %12s %8s   %s\n", "operation", "console ms", "raw SQL ms", "ratio", "anchor / note");

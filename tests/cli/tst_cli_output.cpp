@@ -50,10 +50,13 @@ private slots:
         t.alignRight(1);
         t.addRow({QStringLiteral("xyz"), QStringLiteral("7"), QStringLiteral("line\nbreak")});
         t.addRow({QStringLiteral("q"), QStringLiteral("1234"), QString()});
-        QCOMPARE(t.rowCount(), 2);
-        QCOMPARE(QString::fromUtf8(t.render()), QStringLiteral("A     NUM  LAST\n"
-                                                               "xyz     7  line break\n"
-                                                               "q    1234\n"));
+        // Control characters are escaped, never sent raw to the terminal (NUL, ESC, BEL).
+        t.addRow({QStringLiteral("n") + QChar(0) + u'l', QStringLiteral("0"), QStringLiteral("\x1b[2J\a")});
+        QCOMPARE(t.rowCount(), 3);
+        QCOMPARE(QString::fromUtf8(t.render()), QStringLiteral("A      NUM  LAST\n"
+                                                               "xyz      7  line\\nbreak\n"
+                                                               "q     1234\n"
+                                                               "n\\0l     0  \\u{001B}[2J\\u{0007}\n"));
     }
 
     void queueRowJson()

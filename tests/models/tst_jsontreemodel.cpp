@@ -219,6 +219,46 @@ private slots:
         model.clear();
         QCOMPARE(model.rowCount(), 0);
     }
+
+    void duplicateKeysShownAndFlagged()
+    {
+        // A parser keeps only the last "status": the tree shows both, flagged, in document
+        // order, also in a nested object and with a third occurrence.
+        const QString text = QStringLiteral(
+            R"({"status":"FAILED","id":7,"status":"SUCCESS","inner":{"k":1,"k":2,"k":3},"list":[{"a":1,"a":"x"}]})");
+        JsonTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setJsonText(roundTrip(text));
+        QVERIFY(model.parseResult().ok);
+        QCOMPARE(model.parseResult().duplicateKeys,
+                 (QStringList{QStringLiteral("$.inner: \"k\" 3 times"), QStringLiteral("$.list[0]: \"a\" 2 times"),
+                              QStringLiteral("$: \"status\" 2 times")})); // each object at its end: inner ones first
+        // QJsonObject order: id, inner, list, status (1 of 2), status (2 of 2).
+        QCOMPARE(model.rowCount(), 5);
+        QCOMPARE(cell(model, 0, 0), QStringLiteral("id"));
+        QCOMPARE(cell(model, 3, 0), QStringLiteral("status (1 of 2)"));
+        QCOMPARE(cell(model, 3, 1), QStringLiteral("FAILED"));
+        QCOMPARE(cell(model, 4, 0), QStringLiteral("status (2 of 2)"));
+        QCOMPARE(cell(model, 4, 1), QStringLiteral("SUCCESS"));
+        QCOMPARE(model.index(4, 0).data(JsonTreeModel::DuplicateRole).toString(), QStringLiteral("2 of 2"));
+        QCOMPARE(model.index(4, 0).data(JsonTreeModel::PathRole).toString(), QStringLiteral("$.status"));
+        QVERIFY(model.index(3, 0).data(roles::Tone).isValid());
+        QVERIFY(!model.index(0, 0).data(roles::Tone).isValid());
+        QCOMPARE(model.index(0, 0).data(JsonTreeModel::DuplicateRole).toString(), QString());
+        const QModelIndex inner = model.index(1, 0);
+        QCOMPARE(model.rowCount(inner), 3);
+        for (int r = 0; r < 3; ++r) {
+            QCOMPARE(model.index(r, 0, inner).data().toString(), QStringLiteral("k (%1 of 3)").arg(r + 1));
+            QCOMPARE(model.index(r, 1, inner).data().toString(), QString::number(r + 1));
+        }
+        const QModelIndex element = model.index(0, 0, model.index(2, 0));
+        QCOMPARE(model.rowCount(element), 2);
+        QCOMPARE(model.index(1, 1, element).data().toString(), QStringLiteral("x"));
+        // Without duplicates nothing is flagged.
+        model.setJsonText(roundTrip(QStringLiteral(R"({"status":"SUCCESS"})")));
+        QVERIFY(model.parseResult().duplicateKeys.isEmpty());
+        QCOMPARE(cell(model, 0, 0), QStringLiteral("status"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestJsonTreeModel)

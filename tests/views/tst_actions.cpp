@@ -13,6 +13,7 @@
 #include "JsonView.h"
 #include "KeyDetailView.h"
 #include "MainWindow.h"
+#include "TextEscape.h"
 #include "MarkDialog.h"
 #include "MessageBar.h"
 #include "ModelTestUtil.h"
@@ -689,7 +690,7 @@ private slots:
                      qPrintable(outcome));
             QVERIFY(!report->table()->item(i, 3)->text().isEmpty());
         }
-        QVERIFY(report->summary()->text().startsWith(QStringLiteral("%1 row(s): ").arg(keys.size())));
+        QVERIFY(report->summary()->text().startsWith(QStringLiteral("%1: ").arg(countText(keys.size(), QStringLiteral("row")))));
         // A dry run changes nothing.
         QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(keys.first())),
                  statusBefore);

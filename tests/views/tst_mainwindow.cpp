@@ -207,8 +207,8 @@ private slots:
         QCOMPARE(json->rawView()->toPlainText(), text); // exactly as stored
         QCOMPARE(json->tabs()->currentWidget(), json->rawView());
         QCOMPARE(json->rawView()->textCursor().position(), expected.errorOffset);
-        QVERIFY(detail->messages().contains(QStringLiteral("result_snapshot of this SUCCESS record is not valid JSON: callers "
-                                                           "were given a broken snapshot (see the Raw tab).")));
+        QVERIFY(detail->messages().contains(QStringLiteral("result_snapshot of this SUCCESS record is not valid JSON (%1): callers "
+                                                           "were given a broken snapshot.").arg(expected.error)));
         QCOMPARE(fieldValue(detail, QStringLiteral("result_snapshot")).data().toString(),
                  QStringLiteral("(%1 characters)").arg(text.size()));
         QVERIFY(saveShot(&w, QStringLiteral("mainwindow-invalid-snapshot.png")));
@@ -286,9 +286,11 @@ private slots:
         KeyDetailView *detail = w.detailView();
         QVERIFY(detail->detail().record);
         QVERIFY(detail->detail().errors.contains(DbRole::Ticket));
-        QCOMPARE(detail->tabs()->tabText(1), QStringLiteral("Tickets (failed)"));
+        QCOMPARE(detail->tabs()->tabText(1), QStringLiteral("Tickets (unknown)"));
         QVERIFY(detail->messages().first().startsWith(QStringLiteral("Cannot connect to the ticket database")));
-        QVERIFY(detail->messages().first().endsWith(QStringLiteral("the tickets cannot be shown; everything else below is current.")));
+        QVERIFY(detail->messages().first().endsWith(
+            QStringLiteral("the tickets: unknown (the ticket database failed); everything else below is current.")));
+        QVERIFY(detail->metaLabel()->text().contains(QStringLiteral("tickets: unknown (ticket database failed)")));
         QVERIFY(fieldValue(detail, QStringLiteral("idem_key")).isValid()); // the record still shows
         QTRY_COMPARE(w.connectionIndicator(DbRole::Ticket)->state(), ConnectionIndicator::State::Down);
         QCOMPARE(w.connectionIndicator(DbRole::Idempotency)->state(), ConnectionIndicator::State::Up);
