@@ -77,9 +77,11 @@ Verdict suggestVerdict(const VerdictInput &in)
 {
     Verdict v;
     const qsizetype tickets = in.tickets.size();
-    bool succeeded = false;
-    for (const QString &s : in.attemptStatuses)
+    bool succeeded = false, escalated = false;
+    for (const QString &s : in.attemptStatuses) {
         succeeded = succeeded || s.trimmed().compare(QLatin1String("SUCCEEDED"), Qt::CaseInsensitive) == 0;
+        escalated = escalated || s.trimmed().compare(QLatin1String("ESCALATED"), Qt::CaseInsensitive) == 0;
+    }
 
     // The facts, in the table's order.
     QString record = in.recordStale ? QStringLiteral("record: stale (older than its processing timeout)")
@@ -149,8 +151,13 @@ Verdict suggestVerdict(const VerdictInput &in)
         v.snapshotSource = QStringLiteral("upstream");
     } else if (u == UpstreamAnswer::NotFound && succeeded) {
         set(6, VerdictKind::Unknown, QStringLiteral("contradiction: the agent saw success"));
+    } else if ((u == UpstreamAnswer::NotFound || in.ticketAbsentIsEvidence) && escalated) {
+        set(6, VerdictKind::Unknown, QStringLiteral("the agent escalated this step: a human decides"));
     } else if (u == UpstreamAnswer::NotFound) {
         set(7, VerdictKind::Failed, QStringLiteral("confirmed no side effect: safe to retry"));
+    } else if (in.ticketAbsentIsEvidence && !succeeded) {
+        set(7, VerdictKind::Failed, QStringLiteral("confirmed no side effect: the biz_type's side effect is the ticket row "
+                                                   "(failed_evidence = ticket_absent) and there is none"));
     } else {
         set(8, VerdictKind::Unknown, QStringLiteral("nothing definitive: query again later or escalate"));
     }
@@ -193,6 +200,7 @@ VerdictInput verdictInputFrom(const KeyDetail &d, const UpstreamEvidence *eviden
         if (!processing)
             in.recordNote += QStringLiteral(" (not PROCESSING: nothing can still be running)");
     }
+    in.ticketAbsentIsEvidence = d.record && d.record->failedEvidence == FailedEvidence::TicketAbsent;
     for (const TicketRow &t : d.tickets)
         in.tickets.append(VerdictTicket{t.id, t.payload, t.status, t.createdAt});
     if (d.record) {

@@ -54,6 +54,10 @@ struct VerdictInput {
     QString upstreamObject;
     /// Words for the upstream fact ("HTTP 404 with the upstream's JSON body"); optional.
     QString upstreamNote;
+    /// The biz_type declares `failed_evidence = ticket_absent` (DESIGN.md §6): its side
+    /// effect is the ticket row, so a stale record without ticket is FAILED (row 7) even
+    /// when the upstream is unusable or not configured.
+    bool ticketAbsentIsEvidence = false;
 };
 
 /// The suggested verdict with its reason and, for SUCCESS, the snapshot to write.
@@ -101,8 +105,10 @@ QString attemptsFact(const QStringList &statuses, bool succeeded);
 /// 1 not stale → WAIT; 2 ≥ 2 tickets or AMBIGUOUS → DUPLICATE; 3 1 ticket + NOT_FOUND →
 /// UNKNOWN; 4 1 ticket (FOUND, UNUSABLE, NOT_CONFIGURED) → SUCCESS from the ticket row;
 /// 5 0 tickets + FOUND → SUCCESS from the upstream object; 6 0 tickets + NOT_FOUND +
-/// a SUCCEEDED attempt → UNKNOWN; 7 0 tickets + NOT_FOUND, no SUCCEEDED → FAILED;
-/// 8 0 tickets + UNUSABLE / NOT_CONFIGURED → UNKNOWN. Pure; no I/O.
+/// a SUCCEEDED or ESCALATED attempt → UNKNOWN; 7 0 tickets + NOT_FOUND (or, with
+/// ticketAbsentIsEvidence, any upstream answer but FOUND / AMBIGUOUS), no SUCCEEDED or
+/// ESCALATED attempt → FAILED; 8 0 tickets + UNUSABLE / NOT_CONFIGURED → UNKNOWN. Row 7 is
+/// exactly where the mark rules allow FAILED (MarkRules.h). Pure; no I/O.
 Verdict suggestVerdict(const VerdictInput &input);
 
 /// Builds the input from a key's detail and the upstream's evidence (nullptr: the upstream

@@ -205,6 +205,7 @@ private slots:
     void snapshots();
     void reasonText();
     void attemptsAmongOthers();
+    void ticketAbsentIsEvidence();
     void manyAttemptsAreSummarised();
     void fromKeyDetail();
     void answerOfEvidence();
@@ -311,10 +312,49 @@ void TestVerdict::attemptsAmongOthers()
     VerdictInput in = input(QStringLiteral("stale"), 0, QStringLiteral("none"), QStringLiteral("NOT_FOUND"));
     in.attemptStatuses = {QStringLiteral("FAILED"), QStringLiteral("UNKNOWN"), QStringLiteral("succeeded")};
     QCOMPARE(suggestVerdict(in).row, 6);
-    in.attemptStatuses = {QStringLiteral("FAILED"), QStringLiteral("UNKNOWN"), QStringLiteral("RECONCILE_PENDING"), QStringLiteral("ESCALATED")};
-    const Verdict v = suggestVerdict(in);
+    in.attemptStatuses = {QStringLiteral("FAILED"), QStringLiteral("UNKNOWN"), QStringLiteral("RECONCILE_PENDING")};
+    Verdict v = suggestVerdict(in);
     QCOMPARE(v.row, 7);
     QCOMPARE(v.kind, VerdictKind::Failed);
+    // An ESCALATED attempt is never FAILED (DESIGN.md §6 "FAILED needs positive evidence of
+    // absence"): the agent handed the step to a human.
+    in.attemptStatuses << QStringLiteral("escalated");
+    v = suggestVerdict(in);
+    QCOMPARE(v.row, 6);
+    QCOMPARE(v.kind, VerdictKind::Unknown);
+    QCOMPARE(v.why, QStringLiteral("the agent escalated this step: a human decides"));
+}
+
+void TestVerdict::ticketAbsentIsEvidence()
+{
+    // failed_evidence = ticket_absent: stale and no ticket is FAILED whatever the upstream
+    // says short of FOUND / AMBIGUOUS — exactly where the mark rules allow FAILED.
+    for (const char *answer : {"UNUSABLE", "NOT_CONFIGURED", "NOT_FOUND"}) {
+        VerdictInput in = input(QStringLiteral("stale"), 0, QStringLiteral("UNKNOWN"), QString::fromLatin1(answer));
+        in.ticketAbsentIsEvidence = true;
+        const Verdict v = suggestVerdict(in);
+        QCOMPARE(v.kind, VerdictKind::Failed);
+        QCOMPARE(v.row, 7);
+        QCOMPARE(v.why, QLatin1String(answer) == QLatin1String("NOT_FOUND")
+                            ? QStringLiteral("confirmed no side effect: safe to retry")
+                            : QStringLiteral("confirmed no side effect: the biz_type's side effect is the ticket row "
+                                             "(failed_evidence = ticket_absent) and there is none"));
+    }
+    VerdictInput in = input(QStringLiteral("stale"), 0, QStringLiteral("UNKNOWN"), QStringLiteral("FOUND"));
+    in.ticketAbsentIsEvidence = true;
+    QCOMPARE(suggestVerdict(in).row, 5);
+    in = input(QStringLiteral("stale"), 0, QStringLiteral("SUCCEEDED"), QStringLiteral("UNUSABLE"));
+    in.ticketAbsentIsEvidence = true;
+    QCOMPARE(suggestVerdict(in).row, 8);
+    in = input(QStringLiteral("stale"), 0, QStringLiteral("ESCALATED"), QStringLiteral("NOT_CONFIGURED"));
+    in.ticketAbsentIsEvidence = true;
+    QCOMPARE(suggestVerdict(in).row, 6);
+    in = input(QStringLiteral("young"), 0, QStringLiteral("none"), QStringLiteral("NOT_CONFIGURED"));
+    in.ticketAbsentIsEvidence = true;
+    QCOMPARE(suggestVerdict(in).row, 1);
+    in = input(QStringLiteral("stale"), 1, QStringLiteral("none"), QStringLiteral("NOT_CONFIGURED"));
+    in.ticketAbsentIsEvidence = true;
+    QCOMPARE(suggestVerdict(in).row, 4);
 }
 
 void TestVerdict::manyAttemptsAreSummarised()
