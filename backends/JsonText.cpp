@@ -1,8 +1,8 @@
 #include "JsonText.h"
 
-#include <QCryptographicHash>
 #include "RawJson.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonParseError>
@@ -149,6 +149,8 @@ QString boundedText(const QString &text, qsizetype maxBytes)
     if (utf8.size() <= maxBytes)
         return text;
     return QString::fromUtf8(QJsonDocument(boundedJsonValue(utf8, maxBytes).toObject()).toJson(QJsonDocument::Compact));
+}
+
 ParsedJson parseJsonTextForDisplay(const std::optional<QString> &text)
 {
     ParsedJson parsed = parseJsonText(text);

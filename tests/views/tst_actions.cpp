@@ -596,7 +596,7 @@ private slots:
                  qPrintable(bar));
         QVERIFY(bar.endsWith(keys.join(QStringLiteral(", "))));
         QVERIFY2(bulk->summary()->text().startsWith(QStringLiteral("stopped")), qPrintable(bulk->summary()->text()));
-        QVERIFY(bulk->summary()->text().endsWith(QStringLiteral(" %1 of %1 key(s) are NOT in the audit trail.").arg(keys.size())));
+        QVERIFY2(bulk->summary()->text().endsWith(QStringLiteral(" %1 of %1 keys are NOT in the audit trail.").arg(keys.size())), qPrintable(bulk->summary()->text()));
         // At most one round of requests (the concurrency) was sent; the rest never were.
         int notSent = 0;
         for (int i = 0; i < keys.size(); ++i) {
