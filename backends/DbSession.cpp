@@ -132,7 +132,7 @@ void DbSession::ensureOpen()
                                        .arg(m_profile.user, m_profile.host)
                                        .arg(m_profile.port)
                                        .arg(password.source);
-        const QString remedy = QStringLiteral("the console does not try this credential again, so as not to lock the "
+        const QString remedy = QStringLiteral("this process does not try this credential again, so as not to lock the "
                                               "account: fix the user or password, then restart");
         CredentialState *state = nullptr;
         bool leader = false;

@@ -1,5 +1,6 @@
 #include "KeyDetail.h"
 
+#include "DemoData.h"
 #include "JsonText.h"
 #include "Queue.h"
 #include "RawJson.h"
@@ -162,7 +163,10 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
     r.processingTimeoutS = bt.processingTimeoutS;
     r.failedEvidence = bt.failedEvidence;
     r.failedEvidenceMaxAgeS = bt.failedEvidenceMaxAgeS;
-    r.upstreamConfigured = config.upstreams.contains(r.bizType.value_or(QString()));
+    // The demo starts its upstream simulator on demand (the console at start, triagectl for
+    // `query`), so its biz_types have a query API even while config.upstreams is empty.
+    r.upstreamConfigured = config.upstreams.contains(r.bizType.value_or(QString()))
+        || (config.isDemo && demoBizTypes().contains(r.bizType.value_or(QString())));
     r.tenant = tenantFromKey(r.idemKey, bt.tenantPattern);
     r.stale = r.statusCode == Processing && r.ageSeconds > r.processingTimeoutS;
     return r;

@@ -20,6 +20,17 @@
 
 namespace triage {
 
+void setSnapshotFrom(MarkRequest &r, const SnapshotTicketChoice &choice)
+{
+    if (choice.ticket) {
+        r.snapshot = choice.ticket->payload;
+        r.snapshotSource = QStringLiteral("ticket:%1").arg(choice.ticket->id);
+        r.snapshotMissingReason.clear();
+    } else {
+        r.snapshotMissingReason = choice.refusal;
+    }
+}
+
 QString markKindName(MarkResult::Kind kind)
 {
     switch (kind) {
@@ -445,6 +456,24 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
 
 namespace {
 
+/// Runs one statement per chunk of at most 500 `keys` (bound values): `sqlFor(list)` gets
+/// the chunk's placeholders joined by ", " (for `IN (…)`), `onRow(query)` sees each row.
+/// Throws DbException like DbSession::exec().
+template <typename SqlFor, typename OnRow>
+void forKeyChunks(DbSession &s, const QStringList &keys, SqlFor &&sqlFor, OnRow &&onRow)
+{
+    constexpr int kChunk = 500;
+    for (int i = 0; i < keys.size(); i += kChunk) {
+        SqlBuilder b;
+        QStringList ph;
+        for (int j = i; j < qMin<int>(keys.size(), i + kChunk); ++j)
+            ph << b.bind(keys[j]);
+        QSqlQuery q = s.exec(sqlFor(ph.join(QStringLiteral(", "))), b);
+        while (q.next())
+            onRow(q);
+    }
+}
+
 /// Evidence for many keys at once (chunked IN lists), from the ticket and intent stores.
 QHash<QString, MarkEvidence> gatherEvidence(Workspace &ws, const QStringList &keys)
 {
@@ -455,32 +484,21 @@ QHash<QString, MarkEvidence> gatherEvidence(Workspace &ws, const QStringList &ke
     };
     auto tickets = ws.worker(DbRole::Ticket).run<QHash<QString, QVector<qint64>>>([keys](DbSession &s) {
         QHash<QString, QVector<qint64>> out;
-        for (int i = 0; i < keys.size(); i += 500) {
-            SqlBuilder b;
-            QStringList ph;
-            for (int j = i; j < qMin<int>(keys.size(), i + 500); ++j)
-                ph << b.bind(keys[j]);
-            QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, id FROM ticket WHERE idem_key IN (%1) ORDER BY id")
-                                     .arg(ph.join(QStringLiteral(", "))),
-                                 b);
-            while (q.next())
-                out[q.value(0).toString()].append(q.value(1).toLongLong());
-        }
+        forKeyChunks(
+            s, keys, [](const QString &in) { return QStringLiteral("SELECT idem_key, id FROM ticket WHERE idem_key IN (%1) ORDER BY id").arg(in); },
+            [&out](const QSqlQuery &q) { out[q.value(0).toString()].append(q.value(1).toLongLong()); });
         return out;
     });
     auto attempts = ws.worker(DbRole::Intent).run<Attempts>([keys](DbSession &s) {
         Attempts out;
         const SqlDialect &d = s.dialect();
-        for (int i = 0; i < keys.size(); i += 500) {
-            SqlBuilder b;
-            QStringList ph;
-            for (int j = i; j < qMin<int>(keys.size(), i + 500); ++j)
-                ph << b.bind(keys[j]);
-            QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, id, status, %1, %2 FROM intent_log WHERE idem_key IN (%3) ORDER BY id")
-                                     .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")),
-                                          ph.join(QStringLiteral(", "))),
-                                 b);
-            while (q.next()) {
+        forKeyChunks(
+            s, keys,
+            [&d](const QString &in) {
+                return QStringLiteral("SELECT idem_key, id, status, %1, %2 FROM intent_log WHERE idem_key IN (%3) ORDER BY id")
+                    .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), in);
+            },
+            [&out](const QSqlQuery &q) {
                 const QString key = q.value(0).toString();
                 const QString status = q.value(2).toString();
                 if (status == QLatin1String("SUCCEEDED"))
@@ -496,8 +514,7 @@ QHash<QString, MarkEvidence> gatherEvidence(Workspace &ws, const QStringList &ke
                     else if (!out.latest.contains(key) || *t > out.latest.value(key))
                         out.latest.insert(key, *t);
                 }
-            }
-        }
+            });
         return out;
     });
     const auto t = tickets.result();
@@ -529,15 +546,13 @@ QHash<QString, QVector<TicketRow>> gatherTicketRows(Workspace &ws, const QString
     auto rows = ws.worker(DbRole::Ticket).run<QHash<QString, QVector<TicketRow>>>([keys](DbSession &s) {
                       QHash<QString, QVector<TicketRow>> out;
                       const SqlDialect &d = s.dialect();
-                      for (int i = 0; i < keys.size(); i += 500) {
-                          SqlBuilder b;
-                          QStringList ph;
-                          for (int j = i; j < qMin<int>(keys.size(), i + 500); ++j)
-                              ph << b.bind(keys[j]);
-                          QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, id, status, %1 FROM ticket WHERE idem_key IN (%2) ORDER BY id")
-                                                   .arg(d.timeText(QStringLiteral("created_at")), ph.join(QStringLiteral(", "))),
-                                               b);
-                          while (q.next()) {
+                      forKeyChunks(
+                          s, keys,
+                          [&d](const QString &in) {
+                              return QStringLiteral("SELECT idem_key, id, status, %1 FROM ticket WHERE idem_key IN (%2) ORDER BY id")
+                                  .arg(d.timeText(QStringLiteral("created_at")), in);
+                          },
+                          [&out](const QSqlQuery &q) {
                               TicketRow t;
                               t.idemKey = q.value(0).toString();
                               t.id = q.value(1).toLongLong();
@@ -545,8 +560,7 @@ QHash<QString, QVector<TicketRow>> gatherTicketRows(Workspace &ws, const QString
                                   t.status = q.value(2).toString();
                               t.createdAt = canonicalTimeText(q.value(3));
                               out[*t.idemKey].append(t);
-                          }
-                      }
+                          });
                       return out;
                   })
                       .result();
@@ -617,11 +631,9 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
             KeyDetail d;
             d.idemKey = request.idemKey;
             d.tickets = *rows;
-            const SnapshotTicketChoice choice = snapshotTicketFor(d, *request.snapshotFromTicket);
-            request.snapshot = choice.ticket ? choice.ticket->payload : std::nullopt;
+            request.snapshot.reset();
             request.snapshotSource = QStringLiteral("ticket:%1").arg(*request.snapshotFromTicket);
-            if (!choice.ticket)
-                request.snapshotMissingReason = choice.refusal;
+            setSnapshotFrom(request, snapshotTicketFor(d, *request.snapshotFromTicket));
         }
         QHash<QString, MarkEvidence> all = gatherEvidence(*w, {request.idemKey});
         addTicketRows(*w, {request}, all);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Audit.h"
+#include "CanonicalTicket.h"
 #include "KeyDetail.h"
 #include "MarkRules.h"
 
@@ -59,6 +60,12 @@ struct MarkResult {
     std::optional<AuditEntry> changedBy;  ///< on conflict: the latest applied audit row (a person), if any
     QStringList warnings;                 ///< e.g. the one-second CAS blind spot
 };
+
+/// Fills `request`'s SUCCESS snapshot from the canonical-ticket rule's choice
+/// (snapshotTicketFor()): the ticket's payload and source "ticket:<id>", or, when the rule
+/// refused, the refusal as snapshotMissingReason (mark_sql::apply() then refuses and audits
+/// the mark with exactly that text). The one place a snapshot is taken from a ticket.
+void setSnapshotFrom(MarkRequest &request, const SnapshotTicketChoice &choice);
 
 /// "applied", "conflict", "refused", "error", "dry-run".
 QString markKindName(MarkResult::Kind kind);

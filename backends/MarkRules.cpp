@@ -22,7 +22,7 @@ QString missingProofOfAbsence(const MarkFacts &f, QString *proof)
         return f.upstreamConfigured
             ? QStringLiteral("no proof of absence: no upstream answer is recorded for the key (query the upstream first)")
             : QStringLiteral("no proof of absence: no upstream answer is recorded for the key and its biz_type has no upstream "
-                             "query API configured here");
+                             "query API configured (upstream_query_url)");
     }
     const RecordedUpstreamAnswer &u = *f.upstream;
     if (u.answer != UpstreamAnswer::NotFound)
@@ -131,8 +131,11 @@ MarkDecision decideMark(const MarkFacts &facts, int toStatus, const QString &rea
                               + QStringLiteral("; a bulk FAILED applies only where the verdict is FAILED (override one key at a time)"));
             if (!override)
                 return refuse(prefix + uncertain.join(QStringLiteral("; "))
-                              + QStringLiteral("; query the upstream for a fresh answer, or use --override with a reason of at "
-                                               "least %1 characters if you are sure")
+                              + (facts.upstreamConfigured || facts.upstream
+                                     ? QStringLiteral("; query the upstream for a fresh answer")
+                                     : QStringLiteral("; declare failed_evidence = ticket_absent if this biz_type's side effect "
+                                                      "is the ticket row"))
+                              + QStringLiteral(", or use --override with a reason of at least %1 characters if you are sure")
                                     .arg(kOverrideReasonMinLength));
             if (reasonLength < kOverrideReasonMinLength)
                 return refuse(QStringLiteral("--override needs a reason of at least %1 characters (got %2)")

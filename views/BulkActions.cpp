@@ -136,13 +136,7 @@ QVector<MarkRequest> BulkMarkDialog::requests(const QString &operatorName) const
         if (d.record)
             r.expect = expectedStateOf(*d.record);
         if (m_toStatus == Success) {
-            const SnapshotTicketChoice choice = snapshotTicketFor(d, std::nullopt);
-            if (choice.ticket) {
-                r.snapshot = choice.ticket->payload;
-                r.snapshotSource = QStringLiteral("ticket:%1").arg(choice.ticket->id);
-            } else {
-                r.snapshotMissingReason = choice.refusal;
-            }
+            setSnapshotFrom(r, snapshotTicketFor(d, std::nullopt));
         }
         out << r;
     }

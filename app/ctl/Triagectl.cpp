@@ -455,9 +455,11 @@ int Triagectl::run(const QStringList &arguments)
         }
         return usage(error);
     }
-    // A dry run writes nothing, so read-only mode allows it (the backend decides the rest).
-    const bool dryRunMark = command->name == QLatin1String("mark") && m_parser.isSet(QStringLiteral("dry-run"));
-    if (command->writes && config->readOnly && !dryRunMark) {
+    // A dry run writes nothing, so read-only mode allows it for the commands that honour
+    // --dry-run (the backend decides the rest and writes no row).
+    const bool dryRun = (command->name == QLatin1String("mark") || command->name == QLatin1String("compensate"))
+        && m_parser.isSet(QStringLiteral("dry-run"));
+    if (command->writes && config->readOnly && !dryRun) {
         message(QStringLiteral("%1 writes to the databases: refused in read-only mode (--read-only or read_only=true)")
                     .arg(command->name));
         return ExitRefused;
@@ -902,6 +904,8 @@ int Triagectl::mark(Workspace &workspace, const QString &key)
         || m_parser.isSet(QStringLiteral("expect-version"));
     if (bulk && (anyExpect || m_parser.isSet(QStringLiteral("snapshot")) || m_parser.isSet(QStringLiteral("snapshot-from-ticket"))))
         return usage(QStringLiteral("mark --queue: --expect-*, --snapshot and --snapshot-from-ticket name one record; give a KEY"));
+    if (bulk && m_parser.isSet(QStringLiteral("override")))
+        return usage(QStringLiteral("mark --queue: --override sets a rule aside for one key at a time, never in bulk (DESIGN.md §6)"));
     if (*to == Failed && (m_parser.isSet(QStringLiteral("snapshot")) || m_parser.isSet(QStringLiteral("snapshot-from-ticket"))))
         return usage(QStringLiteral("mark: a snapshot goes with --to success only"));
 
@@ -976,13 +980,7 @@ int Triagectl::mark(Workspace &workspace, const QString &key)
             const KeyDetail d = details[i].result();
             MarkRequest r = base;
             r.idemKey = keys[i];
-            const SnapshotTicketChoice choice = snapshotTicketFor(d, std::nullopt);
-            if (choice.ticket) {
-                r.snapshot = choice.ticket->payload;
-                r.snapshotSource = QStringLiteral("ticket:%1").arg(choice.ticket->id);
-            } else {
-                r.snapshotMissingReason = choice.refusal;
-            }
+            setSnapshotFrom(r, snapshotTicketFor(d, std::nullopt));
             requests << r;
         }
     } else {

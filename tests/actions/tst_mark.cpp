@@ -226,7 +226,9 @@ void TestMark::failedEvidence()
     auto none = mark(QStringLiteral("pay:none"));
     QCOMPARE(markKindName(none->kind), QStringLiteral("refused"));
     QCOMPARE(none->message, prefix + QStringLiteral("no proof of absence: no upstream answer is recorded for the key and its "
-                                                    "biz_type has no upstream query API configured here") + hint);
+                                                    "biz_type has no upstream query API configured (upstream_query_url); declare "
+                                                    "failed_evidence = ticket_absent if this biz_type's side effect is the ticket "
+                                                    "row, or use --override with a reason of at least 20 characters if you are sure"));
     QVERIFY(none->auditId > 0);
     // A fresh NOT_FOUND recorded after updated_at + timeout and after every attempt: applied.
     auto fresh = mark(QStringLiteral("pay:fresh"));
@@ -277,7 +279,7 @@ void TestMark::failedEvidence()
     const auto overridden = markRecord(ws, o).result();
     QCOMPARE(markKindName(overridden->kind), QStringLiteral("applied"));
     const QString missing = QStringLiteral("no proof of absence: no upstream answer is recorded for the key and its biz_type has no "
-                                           "upstream query API configured here");
+                                           "upstream query API configured (upstream_query_url)");
     QCOMPARE(overridden->message, QStringLiteral("PROCESSING → FAILED allowed (override: %1)").arg(missing));
     QVERIFY(db.adminQueryColumn(QStringLiteral("SELECT evidence FROM triage_audit WHERE idem_key = 'pay:none' AND outcome = 'applied'"))
                 .value(0)
@@ -312,7 +314,7 @@ void TestMark::failedEvidence()
     QCOMPARE(markKindName(results[0]->kind), QStringLiteral("refused"));
     QCOMPARE(results[0]->message,
              prefix + QStringLiteral("no proof of absence: no upstream answer is recorded for the key and its biz_type has no "
-                                     "upstream query API configured here; a bulk FAILED applies only where the verdict is FAILED "
+                                     "upstream query API configured (upstream_query_url); a bulk FAILED applies only where the verdict is FAILED "
                                      "(override one key at a time)"));
     QCOMPARE(markKindName(results[1]->kind), QStringLiteral("applied"));
     QVERIFY(results[0]->auditId > 0);

@@ -145,8 +145,9 @@ void TestMarkRules::rules_data()
     QTest::newRow("no upstream API")
         << with(base(), [](MarkFacts &f) { f.upstreamConfigured = false; }) << 2 << reason << false << true << false << false
         << prefix
-               + "no proof of absence: no upstream answer is recorded for the key and its biz_type has no upstream query API configured here"
-               + queryHint
+               + "no proof of absence: no upstream answer is recorded for the key and its biz_type has no upstream query API configured "
+                 "(upstream_query_url); declare failed_evidence = ticket_absent if this biz_type's side effect is the ticket row, or use "
+                 "--override with a reason of at least 20 characters if you are sure"
         << "";
     QTest::newRow("latest answer UNUSABLE")
         << with(base(), [](MarkFacts &f) { f.upstream = answer(UpstreamAnswer::Unusable, 30, 14); }) << 2 << reason << false << true

@@ -234,6 +234,15 @@ void TstCliTriagectl::unknownQueueMatchesIndependentSql()
     QVERIFY(seeded.value(QStringLiteral("intents")).toInteger() > 20000);
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM idempotency_record")), QStringList{QStringLiteral("20000")});
 
+    // The generated in-flight records (1 s to 4 min old when generated; stale ones are 10 min
+    // or older) are moved to 60 s old, so however long seeding took on a loaded machine, none
+    // is near the 300 s boundary while the bracket below is taken (it must then be exact).
+    {
+        const QString error = db.adminExec(QStringLiteral("UPDATE idempotency_record SET created_at = %1, updated_at = %1 "
+                                                          "WHERE status = 0 AND updated_at > %2")
+                                               .arg(agoValue(backend, 60), agoValue(backend, 540)));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+    }
     // Two edge rows 15 s either side of the default 300 s processing timeout.
     for (const auto &[key, age] : {std::pair{QStringLiteral("cli:edge:stale"), 315}, std::pair{QStringLiteral("cli:edge:fresh"), 285}}) {
         const QString error = db.adminExec(
@@ -684,6 +693,13 @@ void TstCliTriagectl::markExitCodes()
               QStringLiteral("--reason"), reason});
     QVERIFY2(r.exitCode == 0 && r.out.contains("(override: no proof of absence"), r.describe({}).constData());
     QCOMPARE(audited(), ++rows);
+    // Bulk runs take no override: a usage error (1), nothing written.
+    r = mark({QStringLiteral("--queue"), QStringLiteral("unknown"), QStringLiteral("--to"), QStringLiteral("failed"),
+              QStringLiteral("--override"), QStringLiteral("--reason"), reason});
+    QVERIFY2(r.exitCode == 1
+                 && r.err.contains("mark --queue: --override sets a rule aside for one key at a time, never in bulk (DESIGN.md §6)"),
+             r.describe({}).constData());
+    QCOMPARE(audited(), rows);
     // Never a ticket: refused (4) with --override.
     r = mark({QStringLiteral("ticket:create:acme:held"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--override"),
               QStringLiteral("--reason"), reason});

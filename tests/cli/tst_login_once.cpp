@@ -201,7 +201,7 @@ private slots:
                          qPrintable(o.error->message));
                 QVERIFY2(o.error->message.contains(QStringLiteral("the login as user \"%1\" on ").arg(m_user)), qPrintable(o.error->message));
                 QVERIFY2(o.error->message.contains(QStringLiteral("with the password from $TRIAGE_DB_PASSWORD")), qPrintable(o.error->message));
-                QVERIFY2(o.error->message.contains(QStringLiteral("the console does not try this credential again")),
+                QVERIFY2(o.error->message.contains(QStringLiteral("this process does not try this credential again")),
                          qPrintable(o.error->message));
                 QVERIFY(!o.error->message.contains(QStringLiteral("Wr0ng-Secret-4711")));
             }

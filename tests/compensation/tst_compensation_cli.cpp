@@ -146,6 +146,15 @@ void TestCompensationCli::exitCodes()
     QVERIFY2(r.exitCode == 0, r.describe());
     QVERIFY2(r.out.contains(kKey.toUtf8()), r.describe());
     QCOMPARE(env.ctl->requests().size(), 0);
+    // A dry run writes nothing, so read-only mode allows it; a real run there is refused (4).
+    const QString auditRows = QStringLiteral("SELECT COUNT(*) FROM triage_audit");
+    const QStringList auditBefore = env.column(auditRows);
+    r = env.run(QStringList{QStringLiteral("--read-only")} + env.compensateArgs() << QStringLiteral("--dry-run"));
+    QVERIFY2(r.exitCode == 0 && r.out.contains(kKey.toUtf8()), r.describe());
+    r = env.run(QStringList{QStringLiteral("--read-only")} + env.compensateArgs());
+    QVERIFY2(r.exitCode == 4 && r.err.contains("compensate writes to the databases: refused in read-only mode"), r.describe());
+    QCOMPARE(env.ctl->requests().size(), 0);
+    QCOMPARE(env.column(auditRows), auditBefore);
 
     QVERIFY(env.ctl->fault(QStringLiteral("/tickets/*/cancel"), QStringLiteral("http_500"), 0, 1) > 0);
     r = env.run(env.compensateArgs());
