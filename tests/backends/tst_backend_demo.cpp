@@ -183,6 +183,8 @@ void TstBackendDemo::coversEveryCase()
         if (r.source != QueueSource::Record)
             continue;
         const KeyDetail d = ws.loadKeyDetail(r.idemKey).result();
+        // The demo ships an upstream (its simulator) for every biz_type, started on demand.
+        QVERIFY2(d.record && d.record->upstreamConfigured, qPrintable(r.idemKey));
         const MarkDecision m = decideMark(markFactsFrom(d.record, markEvidenceOf(d)), Failed,
                                           QStringLiteral("demo check of the FAILED rule"), false, true, QString());
         if (m.allowed) {
