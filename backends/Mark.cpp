@@ -322,8 +322,17 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     }
     // A store that cannot be read is an error (exit 2), not a safety refusal: FAILED is
     // decided on evidence, and evidence that could not be read is no evidence either way.
-    const bool evidenceUnreadable = req.toStatus == Failed && (!ev.ticketError.isEmpty() || !ev.intentError.isEmpty());
-    if (evidenceUnreadable) {
+    // For SUCCESS the tickets decide where a snapshot may come from (the canonical-ticket
+    // rule): a ticket store that cannot be read is an error there too.
+    const bool ticketsUnreadable = req.toStatus == Success && !ev.ticketError.isEmpty();
+    const bool evidenceUnreadable
+        = ticketsUnreadable || (req.toStatus == Failed && (!ev.ticketError.isEmpty() || !ev.intentError.isEmpty()));
+    if (ticketsUnreadable) {
+        decision.allowed = false;
+        decision.reason = QStringLiteral("the tickets could not be read (%1): a SUCCESS snapshot may come only from the "
+                                         "canonical ticket (DESIGN.md §6)")
+                              .arg(ev.ticketError);
+    } else if (evidenceUnreadable) {
         QStringList errors;
         for (const QString &e : {ev.ticketError, ev.intentError})
             if (!e.isEmpty())
@@ -625,15 +634,19 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
             const auto rows = w->worker(DbRole::Ticket)
                                   .run<QVector<TicketRow>>([key](DbSession &s) { return detail_sql::readTickets(s, key); })
                                   .result();
-            if (!rows.ok())
-                return Outcome<MarkResult>::failure(*rows.error);
-            // The canonical ticket only (DESIGN.md §6); a refusal goes through apply(), which audits it.
-            KeyDetail d;
-            d.idemKey = request.idemKey;
-            d.tickets = *rows;
             request.snapshot.reset();
             request.snapshotSource = QStringLiteral("ticket:%1").arg(*request.snapshotFromTicket);
-            setSnapshotFrom(request, snapshotTicketFor(d, *request.snapshotFromTicket));
+            if (!rows.ok()) {
+                // No ticket to take the snapshot from: apply() reports the unreadable ticket
+                // store as an error (exit 2) and audits it like every real outcome.
+                request.snapshotMissingReason = QStringLiteral("the ticket database failed: ") + rows.error->message;
+            } else {
+                // The canonical ticket only (DESIGN.md §6); a refusal goes through apply(), which audits it.
+                KeyDetail d;
+                d.idemKey = request.idemKey;
+                d.tickets = *rows;
+                setSnapshotFrom(request, snapshotTicketFor(d, *request.snapshotFromTicket));
+            }
         }
         QHash<QString, MarkEvidence> all = gatherEvidence(*w, {request.idemKey});
         addTicketRows(*w, {request}, all);

@@ -6,10 +6,12 @@
 #include "TestDatabases.h"
 #include "TextEscape.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace triage;
@@ -211,6 +213,29 @@ void TstCliDisplay::storeDown()
     QVERIFY2(lines(mark.out).contains(QStringLiteral("error    %1  the evidence could not be read (%2): FAILED needs proof of no side effect")
                                           .arg(key, why)),
              mark.describe(markArgs).constData());
+    // mark SUCCESS cannot check the canonical-ticket rule either: an error (exit 2), audited
+    // (both marks), for --snapshot-from-ticket and for a snapshot file alike.
+    QTemporaryDir dir;
+    QFile snap(dir.filePath(QStringLiteral("snap.json")));
+    QVERIFY(snap.open(QIODevice::WriteOnly));
+    snap.write(R"({"ticket_id": 5, "title": "x"})");
+    snap.close();
+    for (const QStringList &from : {QStringList{QStringLiteral("--snapshot-from-ticket"), QStringLiteral("5")},
+                                    QStringList{QStringLiteral("--snapshot"), snap.fileName()}}) {
+        const QStringList successArgs = base + QStringList{QStringLiteral("mark"), key, QStringLiteral("--to"), QStringLiteral("success"),
+                                                           QStringLiteral("--reason"), QStringLiteral("the ticket exists upstream")}
+            + from;
+        const CtlRun success = runCtl(successArgs);
+        QVERIFY2(success.finished && success.exitCode == 2, success.describe(successArgs).constData());
+        QVERIFY2(lines(success.out).contains(QStringLiteral("error    %1  the tickets could not be read (%2): a SUCCESS snapshot may "
+                                                            "come only from the canonical ticket (DESIGN.md §6)")
+                                                 .arg(key, why)),
+                 success.describe(successArgs).constData());
+    }
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT action || ':' || outcome FROM triage_audit ORDER BY id").replace(
+                 QStringLiteral("action || ':' || outcome"), backend == QLatin1String("mysql") ? QStringLiteral("CONCAT(action, ':', outcome)")
+                                                                                               : QStringLiteral("action || ':' || outcome"))),
+             (QStringList{QStringLiteral("mark_failed:error"), QStringLiteral("mark_success:error"), QStringLiteral("mark_success:error")}));
     // The record is unchanged.
     QString error;
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key), &error),
