@@ -277,9 +277,15 @@ int Triagectl::compensate(Workspace &workspace, const QString &key)
         line(QStringLiteral("outcome:    %1").arg(compensationOutcomeName(o.kind)));
         if (!o.compKey.isEmpty())
             line(QStringLiteral("comp_key:   %1").arg(o.compKey));
-        if (!o.request.url.isEmpty())
-            line(QStringLiteral("request:    %1 %2 (X-Idempotency-Key: %3)")
-                     .arg(QString::fromLatin1(o.request.method), o.request.url, o.compKey));
+        if (!o.request.url.isEmpty()) {
+            // A refused or planned compensation sends nothing: say so next to the request.
+            const bool unsent = o.kind == CompensationOutcome::Kind::Refused || o.kind == CompensationOutcome::Kind::Planned;
+            line(QStringLiteral("request:    %1 %2 (X-Idempotency-Key: %3)%4")
+                     .arg(QString::fromLatin1(o.request.method), o.request.url, o.compKey,
+                          unsent ? QStringLiteral(" — not sent") : QString()));
+        }
+        if (o.kind == CompensationOutcome::Kind::Refused)
+            line(QStringLiteral("reason:     %1").arg(o.message));
         if (o.row)
             line(QStringLiteral("status:     %1 after %2").arg(o.row->status, counted(o.row->attempts, QStringLiteral("call"), QStringLiteral("calls"))));
         for (const CompensationAttemptRow &a : o.history)

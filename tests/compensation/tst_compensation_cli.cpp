@@ -376,6 +376,10 @@ void TestCompensationCli::snapshotOnlyFromCanonical()
     QVERIFY2(r.err.contains("ticket 101 is the canonical ticket of this key (the SUCCESS record's snapshot names ticket #101 (callers "
                             "were given it)): it is never a compensation target (DESIGN.md §6)"),
              r.describe());
+    // The table output says the request was not sent, and why.
+    QVERIFY2(r.out.contains("/tickets/101/cancel (X-Idempotency-Key: comp:cancel_ticket:101:") && r.out.contains(") — not sent\n"),
+             r.describe());
+    QVERIFY2(r.out.contains("reason:     ticket 101 is the canonical ticket of this key"), r.describe());
     QCOMPARE(env.ctl->requests().size(), 0);
     QCOMPARE(env.column(QStringLiteral("SELECT %1 FROM triage_audit ORDER BY id").arg(concat)),
              (QStringList{QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:refused"), QStringLiteral("mark_success:applied"),
