@@ -1,6 +1,7 @@
 #include "Audit.h"
 
 #include <QSqlQuery>
+#include <QSysInfo>
 
 #include <algorithm>
 
@@ -76,6 +77,11 @@ AuditEntry boundedAuditEntry(AuditEntry e, qsizetype maxRowBytes)
         budget = std::max<qsizetype>(0, budget - size(*f));
     }
     return e;
+}
+
+QString auditHostName()
+{
+    return QSysInfo::machineHostName().left(255);
 }
 
 namespace audit_sql {

@@ -51,6 +51,10 @@ struct AuditQuery {
 /// (the JSON cut object with the full length and SHA-256). Small columns are never cut.
 AuditEntry boundedAuditEntry(AuditEntry entry, qsizetype maxRowBytes = kAuditRowMaxBytes);
 
+/// The host name every audit row records (QSysInfo::machineHostName(), at most 255
+/// characters): one source, so one machine has one spelling in triage_audit.
+QString auditHostName();
+
 namespace audit_sql {
 /// Inserts one audit row in the session's current transaction (or autocommit), bounded by
 /// boundedAuditEntry(). `at` is the server's clock. Returns the new row's id. Throws

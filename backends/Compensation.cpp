@@ -7,7 +7,6 @@
 #include "Workspace.h"
 
 #include <QCryptographicHash>
-#include <QHostInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -523,7 +522,7 @@ QString CompensationRunner::auditRefusal(const CompensationOutcome &out, const Q
     AuditEntry a;
     a.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     a.operatorName = operatorName.left(64);
-    a.host = QHostInfo::localHostName().left(255);
+    a.host = auditHostName();
     a.action = action;
     a.idemKey = sourceKey;
     QJsonObject from{{QStringLiteral("comp_key"), out.compKey}};
@@ -596,7 +595,7 @@ CompensationOutcome CompensationRunner::existingOutcome(CompensationOutcome out,
     AuditEntry a;
     a.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     a.operatorName = request.operatorName.left(64);
-    a.host = QHostInfo::localHostName().left(255);
+    a.host = auditHostName();
     a.action = QString::fromUtf16(audit_action::Compensate);
     a.idemKey = request.sourceKey;
     a.reason = request.reason.left(1000);
@@ -953,7 +952,7 @@ CompensationOutcome CompensationRunner::drive(CompensationRow row, const Compens
     AuditEntry a;
     a.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     a.operatorName = operatorName.left(64);
-    a.host = QHostInfo::localHostName().left(255);
+    a.host = auditHostName();
     a.action = QString::fromUtf16(resumed ? audit_action::CompensateResume : audit_action::Compensate);
     a.idemKey = row.sourceKey;
     a.fromState = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), compKey},

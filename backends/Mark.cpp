@@ -11,7 +11,6 @@
 #include <QJsonObject>
 #include <QSet>
 #include <QSqlQuery>
-#include <QSysInfo>
 #include <QUuid>
 #include <QSet>
 
@@ -143,7 +142,7 @@ AuditEntry expectedAuditEntry(DbSession &s, const MarkRequest &req, const Expect
     a.requestId = req.requestId;
     a.operatorName = req.operatorName;
     a.dbUser = s.profile().dialect == Dialect::Sqlite ? QString() : s.profile().user;
-    a.host = QSysInfo::machineHostName();
+    a.host = auditHostName();
     a.action = QString::fromUtf16(req.toStatus == Success ? audit_action::MarkSuccess : audit_action::MarkFailed);
     a.idemKey = req.idemKey;
     a.fromState = stateJson(expected);

@@ -10,7 +10,6 @@
 #include <QJsonArray>
 #include <QMutex>
 #include <QRegularExpression>
-#include <QSysInfo>
 #include <QUuid>
 #include <QtConcurrent>
 
@@ -37,7 +36,7 @@ AuditEntry upstreamAuditEntry(const WorkspaceConfig &config, const UpstreamCheck
     a.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     a.operatorName = config.operatorName.isEmpty() ? osUserName() : config.operatorName;
     a.dbUser = config.idempotency.dialect == Dialect::Sqlite ? QString() : config.idempotency.user;
-    a.host = QSysInfo::machineHostName();
+    a.host = auditHostName();
     a.action = QString::fromUtf16(audit_action::QueryUpstream);
     a.idemKey = check.detail.idemKey;
     if (check.detail.record) {
