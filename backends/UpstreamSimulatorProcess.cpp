@@ -33,17 +33,13 @@ QString UpstreamSimulatorProcess::locateBinary()
     const QString fromEnv = qEnvironmentVariable("TRIAGE_UPSTREAM_SIM");
     if (!fromEnv.isEmpty() && QFileInfo(fromEnv).isExecutable())
         return fromEnv;
-#ifdef TRIAGE_UPSTREAM_SIM_PATH
-    {
-        const QString built = QStringLiteral(TRIAGE_UPSTREAM_SIM_PATH);
-        if (QFileInfo(built).isExecutable())
-            return built;
-    }
-#endif
     if (QCoreApplication::instance()) {
-        const QString beside = QDir(QCoreApplication::applicationDirPath()).filePath(QLatin1String(kBinaryName));
-        if (QFileInfo(beside).isExecutable())
-            return beside;
+        const QDir here(QCoreApplication::applicationDirPath());
+        for (const QString &candidate : {here.filePath(QLatin1String(kBinaryName)),
+                                         here.filePath(QStringLiteral("../upstream-sim/") + QLatin1String(kBinaryName))}) {
+            if (QFileInfo(candidate).isExecutable())
+                return QDir::cleanPath(candidate);
+        }
     }
     return QStandardPaths::findExecutable(QLatin1String(kBinaryName));
 }

@@ -10,7 +10,7 @@
 
 namespace triage {
 
-/// Runs the upstream simulator (`triage-upstream-sim`, tests/sim) as a child process on a
+/// Runs the upstream simulator (`triage-upstream-sim`, app/upstream-sim) as a child process on a
 /// free loopback port, serving the ticket query API from a ticket database (used by
 /// `--demo` and by tests). Qt Core only. The process is stopped on destruction (SIGTERM,
 /// then SIGKILL), and on Linux it also ends when its parent ends without that cleanup
@@ -30,9 +30,10 @@ public:
     UpstreamSimulatorProcess(const UpstreamSimulatorProcess &) = delete;
     UpstreamSimulatorProcess &operator=(const UpstreamSimulatorProcess &) = delete;
 
-    /// Where the simulator binary is: $TRIAGE_UPSTREAM_SIM if set, else the path CMake
-    /// compiled in (the build tree's triage-upstream-sim) if it exists, else next to the
-    /// running executable, else on PATH. Empty when none is found.
+    /// Where the simulator binary is: $TRIAGE_UPSTREAM_SIM if set, else next to the running
+    /// executable (an installed demo), else in the build tree's `app/upstream-sim/` beside
+    /// the running program's folder (`build/app/console`, `build/app/ctl`), else on PATH.
+    /// Empty when none is found. No build path is compiled in.
     static QString locateBinary();
 
     /// Starts the simulator for `ticketDbUrl` (sqlite:///…, postgresql://…, mysql://…;

@@ -18,7 +18,7 @@ class QHttpServerResponder;
 
 namespace triage::sim {
 
-/// The upstream simulator's HTTP side (tests/sim, `triage-upstream-sim`): a ticket query
+/// The upstream simulator's HTTP side (app/upstream-sim, `triage-upstream-sim`): a ticket query
 /// API over a ticket database, compensation endpoints, a request log and fault injection.
 /// Subclasses QAbstractHttpServer directly (QHttpServer 6.4 is a technical preview) and
 /// dispatches every request itself. SQL runs on a DbWorker thread; replies are written

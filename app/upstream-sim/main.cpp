@@ -1,5 +1,5 @@
 // triage-upstream-sim: a loopback HTTP server that plays a business system's ticket query
-// API over a ticket database, with fault injection (see UpstreamSim.h). A test tool.
+// API over a ticket database, with fault injection (see UpstreamSim.h). Ships with the demo; the tests use it too.
 #include "UpstreamSim.h"
 
 #include "ConnectionProfile.h"
