@@ -34,7 +34,7 @@ QString timeToolTip(const QString &canonical)
 
 } // namespace
 
-QueueModel::QueueModel(Workspace *workspace, QObject *parent) : QAbstractTableModel(parent), m_workspace(workspace)
+QueueModel::QueueModel(Workspace *workspace, QObject *parent) : PagedTableModel(workspace, parent)
 {
     qRegisterMetaType<triage::QueueRow>();
 }
@@ -86,11 +86,6 @@ void QueueModel::reload()
     startCount();
 }
 
-void QueueModel::setPageSize(int rows)
-{
-    m_pageSize = qMax(1, rows);
-}
-
 void QueueModel::newToken()
 {
     // Jobs of the previous load that have not started yet would only be dropped on
@@ -125,18 +120,6 @@ void QueueModel::reset()
         m_loading = false;
         emit loadingChanged(false);
     }
-}
-
-bool QueueModel::canFetchMore(const QModelIndex &parent) const
-{
-    return !parent.isValid() && m_started && !m_loading && !m_atEnd && !m_failed && m_workspace;
-}
-
-void QueueModel::fetchMore(const QModelIndex &parent)
-{
-    if (!canFetchMore(parent))
-        return;
-    startPage();
 }
 
 void QueueModel::startPage()
@@ -304,15 +287,7 @@ void QueueModel::resume()
 
 int QueueModel::findKey(const QString &key) const
 {
-    for (int i = 0; i < m_rows.size(); ++i)
-        if (m_rows[i].idemKey == key)
-            return i;
-    return -1;
-}
-
-int QueueModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
+    return indexOfKey(m_rows, key);
 }
 
 int QueueModel::columnCount(const QModelIndex &parent) const
