@@ -337,7 +337,7 @@ void MainWindow::loadDetails(const QStringList &keys, std::function<void(QVector
     }
 }
 
-void MainWindow::markSelected(int toStatus)
+void MainWindow::markSelected(RecordStatusCode toStatus)
 {
     QueuePane *pane = currentPane();
     if (!pane || m_workspace->config().readOnly)

@@ -379,7 +379,7 @@ void TestViewsUiCompensation::markDialogOffersOnlyCanonical()
     // Group A has three tickets: the Mark SUCCESS dialog offers only the canonical #1's payload.
     const KeyDetail d = w.ws->loadKeyDetail(kGroupA).result();
     QCOMPARE(d.tickets.size(), 3);
-    MarkDialog dialog(d, 1, QStringLiteral("alice"));
+    MarkDialog dialog(d, Success, QStringLiteral("alice"));
     QStringList choices;
     for (int i = 0; i < dialog.snapshotSource()->count(); ++i)
         choices << dialog.snapshotSource()->itemText(i);
