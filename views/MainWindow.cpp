@@ -4,7 +4,9 @@
 #include "DuplicatesPane.h"
 
 #include "BizTypeCheck.h"
-#include "BulkActions.h"
+#include "BulkMarkDialog.h"
+#include "BulkMarkReportDialog.h"
+#include "BulkQueryDialog.h"
 #include "ConnectionIndicator.h"
 #include "KeyDetailView.h"
 #include "MessageBar.h"

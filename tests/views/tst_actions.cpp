@@ -8,7 +8,9 @@
 // Upstream tab and "Apply suggestion" prefills the mark; bulk marks report every row and
 // bulk queries record every answer. PNGs of the dialog and panels go to the build directory.
 
-#include "BulkActions.h"
+#include "BulkMarkDialog.h"
+#include "BulkMarkReportDialog.h"
+#include "BulkQueryDialog.h"
 #include "EvidenceView.h"
 #include "JsonView.h"
 #include "KeyDetailView.h"
