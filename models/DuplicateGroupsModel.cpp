@@ -1,6 +1,7 @@
 #include "DuplicateGroupsModel.h"
 
 #include "StatusTone.h"
+#include "TimeText.h"
 #include "Workspace.h"
 #include "WhenReady.h"
 
@@ -74,8 +75,8 @@ QVariant DuplicateGroupsModel::data(const QModelIndex &index, int role) const
         case SizeColumn: return g.size;
         case LiveColumn: return g.live;
         case TenantsColumn: return g.tenants.join(QStringLiteral(", "));
-        case FirstCreatedColumn: return g.firstCreatedAt.left(19).replace(QLatin1Char('T'), QLatin1Char(' '));
-        case LastCreatedColumn: return g.lastCreatedAt.left(19).replace(QLatin1Char('T'), QLatin1Char(' '));
+        case FirstCreatedColumn: return utcToSecond(g.firstCreatedAt);
+        case LastCreatedColumn: return utcToSecond(g.lastCreatedAt);
         case RecordColumn: return g.recordStatus;
         }
         return {};

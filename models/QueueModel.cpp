@@ -12,16 +12,6 @@ namespace triage {
 
 namespace {
 
-/// "2026-11-29 21:55:07" from canonical "2026-11-29T21:55:07.123456Z" (column says UTC).
-QString toSecond(const QString &canonical)
-{
-    if (canonical.isNull())
-        return {};
-    if (canonical.size() >= 19 && canonical.at(10) == QLatin1Char('T'))
-        return canonical.left(10) + QLatin1Char(' ') + canonical.mid(11, 8);
-    return canonical; // unparsable text is shown as stored
-}
-
 QString timeToolTip(const QString &canonical)
 {
     if (canonical.isNull())
@@ -323,9 +313,9 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         case AgeColumn: return humanDuration(r.ageSeconds);
         case SourceColumn: return sourceName(r.source);
         case BizTypeColumn: return record ? r.bizType : r.action;
-        case UpdatedColumn: return full ? r.updatedAt : toSecond(r.updatedAt);
-        case CreatedColumn: return full ? r.createdAt : toSecond(r.createdAt);
-        case ExpireColumn: return full ? r.expireAt : toSecond(r.expireAt);
+        case UpdatedColumn: return full ? r.updatedAt : utcToSecond(r.updatedAt);
+        case CreatedColumn: return full ? r.createdAt : utcToSecond(r.createdAt);
+        case ExpireColumn: return full ? r.expireAt : utcToSecond(r.expireAt);
         case TaskStepColumn:
             if (record)
                 return QString();

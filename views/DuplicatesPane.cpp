@@ -5,11 +5,11 @@
 #include "DuplicateGroupsModel.h"
 #include "MessageBar.h"
 #include "Theme.h"
+#include "TimeText.h"
 #include "Workspace.h"
 #include "WhenReady.h"
 
 #include <QCheckBox>
-#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -224,7 +224,7 @@ void DuplicatesPane::updateScan()
     const bool more = !m_model->atEnd() && m_model->lastError().isEmpty();
     auto shown = [](const QString &iso) {
         const auto t = parseUtcMicros(iso);
-        return t ? QDateTime::fromMSecsSinceEpoch(*t / 1000, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) + QStringLiteral(" UTC") : iso;
+        return t ? utcToSecond(iso) + QStringLiteral(" UTC") : iso;
     };
     QString text;
     if (m_model->scannedTo().isEmpty())
