@@ -7,6 +7,20 @@ bool compensationSettled(std::optional<CompensationStatus> rowStatus)
     return rowStatus == CompensationStatus::Succeeded;
 }
 
+bool compensationResumable(std::optional<CompensationStatus> status)
+{
+    return status == CompensationStatus::Intent || status == CompensationStatus::Unknown;
+}
+
+QVector<qint64> ticketsToCompensate(const QVector<TicketRow> &tickets, qint64 canonicalTicketId)
+{
+    QVector<qint64> ids;
+    for (const TicketRow &t : tickets)
+        if (t.id != canonicalTicketId && t.status.value_or(QString()) != QLatin1String("CANCELLED"))
+            ids.append(t.id);
+    return ids;
+}
+
 bool compensationRunnable(const CompensationPlanEntry &entry, bool overriding)
 {
     if (compensationSettled(entry.rowStatus) || !entry.hasKey)

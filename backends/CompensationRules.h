@@ -2,6 +2,8 @@
 
 #include "Compensation.h"
 
+#include <QVector>
+
 #include <optional>
 
 namespace triage {
@@ -18,6 +20,16 @@ struct CompensationPlanEntry {
 /// True when the compensation is settled: its row is SUCCEEDED, nothing is left to send
 /// (DESIGN.md §1 "Compensation is a side effect too"). Pure.
 bool compensationSettled(std::optional<CompensationStatus> rowStatus);
+
+/// True when a stored compensation in `status` may be resumed: INTENT or UNKNOWN (sent or
+/// about to be, outcome not known). SUCCEEDED and FAILED are settled; nullopt (no row, or a
+/// status the console does not know) is not resumable. Pure.
+bool compensationResumable(std::optional<CompensationStatus> status);
+
+/// The tickets of a duplicate group to compensate, in the order given: every ticket but the
+/// canonical one (`canonicalTicketId`, DESIGN.md §6 "Canonical ticket") and those already
+/// CANCELLED. Pure.
+QVector<qint64> ticketsToCompensate(const QVector<TicketRow> &tickets, qint64 canonicalTicketId);
 
 /// True when the compensation may be started or resumed now: not settled, a key was
 /// rendered, and the plan did not refuse it — unless it was refused only by rules an

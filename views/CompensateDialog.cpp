@@ -161,11 +161,9 @@ CompensateDialog::CompensateDialog(Workspace *workspace, std::shared_ptr<Compens
     connect(m_close, &QPushButton::clicked, this, [this] { reject(); });
     connect(m_mark, &QPushButton::clicked, this, [this] { markSuccess(); });
 
-    for (const TicketRow &t : group.tickets) {
-        if (t.id == group.canonicalTicketId || t.status.value_or(QString()) == QLatin1String("CANCELLED"))
-            continue;
+    for (const qint64 id : ticketsToCompensate(group.tickets, group.canonicalTicketId)) {
         Item item;
-        item.ticketId = t.id;
+        item.ticketId = id;
         item.action = m_action;
         m_items.append(item);
     }
