@@ -15,15 +15,6 @@ namespace triage {
 
 class Workspace;
 
-/// The state of a record as an operator saw it: what a compare-and-set must still find.
-/// `updatedAt` is the canonical text the server printed (`show --format json`), compared
-/// on the server, never through QDateTime (DESIGN.md §4 "Time").
-struct ExpectedState {
-    std::optional<qint64> status; ///< nullopt: NULL
-    QString updatedAt;
-    std::optional<qint64> version; ///< only where the table has a version column
-};
-
 /// One manual mark (DESIGN.md §2): PROCESSING→SUCCESS, PROCESSING→FAILED, FAILED→SUCCESS.
 struct MarkRequest {
     QString idemKey;

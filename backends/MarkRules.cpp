@@ -1,5 +1,7 @@
 #include "MarkRules.h"
 
+#include "KeyDetail.h"
+
 #include "RecordStatus.h"
 
 #include <QStringList>
@@ -149,6 +151,16 @@ MarkDecision decideMark(const MarkFacts &facts, int toStatus, const QString &rea
     if (!proof.isEmpty() && d.overridden.isEmpty())
         d.reason += QStringLiteral(": ") + proof;
     return d;
+}
+
+ExpectedState expectedStateOf(const RecordDetail &record)
+{
+    ExpectedState e;
+    e.status = record.statusCode;
+    e.updatedAt = record.updatedAt;
+    if (record.hasVersionColumn)
+        e.version = record.version;
+    return e;
 }
 
 } // namespace triage

@@ -11,6 +11,22 @@
 
 namespace triage {
 
+struct RecordDetail;
+
+/// The state of a record as an operator saw it: what a compare-and-set must still find.
+/// `updatedAt` is the canonical text the server printed (`show --format json`), compared
+/// on the server, never through QDateTime (DESIGN.md §4 "Time").
+struct ExpectedState {
+    std::optional<qint64> status; ///< nullopt: NULL
+    QString updatedAt;
+    std::optional<qint64> version; ///< only where the table has a version column
+};
+
+/// The compare-and-set expectation for `record` as loaded: its status, updated_at and,
+/// only where the table has a version column (RecordDetail::hasVersionColumn), its
+/// version. The one builder of an ExpectedState from a record (DESIGN.md §2 "Mark").
+ExpectedState expectedStateOf(const RecordDetail &record);
+
 /// The latest upstream answer recorded for a key (a `query_upstream` row of triage_audit):
 /// what it said and when it was recorded, on the idempotency database's clock.
 struct RecordedUpstreamAnswer {

@@ -204,6 +204,18 @@ QString formatLocal(UtcMicros t)
     return local.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss ")) + local.timeZoneAbbreviation();
 }
 
+QString utcToSecond(const QString &text)
+{
+    if (text.isNull())
+        return {};
+    const auto t = parseUtcMicros(text);
+    if (!t)
+        return text;
+    QString s = formatUtcMicros(*t).left(19);
+    s[10] = QLatin1Char(' ');
+    return s;
+}
+
 QString canonicalTimeText(const QVariant &value)
 {
     if (value.isNull() || !value.isValid())

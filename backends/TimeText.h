@@ -24,6 +24,12 @@ QString formatUtcMicros(UtcMicros t);
 /// Formats in the operator's local time zone, to the second ("2026-11-29 22:55:07 CET").
 QString formatLocal(UtcMicros t);
 
+/// Time text to the second for people, in UTC without a zone suffix (the column or the
+/// sentence says UTC): "2026-11-29 21:55:07" for "2026-11-29T21:55:07.123456Z" or any
+/// other text parseUtcMicros() reads. A null QString stays null; text it cannot read is
+/// returned as stored, so nothing is hidden. The one "to the second" printer.
+QString utcToSecond(const QString &text);
+
 /// Canonicalises a time read from a store: NULL stays a null QString; parsable text is
 /// re-printed by formatUtcMicros(); unparsable text is returned unchanged, so nothing is lost.
 QString canonicalTimeText(const QVariant &value);

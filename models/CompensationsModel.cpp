@@ -1,6 +1,7 @@
 #include "CompensationsModel.h"
 
 #include "StatusTone.h"
+#include "TimeText.h"
 #include "WhenReady.h"
 
 namespace triage {
@@ -77,7 +78,7 @@ QVariant CompensationsModel::data(const QModelIndex &index, int role) const
         case TargetColumn: return r.target;
         case SourceColumn: return r.sourceKey;
         case OperatorColumn: return r.operatorName;
-        case UpdatedColumn: return r.updatedAt.left(19).replace(QLatin1Char('T'), QLatin1Char(' '));
+        case UpdatedColumn: return utcToSecond(r.updatedAt);
         }
         return {};
     case roles::FullText:

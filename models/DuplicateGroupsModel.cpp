@@ -1,6 +1,7 @@
 #include "DuplicateGroupsModel.h"
 
 #include "StatusTone.h"
+#include "TimeText.h"
 #include "Workspace.h"
 #include "WhenReady.h"
 
@@ -11,7 +12,7 @@ constexpr int kScanAllPage = 100000; // groups per page during scanAll()
 }
 
 DuplicateGroupsModel::DuplicateGroupsModel(Workspace *workspace, QObject *parent)
-    : QAbstractTableModel(parent), m_workspace(workspace)
+    : PagedTableModel(workspace, parent)
 {
 }
 
@@ -52,15 +53,7 @@ void DuplicateGroupsModel::refresh()
 
 int DuplicateGroupsModel::findKey(const QString &key) const
 {
-    for (int i = 0; i < m_rows.size(); ++i)
-        if (m_rows.at(i).idemKey == key)
-            return i;
-    return -1;
-}
-
-int DuplicateGroupsModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
+    return indexOfKey(m_rows, key);
 }
 
 int DuplicateGroupsModel::columnCount(const QModelIndex &parent) const
@@ -82,8 +75,8 @@ QVariant DuplicateGroupsModel::data(const QModelIndex &index, int role) const
         case SizeColumn: return g.size;
         case LiveColumn: return g.live;
         case TenantsColumn: return g.tenants.join(QStringLiteral(", "));
-        case FirstCreatedColumn: return g.firstCreatedAt.left(19).replace(QLatin1Char('T'), QLatin1Char(' '));
-        case LastCreatedColumn: return g.lastCreatedAt.left(19).replace(QLatin1Char('T'), QLatin1Char(' '));
+        case FirstCreatedColumn: return utcToSecond(g.firstCreatedAt);
+        case LastCreatedColumn: return utcToSecond(g.lastCreatedAt);
         case RecordColumn: return g.recordStatus;
         }
         return {};
@@ -133,17 +126,6 @@ QVariant DuplicateGroupsModel::headerData(int section, Qt::Orientation orientati
     case RecordColumn: return QStringLiteral("Record");
     }
     return {};
-}
-
-bool DuplicateGroupsModel::canFetchMore(const QModelIndex &parent) const
-{
-    return !parent.isValid() && m_started && !m_loading && !m_atEnd && !m_failed && m_workspace;
-}
-
-void DuplicateGroupsModel::fetchMore(const QModelIndex &parent)
-{
-    if (canFetchMore(parent))
-        startPage();
 }
 
 void DuplicateGroupsModel::scanAll()

@@ -2,9 +2,8 @@
 
 #include "Duplicates.h"
 #include "ModelRoles.h"
+#include "PagedTableModel.h"
 
-#include <QAbstractTableModel>
-#include <QPointer>
 #include <QVector>
 
 #include <optional>
@@ -23,7 +22,7 @@ class Workspace;
 /// at once; the page is applied on the GUI thread (`whenReady(future, this, …)`) inside an exact
 /// beginInsertRows() range, and every reset bumps a generation counter so pages of an older
 /// filter are dropped. Errors go to errorOccurred() / lastError(); the model never shows UI.
-class DuplicateGroupsModel : public QAbstractTableModel {
+class DuplicateGroupsModel : public PagedTableModel {
     Q_OBJECT
 public:
     /// Columns, in display order.
@@ -52,8 +51,6 @@ public:
     const DuplicateFilter &filter() const { return m_filter; }
     /// Reloads from the start with the current filter.
     void refresh();
-    /// Groups per page (default 100, at least 1).
-    void setPageSize(int rows) { m_pageSize = std::max(1, rows); }
     /// Milliseconds a page may scan before it returns what it found (default
     /// kInteractivePageBudgetMs; 0 = no limit).
     void setScanBudgetMs(int ms) { m_budgetMs = std::max(0, ms); }
@@ -75,53 +72,34 @@ public:
     QString oldestAt() const { return m_oldestAt; }
     QString newestAt() const { return m_newestAt; }
 
-    /// True while a page is in flight.
-    bool isLoading() const { return m_loading; }
-    /// True once the last page has arrived.
-    bool atEnd() const { return m_atEnd; }
-    /// The last page error, or "".
-    QString lastError() const { return m_error; }
     /// The group at `row` (0 <= row < rowCount()).
     const DuplicateGroup &group(int row) const { return m_rows.at(row); }
     /// The row of the loaded group `key`, or -1.
     int findKey(const QString &key) const;
 
-    /// Read-only table interface over the loaded groups (see Column and Role).
-    int rowCount(const QModelIndex &parent = {}) const override;
+    /// Read-only table interface over the loaded groups (see Column and Role); rowCount(),
+    /// canFetchMore() and fetchMore() (one page of setPageSize() groups) are PagedTableModel's.
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-    /// True when more groups exist and no page is in flight (false after a failed page).
-    bool canFetchMore(const QModelIndex &parent) const override;
-    /// Starts fetching the next page; rows arrive later.
-    void fetchMore(const QModelIndex &parent) override;
 
 signals:
-    /// A page fetch started (true) or ended (false).
-    void loadingChanged(bool loading);
-    /// A page was applied: rows [first, first + added) are new.
-    void pageLoaded(int first, int added, bool atEnd);
-    /// A page failed; `message` names the store and why.
-    void errorOccurred(const QString &message);
     /// The scan moved: `fraction` 0..1 of the creation-time range, back to `scannedTo` (ISO UTC).
     void scanProgressChanged(double fraction, const QString &scannedTo);
     /// scanAll() started (true) or ended (false: at the end, stopped, or failed).
     void scanningAllChanged(bool scanning);
 
 private:
-    void startPage();
+    int loadedRows() const override { return int(m_rows.size()); }
+    void startPage() override;
 
-    QPointer<Workspace> m_workspace;
     DuplicateFilter m_filter;
     QVector<DuplicateGroup> m_rows;
     std::optional<DuplicateCursor> m_cursor;
-    quint64 m_generation = 0;
-    int m_pageSize = 100;
     int m_budgetMs = kInteractivePageBudgetMs;
-    bool m_started = false, m_loading = false, m_atEnd = false, m_failed = false, m_scanAll = false;
+    bool m_scanAll = false;
     double m_progress = 0;
     QString m_scannedTo, m_oldestAt, m_newestAt;
-    QString m_error;
 };
 
 } // namespace triage

@@ -12,16 +12,6 @@ namespace triage {
 
 namespace {
 
-/// "2026-11-29 21:55:07" from canonical "2026-11-29T21:55:07.123456Z" (column says UTC).
-QString toSecond(const QString &canonical)
-{
-    if (canonical.isNull())
-        return {};
-    if (canonical.size() >= 19 && canonical.at(10) == QLatin1Char('T'))
-        return canonical.left(10) + QLatin1Char(' ') + canonical.mid(11, 8);
-    return canonical; // unparsable text is shown as stored
-}
-
 QString timeToolTip(const QString &canonical)
 {
     if (canonical.isNull())
@@ -34,7 +24,7 @@ QString timeToolTip(const QString &canonical)
 
 } // namespace
 
-QueueModel::QueueModel(Workspace *workspace, QObject *parent) : QAbstractTableModel(parent), m_workspace(workspace)
+QueueModel::QueueModel(Workspace *workspace, QObject *parent) : PagedTableModel(workspace, parent)
 {
     qRegisterMetaType<triage::QueueRow>();
 }
@@ -86,11 +76,6 @@ void QueueModel::reload()
     startCount();
 }
 
-void QueueModel::setPageSize(int rows)
-{
-    m_pageSize = qMax(1, rows);
-}
-
 void QueueModel::newToken()
 {
     // Jobs of the previous load that have not started yet would only be dropped on
@@ -125,18 +110,6 @@ void QueueModel::reset()
         m_loading = false;
         emit loadingChanged(false);
     }
-}
-
-bool QueueModel::canFetchMore(const QModelIndex &parent) const
-{
-    return !parent.isValid() && m_started && !m_loading && !m_atEnd && !m_failed && m_workspace;
-}
-
-void QueueModel::fetchMore(const QModelIndex &parent)
-{
-    if (!canFetchMore(parent))
-        return;
-    startPage();
 }
 
 void QueueModel::startPage()
@@ -304,15 +277,7 @@ void QueueModel::resume()
 
 int QueueModel::findKey(const QString &key) const
 {
-    for (int i = 0; i < m_rows.size(); ++i)
-        if (m_rows[i].idemKey == key)
-            return i;
-    return -1;
-}
-
-int QueueModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
+    return indexOfKey(m_rows, key);
 }
 
 int QueueModel::columnCount(const QModelIndex &parent) const
@@ -348,9 +313,9 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         case AgeColumn: return humanDuration(r.ageSeconds);
         case SourceColumn: return sourceName(r.source);
         case BizTypeColumn: return record ? r.bizType : r.action;
-        case UpdatedColumn: return full ? r.updatedAt : toSecond(r.updatedAt);
-        case CreatedColumn: return full ? r.createdAt : toSecond(r.createdAt);
-        case ExpireColumn: return full ? r.expireAt : toSecond(r.expireAt);
+        case UpdatedColumn: return full ? r.updatedAt : utcToSecond(r.updatedAt);
+        case CreatedColumn: return full ? r.createdAt : utcToSecond(r.createdAt);
+        case ExpireColumn: return full ? r.expireAt : utcToSecond(r.expireAt);
         case TaskStepColumn:
             if (record)
                 return QString();

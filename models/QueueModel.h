@@ -1,11 +1,10 @@
 #pragma once
 
 #include "ModelRoles.h"
+#include "PagedTableModel.h"
 #include "Queue.h"
 #include "QueryCancel.h"
 
-#include <QAbstractTableModel>
-#include <QPointer>
 #include <QVector>
 
 namespace triage {
@@ -35,7 +34,7 @@ class Workspace;
 /// stay, and the page / count fail with DbError::Kind::Cancelled (pageCancelled(),
 /// countCancelled()). A reset drops the previous load's jobs that have not started yet
 /// (their results would be discarded anyway) without touching a running statement.
-class QueueModel : public QAbstractTableModel {
+class QueueModel : public PagedTableModel {
     Q_OBJECT
 public:
     /// Columns, in display order.
@@ -77,21 +76,10 @@ public:
     /// first load, same as refresh().
     void reload();
 
-    /// Rows per fetchMore() (default 100, at least 1). Applies to the next page.
-    void setPageSize(int rows);
-    /// Rows per page.
-    int pageSize() const { return m_pageSize; }
-
-    /// True while a page is being fetched.
-    bool isLoading() const { return m_loading; }
     /// True while the count is being fetched.
     bool isCounting() const { return m_counting; }
     /// The exact number of rows of the request, or -1 while unknown (counting or failed).
     qint64 count() const { return m_count; }
-    /// True once the last page has been received.
-    bool atEnd() const { return m_atEnd; }
-    /// The last page error (empty when the last page succeeded).
-    QString lastError() const { return m_error; }
     /// The last count error (empty when the count succeeded or is pending).
     QString countError() const { return m_countError; }
     /// True when the last page failed because the operator cancelled it (lastError() then
@@ -118,36 +106,27 @@ public:
     /// The first row whose idem_key is `key`, or -1 (only loaded rows are searched).
     int findKey(const QString &key) const;
 
-    /// Read-only QAbstractItemModel interface over the loaded rows (see Column and Role).
-    int rowCount(const QModelIndex &parent = {}) const override;
+    /// Read-only QAbstractItemModel interface over the loaded rows (see Column and Role);
+    /// rowCount(), canFetchMore() and fetchMore() are PagedTableModel's.
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-    /// True when more rows exist and no page is in flight (false after a failed page).
-    bool canFetchMore(const QModelIndex &parent) const override;
-    /// Starts fetching the next page and returns at once; rows arrive later.
-    void fetchMore(const QModelIndex &parent) override;
     /// The queue's order is the server's (updated_at, id). Sorting the Age or Updated
     /// column switches QueueRequest::newestFirst (Age descending / Updated ascending =
     /// oldest first) and reloads; other columns are ignored.
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
 signals:
-    /// A page fetch started (true) or ended (false, with or without rows).
-    void loadingChanged(bool loading);
     /// The count is known (`count` >= 0) or was reset to unknown (-1).
     void countChanged(qint64 count);
-    /// A page was applied: rows [first, first + added) are new; `atEnd` when no more follow.
-    void pageLoaded(int first, int added, bool atEnd);
-    /// A page or the count failed; `message` names the store and why (for operators).
-    void errorOccurred(const QString &message);
     /// cancelLoading() could not stop a running statement; `message` names the store and
     /// why (the load goes on).
     void cancelFailed(const QString &message);
 
 private:
+    int loadedRows() const override { return int(m_rows.size()); }
     void reset();
-    void startPage();
+    void startPage() override;
     void startPage(const QueueCursor &from);
     void startCount();
     void newToken();
@@ -155,23 +134,16 @@ private:
     void applyCount(quint64 generation, const Outcome<qint64> &count);
     bool isStale(const QueueRow &row) const;
 
-    QPointer<Workspace> m_workspace;
     QueueRequest m_request;
     QVector<QueueRow> m_rows;
     QueueCursor m_cursor;
-    quint64 m_generation = 0;
-    int m_pageSize = 100;
-    bool m_started = false; ///< setRequest()/refresh() was called at least once
-    bool m_loading = false;
     bool m_counting = false;
-    bool m_atEnd = false;
-    bool m_failed = false;
     bool m_replacing = false;     ///< the page in flight is a reload()'s first page: it replaces m_rows
     bool m_reloadFailed = false;  ///< the last reload() failed; resume() reloads again
     bool m_pageCancelled = false;
     bool m_countCancelled = false;
     qint64 m_count = -1;
-    QString m_error, m_countError;
+    QString m_countError;
     CancelToken m_token; ///< tags the jobs of the current load (see cancelLoading())
 };
 

@@ -2,6 +2,7 @@
 
 #include "Mark.h"
 #include "MessageBar.h"
+#include "RecordStatus.h"
 #include "Theme.h"
 #include "Workspace.h"
 #include "WhenReady.h"
@@ -23,18 +24,20 @@ namespace {
 
 enum PlanColumn { TicketCol, ActionCol, KeyCol, RequestCol, OutcomeCol, MessageCol, PlanColumnCount };
 
-Tone outcomeTone(const QString &outcome, const QString &rowStatus)
+Tone outcomeTone(const CompensateDialog::Item &item)
 {
-    if (outcome == QLatin1String("succeeded"))
-        return Tone::Ok;
-    if (outcome == QLatin1String("existing"))
-        return rowStatus == QLatin1String("SUCCEEDED") ? Tone::Ok : Tone::Warning;
-    if (outcome == QLatin1String("unknown"))
-        return Tone::Warning;
-    if (outcome == QLatin1String("failed") || outcome == QLatin1String("refused") || outcome == QLatin1String("error"))
-        return Tone::Danger;
-    if (outcome == QLatin1String("running"))
-        return Tone::Info;
+    if (!item.outcomeKind)
+        return item.outcome == QLatin1String("running") ? Tone::Info : Tone::Neutral;
+    switch (*item.outcomeKind) {
+    case CompensationOutcome::Kind::Succeeded: return Tone::Ok;
+    case CompensationOutcome::Kind::Existing: return compensationSettled(item.status) ? Tone::Ok : Tone::Warning;
+    case CompensationOutcome::Kind::Unknown: return Tone::Warning;
+    case CompensationOutcome::Kind::Failed:
+    case CompensationOutcome::Kind::Refused:
+    case CompensationOutcome::Kind::Error: return Tone::Danger;
+    case CompensationOutcome::Kind::Planned:
+    case CompensationOutcome::Kind::NotFound: break;
+    }
     return Tone::Neutral;
 }
 
@@ -158,11 +161,9 @@ CompensateDialog::CompensateDialog(Workspace *workspace, std::shared_ptr<Compens
     connect(m_close, &QPushButton::clicked, this, [this] { reject(); });
     connect(m_mark, &QPushButton::clicked, this, [this] { markSuccess(); });
 
-    for (const TicketRow &t : group.tickets) {
-        if (t.id == group.canonicalTicketId || t.status.value_or(QString()) == QLatin1String("CANCELLED"))
-            continue;
+    for (const qint64 id : ticketsToCompensate(group.tickets, group.canonicalTicketId)) {
         Item item;
-        item.ticketId = t.id;
+        item.ticketId = id;
         item.action = m_action;
         m_items.append(item);
     }
@@ -193,7 +194,7 @@ QVector<qint64> CompensateDialog::extraTicketIds() const
 bool CompensateDialog::allCompensated() const
 {
     for (const Item &i : m_items)
-        if (i.rowStatus != QLatin1String("SUCCEEDED"))
+        if (!compensationSettled(i.status))
             return false;
     return true;
 }
@@ -235,9 +236,12 @@ void CompensateDialog::startPlan()
             if (!o.request.url.isEmpty())
                 item.request = QString::fromLatin1(o.request.method) + QLatin1Char(' ') + o.request.url;
             item.outcome = compensationOutcomeName(o.kind);
+            item.outcomeKind = o.kind;
             item.overridable = o.kind == CompensationOutcome::Kind::Refused && o.overridable;
-            if (o.row)
+            if (o.row) {
                 item.rowStatus = o.row->status;
+                item.status = compensationStatusFromName(o.row->status);
+            }
             if (o.kind != CompensationOutcome::Kind::Planned)
                 item.message = o.message;
             showItem(i);
@@ -245,7 +249,8 @@ void CompensateDialog::startPlan()
                 m_planned = true;
                 bool refused = false;
                 for (const Item &x : std::as_const(m_items))
-                    refused = refused || x.outcome == QLatin1String("refused") || x.outcome == QLatin1String("error");
+                    refused = refused || x.outcomeKind == CompensationOutcome::Kind::Refused
+                        || x.outcomeKind == CompensationOutcome::Kind::Error;
                 bool overridable = false;
                 for (const Item &x : std::as_const(m_items))
                     overridable = overridable || x.overridable;
@@ -254,7 +259,8 @@ void CompensateDialog::startPlan()
                     // The first refusal in full (the Detail column elides long text).
                     QString first;
                     for (const Item &x : std::as_const(m_items))
-                        if (first.isEmpty() && (x.outcome == QLatin1String("refused") || x.outcome == QLatin1String("error")))
+                        if (first.isEmpty()
+                            && (x.outcomeKind == CompensationOutcome::Kind::Refused || x.outcomeKind == CompensationOutcome::Kind::Error))
                             first = QStringLiteral("#%1: %2").arg(x.ticketId).arg(x.message);
                     m_bar->showMessage(MessageBar::Level::Error,
                                        QStringLiteral("the plan was refused for at least one ticket (%1)%2")
@@ -281,13 +287,13 @@ void CompensateDialog::runCompensations()
 void CompensateDialog::runNext(int index)
 {
     // Skip tickets already settled by an earlier run.
-    while (index < m_items.size() && m_items.at(index).rowStatus == QLatin1String("SUCCEEDED"))
+    while (index < m_items.size() && compensationSettled(m_items.at(index).status))
         ++index;
     if (index >= m_items.size()) {
         m_running = false;
         int ok = 0;
         for (const Item &i : std::as_const(m_items))
-            ok += i.rowStatus == QLatin1String("SUCCEEDED");
+            ok += compensationSettled(i.status);
         if (allCompensated())
             m_bar->showMessage(MessageBar::Level::Info, QStringLiteral("all %1 extra ticket(s) are compensated").arg(ok));
         else
@@ -302,6 +308,7 @@ void CompensateDialog::runNext(int index)
     }
     Item &item = m_items[index];
     item.outcome = QStringLiteral("running");
+    item.outcomeKind.reset();
     item.message.clear();
     showItem(index);
     CompensationRequest r;
@@ -314,9 +321,11 @@ void CompensateDialog::runNext(int index)
     whenReady(keepingAlive(m_runner->start(r), m_runner), this, [this, index](const CompensationOutcome &o) {
         Item &it = m_items[index];
         it.outcome = compensationOutcomeName(o.kind);
+        it.outcomeKind = o.kind;
         it.overridable = o.kind == CompensationOutcome::Kind::Refused && o.overridable;
         it.compKey = o.compKey.isEmpty() ? it.compKey : o.compKey;
         it.rowStatus = o.row ? o.row->status : QString();
+        it.status = o.row ? compensationStatusFromName(o.row->status) : std::nullopt;
         it.message = o.message;
         if (o.ticketAfter && o.ticketAfter->status)
             it.message = QStringLiteral("ticket #%1 now %2%3")
@@ -344,7 +353,7 @@ void CompensateDialog::showItem(int index)
     set(KeyCol, item.compKey.isEmpty() ? QStringLiteral("…") : item.compKey, true);
     set(RequestCol, item.request, true);
     QTableWidgetItem *o = set(OutcomeCol, outcomeLabel(item));
-    const Tone tone = outcomeTone(item.outcome, item.rowStatus);
+    const Tone tone = outcomeTone(item);
     if (tone != Tone::Neutral) {
         const theme::ToneColors c = theme::toneColors(tone);
         o->setForeground(c.foreground);
@@ -363,9 +372,7 @@ void CompensateDialog::updateButtons()
                                       : !m_reason->text().trimmed().isEmpty();
     bool runnable = false;
     for (const Item &i : std::as_const(m_items))
-        runnable = runnable
-            || (i.rowStatus != QLatin1String("SUCCEEDED") && (i.outcome != QLatin1String("refused") || (i.overridable && overriding))
-                && !i.compKey.isEmpty());
+        runnable = runnable || compensationRunnable(i.planEntry(), overriding);
     m_run->setEnabled(m_planned && !m_running && hasReason && runnable);
     m_run->setToolTip(hasReason ? QString()
                       : overriding ? QStringLiteral("An override needs a reason of at least %1 characters").arg(kOverrideReasonMinLength)
@@ -387,16 +394,12 @@ void CompensateDialog::markSuccess()
     }
     MarkRequest req;
     req.idemKey = m_group.idemKey;
-    req.toStatus = 1;
+    req.toStatus = Success;
     req.reason = m_reason->text().trimmed() + QStringLiteral(" (extras of the duplicate group compensated; keeping ticket #%1)")
                                                   .arg(canonical->id);
     req.snapshot = *canonical->payload;
     req.snapshotSource = QStringLiteral("ticket:%1").arg(canonical->id);
-    ExpectedState expect;
-    expect.status = m_group.record->statusCode;
-    expect.updatedAt = m_group.record->updatedAt;
-    expect.version = m_group.record->version;
-    req.expect = expect;
+    req.expect = expectedStateOf(*m_group.record);
     req.operatorName = m_workspace->config().operatorName;
     m_marking = true;
     updateButtons();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Compensation.h"
+#include "CompensationRules.h"
 #include "Duplicates.h"
 
 #include <QDialog>
@@ -45,6 +46,11 @@ public:
         QString rowStatus;    ///< the compensation row's status after the run (SUCCEEDED, …)
         QString message;
         bool overridable = false; ///< refused only by rules an override sets aside (key reuse, …)
+        std::optional<CompensationOutcome::Kind> outcomeKind; ///< `outcome` as the backend's enum (nullopt: none, running)
+        std::optional<CompensationStatus> status;             ///< `rowStatus` as the backend's enum (nullopt: no row)
+
+        /// What compensationRunnable() needs of this item.
+        CompensationPlanEntry planEntry() const { return {status, outcomeKind, overridable, !compKey.isEmpty()}; }
     };
 
     /// `workspace` must outlive the dialog; the dialog shares `runner` and keeps it alive

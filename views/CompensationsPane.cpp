@@ -3,6 +3,7 @@
 #include "TextEscape.h"
 
 #include "Compensation.h"
+#include "CompensationRules.h"
 #include "CompensationsModel.h"
 #include "MessageBar.h"
 #include "Theme.h"
@@ -144,7 +145,7 @@ void CompensationsPane::updateButtons()
 {
     const QModelIndex i = m_table->currentIndex();
     const QString status = i.isValid() ? i.data(CompensationsModel::StatusRole).toString() : QString();
-    m_resume->setEnabled(!m_resuming && !m_workspace->config().readOnly && (status == QLatin1String("INTENT") || status == QLatin1String("UNKNOWN")));
+    m_resume->setEnabled(!m_resuming && !m_workspace->config().readOnly && compensationResumable(compensationStatusFromName(status)));
 }
 
 void CompensationsPane::loadHistory(const QString &compKey)

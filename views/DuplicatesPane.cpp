@@ -1,15 +1,17 @@
 #include "DuplicatesPane.h"
 
 #include "CompensateDialog.h"
+#include "CompensationRules.h"
 #include "Compensation.h"
 #include "DuplicateGroupsModel.h"
 #include "MessageBar.h"
+#include "RecordStatus.h"
 #include "Theme.h"
+#include "TimeText.h"
 #include "Workspace.h"
 #include "WhenReady.h"
 
 #include <QCheckBox>
-#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -224,7 +226,7 @@ void DuplicatesPane::updateScan()
     const bool more = !m_model->atEnd() && m_model->lastError().isEmpty();
     auto shown = [](const QString &iso) {
         const auto t = parseUtcMicros(iso);
-        return t ? QDateTime::fromMSecsSinceEpoch(*t / 1000, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) + QStringLiteral(" UTC") : iso;
+        return t ? utcToSecond(iso) + QStringLiteral(" UTC") : iso;
     };
     QString text;
     if (m_model->scannedTo().isEmpty())
@@ -350,9 +352,7 @@ void DuplicatesPane::showGroup(const DuplicateGroupDetail &d)
     }
     m_tickets->horizontalHeader()->setStretchLastSection(d.tickets.size() <= 3);
 
-    int extras = 0;
-    for (const TicketRow &t : d.tickets)
-        extras += t.id != d.canonicalTicketId && t.status.value_or(QString()) != QLatin1String("CANCELLED");
+    const auto extras = ticketsToCompensate(d.tickets, d.canonicalTicketId).size();
     const QString action = actionFor(d);
     // The canonical-ticket rule's warnings (DESIGN.md §6), as the backend words them.
     QString warnings;
@@ -370,7 +370,7 @@ void DuplicatesPane::showGroup(const DuplicateGroupDetail &d)
                                                    : QString(),
                                   warnings));
     m_openKey->setEnabled(true);
-    const bool canOpen = d.record.has_value() && !action.isEmpty() && (extras > 0 || d.record->statusText != QLatin1String("SUCCESS"));
+    const bool canOpen = d.record.has_value() && !action.isEmpty() && (extras > 0 || d.record->statusCode != Success);
     const bool readOnly = m_workspace->config().readOnly;
     m_compensate->setEnabled(canOpen && !readOnly);
     m_compensate->setToolTip(readOnly ? QStringLiteral("The workspace is read-only")

@@ -2,6 +2,7 @@
 
 #include "KeyDetail.h"
 #include "Mark.h"
+#include "RecordStatus.h"
 #include "UpstreamCheck.h"
 
 #include <QWidget>
@@ -10,21 +11,19 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QStackedWidget;
-class QStandardItemModel;
 class QTabWidget;
 class QTableView;
-class QVBoxLayout;
 
 namespace triage {
 
-class AttemptsModel;
+class DetailHeader;
+class DetailTabs;
 class EvidenceView;
 class JsonView;
 class MarkDialog;
+class MarkQueryController;
 class MessageBar;
-class RecordFieldsModel;
-class TicketsModel;
-class TimelineModel;
+class RecordSnapshotPanel;
 class Workspace;
 
 /// Everything known about one key (DESIGN.md §2 detail view), read with
@@ -46,6 +45,8 @@ class Workspace;
 ///   the compare-and-set's expectation; its outcome appears in an inline bar (a conflict in
 ///   its own bar with what the record is now, who changed it and a Reload button).
 /// A newer loadKey() supersedes one still in flight (its result is dropped on arrival).
+/// Composed of DetailHeader, RecordSnapshotPanel, DetailTabs and MarkQueryController (the
+/// actions); this class loads the detail and hands it to them.
 class KeyDetailView : public QWidget {
     Q_OBJECT
 public:
@@ -73,25 +74,25 @@ public:
 
     /// Parts, for tests and the screenshot driver: the header's key and status badge, the
     /// snapshot panel, the tables and the bottom tabs.
-    QLabel *keyLabel() const { return m_keyLabel; }
-    QLabel *statusBadge() const { return m_statusBadge; }
-    QLabel *metaLabel() const { return m_metaLabel; }
-    JsonView *snapshotView() const { return m_snapshot; }
-    QComboBox *snapshotChoice() const { return m_snapshotChoice; }
-    QTableView *fieldsTable() const { return m_fieldsTable; }
-    QTableView *timelineTable() const { return m_timelineTable; }
-    QTableView *ticketsTable() const { return m_ticketsTable; }
-    QTableView *attemptsTable() const { return m_attemptsTable; }
-    QTabWidget *tabs() const { return m_tabs; }
-    QPushButton *queryButton() const { return m_queryButton; }
-    QPushButton *markSuccessButton() const { return m_markSuccessButton; }
-    QPushButton *markFailedButton() const { return m_markFailedButton; }
+    QLabel *keyLabel() const;
+    QLabel *statusBadge() const;
+    QLabel *metaLabel() const;
+    JsonView *snapshotView() const;
+    QComboBox *snapshotChoice() const;
+    QTableView *fieldsTable() const;
+    QTableView *timelineTable() const;
+    QTableView *ticketsTable() const;
+    QTableView *attemptsTable() const;
+    QTabWidget *tabs() const;
+    QPushButton *queryButton() const;
+    QPushButton *markSuccessButton() const;
+    QPushButton *markFailedButton() const;
     /// The inline bar with the last action's outcome, and the conflict panel.
-    MessageBar *actionBar() const { return m_actionBar; }
-    MessageBar *conflictBar() const { return m_conflictBar; }
-    EvidenceView *evidenceView() const { return m_evidence; }
-    QTableView *auditTable() const { return m_auditTable; }
-    JsonView *auditEvidenceView() const { return m_auditEvidence; }
+    MessageBar *actionBar() const;
+    MessageBar *conflictBar() const;
+    EvidenceView *evidenceView() const;
+    QTableView *auditTable() const;
+    JsonView *auditEvidenceView() const;
 
     /// The upstream client for "Query upstream" (nullptr: no upstream; the button is then
     /// disabled). Not owned.
@@ -101,13 +102,13 @@ public:
     bool queryUpstream();
     /// Opens the mark dialog (window-modal, returns at once) for the shown record and
     /// `toStatus`; accepting it runs the mark. nullptr when marking is not possible now.
-    MarkDialog *openMarkDialog(int toStatus);
+    MarkDialog *openMarkDialog(RecordStatusCode toStatus);
     /// Opens the mark dialog prefilled from the Upstream tab's SUCCESS / FAILED verdict.
     MarkDialog *applySuggestion();
     /// Runs `request` (markRecord()) and shows its outcome; returns at once.
     void submitMark(const MarkRequest &request);
     /// True while a mark or an upstream query runs.
-    bool isBusy() const { return m_markBusy || m_queryBusy; }
+    bool isBusy() const;
 
 signals:
     /// Loading started (true) or the detail arrived (false).
@@ -123,23 +124,7 @@ signals:
 
 private:
     void apply(const KeyDetail &detail);
-    /// The Upstream tab after a load: the latest recorded query of the key
-    /// (latestRecordedCheck()) unless this session's own answer is that one or newer.
-    void showRecordedQuery(const KeyDetail &detail);
     void setLoading(bool loading);
-    void addMessage(int level, const QString &text);
-    void clearMessages();
-    void showSnapshotChoice(int index);
-    void showTicket(int row);
-    void showAttempt(int row);
-    QWidget *buildHeader();
-    QWidget *buildRecordPanel();
-    QWidget *buildSnapshotPanel();
-    QWidget *buildTabs();
-    QWidget *buildActions();
-    void updateActions();
-    void showAuditEntry(int row);
-    void onMarkResult(const Outcome<MarkResult> &outcome);
 
     Workspace *m_workspace;
     QString m_key;
@@ -148,51 +133,12 @@ private:
     bool m_loading = false;
     bool m_hasDetail = false;
 
-    RecordFieldsModel *m_fieldsModel;
-    TimelineModel *m_timelineModel;
-    TicketsModel *m_ticketsModel;
-    AttemptsModel *m_attemptsModel;
-
     QStackedWidget *m_stack = nullptr;
     QLabel *m_placeholder = nullptr;
-    QLabel *m_keyLabel = nullptr;
-    QLabel *m_statusBadge = nullptr;
-    QLabel *m_metaLabel = nullptr;
-    QLabel *m_loadingLabel = nullptr;
-    QVBoxLayout *m_messageLayout = nullptr;
-    QTableView *m_fieldsTable = nullptr;
-    QLabel *m_noRecordLabel = nullptr;
-    QStackedWidget *m_fieldsStack = nullptr;
-    QComboBox *m_snapshotChoice = nullptr;
-    JsonView *m_snapshot = nullptr;
-    QTabWidget *m_tabs = nullptr;
-    QTableView *m_timelineTable = nullptr;
-    QTableView *m_ticketsTable = nullptr;
-    JsonView *m_payload = nullptr;
-    QTableView *m_attemptsTable = nullptr;
-    QTabWidget *m_attemptTabs = nullptr;
-    JsonView *m_attemptJson[4] = {};
-
-    /// One entry of the snapshot choice: a caption and the text (nullopt = NULL).
-    struct SnapshotSource {
-        QString title;
-        std::optional<QString> text;
-    };
-    QVector<SnapshotSource> m_snapshotSources;
-
-    UpstreamClient *m_upstream = nullptr;
-    bool m_markBusy = false;
-    bool m_queryBusy = false;
-    QPushButton *m_queryButton = nullptr;
-    QPushButton *m_markSuccessButton = nullptr;
-    QPushButton *m_markFailedButton = nullptr;
-    QLabel *m_readOnlyNote = nullptr;
-    MessageBar *m_actionBar = nullptr;
-    MessageBar *m_conflictBar = nullptr;
-    EvidenceView *m_evidence = nullptr;
-    QTableView *m_auditTable = nullptr;
-    JsonView *m_auditEvidence = nullptr;
-    QStandardItemModel *m_auditModel = nullptr;
+    DetailHeader *m_header = nullptr;
+    RecordSnapshotPanel *m_recordPanel = nullptr;
+    DetailTabs *m_tabs = nullptr;
+    MarkQueryController *m_actions = nullptr;
 };
 
 } // namespace triage

@@ -4,7 +4,9 @@
 #include "DuplicatesPane.h"
 
 #include "BizTypeCheck.h"
-#include "BulkActions.h"
+#include "BulkMarkDialog.h"
+#include "BulkMarkReportDialog.h"
+#include "BulkQueryDialog.h"
 #include "ConnectionIndicator.h"
 #include "KeyDetailView.h"
 #include "MessageBar.h"
@@ -337,7 +339,7 @@ void MainWindow::loadDetails(const QStringList &keys, std::function<void(QVector
     }
 }
 
-void MainWindow::markSelected(int toStatus)
+void MainWindow::markSelected(RecordStatusCode toStatus)
 {
     QueuePane *pane = currentPane();
     if (!pane || m_workspace->config().readOnly)

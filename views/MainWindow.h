@@ -2,6 +2,7 @@
 
 #include "ConnectionProfile.h"
 #include "Queue.h"
+#include "RecordStatus.h"
 
 #include <QMainWindow>
 #include <QMap>
@@ -78,7 +79,7 @@ public:
     UpstreamClient *upstreamClient() const { return m_upstream.get(); }
     /// Loads the selected rows' details, then opens the bulk-mark confirmation for
     /// `toStatus` (returns at once; the dialog appears when the details are in).
-    void markSelected(int toStatus);
+    void markSelected(RecordStatusCode toStatus);
     /// Loads the selected rows' details, then opens and starts a BulkQueryDialog.
     void querySelected();
     /// The bulk-action buttons, for tests.

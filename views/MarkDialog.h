@@ -2,6 +2,7 @@
 
 #include "KeyDetail.h"
 #include "Mark.h"
+#include "RecordStatus.h"
 
 #include <QDialog>
 
@@ -33,7 +34,7 @@ class MarkDialog : public QDialog {
 public:
     /// A dialog for marking `detail`'s record `toStatus` (RecordStatusCode). `detail.record`
     /// must be set.
-    MarkDialog(const KeyDetail &detail, int toStatus, const QString &operatorName, QWidget *parent = nullptr);
+    MarkDialog(const KeyDetail &detail, RecordStatusCode toStatus, const QString &operatorName, QWidget *parent = nullptr);
 
     /// Adds the upstream's FOUND object (raw JSON text) as a snapshot choice.
     void addUpstreamObject(const QString &objectJson);
@@ -71,7 +72,7 @@ private:
     QString currentSnapshotText() const;
 
     KeyDetail m_detail;
-    int m_toStatus;
+    RecordStatusCode m_toStatus;
     QString m_operator;
     QString m_evidenceJson;
     QVector<Choice> m_choices;
@@ -87,9 +88,5 @@ private:
     QLabel *m_rules = nullptr;
     QDialogButtonBox *m_buttons = nullptr;
 };
-
-/// The compare-and-set expectation for the record of `detail` (status, updated_at and,
-/// where the table has one, version).
-ExpectedState expectedStateOf(const RecordDetail &record);
 
 } // namespace triage

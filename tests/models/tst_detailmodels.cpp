@@ -2,6 +2,8 @@
 // KeyDetail read from demo-seeded databases, compared with what the tables hold.
 
 #include "AttemptsModel.h"
+#include "Audit.h"
+#include "AuditModel.h"
 #include "ModelTestUtil.h"
 #include "RecordFieldsModel.h"
 #include "StatusTone.h"
@@ -9,6 +11,7 @@
 #include "TimelineModel.h"
 
 #include <QAbstractItemModelTester>
+#include <QRegularExpression>
 #include <QTest>
 
 using namespace triage;
@@ -251,6 +254,71 @@ private slots:
         QVERIFY(attempts.index(0, 0).data(AttemptsModel::StateBeforeRole).isValid());
         QCOMPARE(cell(attempts, 0, AttemptsModel::ErrorColumn),
                  one(*s->db, QStringLiteral("SELECT error FROM intent_log WHERE actor IS NULL")));
+    }
+
+    void auditRows_data() { recordFields_data(); }
+    void auditRows()
+    {
+        QFETCH(QString, backend);
+        Seeded *s = seeded(backend);
+        TRIAGE_REQUIRE_BACKEND(*s->db);
+        QVERIFY(s->ws);
+        const QString key = one(*s->db, QStringLiteral("SELECT idem_key FROM idempotency_record ORDER BY id LIMIT 1"));
+        QVERIFY(!key.isEmpty());
+        AuditEntry a;
+        a.requestId = QStringLiteral("audit-model-1-") + backend;
+        a.operatorName = QStringLiteral("alice");
+        a.action = QStringLiteral("query_upstream");
+        a.idemKey = key;
+        a.reason = QStringLiteral("checking the upstream");
+        a.evidence = QStringLiteral("{\"answer\":\"NOT_FOUND\"}");
+        a.outcome = QStringLiteral("applied");
+        AuditEntry b = a;
+        b.requestId = QStringLiteral("audit-model-2-") + backend;
+        b.operatorName = QStringLiteral("bob");
+        b.action = QStringLiteral("mark_failed");
+        b.reason = QStringLiteral("confirmed absent upstream");
+        b.evidence.clear();
+        b.outcome = QStringLiteral("refused");
+        for (const AuditEntry &e : {a, b}) {
+            const Outcome<qint64> id = awaitResult(s->ws->worker(DbRole::Idempotency).run<qint64>([e](DbSession &session) {
+                return audit_sql::insert(session, e);
+            }));
+            QVERIFY2(id.ok(), id.error ? qPrintable(id.error->message) : "no result");
+            QVERIFY(*id > 0);
+        }
+
+        const KeyDetail d = awaitResult(s->ws->loadKeyDetail(key));
+        QCOMPARE(d.audit.size(), 2);
+        AuditModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setEntries(d.audit);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.columnCount(), 5);
+        QCOMPARE(model.headerData(AuditModel::AtColumn, Qt::Horizontal).toString(), QStringLiteral("at (UTC)"));
+        QCOMPARE(model.headerData(AuditModel::ReasonColumn, Qt::Horizontal).toString(), QStringLiteral("reason"));
+        const QRegularExpression canonical(QStringLiteral("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z$"));
+        for (int row = 0; row < 2; ++row) {
+            QVERIFY2(canonical.match(cell(model, row, AuditModel::AtColumn)).hasMatch(),
+                     qPrintable(cell(model, row, AuditModel::AtColumn)));
+            QCOMPARE(cell(model, row, AuditModel::AtColumn), d.audit[row].at);
+        }
+        QCOMPARE(cell(model, 0, AuditModel::OperatorColumn), QStringLiteral("alice"));
+        QCOMPARE(cell(model, 0, AuditModel::ActionColumn), QStringLiteral("query_upstream"));
+        QCOMPARE(cell(model, 0, AuditModel::OutcomeColumn), QStringLiteral("applied"));
+        QCOMPARE(cell(model, 0, AuditModel::ReasonColumn), QStringLiteral("checking the upstream"));
+        QCOMPARE(cell(model, 0, AuditModel::ReasonColumn, Qt::ToolTipRole), QStringLiteral("checking the upstream"));
+        QCOMPARE(cell(model, 1, AuditModel::OperatorColumn), QStringLiteral("bob"));
+        QCOMPARE(cell(model, 1, AuditModel::ActionColumn), QStringLiteral("mark_failed"));
+        QCOMPARE(cell(model, 1, AuditModel::OutcomeColumn), QStringLiteral("refused"));
+        QCOMPARE(cell(model, 1, AuditModel::ReasonColumn), QStringLiteral("confirmed absent upstream"));
+        QCOMPARE(model.entry(0).evidence, QStringLiteral("{\"answer\":\"NOT_FOUND\"}"));
+        QCOMPARE(model.entry(1).evidence, QString());
+        QVERIFY(!model.index(0, 0).data(Qt::DecorationRole).isValid());
+        QCOMPARE(model.flags(model.index(1, AuditModel::ReasonColumn)), Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemNeverHasChildren);
+
+        model.setEntries({});
+        QCOMPARE(model.rowCount(), 0);
     }
 };
 

@@ -4,6 +4,7 @@
 #include "ModelTestUtil.h"
 #include "QueueModel.h"
 #include "StatusTone.h"
+#include "TimeText.h"
 
 #include <QAbstractItemModelTester>
 #include <QRegularExpression>
@@ -132,6 +133,7 @@ private slots:
     void resetDropsResultsInFlight_data() { pagesInOrder_data(); }
     void resetDropsResultsInFlight();
     void storeDownStopsPaging();
+    void timeToTheSecond();
 };
 
 void TestQueueModel::pagesInOrder_data()
@@ -375,6 +377,17 @@ void TestQueueModel::resetDropsResultsInFlight()
     QVERIFY(settle(model));
     QCOMPARE(pages.size(), 1);
     QCOMPARE(model.rowCount(), 4);
+}
+
+// The one "to the second" printer of the time columns (queues, duplicate groups,
+// compensations) and the duplicates scan text: UTC, no zone suffix, nothing hidden.
+void TestQueueModel::timeToTheSecond()
+{
+    QCOMPARE(utcToSecond(QStringLiteral("2026-11-29T21:55:07.123456Z")), QStringLiteral("2026-11-29 21:55:07"));
+    QCOMPARE(utcToSecond(QStringLiteral("2026-12-01 10:00:00")), QStringLiteral("2026-12-01 10:00:00"));
+    QCOMPARE(utcToSecond(QStringLiteral("2026-12-01T01:30:59.999999+02:00")), QStringLiteral("2026-11-30 23:30:59"));
+    QCOMPARE(utcToSecond(QStringLiteral("yesterday")), QStringLiteral("yesterday"));
+    QVERIFY(utcToSecond(QString()).isNull());
 }
 
 void TestQueueModel::storeDownStopsPaging()

@@ -29,7 +29,7 @@ void addBackendRows()
 
 bool requireAllBackends()
 {
-    return qEnvironmentVariable("TRIAGE_TEST_REQUIRE_ALL_BACKENDS") == QLatin1String("1");
+    return qEnvironmentVariable("TRIAGE_TEST_REQUIRE_ALL_BACKENDS") == QLatin1String("1") || !qEnvironmentVariableIsEmpty("CI");
 }
 
 TestDatabase::TestDatabase(const QString &backend) : m_backend(backend)

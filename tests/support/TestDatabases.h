@@ -53,7 +53,7 @@ private:
     QString m_skipReason;
 };
 
-/// True when CI demands every backend (TRIAGE_TEST_REQUIRE_ALL_BACKENDS=1).
+/// True when CI demands every backend (TRIAGE_TEST_REQUIRE_ALL_BACKENDS=1, or CI set to anything).
 bool requireAllBackends();
 
 } // namespace triage::test

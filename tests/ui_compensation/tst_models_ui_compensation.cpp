@@ -3,8 +3,10 @@
 // columns; the compensations list with its status filter.
 #include "UiCompFixture.h"
 
+#include "CompensationRules.h"
 #include "CompensationsModel.h"
 #include "DuplicateGroupsModel.h"
+#include "MarkRules.h"
 
 #include <QAbstractItemModelTester>
 #include <QTest>
@@ -38,6 +40,7 @@ private slots:
     void duplicateGroups();
     void duplicateFilters();
     void compensations();
+    void rulesTheDialogsUse();
 };
 
 void TestModelsUiCompensation::duplicateGroups_data()
@@ -222,6 +225,64 @@ void TestModelsUiCompensation::compensations()
     }
     QCOMPARE(model.rowCount(), 1);
     QCOMPARE(model.findKey(k2), 0);
+}
+
+// The pure rules CompensateDialog, DuplicatesPane, CompensationsPane and MarkDialog call
+// instead of deciding themselves (no database: exact answers for each case).
+void TestModelsUiCompensation::rulesTheDialogsUse()
+{
+    // Which tickets of a group are compensated: not the canonical one, not CANCELLED ones.
+    auto ticket = [](qint64 id, std::optional<QString> status) {
+        TicketRow t;
+        t.id = id;
+        t.status = std::move(status);
+        return t;
+    };
+    const QVector<TicketRow> tickets{ticket(5, QStringLiteral("OPEN")), ticket(7, QStringLiteral("CANCELLED")),
+                                     ticket(9, QStringLiteral("OPEN")), ticket(11, std::nullopt)};
+    QCOMPARE(ticketsToCompensate(tickets, 5), (QVector<qint64>{9, 11}));
+    QCOMPARE(ticketsToCompensate(tickets, 0), (QVector<qint64>{5, 9, 11}));
+    QCOMPARE(ticketsToCompensate({}, 5), QVector<qint64>{});
+
+    // Settled, resumable, runnable.
+    QVERIFY(compensationSettled(CompensationStatus::Succeeded));
+    QVERIFY(!compensationSettled(CompensationStatus::Unknown));
+    QVERIFY(!compensationSettled(std::nullopt));
+    QVERIFY(compensationResumable(CompensationStatus::Intent));
+    QVERIFY(compensationResumable(CompensationStatus::Unknown));
+    QVERIFY(!compensationResumable(CompensationStatus::Succeeded));
+    QVERIFY(!compensationResumable(CompensationStatus::Failed));
+    QVERIFY(!compensationResumable(std::nullopt));
+    using Kind = CompensationOutcome::Kind;
+    const CompensationPlanEntry planned{std::nullopt, Kind::Planned, false, true};
+    QVERIFY(compensationRunnable(planned, false));
+    QVERIFY(!compensationRunnable({std::nullopt, Kind::Planned, false, false}, false)); // no key rendered
+    QVERIFY(!compensationRunnable({CompensationStatus::Succeeded, Kind::Existing, false, true}, false));
+    QVERIFY(compensationRunnable({CompensationStatus::Unknown, Kind::Unknown, false, true}, false)); // resume
+    QVERIFY(compensationRunnable({std::nullopt, Kind::Error, false, true}, false));
+    QVERIFY(compensationRunnable({std::nullopt, std::nullopt, false, true}, false)); // running / not planned yet
+    QVERIFY(!compensationRunnable({std::nullopt, Kind::Refused, false, true}, true));  // no override sets it aside
+    QVERIFY(!compensationRunnable({std::nullopt, Kind::Refused, true, true}, false)); // overridable, not overriding
+    QVERIFY(compensationRunnable({std::nullopt, Kind::Refused, true, true}, true));
+
+    // The compare-and-set expectation takes the version only where the table has one.
+    RecordDetail r;
+    r.statusCode = 0;
+    r.updatedAt = QStringLiteral("2026-12-01T10:00:00.000000Z");
+    r.version = 7;
+    r.hasVersionColumn = false;
+    ExpectedState e = expectedStateOf(r);
+    QCOMPARE(e.status, std::optional<qint64>(0));
+    QCOMPARE(e.updatedAt, QStringLiteral("2026-12-01T10:00:00.000000Z"));
+    QVERIFY(!e.version);
+    r.hasVersionColumn = true;
+    e = expectedStateOf(r);
+    QCOMPARE(e.version, std::optional<qint64>(7));
+    r.statusCode.reset();
+    r.version.reset();
+    e = expectedStateOf(r);
+    QVERIFY(!e.status);
+    QVERIFY(!e.version);
 }
 
 QTEST_GUILESS_MAIN(TestModelsUiCompensation)

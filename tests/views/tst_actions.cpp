@@ -8,7 +8,10 @@
 // Upstream tab and "Apply suggestion" prefills the mark; bulk marks report every row and
 // bulk queries record every answer. PNGs of the dialog and panels go to the build directory.
 
-#include "BulkActions.h"
+#include "BulkMarkDialog.h"
+#include "ShotCheck.h"
+#include "BulkMarkReportDialog.h"
+#include "BulkQueryDialog.h"
 #include "EvidenceView.h"
 #include "JsonView.h"
 #include "KeyDetailView.h"
@@ -54,10 +57,10 @@ QString outputPath(const QString &name)
     return QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/") + name;
 }
 
-bool saveShot(QWidget *widget, const QString &name)
+/// Saves `widget` as build/tests/views/`name` and checks the image (saveCheckedShot()).
+QString saveShot(QWidget *widget, const QString &name)
 {
-    QTest::qWait(200);
-    return widget->grab().save(outputPath(name));
+    return saveCheckedShot(widget, outputPath(name));
 }
 
 bool waitForQueues(MainWindow &w)
@@ -217,7 +220,7 @@ private slots:
         QVERIFY(req.expect);
         QCOMPARE(req.expect->updatedAt, detail->detail().record->updatedAt);
         QCOMPARE(req.expect->status, std::optional<qint64>(0));
-        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-%1.png").arg(backend)));
+        TRIAGE_VERIFY_SHOT(saveShot(dialog, QStringLiteral("mark-dialog-%1.png").arg(backend)));
 
         QSignalSpy finished(detail, &KeyDetailView::markFinished);
         dialog->accept();
@@ -243,7 +246,7 @@ private slots:
         const int stepRows = latest == QLatin1String("UNKNOWN") || latest == QLatin1String("RECONCILE_PENDING") ? 1 : 0;
         QTRY_COMPARE_WITH_TIMEOUT(unknown->count(), before - 1 - stepRows, 30000);
         detail->tabs()->setCurrentIndex(4);
-        QVERIFY(saveShot(detail, QStringLiteral("detail-audit-%1.png").arg(backend)));
+        TRIAGE_VERIFY_SHOT(saveShot(detail, QStringLiteral("detail-audit-%1.png").arg(backend)));
     }
 
     void conflictShowsCurrentState_data() { addBackends(); }
@@ -283,7 +286,7 @@ private slots:
                  QStringLiteral("2"));
         QCOMPARE(one(*e.db, QStringLiteral("SELECT outcome FROM triage_audit WHERE idem_key = '%1' ORDER BY id DESC").arg(key)),
                  QStringLiteral("conflict"));
-        QVERIFY(saveShot(detail, QStringLiteral("detail-conflict-%1.png").arg(backend)));
+        TRIAGE_VERIFY_SHOT(saveShot(detail, QStringLiteral("detail-conflict-%1.png").arg(backend)));
         // Reload shows the record as it is now: FAILED, so "Correct to SUCCESS…".
         emit detail->conflictBar()->actionTriggered();
         QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail() && detail->detail().record->statusCode == Failed, 30000);
@@ -349,7 +352,7 @@ private slots:
         QVERIFY2(dialog->rulesLabel()->text().contains(QStringLiteral("no proof of absence: no upstream answer is recorded for the key")),
                  qPrintable(dialog->rulesLabel()->text()));
         QVERIFY(dialog->overrideBox()->isVisible());
-        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-failed-refused.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(dialog, QStringLiteral("mark-dialog-failed-refused.png")));
         dialog->overrideBox()->setChecked(true);
         QVERIFY(!dialog->canAccept()); // 16 characters < 20
         QCOMPARE(dialog->decision().reason, QStringLiteral("--override needs a reason of at least 20 characters (got 16)"));
@@ -357,7 +360,7 @@ private slots:
         QVERIFY(dialog->canAccept());
         QVERIFY2(dialog->rulesLabel()->text().startsWith(QStringLiteral("\u26a0 Rules overridden (audited): no proof of absence")),
                  qPrintable(dialog->rulesLabel()->text()));
-        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-failed-override.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(dialog, QStringLiteral("mark-dialog-failed-override.png")));
         QSignalSpy finished(detail, &KeyDetailView::markFinished);
         dialog->accept();
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 30000);
@@ -381,7 +384,7 @@ private slots:
         QCOMPARE(dialog->rulesLabel()->text(),
                  QStringLiteral("\u2714 Rules: PROCESSING \u2192 FAILED allowed: failed_evidence = ticket_absent: stale and no "
                                 "ticket carries the key."));
-        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-failed-allowed.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(dialog, QStringLiteral("mark-dialog-failed-allowed.png")));
         dialog->reject();
     }
 
@@ -455,8 +458,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail() && timelineAuditEvents(detail->detail()) == auditEvents + 1, 30000);
         QCOMPARE(detail->detail().audit.last().action, QStringLiteral("query_upstream"));
         QVERIFY(ev->check()); // the evidence stays after the reload
-        QVERIFY(saveShot(detail, QStringLiteral("detail-upstream.png")));
-        QVERIFY(saveShot(ev, QStringLiteral("evidence-panel.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(detail, QStringLiteral("detail-upstream.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(ev, QStringLiteral("evidence-panel.png")));
 
         // Apply suggestion: the mark dialog prefilled from the verdict, with the evidence.
         MarkDialog *dialog = detail->applySuggestion();
@@ -467,7 +470,7 @@ private slots:
         QCOMPARE(req.snapshotSource, ev->check()->verdict.snapshotSource);
         QCOMPARE(req.evidenceJson, QString::fromUtf8(ev->check()->toJson()));
         QVERIFY(dialog->canAccept());
-        QVERIFY(saveShot(dialog, QStringLiteral("mark-dialog-suggestion.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(dialog, QStringLiteral("mark-dialog-suggestion.png")));
         QSignalSpy finished(detail, &KeyDetailView::markFinished);
         dialog->accept();
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 30000);
@@ -492,7 +495,7 @@ private slots:
         for (int i = 0; i < keys.size(); ++i)
             QVERIFY2(bulk->table()->item(i, 5)->text().startsWith(QLatin1Char('#')), qPrintable(bulk->table()->item(i, 5)->text()));
         QVERIFY2(bulk->summary()->text().startsWith(QStringLiteral("finished")), qPrintable(bulk->summary()->text()));
-        QVERIFY(saveShot(bulk, QStringLiteral("bulk-query.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(bulk, QStringLiteral("bulk-query.png")));
         bulk->close();
     }
 
@@ -553,7 +556,7 @@ private slots:
         QVERIFY(!ev->applyButton()->isVisible()); // acting on it takes a fresh query
         QVERIFY(!ev->applyButton()->isVisibleTo(ev));
         detail->tabs()->setCurrentWidget(ev);
-        QVERIFY(saveShot(detail, QStringLiteral("detail-upstream-recorded.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(detail, QStringLiteral("detail-upstream-recorded.png")));
     }
 
     void bulkQueryStopsAtFailedAuditWrite()
@@ -605,7 +608,7 @@ private slots:
                 || bulk->table()->item(i, 2)->text() == QStringLiteral("cancelled");
         }
         QVERIFY2(notSent >= keys.size() - UpstreamClient::kMaxPerHost, qPrintable(QString::number(notSent)));
-        QVERIFY(saveShot(bulk, QStringLiteral("bulk-query-audit-failed.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(bulk, QStringLiteral("bulk-query-audit-failed.png")));
         QCOMPARE(e.db->adminExec(QStringLiteral("ALTER TABLE triage_audit_moved RENAME TO triage_audit")), QString());
         bulk->close();
     }
@@ -638,7 +641,7 @@ private slots:
         QVERIFY2(bulk->pauseBar()->text().startsWith(QStringLiteral("Paused after 5 unusable answers")),
                  qPrintable(bulk->pauseBar()->text()));
         QVERIFY(!bulk->isDone());
-        QVERIFY(saveShot(bulk, QStringLiteral("bulk-query-paused.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(bulk, QStringLiteral("bulk-query-paused.png")));
         bulk->stop();
         QTRY_VERIFY_WITH_TIMEOUT(bulk->isDone(), 30000);
         QVERIFY2(bulk->summary()->text().startsWith(QStringLiteral("stopped")), qPrintable(bulk->summary()->text()));
@@ -676,7 +679,7 @@ private slots:
         QCOMPARE(confirm->keyList()->count(), keys.size());
         confirm->reasonEdit()->setPlainText(QStringLiteral("bulk check"));
         confirm->dryRunBox()->setChecked(true);
-        QVERIFY(saveShot(confirm, QStringLiteral("bulk-mark-confirm.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(confirm, QStringLiteral("bulk-mark-confirm.png")));
         const QString statusBefore = one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(keys.first()));
         confirm->accept();
         QTRY_VERIFY_WITH_TIMEOUT(opened.size() == 2, 30000);
@@ -694,7 +697,7 @@ private slots:
         // A dry run changes nothing.
         QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(keys.first())),
                  statusBefore);
-        QVERIFY(saveShot(report, QStringLiteral("bulk-mark-report.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(report, QStringLiteral("bulk-mark-report.png")));
     }
 };
 

@@ -13,6 +13,7 @@
 #include "ModelTestUtil.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
+#include "ShotCheck.h"
 #include "TimelineModel.h"
 
 #include <QApplication>
@@ -34,12 +35,11 @@ class TestMainWindow : public QObject {
 private:
     static QString outputPath(const QString &name) { return QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/") + name; }
 
-    /// Saves `widget` as build/tests/views/`name` once pending layouts and the queued
-    /// show() of newly added widgets (message bars) have run.
-    static bool saveShot(QWidget *widget, const QString &name)
+    /// Saves `widget` as build/tests/views/`name` and checks the image (saveCheckedShot():
+    /// the widget's size, drawn, readable); "" when it holds, else what failed.
+    static QString saveShot(QWidget *widget, const QString &name, QImage *grabbed = nullptr)
     {
-        QTest::qWait(200);
-        return widget->grab().save(outputPath(name));
+        return saveCheckedShot(widget, outputPath(name), grabbed);
     }
 
     QString one(const QString &sql) const
@@ -164,17 +164,35 @@ private slots:
         for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
             QTRY_COMPARE(w.connectionIndicator(role)->state(), ConnectionIndicator::State::Up);
 
-        QVERIFY(saveShot(&w, QStringLiteral("mainwindow-unknown.png")));
+        QImage shot;
+        TRIAGE_VERIFY_SHOT(saveShot(&w, QStringLiteral("mainwindow-unknown.png"), &shot));
+        QCOMPARE(shot.size(), QSize(1400, 900) * w.devicePixelRatio());
+        // What the shot shows: the queue table's first row, selected, drawn in the selection
+        // colour, with the row below it not; the detail header shows that row's key.
+        QTableView *table = unknown->table();
+        QCOMPARE(table->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(table->selectionModel()->selectedRows().first().row(), 0);
+        auto pixelOfRow = [&](int row) {
+            const QRect cell = table->visualRect(model->index(row, QueueModel::KeyColumn));
+            const QPoint at = table->viewport()->mapTo(&w, QPoint(cell.left() + 1, cell.center().y()));
+            return shot.pixelColor(at * w.devicePixelRatio());
+        };
+        const QColor selected = table->palette().color(QPalette::Active, QPalette::Highlight);
+        const QColor selectedInactive = table->palette().color(QPalette::Inactive, QPalette::Highlight);
+        QVERIFY2(pixelOfRow(0) == selected || pixelOfRow(0) == selectedInactive, qPrintable(pixelOfRow(0).name()));
+        QVERIFY(pixelOfRow(1) != selected && pixelOfRow(1) != selectedInactive);
+        QVERIFY(detail->keyLabel()->isVisible());
+        QCOMPARE(detail->keyLabel()->text(), oldest);
 
         // Scrolling to the end makes the view ask for the next page (fetchMore()).
         unknown->table()->scrollToBottom();
         QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() > 100, 30000);
         QTRY_VERIFY_WITH_TIMEOUT(!model->isLoading(), 30000);
         QCOMPARE(detail->key(), oldest); // paging does not change the selection
-        QVERIFY(saveShot(detail, QStringLiteral("detail-unknown.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(detail, QStringLiteral("detail-unknown.png")));
         detail->tabs()->setCurrentIndex(2); // intent attempts, with the last one's JSON
         QCOMPARE(detail->attemptsTable()->currentIndex().row(), int(detail->detail().attempts.size()) - 1);
-        QVERIFY(saveShot(detail, QStringLiteral("detail-unknown-attempts.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(detail, QStringLiteral("detail-unknown-attempts.png")));
     }
 
     void invalidSnapshotShowsParseError()
@@ -211,8 +229,8 @@ private slots:
                                                            "were given a broken snapshot.").arg(expected.error)));
         QCOMPARE(fieldValue(detail, QStringLiteral("result_snapshot")).data().toString(),
                  QStringLiteral("(%1 characters)").arg(text.size()));
-        QVERIFY(saveShot(&w, QStringLiteral("mainwindow-invalid-snapshot.png")));
-        QVERIFY(saveShot(detail, QStringLiteral("detail-invalid-snapshot.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(&w, QStringLiteral("mainwindow-invalid-snapshot.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(detail, QStringLiteral("detail-invalid-snapshot.png")));
     }
 
     void unknownStatusCode()
@@ -303,7 +321,7 @@ private slots:
         emit ws.connectionEvent(DbRole::Intent, true, QStringLiteral("re-opened the connection to the intent-log database"));
         QCOMPARE(w.connectionIndicator(DbRole::Intent)->state(), ConnectionIndicator::State::Up);
         QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("\u2714 re-opened the connection to the intent-log database"));
-        QVERIFY(saveShot(&w, QStringLiteral("mainwindow-ticket-store-down.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(&w, QStringLiteral("mainwindow-ticket-store-down.png")));
     }
 
     void switchingTabsFollowsTheirSelection()
@@ -376,7 +394,7 @@ private slots:
         emit bar->actionTriggered();
         QTRY_VERIFY_WITH_TIMEOUT(errors.size() >= 2 && !pane->model()->isLoading() && !pane->model()->isCounting(), 30000);
         QVERIFY(bar->isVisible());
-        QVERIFY(saveShot(&w, QStringLiteral("mainwindow-all-stores-down.png")));
+        TRIAGE_VERIFY_SHOT(saveShot(&w, QStringLiteral("mainwindow-all-stores-down.png")));
     }
 };
 

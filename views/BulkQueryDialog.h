@@ -1,17 +1,13 @@
 #pragma once
 
 #include "KeyDetail.h"
-#include "Mark.h"
 #include "UpstreamCheck.h"
 
 #include <QDialog>
 
 #include <memory>
 
-class QCheckBox;
 class QLabel;
-class QListWidget;
-class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
@@ -20,49 +16,6 @@ namespace triage {
 
 class MessageBar;
 class Workspace;
-
-/// Confirmation of a bulk mark (DESIGN.md §2, STYLE.md): the number of records and every
-/// key with its change and snapshot source (scrollable), a required reason and a dry-run
-/// checkbox. For SUCCESS each record's snapshot is its single ticket row's payload; a key
-/// without exactly one ticket (or without a record) is listed with what the backend will
-/// answer, never dropped silently.
-class BulkMarkDialog : public QDialog {
-    Q_OBJECT
-public:
-    /// A confirmation for marking the records of `details` `toStatus`.
-    BulkMarkDialog(QVector<KeyDetail> details, int toStatus, QWidget *parent = nullptr);
-    /// One request per key, in order (expect = the state loaded, readBack off).
-    QVector<MarkRequest> requests(const QString &operatorName) const;
-    /// Parts, for tests.
-    QPlainTextEdit *reasonEdit() const { return m_reason; }
-    QCheckBox *dryRunBox() const { return m_dryRun; }
-    QListWidget *keyList() const { return m_keys; }
-
-private:
-    QVector<KeyDetail> m_details;
-    int m_toStatus;
-    QListWidget *m_keys;
-    QPlainTextEdit *m_reason;
-    QCheckBox *m_dryRun;
-    QPushButton *m_ok;
-};
-
-/// The per-row report of a bulk mark: one table row per key with its outcome (applied,
-/// conflict, refused, error, dry-run) and message, and a summary line with the counts.
-class BulkMarkReportDialog : public QDialog {
-    Q_OBJECT
-public:
-    /// A report of `results` (one per request, same order).
-    BulkMarkReportDialog(const QVector<MarkRequest> &requests, const QVector<Outcome<MarkResult>> &results,
-                         QWidget *parent = nullptr);
-    /// Parts, for tests.
-    QTableWidget *table() const { return m_table; }
-    QLabel *summary() const { return m_summary; }
-
-private:
-    QTableWidget *m_table;
-    QLabel *m_summary;
-};
 
 /// A bulk upstream query (UpstreamClient::queryMany()): a progress bar, Cancel, one table
 /// row per key filled in as answers arrive (upstream class, kind, ms, suggested verdict,

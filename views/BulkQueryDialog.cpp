@@ -1,192 +1,22 @@
-#include "BulkActions.h"
+#include "BulkQueryDialog.h"
 
-#include "CanonicalTicket.h"
-#include "TextEscape.h"
-
-#include "MarkDialog.h"
 #include "MessageBar.h"
-#include "RecordStatus.h"
-#include "Theme.h"
+#include "ReportTable.h"
+#include "TextEscape.h"
 #include "Workspace.h"
 #include "WhenReady.h"
 
-#include <QCheckBox>
+#include <QApplication>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QListWidget>
-#include <QPlainTextEdit>
+#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QApplication>
-#include <QPointer>
-#include <QVariant>
 
 namespace triage {
-
-namespace {
-
-/// The ticket a bulk SUCCESS takes the snapshot from (the backend's canonical-ticket rule).
-std::optional<TicketRow> singleTicket(const KeyDetail &d)
-{
-    return snapshotTicketFor(d, std::nullopt).ticket;
-}
-
-QTableWidget *reportTable(const QStringList &headers, int rows, QWidget *parent)
-{
-    auto *t = new QTableWidget(rows, int(headers.size()), parent);
-    t->setHorizontalHeaderLabels(headers);
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->verticalHeader()->hide();
-    t->horizontalHeader()->setStretchLastSection(true);
-    t->setWordWrap(false);
-    return t;
-}
-
-void setCell(QTableWidget *t, int row, int col, const QString &text)
-{
-    auto *item = new QTableWidgetItem(text);
-    item->setToolTip(text);
-    t->setItem(row, col, item);
-}
-
-} // namespace
-
-BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, int toStatus, QWidget *parent)
-    : QDialog(parent), m_details(std::move(details)), m_toStatus(toStatus)
-{
-    setObjectName(QStringLiteral("bulkMarkDialog"));
-    const QString to = recordStatusText(QVariant(toStatus));
-    setWindowTitle(QStringLiteral("Mark %1 records %2").arg(m_details.size()).arg(to));
-    resize(760, 520);
-    auto *layout = new QVBoxLayout(this);
-    auto *intro = new QLabel(QStringLiteral("<b>This changes %1 to %2.</b> Each row is its own "
-                                            "compare-and-set against the state loaded now; a row that changed meanwhile is "
-                                            "reported as a conflict and left alone.")
-                                 .arg(countText(m_details.size(), QStringLiteral("production idempotency record")))
-                                 .arg(to),
-                             this);
-    intro->setWordWrap(true);
-    layout->addWidget(intro);
-    m_keys = new QListWidget(this);
-    m_keys->setObjectName(QStringLiteral("bulkKeys"));
-    m_keys->setFont(theme::monospaceFont(-0.5));
-    for (const KeyDetail &d : m_details) {
-        QString line = d.idemKey;
-        if (!d.record) {
-            line += QStringLiteral("   \u2014 no record: will be refused");
-        } else {
-            line += QStringLiteral("   %1 \u2192 %2").arg(d.record->statusText, to);
-            if (toStatus == Success) {
-                const SnapshotTicketChoice choice = snapshotTicketFor(d, std::nullopt);
-                line += choice.ticket ? QStringLiteral(", snapshot from ticket #%1").arg(choice.ticket->id)
-                                      : QStringLiteral(", will be refused: %1").arg(choice.refusal);
-            }
-            // The backend's rule on the loaded facts, as a bulk row (a placeholder reason:
-            // the reason's own check is shown at the OK button).
-            const MarkDecision rules = decideMark(markFactsFrom(d.record, markEvidenceOf(d)), toStatus,
-                                                  QString(kMarkReasonMinLength, QLatin1Char('x')), false,
-                                                  toStatus != Success || singleTicket(d).has_value(), QStringLiteral("no snapshot"), true);
-            if (!rules.allowed && (toStatus != Success || singleTicket(d).has_value()))
-                line += QStringLiteral(" \u2014 will be refused: %1").arg(rules.reason);
-        }
-        m_keys->addItem(line);
-        m_keys->item(m_keys->count() - 1)->setToolTip(line);
-    }
-    layout->addWidget(m_keys, 1);
-    layout->addWidget(new QLabel(QStringLiteral("<b>Reason</b> (at least %1 characters, audited on every row):").arg(kMarkReasonMinLength),
-                                 this));
-    m_reason = new QPlainTextEdit(this);
-    m_reason->setObjectName(QStringLiteral("bulkReason"));
-    m_reason->setMaximumHeight(70);
-    layout->addWidget(m_reason);
-    m_dryRun = new QCheckBox(QStringLiteral("Dry run: check every row, change nothing"), this);
-    m_dryRun->setObjectName(QStringLiteral("bulkDryRun"));
-    layout->addWidget(m_dryRun);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    m_ok = buttons->button(QDialogButtonBox::Ok);
-    m_ok->setText(QStringLiteral("Mark %1 %2").arg(m_details.size()).arg(to));
-    m_ok->setEnabled(false);
-    layout->addWidget(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(m_reason, &QPlainTextEdit::textChanged, this,
-            [this] { m_ok->setEnabled(m_reason->toPlainText().trimmed().size() >= kMarkReasonMinLength); });
-    connect(m_dryRun, &QCheckBox::toggled, this, [this, to](bool dry) {
-        m_ok->setText(dry ? QStringLiteral("Check %1 (dry run)").arg(m_details.size())
-                          : QStringLiteral("Mark %1 %2").arg(m_details.size()).arg(to));
-    });
-}
-
-QVector<MarkRequest> BulkMarkDialog::requests(const QString &operatorName) const
-{
-    QVector<MarkRequest> out;
-    for (const KeyDetail &d : m_details) {
-        MarkRequest r;
-        r.idemKey = d.idemKey;
-        r.toStatus = m_toStatus;
-        r.reason = m_reason->toPlainText().trimmed();
-        r.operatorName = operatorName;
-        r.dryRun = m_dryRun->isChecked();
-        r.readBack = false;
-        if (d.record)
-            r.expect = expectedStateOf(*d.record);
-        if (m_toStatus == Success) {
-            setSnapshotFrom(r, snapshotTicketFor(d, std::nullopt));
-        }
-        out << r;
-    }
-    return out;
-}
-
-BulkMarkReportDialog::BulkMarkReportDialog(const QVector<MarkRequest> &requests, const QVector<Outcome<MarkResult>> &results,
-                                           QWidget *parent)
-    : QDialog(parent)
-{
-    setObjectName(QStringLiteral("bulkMarkReport"));
-    setWindowTitle(QStringLiteral("Bulk mark: %1").arg(countText(requests.size(), QStringLiteral("row"))));
-    resize(860, 480);
-    auto *layout = new QVBoxLayout(this);
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("bulkSummary"));
-    layout->addWidget(m_summary);
-    m_table = reportTable({QStringLiteral("idem_key"), QStringLiteral("outcome"), QStringLiteral("audit"), QStringLiteral("message")},
-                          int(requests.size()), this);
-    m_table->setObjectName(QStringLiteral("bulkReportTable"));
-    m_table->setColumnWidth(0, 300);
-    QMap<QString, int> counts;
-    for (int i = 0; i < requests.size(); ++i) {
-        setCell(m_table, i, 0, requests[i].idemKey);
-        if (i >= results.size()) {
-            setCell(m_table, i, 1, QStringLiteral("error"));
-            setCell(m_table, i, 3, QStringLiteral("no result"));
-            ++counts[QStringLiteral("error")];
-            continue;
-        }
-        const Outcome<MarkResult> &o = results[i];
-        const QString kind = o.ok() ? markKindName(o->kind) : QStringLiteral("error");
-        ++counts[kind];
-        setCell(m_table, i, 1, kind);
-        setCell(m_table, i, 2, o.ok() && o->auditId ? QStringLiteral("#%1").arg(o->auditId) : QString());
-        setCell(m_table, i, 3, o.ok() ? o->message : (o.error ? o.error->message : QStringLiteral("unknown error")));
-        const QColor tone = kind == QLatin1String("applied") || kind == QLatin1String("dry-run") ? QColor(0xe6, 0xf4, 0xea)
-                          : kind == QLatin1String("refused")                                       ? QColor(0xff, 0xf4, 0xd6)
-                                                                                                   : QColor(0xfd, 0xe7, 0xe7);
-        m_table->item(i, 1)->setBackground(tone);
-    }
-    QStringList parts;
-    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
-        parts << QStringLiteral("%1 %2").arg(it.value()).arg(it.key());
-    m_summary->setText(QStringLiteral("%1: %2").arg(countText(requests.size(), QStringLiteral("row")), parts.join(QStringLiteral(", "))));
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
-    layout->addWidget(m_table, 1);
-    layout->addWidget(buttons);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-}
 
 BulkQueryDialog::BulkQueryDialog(Workspace *workspace, UpstreamClient *client, QVector<KeyDetail> details, QWidget *parent)
     : QDialog(parent), m_workspace(workspace), m_client(client), m_details(std::move(details))

@@ -1,0 +1,209 @@
+#include "MarkQueryController.h"
+
+#include "DetailHeader.h"
+#include "DetailTabs.h"
+#include "EvidenceView.h"
+#include "KeyDetailView.h"
+#include "MarkDialog.h"
+#include "MessageBar.h"
+#include "Workspace.h"
+#include "WhenReady.h"
+
+#include <QLabel>
+#include <QPushButton>
+
+namespace triage {
+
+MarkQueryController::MarkQueryController(KeyDetailView *view, Workspace *workspace, DetailHeader *header, DetailTabs *tabs)
+    : QObject(view), m_view(view), m_workspace(workspace), m_header(header), m_tabs(tabs)
+{
+    connect(m_header->queryButton(), &QPushButton::clicked, this, &MarkQueryController::queryUpstream);
+    connect(m_header->markSuccessButton(), &QPushButton::clicked, this, [this] { openMarkDialog(Success); });
+    connect(m_header->markFailedButton(), &QPushButton::clicked, this, [this] { openMarkDialog(Failed); });
+    connect(m_tabs->evidenceView(), &EvidenceView::applySuggestionRequested, this, &MarkQueryController::applySuggestion);
+}
+
+void MarkQueryController::setUpstreamClient(UpstreamClient *client)
+{
+    m_upstream = client;
+    updateActions();
+}
+
+void MarkQueryController::updateActions()
+{
+    const bool readOnly = m_workspace->config().readOnly;
+    const bool ready = m_view->hasDetail() && !m_view->isLoading() && !m_markBusy;
+    const std::optional<RecordDetail> &r = m_view->detail().record;
+
+    m_header->queryButton()->setEnabled(ready && m_upstream && !m_queryBusy);
+    m_header->queryButton()->setToolTip(!m_upstream ? QStringLiteral("No upstream query API is configured for this workspace")
+                              : m_queryBusy ? QStringLiteral("A query is running")
+                                            : QStringLiteral("Ask the business system's own query API about this key (recorded "
+                                                             "in the audit trail; changes nothing)"));
+
+    QString why; // why neither mark is possible
+    if (readOnly)
+        why = QStringLiteral("Read-only workspace: marks are disabled");
+    else if (!r)
+        why = QStringLiteral("No idempotency record carries this key");
+    else if (r->statusCode == Success)
+        why = QStringLiteral("SUCCESS is final: its snapshot was returned to callers (DESIGN.md \u00a72)");
+    else if (r->statusCode != Processing && r->statusCode != Failed)
+        why = QStringLiteral("Status %1 is not one a mark starts from (PROCESSING or FAILED)").arg(r->statusText);
+    const bool failedRecord = r && r->statusCode == Failed;
+    m_header->markSuccessButton()->setText(failedRecord ? QStringLiteral("Correct to SUCCESS\u2026") : QStringLiteral("Mark SUCCESS\u2026"));
+    m_header->markSuccessButton()->setEnabled(ready && why.isEmpty());
+    m_header->markSuccessButton()->setToolTip(!why.isEmpty() ? why
+                                    : failedRecord ? QStringLiteral("FAILED \u2192 SUCCESS: a side effect was found after all")
+                                                   : QStringLiteral("PROCESSING \u2192 SUCCESS with a snapshot (compare-and-set)"));
+    QString failedWhy = !why.isEmpty() ? why : failedRecord ? QStringLiteral("The record is already FAILED") : QString();
+    if (failedWhy.isEmpty() && m_view->hasDetail()) {
+        // The backend's rule, asked with the most an operator could add (a long reason and
+        // an override): what it still refuses, no dialog can make possible.
+        const MarkDecision best = decideMark(markFactsFrom(r, markEvidenceOf(m_view->detail())), Failed,
+                                             QString(kOverrideReasonMinLength, QLatin1Char('x')), true, true, QString());
+        if (!best.allowed)
+            failedWhy = QStringLiteral("Refused by the rules: %1").arg(best.reason);
+    }
+    m_header->markFailedButton()->setEnabled(ready && failedWhy.isEmpty());
+    m_header->markFailedButton()->setToolTip(failedWhy.isEmpty() ? QStringLiteral("PROCESSING \u2192 FAILED: confirmed no side effect "
+                                                                        "(compare-and-set)")
+                                                       : failedWhy);
+    m_header->readOnlyNote()->setText(readOnly ? QStringLiteral("Read-only workspace: queries are not recorded and nothing can be marked.")
+                                     : QString());
+    m_header->readOnlyNote()->setVisible(readOnly);
+}
+
+bool MarkQueryController::queryUpstream()
+{
+    if (!m_upstream || !m_view->hasDetail() || m_queryBusy)
+        return false;
+    m_queryBusy = true;
+    updateActions();
+    m_tabs->evidenceView()->setBusy(true);
+    m_tabs->setCurrentWidget(m_tabs->evidenceView());
+    const QString key = m_view->key();
+    whenReady(checkUpstream(*m_workspace, *m_upstream, key), this, [this, key](const UpstreamCheck &check) {
+        m_queryBusy = false;
+        if (key != m_view->key()) {
+            updateActions();
+            return; // the operator moved on; the query is in the audit trail of its key
+        }
+        m_tabs->evidenceView()->setCheck(check);
+        m_tabs->setCurrentWidget(m_tabs->evidenceView());
+        const UpstreamEvidence &e = check.evidence;
+        m_header->actionBar()->showMessage(e.isUnusable() ? MessageBar::Level::Warning : MessageBar::Level::Info,
+                                 QStringLiteral("Upstream: %1 \u2014 suggested verdict %2 (\u00a76 row %3). See the Upstream tab.")
+                                     .arg(upstreamClassName(e.classification), verdictName(check.verdict.kind))
+                                     .arg(check.verdict.row));
+        emit upstreamChecked(key);
+        if (check.auditId)
+            m_view->reload(); // the query is on the timeline and in the audit tab now
+        else
+            updateActions();
+    });
+    return true;
+}
+
+MarkDialog *MarkQueryController::openMarkDialog(RecordStatusCode toStatus)
+{
+    updateActions();
+    QPushButton *button = toStatus == Success ? m_header->markSuccessButton() : m_header->markFailedButton();
+    if (!button->isEnabled() || !m_view->detail().record)
+        return nullptr;
+    auto *dialog = new MarkDialog(m_view->detail(), toStatus, m_workspace->config().operatorName, m_view);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (const auto &check = m_tabs->evidenceView()->check();
+        check && check->detail.idemKey == m_view->key() && check->recordedAt.isEmpty()
+        && check->evidence.classification == UpstreamClass::Found && !check->evidence.foundObjects.isEmpty())
+        dialog->addUpstreamObject(check->evidence.foundObjects.first());
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { submitMark(dialog->request()); });
+    dialog->open();
+    return dialog;
+}
+
+MarkDialog *MarkQueryController::applySuggestion()
+{
+    const auto &check = m_tabs->evidenceView()->check();
+    if (!check || check->detail.idemKey != m_view->key())
+        return nullptr;
+    const Verdict &v = check->verdict;
+    if (v.kind != VerdictKind::Success && v.kind != VerdictKind::Failed)
+        return nullptr;
+    MarkDialog *dialog = openMarkDialog(v.kind == VerdictKind::Success ? Success : Failed);
+    if (dialog)
+        dialog->prefill(v.snapshot, v.snapshotSource, QString::fromUtf8(check->toJson()),
+                        QStringLiteral("Suggested verdict %1 (\u00a76 row %2): %3").arg(verdictName(v.kind)).arg(v.row).arg(v.why));
+    return dialog;
+}
+
+void MarkQueryController::submitMark(const MarkRequest &request)
+{
+    m_markBusy = true;
+    updateActions();
+    m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("Marking %1 %2\u2026")
+                                                          .arg(request.idemKey, recordStatusText(QVariant(request.toStatus))));
+    m_header->conflictBar()->clearMessage();
+    whenReady(markRecord(*m_workspace, request), this, [this](const Outcome<MarkResult> &outcome) { onMarkResult(outcome); });
+}
+
+void MarkQueryController::onMarkResult(const Outcome<MarkResult> &outcome)
+{
+    m_markBusy = false;
+    if (!outcome.ok()) {
+        const QString message = outcome.error ? outcome.error->message : QStringLiteral("unknown error");
+        m_header->actionBar()->showMessage(MessageBar::Level::Error, QStringLiteral("The mark failed: %1 \u2014 nothing was changed, or "
+                                                                          "see the audit trail.")
+                                                               .arg(message));
+        updateActions();
+        emit markFinished(int(MarkResult::Kind::Error), message);
+        return;
+    }
+    const MarkResult &r = *outcome;
+    const QString warnings = r.warnings.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(r.warnings.join(QStringLiteral("; ")));
+    switch (r.kind) {
+    case MarkResult::Kind::Applied:
+        m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("\u2714 Applied: %1 (audit #%2)%3")
+                                                              .arg(r.message)
+                                                              .arg(r.auditId)
+                                                              .arg(warnings));
+        emit recordChanged(r.idemKey);
+        break;
+    case MarkResult::Kind::DryRun:
+        m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("Dry run: %1").arg(r.message));
+        break;
+    case MarkResult::Kind::Refused:
+        m_header->actionBar()->showMessage(MessageBar::Level::Warning, QStringLiteral("Refused: %1").arg(r.message));
+        break;
+    case MarkResult::Kind::Error:
+        m_header->actionBar()->showMessage(MessageBar::Level::Error, QStringLiteral("Error: %1").arg(r.message));
+        break;
+    case MarkResult::Kind::Conflict: {
+        m_header->actionBar()->clearMessage();
+        QString now = QStringLiteral("the record no longer exists");
+        if (r.current)
+            now = QStringLiteral("it is now %1, updated_at %2%3")
+                      .arg(r.current->statusText, r.current->updatedAt,
+                           r.current->hasVersionColumn && r.current->version
+                               ? QStringLiteral(", version %1").arg(*r.current->version)
+                               : QString());
+        const QString who = r.changedBy
+            ? QStringLiteral("Changed by %1 at %2 (%3 %4 \u2192 %5: \u201c%6\u201d).")
+                  .arg(r.changedBy->operatorName, r.changedBy->at, r.changedBy->action, r.changedBy->fromState,
+                       r.changedBy->toState, r.changedBy->reason)
+            : QStringLiteral("No operator action is recorded: an agent or another tool changed it.");
+        m_header->conflictBar()->showMessage(MessageBar::Level::Error,
+                                   QStringLiteral("Conflict: nothing was changed \u2014 the record changed since you loaded it; "
+                                                  "%1. %2 Reload, check again and decide anew.")
+                                       .arg(now, who));
+        break;
+    }
+    }
+    emit markFinished(int(r.kind), r.message);
+    if (r.kind != MarkResult::Kind::Conflict && r.kind != MarkResult::Kind::DryRun)
+        m_view->reload(); // the new status, and the audit row on the timeline
+    else
+        updateActions();
+}
+
+} // namespace triage

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "Mark.h"
+#include "RecordStatus.h"
+#include "UpstreamCheck.h"
+
+#include <QObject>
+
+namespace triage {
+
+class DetailHeader;
+class DetailTabs;
+class KeyDetailView;
+class MarkDialog;
+class UpstreamClient;
+class Workspace;
+
+/// The actions of the key detail (DESIGN.md §2 "Query upstream", "Mark SUCCESS / Mark
+/// FAILED"): enables the header's buttons per the allowed transitions (with the reason in
+/// their tooltip when disabled: read-only workspace, SUCCESS is final, no upstream, what
+/// decideMark() still refuses), starts an upstream query (checkUpstream(), recorded in the
+/// audit trail) or a mark (MarkDialog, then markRecord() with the state shown as the
+/// compare-and-set's expectation) and routes each result to the header's bars and the
+/// Upstream tab. Never blocks: every action returns at once and its answer arrives later.
+class MarkQueryController : public QObject {
+    Q_OBJECT
+public:
+    /// `view` shows the key and its detail; `workspace` must outlive it; `header` and `tabs`
+    /// are the view's parts this controller drives.
+    MarkQueryController(KeyDetailView *view, Workspace *workspace, DetailHeader *header, DetailTabs *tabs);
+
+    /// The upstream client for "Query upstream" (nullptr: none; the button is disabled). Not owned.
+    void setUpstreamClient(UpstreamClient *client);
+    /// Enables / disables the action buttons for the view's current state.
+    void updateActions();
+    /// See KeyDetailView::queryUpstream().
+    bool queryUpstream();
+    /// See KeyDetailView::openMarkDialog().
+    MarkDialog *openMarkDialog(RecordStatusCode toStatus);
+    /// See KeyDetailView::applySuggestion().
+    MarkDialog *applySuggestion();
+    /// See KeyDetailView::submitMark().
+    void submitMark(const MarkRequest &request);
+    /// True while a mark or an upstream query runs.
+    bool isBusy() const { return m_markBusy || m_queryBusy; }
+
+signals:
+    /// A mark changed `key`'s record (applied).
+    void recordChanged(const QString &key);
+    /// An upstream query for `key` has been answered and is shown in the Upstream tab.
+    void upstreamChecked(const QString &key);
+    /// A mark finished with `kind` (MarkResult::Kind; Error also for a store failure).
+    void markFinished(int kind, const QString &message);
+
+private:
+    void onMarkResult(const Outcome<MarkResult> &outcome);
+
+    KeyDetailView *m_view;
+    Workspace *m_workspace;
+    DetailHeader *m_header;
+    DetailTabs *m_tabs;
+    UpstreamClient *m_upstream = nullptr;
+    bool m_markBusy = false;
+    bool m_queryBusy = false;
+};
+
+} // namespace triage
