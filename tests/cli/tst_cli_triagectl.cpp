@@ -701,6 +701,22 @@ void TstCliTriagectl::demoWorkspace()
     QVERIFY(!d.value(QStringLiteral("timeline")).toArray().isEmpty());
 }
 
+/// The "Global options" lines of `triagectl --help` and of every `triagectl COMMAND --help`.
+#define GLOBAL_OPTIONS_HELP \
+        "  -h, --help            This help; after a COMMAND, that command's help.\n" \
+        "  -v, --version         The version.\n" \
+        "  --config FILE         INI configuration file (see resources/triage.example.ini).\n" \
+        "  --demo                Open the embedded SQLite demo workspace (created on first use).\n" \
+        "  --demo-reset          Re-create the demo workspace with fresh data (implies --demo).\n" \
+        "  --idempotency-db URL  Idempotency-record database URL.\n" \
+        "  --intent-db URL       Intent-log database URL.\n" \
+        "  --ticket-db URL       Ticket (business) database URL.\n" \
+        "  --operator NAME       Operator name recorded on audit rows (default: the OS user).\n" \
+        "  --read-only           Disable every write action.\n" \
+        "  --verbose             Log debug messages to stderr.\n" \
+        "  --format FORMAT       Output format: table (default), json or csv.\n" \
+        "  --limit N             At most N rows (default 100; 0 = no limit).\n"
+
 void TstCliTriagectl::helpListsCommands()
 {
     // `triagectl --help`: the commands with a one-line summary, the global options, the
@@ -728,19 +744,7 @@ void TstCliTriagectl::helpListsCommands()
         "Run \"triagectl COMMAND --help\" for a command's arguments and options.\n"
         "\n"
         "Global options (before or after the command):\n"
-        "  -h, --help            This help; after a COMMAND, that command's help.\n"
-        "  -v, --version         The version.\n"
-        "  --config FILE         INI configuration file (see resources/triage.example.ini).\n"
-        "  --demo                Open the embedded SQLite demo workspace (created on first use).\n"
-        "  --demo-reset          Re-create the demo workspace with fresh data (implies --demo).\n"
-        "  --idempotency-db URL  Idempotency-record database URL.\n"
-        "  --intent-db URL       Intent-log database URL.\n"
-        "  --ticket-db URL       Ticket (business) database URL.\n"
-        "  --operator NAME       Operator name recorded on audit rows (default: the OS user).\n"
-        "  --read-only           Disable every write action.\n"
-        "  --verbose             Log debug messages to stderr.\n"
-        "  --format FORMAT       Output format: table (default), json or csv.\n"
-        "  --limit N             At most N rows (default 100; 0 = no limit).\n"
+        GLOBAL_OPTIONS_HELP
         "\n"
         "Databases:\n"
         "  --config FILE (INI; see resources/triage.example.ini) and/or --idempotency-db,\n"
@@ -825,19 +829,7 @@ void TstCliTriagectl::markHelpShowsMarkOptionsOnly()
         "  --newest-first             Newest updated_at first.\n"
         "\n"
         "Global options:\n"
-        "  -h, --help            This help; after a COMMAND, that command's help.\n"
-        "  -v, --version         The version.\n"
-        "  --config FILE         INI configuration file (see resources/triage.example.ini).\n"
-        "  --demo                Open the embedded SQLite demo workspace (created on first use).\n"
-        "  --demo-reset          Re-create the demo workspace with fresh data (implies --demo).\n"
-        "  --idempotency-db URL  Idempotency-record database URL.\n"
-        "  --intent-db URL       Intent-log database URL.\n"
-        "  --ticket-db URL       Ticket (business) database URL.\n"
-        "  --operator NAME       Operator name recorded on audit rows (default: the OS user).\n"
-        "  --read-only           Disable every write action.\n"
-        "  --verbose             Log debug messages to stderr.\n"
-        "  --format FORMAT       Output format: table (default), json or csv.\n"
-        "  --limit N             At most N rows (default 100; 0 = no limit).\n"
+        GLOBAL_OPTIONS_HELP
         "\n"
         "Databases, passwords, output formats and exit codes: triagectl --help\n";
     QCOMPARE(r.out, expected);
