@@ -44,16 +44,16 @@ public:
             QStringLiteral("Undo one side effect of a key through the upstream's API (idempotent, audited)."),
             QStringLiteral("compensate KEY --action A --target TICKET_ID --reason TEXT [--dry-run] [--override]  |  compensate --resume COMP_KEY"),
             QStringLiteral("Compensate one side effect of KEY (e.g. cancel_ticket of an extra ticket of a duplicate group)\n"
-                             "through the biz_type's compensation_<action>_* endpoint, with the deterministic key\n"
-                             "comp:<action>:<ticket>:<KEY> (hashed to 64 characters) as X-Idempotency-Key. The intent is\n"
-                             "written to triage_compensation before the call; a timeout or unclear reply leaves it UNKNOWN\n"
-                             "(exit 5), confirmed by the confirmation query; --resume re-sends the stored request with the\n"
-                             "same key. The canonical ticket (the one the SUCCESS snapshot names, else the earliest live\n"
-                             "one; DESIGN.md §6) is never a target, also on --resume; a group whose tickets' business\n"
-                             "payloads differ (key reuse) or whose SUCCESS snapshot names a CANCELLED or missing ticket\n"
-                             "needs --override with a reason of >= 20 characters. Every outcome, refusals included, is\n"
-                             "audited. Exit: 0 succeeded, 1 unknown COMP_KEY, 3 the compensation already exists,\n"
-                             "4 refused, 5 UNKNOWN."),
+                           "through the biz_type's compensation_<action>_* endpoint, with the deterministic key\n"
+                           "comp:<action>:<ticket>:<KEY> (hashed to 64 characters) as X-Idempotency-Key. The intent is\n"
+                           "written to triage_compensation before the call; a timeout or unclear reply leaves it UNKNOWN\n"
+                           "(exit 5), confirmed by the confirmation query; --resume re-sends the stored request with the\n"
+                           "same key. The canonical ticket (the one the SUCCESS snapshot names, else the earliest live\n"
+                           "one; DESIGN.md §6) is never a target, also on --resume; a group whose tickets' business\n"
+                           "payloads differ (key reuse) or whose SUCCESS snapshot names a CANCELLED or missing ticket\n"
+                           "needs --override with a reason of >= 20 characters. Every outcome, refusals included, is\n"
+                           "audited. Exit: 0 succeeded, 1 unknown COMP_KEY, 3 the compensation already exists,\n"
+                           "4 refused, 5 UNKNOWN."),
             {option("action", QStringLiteral("The action (compensation_<action>_url), e.g. cancel_ticket."), QStringLiteral("A")),
              option("target", QStringLiteral("The ticket id to compensate."), QStringLiteral("ID")),
              option("reason", QStringLiteral("Why (required; audited)."), QStringLiteral("TEXT")),

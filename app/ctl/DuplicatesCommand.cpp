@@ -27,10 +27,10 @@ public:
             QStringLiteral("Ticket groups sharing one idem_key, record/ticket inconsistencies, regenerated keys."),
             QStringLiteral("duplicates [--key SUBSTR] [--tenant T] [--created-from T] [--created-to T] [--all]"),
             QStringLiteral("The Duplicate keys queue: ticket groups sharing one idem_key (unresolved ones, i.e. with more\n"
-                             "than one ticket not CANCELLED, unless --all) with size, tenants, first/last creation and\n"
-                             "the record's status; tickets whose record is PROCESSING or FAILED; SUCCESS snapshots naming\n"
-                             "a missing or CANCELLED ticket or differing from its payload; intent-log steps whose attempts\n"
-                             "used more than one key. --key filters all three; at most --limit rows of each."),
+                           "than one ticket not CANCELLED, unless --all) with size, tenants, first/last creation and\n"
+                           "the record's status; tickets whose record is PROCESSING or FAILED; SUCCESS snapshots naming\n"
+                           "a missing or CANCELLED ticket or differing from its payload; intent-log steps whose attempts\n"
+                           "used more than one key. --key filters all three; at most --limit rows of each."),
             {option("key", QStringLiteral("Only keys containing this text (case-sensitive); filters all three sections."),
                     QStringLiteral("SUBSTR")),
              option("tenant", QStringLiteral("Only groups with a ticket of this tenant."), QStringLiteral("T")),

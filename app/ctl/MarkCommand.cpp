@@ -132,23 +132,23 @@ public:
             QStringLiteral("Settle a record (or every record row of a queue) by compare-and-set."),
             QStringLiteral("mark KEY --to success|failed --reason TEXT [options]  |  mark --queue QUEUE [filters] --to success|failed --reason TEXT"),
             QStringLiteral("Settle a record by compare-and-set (DESIGN.md §2): PROCESSING→SUCCESS, PROCESSING→FAILED,\n"
-                    "FAILED→SUCCESS. SUCCESS is final. SUCCESS needs a JSON-object snapshot: --snapshot FILE\n"
-                    "(- = stdin; kept byte-exact) or --snapshot-from-ticket ID (a ticket carrying KEY). Every\n"
-                    "mark needs a reason of >= 10 characters. FAILED needs positive evidence of absence\n"
-                    "(DESIGN.md §6): stale, no ticket, no SUCCEEDED or ESCALATED attempt, and a recorded upstream\n"
-                    "NOT_FOUND (`query KEY`) obtained after updated_at + processing_timeout and after the latest\n"
-                    "attempt, younger than failed_evidence_max_age (or failed_evidence = ticket_absent).\n"
-                    "--override (reason >= 20 characters, audited) sets aside only missing or aged evidence and\n"
-                    "an ESCALATED attempt, never a ticket, a SUCCEEDED attempt, an upstream FOUND or a record\n"
-                    "that is not stale. Without --expect-* the current state is read first and used; with\n"
-                    "--expect-status and --expect-updated-at (as `show --format json` prints them;\n"
-                    "--expect-version where the table has one) exactly that state must still hold. --dry-run\n"
-                    "decides and writes nothing (allowed in read-only mode). Every real outcome is audited\n"
-                    "(triage_audit), refusals included. With --queue instead of KEY: every record row of the\n"
-                    "queue (filters and --limit as for list; --limit 0 = all), one transaction per record, each\n"
-                    "decided on its own evidence (no override in bulk); SUCCESS takes the snapshot of the key's\n"
-                    "canonical ticket when it is its only live one. A SUCCESS snapshot comes only from the\n"
-                    "canonical ticket (DESIGN.md §6). Exit: 0 applied, 3 conflict, 4 refused, 2 error."),
+                           "FAILED→SUCCESS. SUCCESS is final. SUCCESS needs a JSON-object snapshot: --snapshot FILE\n"
+                           "(- = stdin; kept byte-exact) or --snapshot-from-ticket ID (a ticket carrying KEY). Every\n"
+                           "mark needs a reason of >= 10 characters. FAILED needs positive evidence of absence\n"
+                           "(DESIGN.md §6): stale, no ticket, no SUCCEEDED or ESCALATED attempt, and a recorded upstream\n"
+                           "NOT_FOUND (`query KEY`) obtained after updated_at + processing_timeout and after the latest\n"
+                           "attempt, younger than failed_evidence_max_age (or failed_evidence = ticket_absent).\n"
+                           "--override (reason >= 20 characters, audited) sets aside only missing or aged evidence and\n"
+                           "an ESCALATED attempt, never a ticket, a SUCCEEDED attempt, an upstream FOUND or a record\n"
+                           "that is not stale. Without --expect-* the current state is read first and used; with\n"
+                           "--expect-status and --expect-updated-at (as `show --format json` prints them;\n"
+                           "--expect-version where the table has one) exactly that state must still hold. --dry-run\n"
+                           "decides and writes nothing (allowed in read-only mode). Every real outcome is audited\n"
+                           "(triage_audit), refusals included. With --queue instead of KEY: every record row of the\n"
+                           "queue (filters and --limit as for list; --limit 0 = all), one transaction per record, each\n"
+                           "decided on its own evidence (no override in bulk); SUCCESS takes the snapshot of the key's\n"
+                           "canonical ticket when it is its only live one. A SUCCESS snapshot comes only from the\n"
+                           "canonical ticket (DESIGN.md §6). Exit: 0 applied, 3 conflict, 4 refused, 2 error."),
             QList<QCommandLineOption>{
                 option("to", QStringLiteral("The new status, success or failed."), QStringLiteral("STATUS")),
                 option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT")),

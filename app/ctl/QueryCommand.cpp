@@ -27,11 +27,11 @@ public:
             QStringLiteral("Ask the upstream what happened to a key (or every key of a queue); audited."),
             QStringLiteral("query KEY  |  query --queue QUEUE [filters] [--concurrency N] [--pause-after K]"),
             QStringLiteral("Ask the business system's own query API (per biz_type upstream_* settings; the demo starts\n"
-                    "its upstream simulator) what happened, print the evidence and the suggested verdict with\n"
-                    "its reason (DESIGN.md §6), and record the query in triage_audit (the key's timeline).\n"
-                    "With --queue: every key of the queue, at most N requests in flight (default 6), stopping\n"
-                    "after K consecutive unusable answers (default 10; 0 = never). Exit 5 when an answer was\n"
-                    "unusable (timeout, 5xx, HTML, not configured, …)."),
+                           "its upstream simulator) what happened, print the evidence and the suggested verdict with\n"
+                           "its reason (DESIGN.md §6), and record the query in triage_audit (the key's timeline).\n"
+                           "With --queue: every key of the queue, at most N requests in flight (default 6), stopping\n"
+                           "after K consecutive unusable answers (default 10; 0 = never). Exit 5 when an answer was\n"
+                           "unusable (timeout, 5xx, HTML, not configured, …)."),
             QList<QCommandLineOption>{
                 option("queue", QStringLiteral("Every key of this queue instead of one KEY."), QStringLiteral("QUEUE")),
                 option("concurrency", QStringLiteral("With --queue: requests in flight (1..6, default 6)."), QStringLiteral("N"),
