@@ -34,16 +34,17 @@ QCommandLineOption pageSizeOption()
     return pageSize;
 }
 
-std::optional<int> readPageSize(const CommandContext &context)
+bool readPageSize(const CommandContext &context, int *pageSize)
 {
     const QString text = context.parser.value(QStringLiteral("page-size"));
     bool ok = false;
     const int n = text.isEmpty() ? kDefaultPageSize : text.trimmed().toInt(&ok);
     if (!text.isEmpty() && (!ok || n < 1 || n > 100000)) {
         context.out.usage(QStringLiteral("--page-size \"%1\": give a number from 1 to 100000").arg(text));
-        return std::nullopt;
+        return false;
     }
-    return n;
+    *pageSize = n;
+    return true;
 }
 
 std::optional<UtcMicros> parseTimeOption(const QString &text)

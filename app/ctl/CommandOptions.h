@@ -33,9 +33,9 @@ QList<QCommandLineOption> queueFilterOptions();
 /// The hidden --page-size N (rows per round trip; tests page through small pages).
 QCommandLineOption pageSizeOption();
 
-/// --page-size as a number from 1 to 100000 (kDefaultPageSize when not given); nullopt
-/// after a usage message.
-std::optional<int> readPageSize(const CommandContext &context);
+/// Reads --page-size, a number from 1 to 100000 (kDefaultPageSize when not given), into
+/// `*pageSize`; false after a usage message.
+bool readPageSize(const CommandContext &context, int *pageSize);
 
 /// ISO-8601 text as parseUtcMicros() reads it, or a bare date (midnight UTC).
 std::optional<UtcMicros> parseTimeOption(const QString &text);

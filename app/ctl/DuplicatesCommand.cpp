@@ -44,11 +44,7 @@ public:
 
     int prepare(const CommandContext &c) override
     {
-        const auto pageSize = readPageSize(c);
-        if (!pageSize)
-            return ExitUsage;
-        m_pageSize = *pageSize;
-        return ExitOk;
+        return readPageSize(c, &m_pageSize) ? ExitOk : ExitUsage;
     }
 
     int run(Workspace &workspace, const CommandContext &c) override

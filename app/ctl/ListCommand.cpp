@@ -37,10 +37,8 @@ public:
 
     int prepare(const CommandContext &c) override
     {
-        const auto pageSize = readPageSize(c);
-        if (!pageSize)
+        if (!readPageSize(c, &m_pageSize))
             return ExitUsage;
-        m_pageSize = *pageSize;
         m_request = readQueueRequest(c, c.args.first());
         return m_request ? ExitOk : ExitUsage;
     }
