@@ -35,6 +35,14 @@ struct DbError {
     Kind kind = Kind::Statement;
     QString message;    ///< one line, for operators
     QString nativeCode; ///< SQLSTATE on PostgreSQL, errno on MySQL/MariaDB, or empty
+
+    /// True for a unique-key violation: PostgreSQL SQLSTATE 23505, MySQL/MariaDB errno
+    /// 1062, SQLite extended codes 2067 (UNIQUE) and 1555 (PRIMARY KEY).
+    bool isUniqueViolation() const
+    {
+        return nativeCode == QLatin1String("23505") || nativeCode == QLatin1String("1062")
+            || nativeCode == QLatin1String("2067") || nativeCode == QLatin1String("1555");
+    }
 };
 
 /// Thrown inside worker jobs (DbSession helpers) and turned into Outcome::error by

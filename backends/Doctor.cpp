@@ -1,5 +1,7 @@
 #include "Doctor.h"
 
+#include "Workspace.h"
+
 #include <QSqlQuery>
 #include <QSqlRecord>
 
@@ -126,5 +128,10 @@ QVector<IndexFinding> inspect(DbSession &session)
 }
 
 } // namespace doctor_sql
+
+QFuture<Outcome<QVector<IndexFinding>>> inspectIndexes(Workspace &workspace, DbRole role)
+{
+    return workspace.worker(role).run<QVector<IndexFinding>>(&doctor_sql::inspect);
+}
 
 } // namespace triage

@@ -2,11 +2,14 @@
 
 #include "DbSession.h"
 
+#include <QFuture>
 #include <QString>
 #include <QStringList>
 #include <QVector>
 
 namespace triage {
+
+class Workspace;
 
 /// One index a queue or view needs (resources/schema/ documents them per dialect).
 struct IndexNeed {
@@ -39,5 +42,9 @@ QVector<QPair<QString, QStringList>> indexesOf(DbSession &session, const QString
 /// not exist is reported as missing with the hint to run init-schema. Throws DbException.
 QVector<IndexFinding> inspect(DbSession &session);
 } // namespace doctor_sql
+
+/// doctor_sql::inspect() on the worker of `role`'s store: its index findings, or the
+/// store's error (DESIGN.md §2, §5 `doctor`).
+QFuture<Outcome<QVector<IndexFinding>>> inspectIndexes(Workspace &workspace, DbRole role);
 
 } // namespace triage

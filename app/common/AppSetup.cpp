@@ -57,9 +57,9 @@ void setupLogging(const QString &appName, bool verbose)
     qInstallMessageHandler(qtMessageToSpdlog);
 }
 
-void addWorkspaceOptions(QCommandLineParser &parser)
+QList<QCommandLineOption> workspaceOptions()
 {
-    parser.addOptions({
+    return {
         {QStringLiteral("config"), QStringLiteral("INI configuration file (see resources/triage.example.ini)."), QStringLiteral("FILE")},
         {QStringLiteral("demo"), QStringLiteral("Open the embedded SQLite demo workspace (created on first use).")},
         {QStringLiteral("demo-reset"), QStringLiteral("Re-create the demo workspace with fresh data (implies --demo).")},
@@ -69,7 +69,12 @@ void addWorkspaceOptions(QCommandLineParser &parser)
         {QStringLiteral("operator"), QStringLiteral("Operator name recorded on audit rows (default: the OS user)."), QStringLiteral("NAME")},
         {QStringLiteral("read-only"), QStringLiteral("Disable every write action.")},
         {QStringLiteral("verbose"), QStringLiteral("Log debug messages to stderr.")},
-    });
+    };
+}
+
+void addWorkspaceOptions(QCommandLineParser &parser)
+{
+    parser.addOptions(workspaceOptions());
 }
 
 std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &parser, bool demoByDefault, QString *error,

@@ -2,7 +2,9 @@
 
 #include "WorkspaceConfig.h"
 
+#include <QCommandLineOption>
 #include <QCommandLineParser>
+#include <QList>
 #include <QString>
 
 #include <optional>
@@ -16,9 +18,12 @@ namespace triage::app {
 /// triage::logger(). Call once, after QCoreApplication exists.
 void setupLogging(const QString &appName, bool verbose);
 
-/// Registers the global options shared by triage-console and triagectl (DESIGN.md §5):
-/// --config, --demo, --demo-reset, --idempotency-db, --intent-db, --ticket-db,
-/// --operator, --read-only, --verbose.
+/// The global options shared by triage-console and triagectl (DESIGN.md §5): --config,
+/// --demo, --demo-reset, --idempotency-db, --intent-db, --ticket-db, --operator,
+/// --read-only, --verbose.
+QList<QCommandLineOption> workspaceOptions();
+
+/// Registers workspaceOptions() on `parser`.
 void addWorkspaceOptions(QCommandLineParser &parser);
 
 /// Builds the workspace configuration from parsed options: --config file first, then

@@ -231,4 +231,45 @@ QJsonObject keyDetail(const KeyDetail &d)
     return o;
 }
 
+namespace {
+
+/// A ticket id as JSON: a number when it is a whole number (today's ids), else the text.
+QJsonValue ticketIdJson(const QString &id)
+{
+    bool ok = false;
+    const qint64 n = id.trimmed().toLongLong(&ok);
+    return ok ? QJsonValue(n) : QJsonValue(id);
+}
+
+} // namespace
+
+QJsonObject compensation(const CompensationRow &r)
+{
+    return QJsonObject{{QStringLiteral("comp_key"), r.compKey},
+                       {QStringLiteral("source_key"), r.sourceKey},
+                       {QStringLiteral("biz_type"), r.bizType},
+                       {QStringLiteral("action"), r.action},
+                       {QStringLiteral("target"), ticketIdJson(r.target)},
+                       {QStringLiteral("status"), r.status},
+                       {QStringLiteral("attempts"), r.attempts},
+                       {QStringLiteral("operator"), r.operatorName},
+                       {QStringLiteral("reason"), r.reason},
+                       {QStringLiteral("created_at"), r.createdAt},
+                       {QStringLiteral("updated_at"), r.updatedAt},
+                       {QStringLiteral("last_error"), str(r.lastError)},
+                       {QStringLiteral("request"), r.request},
+                       {QStringLiteral("response"), str(r.response)}};
+}
+
+QJsonObject compensationAttempt(const CompensationAttemptRow &a)
+{
+    return QJsonObject{{QStringLiteral("id"), a.id},
+                       {QStringLiteral("kind"), a.kind},
+                       {QStringLiteral("at"), a.at},
+                       {QStringLiteral("http_status"), a.httpStatus ? QJsonValue(*a.httpStatus) : QJsonValue(QJsonValue::Null)},
+                       {QStringLiteral("classification"), a.classification},
+                       {QStringLiteral("response_preview"), str(a.responsePreview)},
+                       {QStringLiteral("error"), str(a.error)}};
+}
+
 } // namespace triage::ctl::json_export

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CompensationRow.h"
 #include "KeyDetail.h"
 #include "Mark.h"
 #include "Queue.h"
@@ -38,6 +39,12 @@ QJsonObject auditEntry(const AuditEntry &entry);
 /// The outcome of one mark: idem_key, outcome (applied|conflict|refused|error|dry-run),
 /// message, request_id, audit_id, warnings, current (the record now, or null), changed_by.
 QJsonObject markResult(const MarkResult &result);
+
+/// One compensation (triage_compensation): target is a JSON number when it is a whole
+/// number (today's ticket ids), else the text; request/response are the stored texts.
+QJsonObject compensation(const CompensationRow &row);
+/// One attempt of a compensation (http_status, response_preview, error null when absent).
+QJsonObject compensationAttempt(const CompensationAttemptRow &attempt);
 
 /// Everything about one key: {idem_key, record|null, tickets, attempts, audit, timeline,
 /// warnings, errors: {role: message}}.

@@ -3,6 +3,8 @@
 // the one documented scheme (TextEscape.h, DESIGN.md §4 "Odd bytes") with a warning;
 // control characters escaped in the table format; large snapshots previewed. Runs the
 // built executable against a fresh database of every backend.
+#include "CtlRun.h"
+#include "ServerTime.h"
 #include "TestDatabases.h"
 #include "TextEscape.h"
 
@@ -15,59 +17,19 @@
 #include <QTest>
 
 using namespace triage;
-using triage::test::TestDatabase;
+using namespace triage::test;
 
 namespace {
-
-struct CtlRun {
-    bool finished = false;
-    int exitCode = -1;
-    QByteArray out, err;
-    QByteArray describe(const QStringList &args) const
-    {
-        return "triagectl " + args.join(QLatin1Char(' ')).toUtf8() + "\nexit " + QByteArray::number(exitCode)
-            + (finished ? "" : " (did not finish)") + "\nstderr: " + err + "\nstdout (first 3000 bytes): " + out.left(3000);
-    }
-};
-
-CtlRun runCtl(const QStringList &args)
-{
-    QProcess p;
-    p.start(QStringLiteral(TRIAGECTL_PATH), args);
-    CtlRun r;
-    if (!p.waitForStarted(30000))
-        return r;
-    r.finished = p.waitForFinished(180000) && p.exitStatus() == QProcess::NormalExit;
-    if (!r.finished)
-        p.kill();
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 QStringList dbArgs(const QString &url)
 {
     return {QStringLiteral("--idempotency-db"), url, QStringLiteral("--intent-db"), url, QStringLiteral("--ticket-db"), url};
 }
 
-/// "server now minus `seconds`" as a value of the time columns of `backend`.
-QString ago(const QString &backend, int seconds)
-{
-    if (backend == QLatin1String("postgresql"))
-        return QStringLiteral("now() - interval '%1 seconds'").arg(seconds);
-    if (backend == QLatin1String("mysql"))
-        return QStringLiteral("UTC_TIMESTAMP(6) - INTERVAL %1 SECOND").arg(seconds);
-    return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%f', 'now', '-%1 seconds') || '000Z'").arg(seconds);
-}
-
+/// Seven days after the server's now (an expire_at that is not due).
 QString future(const QString &backend)
 {
-    if (backend == QLatin1String("postgresql"))
-        return QStringLiteral("now() + interval '7 days'");
-    if (backend == QLatin1String("mysql"))
-        return QStringLiteral("UTC_TIMESTAMP(6) + INTERVAL 7 DAY");
-    return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%f', 'now', '+7 days') || '000Z'");
+    return serverNowMinus(backend, -7 * 86400);
 }
 
 /// The lines of `out` (UTF-8, "\n"-separated).
@@ -89,7 +51,7 @@ QString errorLine(const QByteArray &err, const QString &store)
 
 #define RUN_OK(result, args)                                                                                          \
     const CtlRun result = runCtl(args);                                                                                \
-    QVERIFY2(result.finished && result.exitCode == 0, result.describe(args).constData())
+    QVERIFY2(result.finished && result.exitCode == 0, result.describe().constData())
 
 } // namespace
 
@@ -171,10 +133,10 @@ void TstCliDisplay::storeDown()
     for (const QString &sql : {
              QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, expire_at) "
                             "VALUES ('%1', 'ticket_create', 0, %2, %2, %3)")
-                 .arg(key, ago(backend, 3600), future(backend)),
+                 .arg(key, serverNowMinus(backend, 3600), future(backend)),
              QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, actor, created_at, updated_at) "
                             "VALUES ('t1', 's1', 'create_ticket', '%1', 'UNKNOWN', 'agent-1', %2, %2)")
-                 .arg(key, ago(backend, 3500)),
+                 .arg(key, serverNowMinus(backend, 3500)),
          }) {
         const QString error = db.adminExec(sql);
         QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -186,22 +148,22 @@ void TstCliDisplay::storeDown()
 
     const QStringList showArgs = base + QStringList{QStringLiteral("show"), key};
     const CtlRun show = runCtl(showArgs);
-    QVERIFY2(show.finished && show.exitCode == 2, show.describe(showArgs).constData());
+    QVERIFY2(show.finished && show.exitCode == 2, show.describe().constData());
     const QString why = errorLine(show.err, QStringLiteral("ticket database"));
-    QVERIFY2(why.startsWith(QStringLiteral("cannot connect to the ticket database")), show.describe(showArgs).constData());
+    QVERIFY2(why.startsWith(QStringLiteral("cannot connect to the ticket database")), show.describe().constData());
     const QStringList out = lines(show.out);
-    QVERIFY2(out.contains(QStringLiteral("Tickets: unknown (ticket database failed: %1)").arg(why)), show.describe(showArgs).constData());
-    QVERIFY2(!show.out.contains("Tickets (0)"), show.describe(showArgs).constData());
-    QVERIFY2(out.contains(QStringLiteral("Intent-log attempts (1)")), show.describe(showArgs).constData());
-    QVERIFY2(out.contains(QStringLiteral("Timeline (3 events; incomplete: ticket database failed)")), show.describe(showArgs).constData());
-    QVERIFY2(out.contains(QStringLiteral("  ticket: %1").arg(why)), show.describe(showArgs).constData());
+    QVERIFY2(out.contains(QStringLiteral("Tickets: unknown (ticket database failed: %1)").arg(why)), show.describe().constData());
+    QVERIFY2(!show.out.contains("Tickets (0)"), show.describe().constData());
+    QVERIFY2(out.contains(QStringLiteral("Intent-log attempts (1)")), show.describe().constData());
+    QVERIFY2(out.contains(QStringLiteral("Timeline (3 events; incomplete: ticket database failed)")), show.describe().constData());
+    QVERIFY2(out.contains(QStringLiteral("  ticket: %1").arg(why)), show.describe().constData());
 
     // JSON: the failed store's rows are null (unknown), not an empty list.
     const QStringList jsonArgs = base + QStringList{QStringLiteral("show"), key, QStringLiteral("--format"), QStringLiteral("json")};
     const CtlRun json = runCtl(jsonArgs);
-    QVERIFY2(json.finished && json.exitCode == 2, json.describe(jsonArgs).constData());
+    QVERIFY2(json.finished && json.exitCode == 2, json.describe().constData());
     const QJsonObject d = QJsonDocument::fromJson(json.out).object();
-    QVERIFY2(d.value(QStringLiteral("tickets")).isNull(), json.describe(jsonArgs).constData());
+    QVERIFY2(d.value(QStringLiteral("tickets")).isNull(), json.describe().constData());
     QCOMPARE(d.value(QStringLiteral("attempts")).toArray().size(), 1);
     QCOMPARE(d.value(QStringLiteral("errors")).toObject().value(QStringLiteral("ticket")).toString(), why);
 
@@ -209,10 +171,10 @@ void TstCliDisplay::storeDown()
     const QStringList markArgs = base + QStringList{QStringLiteral("mark"), key, QStringLiteral("--to"), QStringLiteral("failed"),
                                                     QStringLiteral("--reason"), QStringLiteral("upstream says nothing happened")};
     const CtlRun mark = runCtl(markArgs);
-    QVERIFY2(mark.finished && mark.exitCode == 2, mark.describe(markArgs).constData());
+    QVERIFY2(mark.finished && mark.exitCode == 2, mark.describe().constData());
     QVERIFY2(lines(mark.out).contains(QStringLiteral("error    %1  the evidence could not be read (%2): FAILED needs proof of no side effect")
                                           .arg(key, why)),
-             mark.describe(markArgs).constData());
+             mark.describe().constData());
     // mark SUCCESS cannot check the canonical-ticket rule either: an error (exit 2), audited
     // (both marks), for --snapshot-from-ticket and for a snapshot file alike.
     QTemporaryDir dir;
@@ -226,11 +188,11 @@ void TstCliDisplay::storeDown()
                                                            QStringLiteral("--reason"), QStringLiteral("the ticket exists upstream")}
             + from;
         const CtlRun success = runCtl(successArgs);
-        QVERIFY2(success.finished && success.exitCode == 2, success.describe(successArgs).constData());
+        QVERIFY2(success.finished && success.exitCode == 2, success.describe().constData());
         QVERIFY2(lines(success.out).contains(QStringLiteral("error    %1  the tickets could not be read (%2): a SUCCESS snapshot may "
                                                             "come only from the canonical ticket (DESIGN.md §6)")
                                                  .arg(key, why)),
-                 success.describe(successArgs).constData());
+                 success.describe().constData());
     }
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT action || ':' || outcome FROM triage_audit ORDER BY id").replace(
                  QStringLiteral("action || ':' || outcome"), backend == QLatin1String("mysql") ? QStringLiteral("CONCAT(action, ':', outcome)")
@@ -271,19 +233,19 @@ void TstCliDisplay::oddText()
     for (const QString &sql : {
              QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
                             "VALUES ('%1', 'ticket_create', 1, '{\"ticket_id\":1}', %2, %2, %3)")
-                 .arg(key, ago(backend, 3600), future(backend)),
+                 .arg(key, serverNowMinus(backend, 3600), future(backend)),
              QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) "
                             "VALUES (1, '%1', 'acme', %2, 'OPEN', %3, %4, %4)")
-                 .arg(key, title, payload, ago(backend, 3500)),
+                 .arg(key, title, payload, serverNowMinus(backend, 3500)),
              QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
                             "VALUES ('%1', 'ticket_create', 1, '%2', %3, %3, %4)")
-                 .arg(bigKey, big, ago(backend, 3600), future(backend)),
+                 .arg(bigKey, big, serverNowMinus(backend, 3600), future(backend)),
              QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
                             "VALUES ('%1', 'ticket_create', 1, '{\"ticket_id\": 7,', %2, %2, %3)")
-                 .arg(badKey, ago(backend, 3600), future(backend)),
+                 .arg(badKey, serverNowMinus(backend, 3600), future(backend)),
              QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
                             "VALUES ('%1', 'ticket_create', 1, '{\"status\":\"FAILED\",\"status\":\"SUCCESS\"}', %2, %2, %3)")
-                 .arg(dupKey, ago(backend, 3600), future(backend)),
+                 .arg(dupKey, serverNowMinus(backend, 3600), future(backend)),
          }) {
         const QString error = db.adminExec(sql);
         QVERIFY2(error.isEmpty(), qPrintable(error + QLatin1Char('\n') + sql));
@@ -293,11 +255,11 @@ void TstCliDisplay::oddText()
     const QStringList showArgs = base + QStringList{QStringLiteral("show"), key};
     RUN_OK(show, showArgs);
     for (char ch : {'\x1b', '\x07', '\t', '\0'})
-        QVERIFY2(!show.out.contains(ch), show.describe(showArgs).constData());
-    QVERIFY2(show.out.contains("VPN\\u{001B}[2J down\\tx\\ny\\u{0007}"), show.describe(showArgs).constData());
-    QVERIFY2(show.out.contains(QStringLiteral("{\"n\":\"\uFFFF\"}").toUtf8()), show.describe(showArgs).constData());
-    QVERIFY2(show.out.contains("Timeline (2 events)"), show.describe(showArgs).constData()); // record created, ticket created
-    QVERIFY2(show.out.contains("Tickets (1)"), show.describe(showArgs).constData());
+        QVERIFY2(!show.out.contains(ch), show.describe().constData());
+    QVERIFY2(show.out.contains("VPN\\u{001B}[2J down\\tx\\ny\\u{0007}"), show.describe().constData());
+    QVERIFY2(show.out.contains(QStringLiteral("{\"n\":\"\uFFFF\"}").toUtf8()), show.describe().constData());
+    QVERIFY2(show.out.contains("Timeline (2 events)"), show.describe().constData()); // record created, ticket created
+    QVERIFY2(show.out.contains("Tickets (1)"), show.describe().constData());
     // JSON: exactly as stored (U+FFFF stays U+FFFF), no warning.
     const QStringList jsonArgs = base + QStringList{QStringLiteral("show"), key, QStringLiteral("--format"), QStringLiteral("json")};
     RUN_OK(json, jsonArgs);
@@ -313,13 +275,13 @@ void TstCliDisplay::oddText()
     RUN_OK(bigShow, bigArgs);
     const QStringList bigLines = lines(bigShow.out);
     const qsizetype at = bigLines.indexOf(QStringLiteral("  result_snapshot (5001 characters, as stored; the first 2000 shown, --full prints all):"));
-    QVERIFY2(at >= 0, bigShow.describe(bigArgs).constData());
+    QVERIFY2(at >= 0, bigShow.describe().constData());
     QCOMPARE(bigLines.at(at + 1), QStringLiteral("    ") + big.left(2000) + QChar(0x2026));
     const QStringList fullArgs = bigArgs + QStringList{QStringLiteral("--full")};
     RUN_OK(bigFull, fullArgs);
     const QStringList fullLines = lines(bigFull.out);
     const qsizetype fullAt = fullLines.indexOf(QStringLiteral("  result_snapshot (5001 characters, as stored):"));
-    QVERIFY2(fullAt >= 0, bigFull.describe(bigArgs).constData());
+    QVERIFY2(fullAt >= 0, bigFull.describe().constData());
     QCOMPARE(fullLines.at(fullAt + 1), QStringLiteral("    ") + big);
 
     // A SUCCESS snapshot that is not valid JSON is a warning.
@@ -327,14 +289,14 @@ void TstCliDisplay::oddText()
     RUN_OK(badShow, badArgs);
     QVERIFY2(badShow.out.contains("  ! result_snapshot of this SUCCESS record is not valid JSON (unterminated object at line 1, "
                                   "column 17 (offset 16)): callers were given a broken snapshot\n"),
-             badShow.describe(badArgs).constData());
+             badShow.describe().constData());
     // A snapshot writing one key twice: shown as stored, and a warning.
     const QStringList dupArgs = base + QStringList{QStringLiteral("show"), dupKey};
     RUN_OK(dupShow, dupArgs);
-    QVERIFY2(dupShow.out.contains("    {\"status\":\"FAILED\",\"status\":\"SUCCESS\"}\n"), dupShow.describe(dupArgs).constData());
+    QVERIFY2(dupShow.out.contains("    {\"status\":\"FAILED\",\"status\":\"SUCCESS\"}\n"), dupShow.describe().constData());
     QVERIFY2(dupShow.out.contains("  ! result_snapshot writes \"status\" 2 times in $: a JSON parser keeps only the last, callers "
                                   "may have read either\n"),
-             dupShow.describe(dupArgs).constData());
+             dupShow.describe().constData());
 }
 
 void TstCliDisplay::invalidUtf8OnSqlite_data()
@@ -363,10 +325,10 @@ void TstCliDisplay::invalidUtf8OnSqlite()
     for (const QString &sql : {
              QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
                             "VALUES ('%1', 'ticket_create', 0, CAST(X'%2' AS TEXT), %3, %3, %4)")
-                 .arg(key, hex, ago(QStringLiteral("sqlite"), 3600), future(QStringLiteral("sqlite"))),
+                 .arg(key, hex, serverNowMinus(QStringLiteral("sqlite"), 3600), future(QStringLiteral("sqlite"))),
              QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, response, actor, created_at, updated_at) "
                             "VALUES ('t', 's', 'create_ticket', '%1', 'UNKNOWN', CAST(X'%2' AS TEXT), 'a', %3, %3)")
-                 .arg(key, hex, ago(QStringLiteral("sqlite"), 3500)),
+                 .arg(key, hex, serverNowMinus(QStringLiteral("sqlite"), 3500)),
          }) {
         const QString error = db.adminExec(sql);
         QVERIFY2(error.isEmpty(), qPrintable(error));

@@ -1,5 +1,7 @@
 // triagectl end to end: runs the built executable with QProcess against a fresh database
 // of every backend and checks its output against independent, hand-written SQL.
+#include "CtlRun.h"
+#include "ServerTime.h"
 #include "TestDatabases.h"
 
 #include <QFile>
@@ -15,56 +17,9 @@
 #include <QTest>
 
 using namespace triage;
-using triage::test::TestDatabase;
+using namespace triage::test;
 
 namespace {
-
-/// What one triagectl run produced.
-struct CtlRun {
-    bool finished = false;
-    int exitCode = -1;
-    QByteArray out, err;
-    /// A failure message with everything needed to diagnose it.
-    QByteArray describe(const QStringList &args) const
-    {
-        return "triagectl " + args.join(QLatin1Char(' ')).toUtf8() + "\nexit " + QByteArray::number(exitCode)
-            + (finished ? "" : " (did not finish)") + "\nstderr: " + err + "\nstdout (first 2000 bytes): " + out.left(2000);
-    }
-};
-
-/// Runs triagectl with `args` in `env` (default: this process's environment).
-CtlRun runCtl(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(TRIAGECTL_PATH), args);
-    CtlRun r;
-    if (!p.waitForStarted(30000))
-        return r;
-    r.finished = p.waitForFinished(180000) && p.exitStatus() == QProcess::NormalExit;
-    if (!r.finished && p.state() != QProcess::NotRunning) {
-        // A hung triagectl: record every thread's stack for diagnosis, then run it once more
-        // so one rare hang (under investigation) does not hide the behaviour under test.
-        QProcess gdb;
-        gdb.start(QStringLiteral("gdb"), {QStringLiteral("-batch"), QStringLiteral("-p"), QString::number(p.processId()),
-                                           QStringLiteral("-ex"), QStringLiteral("thread apply all bt")});
-        gdb.waitForFinished(60000);
-        qWarning("triagectl %s hung; its stacks:\n%s", qPrintable(args.join(QLatin1Char(' '))),
-                 gdb.readAllStandardOutput().constData());
-        p.kill();
-        p.waitForFinished(10000);
-        p.start(QStringLiteral(TRIAGECTL_PATH), args);
-        if (!p.waitForStarted(30000))
-            return r;
-        r.finished = p.waitForFinished(180000) && p.exitStatus() == QProcess::NormalExit;
-    }
-    if (!r.finished)
-        p.kill();
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 /// The three --*-db options all naming `url`.
 QStringList dbArgs(const QString &url)
@@ -75,7 +30,7 @@ QStringList dbArgs(const QString &url)
 /// Runs triagectl and stops the test unless it exits 0; `result` is the CtlRun.
 #define RUN_OK(result, ...)                                                                                          \
     const CtlRun result = runCtl(__VA_ARGS__);                                                                         \
-    QVERIFY2(result.finished && result.exitCode == 0, result.describe(__VA_ARGS__).constData())
+    QVERIFY2(result.finished && result.exitCode == 0, result.describe().constData())
 
 /// Empty when triagectl `args` exits with `code` and its stderr contains `needle`; else why not.
 QByteArray exitMismatch(const QStringList &args, int code, const char *needle)
@@ -83,7 +38,7 @@ QByteArray exitMismatch(const QStringList &args, int code, const char *needle)
     const CtlRun r = runCtl(args);
     if (r.finished && r.exitCode == code && r.err.contains(needle))
         return {};
-    return "expected exit " + QByteArray::number(code) + " and \"" + needle + "\" on stderr\n" + r.describe(args);
+    return "expected exit " + QByteArray::number(code) + " and \"" + needle + "\" on stderr\n" + r.describe();
 }
 
 #define EXPECT_EXIT(...)                                                                                             \
@@ -91,17 +46,6 @@ QByteArray exitMismatch(const QStringList &args, int code, const char *needle)
         const QByteArray why_ = exitMismatch(__VA_ARGS__);                                                           \
         QVERIFY2(why_.isEmpty(), why_.constData());                                                                  \
     } while (false)
-
-/// An SQL expression for "server now minus `seconds`" comparable with the time columns,
-/// written independently of the console's SqlDialect.
-QString cutoff(const QString &backend, int seconds)
-{
-    if (backend == QLatin1String("postgresql"))
-        return QStringLiteral("now() - interval '%1 seconds'").arg(seconds);
-    if (backend == QLatin1String("mysql"))
-        return QStringLiteral("UTC_TIMESTAMP(6) - INTERVAL %1 SECOND").arg(seconds);
-    return QString(); // SQLite: see staleRecordKeys()
-}
 
 /// Keys of PROCESSING records older than `seconds` (updated_at < now() - seconds).
 QStringList staleRecordKeys(const TestDatabase &db, int seconds)
@@ -113,7 +57,7 @@ QStringList staleRecordKeys(const TestDatabase &db, int seconds)
                   .arg(seconds);
     else
         sql = QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 0 AND updated_at < %1")
-                  .arg(cutoff(db.backend(), seconds));
+                  .arg(serverNowMinus(db.backend(), seconds));
     QString error;
     const QStringList keys = db.adminQueryColumn(sql, &error);
     if (!error.isEmpty())
@@ -150,9 +94,7 @@ QString ts(const QString &backend, const QString &iso)
 /// "server now minus `seconds`" as a value of the time column, for inserting edge rows.
 QString agoValue(const QString &backend, int seconds)
 {
-    if (backend == QLatin1String("sqlite"))
-        return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%f', 'now', '-%1 seconds') || '000Z'").arg(seconds);
-    return cutoff(backend, seconds);
+    return serverNowMinus(backend, seconds);
 }
 
 QString futureValue(const QString &backend)
@@ -199,6 +141,8 @@ private slots:
     void markExitCodes_data();
     void markExitCodes();
     void demoWorkspace();
+    void helpListsCommands();
+    void markHelpShowsMarkOptionsOnly();
 };
 
 void TstCliTriagectl::initTestCase()
@@ -507,7 +451,7 @@ void TstCliTriagectl::showAndFormats()
     // A key found nowhere: exit 1 with a message, nothing on stdout.
     const QStringList missingArgs = base + QStringList{QStringLiteral("show"), QStringLiteral("no:such:key")};
     const CtlRun missing = runCtl(missingArgs);
-    QVERIFY2(missing.exitCode == 1, missing.describe(missingArgs).constData());
+    QVERIFY2(missing.exitCode == 1, missing.describe().constData());
     QVERIFY(missing.err.contains("no record, ticket or intent-log entry has key \"no:such:key\""));
     QVERIFY(missing.out.isEmpty());
 
@@ -595,9 +539,9 @@ void TstCliTriagectl::exitCodes()
         env.insert(QStringLiteral("TRIAGE_DB_PASSWORD"), wrong);
         const QStringList args = base + QStringList{QStringLiteral("list"), QStringLiteral("unknown")};
         const CtlRun r = runCtl(args, env);
-        QVERIFY2(r.exitCode == 2, r.describe(args).constData());
-        QVERIFY2(r.err.contains("cannot connect to the idempotency database"), r.describe(args).constData());
-        QVERIFY2(r.err.contains("password authentication failed"), r.describe(args).constData());
+        QVERIFY2(r.exitCode == 2, r.describe().constData());
+        QVERIFY2(r.err.contains("cannot connect to the idempotency database"), r.describe().constData());
+        QVERIFY2(r.err.contains("password authentication failed"), r.describe().constData());
         QVERIFY(!r.err.contains(wrong.toUtf8()) && !r.out.contains(wrong.toUtf8()));
     }
     {
@@ -607,8 +551,8 @@ void TstCliTriagectl::exitCodes()
         env.insert(QStringLiteral("TRIAGE_INTENT_DB_PASSWORD"), wrong);
         const QStringList args = base + QStringList{QStringLiteral("list"), QStringLiteral("unknown")};
         const CtlRun r = runCtl(args, env);
-        QVERIFY2(r.exitCode == 2, r.describe(args).constData());
-        QVERIFY2(r.err.contains("cannot connect to the intent-log database"), r.describe(args).constData());
+        QVERIFY2(r.exitCode == 2, r.describe().constData());
+        QVERIFY2(r.err.contains("cannot connect to the intent-log database"), r.describe().constData());
         QVERIFY(!r.err.contains(wrong.toUtf8()));
     }
     // With the schema in place, the same list succeeds (empty queue).
@@ -667,17 +611,17 @@ void TstCliTriagectl::markExitCodes()
 
     // A reason under 10 characters: refused (4), audited.
     CtlRun r = mark({QStringLiteral("pay:none"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), QStringLiteral("x")});
-    QVERIFY2(r.exitCode == 4 && r.out.contains("every manual mark needs a reason of at least 10 characters (got 1)"), r.describe({}).constData());
+    QVERIFY2(r.exitCode == 4 && r.out.contains("every manual mark needs a reason of at least 10 characters (got 1)"), r.describe().constData());
     QCOMPARE(audited(), ++rows);
     // payment_capture, no ticket, no upstream answer (§6 row 8): refused (4), audited.
     r = mark({QStringLiteral("pay:none"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), reason});
-    QVERIFY2(r.exitCode == 4 && r.out.contains("no proof of absence"), r.describe({}).constData());
+    QVERIFY2(r.exitCode == 4 && r.out.contains("no proof of absence"), r.describe().constData());
     QCOMPARE(audited(), ++rows);
     // The same in bulk: only rows whose own verdict is FAILED; the rest refused with why.
     r = mark({QStringLiteral("--queue"), QStringLiteral("unknown"), QStringLiteral("--biz-type"), QStringLiteral("payment_capture"),
               QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), reason, QStringLiteral("--format"),
               QStringLiteral("json")});
-    QVERIFY2(r.exitCode == 4, r.describe({}).constData());
+    QVERIFY2(r.exitCode == 4, r.describe().constData());
     {
         QMap<QString, QString> outcome;
         for (const QJsonValue &v : QJsonDocument::fromJson(r.out).array())
@@ -691,42 +635,42 @@ void TstCliTriagectl::markExitCodes()
     // An override sets aside missing evidence (reason >= 20 characters): applied (0).
     r = mark({QStringLiteral("pay:none"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--override"),
               QStringLiteral("--reason"), reason});
-    QVERIFY2(r.exitCode == 0 && r.out.contains("(override: no proof of absence"), r.describe({}).constData());
+    QVERIFY2(r.exitCode == 0 && r.out.contains("(override: no proof of absence"), r.describe().constData());
     QCOMPARE(audited(), ++rows);
     // Bulk runs take no override: a usage error (1), nothing written.
     r = mark({QStringLiteral("--queue"), QStringLiteral("unknown"), QStringLiteral("--to"), QStringLiteral("failed"),
               QStringLiteral("--override"), QStringLiteral("--reason"), reason});
     QVERIFY2(r.exitCode == 1
                  && r.err.contains("mark --queue: --override sets a rule aside for one key at a time, never in bulk (DESIGN.md §6)"),
-             r.describe({}).constData());
+             r.describe().constData());
     QCOMPARE(audited(), rows);
     // Never a ticket: refused (4) with --override.
     r = mark({QStringLiteral("ticket:create:acme:held"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--override"),
               QStringLiteral("--reason"), reason});
-    QVERIFY2(r.exitCode == 4 && r.out.contains("1 ticket row(s) carry the key"), r.describe({}).constData());
+    QVERIFY2(r.exitCode == 4 && r.out.contains("1 ticket row(s) carry the key"), r.describe().constData());
     QCOMPARE(audited(), ++rows);
     // --snapshot-from-ticket naming a ticket of another key: refused (4) and audited.
     r = mark({QStringLiteral("ticket:create:acme:held"), QStringLiteral("--to"), QStringLiteral("success"),
               QStringLiteral("--snapshot-from-ticket"), QStringLiteral("99"), QStringLiteral("--reason"), reason});
-    QVERIFY2(r.exitCode == 4 && r.out.contains("ticket #99 does not carry this key"), r.describe({}).constData());
+    QVERIFY2(r.exitCode == 4 && r.out.contains("ticket #99 does not carry this key"), r.describe().constData());
     QCOMPARE(audited(), ++rows);
     // A dry run that hits a conflict: exit 3, nothing written.
     r = mark({QStringLiteral("ticket:create:acme:gone"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--dry-run"),
               QStringLiteral("--expect-status"), QStringLiteral("processing"), QStringLiteral("--expect-updated-at"),
               QStringLiteral("2020-01-01T00:00:00.000000Z"), QStringLiteral("--reason"), reason});
-    QVERIFY2(r.exitCode == 3 && r.out.contains("conflict"), r.describe({}).constData());
+    QVERIFY2(r.exitCode == 3 && r.out.contains("conflict"), r.describe().constData());
     QCOMPARE(audited(), rows);
     // Read-only mode allows a dry run (0, nothing written) and refuses a real mark (4, nothing written).
     const QStringList ro{QStringLiteral("--read-only"), QStringLiteral("mark"), QStringLiteral("ticket:create:acme:gone"),
                          QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), reason};
     r = runCtl(base + ro + QStringList{QStringLiteral("--dry-run")});
-    QVERIFY2(r.exitCode == 0 && r.out.contains("dry-run"), r.describe(ro).constData());
+    QVERIFY2(r.exitCode == 0 && r.out.contains("dry-run"), r.describe().constData());
     r = runCtl(base + ro);
-    QVERIFY2(r.exitCode == 4 && r.err.contains("read-only"), r.describe(ro).constData());
+    QVERIFY2(r.exitCode == 4 && r.err.contains("read-only"), r.describe().constData());
     QCOMPARE(audited(), rows);
     // failed_evidence = ticket_absent: stale and no ticket, applied (0).
     r = mark({QStringLiteral("ticket:create:acme:gone"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), reason});
-    QVERIFY2(r.exitCode == 0 && r.out.contains("failed_evidence = ticket_absent"), r.describe({}).constData());
+    QVERIFY2(r.exitCode == 0 && r.out.contains("failed_evidence = ticket_absent"), r.describe().constData());
     QCOMPARE(audited(), ++rows);
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 2 ORDER BY idem_key")),
              (QStringList{QStringLiteral("pay:fresh"), QStringLiteral("pay:none"), QStringLiteral("ticket:create:acme:gone")}));
@@ -743,18 +687,155 @@ void TstCliTriagectl::demoWorkspace()
     const QStringList args = {QStringLiteral("--demo"), QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--format"),
                               QStringLiteral("json")};
     const CtlRun r = runCtl(args, env);
-    QVERIFY2(r.exitCode == 0, r.describe(args).constData());
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
     const QJsonArray rows = QJsonDocument::fromJson(r.out).array();
-    QVERIFY2(!rows.isEmpty() && rows.size() <= 100, r.describe(args).constData()); // default --limit 100
+    QVERIFY2(!rows.isEmpty() && rows.size() <= 100, r.describe().constData()); // default --limit 100
     QVERIFY(QFileInfo::exists(home.path() + QStringLiteral("/share/triage-console/demo/demo.sqlite")));
 
     const QString key = rows.first().toObject().value(QStringLiteral("idem_key")).toString();
     const QStringList showArgs = {QStringLiteral("--demo"), QStringLiteral("show"), key, QStringLiteral("--format"), QStringLiteral("json")};
     const CtlRun shown = runCtl(showArgs, env);
-    QVERIFY2(shown.exitCode == 0, shown.describe(showArgs).constData());
+    QVERIFY2(shown.exitCode == 0, shown.describe().constData());
     const QJsonObject d = QJsonDocument::fromJson(shown.out).object();
     QCOMPARE(d.value(QStringLiteral("idem_key")).toString(), key);
     QVERIFY(!d.value(QStringLiteral("timeline")).toArray().isEmpty());
+}
+
+/// The "Global options" lines of `triagectl --help` and of every `triagectl COMMAND --help`.
+#define GLOBAL_OPTIONS_HELP \
+        "  -h, --help            This help; after a COMMAND, that command's help.\n" \
+        "  -v, --version         The version.\n" \
+        "  --config FILE         INI configuration file (see resources/triage.example.ini).\n" \
+        "  --demo                Open the embedded SQLite demo workspace (created on first use).\n" \
+        "  --demo-reset          Re-create the demo workspace with fresh data (implies --demo).\n" \
+        "  --idempotency-db URL  Idempotency-record database URL.\n" \
+        "  --intent-db URL       Intent-log database URL.\n" \
+        "  --ticket-db URL       Ticket (business) database URL.\n" \
+        "  --operator NAME       Operator name recorded on audit rows (default: the OS user).\n" \
+        "  --read-only           Disable every write action.\n" \
+        "  --verbose             Log debug messages to stderr.\n" \
+        "  --format FORMAT       Output format: table (default), json or csv.\n" \
+        "  --limit N             At most N rows (default 100; 0 = no limit).\n"
+
+void TstCliTriagectl::helpListsCommands()
+{
+    // `triagectl --help`: the commands with a one-line summary, the global options, the
+    // databases, passwords, output formats and exit codes.
+    const QStringList args = {QStringLiteral("--help")};
+    const CtlRun r = runCtl(args);
+    QVERIFY2(r.ok(), r.describe().constData());
+    const QByteArray expected =
+        "Usage: triagectl [global options] COMMAND [arguments and command options]\n"
+        "Triage Console for scripts: read the idempotency records, the agents' intent log\n"
+        "and the ticket table, and list what needs a human.\n"
+        "\n"
+        "Commands:\n"
+        "  init-schema     Create the tables and indexes in the three databases (idempotent).\n"
+        "  seed-demo       Insert the demo set, or N records at production-like proportions.\n"
+        "  list QUEUE      List a work queue (unknown, inflight, failed, success, escalated).\n"
+        "  show KEY        Everything about one key: record, tickets, intent-log attempts, timeline.\n"
+        "  mark KEY        Settle a record (or every record row of a queue) by compare-and-set.\n"
+        "  query KEY       Ask the upstream what happened to a key (or every key of a queue); audited.\n"
+        "  duplicates      Ticket groups sharing one idem_key, record/ticket inconsistencies, regenerated keys.\n"
+        "  compensate KEY  Undo one side effect of a key through the upstream's API (idempotent, audited).\n"
+        "  compensations   The compensations and their history.\n"
+        "  audit           The audit trail of operator actions (triage_audit).\n"
+        "  doctor          Check that every index the queues and views need exists.\n"
+        "Run \"triagectl COMMAND --help\" for a command's arguments and options.\n"
+        "\n"
+        "Global options (before or after the command):\n"
+        GLOBAL_OPTIONS_HELP
+        "\n"
+        "Databases:\n"
+        "  --config FILE (INI; see resources/triage.example.ini) and/or --idempotency-db,\n"
+        "  --intent-db, --ticket-db URLs (all three required): postgresql://user@host:port/db,\n"
+        "  mysql://user@host:port/db, sqlite:///absolute/path.db; query parameters sslmode,\n"
+        "  sslrootcert, sslcert, sslkey (PostgreSQL), ssl_ca, ssl_cert, ssl_key, option_file,\n"
+        "  option_group (MySQL/MariaDB), statement_timeout (ms or \"30s\"), connect_timeout (s).\n"
+        "  --demo uses the embedded SQLite demo workspace instead.\n"
+        "\n"
+        "Passwords (never in a URL, never printed):\n"
+        "  TRIAGE_IDEMPOTENCY_DB_PASSWORD, TRIAGE_INTENT_DB_PASSWORD, TRIAGE_TICKET_DB_PASSWORD,\n"
+        "  each falling back to TRIAGE_DB_PASSWORD; else libpq's ~/.pgpass or a MySQL option file.\n"
+        "\n"
+        "Output:\n"
+        "  json: list prints an array of objects (one per line), show one object. Times are\n"
+        "  ISO-8601 UTC with six fractional digits and Z, as the database holds them; SQL NULL\n"
+        "  is null; snapshots and payloads are strings exactly as stored.\n"
+        "  csv: RFC 4180 (header row, quoted fields where needed, CRLF line ends; NULL is an\n"
+        "  empty field). show has no csv form.\n"
+        "\n"
+        "Exit codes:\n"
+        "  0  ok\n"
+        "  1  usage or configuration error (bad option, URL, time or queue; show: key found nowhere)\n"
+        "  2  connection or database error, including missing privileges (the message names the store)\n"
+        "  3  conflict: someone else's change wins (a compare-and-set matched no row, or the\n"
+        "     compensation already exists)\n"
+        "  4  refused by a safety rule, including --read-only for every writing command;\n"
+        "     doctor: an index the queues need is missing\n"
+        "  5  upstream unusable or timed out (query), or a compensation left UNKNOWN\n";
+    QCOMPARE(r.out, expected);
+    QCOMPARE(r.err, QByteArray());
+}
+
+void TstCliTriagectl::markHelpShowsMarkOptionsOnly()
+{
+    // `triagectl mark --help`: mark's usage, description and options (none of compensate's
+    // --action/--target/--resume), then the global options.
+    const QStringList args = {QStringLiteral("mark"), QStringLiteral("--help")};
+    const CtlRun r = runCtl(args);
+    QVERIFY2(r.ok(), r.describe().constData());
+    const QByteArray expected =
+        "Usage: triagectl [global options] mark KEY --to success|failed --reason TEXT [options]\n"
+        "       triagectl [global options] mark --queue QUEUE [filters] --to success|failed --reason TEXT\n"
+        "\n"
+        "Settle a record by compare-and-set (DESIGN.md §2): PROCESSING→SUCCESS, PROCESSING→FAILED,\n"
+        "FAILED→SUCCESS. SUCCESS is final. SUCCESS needs a JSON-object snapshot: --snapshot FILE\n"
+        "(- = stdin; kept byte-exact) or --snapshot-from-ticket ID (a ticket carrying KEY). Every\n"
+        "mark needs a reason of >= 10 characters. FAILED needs positive evidence of absence\n"
+        "(DESIGN.md §6): stale, no ticket, no SUCCEEDED or ESCALATED attempt, and a recorded upstream\n"
+        "NOT_FOUND (`query KEY`) obtained after updated_at + processing_timeout and after the latest\n"
+        "attempt, younger than failed_evidence_max_age (or failed_evidence = ticket_absent).\n"
+        "--override (reason >= 20 characters, audited) sets aside only missing or aged evidence and\n"
+        "an ESCALATED attempt, never a ticket, a SUCCEEDED attempt, an upstream FOUND or a record\n"
+        "that is not stale. Without --expect-* the current state is read first and used; with\n"
+        "--expect-status and --expect-updated-at (as `show --format json` prints them;\n"
+        "--expect-version where the table has one) exactly that state must still hold. --dry-run\n"
+        "decides and writes nothing (allowed in read-only mode). Every real outcome is audited\n"
+        "(triage_audit), refusals included. With --queue instead of KEY: every record row of the\n"
+        "queue (filters and --limit as for list; --limit 0 = all), one transaction per record, each\n"
+        "decided on its own evidence (no override in bulk); SUCCESS takes the snapshot of the key's\n"
+        "canonical ticket when it is its only live one. A SUCCESS snapshot comes only from the\n"
+        "canonical ticket (DESIGN.md §6). Exit: 0 applied, 3 conflict, 4 refused, 2 error.\n"
+        "\n"
+        "Options:\n"
+        "  --to STATUS                The new status, success or failed.\n"
+        "  --reason TEXT              Why (required, >= 10 characters; audited).\n"
+        "  --snapshot FILE            Result snapshot file for SUCCESS (- = stdin).\n"
+        "  --snapshot-from-ticket ID  Take the snapshot from this ticket's payload.\n"
+        "  --expect-status S          The status the record must still have.\n"
+        "  --expect-updated-at T      The updated_at it must still have (as show prints it).\n"
+        "  --expect-version V         The version it must still have.\n"
+        "  --override                 Set aside missing FAILED evidence or an open escalation (reason >= 20 characters; audited).\n"
+        "  --dry-run                  Show what would be applied; write nothing.\n"
+        "  --queue QUEUE              Every record row of this queue instead of one KEY.\n"
+        "  --biz-type T               Only this biz_type (leaves intent-log rows out).\n"
+        "  --tenant T                 Only keys of this tenant (per biz_type tenant pattern).\n"
+        "  --key SUBSTR               Only keys containing this text (case-sensitive).\n"
+        "  --created-from TIME        created_at >= TIME (ISO-8601; no zone = UTC).\n"
+        "  --created-to TIME          created_at < TIME.\n"
+        "  --updated-from TIME        updated_at >= TIME.\n"
+        "  --updated-to TIME          updated_at < TIME.\n"
+        "  --newest-first             Newest updated_at first.\n"
+        "\n"
+        "Global options:\n"
+        GLOBAL_OPTIONS_HELP
+        "\n"
+        "Databases, passwords, output formats and exit codes: triagectl --help\n";
+    QCOMPARE(r.out, expected);
+    QVERIFY(!r.out.contains("--action"));
+    QVERIFY(!r.out.contains("--resume"));
+    QCOMPARE(r.err, QByteArray());
 }
 
 QTEST_GUILESS_MAIN(TstCliTriagectl)

@@ -15,6 +15,7 @@
 //   Access_denied_errors would count other tests' failures too.
 
 #include "Queue.h"
+#include "CtlRun.h"
 #include "QueryCancel.h"
 #include "TestDatabases.h"
 #include "Workspace.h"
@@ -246,12 +247,10 @@ private slots:
         int expected = 0;
         for (const QStringList &command : {QStringList{QStringLiteral("list"), QStringLiteral("unknown")},
                                            QStringList{QStringLiteral("show"), QStringLiteral("ticket:create:acme:1")}}) {
-            QProcess p;
-            p.setProcessEnvironment(env);
-            p.start(QStringLiteral(TRIAGECTL_PATH), stores + command);
-            QVERIFY(p.waitForFinished(60000));
-            const QByteArray err = p.readAllStandardError();
-            QCOMPARE(p.exitCode(), 2);
+            const CtlRun r = runCtl(stores + command, env, {}, 60000);
+            QVERIFY2(r.finished, r.describe().constData());
+            const QByteArray err = r.err;
+            QCOMPARE(r.exitCode, 2);
             QVERIFY2(err.contains(QStringLiteral("the login as user \"%1\" on ").arg(m_user).toUtf8()), err.constData());
             QVERIFY2(err.contains("cannot connect to the "), err.constData());
             QVERIFY(!err.contains("Wr0ng-Secret-4711"));

@@ -3,6 +3,7 @@
 // after the intent is written and while the call is in flight — followed by a resume: exactly
 // one side effect per key, every attempt in the history.
 #include "CompTestUtil.h"
+#include "CtlRun.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -16,27 +17,10 @@ using namespace triage::test;
 
 namespace {
 
-struct CtlRun {
-    int exitCode = -1;
-    bool finished = false;
-    QByteArray out, err;
-    QByteArray describe() const
-    {
-        return "exit " + QByteArray::number(exitCode) + (finished ? "" : " (did not finish)") + "\nstderr: " + err
-            + "\nstdout: " + out.left(2000);
-    }
-};
-
+/// Collects a triagectl run started with CliEnv::start() (60 s at most).
 CtlRun finish(QProcess &p)
 {
-    CtlRun r;
-    r.finished = p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit;
-    if (!r.finished && p.state() != QProcess::NotRunning)
-        p.kill();
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return finishCtl(p, p.arguments(), 60000);
 }
 
 /// One backend's fixture for the CLI: database, simulator, an INI file naming both.
@@ -80,16 +64,11 @@ struct CliEnv {
     }
     void start(QProcess &p, const QStringList &a, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment()) const
     {
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(TRIAGECTL_PATH), a);
+        startCtl(p, a, env);
     }
     CtlRun run(const QStringList &a, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment()) const
     {
-        QProcess p;
-        start(p, a, env);
-        if (!p.waitForStarted(30000))
-            return {};
-        return finish(p);
+        return runCtl(a, env, {}, 60000);
     }
     QStringList column(const QString &sql) const { return db->adminQueryColumn(sql); }
 };

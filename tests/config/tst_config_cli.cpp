@@ -1,6 +1,7 @@
 // triagectl with a config file, on every backend: [biz.*] sections compared with the
 // records' biz_types (warnings on stderr after every command), and a typo'd config that
 // exits 1 before anything is written.
+#include "CtlRun.h"
 #include "TestDatabases.h"
 
 #include <QFile>
@@ -9,36 +10,11 @@
 #include <QTest>
 
 using namespace triage;
+using triage::test::CtlRun;
 using triage::test::TestDatabase;
+using triage::test::runCtl;
 
 namespace {
-
-struct CtlRun {
-    bool finished = false;
-    int exitCode = -1;
-    QByteArray out, err;
-    QByteArray describe(const QStringList &args) const
-    {
-        return "triagectl " + args.join(QLatin1Char(' ')).toUtf8() + "\nexit " + QByteArray::number(exitCode) + "\nstderr: " + err
-            + "\nstdout (first 2000 bytes): " + out.left(2000);
-    }
-};
-
-CtlRun runCtl(const QStringList &args)
-{
-    QProcess p;
-    p.start(QStringLiteral(TRIAGECTL_PATH), args);
-    CtlRun r;
-    if (!p.waitForStarted(30000))
-        return r;
-    r.finished = p.waitForFinished(180000) && p.exitStatus() == QProcess::NormalExit;
-    if (!r.finished)
-        p.kill();
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 QStringList dbArgs(const QString &url)
 {
@@ -99,11 +75,11 @@ void TstConfigCli::bizSectionsAgainstRecords()
     {
         const QStringList a = dbArgs(db.url()) + QStringList{QStringLiteral("init-schema"), QStringLiteral("--without-backstop")};
         const CtlRun r = runCtl(a);
-        QVERIFY2(r.finished && r.exitCode == 0, r.describe(a).constData());
+        QVERIFY2(r.finished && r.exitCode == 0, r.describe().constData());
         QCOMPARE(stderrLines(r), QStringList()); // no config file: the defaults by design, nothing to say
         const QStringList s = dbArgs(db.url()) + QStringList{QStringLiteral("seed-demo")};
         const CtlRun seeded = runCtl(s);
-        QVERIFY2(seeded.finished && seeded.exitCode == 0, seeded.describe(s).constData());
+        QVERIFY2(seeded.finished && seeded.exitCode == 0, seeded.describe().constData());
     }
     QTemporaryDir dir;
     const QString ini = writeFile(dir, QStringLiteral("triage.ini"),
@@ -134,13 +110,13 @@ void TstConfigCli::bizSectionsAgainstRecords()
     for (const QStringList &command : commands) {
         const QStringList a = QStringList{QStringLiteral("--config"), ini} + command;
         const CtlRun r = runCtl(a);
-        QVERIFY2(r.finished && (r.exitCode == 0 || r.exitCode == 1), r.describe(a).constData());
+        QVERIFY2(r.finished && (r.exitCode == 0 || r.exitCode == 1), r.describe().constData());
         QStringList lines = stderrLines(r);
         if (command.first() == QLatin1String("show")) {
             QCOMPARE(r.exitCode, 1); // the key is found nowhere
             lines.removeFirst();     // ... says so first
         }
-        QVERIFY2(lines == expected, r.describe(a).constData());
+        QVERIFY2(lines == expected, r.describe().constData());
     }
 
     // Sections matching the records: silence.
@@ -150,7 +126,7 @@ void TstConfigCli::bizSectionsAgainstRecords()
                                        .arg(db.url()));
     const QStringList a = {QStringLiteral("--config"), good, QStringLiteral("list"), QStringLiteral("unknown")};
     const CtlRun r = runCtl(a);
-    QVERIFY2(r.finished && r.exitCode == 0, r.describe(a).constData());
+    QVERIFY2(r.finished && r.exitCode == 0, r.describe().constData());
     QCOMPARE(stderrLines(r), QStringList());
 }
 
@@ -174,7 +150,7 @@ void TstConfigCli::typoConfigWritesNothing()
                                       .arg(db.url()));
     const QStringList a = {QStringLiteral("--config"), ini, QStringLiteral("init-schema")};
     const CtlRun r = runCtl(a);
-    QVERIFY2(r.finished, r.describe(a).constData());
+    QVERIFY2(r.finished, r.describe().constData());
     QCOMPARE(r.exitCode, 1);
     QCOMPARE(stderrLines(r),
              (QStringList{
@@ -222,7 +198,7 @@ void TstConfigCli::demoSettingsMatchTheDemo()
     const QStringList a = {QStringLiteral("--demo"), QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--limit"),
                            QStringLiteral("1")};
     const CtlRun r = runCtl(a);
-    QVERIFY2(r.finished && r.exitCode == 0, r.describe(a).constData());
+    QVERIFY2(r.finished && r.exitCode == 0, r.describe().constData());
     QCOMPARE(stderrLines(r), QStringList());
 }
 

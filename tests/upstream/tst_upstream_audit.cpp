@@ -3,6 +3,8 @@
 // not recorded named, triagectl exit 2, the earlier rows kept), and audit rows are bounded
 // (at most 64 KB: 20,000 intent attempts summarised with their SHA-256, a large upstream
 // body cut to a prefix with its length and SHA-256, the final guard in audit_sql::insert).
+#include "CtlRun.h"
+#include "ServerTime.h"
 #include "SimTestUtil.h"
 
 #include "Audit.h"
@@ -22,16 +24,6 @@ using namespace triage::test;
 
 namespace {
 
-/// SQL expression for "server now minus `seconds`" in `backend`'s time-column type.
-QString serverAgo(const QString &backend, int seconds)
-{
-    if (backend == QLatin1String("postgresql"))
-        return QStringLiteral("(now() - interval '%1 seconds')").arg(seconds);
-    if (backend == QLatin1String("mysql"))
-        return QStringLiteral("(UTC_TIMESTAMP(6) - INTERVAL %1 SECOND)").arg(seconds);
-    return QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%f', 'now', '%1 seconds') || '000Z')").arg(-seconds);
-}
-
 QString key(int i)
 {
     return QStringLiteral("ticket:create:acme:audit-%1").arg(i);
@@ -43,7 +35,7 @@ QString insertRecords(const TestDatabase &db, int n = 8)
     for (int i = 0; i < n; ++i) {
         const QString e = db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, "
                                                       "updated_at, expire_at) VALUES ('%1', 'ticket_create', 0, %2, %2, %3)")
-                                           .arg(key(i), serverAgo(db.backend(), 3000 - i), serverAgo(db.backend(), -7 * 86400)));
+                                           .arg(key(i), serverNowMinus(db.backend(), 3000 - i), serverNowMinus(db.backend(), -7 * 86400)));
         if (!e.isEmpty())
             return e;
     }
@@ -177,8 +169,7 @@ void TestUpstreamAudit::cliBulkStopsAtFailedAuditWrite()
     QVERIFY(ctl.fault(QStringLiteral("/tickets"), QStringLiteral("delay"), 1, 3) > 0);
     QVERIFY(ctl.fault(QStringLiteral("/tickets"), QStringLiteral("hold"), 0, 1) > 0);
     QProcess p;
-    p.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
-    p.start(QStringLiteral(TRIAGECTL_PATH), {QStringLiteral("--config"), ini, QStringLiteral("--operator"), QStringLiteral("alice"),
+    startCtl(p, {QStringLiteral("--config"), ini, QStringLiteral("--operator"), QStringLiteral("alice"),
                                               QStringLiteral("query"), QStringLiteral("--queue"), QStringLiteral("unknown"),
                                               QStringLiteral("--concurrency"), QStringLiteral("1")});
     QVERIFY(p.waitForStarted(30000));

@@ -1,0 +1,135 @@
+#include "CommandOptions.h"
+
+#include "UpstreamSimulatorProcess.h"
+#include "Workspace.h"
+
+#include <QRegularExpression>
+
+namespace triage::ctl {
+
+QCommandLineOption option(const char *name, const QString &description, const QString &valueName, const QString &defaultValue)
+{
+    return QCommandLineOption(QString::fromLatin1(name), description, valueName, defaultValue);
+}
+
+QList<QCommandLineOption> queueFilterOptions()
+{
+    return {
+        option("biz-type", QStringLiteral("Only this biz_type (leaves intent-log rows out)."), QStringLiteral("T")),
+        option("tenant", QStringLiteral("Only keys of this tenant (per biz_type tenant pattern)."), QStringLiteral("T")),
+        option("key", QStringLiteral("Only keys containing this text (case-sensitive)."), QStringLiteral("SUBSTR")),
+        option("created-from", QStringLiteral("created_at >= TIME (ISO-8601; no zone = UTC)."), QStringLiteral("TIME")),
+        option("created-to", QStringLiteral("created_at < TIME."), QStringLiteral("TIME")),
+        option("updated-from", QStringLiteral("updated_at >= TIME."), QStringLiteral("TIME")),
+        option("updated-to", QStringLiteral("updated_at < TIME."), QStringLiteral("TIME")),
+        option("newest-first", QStringLiteral("Newest updated_at first.")),
+    };
+}
+
+QCommandLineOption pageSizeOption()
+{
+    QCommandLineOption pageSize = option("page-size", QStringLiteral("Rows per round trip (default %1).").arg(kDefaultPageSize),
+                                         QStringLiteral("N"), QString::number(kDefaultPageSize));
+    pageSize.setFlags(QCommandLineOption::HiddenFromHelp);
+    return pageSize;
+}
+
+bool readPageSize(const CommandContext &context, int *pageSize)
+{
+    const QString text = context.parser.value(QStringLiteral("page-size"));
+    bool ok = false;
+    const int n = text.isEmpty() ? kDefaultPageSize : text.trimmed().toInt(&ok);
+    if (!text.isEmpty() && (!ok || n < 1 || n > 100000)) {
+        context.out.usage(QStringLiteral("--page-size \"%1\": give a number from 1 to 100000").arg(text));
+        return false;
+    }
+    *pageSize = n;
+    return true;
+}
+
+std::optional<UtcMicros> parseTimeOption(const QString &text)
+{
+    if (auto t = parseUtcMicros(text))
+        return t;
+    static const QRegularExpression dateOnly(QStringLiteral(R"(^\s*\d{4}-\d{2}-\d{2}\s*$)"));
+    if (dateOnly.match(text).hasMatch())
+        return parseUtcMicros(text.trimmed() + QStringLiteral("T00:00:00Z"));
+    return std::nullopt;
+}
+
+std::optional<QueueRequest> readQueueRequest(const CommandContext &context, const QString &queue)
+{
+    const QCommandLineParser &p = context.parser;
+    QueueRequest req;
+    const auto kind = queueFromName(queue);
+    if (!kind) {
+        context.out.usage(QStringLiteral("unknown queue \"%1\" (unknown, inflight, failed, success or escalated)").arg(queue));
+        return std::nullopt;
+    }
+    req.kind = *kind;
+    req.filter.bizType = p.value(QStringLiteral("biz-type"));
+    req.filter.tenant = p.value(QStringLiteral("tenant"));
+    req.filter.keySubstring = p.value(QStringLiteral("key"));
+    req.newestFirst = p.isSet(QStringLiteral("newest-first"));
+    const std::pair<const char *, std::optional<UtcMicros> *> windows[] = {
+        {"created-from", &req.filter.createdFrom},
+        {"created-to", &req.filter.createdTo},
+        {"updated-from", &req.filter.updatedFrom},
+        {"updated-to", &req.filter.updatedTo},
+    };
+    for (const auto &[name, target] : windows) {
+        const QString option = QString::fromLatin1(name);
+        if (!p.isSet(option))
+            continue;
+        const QString text = p.value(option);
+        *target = parseTimeOption(text);
+        if (!*target) {
+            context.out.usage(QStringLiteral("--%1 \"%2\" is not an ISO-8601 time (e.g. 2026-11-29T21:55:07Z, "
+                                             "2026-11-29T21:55:07.123456+01:00 or 2026-11-29; no zone means UTC)")
+                                  .arg(option, text));
+            return std::nullopt;
+        }
+    }
+    return req;
+}
+
+std::optional<DbError> fetchQueueRows(Workspace &workspace, const QueueRequest &request, int limit, int pageSize,
+                                      QVector<QueueRow> *rows)
+{
+    QueueCursor cursor;
+    for (;;) {
+        const int want = limit == 0 ? pageSize : qMin(pageSize, limit - int(rows->size()));
+        if (want <= 0)
+            return std::nullopt;
+        const Outcome<QueuePage> page = workspace.fetchQueuePage(request, cursor, want).result();
+        if (!page.ok())
+            return page.error;
+        *rows += page->rows;
+        cursor = page->next;
+        if (page->atEnd || page->rows.isEmpty())
+            return std::nullopt;
+    }
+}
+
+QString orNull(const QString &s)
+{
+    return s.isNull() ? QStringLiteral("NULL") : s;
+}
+
+QString orNull(const NullableText &s)
+{
+    return s ? *s : QStringLiteral("NULL");
+}
+
+std::unique_ptr<UpstreamSimulatorProcess> startDemoSimulator(Output &out)
+{
+    auto simulator = std::make_unique<UpstreamSimulatorProcess>();
+    QString error;
+    if (!simulator->start(QStringLiteral("sqlite://") + DemoWorkspace::path(), &error)) {
+        out.message(QStringLiteral("cannot start the demo's upstream simulator: ") + error);
+        return nullptr;
+    }
+    return simulator;
+}
+
+} // namespace triage::ctl

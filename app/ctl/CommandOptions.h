@@ -1,0 +1,59 @@
+#pragma once
+
+#include "Command.h"
+
+#include "KeyDetail.h"
+#include "Queue.h"
+#include "TimeText.h"
+
+#include <QCommandLineOption>
+#include <QList>
+#include <QString>
+#include <QVector>
+
+#include <optional>
+
+namespace triage {
+class UpstreamSimulatorProcess;
+}
+
+namespace triage::ctl {
+
+/// Rows per fetchQueuePage() round trip by default: large pages, few round trips.
+constexpr int kDefaultPageSize = 1000;
+
+/// An option with a value named `valueName` (or a flag when it is empty).
+QCommandLineOption option(const char *name, const QString &description, const QString &valueName = QString(),
+                          const QString &defaultValue = QString());
+
+/// The queue filters of list, mark --queue and query --queue: --biz-type, --tenant,
+/// --key, --created-from/-to, --updated-from/-to, --newest-first.
+QList<QCommandLineOption> queueFilterOptions();
+
+/// The hidden --page-size N (rows per round trip; tests page through small pages).
+QCommandLineOption pageSizeOption();
+
+/// Reads --page-size, a number from 1 to 100000 (kDefaultPageSize when not given), into
+/// `*pageSize`; false after a usage message.
+bool readPageSize(const CommandContext &context, int *pageSize);
+
+/// ISO-8601 text as parseUtcMicros() reads it, or a bare date (midnight UTC).
+std::optional<UtcMicros> parseTimeOption(const QString &text);
+
+/// The queue `queue` with the filters of queueFilterOptions(); nullopt after a usage message.
+std::optional<QueueRequest> readQueueRequest(const CommandContext &context, const QString &queue);
+
+/// Pages through `request` (keyset, `pageSize` rows per round trip) until `limit` rows
+/// (0 = all) or the end, appending to `*rows`; the first store error, if any.
+std::optional<DbError> fetchQueueRows(Workspace &workspace, const QueueRequest &request, int limit, int pageSize,
+                                      QVector<QueueRow> *rows);
+
+/// "NULL" for a null string (the table format's spelling of SQL NULL).
+QString orNull(const QString &s);
+QString orNull(const NullableText &s);
+
+/// Starts the demo's upstream simulator on a free loopback port, serving the demo
+/// workspace; nullptr after a message (the caller exits with ExitUpstream).
+std::unique_ptr<UpstreamSimulatorProcess> startDemoSimulator(Output &out);
+
+} // namespace triage::ctl

@@ -1,0 +1,84 @@
+#include "CtlOutput.h"
+
+#include "CsvWriter.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace triage::ctl {
+
+int combinedExitCode(const QSet<int> &codes)
+{
+    for (int c : {int(ExitDatabase), int(ExitUpstream), int(ExitRefused), int(ExitConflict)})
+        if (codes.contains(c))
+            return c;
+    return ExitOk;
+}
+
+std::optional<Format> formatFromText(const QString &text)
+{
+    const QString f = text.trimmed().toLower();
+    if (f == QLatin1String("table"))
+        return Format::Table;
+    if (f == QLatin1String("json"))
+        return Format::Json;
+    if (f == QLatin1String("csv"))
+        return Format::Csv;
+    return std::nullopt;
+}
+
+void Output::print(const QByteArray &bytes)
+{
+    fwrite(bytes.constData(), 1, size_t(bytes.size()), m_out);
+}
+
+void Output::message(const QString &text)
+{
+    QString lines;
+    for (const QString &line : text.split(QLatin1Char('\n')))
+        lines += QStringLiteral("triagectl: ") + line + QLatin1Char('\n');
+    const QByteArray bytes = lines.toUtf8();
+    fwrite(bytes.constData(), 1, size_t(bytes.size()), m_err);
+    fflush(m_err);
+}
+
+int Output::usage(const QString &text)
+{
+    message(text);
+    message(QStringLiteral("run \"triagectl --help\" for usage"));
+    return ExitUsage;
+}
+
+int Output::dbFailure(const DbError &error, const QString &hint)
+{
+    message(error.message);
+    if (!hint.isEmpty())
+        message(QStringLiteral("hint: ") + hint);
+    return error.kind == DbError::Kind::Config ? ExitUsage : ExitDatabase;
+}
+
+void Output::printSummary(const QStringList &keys, const QVariantList &values, const QString &sentence)
+{
+    switch (m_format) {
+    case Format::Table:
+        print((sentence + QLatin1Char('\n')).toUtf8());
+        break;
+    case Format::Json: {
+        QJsonObject o;
+        for (int i = 0; i < keys.size(); ++i)
+            o.insert(keys[i], QJsonValue::fromVariant(values.value(i)));
+        print(QJsonDocument(o).toJson(QJsonDocument::Indented));
+        break;
+    }
+    case Format::Csv: {
+        QStringList fields;
+        for (const QVariant &v : values)
+            fields << v.toString();
+        print(CsvWriter::record(keys));
+        print(CsvWriter::record(fields));
+        break;
+    }
+    }
+}
+
+} // namespace triage::ctl

@@ -1,0 +1,95 @@
+// triagectl doctor: the indexes the queues need, in the live databases.
+#include "Command.h"
+#include "CommandOptions.h"
+
+#include "Doctor.h"
+#include "Workspace.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace triage::ctl {
+
+namespace {
+
+class DoctorCommand final : public Command {
+public:
+    const CommandSpec &spec() const override
+    {
+        static const CommandSpec s{
+            QStringLiteral("doctor"), QStringLiteral("doctor"),
+            QStringLiteral("Check that every index the queues and views need exists."),
+            QStringLiteral("doctor"),
+            QStringLiteral("Inspect the live databases: for every index the queues and views need, say whether it\n"
+                           "exists, which statement creates it if not, and (PostgreSQL, MySQL) the plan the queue's\n"
+                           "first-page query gets now. Exit 0 when all are present, 4 when one is missing."),
+            {}, 0, QString(), false};
+        return s;
+    }
+
+    int run(Workspace &workspace, const CommandContext &c) override
+    {
+        QVector<IndexFinding> all;
+        for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+            const auto o = inspectIndexes(workspace, role).result();
+            if (!o.ok())
+                return c.out.dbFailure(*o.error);
+            all += *o;
+        }
+        bool missing = false;
+        for (const IndexFinding &f : all)
+            missing = missing || !f.present;
+        switch (c.out.format()) {
+        case Format::Json: {
+            QJsonArray a;
+            for (const IndexFinding &f : all) {
+                QJsonObject o;
+                o.insert(QStringLiteral("store"), roleName(f.need.role));
+                o.insert(QStringLiteral("table"), f.need.table);
+                o.insert(QStringLiteral("columns"), QJsonArray::fromStringList(f.need.columns));
+                o.insert(QStringLiteral("used_by"), f.need.usedBy);
+                o.insert(QStringLiteral("present"), f.present);
+                o.insert(QStringLiteral("index"), f.present ? QJsonValue(f.satisfiedBy) : QJsonValue(QJsonValue::Null));
+                o.insert(QStringLiteral("fix"), f.fix.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(f.fix));
+                o.insert(QStringLiteral("plan"), f.plan.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(f.plan));
+                a.append(o);
+            }
+            QJsonObject doc;
+            doc.insert(QStringLiteral("ok"), !missing);
+            doc.insert(QStringLiteral("indexes"), a);
+            c.out.print(QJsonDocument(doc).toJson(QJsonDocument::Indented));
+            break;
+        }
+        case Format::Csv:
+        case Format::Table: {
+            QByteArray out;
+            for (const IndexFinding &f : all) {
+                const QString where = QStringLiteral("%1(%2)").arg(f.need.table, f.need.columns.join(QStringLiteral(", ")));
+                if (f.present)
+                    out += QStringLiteral("ok       %1 %2 — index %3\n").arg(roleName(f.need.role), where, f.satisfiedBy).toUtf8();
+                else
+                    out += QStringLiteral("MISSING  %1 %2 — %3 would scan the whole table\n         fix: %4\n")
+                               .arg(roleName(f.need.role), where, f.need.usedBy, f.fix)
+                               .toUtf8();
+                if (!f.plan.isEmpty())
+                    out += QStringLiteral("         plan now: %1\n").arg(f.plan).toUtf8();
+            }
+            out += missing ? "some indexes are missing: run the fix statements (or `triagectl init-schema`)\n"
+                           : "every index the queues need is present\n";
+            c.out.print(out);
+            break;
+        }
+        }
+        return missing ? ExitRefused : ExitOk;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeDoctorCommand()
+{
+    return std::make_unique<DoctorCommand>();
+}
+
+} // namespace triage::ctl
