@@ -688,6 +688,7 @@ void TestMark::dropDuringCommitPostgres()
     // Once the fault is gone, a new attempt applies exactly once.
     QCOMPARE(db.adminExec(QStringLiteral("DROP TRIGGER die ON triage_audit")), QString());
     const auto again = markRecord(ws, request(QStringLiteral("k1"), Failed)).result();
+    QVERIFY2(again.ok(), again.ok() ? "" : qPrintable(again.error->message));
     QCOMPARE(markKindName(again->kind), QStringLiteral("applied"));
     QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'applied'")), 1);
 }
