@@ -1,5 +1,6 @@
 #include "MarkRules.h"
 
+#include "KeyDetail.h"
 #include "RecordStatus.h"
 
 #include <QStringList>
@@ -56,6 +57,16 @@ QString missingProofOfAbsence(const MarkFacts &f, QString *proof)
 }
 
 } // namespace
+
+ExpectedState expectedStateOf(const RecordDetail &record)
+{
+    ExpectedState e;
+    e.status = record.statusCode;
+    e.updatedAt = parseUtcMicros(record.updatedAt);
+    if (record.hasVersionColumn)
+        e.version = record.version;
+    return e;
+}
 
 MarkDecision decideMark(const MarkFacts &facts, int toStatus, const QString &reason, bool override,
                         bool snapshotIsJsonObject, const QString &snapshotError, bool bulk)

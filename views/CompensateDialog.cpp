@@ -392,11 +392,7 @@ void CompensateDialog::markSuccess()
                                                   .arg(canonical->id);
     req.snapshot = *canonical->payload;
     req.snapshotSource = QStringLiteral("ticket:%1").arg(canonical->id);
-    ExpectedState expect;
-    expect.status = m_group.record->statusCode;
-    expect.updatedAt = m_group.record->updatedAt;
-    expect.version = m_group.record->version;
-    req.expect = expect;
+    req.expect = expectedStateOf(*m_group.record);
     req.operatorName = m_workspace->config().operatorName;
     m_marking = true;
     updateButtons();

@@ -33,16 +33,6 @@ QLabel *valueLabel(const QString &text, QWidget *parent, bool mono = true)
 
 } // namespace
 
-ExpectedState expectedStateOf(const RecordDetail &record)
-{
-    ExpectedState e;
-    e.status = record.statusCode;
-    e.updatedAt = record.updatedAt;
-    if (record.hasVersionColumn)
-        e.version = record.version;
-    return e;
-}
-
 MarkDialog::MarkDialog(const KeyDetail &detail, int toStatus, const QString &operatorName, QWidget *parent)
     : QDialog(parent), m_detail(detail), m_toStatus(toStatus), m_operator(operatorName)
 {

@@ -88,8 +88,4 @@ private:
     QDialogButtonBox *m_buttons = nullptr;
 };
 
-/// The compare-and-set expectation for the record of `detail` (status, updated_at and,
-/// where the table has one, version).
-ExpectedState expectedStateOf(const RecordDetail &record);
-
 } // namespace triage

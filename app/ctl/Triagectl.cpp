@@ -893,7 +893,7 @@ std::optional<QString> readSnapshotFile(const QString &path, QString *error)
 
 int Triagectl::mark(Workspace &workspace, const QString &key)
 {
-    const std::optional<int> to = recordStatusFromText(m_parser.value(QStringLiteral("to")));
+    const std::optional<RecordStatusCode> to = recordStatusFromText(m_parser.value(QStringLiteral("to")));
     if (!to || *to == Processing)
         return usage(QStringLiteral("mark: --to must be success or failed"));
     const QString reason = m_parser.value(QStringLiteral("reason"));
@@ -937,7 +937,7 @@ int Triagectl::mark(Workspace &workspace, const QString &key)
             if (!micros)
                 return usage(QStringLiteral("--expect-updated-at \"%1\": ISO-8601 UTC as show prints it "
                                             "(2026-11-29T21:55:07.123456Z)").arg(at));
-            e.updatedAt = formatUtcMicros(*micros);
+            e.updatedAt = *micros;
             if (m_parser.isSet(QStringLiteral("expect-version"))) {
                 bool ok = false;
                 e.version = m_parser.value(QStringLiteral("expect-version")).trimmed().toLongLong(&ok);
