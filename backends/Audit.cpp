@@ -2,6 +2,7 @@
 
 #include <QSqlQuery>
 #include <QSysInfo>
+#include <QUuid>
 
 #include <algorithm>
 
@@ -82,6 +83,24 @@ AuditEntry boundedAuditEntry(AuditEntry e, qsizetype maxRowBytes)
 QString auditHostName()
 {
     return QSysInfo::machineHostName().left(255);
+}
+
+QString auditDbUser(const ConnectionProfile &profile)
+{
+    return profile.dialect == Dialect::Sqlite ? QString() : profile.user;
+}
+
+AuditEntry auditStamp(QStringView action, const QString &idemKey, const QString &operatorName, const QString &dbUser,
+                      const QString &requestId)
+{
+    AuditEntry a;
+    a.requestId = requestId.isEmpty() ? QUuid::createUuid().toString(QUuid::WithoutBraces) : requestId;
+    a.operatorName = operatorName;
+    a.dbUser = dbUser;
+    a.host = auditHostName();
+    a.action = action.toString();
+    a.idemKey = idemKey;
+    return a;
 }
 
 namespace audit_sql {

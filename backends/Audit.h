@@ -55,6 +55,18 @@ AuditEntry boundedAuditEntry(AuditEntry entry, qsizetype maxRowBytes = kAuditRow
 /// characters): one source, so one machine has one spelling in triage_audit.
 QString auditHostName();
 
+/// The database user an audit row records for a store reached through `profile`: the
+/// profile's user, none (null) on SQLite, which has no users.
+QString auditDbUser(const ConnectionProfile &profile);
+
+/// The stamp every audit row starts from — the one builder of who, where and what for
+/// marks, upstream queries and compensations (DESIGN.md §2 "every action is audited"):
+/// `requestId` (a new UUID when empty), `operatorName` as given, `dbUser` (auditDbUser(),
+/// or null where the writer records none), host auditHostName(), `action` (an
+/// audit_action constant) and `idemKey`. The writer adds states, reason, evidence and outcome.
+AuditEntry auditStamp(QStringView action, const QString &idemKey, const QString &operatorName,
+                      const QString &dbUser = QString(), const QString &requestId = QString());
+
 namespace audit_sql {
 /// Inserts one audit row in the session's current transaction (or autocommit), bounded by
 /// boundedAuditEntry(). `at` is the server's clock. Returns the new row's id. Throws

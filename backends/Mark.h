@@ -109,6 +109,10 @@ MarkResult apply(DbSession &session, const WorkspaceConfig &config, const MarkRe
                  const MarkEvidence &evidence);
 } // namespace mark_sql
 
+/// The mark service's functions return futures finished by the workers and the
+/// workspace's merge pool (continuations chained with .then(); no thread waits on another
+/// future). GUI-side code continues them with whenReady() (WhenReady.h).
+///
 /// Marks one record: gathers evidence (tickets, SUCCEEDED / ESCALATED attempts, the latest
 /// attempt's time; the ticket of request.snapshotFromTicket) from the other stores, then runs
 /// mark_sql::apply() on the idempotency worker. A store error while gathering evidence
@@ -125,7 +129,7 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &workspace, MarkRequest reques
 /// compare-and-set), so a bulk run is not limited by one connection's round trips.
 QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &workspace, QVector<MarkRequest> requests);
 
-/// Reads the audit trail (idempotency worker).
+/// Reads the audit trail (idempotency worker). Throws nothing: a store error is the Outcome's.
 QFuture<Outcome<QVector<AuditEntry>>> readAudit(Workspace &workspace, AuditQuery query);
 
 } // namespace triage

@@ -1,7 +1,6 @@
 #include "MarkRules.h"
 
 #include "KeyDetail.h"
-
 #include "RecordStatus.h"
 
 #include <QStringList>
@@ -58,6 +57,16 @@ QString missingProofOfAbsence(const MarkFacts &f, QString *proof)
 }
 
 } // namespace
+
+ExpectedState expectedStateOf(const RecordDetail &record)
+{
+    ExpectedState e;
+    e.status = record.statusCode;
+    e.updatedAt = parseUtcMicros(record.updatedAt);
+    if (record.hasVersionColumn)
+        e.version = record.version;
+    return e;
+}
 
 MarkDecision decideMark(const MarkFacts &facts, int toStatus, const QString &reason, bool override,
                         bool snapshotIsJsonObject, const QString &snapshotError, bool bulk)
@@ -151,16 +160,6 @@ MarkDecision decideMark(const MarkFacts &facts, int toStatus, const QString &rea
     if (!proof.isEmpty() && d.overridden.isEmpty())
         d.reason += QStringLiteral(": ") + proof;
     return d;
-}
-
-ExpectedState expectedStateOf(const RecordDetail &record)
-{
-    ExpectedState e;
-    e.status = record.statusCode;
-    e.updatedAt = record.updatedAt;
-    if (record.hasVersionColumn)
-        e.version = record.version;
-    return e;
 }
 
 } // namespace triage

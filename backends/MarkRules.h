@@ -13,18 +13,19 @@ namespace triage {
 
 struct RecordDetail;
 
-/// The state of a record as an operator saw it: what a compare-and-set must still find.
-/// `updatedAt` is the canonical text the server printed (`show --format json`), compared
-/// on the server, never through QDateTime (DESIGN.md §4 "Time").
+/// The state of a record as an operator saw it: what a compare-and-set must still find
+/// (DESIGN.md §2 "compare-and-set"). `updatedAt` is a UTC microsecond number, parsed once
+/// where the time enters (the store's text, `--expect-updated-at`); the compare-and-set
+/// compares it as a time on every dialect, never through QDateTime (DESIGN.md §4 "Time").
 struct ExpectedState {
-    std::optional<qint64> status; ///< nullopt: NULL
-    QString updatedAt;
-    std::optional<qint64> version; ///< only where the table has a version column
+    std::optional<qint64> status;     ///< nullopt: NULL
+    std::optional<UtcMicros> updatedAt; ///< nullopt: NULL or unreadable text (then nothing matches)
+    std::optional<qint64> version;    ///< only where the table has a version column
 };
 
-/// The compare-and-set expectation for `record` as loaded: its status, updated_at and,
-/// only where the table has a version column (RecordDetail::hasVersionColumn), its
-/// version. The one builder of an ExpectedState from a record (DESIGN.md §2 "Mark").
+/// The compare-and-set expectation for `record` as loaded: its status code, its updated_at
+/// (parsed with parseUtcMicros()) and, only where `record.hasVersionColumn`, its version.
+/// The one place an ExpectedState is built from a record (console, CLI, bulk, compensation).
 ExpectedState expectedStateOf(const RecordDetail &record);
 
 /// The latest upstream answer recorded for a key (a `query_upstream` row of triage_audit):

@@ -39,7 +39,7 @@ QString recordStatusText(const QVariant &status)
     }
 }
 
-std::optional<int> recordStatusFromText(const QString &text)
+std::optional<RecordStatusCode> recordStatusFromText(const QString &text)
 {
     const QString t = text.trimmed().toUpper();
     if (t == QLatin1String("PROCESSING"))

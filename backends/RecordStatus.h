@@ -21,7 +21,7 @@ QString recordStatusText(const QVariant &status);
 std::optional<qint64> recordStatusCode(const QVariant &status);
 
 /// Parses a status name (case-insensitive: "success", "Processing") to its code.
-std::optional<int> recordStatusFromText(const QString &text);
+std::optional<RecordStatusCode> recordStatusFromText(const QString &text);
 
 /// Intent-log / compensation statuses (DESIGN.md §1), in display order.
 const QStringList &intentStatuses();

@@ -11,7 +11,6 @@
 #include <QMutex>
 #include <QRegularExpression>
 #include <QUuid>
-#include <QtConcurrent>
 
 namespace triage {
 
@@ -32,13 +31,8 @@ QByteArray UpstreamCheck::toJson() const
 
 AuditEntry upstreamAuditEntry(const WorkspaceConfig &config, const UpstreamCheck &check)
 {
-    AuditEntry a;
-    a.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
-    a.operatorName = config.operatorName.isEmpty() ? osUserName() : config.operatorName;
-    a.dbUser = config.idempotency.dialect == Dialect::Sqlite ? QString() : config.idempotency.user;
-    a.host = auditHostName();
-    a.action = QString::fromUtf16(audit_action::QueryUpstream);
-    a.idemKey = check.detail.idemKey;
+    AuditEntry a = auditStamp(audit_action::QueryUpstream, check.detail.idemKey,
+                              config.operatorName.isEmpty() ? osUserName() : config.operatorName, auditDbUser(config.idempotency));
     if (check.detail.record) {
         QJsonObject from;
         from[QStringLiteral("status")] = check.detail.record->statusText;
@@ -58,21 +52,24 @@ AuditEntry upstreamAuditEntry(const WorkspaceConfig &config, const UpstreamCheck
     return a;
 }
 
-qint64 recordUpstreamCheck(Workspace &ws, const UpstreamCheck &check, QString *note)
+QFuture<UpstreamCheck> recordUpstreamCheck(Workspace &ws, UpstreamCheck check)
 {
     if (ws.config().readOnly) {
-        *note = QStringLiteral("read-only mode: the query was not recorded in triage_audit");
-        return 0;
+        check.recordNote = QStringLiteral("read-only mode: the query was not recorded in triage_audit");
+        return QtFuture::makeReadyFuture(std::move(check));
     }
     const AuditEntry a = upstreamAuditEntry(ws.config(), check);
-    const auto out = ws.worker(DbRole::Idempotency)
-                         .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never)
-                         .result();
-    if (!out.ok()) {
-        *note = QStringLiteral("the query was not recorded: %1").arg(out.error->message);
-        return 0;
-    }
-    return *out;
+    return ws.worker(DbRole::Idempotency)
+        .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never)
+        .then(ws.mergePool(), [check](Outcome<qint64> out) mutable {
+            if (out.ok()) {
+                check.auditId = *out;
+            } else {
+                check.auditId = 0;
+                check.recordNote = QStringLiteral("the query was not recorded: %1").arg(out.error->message);
+            }
+            return check;
+        });
 }
 
 QStringList UpstreamBulkCheckReport::unrecordedKeys() const
@@ -330,14 +327,22 @@ QFuture<UpstreamCheck> checkUpstream(Workspace &ws, UpstreamClient &client, cons
 {
     Workspace *w = &ws;
     UpstreamClient *c = &client;
-    return QtConcurrent::run(ws.mergePool(), [w, c, idemKey]() {
-        UpstreamCheck check;
-        check.detail = w->loadKeyDetail(idemKey).result();
-        check.evidence = c->query(makeUpstreamQuery(w->config(), check.detail)).result();
-        check.verdict = suggestVerdict(verdictInputFrom(check.detail, &check.evidence));
-        check.auditId = recordUpstreamCheck(*w, check, &check.recordNote);
-        return check;
-    });
+    QThreadPool *pool = ws.mergePool();
+    return ws.loadKeyDetail(idemKey)
+        .then(pool,
+              [w, c, pool](KeyDetail detail) {
+                  UpstreamCheck check;
+                  check.detail = std::move(detail);
+                  return c->query(makeUpstreamQuery(w->config(), check.detail))
+                      .then(pool,
+                            [w, check](UpstreamEvidence evidence) mutable {
+                                check.evidence = std::move(evidence);
+                                check.verdict = suggestVerdict(verdictInputFrom(check.detail, &check.evidence));
+                                return recordUpstreamCheck(*w, check);
+                            })
+                      .unwrap();
+              })
+        .unwrap();
 }
 
 QMap<QString, UpstreamConfig> demoUpstreams(const QUrl &base)

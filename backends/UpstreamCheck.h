@@ -36,12 +36,15 @@ struct UpstreamCheck {
 /// Loads `idemKey` from the stores, queries its upstream through `client`, computes the
 /// verdict and records the query in triage_audit (action "query_upstream", outcome
 /// "recorded", evidence = the evidence and verdict JSON) unless the workspace is read-only.
-/// Runs on the workspace's pool; never throws; an unusable upstream is a normal result.
+/// The load, the query and the audit write are chained with .then() on the workspace's
+/// pool (no thread waits on another future); never throws; an unusable upstream is a
+/// normal result.
 QFuture<UpstreamCheck> checkUpstream(Workspace &workspace, UpstreamClient &client, const QString &idemKey);
 
-/// Records an already computed check (used by bulk runs). Returns the audit row id, or 0
-/// and sets `*note` (read-only mode, store error).
-qint64 recordUpstreamCheck(Workspace &workspace, const UpstreamCheck &check, QString *note);
+/// Records an already computed check in triage_audit (never retried: a lost reply must not
+/// write the row twice). The future's check has its auditId set, or auditId 0 and
+/// recordNote saying why (read-only mode, store error); it finishes on the merge pool.
+QFuture<UpstreamCheck> recordUpstreamCheck(Workspace &workspace, UpstreamCheck check);
 
 /// The triage_audit row that records `check` (action query_upstream, outcome recorded): who,
 /// where, the record's state, a one-line reason, and the evidence and verdict JSON bounded

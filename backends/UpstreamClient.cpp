@@ -3,24 +3,12 @@
 #include "KeyDetail.h"
 #include "Log.h"
 #include "Queue.h"
-#include "TimeText.h"
+#include "UpstreamEngine.h"
 #include "WorkspaceConfig.h"
 
-#include <QDateTime>
 #include <QFutureWatcher>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
-#include <QNetworkRequest>
-#include <QTimer>
-#if QT_CONFIG(ssl)
-#include <QSslCertificate>
-#include <QSslConfiguration>
-#include <QSslError>
-#endif
 
 #include <algorithm>
-#include <deque>
-#include <map>
 
 namespace triage {
 
@@ -54,343 +42,6 @@ QString upstreamBulkStateName(UpstreamBulkState s)
     return QString();
 }
 
-namespace detail {
-
-/// The network side of UpstreamClient: lives on the client's thread, owns the
-/// QNetworkAccessManager, the per-host in-flight limit and the deadlines. Not a public API.
-class UpstreamEngine : public QObject {
-public:
-    using Done = std::function<void(const UpstreamEvidence &)>;
-
-    explicit UpstreamEngine(QMap<QString, UpstreamConfig> upstreams) : m_upstreams(std::move(upstreams)) {}
-    ~UpstreamEngine() override { shutdown(); }
-
-    /// Queues one query; `done` is called exactly once, on this thread, never from inside
-    /// submit() itself. `config` overrides the biz_type lookup when set. Returns a job id.
-    quint64 submit(const std::optional<UpstreamConfig> &config, const UpstreamQuery &query, Done done);
-    /// Aborts / unqueues job `id`; its `done` gets kind cancelled (synchronously).
-    void cancel(quint64 id);
-    /// Cancels every bulk run and job (used when the client goes away).
-    void shutdown();
-    void addRun(UpstreamBulkRun *run) { m_runs.append(run); }
-
-private:
-    struct Job {
-        quint64 id = 0;
-        UpstreamConfig config;
-        UpstreamQuery query;
-        Done done;
-        QUrl url;
-        QString origin;
-        QString token; ///< never logged, never in evidence
-        QNetworkReply *reply = nullptr;
-        QTimer *deadline = nullptr;
-        QElapsedTimer clock;
-        UpstreamRequestEvidence request;
-        QStringList sslErrors;
-    };
-
-    void pump();
-    void start(Job &job);
-    void onFinished(quint64 id);
-    void onDeadline(quint64 id);
-    void complete(quint64 id, UpstreamResponseFacts facts);
-    void completeUnsent(UpstreamEvidence evidence, Done done);
-    void flushUnsent();
-    static UpstreamResponseFacts factsFrom(QNetworkReply *reply);
-    QNetworkAccessManager *nam();
-
-    QMap<QString, UpstreamConfig> m_upstreams;
-    QNetworkAccessManager *m_nam = nullptr;
-    std::map<quint64, Job> m_jobs;
-    std::deque<quint64> m_queue;
-    QMap<QString, int> m_perOrigin;
-    QList<QPointer<UpstreamBulkRun>> m_runs;
-    std::deque<std::pair<UpstreamEvidence, Done>> m_unsent; ///< answers without a request, delivered from the event loop
-    quint64 m_nextId = 1;
-    bool m_closing = false;
-};
-
-QNetworkAccessManager *UpstreamEngine::nam()
-{
-    if (!m_nam) {
-        m_nam = new QNetworkAccessManager(this);
-        // Replies are deleted by hand on every path (STYLE.md).
-        m_nam->setAutoDeleteReplies(false);
-    }
-    return m_nam;
-}
-
-void UpstreamEngine::completeUnsent(UpstreamEvidence evidence, Done done)
-{
-    // Never call back from inside submit(): a bulk run submitting in a loop would recurse.
-    m_unsent.push_back({std::move(evidence), std::move(done)});
-    if (m_unsent.size() == 1 && !m_closing)
-        QTimer::singleShot(0, this, [this]() { flushUnsent(); });
-}
-
-void UpstreamEngine::flushUnsent()
-{
-    while (!m_unsent.empty()) {
-        auto [evidence, done] = std::move(m_unsent.front());
-        m_unsent.pop_front();
-        done(evidence);
-    }
-}
-
-quint64 UpstreamEngine::submit(const std::optional<UpstreamConfig> &config, const UpstreamQuery &query, Done done)
-{
-    const quint64 id = m_nextId++;
-    const UpstreamConfig *cfg = config ? &*config : nullptr;
-    auto found = m_upstreams.constFind(query.bizType);
-    if (!cfg && found != m_upstreams.constEnd())
-        cfg = &*found;
-    if (!cfg) {
-        completeUnsent(notConfiguredEvidence(query.idemKey, query.bizType), std::move(done));
-        return id;
-    }
-    auto unsent = [&](UnusableKind kind, const QString &message) {
-        UpstreamEvidence e;
-        e.idemKey = query.idemKey;
-        e.bizType = query.bizType;
-        e.classification = UpstreamClass::Unusable;
-        e.kind = kind;
-        e.message = message;
-        completeUnsent(std::move(e), std::move(done));
-        return id;
-    };
-    if (m_closing)
-        return unsent(UnusableKind::Cancelled, QStringLiteral("not sent: the upstream client is shutting down"));
-    QString why;
-    const auto url = cfg->buildUrl(query.idemKey, query.tenant, query.ticketId, &why);
-    if (!url)
-        return unsent(UnusableKind::InvalidRequest, QStringLiteral("cannot build the query URL: %1").arg(why));
-    QString token;
-    if (!cfg->tokenEnv.isEmpty()) {
-        token = qEnvironmentVariable(cfg->tokenEnv.toLocal8Bit().constData());
-        if (token.isEmpty())
-            return unsent(UnusableKind::NotConfigured,
-                          QStringLiteral("the token variable %1 named by upstream_token_env is not set").arg(cfg->tokenEnv));
-    }
-    Job job;
-    job.id = id;
-    job.config = *cfg;
-    job.query = query;
-    job.done = std::move(done);
-    job.url = *url;
-    job.origin = url->scheme().toLower() + QStringLiteral("://") + url->host().toLower() + QLatin1Char(':')
-        + QString::number(url->port(url->scheme().compare(QLatin1String("https"), Qt::CaseInsensitive) == 0 ? 443 : 80));
-    job.token = token;
-    m_jobs.emplace(id, std::move(job));
-    m_queue.push_back(id);
-    pump();
-    return id;
-}
-
-void UpstreamEngine::pump()
-{
-    if (m_closing)
-        return;
-    for (auto it = m_queue.begin(); it != m_queue.end();) {
-        auto job = m_jobs.find(*it);
-        if (job == m_jobs.end()) {
-            it = m_queue.erase(it);
-            continue;
-        }
-        int &inFlight = m_perOrigin[job->second.origin];
-        if (inFlight >= UpstreamClient::kMaxPerHost) {
-            ++it;
-            continue;
-        }
-        ++inFlight;
-        it = m_queue.erase(it);
-        start(job->second);
-    }
-}
-
-void UpstreamEngine::start(Job &job)
-{
-    const UpstreamConfig &c = job.config;
-    QNetworkRequest req(job.url);
-    req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
-    // Our own deadline below is authoritative; Qt's inactivity timeout is only a backstop.
-    req.setTransferTimeout(c.timeoutMs + 5000);
-    HttpHeaderList headers;
-    headers.append(qMakePair(QByteArray("User-Agent"), QByteArray("triage-console/0.1")));
-    bool hasAccept = false;
-    for (const auto &h : c.headers)
-        hasAccept = hasAccept || h.first.compare("accept", Qt::CaseInsensitive) == 0;
-    if (!hasAccept)
-        headers.append(qMakePair(QByteArray("Accept"), QByteArray("application/json")));
-    headers += c.headers;
-    if (c.sendIdempotencyKey)
-        headers.append(qMakePair(QByteArray("X-Idempotency-Key"), job.query.idemKey.toUtf8()));
-    if (!job.token.isEmpty())
-        headers.append(qMakePair(QByteArray("Authorization"), QByteArray("Bearer ") + job.token.toUtf8()));
-    for (const auto &h : headers)
-        req.setRawHeader(h.first, h.second);
-#if QT_CONFIG(ssl)
-    if (!c.caFile.isEmpty() && job.url.scheme().compare(QLatin1String("https"), Qt::CaseInsensitive) == 0) {
-        QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
-        ssl.addCaCertificates(QSslCertificate::fromPath(c.caFile));
-        req.setSslConfiguration(ssl);
-    }
-#endif
-
-    job.request.method = c.method;
-    QString shownUrl = QString::fromUtf8(job.url.toEncoded());
-    if (!job.token.isEmpty()) {
-        shownUrl.replace(job.token, QStringLiteral("<redacted>"));
-        shownUrl.replace(QString::fromLatin1(QUrl::toPercentEncoding(job.token)), QStringLiteral("<redacted>"));
-    }
-    job.request.url = shownUrl;
-    job.request.headers = redactHeaders(headers);
-    job.request.sentAt = formatUtcMicros(QDateTime::currentDateTimeUtc().toMSecsSinceEpoch() * 1000);
-
-    QNetworkReply *reply = c.method == "POST" ? nam()->post(req, QByteArray()) : nam()->get(req);
-    job.reply = reply;
-    job.clock.start();
-    const quint64 id = job.id;
-    job.deadline = new QTimer(this);
-    job.deadline->setSingleShot(true);
-    job.deadline->setTimerType(Qt::PreciseTimer);
-    connect(job.deadline, &QTimer::timeout, this, [this, id]() { onDeadline(id); });
-    job.deadline->start(c.timeoutMs);
-    connect(reply, &QNetworkReply::finished, this, [this, id]() { onFinished(id); });
-#if QT_CONFIG(ssl)
-    connect(reply, &QNetworkReply::sslErrors, this, [this, id](const QList<QSslError> &errors) {
-        auto it = m_jobs.find(id);
-        if (it == m_jobs.end())
-            return;
-        for (const QSslError &e : errors)
-            it->second.sslErrors.append(e.errorString());
-        // Never ignoreSslErrors(): the handshake fails and the answer is tls_error.
-    });
-#endif
-    logger("backend.upstream")->debug("query {} {} for {} (deadline {} ms)", QString::fromLatin1(c.method), shownUrl,
-                                      job.query.idemKey, c.timeoutMs);
-}
-
-UpstreamResponseFacts UpstreamEngine::factsFrom(QNetworkReply *reply)
-{
-    UpstreamResponseFacts f;
-    f.networkError = int(reply->error());
-    f.errorString = reply->error() == QNetworkReply::NoError ? QString() : reply->errorString();
-    const QVariant status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
-    if (status.isValid())
-        f.status = status.toInt();
-    f.reasonPhrase = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toByteArray();
-    f.headers = reply->rawHeaderPairs();
-    f.body = reply->readAll();
-    return f;
-}
-
-void UpstreamEngine::onFinished(quint64 id)
-{
-    auto it = m_jobs.find(id);
-    if (it == m_jobs.end() || !it->second.reply)
-        return; // a late signal for a job already settled
-    complete(id, factsFrom(it->second.reply));
-}
-
-void UpstreamEngine::onDeadline(quint64 id)
-{
-    auto it = m_jobs.find(id);
-    if (it == m_jobs.end() || !it->second.reply)
-        return;
-    QNetworkReply *reply = it->second.reply;
-    // Keep what arrived (a status line and part of a body, for a stalled answer).
-    UpstreamResponseFacts f = factsFrom(reply);
-    f.networkError = QNetworkReply::NoError;
-    f.errorString.clear();
-    f.timedOut = true;
-    complete(id, std::move(f));
-}
-
-void UpstreamEngine::complete(quint64 id, UpstreamResponseFacts facts)
-{
-    auto it = m_jobs.find(id);
-    if (it == m_jobs.end())
-        return;
-    Job job = std::move(it->second);
-    m_jobs.erase(it);
-    if (job.deadline) {
-        job.deadline->stop();
-        job.deadline->deleteLater();
-    }
-    if (job.reply) {
-        // Whatever arrives later is ignored: nothing of ours listens any more.
-        disconnect(job.reply, nullptr, this, nullptr);
-        if (job.reply->isRunning())
-            job.reply->abort();
-        job.reply->deleteLater();
-    }
-    facts.sslErrors += job.sslErrors;
-    UpstreamEvidence e = classifyUpstreamResponse(job.config, job.query.idemKey, facts);
-    e.idemKey = job.query.idemKey;
-    e.bizType = job.query.bizType;
-    e.sent = true;
-    e.request = job.request;
-    e.elapsedMs = job.clock.elapsed();
-    if (--m_perOrigin[job.origin] <= 0)
-        m_perOrigin.remove(job.origin);
-    logger("backend.upstream")->info("{} {}{} in {} ms", e.idemKey, upstreamClassName(e.classification),
-                                     e.kind == UnusableKind::None ? QString() : QStringLiteral(" (%1)").arg(unusableKindName(e.kind)),
-                                     e.elapsedMs);
-    logger("backend.upstream")->debug("{}: {}", e.idemKey, e.message);
-    job.done(e);
-    pump();
-}
-
-void UpstreamEngine::cancel(quint64 id)
-{
-    auto it = m_jobs.find(id);
-    if (it == m_jobs.end())
-        return;
-    if (it->second.reply) {
-        UpstreamResponseFacts f;
-        f.cancelled = true;
-        complete(id, f);
-        return;
-    }
-    Job job = std::move(it->second);
-    m_jobs.erase(it);
-    UpstreamEvidence e;
-    e.idemKey = job.query.idemKey;
-    e.bizType = job.query.bizType;
-    e.classification = UpstreamClass::Unusable;
-    e.kind = UnusableKind::Cancelled;
-    e.message = QStringLiteral("cancelled before it was sent");
-    job.done(e);
-}
-
-void UpstreamEngine::shutdown()
-{
-    if (m_closing)
-        return;
-    m_closing = true;
-    const auto runs = m_runs;
-    for (const QPointer<UpstreamBulkRun> &run : runs) {
-        if (run)
-            run->doCancel(); // aborts its requests; answers arrive synchronously
-    }
-    std::vector<quint64> ids;
-    for (const auto &j : m_jobs)
-        ids.push_back(j.first);
-    for (quint64 id : ids)
-        cancel(id);
-    // Answers without a request (not configured, bad URL) still reach their futures.
-    flushUnsent();
-    for (const QPointer<UpstreamBulkRun> &run : runs) {
-        if (run)
-            run->moveToThread(nullptr); // outlives this thread; deleted by its owner
-    }
-}
-
-} // namespace detail
-
-// ---------------------------------------------------------------------------------------
-
 UpstreamClient::UpstreamClient(QMap<QString, UpstreamConfig> upstreams, QObject *parent)
     : QObject(parent), m_upstreams(std::move(upstreams))
 {
@@ -413,32 +64,15 @@ UpstreamClient::~UpstreamClient()
 
 QFuture<UpstreamEvidence> UpstreamClient::query(const UpstreamQuery &q)
 {
-    auto promise = std::make_shared<QPromise<UpstreamEvidence>>();
-    QFuture<UpstreamEvidence> future = promise->future();
-    promise->start();
-    QPointer<detail::UpstreamEngine> engine = m_engine;
-    QMetaObject::invokeMethod(
-        m_engine,
-        [engine, promise, q, future]() {
-            auto *watcher = new QFutureWatcher<UpstreamEvidence>(engine);
-            const quint64 id = engine->submit(std::nullopt, q, [promise, watcher](const UpstreamEvidence &e) {
-                promise->addResult(e);
-                promise->finish();
-                watcher->deleteLater();
-            });
-            QObject::connect(watcher, &QFutureWatcherBase::canceled, engine, [engine, id]() {
-                if (engine)
-                    engine->cancel(id);
-            });
-            watcher->setFuture(future);
-            if (future.isCanceled()) // cancelled before the watcher was set
-                engine->cancel(id);
-        },
-        Qt::QueuedConnection);
-    return future;
+    return submit(std::nullopt, q);
 }
 
 QFuture<UpstreamEvidence> UpstreamClient::query(const UpstreamConfig &config, const UpstreamQuery &q)
+{
+    return submit(config, q);
+}
+
+QFuture<UpstreamEvidence> UpstreamClient::submit(const std::optional<UpstreamConfig> &config, const UpstreamQuery &q)
 {
     auto promise = std::make_shared<QPromise<UpstreamEvidence>>();
     QFuture<UpstreamEvidence> future = promise->future();
@@ -499,7 +133,7 @@ UpstreamBulkRun::UpstreamBulkRun(QPointer<detail::UpstreamEngine> engine, QVecto
 UpstreamBulkRun::~UpstreamBulkRun()
 {
     if (!m_ended) {
-        m_state = int(UpstreamBulkState::Cancelled);
+        m_state = UpstreamBulkState::Cancelled;
         const auto inFlight = m_inFlight;
         m_inFlight.clear();
         m_ended = true; // answers to the cancels below are not wanted any more
@@ -522,7 +156,7 @@ void UpstreamBulkRun::start()
     m_wall.start();
     emit progress(0, m_total);
     if (!m_engine)
-        m_state = int(UpstreamBulkState::Cancelled);
+        m_state = UpstreamBulkState::Cancelled;
     launchMore();
     finishIfDone();
 }
@@ -570,7 +204,7 @@ void UpstreamBulkRun::onAnswer(int index, const UpstreamEvidence &e)
     }
     if (state() == UpstreamBulkState::Running && m_options.pauseAfterUnusable > 0
         && m_consecutiveUnusable >= m_options.pauseAfterUnusable && m_next < m_total) {
-        m_state = int(UpstreamBulkState::Paused);
+        m_state = UpstreamBulkState::Paused;
         UpstreamBulkPause p;
         p.consecutiveUnusable = m_consecutiveUnusable;
         p.done = m_done;
@@ -599,7 +233,7 @@ void UpstreamBulkRun::onKept(int index, bool ok)
         m_keepFailed = true;
         logger("backend.upstream")->info("bulk query stopped: answer {} of {} could not be kept", index + 1, m_total);
         if (!m_ended && (state() == UpstreamBulkState::Running || state() == UpstreamBulkState::Paused))
-            m_state = int(UpstreamBulkState::Stopped);
+            m_state = UpstreamBulkState::Stopped;
         const auto inFlight = m_inFlight;
         for (auto it = inFlight.cbegin(); it != inFlight.cend(); ++it) {
             if (m_engine)
@@ -629,7 +263,7 @@ void UpstreamBulkRun::doCancel()
 {
     if (m_ended)
         return;
-    m_state = int(UpstreamBulkState::Cancelled);
+    m_state = UpstreamBulkState::Cancelled;
     const auto inFlight = m_inFlight;
     for (auto it = inFlight.cbegin(); it != inFlight.cend(); ++it) {
         if (m_engine)
@@ -642,7 +276,7 @@ void UpstreamBulkRun::doStop()
 {
     if (m_ended)
         return;
-    m_state = int(UpstreamBulkState::Stopped);
+    m_state = UpstreamBulkState::Stopped;
     finishIfDone();
 }
 
@@ -651,7 +285,7 @@ void UpstreamBulkRun::doResume()
     if (m_ended || state() != UpstreamBulkState::Paused)
         return;
     m_consecutiveUnusable = 0;
-    m_state = int(UpstreamBulkState::Running);
+    m_state = UpstreamBulkState::Running;
     launchMore();
     finishIfDone();
 }
@@ -667,7 +301,7 @@ void UpstreamBulkRun::finishIfDone()
         s = UpstreamBulkState::Finished;
     }
     m_ended = true;
-    m_state = int(s);
+    m_state = s;
     UpstreamBulkReport r;
     r.state = s;
     r.results = m_results;

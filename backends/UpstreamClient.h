@@ -114,7 +114,7 @@ public:
     /// The number of queries in the run.
     int total() const { return m_total; }
     /// The current state (thread-safe).
-    UpstreamBulkState state() const { return UpstreamBulkState(m_state.load()); }
+    UpstreamBulkState state() const { return m_state.load(); }
     /// Resolves once the run ends (finished, stopped or cancelled), never while paused.
     QFuture<UpstreamBulkReport> report() const { return m_future; }
 
@@ -159,7 +159,7 @@ private:
     UpstreamBulkOptions m_options;
     PauseHook m_hook;
     int m_total = 0;
-    std::atomic<int> m_state{int(UpstreamBulkState::Running)};
+    std::atomic<UpstreamBulkState> m_state{UpstreamBulkState::Running};
     QVector<UpstreamEvidence> m_results;
     QVector<bool> m_answered;
     QMap<int, quint64> m_inFlight; ///< input index → engine job id
@@ -222,6 +222,9 @@ public:
                                                UpstreamBulkRun::PauseHook onPause = {});
 
 private:
+    /// Both query() forms: `config` set overrides the biz_type lookup.
+    QFuture<UpstreamEvidence> submit(const std::optional<UpstreamConfig> &config, const UpstreamQuery &query);
+
     QMap<QString, UpstreamConfig> m_upstreams;
     QThread m_thread;
     QPointer<detail::UpstreamEngine> m_engine;

@@ -180,7 +180,7 @@ public:
     int run(Workspace &workspace, const CommandContext &c) override
     {
         const QString key = c.args.value(0);
-        const std::optional<int> to = recordStatusFromText(c.parser.value(QStringLiteral("to")));
+        const std::optional<RecordStatusCode> to = recordStatusFromText(c.parser.value(QStringLiteral("to")));
         if (!to || *to == Processing)
             return c.out.usage(QStringLiteral("mark: --to must be success or failed"));
         const QString reason = c.parser.value(QStringLiteral("reason"));
@@ -224,7 +224,7 @@ public:
                 if (!micros)
                     return c.out.usage(QStringLiteral("--expect-updated-at \"%1\": ISO-8601 UTC as show prints it "
                                                 "(2026-11-29T21:55:07.123456Z)").arg(at));
-                e.updatedAt = formatUtcMicros(*micros);
+                e.updatedAt = *micros;
                 if (c.parser.isSet(QStringLiteral("expect-version"))) {
                     bool ok = false;
                     e.version = c.parser.value(QStringLiteral("expect-version")).trimmed().toLongLong(&ok);

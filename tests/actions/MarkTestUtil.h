@@ -77,3 +77,35 @@ inline WorkspaceConfig ticketAbsentConfig(WorkspaceConfig config)
 }
 
 } // namespace triage::test
+
+#include "Mark.h"
+#include "RecordStatus.h"
+
+namespace triage::test {
+
+/// The exact payload of the mark tests' SUCCESS snapshots (a number past double precision).
+inline const QString kPayload = QStringLiteral("{\"ticket_id\":41,\"status\":\"OPEN\",\"amount\":12345678901234567890}");
+
+/// A mark of `key` to `to` by alice with `reason`; SUCCESS carries kPayload from ticket 41.
+inline MarkRequest request(const QString &key, int to, const QString &reason = QStringLiteral("verified in upstream console"))
+{
+    MarkRequest r;
+    r.idemKey = key;
+    r.toStatus = to;
+    r.reason = reason;
+    r.operatorName = QStringLiteral("alice");
+    if (to == Success) {
+        r.snapshot = kPayload;
+        r.snapshotSource = QStringLiteral("ticket:41");
+    }
+    return r;
+}
+
+/// The first value of the admin query `sql` as a number (-1: no row).
+inline int count(const TestDatabase &db, const QString &sql)
+{
+    const QStringList v = db.adminQueryColumn(sql);
+    return v.isEmpty() ? -1 : v.first().toInt();
+}
+
+} // namespace triage::test

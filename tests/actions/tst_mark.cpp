@@ -1,6 +1,6 @@
-// Compare-and-set marks with audit (issue 3) against SQLite, PostgreSQL and MariaDB:
-// applied, refused, conflict, atomicity, precision, version column, privileges, and
-// dropped connections. Every expected value is written out.
+// Marks with audit against SQLite, PostgreSQL and MariaDB: applied, refused, the FAILED
+// evidence rule, dry runs, snapshots from tickets, action names and atomicity (the
+// compare-and-set itself: tst_mark_cas.cpp). Every expected value is written out.
 #include "MarkTestUtil.h"
 
 #include "Mark.h"
@@ -18,32 +18,6 @@
 using namespace triage;
 using namespace triage::test;
 
-namespace {
-
-const QString kPayload = QStringLiteral("{\"ticket_id\":41,\"status\":\"OPEN\",\"amount\":12345678901234567890}");
-
-MarkRequest request(const QString &key, int to, const QString &reason = QStringLiteral("verified in upstream console"))
-{
-    MarkRequest r;
-    r.idemKey = key;
-    r.toStatus = to;
-    r.reason = reason;
-    r.operatorName = QStringLiteral("alice");
-    if (to == Success) {
-        r.snapshot = kPayload;
-        r.snapshotSource = QStringLiteral("ticket:41");
-    }
-    return r;
-}
-
-int count(const TestDatabase &db, const QString &sql)
-{
-    const QStringList v = db.adminQueryColumn(sql);
-    return v.isEmpty() ? -1 : v.first().toInt();
-}
-
-} // namespace
-
 class TestMark : public QObject {
     Q_OBJECT
 private slots:
@@ -59,22 +33,8 @@ private slots:
     void snapshotFromTicket();
     void auditActionNames_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void auditActionNames();
-    void staleViewConflict_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
-    void staleViewConflict();
     void atomicity_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void atomicity();
-    void versionColumn_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
-    void versionColumn();
-    void microsecondPrecision_data();
-    void microsecondPrecision();
-    void foundRows_data();
-    void foundRows();
-    void privileges_data();
-    void privileges();
-    void dropBetweenReadAndMark_data();
-    void dropBetweenReadAndMark();
-    void dropDuringCommitPostgres();
-    void dropDuringTransactionMariaDb();
 };
 
 void TestMark::applyAndAudit()
@@ -334,7 +294,7 @@ void TestMark::dryRunWritesNothing()
     // A conflict in a dry run: reported (exit 3 in the CLI), nothing written.
     MarkRequest conflict = request(QStringLiteral("k1"), Failed);
     conflict.dryRun = true;
-    conflict.expect = ExpectedState{Processing, QStringLiteral("2020-01-01T00:00:00.000000Z"), std::nullopt};
+    conflict.expect = ExpectedState{Processing, parseUtcMicros(QStringLiteral("2020-01-01T00:00:00.000000Z")), std::nullopt};
     const auto c = markRecord(ws, conflict).result();
     QCOMPARE(markKindName(c->kind), QStringLiteral("conflict"));
     QCOMPARE(c->auditId, 0);
@@ -350,7 +310,7 @@ void TestMark::dryRunWritesNothing()
     Workspace ro(roConfig);
     MarkRequest dry = request(QStringLiteral("k1"), Failed);
     dry.dryRun = true;
-    dry.expect = ExpectedState{seen.record->statusCode, seen.record->updatedAt, seen.record->version};
+    dry.expect = expectedStateOf(*seen.record);
     const auto d = markRecord(ro, dry).result();
     QCOMPARE(markKindName(d->kind), QStringLiteral("dry-run"));
     QCOMPARE(d->message, QStringLiteral("would mark PROCESSING → FAILED if the record still has status PROCESSING, updated_at %1")
@@ -419,48 +379,6 @@ void TestMark::auditActionNames()
     QCOMPARE(canonicalAuditAction(QStringLiteral("Mark-Failed")), QStringLiteral("mark_failed"));
 }
 
-void TestMark::staleViewConflict()
-{
-    QFETCH(QString, backend);
-    TestDatabase db(backend);
-    TRIAGE_REQUIRE_BACKEND(db);
-    Workspace ws(ticketAbsentConfig(db.config()));
-    QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
-    QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
-    const KeyDetail seen = ws.loadKeyDetail(QStringLiteral("k1")).result();
-    QVERIFY(seen.record);
-    // The reconciler settles it by its own compare-and-set.
-    QCOMPARE(db.adminExec(QStringLiteral("UPDATE idempotency_record SET status = 1, result_snapshot = '{\"by\":\"reconciler\"}', "
-                                         "updated_at = %1 WHERE idem_key = 'k1' AND status = 0")
-                              .arg(serverAgo(backend, 0))),
-             QString());
-    MarkRequest r = request(QStringLiteral("k1"), Failed);
-    r.expect = ExpectedState{seen.record->statusCode, seen.record->updatedAt, seen.record->version};
-    const auto out = markRecord(ws, r).result();
-    QCOMPARE(markKindName(out->kind), QStringLiteral("conflict"));
-    QCOMPARE(out->current->statusText, QStringLiteral("SUCCESS"));
-    QCOMPARE(*out->current->resultSnapshot, QStringLiteral("{\"by\":\"reconciler\"}"));
-    QVERIFY(!out->changedBy);
-    QVERIFY2(out->message.contains(QStringLiteral("no operator action is recorded for it")), qPrintable(out->message));
-    QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'conflict'")), 1);
-
-    // A second operator holding the same stale view sees who changed it when it was a person.
-    QCOMPARE(insertRecord(db, QStringLiteral("k2"), Processing, 3600), QString());
-    const KeyDetail k2 = ws.loadKeyDetail(QStringLiteral("k2")).result();
-    MarkRequest first = request(QStringLiteral("k2"), Failed);
-    first.operatorName = QStringLiteral("bob");
-    first.expect = ExpectedState{k2.record->statusCode, k2.record->updatedAt, k2.record->version};
-    QCOMPARE(markKindName(markRecord(ws, first).result()->kind), QStringLiteral("applied"));
-    MarkRequest second = first;
-    second.operatorName = QStringLiteral("carol");
-    second.requestId.clear();
-    const auto lost = markRecord(ws, second).result();
-    QCOMPARE(markKindName(lost->kind), QStringLiteral("conflict"));
-    QVERIFY(lost->changedBy);
-    QCOMPARE(lost->changedBy->operatorName, QStringLiteral("bob"));
-    QCOMPARE(lost->current->statusText, QStringLiteral("FAILED"));
-}
-
 void TestMark::atomicity()
 {
     QFETCH(QString, backend);
@@ -481,267 +399,6 @@ void TestMark::atomicity()
     const auto ok = markRecord(ws, request(QStringLiteral("k1"), Failed)).result();
     QVERIFY2(ok.ok(), ok.ok() ? "" : qPrintable(ok.error->message));
     QCOMPARE(markKindName(ok->kind), QStringLiteral("applied"));
-}
-
-void TestMark::versionColumn()
-{
-    QFETCH(QString, backend);
-    TestDatabase db(backend);
-    TRIAGE_REQUIRE_BACKEND(db);
-    Workspace ws(ticketAbsentConfig(db.config()));
-    QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
-    QCOMPARE(db.adminExec(QStringLiteral("ALTER TABLE idempotency_record ADD COLUMN version BIGINT DEFAULT 0")), QString());
-    QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
-    const KeyDetail seen = ws.loadKeyDetail(QStringLiteral("k1")).result();
-    QCOMPARE(seen.record->version, std::optional<qint64>(0));
-    MarkRequest wrong = request(QStringLiteral("k1"), Failed);
-    wrong.expect = ExpectedState{0, seen.record->updatedAt, 5};
-    QCOMPARE(markKindName(markRecord(ws, wrong).result()->kind), QStringLiteral("conflict"));
-    MarkRequest right = request(QStringLiteral("k1"), Failed);
-    right.expect = ExpectedState{0, seen.record->updatedAt, 0};
-    const auto out = markRecord(ws, right).result();
-    QCOMPARE(markKindName(out->kind), QStringLiteral("applied"));
-    QCOMPARE(out->current->version, std::optional<qint64>(1));
-}
-
-void TestMark::microsecondPrecision_data()
-{
-    QTest::addColumn<QString>("backend");
-    QTest::newRow("postgresql") << QStringLiteral("postgresql");
-    QTest::newRow("mysql") << QStringLiteral("mysql");
-    QTest::newRow("sqlite") << QStringLiteral("sqlite");
-}
-
-void TestMark::microsecondPrecision()
-{
-    QFETCH(QString, backend);
-    TestDatabase db(backend);
-    TRIAGE_REQUIRE_BACKEND(db);
-    Workspace ws(ticketAbsentConfig(db.config()));
-    QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
-    const QString literal = backend == QLatin1String("mysql") ? QStringLiteral("'2026-01-02 03:04:05.123456'")
-                                                               : QStringLiteral("'2026-01-02T03:04:05.123456Z'");
-    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
-                                         "expire_at) VALUES ('k1', 'ticket_create', 0, %1, %1, %1)")
-                              .arg(literal)),
-             QString());
-    const KeyDetail seen = ws.loadKeyDetail(QStringLiteral("k1")).result();
-    QCOMPARE(seen.record->updatedAt, QStringLiteral("2026-01-02T03:04:05.123456Z"));
-    MarkRequest ms = request(QStringLiteral("k1"), Failed);
-    ms.expect = ExpectedState{0, QStringLiteral("2026-01-02T03:04:05.123000Z"), std::nullopt}; // what QDateTime would keep
-    QCOMPARE(markKindName(markRecord(ws, ms).result()->kind), QStringLiteral("conflict"));
-    MarkRequest exact = request(QStringLiteral("k1"), Failed);
-    exact.expect = ExpectedState{0, QStringLiteral("2026-01-02T03:04:05.123456Z"), std::nullopt};
-    QCOMPARE(markKindName(markRecord(ws, exact).result()->kind), QStringLiteral("applied"));
-}
-
-void TestMark::foundRows_data()
-{
-    QTest::addColumn<QString>("flag");
-    QTest::newRow("CLIENT_FOUND_ROWS on") << QStringLiteral("1");
-    QTest::newRow("CLIENT_FOUND_ROWS off") << QStringLiteral("0");
-}
-
-void TestMark::foundRows()
-{
-    QFETCH(QString, flag);
-    TestDatabase db(QStringLiteral("mysql"));
-    TRIAGE_REQUIRE_BACKEND(db);
-    WorkspaceConfig c;
-    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-        c.setProfile(*ConnectionProfile::fromUrl(db.url() + QStringLiteral("?client_found_rows=") + flag, role, nullptr));
-    Workspace ws(ticketAbsentConfig(c));
-    QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
-    QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
-    const KeyDetail seen = ws.loadKeyDetail(QStringLiteral("k1")).result();
-    MarkRequest r = request(QStringLiteral("k1"), Failed);
-    r.expect = ExpectedState{0, seen.record->updatedAt, std::nullopt};
-    QCOMPARE(markKindName(markRecord(ws, r).result()->kind), QStringLiteral("applied"));
-    r.requestId.clear();
-    QCOMPARE(markKindName(markRecord(ws, r).result()->kind), QStringLiteral("conflict"));
-    QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'applied'")), 1);
-}
-
-void TestMark::privileges_data()
-{
-    QTest::addColumn<QString>("backend");
-    QTest::newRow("postgresql") << QStringLiteral("postgresql");
-    QTest::newRow("mysql") << QStringLiteral("mysql");
-}
-
-void TestMark::privileges()
-{
-    QFETCH(QString, backend);
-    TestDatabase db(backend);
-    TRIAGE_REQUIRE_BACKEND(db);
-    {
-        Workspace admin(db.config());
-        QVERIFY(admin.initSchema(SchemaOptions{}).result().ok());
-    }
-    QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
-    const QString user = QStringLiteral("ro_%1").arg(QCoreApplication::applicationPid());
-    const bool pg = backend == QLatin1String("postgresql");
-    if (pg) {
-        db.adminExec(QStringLiteral("DROP ROLE IF EXISTS %1").arg(user));
-        QCOMPARE(db.adminExec(QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD 'ropw'").arg(user)), QString());
-        QCOMPARE(db.adminExec(QStringLiteral("GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO %1").arg(user)), QString());
-        QCOMPARE(db.adminExec(QStringLiteral("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO %1").arg(user)), QString());
-    } else {
-        const QString dbName = QUrl(db.url()).path().mid(1);
-        db.adminExec(QStringLiteral("DROP USER IF EXISTS '%1'@'%'").arg(user));
-        QCOMPARE(db.adminExec(QStringLiteral("CREATE USER '%1'@'%' IDENTIFIED BY 'ropw'").arg(user)), QString());
-        QCOMPARE(db.adminExec(QStringLiteral("GRANT SELECT, INSERT ON %1.* TO '%2'@'%'").arg(dbName, user)), QString());
-    }
-    QUrl u(db.url());
-    u.setUserName(user);
-    WorkspaceConfig c;
-    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-        c.setProfile(*ConnectionProfile::fromUrl(u.toString(), role, nullptr));
-    qputenv("TRIAGE_IDEMPOTENCY_DB_PASSWORD", "ropw");
-    qputenv("TRIAGE_INTENT_DB_PASSWORD", "ropw");
-    qputenv("TRIAGE_TICKET_DB_PASSWORD", "ropw");
-    {
-        Workspace ws(ticketAbsentConfig(c));
-        const auto out = markRecord(ws, request(QStringLiteral("k1"), Failed)).result();
-        QVERIFY(!out.ok());
-        QCOMPARE(int(out.error->kind), int(DbError::Kind::Privilege));
-        QVERIFY2(out.error->message.contains(QStringLiteral("lacks the privilege")), qPrintable(out.error->message));
-        QVERIFY2(out.error->message.contains(user), qPrintable(out.error->message));
-    }
-    qunsetenv("TRIAGE_IDEMPOTENCY_DB_PASSWORD");
-    qunsetenv("TRIAGE_INTENT_DB_PASSWORD");
-    qunsetenv("TRIAGE_TICKET_DB_PASSWORD");
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("0")});
-    if (pg) {
-        db.adminExec(QStringLiteral("REVOKE ALL ON ALL TABLES IN SCHEMA public FROM %1").arg(user));
-        db.adminExec(QStringLiteral("REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM %1").arg(user));
-        db.adminExec(QStringLiteral("DROP ROLE IF EXISTS %1").arg(user));
-    } else {
-        db.adminExec(QStringLiteral("DROP USER IF EXISTS '%1'@'%'").arg(user));
-    }
-}
-
-void TestMark::dropBetweenReadAndMark_data()
-{
-    QTest::addColumn<QString>("backend");
-    QTest::newRow("postgresql") << QStringLiteral("postgresql");
-    QTest::newRow("mysql") << QStringLiteral("mysql");
-}
-
-static QString killOthers(const TestDatabase &db)
-{
-    const QString dbName = QUrl(db.url()).path().mid(1);
-    if (db.backend() == QLatin1String("postgresql"))
-        return db.adminExec(QStringLiteral("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%1' "
-                                           "AND pid <> pg_backend_pid()")
-                                .arg(dbName));
-    const QStringList ids = db.adminQueryColumn(
-        QStringLiteral("SELECT id FROM information_schema.processlist WHERE db = '%1' AND id <> CONNECTION_ID()").arg(dbName));
-    for (const QString &id : ids)
-        db.adminExec(QStringLiteral("KILL %1").arg(id));
-    return {};
-}
-
-void TestMark::dropBetweenReadAndMark()
-{
-    QFETCH(QString, backend);
-    TestDatabase db(backend);
-    TRIAGE_REQUIRE_BACKEND(db);
-    Workspace ws(ticketAbsentConfig(db.config()));
-    QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
-    QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
-    const KeyDetail seen = ws.loadKeyDetail(QStringLiteral("k1")).result();
-    QSignalSpy events(&ws, &Workspace::connectionEvent);
-    QVERIFY(events.isValid());
-    QCOMPARE(killOthers(db), QString());
-    MarkRequest r = request(QStringLiteral("k1"), Failed);
-    r.expect = ExpectedState{seen.record->statusCode, seen.record->updatedAt, seen.record->version};
-    const auto out = markRecord(ws, r).result();
-    QVERIFY2(out.ok(), out.ok() ? "" : qPrintable(out.error->message));
-    QCOMPARE(markKindName(out->kind), QStringLiteral("applied"));
-    QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'applied'")), 1);
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("2")});
-    QTRY_VERIFY(events.size() >= 2); // the drop and the re-open were announced
-}
-
-void TestMark::dropDuringCommitPostgres()
-{
-    TestDatabase db(QStringLiteral("postgresql"));
-    TRIAGE_REQUIRE_BACKEND(db);
-    Workspace ws(ticketAbsentConfig(db.config()));
-    QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
-    QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
-    // A deferred constraint trigger runs at COMMIT and kills its own backend: the COMMIT's
-    // reply never arrives and the transaction is lost.
-    QCOMPARE(db.adminExec(QStringLiteral("CREATE FUNCTION die_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-                                         "PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$")),
-             QString());
-    QCOMPARE(db.adminExec(QStringLiteral("CREATE CONSTRAINT TRIGGER die AFTER INSERT ON triage_audit DEFERRABLE INITIALLY "
-                                         "DEFERRED FOR EACH ROW WHEN (NEW.outcome = 'applied') EXECUTE FUNCTION die_at_commit()")),
-             QString());
-    const auto out = markRecord(ws, request(QStringLiteral("k1"), Failed)).result();
-    QVERIFY(out.ok());
-    QCOMPARE(markKindName(out->kind), QStringLiteral("error"));
-    QVERIFY2(out->message.startsWith(QStringLiteral("not applied: the COMMIT failed")), qPrintable(out->message));
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("0")});
-    QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit")), 0);
-    // Once the fault is gone, a new attempt applies exactly once.
-    QCOMPARE(db.adminExec(QStringLiteral("DROP TRIGGER die ON triage_audit")), QString());
-    const auto again = markRecord(ws, request(QStringLiteral("k1"), Failed)).result();
-    QCOMPARE(markKindName(again->kind), QStringLiteral("applied"));
-    QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'applied'")), 1);
-}
-
-void TestMark::dropDuringTransactionMariaDb()
-{
-    TestDatabase db(QStringLiteral("mysql"));
-    TRIAGE_REQUIRE_BACKEND(db);
-    Workspace ws(ticketAbsentConfig(db.config()));
-    QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
-    QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
-    // The audit insert holds the transaction open for 2 s; the connection is killed then.
-    QCOMPARE(db.adminExec(QStringLiteral("CREATE TRIGGER slow_audit BEFORE INSERT ON triage_audit FOR EACH ROW "
-                                         "SET @slept = SLEEP(2)")),
-             QString());
-    const QString dbName = QUrl(db.url()).path().mid(1);
-    std::atomic<bool> killed{false};
-    std::thread killer([&]() {
-        // Wait until the mark's connection is inside the audit insert, then kill it once.
-        TestDatabase *unused = nullptr;
-        Q_UNUSED(unused);
-        for (int i = 0; i < 100 && !killed; ++i) {
-            QThread::msleep(100);
-            const QString name = QStringLiteral("killer");
-            {
-                QSqlDatabase k = QSqlDatabase::addDatabase(QStringLiteral("QMYSQL"), name);
-                const QUrl u(qEnvironmentVariable("TRIAGE_TEST_MYSQL_URL"));
-                k.setHostName(u.host());
-                k.setPort(u.port(3306));
-                k.setUserName(u.userName());
-                k.setPassword(qEnvironmentVariable("TRIAGE_TEST_MYSQL_PASSWORD"));
-                if (k.open()) {
-                    QSqlQuery q(k);
-                    q.exec(QStringLiteral("SELECT id FROM information_schema.processlist WHERE db = '%1' AND "
-                                          "(state = 'User sleep' OR info LIKE '%triage_audit%')")
-                               .arg(dbName));
-                    if (q.next()) {
-                        QSqlQuery(k).exec(QStringLiteral("KILL %1").arg(q.value(0).toString()));
-                        killed = true;
-                    }
-                }
-                k.close();
-            }
-            QSqlDatabase::removeDatabase(name);
-        }
-    });
-    const auto out = markRecord(ws, request(QStringLiteral("k1"), Failed)).result();
-    killer.join();
-    QVERIFY(killed);
-    QVERIFY2(out.ok(), out.ok() ? "" : qPrintable(out.error->message));
-    // Killed before COMMIT: nothing was applied then; the retry on a new connection applied it once.
-    QCOMPARE(markKindName(out->kind), QStringLiteral("applied"));
-    QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'applied'")), 1);
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("2")});
 }
 
 QTEST_GUILESS_MAIN(TestMark)

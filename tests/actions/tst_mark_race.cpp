@@ -71,7 +71,7 @@ void TestMarkRace::race()
             r.idemKey = key;
             r.toStatus = Failed;
             r.reason = QStringLiteral("race test: eight operators");
-            r.expect = ExpectedState{d.record->statusCode, d.record->updatedAt, d.record->version};
+            r.expect = expectedStateOf(*d.record);
             requests.append(r);
         }
     }
@@ -113,7 +113,7 @@ void TestMarkRace::race()
                                                "updated_at = UTC_TIMESTAMP(6) WHERE idem_key = :k AND status = 0 AND "
                                                "updated_at = CAST(:u AS DATETIME(6))"));
                 q.bindValue(QStringLiteral(":k"), req.idemKey);
-                QString u = req.expect->updatedAt;
+                QString u = formatUtcMicros(*req.expect->updatedAt);
                 if (backend == QLatin1String("mysql"))
                     u = u.left(10) + QLatin1Char(' ') + u.mid(11, 15);
                 q.bindValue(QStringLiteral(":u"), u);

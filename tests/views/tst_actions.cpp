@@ -218,7 +218,7 @@ private slots:
         QCOMPARE(req.snapshot, ticket.payload);
         QCOMPARE(req.snapshotSource, QStringLiteral("ticket:%1").arg(ticket.id));
         QVERIFY(req.expect);
-        QCOMPARE(req.expect->updatedAt, detail->detail().record->updatedAt);
+        QCOMPARE(req.expect->updatedAt, parseUtcMicros(detail->detail().record->updatedAt));
         QCOMPARE(req.expect->status, std::optional<qint64>(0));
         TRIAGE_VERIFY_SHOT(saveShot(dialog, QStringLiteral("mark-dialog-%1.png").arg(backend)));
 
