@@ -1,5 +1,6 @@
 #include "Compensation.h"
 
+#include "ColumnText.h"
 #include "Audit.h"
 #include "CanonicalTicket.h"
 #include "DemoData.h"
@@ -178,13 +179,6 @@ std::optional<CompensationHttpRequest> CompensationHttpRequest::fromJson(const Q
 
 namespace {
 
-NullableText nullableText(const QVariant &v)
-{
-    if (v.isNull())
-        return std::nullopt;
-    return v.typeId() == QMetaType::QByteArray ? QString::fromUtf8(v.toByteArray()) : v.toString();
-}
-
 QString columns(const SqlDialect &d)
 {
     return QStringLiteral("id, comp_key, source_key, biz_type, action, target, request, status, attempts, operator, "
@@ -201,15 +195,15 @@ CompensationRow rowFrom(const QSqlQuery &q)
     r.bizType = q.value(3).toString();
     r.action = q.value(4).toString();
     r.target = q.value(5).toString();
-    r.request = nullableText(q.value(6)).value_or(QString());
+    r.request = columnText(q.value(6)).value_or(QString());
     r.status = q.value(7).toString();
     r.attempts = q.value(8).toInt();
     r.operatorName = q.value(9).toString();
-    r.reason = nullableText(q.value(10)).value_or(QString());
+    r.reason = columnText(q.value(10)).value_or(QString());
     r.createdAt = canonicalTimeText(q.value(11));
     r.updatedAt = canonicalTimeText(q.value(12));
-    r.lastError = nullableText(q.value(13));
-    r.response = nullableText(q.value(14));
+    r.lastError = columnText(q.value(13));
+    r.response = columnText(q.value(14));
     return r;
 }
 
@@ -382,8 +376,8 @@ QVector<CompensationAttemptRow> attempts(DbSession &session, const QString &comp
         if (!q.value(4).isNull())
             a.httpStatus = q.value(4).toInt();
         a.classification = q.value(5).toString();
-        a.responsePreview = nullableText(q.value(6));
-        a.error = nullableText(q.value(7));
+        a.responsePreview = columnText(q.value(6));
+        a.error = columnText(q.value(7));
         rows.append(a);
     }
     return rows;

@@ -1,5 +1,6 @@
 #include "Duplicates.h"
 
+#include "ColumnText.h"
 #include "JsonText.h"
 #include "RecordStatus.h"
 #include "Workspace.h"
@@ -29,11 +30,6 @@ QString inconsistencyKindName(DuplicateInconsistency::Kind k)
 
 namespace {
 
-QString text(const QVariant &v)
-{
-    return v.typeId() == QMetaType::QByteArray ? QString::fromUtf8(v.toByteArray()) : v.toString();
-}
-
 /// "IN (:p0, :p1, …)" for `values`.
 QString inList(SqlBuilder &b, const QStringList &values)
 {
@@ -52,7 +48,7 @@ QHash<QString, QString> recordStatuses(DbSession &s, const QStringList &keys)
     SqlBuilder b;
     QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, status FROM idempotency_record WHERE idem_key IN %1").arg(inList(b, keys)), b);
     while (q.next())
-        out.insert(text(q.value(0)), recordStatusText(q.value(1)));
+        out.insert(columnText(q.value(0)).value_or(QString()), recordStatusText(q.value(1)));
     return out;
 }
 
@@ -128,7 +124,7 @@ QVector<DuplicateGroup> readWindow(DbSession &s, const DuplicateFilter &f, UtcMi
     QVector<DuplicateGroup> out;
     while (q.next()) {
         DuplicateGroup g;
-        g.idemKey = text(q.value(0));
+        g.idemKey = columnText(q.value(0)).value_or(QString());
         g.size = q.value(1).toInt();
         g.live = q.value(2).toInt();
         g.firstCreatedAt = canonicalTimeText(q.value(3));
@@ -151,7 +147,7 @@ void fillTenants(DbSession &s, QVector<DuplicateGroup> &groups)
     QSqlQuery tq = s.exec(QStringLiteral("SELECT DISTINCT idem_key, tenant_id FROM ticket WHERE idem_key IN %1").arg(inList(t, keys)), t);
     QHash<QString, QStringList> tenants;
     while (tq.next())
-        tenants[text(tq.value(0))] << (tq.value(1).isNull() ? QStringLiteral("NULL") : text(tq.value(1)));
+        tenants[columnText(tq.value(0)).value_or(QString())] << columnText(tq.value(1)).value_or(QStringLiteral("NULL"));
     for (DuplicateGroup &g : groups) {
         g.tenants = tenants.value(g.idemKey);
         g.tenants.sort();
@@ -348,8 +344,8 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                                  b);
                             QVector<Rec> out;
                             while (q.next())
-                                out.append({q.value(0).toLongLong(), text(q.value(1)), recordStatusText(q.value(2)),
-                                            q.value(3).isNull() ? NullableText() : NullableText(text(q.value(3)))});
+                                out.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), recordStatusText(q.value(2)),
+                                            columnText(q.value(3))});
                             return out;
                         })
                         .result();
@@ -382,7 +378,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                                             .arg(inList(b, unsettledKeys)),
                                                         b);
                                    while (q.next())
-                                       out.byUnsettledKey.append({q.value(0).toLongLong(), text(q.value(1)), {}, {}, true});
+                                       out.byUnsettledKey.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), {}, {}, true});
                                }
                                if (!namedIds.isEmpty()) {
                                    SqlBuilder b;
@@ -393,7 +389,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                                             .arg(ps.join(QStringLiteral(", "))),
                                                         b);
                                    while (q.next())
-                                       out.named.append({q.value(0).toLongLong(), text(q.value(1)), text(q.value(2)), text(q.value(3)),
+                                       out.named.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), columnText(q.value(2)).value_or(QString()), columnText(q.value(3)).value_or(QString()),
                                                          q.value(2).isNull()});
                                }
                                return out;
@@ -477,8 +473,8 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
                 break;
             }
             RegeneratedKeyStep st;
-            st.taskId = text(q.value(0));
-            st.stepId = text(q.value(1));
+            st.taskId = columnText(q.value(0)).value_or(QString());
+            st.stepId = columnText(q.value(1)).value_or(QString());
             st.attempts = q.value(2).toInt();
             page.steps.append(st);
         }
@@ -495,8 +491,8 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
                               k);
         std::map<std::pair<QString, QString>, QStringList> keys;
         while (kq.next()) {
-            QStringList &l = keys[{text(kq.value(0)), text(kq.value(1))}];
-            const QString key = text(kq.value(2));
+            QStringList &l = keys[{columnText(kq.value(0)).value_or(QString()), columnText(kq.value(1)).value_or(QString())}];
+            const QString key = columnText(kq.value(2)).value_or(QString());
             if (!kq.value(2).isNull() && !l.contains(key))
                 l << key;
         }
