@@ -207,12 +207,6 @@ CompensationRow rowFrom(const QSqlQuery &q)
     return r;
 }
 
-bool isUniqueViolation(const DbError &e)
-{
-    return e.nativeCode == QLatin1String("23505") || e.nativeCode == QLatin1String("1062")
-        || e.nativeCode == QLatin1String("2067") || e.nativeCode == QLatin1String("1555");
-}
-
 /// Inserts the intent row in its own transaction. Throws DbException.
 CompensationRow insertIntent(DbSession &s, const CompensationRow &r)
 {

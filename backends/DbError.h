@@ -66,4 +66,33 @@ struct Outcome {
 /// Placeholder value for jobs that return nothing.
 struct Done {};
 
+/// True when `e` is a unique-constraint violation: PostgreSQL SQLSTATE 23505, MySQL/MariaDB
+/// errno 1062 (ER_DUP_ENTRY), SQLite extended codes 2067 (SQLITE_CONSTRAINT_UNIQUE) and 1555
+/// (SQLITE_CONSTRAINT_PRIMARYKEY).
+inline bool isUniqueViolation(const DbError &e)
+{
+    return e.nativeCode == QLatin1String("23505") || e.nativeCode == QLatin1String("1062")
+        || e.nativeCode == QLatin1String("2067") || e.nativeCode == QLatin1String("1555");
+}
+
+/// The error of a job cancelled by the operator: kind Cancelled, message
+/// "<store>: query cancelled by the operator" (store = roleTitle(role)).
+inline DbError operatorCancelledError(DbRole role, const QString &nativeCode = {})
+{
+    return {role, DbError::Kind::Cancelled, QStringLiteral("%1: query cancelled by the operator").arg(roleTitle(role)),
+            nativeCode};
+}
+
+/// The error of a statement stopped by the server's statement timeout: kind
+/// StatementTimeout, message "<store>: query stopped by the server after the statement
+/// timeout of <limitMs> ms", or "… after the server's statement timeout" when `limitMs` <= 0
+/// (unknown). The limit comes from the URL's `statement_timeout` or the server's setting.
+inline DbError statementTimeoutError(DbRole role, qint64 limitMs, const QString &nativeCode = {})
+{
+    const QString limit = limitMs > 0 ? QStringLiteral("the statement timeout of %1 ms").arg(limitMs)
+                                      : QStringLiteral("the server's statement timeout");
+    return {role, DbError::Kind::StatementTimeout,
+            QStringLiteral("%1: query stopped by the server after %2").arg(roleTitle(role), limit), nativeCode};
+}
+
 } // namespace triage

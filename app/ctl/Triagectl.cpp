@@ -81,14 +81,6 @@ QString withLocal(const QString &utc)
     return t ? QStringLiteral("%1  (local %2)").arg(utc, formatLocal(*t)) : utc;
 }
 
-/// True for a unique-key violation (PostgreSQL 23505, MySQL/MariaDB 1062, SQLite 2067/1555).
-bool isUniqueViolation(const DbError &e)
-{
-    static const QStringList codes = {QStringLiteral("23505"), QStringLiteral("1062"), QStringLiteral("2067"),
-                                      QStringLiteral("1555")};
-    return codes.contains(e.nativeCode);
-}
-
 /// Only the console's stderr sink is lowered: the log file still gets every warning.
 void quietConsoleLog()
 {
