@@ -1,7 +1,7 @@
 #include "Workspace.h"
 
 #include "CanonicalTicket.h"
-#include "Compensation.h"
+#include "CompensationSql.h"
 
 #include "Log.h"
 #include "RecordStatus.h"
