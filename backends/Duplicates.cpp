@@ -10,7 +10,7 @@
 #include <QJsonObject>
 #include <QElapsedTimer>
 #include <QSet>
-#include <QtConcurrent/QtConcurrentRun>
+#include <QThreadPool>
 
 #include <algorithm>
 #include <map>
@@ -295,27 +295,29 @@ QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const
     Workspace *ws = &workspace;
     if (statementMs <= 0)
         statementMs = kWindowStatementMs;
-    return QtConcurrent::run(workspace.mergePool(), [ws, filter, cursor, limit, budgetMs, statementMs]() -> Outcome<DuplicatePage> {
-        auto page = ws->worker(DbRole::Ticket)
-                        .run<DuplicatePage>([=](DbSession &s) {
-                            return readGroups(s, filter, cursor, std::max(1, limit), budgetMs, statementMs);
-                        })
-                        .result();
-        if (!page.ok())
-            return page;
-        QStringList keys;
-        for (const DuplicateGroup &g : page->groups)
-            keys << g.idemKey;
-        auto statuses = ws->worker(DbRole::Idempotency)
-                            .run<QHash<QString, QString>>([keys](DbSession &s) { return recordStatuses(s, keys); })
-                            .result();
-        if (!statuses.ok())
-            return Outcome<DuplicatePage>::failure(*statuses.error);
-        DuplicatePage out = *page.value;
-        for (DuplicateGroup &g : out.groups)
-            g.recordStatus = statuses->value(g.idemKey, QStringLiteral("NONE"));
-        return Outcome<DuplicatePage>::success(out);
+    auto page = ws->worker(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
+        return readGroups(s, filter, cursor, std::max(1, limit), budgetMs, statementMs);
     });
+    return page
+        .then(QtFuture::Launch::Sync,
+              [ws](const Outcome<DuplicatePage> &page) -> QFuture<Outcome<DuplicatePage>> {
+                  if (!page.ok())
+                      return QtFuture::makeReadyFuture(page);
+                  QStringList keys;
+                  for (const DuplicateGroup &g : page->groups)
+                      keys << g.idemKey;
+                  auto statuses = ws->worker(DbRole::Idempotency).run<QHash<QString, QString>>([keys](DbSession &s) {
+                      return recordStatuses(s, keys);
+                  });
+                  return statuses.then(QtFuture::Launch::Sync, [out = *page.value](const Outcome<QHash<QString, QString>> &statuses) mutable {
+                      if (!statuses.ok())
+                          return Outcome<DuplicatePage>::failure(*statuses.error);
+                      for (DuplicateGroup &g : out.groups)
+                          g.recordStatus = statuses->value(g.idemKey, QStringLiteral("NONE"));
+                      return Outcome<DuplicatePage>::success(out);
+                  });
+              })
+        .unwrap();
 }
 
 QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, qint64 afterRecordId, int limit,
@@ -327,9 +329,8 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         QString key, status;
         NullableText snapshot;
     };
-    return QtConcurrent::run(workspace.mergePool(), [ws, afterRecordId, limit, keySubstring]() -> Outcome<InconsistencyPage> {
-        const int n = std::max(1, limit);
-        auto recs = ws->worker(DbRole::Idempotency)
+    const int n = std::max(1, limit);
+    auto records = ws->worker(DbRole::Idempotency)
                         .run<QVector<Rec>>([=](DbSession &s) {
                             SqlBuilder b;
                             QString where = QStringLiteral("status IN (%1, %2, %3) AND id > %4")
@@ -347,10 +348,11 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                 out.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), recordStatusText(q.value(2)),
                                             columnText(q.value(3))});
                             return out;
-                        })
-                        .result();
+                        });
+    QThreadPool *pool = workspace.mergePool();
+    return records.then(QtFuture::Launch::Sync, [ws, n, pool](const Outcome<QVector<Rec>> &recs) -> QFuture<Outcome<InconsistencyPage>> {
         if (!recs.ok())
-            return Outcome<InconsistencyPage>::failure(*recs.error);
+            return QtFuture::makeReadyFuture(Outcome<InconsistencyPage>::failure(*recs.error));
         QStringList unsettledKeys;
         QVector<qint64> namedIds;
         for (const Rec &r : *recs.value) {
@@ -393,8 +395,9 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                                          q.value(2).isNull()});
                                }
                                return out;
-                           })
-                           .result();
+                           });
+        // Comparing snapshots with payloads parses JSON: on the merge pool, not a worker thread.
+        return tickets.then(pool, [recs, n](const Outcome<Tickets> &tickets) {
         if (!tickets.ok())
             return Outcome<InconsistencyPage>::failure(*tickets.error);
         QHash<QString, QVector<qint64>> byKey;
@@ -444,7 +447,8 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         if (recs->size() == n)
             page.nextRecordId = recs->constLast().id;
         return Outcome<InconsistencyPage>::success(page);
-    });
+        });
+    }).unwrap();
 }
 
 QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, const std::optional<RegeneratedCursor> &cursor,
@@ -505,32 +509,35 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
 QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey)
 {
     Workspace *ws = &workspace;
-    return QtConcurrent::run(workspace.mergePool(), [ws, idemKey]() -> Outcome<DuplicateGroupDetail> {
-        const WorkspaceConfig config = ws->config();
-        auto tickets = ws->worker(DbRole::Ticket)
-                           .run<QVector<TicketRow>>([idemKey](DbSession &s) { return detail_sql::readTickets(s, idemKey); })
-                           .result();
-        if (!tickets.ok())
-            return Outcome<DuplicateGroupDetail>::failure(*tickets.error);
-        auto record = ws->worker(DbRole::Idempotency)
-                          .run<std::optional<RecordDetail>>([config, idemKey](DbSession &s) {
-                              return detail_sql::readRecord(s, config, idemKey);
-                          })
-                          .result();
-        if (!record.ok())
-            return Outcome<DuplicateGroupDetail>::failure(*record.error);
-        DuplicateGroupDetail d;
-        d.idemKey = idemKey;
-        d.tickets = *tickets.value;
-        d.record = *record.value;
-        d.payloadDiff = payloadDifferences(d.tickets);
-        d.canonicalTicketId = proposeCanonical(d.tickets, d.record, &d.canonicalReason);
-        d.keyReuseFields = keyReuseFields(d.tickets);
-        d.inconsistency = (d.record ? canonicalTicket(d.tickets, d.record->statusText, d.record->resultSnapshot)
-                                    : canonicalTicket(d.tickets, QString(), std::nullopt))
-                              .inconsistency;
-        return Outcome<DuplicateGroupDetail>::success(d);
+    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([idemKey](DbSession &s) {
+        return detail_sql::readTickets(s, idemKey);
     });
+    return tickets
+        .then(QtFuture::Launch::Sync,
+              [ws, idemKey](const Outcome<QVector<TicketRow>> &tickets) -> QFuture<Outcome<DuplicateGroupDetail>> {
+                  if (!tickets.ok())
+                      return QtFuture::makeReadyFuture(Outcome<DuplicateGroupDetail>::failure(*tickets.error));
+                  const WorkspaceConfig config = ws->config();
+                  auto record = ws->worker(DbRole::Idempotency).run<std::optional<RecordDetail>>([config, idemKey](DbSession &s) {
+                      return detail_sql::readRecord(s, config, idemKey);
+                  });
+                  return record.then(QtFuture::Launch::Sync, [idemKey, rows = *tickets.value](const Outcome<std::optional<RecordDetail>> &record) {
+                      if (!record.ok())
+                          return Outcome<DuplicateGroupDetail>::failure(*record.error);
+                      DuplicateGroupDetail d;
+                      d.idemKey = idemKey;
+                      d.tickets = rows;
+                      d.record = *record.value;
+                      d.payloadDiff = payloadDifferences(d.tickets);
+                      d.canonicalTicketId = proposeCanonical(d.tickets, d.record, &d.canonicalReason);
+                      d.keyReuseFields = keyReuseFields(d.tickets);
+                      d.inconsistency = (d.record ? canonicalTicket(d.tickets, d.record->statusText, d.record->resultSnapshot)
+                                                  : canonicalTicket(d.tickets, QString(), std::nullopt))
+                                            .inconsistency;
+                      return Outcome<DuplicateGroupDetail>::success(d);
+                  });
+              })
+        .unwrap();
 }
 
 } // namespace triage

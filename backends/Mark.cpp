@@ -684,10 +684,8 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
         addTicketRows(*w, requests, evidence);
         const WorkspaceConfig config = w->config();
         // Extra connections for large runs; the workspace's own worker takes a share too.
-        std::vector<std::unique_ptr<DbWorker>> extra;
-        const int extraCount = requests.size() >= 200 ? 4 : 0;
-        for (int i = 0; i < extraCount; ++i)
-            extra.push_back(std::make_unique<DbWorker>(config.profile(DbRole::Idempotency)));
+        WorkerPool &extra = w->bulkWorkers(DbRole::Idempotency);
+        const int extraCount = requests.size() >= 200 ? extra.size() : 0;
         // One job (and one transaction) per record; queue them all, then collect in order.
         QVector<QFuture<Outcome<MarkResult>>> pending;
         pending.reserve(requests.size());
@@ -695,8 +693,8 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
             MarkRequest r = requests[i];
             r.readBack = false;
             const MarkEvidence ev = evidence.value(r.idemKey);
-            DbWorker &worker = extra.empty() || i % (extraCount + 1) == 0 ? w->worker(DbRole::Idempotency)
-                                                                          : *extra[i % (extraCount + 1) - 1];
+            DbWorker &worker = extraCount == 0 || i % (extraCount + 1) == 0 ? w->worker(DbRole::Idempotency)
+                                                                             : extra.at(i % (extraCount + 1) - 1);
             pending.append(worker.run<MarkResult>([=](DbSession &s) { return mark_sql::apply(s, config, r, ev); }));
         }
         for (auto &f : pending)
