@@ -109,13 +109,7 @@ QVector<AuditEntry> read(DbSession &session, const AuditQuery &query)
         where << QStringLiteral("idem_key = %1").arg(b.bind(query.idemKey));
     if (query.since)
         where << QStringLiteral("at >= %1").arg(d.timeParam(b.bind(d.bindTime(*query.since))));
-    QString sql = QStringLiteral("SELECT %1 FROM triage_audit").arg(columns(d));
-    if (!where.isEmpty())
-        sql += QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND "));
-    sql += QStringLiteral(" ORDER BY at, id");
-    if (query.limit > 0)
-        sql += QStringLiteral(" LIMIT ") + b.bind(query.limit);
-    QSqlQuery q = session.exec(sql, b);
+    QSqlQuery q = session.exec(selectSql(b, columns(d), QStringLiteral("triage_audit"), where, QStringLiteral("at, id"), query.limit), b);
     QVector<AuditEntry> rows;
     while (q.next())
         rows.append(fromQuery(q));

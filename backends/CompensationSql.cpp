@@ -54,13 +54,9 @@ QVector<CompensationRow> read(DbSession &session, const CompensationQuery &query
         where << QStringLiteral("status = %1").arg(b.bind(compensationStatusName(*query.status)));
     if (!query.sourceKey.isEmpty())
         where << QStringLiteral("source_key = %1").arg(b.bind(query.sourceKey));
-    QString sql = QStringLiteral("SELECT %1 FROM triage_compensation").arg(columns(session.dialect()));
-    if (!where.isEmpty())
-        sql += QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND "));
-    sql += QStringLiteral(" ORDER BY created_at, id");
-    if (query.limit > 0)
-        sql += QStringLiteral(" LIMIT %1").arg(b.bind(query.limit));
-    QSqlQuery q = session.exec(sql, b);
+    QSqlQuery q = session.exec(selectSql(b, columns(session.dialect()), QStringLiteral("triage_compensation"), where,
+                                         QStringLiteral("created_at, id"), query.limit),
+                               b);
     QVector<CompensationRow> rows;
     while (q.next())
         rows.append(rowFrom(q));
