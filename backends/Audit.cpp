@@ -1,5 +1,7 @@
 #include "Audit.h"
 
+#include "ColumnText.h"
+
 #include <QSqlQuery>
 #include <QSysInfo>
 #include <QUuid>
@@ -9,11 +11,6 @@
 namespace triage {
 
 namespace {
-
-QString nullable(const QVariant &v)
-{
-    return v.isNull() ? QString() : v.toString();
-}
 
 QVariant textOrNull(const QString &s)
 {
@@ -34,16 +31,16 @@ AuditEntry fromQuery(const QSqlQuery &q)
     e.requestId = q.value(1).toString();
     e.at = canonicalTimeText(q.value(2));
     e.operatorName = q.value(3).toString();
-    e.dbUser = nullable(q.value(4));
-    e.host = nullable(q.value(5));
+    e.dbUser = columnText(q.value(4)).value_or(QString());
+    e.host = columnText(q.value(5)).value_or(QString());
     e.action = canonicalAuditAction(q.value(6).toString());
     e.idemKey = q.value(7).toString();
-    e.fromState = nullable(q.value(8));
-    e.toState = nullable(q.value(9));
+    e.fromState = columnText(q.value(8)).value_or(QString());
+    e.toState = columnText(q.value(9)).value_or(QString());
     e.reason = q.value(10).toString();
-    e.evidence = nullable(q.value(11));
+    e.evidence = columnText(q.value(11)).value_or(QString());
     e.outcome = q.value(12).toString();
-    e.detail = nullable(q.value(13));
+    e.detail = columnText(q.value(13)).value_or(QString());
     return e;
 }
 
@@ -131,13 +128,7 @@ QVector<AuditEntry> read(DbSession &session, const AuditQuery &query)
         where << QStringLiteral("idem_key = %1").arg(b.bind(query.idemKey));
     if (query.since)
         where << QStringLiteral("at >= %1").arg(d.timeParam(b.bind(d.bindTime(*query.since))));
-    QString sql = QStringLiteral("SELECT %1 FROM triage_audit").arg(columns(d));
-    if (!where.isEmpty())
-        sql += QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND "));
-    sql += QStringLiteral(" ORDER BY at, id");
-    if (query.limit > 0)
-        sql += QStringLiteral(" LIMIT ") + b.bind(query.limit);
-    QSqlQuery q = session.exec(sql, b);
+    QSqlQuery q = session.exec(selectSql(b, columns(d), QStringLiteral("triage_audit"), where, QStringLiteral("at, id"), query.limit), b);
     QVector<AuditEntry> rows;
     while (q.next())
         rows.append(fromQuery(q));

@@ -1,8 +1,13 @@
 #pragma once
 
+#include "Audit.h"
 #include "CompensationConfig.h"
+#include "CompensationKeys.h"
+#include "CompensationPlan.h"
+#include "CompensationReply.h"
 #include "CompensationRow.h"
-#include "DbSession.h"
+#include "CompensationSql.h"
+#include "DbWorker.h"
 #include "KeyDetail.h"
 #include "MarkRules.h"
 
@@ -20,76 +25,8 @@
 
 namespace triage {
 
+class CompensationHttp;
 class Workspace;
-
-/// Longest compensation key (the idempotency key columns are VARCHAR(64)).
-constexpr int kMaxCompensationKeyLength = 64;
-
-/// The deterministic compensation key (DESIGN.md §1): `comp:<action>:<ticket_id>:<source key>`.
-/// A key shorter than 64 characters is used as is; a longer one (or one of exactly 64) becomes
-/// its first 47 characters, ':' and the first 16 hex digits of the SHA-256 of the full text,
-/// exactly 64 characters — so shortened and unshortened keys never meet, the same target
-/// always gets the same key and distinct targets get distinct keys.
-QString compensationKey(const QString &action, const QString &ticketId, const QString &sourceKey);
-
-/// Compensation statuses (DESIGN.md §4 spelling).
-enum class CompensationStatus { Intent, Succeeded, Failed, Unknown };
-/// "INTENT", "SUCCEEDED", "FAILED", "UNKNOWN".
-QString compensationStatusName(CompensationStatus s);
-/// Parses a status name (case-insensitive); nullopt when unknown.
-std::optional<CompensationStatus> compensationStatusFromName(const QString &name);
-
-/// The HTTP request of one compensation, rendered once when the intent is written and
-/// stored with it (`request` column, JSON); a resume re-sends exactly this.
-struct CompensationHttpRequest {
-    QByteArray method = "POST";
-    QString url;
-    QList<QPair<QByteArray, QByteArray>> headers; ///< includes X-Idempotency-Key
-    QByteArray body;
-    QString confirmUrl;      ///< GET returning the ticket; empty: no confirmation query
-    int timeoutMs = 5000;
-    bool honoursKey = true;  ///< the upstream de-duplicates by X-Idempotency-Key
-    /// Name of the environment variable with a bearer token, added as Authorization when the
-    /// call is sent; the token itself is never stored.
-    QString tokenEnv;
-
-    /// The stored JSON text.
-    QByteArray toJson() const;
-    /// Parses the stored JSON text; nullopt when it is not a request object.
-    static std::optional<CompensationHttpRequest> fromJson(const QByteArray &json);
-};
-
-/// What the operator asks for: compensate `target` (a ticket id) of source key `sourceKey`
-/// with `action`.
-struct CompensationRequest {
-    QString sourceKey;
-    QString action;
-    QString target;
-    QString reason;        ///< required; at least kOverrideReasonMinLength characters with `override`
-    QString operatorName;
-    bool dryRun = false;
-    /// Sets aside the uncertainty rules of compensationTargetRule() (key reuse, an
-    /// inconsistent SUCCESS snapshot), audited; never the canonical-ticket rule.
-    bool override = false;
-};
-
-/// What the compensation safety rules say about one target (DESIGN.md §6 "Canonical ticket").
-struct CompensationTargetDecision {
-    QString refusal;    ///< one line when refused; "" when allowed
-    QString overridden; ///< the rules an override set aside ("" when none was needed)
-    bool overridable = false; ///< refused only by rules an override (with a long enough reason) sets aside
-};
-
-/// The compensation safety rules for compensating ticket `target` of a key whose tickets are
-/// `tickets` and whose record has `recordStatus` / `resultSnapshot`: the target must carry
-/// the key, not be CANCELLED already, never be the canonical ticket (canonicalTicket(); no
-/// override), and leave a live ticket; a group whose tickets' business payloads differ (key
-/// reuse, keyReuseFields()) or whose SUCCESS snapshot names a CANCELLED or missing ticket is
-/// refused unless `override` with a reason of at least kOverrideReasonMinLength characters.
-/// Pure; used when a compensation is planned, started and resumed.
-CompensationTargetDecision compensationTargetRule(const QVector<TicketRow> &tickets, const QString &recordStatus,
-                                                  const std::optional<QString> &resultSnapshot, const QString &target,
-                                                  bool override, const QString &reason);
 
 /// The result of start() / resume().
 struct CompensationOutcome {
@@ -117,40 +54,20 @@ struct CompensationOutcome {
 /// "planned", "succeeded", "failed", "unknown", "existing", "refused", "error", "not_found".
 QString compensationOutcomeName(CompensationOutcome::Kind k);
 
-/// Filters for listing compensations.
-struct CompensationQuery {
-    std::optional<CompensationStatus> status;
-    QString sourceKey;  ///< exact, or empty for all
-    int limit = 100;    ///< 0 = no limit
-};
-
-namespace compensation_sql {
-/// Reads compensations, oldest first. Throws DbException.
-QVector<CompensationRow> read(DbSession &session, const CompensationQuery &query);
-/// The compensation with `compKey`, if any. Throws DbException.
-std::optional<CompensationRow> byKey(DbSession &session, const QString &compKey);
-/// Every attempt of `compKey`, in order. Throws DbException.
-QVector<CompensationAttemptRow> attempts(DbSession &session, const QString &compKey);
-} // namespace compensation_sql
-
-/// The demo's compensations: `cancel_ticket` for every demo biz_type against the upstream
-/// simulator at `base` (POST /tickets/{ticket_id}/cancel, confirmed by GET /tickets/{ticket_id}).
-CompensationConfigs demoCompensations(const QString &base);
-
-namespace detail {
-class CompensationHttp;
-}
-
-/// Runs compensations (DESIGN.md §1 "Compensation is a side effect too"): renders the
+/// The compensation service (DESIGN.md §1 "Compensation is a side effect too"): renders the
 /// request once, writes the intent into triage_compensation (UNIQUE comp_key) before any
 /// HTTP call, sends it with its deterministic X-Idempotency-Key, classifies the reply
 /// (FAILED only for an explicit 4xx refusal before any possible side effect; anything
 /// unclear is UNKNOWN), confirms UNKNOWN by the confirmation query, records every attempt,
 /// re-reads the ticket after success and audits the outcome (triage_audit).
 ///
-/// SQL runs on the Workspace's workers; HTTP on this object's own network thread; the
-/// sequencing on the Workspace's merge pool. Every method is callable from any thread and
-/// returns a future (GUI: `whenReady(future, this, …)`; CLI: `.result()`). The Workspace must outlive it.
+/// Async shape (the one the services share): every method returns a QFuture at once and
+/// never blocks. The work is a chain of steps — SQL jobs on the Workspace's workers, HTTP
+/// exchanges on this object's network thread — joined by `.then()` continuations that run
+/// where the previous step finished and only decide and submit the next step: no thread
+/// waits on another future. GUI: `whenReady(future, this, …)`; CLI: `.result()` on its
+/// main thread. The Workspace and this object must outlive the futures (views hold it by
+/// shared_ptr for that).
 class CompensationRunner {
 public:
     /// Uses the workspace's configured compensations (WorkspaceConfig::compensations).
@@ -180,23 +97,43 @@ public:
     QFuture<Outcome<QVector<CompensationAttemptRow>>> history(const QString &compKey);
 
 private:
-    CompensationOutcome runStart(const CompensationRequest &request);
+    struct Drive;
+    using DriveState = std::shared_ptr<Drive>;
+    QFuture<CompensationOutcome> runStart(const CompensationRequest &request);
+    /// runStart() once the record and the key's tickets are read: renders, checks and writes the intent.
+    QFuture<CompensationOutcome> planned(const CompensationRequest &request, const QString &key, const QString &bizType,
+                                         const CompensationActionConfig &cfg, const RecordDetail &rec,
+                                         const Outcome<QVector<TicketRow>> &tickets);
     /// Existing: the stored row and request, with a `conflict` audit row.
-    CompensationOutcome existingOutcome(CompensationOutcome out, const CompensationRow &row, const CompensationRequest &request);
-    CompensationOutcome runResume(const QString &compKey, const QString &operatorName);
-    /// Writes the audit row of a refused start or resume (idempotency database); returns
-    /// the database's error when the row could not be written, "" when it was.
-    QString auditRefusal(const CompensationOutcome &out, const QString &action, const QString &sourceKey, const QString &target,
-                      const QString &operatorName, const QString &reason);
+    QFuture<CompensationOutcome> existingOutcome(CompensationOutcome out, const CompensationRow &row,
+                                                 const CompensationRequest &request);
+    QFuture<CompensationOutcome> runResume(const QString &compKey, const QString &operatorName);
+    /// Writes the audit row of a refused start or resume (idempotency database); the
+    /// outcome's message then says when the row could not be written.
+    QFuture<CompensationOutcome> auditRefusal(CompensationOutcome out, const QString &action, const QString &sourceKey,
+                                              const QString &target, const QString &operatorName, const QString &reason);
     /// Sends (or resumes) and records the outcome; `overridden` names the rules an
-    /// override set aside (audit evidence).
-    CompensationOutcome drive(CompensationRow row, const CompensationHttpRequest &req, bool resumed,
-                              const QString &operatorName, const QString &overridden = {});
+    /// override set aside (audit evidence). Steps: confirmFirst → sendCall → finish.
+    QFuture<CompensationOutcome> drive(CompensationRow row, const CompensationHttpRequest &req, bool resumed,
+                                       const QString &operatorName, const QString &overridden = {});
+    QFuture<CompensationOutcome> sendCall(DriveState st);
+    /// The call's reply `r` is recorded: decides the status, confirming an unclear reply.
+    QFuture<CompensationOutcome> afterCall(DriveState st, const CompensationHttpResult &r, SendClass cls);
+    /// Stores the status, re-reads the row and its history.
+    QFuture<CompensationOutcome> finish(DriveState st);
+    /// The row and history are read: the outcome, the ticket after success, then audit().
+    QFuture<CompensationOutcome> recorded(DriveState st, const Outcome<QVector<CompensationAttemptRow>> &hist);
+    /// The outcome's message and its audit row (action compensate or compensate_resume).
+    QFuture<CompensationOutcome> audit(DriveState st);
+    /// The confirmation query of the compensation, recorded as a "confirm" attempt.
+    QFuture<ConfirmClass> confirm(DriveState st);
+    /// Writes `entry` to triage_audit; `outcome` passes through (a failed write is logged).
+    QFuture<CompensationOutcome> writeAudit(const AuditEntry &entry, CompensationOutcome outcome);
 
     Workspace &m_workspace;
     CompensationConfigs m_configs;
     QThread m_thread;
-    detail::CompensationHttp *m_http = nullptr; ///< lives in m_thread
+    CompensationHttp *m_http = nullptr; ///< lives in m_thread
 };
 
 } // namespace triage

@@ -74,4 +74,24 @@ struct Outcome {
 /// Placeholder value for jobs that return nothing.
 struct Done {};
 
+/// The error of a job cancelled by the operator: kind Cancelled, message
+/// "<store>: query cancelled by the operator" (store = roleTitle(role)).
+inline DbError operatorCancelledError(DbRole role, const QString &nativeCode = {})
+{
+    return {role, DbError::Kind::Cancelled, QStringLiteral("%1: query cancelled by the operator").arg(roleTitle(role)),
+            nativeCode};
+}
+
+/// The error of a statement stopped by the server's statement timeout: kind
+/// StatementTimeout, message "<store>: query stopped by the server after the statement
+/// timeout of <limitMs> ms", or "… after the server's statement timeout" when `limitMs` <= 0
+/// (unknown). The limit comes from the URL's `statement_timeout` or the server's setting.
+inline DbError statementTimeoutError(DbRole role, qint64 limitMs, const QString &nativeCode = {})
+{
+    const QString limit = limitMs > 0 ? QStringLiteral("the statement timeout of %1 ms").arg(limitMs)
+                                      : QStringLiteral("the server's statement timeout");
+    return {role, DbError::Kind::StatementTimeout,
+            QStringLiteral("%1: query stopped by the server after %2").arg(roleTitle(role), limit), nativeCode};
+}
+
 } // namespace triage

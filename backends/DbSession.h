@@ -1,7 +1,7 @@
 #pragma once
 
+#include "CancelToken.h"
 #include "DbError.h"
-#include "QueryCancel.h"
 #include "SqlBuilder.h"
 #include "SqlDialect.h"
 

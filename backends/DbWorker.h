@@ -1,7 +1,7 @@
 #pragma once
 
+#include "CancelToken.h"
 #include "DbSession.h"
-#include "QueryCancel.h"
 
 #include <QFuture>
 #include <QObject>

@@ -526,4 +526,21 @@ qint64 insertIntents(DbSession &session, const QVector<SeedIntent> &rows)
 
 } // namespace seed_sql
 
+CompensationConfigs demoCompensations(const QString &base)
+{
+    CompensationConfigs out;
+    for (const QString &bizType : demoBizTypes().keys()) {
+        CompensationActionConfig c;
+        c.bizType = bizType;
+        c.action = QStringLiteral("cancel_ticket");
+        c.baseUrl = base;
+        c.urlTemplate = QStringLiteral("/tickets/{ticket_id}/cancel");
+        c.bodyTemplate = QStringLiteral("{\"reason\":\"duplicate of {idem_key}\"}");
+        c.confirmUrlTemplate = QStringLiteral("/tickets/{ticket_id}");
+        c.timeoutMs = 5000;
+        out[bizType].insert(c.action, c);
+    }
+    return out;
+}
+
 } // namespace triage

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CompensationConfig.h"
 #include "DbSession.h"
 #include "WorkspaceConfig.h"
 
@@ -53,6 +54,10 @@ SeedPlan makeSeedPlan(const SeedOptions &options);
 
 /// The biz_type settings the demo data is made for (processing timeouts, tenant patterns).
 QMap<QString, BizTypeConfig> demoBizTypes();
+
+/// The demo's compensations: `cancel_ticket` for every demo biz_type against the upstream
+/// simulator at `base` (POST /tickets/{ticket_id}/cancel, confirmed by GET /tickets/{ticket_id}).
+CompensationConfigs demoCompensations(const QString &base);
 
 namespace seed_sql {
 /// Inserts in batched multi-row INSERTs, one transaction per 5,000 rows. Returns the row

@@ -1,5 +1,6 @@
 #include "Duplicates.h"
 
+#include "ColumnText.h"
 #include "JsonText.h"
 #include "RecordStatus.h"
 #include "Workspace.h"
@@ -9,7 +10,7 @@
 #include <QJsonObject>
 #include <QElapsedTimer>
 #include <QSet>
-#include <QtConcurrent/QtConcurrentRun>
+#include <QThreadPool>
 
 #include <algorithm>
 #include <map>
@@ -29,11 +30,6 @@ QString inconsistencyKindName(DuplicateInconsistency::Kind k)
 
 namespace {
 
-QString text(const QVariant &v)
-{
-    return v.typeId() == QMetaType::QByteArray ? QString::fromUtf8(v.toByteArray()) : v.toString();
-}
-
 /// "IN (:p0, :p1, …)" for `values`.
 QString inList(SqlBuilder &b, const QStringList &values)
 {
@@ -52,7 +48,7 @@ QHash<QString, QString> recordStatuses(DbSession &s, const QStringList &keys)
     SqlBuilder b;
     QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, status FROM idempotency_record WHERE idem_key IN %1").arg(inList(b, keys)), b);
     while (q.next())
-        out.insert(text(q.value(0)), recordStatusText(q.value(1)));
+        out.insert(columnText(q.value(0)).value_or(QString()), recordStatusText(q.value(1)));
     return out;
 }
 
@@ -128,7 +124,7 @@ QVector<DuplicateGroup> readWindow(DbSession &s, const DuplicateFilter &f, UtcMi
     QVector<DuplicateGroup> out;
     while (q.next()) {
         DuplicateGroup g;
-        g.idemKey = text(q.value(0));
+        g.idemKey = columnText(q.value(0)).value_or(QString());
         g.size = q.value(1).toInt();
         g.live = q.value(2).toInt();
         g.firstCreatedAt = canonicalTimeText(q.value(3));
@@ -151,7 +147,7 @@ void fillTenants(DbSession &s, QVector<DuplicateGroup> &groups)
     QSqlQuery tq = s.exec(QStringLiteral("SELECT DISTINCT idem_key, tenant_id FROM ticket WHERE idem_key IN %1").arg(inList(t, keys)), t);
     QHash<QString, QStringList> tenants;
     while (tq.next())
-        tenants[text(tq.value(0))] << (tq.value(1).isNull() ? QStringLiteral("NULL") : text(tq.value(1)));
+        tenants[columnText(tq.value(0)).value_or(QString())] << columnText(tq.value(1)).value_or(QStringLiteral("NULL"));
     for (DuplicateGroup &g : groups) {
         g.tenants = tenants.value(g.idemKey);
         g.tenants.sort();
@@ -299,27 +295,29 @@ QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const
     Workspace *ws = &workspace;
     if (statementMs <= 0)
         statementMs = kWindowStatementMs;
-    return QtConcurrent::run(workspace.mergePool(), [ws, filter, cursor, limit, budgetMs, statementMs]() -> Outcome<DuplicatePage> {
-        auto page = ws->worker(DbRole::Ticket)
-                        .run<DuplicatePage>([=](DbSession &s) {
-                            return readGroups(s, filter, cursor, std::max(1, limit), budgetMs, statementMs);
-                        })
-                        .result();
-        if (!page.ok())
-            return page;
-        QStringList keys;
-        for (const DuplicateGroup &g : page->groups)
-            keys << g.idemKey;
-        auto statuses = ws->worker(DbRole::Idempotency)
-                            .run<QHash<QString, QString>>([keys](DbSession &s) { return recordStatuses(s, keys); })
-                            .result();
-        if (!statuses.ok())
-            return Outcome<DuplicatePage>::failure(*statuses.error);
-        DuplicatePage out = *page.value;
-        for (DuplicateGroup &g : out.groups)
-            g.recordStatus = statuses->value(g.idemKey, QStringLiteral("NONE"));
-        return Outcome<DuplicatePage>::success(out);
+    auto page = ws->worker(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
+        return readGroups(s, filter, cursor, std::max(1, limit), budgetMs, statementMs);
     });
+    return page
+        .then(QtFuture::Launch::Sync,
+              [ws](const Outcome<DuplicatePage> &page) -> QFuture<Outcome<DuplicatePage>> {
+                  if (!page.ok())
+                      return QtFuture::makeReadyFuture(page);
+                  QStringList keys;
+                  for (const DuplicateGroup &g : page->groups)
+                      keys << g.idemKey;
+                  auto statuses = ws->worker(DbRole::Idempotency).run<QHash<QString, QString>>([keys](DbSession &s) {
+                      return recordStatuses(s, keys);
+                  });
+                  return statuses.then(QtFuture::Launch::Sync, [out = *page.value](const Outcome<QHash<QString, QString>> &statuses) mutable {
+                      if (!statuses.ok())
+                          return Outcome<DuplicatePage>::failure(*statuses.error);
+                      for (DuplicateGroup &g : out.groups)
+                          g.recordStatus = statuses->value(g.idemKey, QStringLiteral("NONE"));
+                      return Outcome<DuplicatePage>::success(out);
+                  });
+              })
+        .unwrap();
 }
 
 QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, qint64 afterRecordId, int limit,
@@ -331,9 +329,8 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         QString key, status;
         NullableText snapshot;
     };
-    return QtConcurrent::run(workspace.mergePool(), [ws, afterRecordId, limit, keySubstring]() -> Outcome<InconsistencyPage> {
-        const int n = std::max(1, limit);
-        auto recs = ws->worker(DbRole::Idempotency)
+    const int n = std::max(1, limit);
+    auto records = ws->worker(DbRole::Idempotency)
                         .run<QVector<Rec>>([=](DbSession &s) {
                             SqlBuilder b;
                             QString where = QStringLiteral("status IN (%1, %2, %3) AND id > %4")
@@ -348,13 +345,14 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                                  b);
                             QVector<Rec> out;
                             while (q.next())
-                                out.append({q.value(0).toLongLong(), text(q.value(1)), recordStatusText(q.value(2)),
-                                            q.value(3).isNull() ? NullableText() : NullableText(text(q.value(3)))});
+                                out.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), recordStatusText(q.value(2)),
+                                            columnText(q.value(3))});
                             return out;
-                        })
-                        .result();
+                        });
+    QThreadPool *pool = workspace.mergePool();
+    return records.then(QtFuture::Launch::Sync, [ws, n, pool](const Outcome<QVector<Rec>> &recs) -> QFuture<Outcome<InconsistencyPage>> {
         if (!recs.ok())
-            return Outcome<InconsistencyPage>::failure(*recs.error);
+            return QtFuture::makeReadyFuture(Outcome<InconsistencyPage>::failure(*recs.error));
         QStringList unsettledKeys;
         QVector<qint64> namedIds;
         for (const Rec &r : *recs.value) {
@@ -382,7 +380,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                                             .arg(inList(b, unsettledKeys)),
                                                         b);
                                    while (q.next())
-                                       out.byUnsettledKey.append({q.value(0).toLongLong(), text(q.value(1)), {}, {}, true});
+                                       out.byUnsettledKey.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), {}, {}, true});
                                }
                                if (!namedIds.isEmpty()) {
                                    SqlBuilder b;
@@ -393,12 +391,13 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                                             .arg(ps.join(QStringLiteral(", "))),
                                                         b);
                                    while (q.next())
-                                       out.named.append({q.value(0).toLongLong(), text(q.value(1)), text(q.value(2)), text(q.value(3)),
+                                       out.named.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), columnText(q.value(2)).value_or(QString()), columnText(q.value(3)).value_or(QString()),
                                                          q.value(2).isNull()});
                                }
                                return out;
-                           })
-                           .result();
+                           });
+        // Comparing snapshots with payloads parses JSON: on the merge pool, not a worker thread.
+        return tickets.then(pool, [recs, n](const Outcome<Tickets> &tickets) {
         if (!tickets.ok())
             return Outcome<InconsistencyPage>::failure(*tickets.error);
         QHash<QString, QVector<qint64>> byKey;
@@ -448,7 +447,8 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         if (recs->size() == n)
             page.nextRecordId = recs->constLast().id;
         return Outcome<InconsistencyPage>::success(page);
-    });
+        });
+    }).unwrap();
 }
 
 QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, const std::optional<RegeneratedCursor> &cursor,
@@ -477,8 +477,8 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
                 break;
             }
             RegeneratedKeyStep st;
-            st.taskId = text(q.value(0));
-            st.stepId = text(q.value(1));
+            st.taskId = columnText(q.value(0)).value_or(QString());
+            st.stepId = columnText(q.value(1)).value_or(QString());
             st.attempts = q.value(2).toInt();
             page.steps.append(st);
         }
@@ -495,8 +495,8 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
                               k);
         std::map<std::pair<QString, QString>, QStringList> keys;
         while (kq.next()) {
-            QStringList &l = keys[{text(kq.value(0)), text(kq.value(1))}];
-            const QString key = text(kq.value(2));
+            QStringList &l = keys[{columnText(kq.value(0)).value_or(QString()), columnText(kq.value(1)).value_or(QString())}];
+            const QString key = columnText(kq.value(2)).value_or(QString());
             if (!kq.value(2).isNull() && !l.contains(key))
                 l << key;
         }
@@ -509,32 +509,35 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
 QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey)
 {
     Workspace *ws = &workspace;
-    return QtConcurrent::run(workspace.mergePool(), [ws, idemKey]() -> Outcome<DuplicateGroupDetail> {
-        const WorkspaceConfig config = ws->config();
-        auto tickets = ws->worker(DbRole::Ticket)
-                           .run<QVector<TicketRow>>([idemKey](DbSession &s) { return detail_sql::readTickets(s, idemKey); })
-                           .result();
-        if (!tickets.ok())
-            return Outcome<DuplicateGroupDetail>::failure(*tickets.error);
-        auto record = ws->worker(DbRole::Idempotency)
-                          .run<std::optional<RecordDetail>>([config, idemKey](DbSession &s) {
-                              return detail_sql::readRecord(s, config, idemKey);
-                          })
-                          .result();
-        if (!record.ok())
-            return Outcome<DuplicateGroupDetail>::failure(*record.error);
-        DuplicateGroupDetail d;
-        d.idemKey = idemKey;
-        d.tickets = *tickets.value;
-        d.record = *record.value;
-        d.payloadDiff = payloadDifferences(d.tickets);
-        d.canonicalTicketId = proposeCanonical(d.tickets, d.record, &d.canonicalReason);
-        d.keyReuseFields = keyReuseFields(d.tickets);
-        d.inconsistency = (d.record ? canonicalTicket(d.tickets, d.record->statusText, d.record->resultSnapshot)
-                                    : canonicalTicket(d.tickets, QString(), std::nullopt))
-                              .inconsistency;
-        return Outcome<DuplicateGroupDetail>::success(d);
+    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([idemKey](DbSession &s) {
+        return detail_sql::readTickets(s, idemKey);
     });
+    return tickets
+        .then(QtFuture::Launch::Sync,
+              [ws, idemKey](const Outcome<QVector<TicketRow>> &tickets) -> QFuture<Outcome<DuplicateGroupDetail>> {
+                  if (!tickets.ok())
+                      return QtFuture::makeReadyFuture(Outcome<DuplicateGroupDetail>::failure(*tickets.error));
+                  const WorkspaceConfig config = ws->config();
+                  auto record = ws->worker(DbRole::Idempotency).run<std::optional<RecordDetail>>([config, idemKey](DbSession &s) {
+                      return detail_sql::readRecord(s, config, idemKey);
+                  });
+                  return record.then(QtFuture::Launch::Sync, [idemKey, rows = *tickets.value](const Outcome<std::optional<RecordDetail>> &record) {
+                      if (!record.ok())
+                          return Outcome<DuplicateGroupDetail>::failure(*record.error);
+                      DuplicateGroupDetail d;
+                      d.idemKey = idemKey;
+                      d.tickets = rows;
+                      d.record = *record.value;
+                      d.payloadDiff = payloadDifferences(d.tickets);
+                      d.canonicalTicketId = proposeCanonical(d.tickets, d.record, &d.canonicalReason);
+                      d.keyReuseFields = keyReuseFields(d.tickets);
+                      d.inconsistency = (d.record ? canonicalTicket(d.tickets, d.record->statusText, d.record->resultSnapshot)
+                                                  : canonicalTicket(d.tickets, QString(), std::nullopt))
+                                            .inconsistency;
+                      return Outcome<DuplicateGroupDetail>::success(d);
+                  });
+              })
+        .unwrap();
 }
 
 } // namespace triage

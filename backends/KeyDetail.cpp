@@ -1,5 +1,6 @@
 #include "KeyDetail.h"
 
+#include "ColumnText.h"
 #include "DemoData.h"
 #include "JsonText.h"
 #include "Queue.h"
@@ -26,16 +27,6 @@ NullableText rawText(const QVariant &v, const char *column, QStringList &escaped
     if (t.escaped)
         escaped << QLatin1String(column);
     return std::move(t.text);
-}
-
-NullableText text(const QVariant &v)
-{
-    if (v.isNull())
-        return std::nullopt;
-    // MySQL/MariaDB may flag text as binary: decode as UTF-8 whatever the type (QT-NOTES.md).
-    if (v.typeId() == QMetaType::QByteArray)
-        return QString::fromUtf8(v.toByteArray());
-    return v.toString();
 }
 
 /// True when QString::simplified() would return `s` unchanged: no whitespace but single
@@ -145,14 +136,14 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
         else if (name == QLatin1String("result_snapshot"))
             shown = QStringLiteral("(%1 characters)").arg(r.resultSnapshot ? r.resultSnapshot->size() : 0);
         else
-            shown = *text(v);
+            shown = *columnText(v);
         r.allColumns.append({name, shown});
         if (name == QLatin1String("id"))
             r.id = v.toLongLong();
         else if (name == QLatin1String("idem_key"))
             r.idemKey = v.toString();
         else if (name == QLatin1String("biz_type"))
-            r.bizType = text(v);
+            r.bizType = columnText(v);
         else if (name == QLatin1String("status")) {
             r.statusText = recordStatusText(v);
             r.statusCode = recordStatusCode(v); // nullopt for NULL and non-integers (never rounded)
@@ -185,10 +176,10 @@ QVector<TicketRow> readTickets(DbSession &session, const QString &key)
     while (q.next()) {
         TicketRow t;
         t.id = q.value(0).toLongLong();
-        t.idemKey = text(q.value(1));
-        t.tenantId = text(q.value(2));
+        t.idemKey = columnText(q.value(1));
+        t.tenantId = columnText(q.value(2));
         t.title = rawText(q.value(3), "title", t.escapedColumns);
-        t.status = text(q.value(4));
+        t.status = columnText(q.value(4));
         t.payload = rawText(q.value(5), "payload", t.escapedColumns);
         t.createdAt = canonicalTimeText(q.value(6));
         t.updatedAt = canonicalTimeText(q.value(7));
@@ -212,17 +203,17 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key)
     while (q.next()) {
         IntentAttempt a;
         a.id = q.value(0).toLongLong();
-        a.taskId = text(q.value(1));
-        a.stepId = text(q.value(2));
-        a.action = text(q.value(3));
-        a.idemKey = text(q.value(4));
-        a.status = text(q.value(5));
+        a.taskId = columnText(q.value(1));
+        a.stepId = columnText(q.value(2));
+        a.action = columnText(q.value(3));
+        a.idemKey = columnText(q.value(4));
+        a.status = columnText(q.value(5));
         a.request = rawText(q.value(6), "request", a.escapedColumns);
         a.response = rawText(q.value(7), "response", a.escapedColumns);
         a.error = rawText(q.value(8), "error", a.escapedColumns);
         a.stateBefore = rawText(q.value(9), "state_before", a.escapedColumns);
         a.stateAfter = rawText(q.value(10), "state_after", a.escapedColumns);
-        a.actor = text(q.value(11));
+        a.actor = columnText(q.value(11));
         a.createdAt = canonicalTimeText(q.value(12));
         a.updatedAt = canonicalTimeText(q.value(13));
         rows.append(std::move(a));

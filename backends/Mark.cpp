@@ -282,10 +282,8 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
               [w, pool, requests](QHash<QString, MarkEvidence> evidence) {
                   const WorkspaceConfig config = w->config();
                   // Extra connections for large runs; the workspace's own worker takes a share too.
-                  auto extra = std::make_shared<std::vector<std::unique_ptr<DbWorker>>>();
-                  const int extraCount = requests.size() >= 200 ? 4 : 0;
-                  for (int i = 0; i < extraCount; ++i)
-                      extra->push_back(std::make_unique<DbWorker>(config.profile(DbRole::Idempotency)));
+                  WorkerPool &extra = w->bulkWorkers(DbRole::Idempotency);
+                  const int extraCount = requests.size() >= 200 ? extra.size() : 0;
                   // One job (and one transaction) per record; queue them all, then collect in order.
                   QList<QFuture<Outcome<MarkResult>>> pending;
                   pending.reserve(requests.size());
@@ -293,13 +291,12 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
                       MarkRequest r = requests[i];
                       r.readBack = false;
                       const MarkEvidence ev = evidence.value(r.idemKey);
-                      DbWorker &worker = extra->empty() || i % (extraCount + 1) == 0 ? w->worker(DbRole::Idempotency)
-                                                                                     : *(*extra)[i % (extraCount + 1) - 1];
+                      DbWorker &worker = extraCount == 0 || i % (extraCount + 1) == 0 ? w->worker(DbRole::Idempotency)
+                                                                                       : extra.at(i % (extraCount + 1) - 1);
                       pending.append(worker.run<MarkResult>([=](DbSession &s) { return mark_sql::apply(s, config, r, ev); }));
                   }
                   return QtFuture::whenAll(pending.begin(), pending.end())
-                      .then(pool, [extra](QList<QFuture<Outcome<MarkResult>>> done) {
-                          extra->clear(); // on the pool, never on one of these workers' own threads
+                      .then(pool, [](QList<QFuture<Outcome<MarkResult>>> done) {
                           QVector<Outcome<MarkResult>> results;
                           results.reserve(done.size());
                           for (const auto &f : std::as_const(done))

@@ -14,10 +14,7 @@ namespace triage {
 
 namespace {
 
-QAtomicInteger<quint64> s_tokenIds;
 QAtomicInt s_cancelConnections;
-
-thread_local CancelToken t_currentToken;
 
 /// Cancel tasks open a connection and wait for the server: they get threads of their own,
 /// never the global pool's (2 threads on a 2-core machine, shared with QtConcurrent users)
@@ -144,29 +141,6 @@ QFuture<Outcome<CancelResult>> cancelIf(DbWorker &worker, quint64 onlyToken)
 
 } // namespace
 
-CancelToken CancelToken::create()
-{
-    CancelToken t;
-    t.m_state = std::make_shared<State>();
-    t.m_state->id = s_tokenIds.fetchAndAddRelaxed(1) + 1;
-    return t;
-}
-
-CancelToken CancelToken::current()
-{
-    return t_currentToken;
-}
-
-CancelScope::CancelScope(const CancelToken &token) : m_previous(t_currentToken)
-{
-    t_currentToken = token;
-}
-
-CancelScope::~CancelScope()
-{
-    t_currentToken = m_previous;
-}
-
 QFuture<Outcome<CancelResult>> cancelRunningStatement(DbWorker &worker)
 {
     return cancelIf(worker, 0);
@@ -204,20 +178,6 @@ QFuture<QList<Outcome<CancelResult>>> cancelWork(const CancelToken &token, const
                 out << f.result();
             return out;
         });
-}
-
-DbError operatorCancelledError(DbRole role, const QString &nativeCode)
-{
-    return {role, DbError::Kind::Cancelled, QStringLiteral("%1: query cancelled by the operator").arg(roleTitle(role)),
-            nativeCode};
-}
-
-DbError statementTimeoutError(DbRole role, qint64 limitMs, const QString &nativeCode)
-{
-    const QString limit = limitMs > 0 ? QStringLiteral("the statement timeout of %1 ms").arg(limitMs)
-                                      : QStringLiteral("the server's statement timeout");
-    return {role, DbError::Kind::StatementTimeout,
-            QStringLiteral("%1: query stopped by the server after %2").arg(roleTitle(role), limit), nativeCode};
 }
 
 } // namespace triage

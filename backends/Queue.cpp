@@ -1,5 +1,6 @@
 #include "Queue.h"
 
+#include "ColumnText.h"
 #include "RecordStatus.h"
 
 #include <QRegularExpression>
@@ -86,15 +87,19 @@ QString tenantFromKey(const QString &key, const QString &pattern)
 
 namespace {
 
-/// Condition: the key's tenant (per `pattern`) equals `tenant`. Index-friendly LIKE
-/// prefix when the pattern starts with literal fields, a regular expression otherwise.
-QString tenantCondition(const SqlDialect &d, SqlBuilder &b, const QString &pattern, const QString &tenant)
+/// Condition on the key column `keyColumn` (e.g. "idem_key" or "l.idem_key"): the key's
+/// tenant (per `pattern`) equals `tenant`. Index-friendly LIKE prefix when the pattern starts
+/// with literal fields; a regular expression where fields after {tenant} or before it are
+/// not free (ANDed with the prefix when there is one, which selects the same rows).
+QString tenantCondition(const SqlDialect &d, SqlBuilder &b, const QString &keyColumn, const QString &pattern,
+                        const QString &tenant)
 {
     const QStringList fields = pattern.split(QLatin1Char(':'));
     const int at = fields.indexOf(QStringLiteral("{tenant}"));
     bool literalPrefix = true;
     for (int i = 0; i < at; ++i)
         literalPrefix = literalPrefix && fields[i] != QLatin1String("*");
+    QString prefixCond;
     if (literalPrefix) {
         QString prefix;
         for (int i = 0; i < at; ++i)
@@ -102,14 +107,13 @@ QString tenantCondition(const SqlDialect &d, SqlBuilder &b, const QString &patte
         prefix += tenant;
         const QString exact = b.bind(prefix);
         const QString like = b.bind(SqlDialect::likeLiteral(prefix + QLatin1Char(':')) + QLatin1Char('%'));
-        QString cond = QStringLiteral("(idem_key = %1 OR idem_key LIKE %2%3)").arg(exact, like, SqlDialect::likeEscapeClause());
+        prefixCond = QStringLiteral("(%1 = %2 OR %1 LIKE %3%4)").arg(keyColumn, exact, like, SqlDialect::likeEscapeClause());
         // Fields after {tenant} that are literal must match too: check with the regex.
         bool tailFree = true;
         for (int i = at + 1; i < fields.size(); ++i)
             tailFree = tailFree && fields[i] == QLatin1String("*");
         if (tailFree)
-            return cond;
-        Q_UNUSED(cond);
+            return prefixCond;
     }
     QStringList parts;
     for (const QString &f : fields) {
@@ -121,31 +125,35 @@ QString tenantCondition(const SqlDialect &d, SqlBuilder &b, const QString &patte
             parts << QRegularExpression::escape(f);
     }
     const QString re = QLatin1Char('^') + parts.join(QLatin1Char(':')) + QStringLiteral("(:|$)");
-    return d.regexMatch(QStringLiteral("idem_key"), b.bind(re));
+    const QString regex = d.regexMatch(keyColumn, b.bind(re));
+    // The regex implies the prefix: the prefix only lets the key index narrow the scan.
+    return prefixCond.isEmpty() ? regex : QStringLiteral("(%1 AND %2)").arg(prefixCond, regex);
 }
 
-/// Filter conditions common to both sources (key substring, tenant, time windows).
+/// Filter conditions common to both sources (key substring, tenant, time windows) on the
+/// columns of the table aliased `qualifier` ("" for none, "l." for the intent log's `l`).
 QStringList commonConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config,
-                             const QueueFilter &f, bool withBizType)
+                             const QueueFilter &f, bool withBizType, const QString &qualifier = {})
 {
     QStringList where;
+    const QString keyColumn = qualifier + QStringLiteral("idem_key");
     if (!f.keySubstring.isEmpty()) {
-        where << QStringLiteral("idem_key LIKE %1%2")
-                     .arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')),
+        where << QStringLiteral("%1 LIKE %2%3")
+                     .arg(keyColumn, b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')),
                           SqlDialect::likeEscapeClause());
     }
     if (!f.tenant.isEmpty()) {
         if (withBizType && !f.bizType.isEmpty()) {
-            where << tenantCondition(d, b, config.bizType(f.bizType).tenantPattern, f.tenant);
+            where << tenantCondition(d, b, keyColumn, config.bizType(f.bizType).tenantPattern, f.tenant);
         } else if (withBizType) {
             QStringList alternatives;
             QStringList configured;
             for (auto it = config.bizTypes.cbegin(); it != config.bizTypes.cend(); ++it) {
                 alternatives << QStringLiteral("(biz_type = %1 AND %2)")
-                                    .arg(b.bind(it.key()), tenantCondition(d, b, it->tenantPattern, f.tenant));
+                                    .arg(b.bind(it.key()), tenantCondition(d, b, keyColumn, it->tenantPattern, f.tenant));
                 configured << b.bind(it.key());
             }
-            const QString fallback = tenantCondition(d, b, BizTypeConfig().tenantPattern, f.tenant);
+            const QString fallback = tenantCondition(d, b, keyColumn, BizTypeConfig().tenantPattern, f.tenant);
             if (configured.isEmpty())
                 alternatives << fallback;
             else
@@ -161,15 +169,16 @@ QStringList commonConditions(const SqlDialect &d, SqlBuilder &b, const Workspace
             if (!patterns.contains(BizTypeConfig().tenantPattern))
                 patterns << BizTypeConfig().tenantPattern;
             for (const QString &p : patterns)
-                alternatives << tenantCondition(d, b, p, f.tenant);
+                alternatives << tenantCondition(d, b, keyColumn, p, f.tenant);
             where << QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')');
         }
     }
     auto window = [&](const char *col, const std::optional<UtcMicros> &from, const std::optional<UtcMicros> &to) {
+        const QString column = qualifier + QLatin1String(col);
         if (from)
-            where << QStringLiteral("%1 >= %2").arg(QLatin1String(col), d.timeParam(b.bind(d.bindTime(*from))));
+            where << QStringLiteral("%1 >= %2").arg(column, d.timeParam(b.bind(d.bindTime(*from))));
         if (to)
-            where << QStringLiteral("%1 < %2").arg(QLatin1String(col), d.timeParam(b.bind(d.bindTime(*to))));
+            where << QStringLiteral("%1 < %2").arg(column, d.timeParam(b.bind(d.bindTime(*to))));
     };
     window("created_at", f.createdFrom, f.createdTo);
     window("updated_at", f.updatedFrom, f.updatedTo);
@@ -250,11 +259,7 @@ QStringList intentConditions(const SqlDialect &d, SqlBuilder &b, const Workspace
                                 "r.status IN (%1, %2))")
                      .arg(b.bind(int(Success)), b.bind(int(Failed)));
     }
-    const QStringList common = commonConditions(d, b, config, req.filter, false);
-    for (const QString &c : common)
-        where << QString(c).replace(QStringLiteral("idem_key"), QStringLiteral("l.idem_key"))
-                     .replace(QStringLiteral("created_at"), QStringLiteral("l.created_at"))
-                     .replace(QStringLiteral("updated_at"), QStringLiteral("l.updated_at"));
+    where << commonConditions(d, b, config, req.filter, false, QStringLiteral("l."));
     return where;
 }
 
@@ -272,9 +277,42 @@ QString orderBy(const QString &prefix, bool desc)
     return QStringLiteral(" ORDER BY %1updated_at%2, %1id%2").arg(prefix, dir);
 }
 
-QString nullableText(const QVariant &v)
+/// Runs one page of `from` (a table, with its alias) whose columns are qualified by
+/// `qualifier` ("" or "l."): rows matching `where` after `cursor` in the queue's order,
+/// at most `limit`. Selects id, idem_key, `third`, status, created_at, updated_at, the age
+/// in seconds, then `extra`. Throws DbException.
+QSqlQuery selectPage(DbSession &session, SqlBuilder &b, QStringList where, const QString &from, const QString &qualifier,
+                     const QString &third, const QStringList &extra, const QueueRequest &req, const SourceCursor &cursor,
+                     int limit)
 {
-    return v.isNull() ? QString() : v.toString();
+    const SqlDialect &d = session.dialect();
+    const QString updated = qualifier + QStringLiteral("updated_at");
+    if (cursor.started)
+        where << d.keysetAfter(b, updated, qualifier + QStringLiteral("id"), cursorBindValue(d, cursor.time), cursor.id,
+                               req.newestFirst);
+    QStringList columns{qualifier + QStringLiteral("id"), qualifier + QStringLiteral("idem_key"), third,
+                        qualifier + QStringLiteral("status"), d.timeText(qualifier + QStringLiteral("created_at")),
+                        d.timeText(updated), d.secondsSince(updated)};
+    columns << extra;
+    const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3%4 LIMIT %5")
+                            .arg(columns.join(QStringLiteral(", ")), from, where.join(QStringLiteral(" AND ")),
+                                 orderBy(qualifier, req.newestFirst), b.bind(limit));
+    return session.exec(sql, b);
+}
+
+/// The columns selectPage() selects alike for both sources (id, key, times, age).
+QueueRow pageRow(const QSqlQuery &q, QueueSource source)
+{
+    QueueRow r;
+    r.source = source;
+    r.id = q.value(0).toLongLong();
+    r.idemKey = q.value(1).toString();
+    r.createdAt = canonicalTimeText(q.value(4));
+    const QVariant updated = q.value(5);
+    r.cursorTime = updated.toString();
+    r.updatedAt = canonicalTimeText(updated);
+    r.ageSeconds = q.value(6).toDouble();
+    return r;
 }
 
 } // namespace
@@ -284,31 +322,16 @@ namespace queue_sql {
 QVector<QueueRow> pageRecords(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req,
                               const SourceCursor &cursor, int limit)
 {
-    const SqlDialect &d = session.dialect();
     SqlBuilder b;
-    QStringList where = recordConditions(d, b, config, req);
-    if (cursor.started)
-        where << d.keysetAfter(b, QStringLiteral("updated_at"), QStringLiteral("id"), cursorBindValue(d, cursor.time),
-                               cursor.id, req.newestFirst);
-    const QString sql = QStringLiteral("SELECT id, idem_key, biz_type, status, %1, %2, %3, %4 FROM idempotency_record WHERE %5%6 LIMIT %7")
-                            .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")),
-                                 d.timeText(QStringLiteral("expire_at")), d.secondsSince(QStringLiteral("updated_at")),
-                                 where.join(QStringLiteral(" AND ")), orderBy(QString(), req.newestFirst), b.bind(limit));
-    QSqlQuery q = session.exec(sql, b);
+    const QStringList where = recordConditions(session.dialect(), b, config, req);
+    QSqlQuery q = selectPage(session, b, where, QStringLiteral("idempotency_record"), QString(), QStringLiteral("biz_type"),
+                             {session.dialect().timeText(QStringLiteral("expire_at"))}, req, cursor, limit);
     QVector<QueueRow> rows;
     while (q.next()) {
-        QueueRow r;
-        r.source = QueueSource::Record;
-        r.id = q.value(0).toLongLong();
-        r.idemKey = q.value(1).toString();
+        QueueRow r = pageRow(q, QueueSource::Record);
         r.bizType = q.value(2).toString();
         r.status = recordStatusText(q.value(3));
-        r.createdAt = canonicalTimeText(q.value(4));
-        const QVariant updated = q.value(5);
-        r.cursorTime = updated.toString();
-        r.updatedAt = canonicalTimeText(updated);
-        r.expireAt = canonicalTimeText(q.value(6));
-        r.ageSeconds = q.value(7).toDouble();
+        r.expireAt = canonicalTimeText(q.value(7));
         rows.append(std::move(r));
     }
     return rows;
@@ -317,33 +340,17 @@ QVector<QueueRow> pageRecords(DbSession &session, const WorkspaceConfig &config,
 QVector<QueueRow> pageIntents(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req,
                               const SourceCursor &cursor, int limit)
 {
-    const SqlDialect &d = session.dialect();
     SqlBuilder b;
-    QStringList where = intentConditions(d, b, config, req);
-    if (cursor.started)
-        where << d.keysetAfter(b, QStringLiteral("l.updated_at"), QStringLiteral("l.id"), cursorBindValue(d, cursor.time),
-                               cursor.id, req.newestFirst);
-    const QString sql = QStringLiteral("SELECT l.id, l.idem_key, l.action, l.status, %1, %2, %3, l.task_id, l.step_id "
-                                       "FROM intent_log l WHERE %4%5 LIMIT %6")
-                            .arg(d.timeText(QStringLiteral("l.created_at")), d.timeText(QStringLiteral("l.updated_at")),
-                                 d.secondsSince(QStringLiteral("l.updated_at")), where.join(QStringLiteral(" AND ")),
-                                 orderBy(QStringLiteral("l."), req.newestFirst), b.bind(limit));
-    QSqlQuery q = session.exec(sql, b);
+    const QStringList where = intentConditions(session.dialect(), b, config, req);
+    QSqlQuery q = selectPage(session, b, where, QStringLiteral("intent_log l"), QStringLiteral("l."), QStringLiteral("l.action"),
+                             {QStringLiteral("l.task_id"), QStringLiteral("l.step_id")}, req, cursor, limit);
     QVector<QueueRow> rows;
     while (q.next()) {
-        QueueRow r;
-        r.source = QueueSource::Intent;
-        r.id = q.value(0).toLongLong();
-        r.idemKey = q.value(1).toString();
-        r.action = nullableText(q.value(2));
+        QueueRow r = pageRow(q, QueueSource::Intent);
+        r.action = columnText(q.value(2)).value_or(QString());
         r.status = q.value(3).toString();
-        r.createdAt = canonicalTimeText(q.value(4));
-        const QVariant updated = q.value(5);
-        r.cursorTime = updated.toString();
-        r.updatedAt = canonicalTimeText(updated);
-        r.ageSeconds = q.value(6).toDouble();
-        r.taskId = nullableText(q.value(7));
-        r.stepId = nullableText(q.value(8));
+        r.taskId = columnText(q.value(7)).value_or(QString());
+        r.stepId = columnText(q.value(8)).value_or(QString());
         rows.append(std::move(r));
     }
     return rows;

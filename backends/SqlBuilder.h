@@ -2,6 +2,7 @@
 
 #include <QList>
 #include <QPair>
+#include <QStringList>
 #include <QString>
 #include <QVariant>
 
@@ -24,5 +25,19 @@ public:
 private:
     QList<QPair<QString, QVariant>> m_values;
 };
+
+/// "SELECT <columns> FROM <from>[ WHERE <where, joined by AND>] ORDER BY <orderBy>[ LIMIT
+/// <limit, bound through `b`>]"; `limit` <= 0: no limit.
+inline QString selectSql(SqlBuilder &b, const QString &columns, const QString &from, const QStringList &where,
+                         const QString &orderBy, int limit)
+{
+    QString sql = QStringLiteral("SELECT %1 FROM %2").arg(columns, from);
+    if (!where.isEmpty())
+        sql += QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND "));
+    sql += QStringLiteral(" ORDER BY ") + orderBy;
+    if (limit > 0)
+        sql += QStringLiteral(" LIMIT ") + b.bind(limit);
+    return sql;
+}
 
 } // namespace triage

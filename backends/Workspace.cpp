@@ -1,7 +1,7 @@
 #include "Workspace.h"
 
 #include "CanonicalTicket.h"
-#include "Compensation.h"
+#include "CompensationSql.h"
 
 #include "Log.h"
 #include "RecordStatus.h"
@@ -46,6 +46,7 @@ Workspace::Workspace(WorkspaceConfig config, QObject *parent) : QObject(parent),
         auto &w = m_workers[int(role)];
         w = std::make_unique<DbWorker>(m_config.profile(role));
         connect(w.get(), &DbWorker::connectionEvent, this, &Workspace::connectionEvent, Qt::QueuedConnection);
+        m_bulkWorkers[int(role)] = std::make_unique<WorkerPool>(m_config.profile(role), kBulkWorkers);
     }
 }
 
@@ -54,6 +55,11 @@ Workspace::~Workspace() = default;
 DbWorker &Workspace::worker(DbRole role)
 {
     return *m_workers[int(role)];
+}
+
+WorkerPool &Workspace::bulkWorkers(DbRole role)
+{
+    return *m_bulkWorkers[int(role)];
 }
 
 void Workspace::probeConnections()

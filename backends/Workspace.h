@@ -5,6 +5,7 @@
 #include "KeyDetail.h"
 #include "Queue.h"
 #include "Schema.h"
+#include "WorkerPool.h"
 #include "WorkspaceConfig.h"
 
 #include <QFuture>
@@ -37,6 +38,12 @@ public:
     const WorkspaceConfig &config() const { return m_config; }
     DbWorker &worker(DbRole role);
 
+    /// How many extra workers bulkWorkers() holds per store.
+    static constexpr int kBulkWorkers = 4;
+    /// The extra workers of `role`'s store (kBulkWorkers, beside worker(role)), for bulk runs
+    /// that spread one job per record over several connections. Thread-safe.
+    WorkerPool &bulkWorkers(DbRole role);
+
     /// Creates the tables and indexes of all three roles (idempotent). Roles sharing one
     /// database run one after the other. Returns the number of statements run.
     QFuture<Outcome<int>> initSchema(const SchemaOptions &options);
@@ -68,6 +75,7 @@ signals:
 private:
     WorkspaceConfig m_config;
     std::unique_ptr<DbWorker> m_workers[3];
+    std::unique_ptr<WorkerPool> m_bulkWorkers[3];
     /// Merges results of several workers; its threads only wait on worker futures, so it
     /// is separate from the global pool (2 threads on a 2-core machine) to avoid starving it.
     QThreadPool m_mergePool;

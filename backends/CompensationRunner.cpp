@@ -1,0 +1,370 @@
+#include "Compensation.h"
+
+#include "CompensationHttp.h"
+#include "CompensationSteps.h"
+#include "Log.h"
+#include "Workspace.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QUuid>
+
+#include <csignal>
+
+namespace triage {
+
+using namespace compensation_steps;
+
+QString compensationOutcomeName(CompensationOutcome::Kind k)
+{
+    using K = CompensationOutcome::Kind;
+    switch (k) {
+    case K::Planned: return QStringLiteral("planned");
+    case K::Succeeded: return QStringLiteral("succeeded");
+    case K::Failed: return QStringLiteral("failed");
+    case K::Unknown: return QStringLiteral("unknown");
+    case K::Existing: return QStringLiteral("existing");
+    case K::Refused: return QStringLiteral("refused");
+    case K::Error: return QStringLiteral("error");
+    case K::NotFound: return QStringLiteral("not_found");
+    }
+    return QStringLiteral("error");
+}
+
+namespace compensation_steps {
+
+CompensationOutcome dbFailure(const DbError &e, const QString &compKey)
+{
+    CompensationOutcome o;
+    o.kind = CompensationOutcome::Kind::Error;
+    o.message = e.message;
+    o.dbError = e;
+    o.compKey = compKey;
+    return o;
+}
+
+CompensationOutcome refused(const QString &why, bool config)
+{
+    CompensationOutcome o;
+    o.kind = CompensationOutcome::Kind::Refused;
+    o.message = why;
+    o.configError = config;
+    return o;
+}
+
+QJsonValue ticketIdJson(const QString &id)
+{
+    bool ok = false;
+    const qint64 n = id.trimmed().toLongLong(&ok);
+    return ok ? QJsonValue(n) : QJsonValue(id);
+}
+
+AuditEntry compensationAudit(const QString &action, const QString &operatorName, const QString &sourceKey,
+                             const QString &reason)
+{
+    AuditEntry a;
+    a.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    a.operatorName = operatorName.left(64);
+    a.host = auditHostName();
+    a.action = action;
+    a.idemKey = sourceKey;
+    a.reason = reason;
+    return a;
+}
+
+} // namespace compensation_steps
+
+CompensationRunner::CompensationRunner(Workspace &workspace)
+    : CompensationRunner(workspace, workspace.config().compensations)
+{
+}
+
+CompensationRunner::CompensationRunner(Workspace &workspace, CompensationConfigs configs)
+    : m_workspace(workspace), m_configs(std::move(configs))
+{
+    m_thread.setObjectName(QStringLiteral("compensation-http"));
+    m_http = new CompensationHttp;
+    m_http->moveToThread(&m_thread);
+    QObject::connect(&m_thread, &QThread::finished, m_http, &QObject::deleteLater);
+    m_thread.start();
+}
+
+CompensationRunner::~CompensationRunner()
+{
+    m_thread.quit();
+    m_thread.wait();
+}
+
+QFuture<CompensationOutcome> CompensationRunner::start(const CompensationRequest &request)
+{
+    return andThen(runStart(request), [this, request](CompensationOutcome o) {
+        // Every real outcome is audited; the other kinds write their own rows.
+        if (o.kind == CompensationOutcome::Kind::Refused && !request.dryRun && !request.reason.trimmed().isEmpty())
+            return auditRefusal(std::move(o), QStringLiteral("compensate"), request.sourceKey, request.target,
+                                request.operatorName, request.reason);
+        return ready(std::move(o));
+    });
+}
+
+QFuture<CompensationOutcome> CompensationRunner::resume(const QString &compKey, const QString &operatorName)
+{
+    return andThen(runResume(compKey, operatorName), [this, operatorName](CompensationOutcome o) {
+        if (o.kind == CompensationOutcome::Kind::Refused && o.row) {
+            const CompensationRow row = *o.row;
+            return auditRefusal(std::move(o), QStringLiteral("compensate_resume"), row.sourceKey, row.target, operatorName,
+                                row.reason);
+        }
+        return ready(std::move(o));
+    });
+}
+
+QFuture<CompensationOutcome> CompensationRunner::writeAudit(const AuditEntry &entry, CompensationOutcome outcome)
+{
+    return m_workspace.worker(DbRole::Idempotency)
+        .run<qint64>([entry](DbSession &s) { return audit_sql::insert(s, entry); }, DbWorker::Retry::Never)
+        .then(QtFuture::Launch::Sync, [outcome = std::move(outcome)](const Outcome<qint64> &audited) {
+            if (!audited.ok())
+                logger("backend.compensation")->warn("compensation {}: audit row not written: {}", outcome.compKey.toStdString(),
+                                                     audited.error->message.toStdString());
+            return outcome;
+        });
+}
+
+QFuture<CompensationOutcome> CompensationRunner::auditRefusal(CompensationOutcome out, const QString &action,
+                                                              const QString &sourceKey, const QString &target,
+                                                              const QString &operatorName, const QString &reason)
+{
+    AuditEntry a = compensationAudit(action, operatorName, sourceKey,
+                                     reason.trimmed().isEmpty() ? QStringLiteral("compensation") : reason.left(1000));
+    QJsonObject from{{QStringLiteral("comp_key"), out.compKey}};
+    if (out.row)
+        from.insert(QStringLiteral("status"), out.row->status);
+    a.fromState = QString::fromUtf8(QJsonDocument(from).toJson(QJsonDocument::Compact));
+    a.evidence = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), out.compKey},
+                                                             {QStringLiteral("target"), ticketIdJson(target)},
+                                                             {QStringLiteral("refusal"), out.message}})
+                                       .toJson(QJsonDocument::Compact));
+    a.outcome = QStringLiteral("refused");
+    a.detail = out.message;
+    return m_workspace.worker(DbRole::Idempotency)
+        .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never)
+        .then(QtFuture::Launch::Sync, [out = std::move(out)](const Outcome<qint64> &audited) mutable {
+            if (!audited.ok()) {
+                logger("backend.compensation")->warn("compensation {}: audit row of a refusal not written: {}",
+                                                     out.compKey.toStdString(), audited.error->message.toStdString());
+                out.message += QStringLiteral(" (this refusal is not recorded in the audit trail: %1)").arg(audited.error->message);
+            }
+            return out;
+        });
+}
+
+QFuture<Outcome<QVector<CompensationRow>>> CompensationRunner::list(const CompensationQuery &query)
+{
+    return m_workspace.worker(DbRole::Intent).run<QVector<CompensationRow>>(
+        [query](DbSession &s) { return compensation_sql::read(s, query); });
+}
+
+QFuture<Outcome<QVector<CompensationAttemptRow>>> CompensationRunner::history(const QString &compKey)
+{
+    return m_workspace.worker(DbRole::Intent).run<QVector<CompensationAttemptRow>>(
+        [compKey](DbSession &s) { return compensation_sql::attempts(s, compKey); });
+}
+
+QFuture<CompensationOutcome> CompensationRunner::existingOutcome(CompensationOutcome out, const CompensationRow &row,
+                                                                 const CompensationRequest &request)
+{
+    out.kind = CompensationOutcome::Kind::Existing;
+    out.row = row;
+    if (const auto stored = CompensationHttpRequest::fromJson(row.request.toUtf8()))
+        out.request = *stored; // what was sent, not what would be rendered now
+    const bool open = !isFinal(compensationStatusFromName(row.status).value_or(CompensationStatus::Unknown));
+    out.message = QStringLiteral("compensation %1 already exists (%2, started by %3)%4")
+                      .arg(row.compKey, row.status, row.operatorName,
+                           open ? QStringLiteral(": continue it with --resume %1").arg(row.compKey) : QString());
+    AuditEntry a = compensationAudit(QString::fromUtf16(audit_action::Compensate), request.operatorName, request.sourceKey,
+                                     request.reason.left(1000));
+    a.evidence = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), row.compKey},
+                                                             {QStringLiteral("existing_status"), row.status}})
+                                       .toJson(QJsonDocument::Compact));
+    a.outcome = QStringLiteral("conflict");
+    a.detail = out.message;
+    return writeAudit(a, std::move(out));
+}
+
+QFuture<CompensationOutcome> CompensationRunner::runStart(const CompensationRequest &request)
+{
+    if (request.reason.trimmed().isEmpty())
+        return ready(refused(QStringLiteral("a reason is required (it is audited)"), true));
+    const WorkspaceConfig &config = m_workspace.config();
+    const QString key = request.sourceKey;
+    auto record = m_workspace.worker(DbRole::Idempotency).run<std::optional<RecordDetail>>([&config, key](DbSession &s) {
+        return detail_sql::readRecord(s, config, key);
+    });
+    return andThen(record, [this, request, key](const Outcome<std::optional<RecordDetail>> &record) -> QFuture<CompensationOutcome> {
+        if (!record.ok())
+            return ready(dbFailure(*record.error));
+        if (!*record.value || !(*record.value)->bizType)
+            return ready(refused(
+                QStringLiteral("no idempotency record with a biz_type for \"%1\": the compensation endpoint is unknown").arg(key)));
+        const QString bizType = *(*record.value)->bizType;
+        const QMap<QString, CompensationActionConfig> actions = m_configs.value(bizType);
+        const auto actionIt = actions.constFind(request.action);
+        if (actionIt == actions.constEnd())
+            return ready(refused(QStringLiteral("no compensation \"%1\" configured for biz_type %2 (compensation_%1_url in [biz.%2])")
+                                     .arg(request.action, bizType),
+                                 true));
+        const CompensationActionConfig cfg = *actionIt;
+        const RecordDetail rec = **record.value;
+        auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([key](DbSession &s) {
+            return detail_sql::readTickets(s, key);
+        });
+        return andThen(tickets, [this, request, key, bizType, cfg, rec](const Outcome<QVector<TicketRow>> &tickets) {
+            return planned(request, key, bizType, cfg, rec, tickets);
+        });
+    });
+}
+
+QFuture<CompensationOutcome> CompensationRunner::planned(const CompensationRequest &request, const QString &key,
+                                                         const QString &bizType, const CompensationActionConfig &cfg,
+                                                         const RecordDetail &rec, const Outcome<QVector<TicketRow>> &tickets)
+{
+    if (!tickets.ok())
+        return ready(dbFailure(*tickets.error));
+    const TicketRow *target = nullptr;
+    for (const TicketRow &t : *tickets.value)
+        if (QString::number(t.id) == request.target)
+            target = &t;
+    if (!target)
+        return ready(refused(QStringLiteral("ticket %1 does not carry the key \"%2\"").arg(request.target, key)));
+
+    CompensationOutcome out;
+    out.compKey = compensationKey(request.action, request.target, key);
+    QString why;
+    const auto req = renderCompensationRequest(cfg, request.target, key, target->tenantId.value_or(QString()), out.compKey, &why);
+    if (!req)
+        return ready(refused(QStringLiteral("[biz.%1] compensation_%2_%3").arg(bizType, request.action, why), true));
+    out.request = *req;
+
+    // A second click, operator or console finds the existing compensation first.
+    const QString compKey = out.compKey;
+    const QVector<TicketRow> ticketRows = *tickets.value;
+    auto existing = m_workspace.worker(DbRole::Intent).run<std::optional<CompensationRow>>([compKey](DbSession &s) {
+        return compensation_sql::byKey(s, compKey);
+    });
+    return andThen(existing, [=, this](const Outcome<std::optional<CompensationRow>> &existing) -> QFuture<CompensationOutcome> {
+        if (!existing.ok())
+            return ready(dbFailure(*existing.error, compKey));
+        if (*existing.value)
+            return existingOutcome(out, **existing.value, request);
+        // The safety checks hold for a dry run too: the plan must be what a real run would do.
+        const CompensationTargetDecision rule = compensationTargetRule(ticketRows, rec.statusText, rec.resultSnapshot,
+                                                                       request.target, request.override, request.reason);
+        if (!rule.refusal.isEmpty()) {
+            CompensationOutcome o = refused(rule.refusal);
+            o.overridable = rule.overridable;
+            o.compKey = compKey;
+            o.request = out.request;
+            return ready(o);
+        }
+        if (request.dryRun) {
+            CompensationOutcome plan = out;
+            plan.kind = CompensationOutcome::Kind::Planned;
+            plan.message = QStringLiteral("would send %1 %2 with X-Idempotency-Key %3")
+                               .arg(QString::fromUtf8(out.request.method), out.request.url, compKey);
+            if (!rule.overridden.isEmpty())
+                plan.message += QStringLiteral(" (override: %1)").arg(rule.overridden);
+            return ready(plan);
+        }
+        CompensationRow intent;
+        intent.compKey = compKey;
+        intent.sourceKey = key;
+        intent.bizType = bizType;
+        intent.action = request.action;
+        intent.target = request.target;
+        intent.request = QString::fromUtf8(out.request.toJson());
+        intent.operatorName = request.operatorName;
+        intent.reason = request.reason;
+        auto inserted = m_workspace.worker(DbRole::Intent).run<CompensationRow>(
+            [intent](DbSession &s) { return compensation_sql::insertIntent(s, intent); }, DbWorker::Retry::Never);
+        return andThen(inserted, [=, this](const Outcome<CompensationRow> &inserted) -> QFuture<CompensationOutcome> {
+            if (!inserted.ok()) {
+                // A unique violation (or a commit whose reply was lost): whoever holds the key wins.
+                const DbError error = *inserted.error;
+                auto again = m_workspace.worker(DbRole::Intent).run<std::optional<CompensationRow>>(
+                    [compKey](DbSession &s) { return compensation_sql::byKey(s, compKey); });
+                return andThen(again, [=, this](const Outcome<std::optional<CompensationRow>> &again) {
+                    if (error.isUniqueViolation() && again.ok() && *again.value)
+                        return existingOutcome(out, **again.value, request);
+                    return ready(dbFailure(error, compKey));
+                });
+            }
+            logger("backend.compensation")->info("compensation {} intent written ({} ticket {})", compKey.toStdString(),
+                                                 request.action.toStdString(), request.target.toStdString());
+            if (qEnvironmentVariableIntValue("TRIAGE_TEST_CRASH_AFTER_INTENT") == 1)
+                ::raise(SIGKILL); // test hook: a console killed between the intent and the call
+            return drive(*inserted.value, out.request, false, request.operatorName, rule.overridden);
+        });
+    });
+}
+
+QFuture<CompensationOutcome> CompensationRunner::runResume(const QString &compKey, const QString &operatorName)
+{
+    auto row = m_workspace.worker(DbRole::Intent).run<std::optional<CompensationRow>>([compKey](DbSession &s) {
+        return compensation_sql::byKey(s, compKey);
+    });
+    return andThen(row, [=, this](const Outcome<std::optional<CompensationRow>> &row) -> QFuture<CompensationOutcome> {
+        if (!row.ok())
+            return ready(dbFailure(*row.error, compKey));
+        if (!*row.value) {
+            CompensationOutcome o;
+            o.kind = CompensationOutcome::Kind::NotFound;
+            o.message = QStringLiteral("unknown compensation key \"%1\": no compensation has it (list them with "
+                                       "`triagectl compensations`)")
+                            .arg(compKey);
+            o.compKey = compKey;
+            return ready(o);
+        }
+        const CompensationRow r = **row.value;
+        const auto req = CompensationHttpRequest::fromJson(r.request.toUtf8());
+        if (!req) {
+            CompensationOutcome o = refused(QStringLiteral("compensation %1: its stored request is unreadable").arg(compKey));
+            o.compKey = compKey;
+            o.row = r;
+            return ready(o);
+        }
+        if (isFinal(compensationStatusFromName(r.status).value_or(CompensationStatus::Unknown)))
+            return drive(r, *req, true, operatorName);
+        // The canonical ticket is never a target, whenever the intent was planned: check the
+        // key's tickets as they are now before anything is sent.
+        const WorkspaceConfig &config = m_workspace.config();
+        const QString key = r.sourceKey;
+        auto record = m_workspace.worker(DbRole::Idempotency).run<std::optional<RecordDetail>>([&config, key](DbSession &s) {
+            return detail_sql::readRecord(s, config, key);
+        });
+        const CompensationHttpRequest request = *req;
+        return andThen(record, [=, this](const Outcome<std::optional<RecordDetail>> &record) -> QFuture<CompensationOutcome> {
+            if (!record.ok())
+                return ready(dbFailure(*record.error, compKey));
+            auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([key](DbSession &s) {
+                return detail_sql::readTickets(s, key);
+            });
+            return andThen(tickets, [=, this](const Outcome<QVector<TicketRow>> &tickets) -> QFuture<CompensationOutcome> {
+                if (!tickets.ok())
+                    return ready(dbFailure(*tickets.error, compKey));
+                const QString status = *record.value ? (*record.value)->statusText : QString();
+                const NullableText snapshot = *record.value ? (*record.value)->resultSnapshot : NullableText();
+                const QString refusal = canonicalTargetRefusal(*tickets.value, status, snapshot, compKey, r.target, key);
+                if (!refusal.isEmpty()) {
+                    CompensationOutcome o = refused(refusal);
+                    o.compKey = compKey;
+                    o.row = r;
+                    o.request = request;
+                    return ready(o);
+                }
+                return drive(r, request, true, operatorName);
+            });
+        });
+    });
+}
+
+} // namespace triage

@@ -1,0 +1,39 @@
+#pragma once
+
+// Shared by the compensation service's step files (CompensationRunner.cpp,
+// CompensationDrive.cpp); not a public API.
+
+#include "Compensation.h"
+
+#include <QFuture>
+#include <QJsonValue>
+
+namespace triage::compensation_steps {
+
+/// A future that already holds `v`.
+template <typename T>
+QFuture<T> ready(T v)
+{
+    return QtFuture::makeReadyFuture(std::move(v));
+}
+
+/// Continues `f` with `fn` (which returns the next step's future) where `f` finishes, and
+/// flattens the result: the next step is submitted, never waited for.
+template <typename T, typename F>
+auto andThen(QFuture<T> f, F &&fn)
+{
+    return f.then(QtFuture::Launch::Sync, std::forward<F>(fn)).unwrap();
+}
+
+/// Error: a database failed.
+CompensationOutcome dbFailure(const DbError &e, const QString &compKey = {});
+/// Refused: `why`; `config` when it is the configuration's fault (CLI exit 1).
+CompensationOutcome refused(const QString &why, bool config = false);
+/// A ticket id in audit JSON: a number when it is a whole number (as in every other output).
+QJsonValue ticketIdJson(const QString &id);
+/// The stamp of a compensation's audit row: a fresh request id, the operator (at most 64
+/// characters), auditHostName(), `action`, the source key and `reason`.
+AuditEntry compensationAudit(const QString &action, const QString &operatorName, const QString &sourceKey,
+                             const QString &reason);
+
+} // namespace triage::compensation_steps
