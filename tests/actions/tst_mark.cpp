@@ -47,23 +47,23 @@ int count(const TestDatabase &db, const QString &sql)
 class TestMark : public QObject {
     Q_OBJECT
 private slots:
-    void applyAndAudit_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void applyAndAudit_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void applyAndAudit();
-    void refusals_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void refusals_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void refusals();
-    void failedEvidence_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void failedEvidence_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void failedEvidence();
-    void dryRunWritesNothing_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void dryRunWritesNothing_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void dryRunWritesNothing();
-    void snapshotFromTicket_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void snapshotFromTicket_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void snapshotFromTicket();
-    void auditActionNames_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void auditActionNames_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void auditActionNames();
-    void staleViewConflict_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void staleViewConflict_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void staleViewConflict();
-    void atomicity_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void atomicity_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void atomicity();
-    void versionColumn_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void versionColumn_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void versionColumn();
     void microsecondPrecision_data();
     void microsecondPrecision();
@@ -100,7 +100,7 @@ void TestMark::applyAndAudit()
     const QStringList audit = db.adminQueryColumn(QStringLiteral(
         "SELECT operator || '|' || action || '|' || outcome || '|' || reason FROM triage_audit ORDER BY id").replace(
         QStringLiteral("operator || '|' || action || '|' || outcome || '|' || reason"),
-        backend == QLatin1String("mysql") ? QStringLiteral("CONCAT_WS('|', operator, action, outcome, reason)")
+        dialectOf(backend) == QLatin1String("mysql") ? QStringLiteral("CONCAT_WS('|', operator, action, outcome, reason)")
                                           : QStringLiteral("operator || '|' || action || '|' || outcome || '|' || reason")));
     QCOMPARE(audit, QStringList{QStringLiteral("alice|mark_success|applied|verified in upstream console")});
 
@@ -265,7 +265,7 @@ void TestMark::failedEvidence()
 
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT idem_key || ':' || status FROM idempotency_record ORDER BY idem_key")
                                      .replace(QStringLiteral("idem_key || ':' || status"),
-                                              backend == QLatin1String("mysql") ? QStringLiteral("CONCAT(idem_key, ':', status)")
+                                              dialectOf(backend) == QLatin1String("mysql") ? QStringLiteral("CONCAT(idem_key, ':', status)")
                                                                                 : QStringLiteral("idem_key || ':' || status"))),
              (QStringList{QStringLiteral("pay:attempt:0"), QStringLiteral("pay:early:0"), QStringLiteral("pay:fresh:2"),
                           QStringLiteral("pay:none:0"), QStringLiteral("pay:old:0"), QStringLiteral("pay:unusable:0"),
@@ -510,6 +510,7 @@ void TestMark::microsecondPrecision_data()
     QTest::newRow("postgresql") << QStringLiteral("postgresql");
     QTest::newRow("mysql") << QStringLiteral("mysql");
     QTest::newRow("sqlite") << QStringLiteral("sqlite");
+    QTest::newRow("pgbouncer") << QStringLiteral("pgbouncer");
 }
 
 void TestMark::microsecondPrecision()
@@ -519,7 +520,7 @@ void TestMark::microsecondPrecision()
     TRIAGE_REQUIRE_BACKEND(db);
     Workspace ws(ticketAbsentConfig(db.config()));
     QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
-    const QString literal = backend == QLatin1String("mysql") ? QStringLiteral("'2026-01-02 03:04:05.123456'")
+    const QString literal = dialectOf(backend) == QLatin1String("mysql") ? QStringLiteral("'2026-01-02 03:04:05.123456'")
                                                                : QStringLiteral("'2026-01-02T03:04:05.123456Z'");
     QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
                                          "expire_at) VALUES ('k1', 'ticket_create', 0, %1, %1, %1)")
@@ -580,7 +581,7 @@ void TestMark::privileges()
     }
     QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
     const QString user = QStringLiteral("ro_%1").arg(QCoreApplication::applicationPid());
-    const bool pg = backend == QLatin1String("postgresql");
+    const bool pg = dialectOf(backend) == QLatin1String("postgresql");
     if (pg) {
         db.adminExec(QStringLiteral("DROP ROLE IF EXISTS %1").arg(user));
         QCOMPARE(db.adminExec(QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD 'ropw'").arg(user)), QString());
@@ -631,7 +632,7 @@ void TestMark::dropBetweenReadAndMark_data()
 static QString killOthers(const TestDatabase &db)
 {
     const QString dbName = QUrl(db.url()).path().mid(1);
-    if (db.backend() == QLatin1String("postgresql"))
+    if (db.dialect() == QLatin1String("postgresql"))
         return db.adminExec(QStringLiteral("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%1' "
                                            "AND pid <> pg_backend_pid()")
                                 .arg(dbName));

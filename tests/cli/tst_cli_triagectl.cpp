@@ -96,9 +96,9 @@ QByteArray exitMismatch(const QStringList &args, int code, const char *needle)
 /// written independently of the console's SqlDialect.
 QString cutoff(const QString &backend, int seconds)
 {
-    if (backend == QLatin1String("postgresql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("postgresql"))
         return QStringLiteral("now() - interval '%1 seconds'").arg(seconds);
-    if (backend == QLatin1String("mysql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("mysql"))
         return QStringLiteral("UTC_TIMESTAMP(6) - INTERVAL %1 SECOND").arg(seconds);
     return QString(); // SQLite: see staleRecordKeys()
 }
@@ -107,7 +107,7 @@ QString cutoff(const QString &backend, int seconds)
 QStringList staleRecordKeys(const TestDatabase &db, int seconds)
 {
     QString sql;
-    if (db.backend() == QLatin1String("sqlite"))
+    if (db.dialect() == QLatin1String("sqlite"))
         sql = QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 0 AND "
                              "julianday(updated_at) < julianday('now') - %1 / 86400.0")
                   .arg(seconds);
@@ -140,9 +140,9 @@ QStringList latestUnknownAttempts(const TestDatabase &db, const QString &column)
 /// A time literal for `backend` from canonical ISO text ("2026-01-02T03:04:05.123456Z").
 QString ts(const QString &backend, const QString &iso)
 {
-    if (backend == QLatin1String("postgresql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("postgresql"))
         return QStringLiteral("TIMESTAMPTZ '%1'").arg(iso);
-    if (backend == QLatin1String("mysql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("mysql"))
         return QStringLiteral("'%1 %2'").arg(iso.left(10), iso.mid(11, 15));
     return QStringLiteral("'%1'").arg(iso);
 }
@@ -150,16 +150,16 @@ QString ts(const QString &backend, const QString &iso)
 /// "server now minus `seconds`" as a value of the time column, for inserting edge rows.
 QString agoValue(const QString &backend, int seconds)
 {
-    if (backend == QLatin1String("sqlite"))
+    if (triage::test::dialectOf(backend) == QLatin1String("sqlite"))
         return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%f', 'now', '-%1 seconds') || '000Z'").arg(seconds);
     return cutoff(backend, seconds);
 }
 
 QString futureValue(const QString &backend)
 {
-    if (backend == QLatin1String("postgresql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("postgresql"))
         return QStringLiteral("now() + interval '7 days'");
-    if (backend == QLatin1String("mysql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("mysql"))
         return QStringLiteral("UTC_TIMESTAMP(6) + INTERVAL 7 DAY");
     return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%f', 'now', '+7 days') || '000Z'");
 }
@@ -168,7 +168,7 @@ QString futureValue(const QString &backend)
 /// whose literals treat them as escapes.
 QString sqlString(const QString &backend, QString text)
 {
-    if (backend == QLatin1String("mysql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("mysql"))
         text.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
     text.replace(QLatin1Char('\''), QStringLiteral("''"));
     return QLatin1Char('\'') + text + QLatin1Char('\'');
@@ -209,7 +209,7 @@ void TstCliTriagectl::initTestCase()
 void TstCliTriagectl::unknownQueueMatchesIndependentSql_data()
 {
     QTest::addColumn<QString>("backend");
-    triage::test::addBackendRows();
+    triage::test::addBackendRows(true);
 }
 
 void TstCliTriagectl::unknownQueueMatchesIndependentSql()
@@ -365,7 +365,7 @@ void TstCliTriagectl::unknownQueueMatchesIndependentSql()
 void TstCliTriagectl::showAndFormats_data()
 {
     QTest::addColumn<QString>("backend");
-    triage::test::addBackendRows();
+    triage::test::addBackendRows(true);
 }
 
 void TstCliTriagectl::showAndFormats()
@@ -619,7 +619,7 @@ void TstCliTriagectl::exitCodes()
 void TstCliTriagectl::markExitCodes_data()
 {
     QTest::addColumn<QString>("backend");
-    triage::test::addBackendRows();
+    triage::test::addBackendRows(true);
 }
 
 void TstCliTriagectl::markExitCodes()
