@@ -61,8 +61,16 @@ public:
     /// dropped connection from a failed statement).
     bool alive();
 
-    /// Prepares (forward-only), binds `binds` and executes. Throws DbException.
+    /// Prepares (forward-only), binds `binds` and executes; on PostgreSQL runs it unprepared
+    /// with the values inlined by the driver's escaping instead (execPostgres()). Throws
+    /// DbException.
     QSqlQuery exec(const QString &sql, const SqlBuilder &binds = {});
+    /// Runs an INSERT of one row (exec()) and returns the id the database gave it; 0 when
+    /// none. On PostgreSQL the id comes back in the same statement (`RETURNING <idColumn>`):
+    /// QPSQL's lastInsertId() runs `SELECT lastval()` separately, a second round trip that
+    /// behind a pooler may reach another client's session (DESIGN.md §4 "Poolers"); elsewhere
+    /// the driver's lastInsertId(). Throws DbException.
+    qint64 insertReturningId(const QString &sql, const SqlBuilder &binds, const QString &idColumn = QStringLiteral("id"));
     /// Same for a statement without bound values that must not be prepared (DDL,
     /// session settings). Throws DbException.
     void execDirect(const QString &sql);
@@ -98,6 +106,10 @@ public:
 
 private:
     void readConnectionFacts();
+    /// exec() on PostgreSQL: the values inlined with the driver's escaping
+    /// (inlineBoundValues()) and pgStatementPreamble() in front, unprepared, one round trip
+    /// (DESIGN.md §4 "Poolers"). Throws DbException.
+    QSqlQuery execPostgres(const QString &sql, const SqlBuilder &binds);
     void setBackendId(qint64 id);
 
     ConnectionProfile m_profile;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "DbError.h"
+#include "PgCancel.h"
 
 #include <QFuture>
 #include <QList>
@@ -16,12 +17,14 @@ class DbWorker;
 // Cancelling a running query (issue #6).
 //
 // Qt SQL cannot interrupt a statement from another thread: QSqlQuery::exec() blocks the
-// worker thread until the server answers. The server can, though, when asked over a
-// SECOND connection: PostgreSQL `pg_cancel_backend(pid)` (the documented way to cancel a
-// backend's current query; it needs the same role or pg_signal_backend) and MySQL/MariaDB
-// `KILL QUERY <connection id>` (ends the statement, keeps the connection; a user may always
-// kill the statements of its own connections). The worker's connection id is read right
-// after connecting (pg_backend_pid(), CONNECTION_ID()) and kept in SessionActivity.
+// worker thread until the server answers. The server can, though: PostgreSQL takes
+// libpq's protocol-level cancel request carrying the connection's cancel key (PgCancel.h;
+// PgBouncer forwards it to the server connection serving that client, where
+// `pg_cancel_backend(pid)` with a pid read at open could hit another client's backend), and
+// MySQL/MariaDB take `KILL QUERY <connection id>` over a SECOND connection (ends the
+// statement, keeps the connection; a user may always kill the statements of its own
+// connections). The worker's connection id is read right after connecting
+// (pg_backend_pid(), CONNECTION_ID()) and kept in SessionActivity.
 //
 // SQLite statements run inside this process, not on a server: cancelling is reported as
 // not supported (sqlite3_interrupt() would need the SQLite library as a direct dependency).
@@ -41,6 +44,11 @@ struct SessionActivity {
     /// task just before it sends the cancel). An interrupted statement of that job becomes
     /// DbError::Kind::Cancelled; any other interruption stays a plain statement error.
     std::atomic<quint64> cancelRequested{0};
+    /// PostgreSQL: the open connection's cancel request (null while closed, and elsewhere).
+    PgCancelSlot pgCancel;
+    /// PostgreSQL: true while a statement of DbSession::exec() waits for the server (a job
+    /// busy in the client has nothing to cancel).
+    std::atomic<bool> statementOnServer{false};
 };
 
 /// A handle on a group of jobs that can be cancelled together (e.g. one queue load: its
@@ -122,11 +130,11 @@ struct CancelResult {
 
 /// Cancels the statement running now on `worker`'s connection, whatever job it belongs to.
 /// Returns at once; the work happens on a dedicated thread pool (never the calling thread,
-/// never the busy worker thread): a short-lived second connection with the worker's own
-/// ConnectionProfile (same user, TLS and password source) sends PostgreSQL
-/// `pg_cancel_backend(:pid)` (only while pg_stat_activity shows the backend active) or
-/// MySQL/MariaDB `KILL QUERY :id` (only while information_schema.processlist shows it busy),
-/// the id bound as a value. The cancelled job's Outcome then carries
+/// never the busy worker thread): on PostgreSQL libpq's cancel request for the worker's
+/// own connection (PgCancelHandle; only while a statement waits for the server), on
+/// MySQL/MariaDB a short-lived second connection with the worker's own ConnectionProfile
+/// (same user, TLS and password source) sends `KILL QUERY :id` (only while
+/// information_schema.processlist shows it busy), the id bound as a value. The cancelled job's Outcome then carries
 /// DbError::Kind::Cancelled ("<store>: query cancelled by the operator"); the worker keeps
 /// its connection (no reconnect, no retry).
 ///

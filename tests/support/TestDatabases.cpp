@@ -10,6 +10,8 @@
 #include <QTest>
 #include <QUrl>
 
+#include <libpq-fe.h>
+
 namespace triage::test {
 
 namespace {
@@ -38,6 +40,39 @@ QString dialectOf(const QString &backend)
 bool requireAllBackends()
 {
     return qEnvironmentVariable("TRIAGE_TEST_REQUIRE_ALL_BACKENDS") == QLatin1String("1");
+}
+
+QHash<QString, int> poolerServerStates(const QString &database, QString *error)
+{
+    const QUrl u(qEnvironmentVariable("TRIAGE_TEST_PGBOUNCER_ADMIN_URL"));
+    if (u.isEmpty()) {
+        *error = QStringLiteral("TRIAGE_TEST_PGBOUNCER_ADMIN_URL is not set (run the tests through tests/run-all.sh)");
+        return {};
+    }
+    const QByteArray conninfo = QStringLiteral("host=%1 port=%2 user=%3 dbname=%4 password=%5 connect_timeout=10")
+                                    .arg(u.host())
+                                    .arg(u.port())
+                                    .arg(u.userName(), u.path().mid(1), qEnvironmentVariable("TRIAGE_TEST_PG_PASSWORD"))
+                                    .toUtf8();
+    QHash<QString, int> byState;
+    PGconn *conn = PQconnectdb(conninfo.constData());
+    if (PQstatus(conn) != CONNECTION_OK) {
+        *error = QString::fromUtf8(PQerrorMessage(conn)).trimmed();
+        PQfinish(conn);
+        return byState;
+    }
+    PGresult *r = PQexec(conn, "SHOW SERVERS");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        *error = QString::fromUtf8(PQerrorMessage(conn)).trimmed();
+    } else {
+        const int dbColumn = PQfnumber(r, "database"), stateColumn = PQfnumber(r, "state");
+        for (int i = 0; i < PQntuples(r); ++i)
+            if (QString::fromUtf8(PQgetvalue(r, i, dbColumn)) == database)
+                ++byState[QString::fromUtf8(PQgetvalue(r, i, stateColumn))];
+    }
+    PQclear(r);
+    PQfinish(conn);
+    return byState;
 }
 
 TestDatabase::TestDatabase(const QString &backend) : m_backend(backend)

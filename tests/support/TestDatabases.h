@@ -2,6 +2,7 @@
 
 #include "WorkspaceConfig.h"
 
+#include <QHash>
 #include <QString>
 #include <QStringList>
 
@@ -67,6 +68,12 @@ private:
     bool m_available = false;
     QString m_skipReason;
 };
+
+/// PgBouncer's server connections for database `database`, counted by state ("active",
+/// "idle", "used", …), from `SHOW SERVERS` on the pooler's admin console
+/// (TRIAGE_TEST_PGBOUNCER_ADMIN_URL, password TRIAGE_TEST_PG_PASSWORD; libpq directly, as
+/// the console speaks only the simple protocol). Empty with `*error` set on failure.
+QHash<QString, int> poolerServerStates(const QString &database, QString *error);
 
 /// True when CI demands every backend (TRIAGE_TEST_REQUIRE_ALL_BACKENDS=1).
 bool requireAllBackends();
