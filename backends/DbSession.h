@@ -35,7 +35,8 @@ public:
     QSqlDatabase &db() { return m_db; }
 
     /// Opens the connection if it is not open and pins the session: time zone UTC,
-    /// statement timeout; on SQLite WAL (retried while another connection holds the lock)
+    /// statement timeout (PostgreSQL: both per statement instead, SET LOCAL in exec(), so
+    /// they hold behind a pooler; DESIGN.md §4 "Poolers"); on SQLite WAL (retried while another connection holds the lock)
     /// and case-sensitive LIKE, as on the other backends. Then reads the server's id for
     /// the connection (PostgreSQL pg_backend_pid(), MySQL/MariaDB CONNECTION_ID(); kept in
     /// backendId() and the SessionActivity) and the statement timeout in force (for
