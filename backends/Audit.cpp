@@ -114,9 +114,7 @@ qint64 insert(DbSession &session, const AuditEntry &entry)
                                  b.bind(textOrNull(e.host)), b.bind(e.action), b.bind(e.idemKey), b.bind(textOrNull(e.fromState)),
                                  b.bind(textOrNull(e.toState)))
                             .arg(b.bind(e.reason), b.bind(textOrNull(e.evidence)), b.bind(e.outcome), b.bind(textOrNull(e.detail)));
-    QSqlQuery q = session.exec(sql, b);
-    const QVariant id = q.lastInsertId();
-    return id.isValid() ? id.toLongLong() : 0;
+    return session.insertReturningId(sql, b);
 }
 
 QVector<AuditEntry> read(DbSession &session, const AuditQuery &query)

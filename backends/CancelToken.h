@@ -1,5 +1,7 @@
 #pragma once
 
+#include "PgCancel.h"
+
 #include <QtGlobal>
 
 #include <atomic>
@@ -25,6 +27,11 @@ struct SessionActivity {
     /// task just before it sends the cancel). An interrupted statement of that job becomes
     /// DbError::Kind::Cancelled; any other interruption stays a plain statement error.
     std::atomic<quint64> cancelRequested{0};
+    /// PostgreSQL: the open connection's cancel request (null while closed, and elsewhere).
+    PgCancelSlot pgCancel;
+    /// PostgreSQL: true while a statement of DbSession::exec() waits for the server (a job
+    /// busy in the client has nothing to cancel).
+    std::atomic<bool> statementOnServer{false};
 };
 
 /// A handle on a group of jobs that can be cancelled together (e.g. one queue load: its

@@ -137,11 +137,11 @@ qint64 beginSend(DbSession &s, const QString &compKey, int seenAttempts)
             return 0;
         }
         SqlBuilder a;
-        QSqlQuery q = s.exec(QStringLiteral("INSERT INTO triage_compensation_attempt (comp_key, kind, at, classification) "
-                                            "VALUES (%1, %2, %3, %4)")
-                                 .arg(a.bind(compKey), a.bind(QStringLiteral("send")), d.nowValue(), a.bind(QStringLiteral("IN_FLIGHT"))),
-                             a);
-        const qint64 id = q.lastInsertId().toLongLong();
+        const qint64 id = s.insertReturningId(QStringLiteral("INSERT INTO triage_compensation_attempt (comp_key, kind, at, classification) "
+                                                             "VALUES (%1, %2, %3, %4)")
+                                                  .arg(a.bind(compKey), a.bind(QStringLiteral("send")), d.nowValue(),
+                                                       a.bind(QStringLiteral("IN_FLIGHT"))),
+                                              a);
         s.commit();
         return id > 0 ? id : -1;
     } catch (...) {

@@ -1,6 +1,7 @@
 #include "DbSession.h"
 
 #include "Log.h"
+#include "PgStatement.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -200,8 +201,8 @@ void DbSession::ensureOpen()
             execDirect(QStringLiteral("SET TIME ZONE 'UTC'"));
             // init-schema's IF NOT EXISTS notices are not worth a line on stderr.
             execDirect(QStringLiteral("SET client_min_messages = warning"));
-            if (m_profile.statementTimeoutMs > 0)
-                execDirect(QStringLiteral("SET statement_timeout = %1").arg(m_profile.statementTimeoutMs));
+            // The statement timeout is set per statement (SET LOCAL, execPostgres()): a
+            // session SET would not follow this client through a pooler (DESIGN.md §4).
             break;
         case Dialect::MySql:
             execDirect(QStringLiteral("SET NAMES utf8mb4"));
@@ -258,9 +259,12 @@ void DbSession::readConnectionFacts()
         // pg_settings reports statement_timeout in its base unit, milliseconds.
         QSqlQuery q = queryDirect(QStringLiteral(
             "SELECT pg_backend_pid(), (SELECT setting FROM pg_settings WHERE name = 'statement_timeout')"));
+        if (m_activity)
+            m_activity->pgCancel.set(PgCancelHandle::fromDriver(m_db.driver()));
         if (q.next()) {
             setBackendId(q.value(0).toLongLong());
-            m_statementTimeoutMs = q.value(1).toLongLong();
+            if (m_profile.statementTimeoutMs <= 0)
+                m_statementTimeoutMs = q.value(1).toLongLong();
         }
         break;
     }
@@ -288,8 +292,11 @@ void DbSession::readConnectionFacts()
 void DbSession::setBackendId(qint64 id)
 {
     m_backendId = id;
-    if (m_activity)
+    if (m_activity) {
         m_activity->backendId.store(id);
+        if (id == 0)
+            m_activity->pgCancel.set(nullptr);
+    }
 }
 
 void DbSession::close()
@@ -369,6 +376,8 @@ DbError DbSession::makeError(const QSqlError &e, const QString &context) const
 
 QSqlQuery DbSession::exec(const QString &sql, const SqlBuilder &binds)
 {
+    if (m_profile.dialect == Dialect::PostgreSql)
+        return execPostgres(sql, binds);
     QSqlQuery q(m_db);
     q.setForwardOnly(true);
     if (!q.prepare(sql))
@@ -376,6 +385,41 @@ QSqlQuery DbSession::exec(const QString &sql, const SqlBuilder &binds)
     for (const auto &[name, value] : binds.values())
         q.bindValue(name, value);
     if (!q.exec()) {
+        logger("backend.sql")->debug("failed statement on {}: {}", roleName(role()), sql);
+        throw DbException(makeError(q.lastError(), QStringLiteral("running a statement")));
+    }
+    return q;
+}
+
+qint64 DbSession::insertReturningId(const QString &sql, const SqlBuilder &binds, const QString &idColumn)
+{
+    if (m_profile.dialect == Dialect::PostgreSql) {
+        QSqlQuery q = exec(sql + QStringLiteral(" RETURNING ") + idColumn, binds);
+        return q.next() ? q.value(0).toLongLong() : 0;
+    }
+    QSqlQuery q = exec(sql, binds);
+    const QVariant id = q.lastInsertId();
+    return id.isValid() ? id.toLongLong() : 0;
+}
+
+QSqlQuery DbSession::execPostgres(const QString &sql, const SqlBuilder &binds)
+{
+    QString why;
+    const std::optional<QString> inlined = inlineBoundValues(sql, binds, m_db.driver(), &why);
+    if (!inlined)
+        throw DbException({role(), DbError::Kind::Statement,
+                           QStringLiteral("%1: cannot run a statement: %2").arg(roleTitle(role()), why), {}});
+    const QStringList preamble = pgStatementPreamble(m_profile.statementTimeoutMs);
+    QSqlQuery q(m_db);
+    q.setForwardOnly(true);
+    if (m_activity)
+        m_activity->statementOnServer.store(true);
+    bool ok = q.exec(preamble.join(QStringLiteral("; ")) + QStringLiteral("; ") + *inlined);
+    if (m_activity)
+        m_activity->statementOnServer.store(false);
+    for (qsizetype i = 0; ok && i < preamble.size(); ++i)
+        ok = q.nextResult(); // past each SET LOCAL to the statement's own result
+    if (!ok) {
         logger("backend.sql")->debug("failed statement on {}: {}", roleName(role()), sql);
         throw DbException(makeError(q.lastError(), QStringLiteral("running a statement")));
     }

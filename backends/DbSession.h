@@ -35,7 +35,8 @@ public:
     QSqlDatabase &db() { return m_db; }
 
     /// Opens the connection if it is not open and pins the session: time zone UTC,
-    /// statement timeout; on SQLite WAL (retried while another connection holds the lock)
+    /// statement timeout (PostgreSQL: both per statement instead, SET LOCAL in exec(), so
+    /// they hold behind a pooler; DESIGN.md §4 "Poolers"); on SQLite WAL (retried while another connection holds the lock)
     /// and case-sensitive LIKE, as on the other backends. Then reads the server's id for
     /// the connection (PostgreSQL pg_backend_pid(), MySQL/MariaDB CONNECTION_ID(); kept in
     /// backendId() and the SessionActivity) and the statement timeout in force (for
@@ -61,8 +62,16 @@ public:
     /// dropped connection from a failed statement).
     bool alive();
 
-    /// Prepares (forward-only), binds `binds` and executes. Throws DbException.
+    /// Prepares (forward-only), binds `binds` and executes; on PostgreSQL runs it unprepared
+    /// with the values inlined by the driver's escaping instead (execPostgres()). Throws
+    /// DbException.
     QSqlQuery exec(const QString &sql, const SqlBuilder &binds = {});
+    /// Runs an INSERT of one row (exec()) and returns the id the database gave it; 0 when
+    /// none. On PostgreSQL the id comes back in the same statement (`RETURNING <idColumn>`):
+    /// QPSQL's lastInsertId() runs `SELECT lastval()` separately, a second round trip that
+    /// behind a pooler may reach another client's session (DESIGN.md §4 "Poolers"); elsewhere
+    /// the driver's lastInsertId(). Throws DbException.
+    qint64 insertReturningId(const QString &sql, const SqlBuilder &binds, const QString &idColumn = QStringLiteral("id"));
     /// Same for a statement without bound values that must not be prepared (DDL,
     /// session settings). Throws DbException.
     void execDirect(const QString &sql);
@@ -98,6 +107,10 @@ public:
 
 private:
     void readConnectionFacts();
+    /// exec() on PostgreSQL: the values inlined with the driver's escaping
+    /// (inlineBoundValues()) and pgStatementPreamble() in front, unprepared, one round trip
+    /// (DESIGN.md §4 "Poolers"). Throws DbException.
+    QSqlQuery execPostgres(const QString &sql, const SqlBuilder &binds);
     void setBackendId(qint64 id);
 
     ConnectionProfile m_profile;

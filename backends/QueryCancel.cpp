@@ -43,6 +43,31 @@ Outcome<CancelResult> sendCancel(const ConnectionProfile &profile, const std::sh
 {
     const DbRole role = profile.role;
     auto stillRunning = [&] { return activity->runningJob.load() == job && activity->backendId.load() == backendId; };
+    auto cancelled = [&] {
+        logger("backend.sql")->info("{}: asked the server to cancel the running query (connection {})", roleTitle(role),
+                                    backendId);
+        return Outcome<CancelResult>::success(
+            CancelResult{role, CancelResult::Kind::Cancelled, backendId,
+                         QStringLiteral("%1: asked the server to cancel the running query (connection %2)")
+                             .arg(roleTitle(role))
+                             .arg(backendId)});
+    };
+    if (profile.dialect == Dialect::PostgreSql) {
+        // The protocol-level cancel of the worker's own connection: no second login, and
+        // correct behind a pooler (PgCancel.h).
+        const std::shared_ptr<PgCancelHandle> handle = activity->pgCancel.get();
+        if (!handle || !stillRunning() || !activity->statementOnServer.load())
+            return Outcome<CancelResult>::success(nothingToCancel(role));
+        activity->cancelRequested.store(job);
+        QString why;
+        if (!handle->send(&why)) {
+            logger("backend.sql")->warn("cancelling on the {} failed: {}", roleTitle(role), why);
+            return Outcome<CancelResult>::failure(
+                DbError{role, DbError::Kind::Connection,
+                        QStringLiteral("%1: the cancel request did not reach the server: %2").arg(roleTitle(role), why), {}});
+        }
+        return cancelled();
+    }
     const QString name = QStringLiteral("triage-cancel-%1-%2").arg(roleName(role)).arg(s_cancelConnections.fetchAndAddRelaxed(1));
     try {
         DbSession session(profile, name); // no activity: this connection is not cancellable itself
@@ -52,17 +77,7 @@ Outcome<CancelResult> sendCancel(const ConnectionProfile &profile, const std::sh
         // From here on an interrupted statement of that job is the operator's cancel.
         activity->cancelRequested.store(job);
         bool sent = false;
-        if (profile.dialect == Dialect::PostgreSql) {
-            // pg_cancel_backend() is a function: the pid is bound like any value. Only an
-            // active backend is signalled, so an idle one reports "nothing to cancel".
-            SqlBuilder b;
-            const QString pid = b.bind(backendId);
-            QSqlQuery q = session.exec(QStringLiteral("SELECT pg_cancel_backend(pid) FROM pg_stat_activity "
-                                                      "WHERE pid = %1 AND state = 'active'")
-                                           .arg(pid),
-                                       b);
-            sent = q.next() && q.value(0).toBool();
-        } else {
+        {
             SqlBuilder busy;
             const QString id = busy.bind(backendId);
             QSqlQuery q = session.exec(
@@ -97,13 +112,7 @@ Outcome<CancelResult> sendCancel(const ConnectionProfile &profile, const std::sh
         }
         if (!sent)
             return Outcome<CancelResult>::success(nothingToCancel(role));
-        logger("backend.sql")->info("{}: asked the server to cancel the running query (connection {})", roleTitle(role),
-                                    backendId);
-        return Outcome<CancelResult>::success(
-            CancelResult{role, CancelResult::Kind::Cancelled, backendId,
-                         QStringLiteral("%1: asked the server to cancel the running query (connection %2)")
-                             .arg(roleTitle(role))
-                             .arg(backendId)});
+        return cancelled();
     } catch (const DbException &e) {
         logger("backend.sql")->warn("cancelling on the {} failed: {}", roleTitle(role), e.error.message);
         return Outcome<CancelResult>::failure(e.error);

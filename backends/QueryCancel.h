@@ -17,12 +17,14 @@ class DbWorker;
 // Cancelling a running query (issue #6).
 //
 // Qt SQL cannot interrupt a statement from another thread: QSqlQuery::exec() blocks the
-// worker thread until the server answers. The server can, though, when asked over a
-// SECOND connection: PostgreSQL `pg_cancel_backend(pid)` (the documented way to cancel a
-// backend's current query; it needs the same role or pg_signal_backend) and MySQL/MariaDB
-// `KILL QUERY <connection id>` (ends the statement, keeps the connection; a user may always
-// kill the statements of its own connections). The worker's connection id is read right
-// after connecting (pg_backend_pid(), CONNECTION_ID()) and kept in SessionActivity.
+// worker thread until the server answers. The server can, though: PostgreSQL takes
+// libpq's protocol-level cancel request carrying the connection's cancel key (PgCancel.h;
+// PgBouncer forwards it to the server connection serving that client, where
+// `pg_cancel_backend(pid)` with a pid read at open could hit another client's backend), and
+// MySQL/MariaDB take `KILL QUERY <connection id>` over a SECOND connection (ends the
+// statement, keeps the connection; a user may always kill the statements of its own
+// connections). The worker's connection id is read right after connecting
+// (pg_backend_pid(), CONNECTION_ID()) and kept in SessionActivity.
 //
 // SQLite statements run inside this process, not on a server: cancelling is reported as
 // not supported (sqlite3_interrupt() would need the SQLite library as a direct dependency).
@@ -51,11 +53,11 @@ struct CancelResult {
 
 /// Cancels the statement running now on `worker`'s connection, whatever job it belongs to.
 /// Returns at once; the work happens on a dedicated thread pool (never the calling thread,
-/// never the busy worker thread): a short-lived second connection with the worker's own
-/// ConnectionProfile (same user, TLS and password source) sends PostgreSQL
-/// `pg_cancel_backend(:pid)` (only while pg_stat_activity shows the backend active) or
-/// MySQL/MariaDB `KILL QUERY :id` (only while information_schema.processlist shows it busy),
-/// the id bound as a value. The cancelled job's Outcome then carries
+/// never the busy worker thread): on PostgreSQL libpq's cancel request for the worker's
+/// own connection (PgCancelHandle; only while a statement waits for the server), on
+/// MySQL/MariaDB a short-lived second connection with the worker's own ConnectionProfile
+/// (same user, TLS and password source) sends `KILL QUERY :id` (only while
+/// information_schema.processlist shows it busy), the id bound as a value. The cancelled job's Outcome then carries
 /// DbError::Kind::Cancelled ("<store>: query cancelled by the operator"); the worker keeps
 /// its connection (no reconnect, no retry).
 ///

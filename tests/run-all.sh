@@ -27,8 +27,15 @@
 #      (PostgreSQL: Asia/Kolkata, MariaDB: +05:30). Role/user `triage`,
 #      password `triage` (superuser / ALL ON *.* WITH GRANT OPTION), database
 #      `triage`. Packaged servers on the default ports are ignored.
+#      In front of that PostgreSQL it starts Debian's pgbouncer (as OS user
+#      postgres, own config under <root>/pgbouncer, 127.0.0.1 only) in
+#      transaction mode, default_pool_size 4, every database name forwarded to
+#      the PostgreSQL server (`* = host=... port=...`, so per-test databases work
+#      without a reload); user `triage` (SCRAM) is also its admin-console user.
 #   3. Exports for the tests:
 #        TRIAGE_TEST_PG_URL=postgresql://triage@127.0.0.1:<port>/triage
+#        TRIAGE_TEST_PGBOUNCER_URL=postgresql://triage@127.0.0.1:<port>/triage
+#        TRIAGE_TEST_PGBOUNCER_ADMIN_URL=postgresql://triage@127.0.0.1:<port>/pgbouncer
 #        TRIAGE_TEST_MYSQL_URL=mysql://triage@127.0.0.1:<port>/triage
 #        TRIAGE_TEST_PG_PASSWORD=triage  TRIAGE_TEST_MYSQL_PASSWORD=triage
 #        TRIAGE_TEST_REQUIRE_ALL_BACKENDS=1  QT_QPA_PLATFORM=offscreen
@@ -41,6 +48,7 @@
 # Environment overrides:
 #   BUILD_DIR (build)            TRIAGE_TEST_ROOT (<repo>/build/test-servers)
 #   TRIAGE_TEST_PG_PORT (55432)  TRIAGE_TEST_MYSQL_PORT (53306)
+#   TRIAGE_TEST_PGBOUNCER_PORT (56432)  TRIAGE_PGBOUNCER_BIN (/usr/sbin/pgbouncer)
 #     (the defaults move up to the next free port if taken; an explicitly set
 #      port that is taken is an error)
 #   TRIAGE_PG_BIN (/usr/lib/postgresql/15/bin)   TRIAGE_SKIP_INSTALL=1
@@ -204,8 +212,19 @@ stop_mysql() { # stop_mysql ROOT
     term_wait "$pid" 60 mariadbd mysqld
 }
 
+stop_pgbouncer() { # stop_pgbouncer ROOT
+    local pidfile="$1/pgbouncer/run/pgbouncer.pid" pid
+    [[ -f "$pidfile" ]] || return 0
+    pid=$(head -n 1 "$pidfile" 2>/dev/null || true)
+    pid_is "$pid" pgbouncer || return 0
+    log "stopping pgbouncer (pid $pid)"
+    stopped_any=1
+    term_wait "$pid" 20 pgbouncer
+}
+
 stop_servers_at() { # stop_servers_at ROOT
     [[ -d "$1" ]] || return 0
+    stop_pgbouncer "$1" || true
     stop_pg "$1" || true
     stop_mysql "$1" || true
 }
@@ -280,6 +299,64 @@ EOF
         die "PostgreSQL: cannot connect as triage over TCP"
     fi
     log "PostgreSQL: ready (timezone=$out)"
+}
+
+# ---------------------------------------------------------------- pgbouncer
+
+pgbouncer_bin=${TRIAGE_PGBOUNCER_BIN:-/usr/sbin/pgbouncer}
+
+start_pgbouncer() { # start_pgbouncer PORT PG_PORT
+    local d="$root/pgbouncer" port=$1 pgport=$2
+    local run="$d/run" logf="$d/pgbouncer.log"
+    [[ -x "$pgbouncer_bin" ]] || die "pgbouncer not found at $pgbouncer_bin (is the pgbouncer package installed?)"
+    rm -rf "$d"
+    mkdir -p "$run"
+    # The test role's password is the public test password (see above); pgbouncer
+    # needs it to log in to PostgreSQL with SCRAM on the client's behalf.
+    printf '"triage" "triage"\n' >"$d/userlist.txt"
+    # Transaction mode: a server connection serves a client for one transaction
+    # only, so nothing may rely on session state (DESIGN.md §4). Pool size >= 2
+    # so that concurrent clients really use several server connections.
+    cat >"$d/pgbouncer.ini" <<EOF
+[databases]
+* = host=127.0.0.1 port=$pgport
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $port
+unix_socket_dir =
+auth_type = scram-sha-256
+auth_file = $d/userlist.txt
+admin_users = triage
+pool_mode = transaction
+default_pool_size = 4
+max_client_conn = 1000
+logfile = $logf
+pidfile = $run/pgbouncer.pid
+ignore_startup_parameters = extra_float_digits
+EOF
+    chmod 600 "$d/userlist.txt"
+    own postgres "$d"
+    chmod 700 "$d"
+
+    log "pgbouncer: starting on 127.0.0.1:$port (transaction mode, PostgreSQL port $pgport)"
+    if ! (cd "$d" && as_pg "$pgbouncer_bin" -d "$d/pgbouncer.ini") >>"$d/start.log" 2>&1; then
+        tail_log "$d/start.log"
+        tail_log "$logf"
+        die "pgbouncer did not start"
+    fi
+    local out i
+    for ((i = 0; i < timeout_s * 2; i++)); do
+        if out=$(PGPASSWORD=triage PGCONNECT_TIMEOUT=5 "$pg_bin/psql" -X -At -h 127.0.0.1 -p "$port" \
+            -U triage -d triage -c 'select 1' 2>&1); then
+            log "pgbouncer: ready"
+            return 0
+        fi
+        sleep 0.5
+    done
+    log "$out"
+    tail_log "$logf"
+    die "pgbouncer does not accept connections on 127.0.0.1:$port"
 }
 
 # ---------------------------------------------------------------- MariaDB
@@ -390,10 +467,12 @@ SQL
 
 # ---------------------------------------------------------------- env
 
-write_env() { # write_env PGPORT MYPORT
+write_env() { # write_env PGPORT MYPORT PGBOUNCERPORT
     cat >"$root/env.sh" <<EOF
 export TRIAGE_TEST_PG_URL=postgresql://triage@127.0.0.1:$1/triage
 export TRIAGE_TEST_MYSQL_URL=mysql://triage@127.0.0.1:$2/triage
+export TRIAGE_TEST_PGBOUNCER_URL=postgresql://triage@127.0.0.1:$3/triage
+export TRIAGE_TEST_PGBOUNCER_ADMIN_URL=postgresql://triage@127.0.0.1:$3/pgbouncer
 export TRIAGE_TEST_PG_PASSWORD=triage
 export TRIAGE_TEST_MYSQL_PASSWORD=triage
 export TRIAGE_TEST_REQUIRE_ALL_BACKENDS=1
@@ -421,7 +500,8 @@ resolve_root
 # benchmark's databases); `--stop` first for fresh ones.
 if [[ "$mode" == servers && -f "$root/env.sh" ]] \
     && pid_is "$(head -n 1 "$root/pg/data/postmaster.pid" 2>/dev/null)" postgres \
-    && pid_is "$(head -n 1 "$root/mysql/run/mysqld.pid" 2>/dev/null)" mariadbd mysqld; then
+    && pid_is "$(head -n 1 "$root/mysql/run/mysqld.pid" 2>/dev/null)" mariadbd mysqld \
+    && pid_is "$(head -n 1 "$root/pgbouncer/run/pgbouncer.pid" 2>/dev/null)" pgbouncer; then
     cat "$root/env.sh"
     log "servers already running (their data is kept); environment in $root/env.sh"
     log "fresh servers: bash tests/run-all.sh --stop, then --servers-only again"
@@ -436,7 +516,7 @@ cleanup() {
     trap - EXIT INT TERM
     stop_servers_at "$root"
     # keep the logs, drop the (large) data dirs
-    rm -rf "$root/pg/data" "$root/mysql/data" "$root/mysql/tmp" 2>/dev/null || true
+    rm -rf "$root/pg/data" "$root/mysql/data" "$root/mysql/tmp" "$root/pgbouncer/userlist.txt" 2>/dev/null || true
     rm -f "$root/env.sh"
     exit "$rc"
 }
@@ -448,7 +528,9 @@ pg_port=$(pick_port 55432 "${TRIAGE_TEST_PG_PORT:-}" PostgreSQL)
 start_pg "$pg_port"
 my_port=$(pick_port 53306 "${TRIAGE_TEST_MYSQL_PORT:-}" MariaDB)
 start_mysql "$my_port"
-write_env "$pg_port" "$my_port"
+bouncer_port=$(pick_port 56432 "${TRIAGE_TEST_PGBOUNCER_PORT:-}" pgbouncer)
+start_pgbouncer "$bouncer_port" "$pg_port"
+write_env "$pg_port" "$my_port" "$bouncer_port"
 
 if [[ "$mode" == servers ]]; then
     trap - EXIT INT TERM

@@ -11,9 +11,9 @@ namespace triage::test {
 /// SQL expression for "server now minus `seconds`" in `backend`'s time-column type.
 inline QString serverAgo(const QString &backend, int seconds)
 {
-    if (backend == QLatin1String("postgresql"))
+    if (dialectOf(backend) == QLatin1String("postgresql"))
         return QStringLiteral("(now() - interval '%1 seconds')").arg(seconds);
-    if (backend == QLatin1String("mysql"))
+    if (dialectOf(backend) == QLatin1String("mysql"))
         return QStringLiteral("(UTC_TIMESTAMP(6) - INTERVAL %1 SECOND)").arg(seconds);
     return QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%f', 'now', '%1 seconds') || '000Z')").arg(-seconds);
 }

@@ -21,19 +21,19 @@ using namespace triage::test;
 class TestMark : public QObject {
     Q_OBJECT
 private slots:
-    void applyAndAudit_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void applyAndAudit_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void applyAndAudit();
-    void refusals_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void refusals_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void refusals();
-    void failedEvidence_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void failedEvidence_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void failedEvidence();
-    void dryRunWritesNothing_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void dryRunWritesNothing_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void dryRunWritesNothing();
-    void snapshotFromTicket_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void snapshotFromTicket_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void snapshotFromTicket();
-    void auditActionNames_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void auditActionNames_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void auditActionNames();
-    void atomicity_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void atomicity_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void atomicity();
 };
 
@@ -60,7 +60,7 @@ void TestMark::applyAndAudit()
     const QStringList audit = db.adminQueryColumn(QStringLiteral(
         "SELECT operator || '|' || action || '|' || outcome || '|' || reason FROM triage_audit ORDER BY id").replace(
         QStringLiteral("operator || '|' || action || '|' || outcome || '|' || reason"),
-        backend == QLatin1String("mysql") ? QStringLiteral("CONCAT_WS('|', operator, action, outcome, reason)")
+        dialectOf(backend) == QLatin1String("mysql") ? QStringLiteral("CONCAT_WS('|', operator, action, outcome, reason)")
                                           : QStringLiteral("operator || '|' || action || '|' || outcome || '|' || reason")));
     QCOMPARE(audit, QStringList{QStringLiteral("alice|mark_success|applied|verified in upstream console")});
 
@@ -225,7 +225,7 @@ void TestMark::failedEvidence()
 
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT idem_key || ':' || status FROM idempotency_record ORDER BY idem_key")
                                      .replace(QStringLiteral("idem_key || ':' || status"),
-                                              backend == QLatin1String("mysql") ? QStringLiteral("CONCAT(idem_key, ':', status)")
+                                              dialectOf(backend) == QLatin1String("mysql") ? QStringLiteral("CONCAT(idem_key, ':', status)")
                                                                                 : QStringLiteral("idem_key || ':' || status"))),
              (QStringList{QStringLiteral("pay:attempt:0"), QStringLiteral("pay:early:0"), QStringLiteral("pay:fresh:2"),
                           QStringLiteral("pay:none:0"), QStringLiteral("pay:old:0"), QStringLiteral("pay:unusable:0"),

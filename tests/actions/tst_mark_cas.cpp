@@ -21,9 +21,9 @@ using namespace triage::test;
 class TestMarkCas : public QObject {
     Q_OBJECT
 private slots:
-    void staleViewConflict_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void staleViewConflict_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void staleViewConflict();
-    void versionColumn_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void versionColumn_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void versionColumn();
     void microsecondPrecision_data();
     void microsecondPrecision();
@@ -108,6 +108,7 @@ void TestMarkCas::microsecondPrecision_data()
     QTest::newRow("postgresql") << QStringLiteral("postgresql");
     QTest::newRow("mysql") << QStringLiteral("mysql");
     QTest::newRow("sqlite") << QStringLiteral("sqlite");
+    QTest::newRow("pgbouncer") << QStringLiteral("pgbouncer");
 }
 
 void TestMarkCas::microsecondPrecision()
@@ -117,7 +118,7 @@ void TestMarkCas::microsecondPrecision()
     TRIAGE_REQUIRE_BACKEND(db);
     Workspace ws(ticketAbsentConfig(db.config()));
     QVERIFY(ws.initSchema(SchemaOptions{}).result().ok());
-    const QString literal = backend == QLatin1String("mysql") ? QStringLiteral("'2026-01-02 03:04:05.123456'")
+    const QString literal = dialectOf(backend) == QLatin1String("mysql") ? QStringLiteral("'2026-01-02 03:04:05.123456'")
                                                                : QStringLiteral("'2026-01-02T03:04:05.123456Z'");
     QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
                                          "expire_at) VALUES ('k1', 'ticket_create', 0, %1, %1, %1)")
@@ -150,7 +151,7 @@ void TestMarkCas::storedTimeSpellings_data()
     for (const QString &backend : {QStringLiteral("sqlite"), QStringLiteral("postgresql"), QStringLiteral("mysql")}) {
         for (const Form &f : forms) {
             QString stored = QString::fromLatin1(f.stored), later = QString::fromLatin1(f.later);
-            if (backend == QLatin1String("mysql")) { // a DATETIME(6) literal takes no 'T' or zone
+            if (dialectOf(backend) == QLatin1String("mysql")) { // a DATETIME(6) literal takes no 'T' or zone
                 stored = stored.replace(QLatin1Char('T'), QLatin1Char(' ')).remove(QLatin1Char('Z'));
                 later = later.replace(QLatin1Char('T'), QLatin1Char(' ')).remove(QLatin1Char('Z'));
             }
@@ -255,7 +256,7 @@ void TestMarkCas::privileges()
     }
     QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
     const QString user = QStringLiteral("ro_%1").arg(QCoreApplication::applicationPid());
-    const bool pg = backend == QLatin1String("postgresql");
+    const bool pg = dialectOf(backend) == QLatin1String("postgresql");
     if (pg) {
         db.adminExec(QStringLiteral("DROP ROLE IF EXISTS %1").arg(user));
         QCOMPARE(db.adminExec(QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD 'ropw'").arg(user)), QString());
@@ -306,7 +307,7 @@ void TestMarkCas::dropBetweenReadAndMark_data()
 static QString killOthers(const TestDatabase &db)
 {
     const QString dbName = QUrl(db.url()).path().mid(1);
-    if (db.backend() == QLatin1String("postgresql"))
+    if (db.dialect() == QLatin1String("postgresql"))
         return db.adminExec(QStringLiteral("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%1' "
                                            "AND pid <> pg_backend_pid()")
                                 .arg(dbName));

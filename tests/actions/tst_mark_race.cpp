@@ -34,7 +34,7 @@ void TestMarkRace::race_data()
 {
     QTest::addColumn<QString>("backend");
     QTest::addColumn<bool>("withReconciler");
-    for (const char *b : {"postgresql", "mysql"}) {
+    for (const char *b : {"postgresql", "mysql", "pgbouncer"}) {
         QTest::newRow(qPrintable(QStringLiteral("%1 operators").arg(QLatin1String(b)))) << QString::fromLatin1(b) << false;
         QTest::newRow(qPrintable(QStringLiteral("%1 operators+reconciler").arg(QLatin1String(b)))) << QString::fromLatin1(b) << true;
     }
@@ -50,7 +50,7 @@ void TestMarkRace::race()
         Workspace setup(db.config());
         QVERIFY(setup.initSchema(SchemaOptions{}).result().ok());
     }
-    const QString series = backend == QLatin1String("postgresql")
+    const QString series = dialectOf(backend) == QLatin1String("postgresql")
         ? QStringLiteral("SELECT 'race:' || g, 'ticket_create', 0, now() - interval '1 hour', now() - interval '1 hour', "
                          "now() + interval '7 days' FROM generate_series(1, %1) g").arg(kRecords)
         : QStringLiteral("SELECT CONCAT('race:', seq), 'ticket_create', 0, UTC_TIMESTAMP(6) - INTERVAL 1 HOUR, "
@@ -90,22 +90,24 @@ void TestMarkRace::race()
     if (withReconciler) {
         const QString name = QStringLiteral("reconciler");
         {
-            QSqlDatabase r = QSqlDatabase::addDatabase(backend == QLatin1String("postgresql") ? QStringLiteral("QPSQL")
+            QSqlDatabase r = QSqlDatabase::addDatabase(dialectOf(backend) == QLatin1String("postgresql") ? QStringLiteral("QPSQL")
                                                                                              : QStringLiteral("QMYSQL"),
                                                        name);
-            const QUrl u(db.url());
+            // The reconciler is another agent with its own direct connection (and its own
+            // prepared statement); only the console's connections go through the pooler.
+            const QUrl u(backend == QLatin1String("pgbouncer") ? qEnvironmentVariable("TRIAGE_TEST_PG_URL") : db.url());
             r.setHostName(u.host());
             r.setPort(u.port());
             r.setUserName(u.userName());
-            r.setPassword(qEnvironmentVariable(backend == QLatin1String("postgresql") ? "TRIAGE_TEST_PG_PASSWORD"
+            r.setPassword(qEnvironmentVariable(dialectOf(backend) == QLatin1String("postgresql") ? "TRIAGE_TEST_PG_PASSWORD"
                                                                                       : "TRIAGE_TEST_MYSQL_PASSWORD"));
-            r.setDatabaseName(u.path().mid(1));
-            if (backend == QLatin1String("mysql"))
+            r.setDatabaseName(db.databaseName());
+            if (dialectOf(backend) == QLatin1String("mysql"))
                 r.setConnectOptions(QStringLiteral("CLIENT_FOUND_ROWS=1"));
             QVERIFY2(r.open(), qPrintable(r.lastError().text()));
             for (const MarkRequest &req : requests) {
                 QSqlQuery q(r);
-                q.prepare(backend == QLatin1String("postgresql")
+                q.prepare(dialectOf(backend) == QLatin1String("postgresql")
                               ? QStringLiteral("UPDATE idempotency_record SET status = 1, result_snapshot = '{\"by\":\"reconciler\"}', "
                                                "updated_at = clock_timestamp() WHERE idem_key = :k AND status = 0 AND "
                                                "updated_at = CAST(:u AS timestamptz)")
@@ -114,7 +116,7 @@ void TestMarkRace::race()
                                                "updated_at = CAST(:u AS DATETIME(6))"));
                 q.bindValue(QStringLiteral(":k"), req.idemKey);
                 QString u = formatUtcMicros(*req.expect->updatedAt);
-                if (backend == QLatin1String("mysql"))
+                if (dialectOf(backend) == QLatin1String("mysql"))
                     u = u.left(10) + QLatin1Char(' ') + u.mid(11, 15);
                 q.bindValue(QStringLiteral(":u"), u);
                 QVERIFY2(q.exec(), qPrintable(q.lastError().text()));
@@ -165,6 +167,17 @@ void TestMarkRace::race()
     if (!withReconciler) {
         QCOMPARE(applied, kRecords);
         QCOMPARE(conflicts, kRecords * (kWriters - 1));
+    }
+    if (backend == QLatin1String("pgbouncer")) {
+        // The eight writers really ran on several server connections behind the pooler
+        // (they stay in its pool, idle, after use).
+        QString error;
+        const QHash<QString, int> servers = poolerServerStates(db.databaseName(), &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        int total = 0;
+        for (int n : servers)
+            total += n;
+        QVERIFY2(total > 1, qPrintable(QStringLiteral("%1 server connection(s) for %2").arg(total).arg(db.databaseName())));
     }
 }
 

@@ -8,8 +8,8 @@ namespace triage::test {
 
 namespace {
 
-bool isPg(const TestDatabase &db) { return db.backend() == QLatin1String("postgresql"); }
-bool isMy(const TestDatabase &db) { return db.backend() == QLatin1String("mysql"); }
+bool isPg(const TestDatabase &db) { return db.dialect() == QLatin1String("postgresql"); }
+bool isMy(const TestDatabase &db) { return db.dialect() == QLatin1String("mysql"); }
 
 template <typename Row>
 QString insertChunked(const TestDatabase &db, const QString &head, const QVector<Row> &rows,

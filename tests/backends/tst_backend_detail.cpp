@@ -35,9 +35,9 @@ QString errorsOf(const KeyDetail &d)
 std::optional<UtcMicros> serverEpochMicros(const TestDatabase &db, const QString &timeExpr, const QString &from = {})
 {
     QString sql;
-    if (db.backend() == QLatin1String("postgresql"))
+    if (db.dialect() == QLatin1String("postgresql"))
         sql = QStringLiteral("SELECT CAST(EXTRACT(EPOCH FROM %1) * 1000000 AS BIGINT)").arg(timeExpr);
-    else if (db.backend() == QLatin1String("mysql"))
+    else if (db.dialect() == QLatin1String("mysql"))
         // DATETIME(6) holds UTC wall time: read it as such, whatever the session's zone.
         sql = QStringLiteral("SELECT CAST(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', %1) AS SIGNED)").arg(timeExpr);
     else
@@ -48,7 +48,7 @@ std::optional<UtcMicros> serverEpochMicros(const TestDatabase &db, const QString
     const QStringList v = db.adminQueryColumn(sql, &error);
     if (v.size() != 1)
         return std::nullopt;
-    if (db.backend() == QLatin1String("sqlite"))
+    if (db.dialect() == QLatin1String("sqlite"))
         return parseUtcMicros(v.first());
     bool ok = false;
     const qint64 n = v.first().toLongLong(&ok);
@@ -91,7 +91,7 @@ private slots:
 void TstBackendDetail::nullColumns_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendDetail::nullColumns()
@@ -219,7 +219,7 @@ void TstBackendDetail::nullColumns()
 void TstBackendDetail::unknownStatusCodes_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendDetail::unknownStatusCodes()
@@ -238,7 +238,7 @@ void TstBackendDetail::unknownStatusCodes()
         {"code:7", "7", "UNKNOWN_CODE_7", 7}, {"code:-1", "-1", "UNKNOWN_CODE_-1", -1}, {"code:3", "3", "UNKNOWN_CODE_3", 3},
         {"code:127", "127", "UNKNOWN_CODE_127", 127},
     };
-    if (backend == QLatin1String("sqlite")) {
+    if (dialectOf(backend) == QLatin1String("sqlite")) {
         // SQLite keeps what it is given, whatever the declared type.
         codes << Code{"code:1.5", "1.5", "UNKNOWN_CODE_1.5", std::nullopt}
               << Code{"code:text", "'done'", "UNKNOWN_CODE_done", std::nullopt};
@@ -283,7 +283,7 @@ void TstBackendDetail::unknownStatusCodes()
 void TstBackendDetail::malformedSnapshot_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendDetail::malformedSnapshot()
@@ -331,7 +331,7 @@ void TstBackendDetail::malformedSnapshot()
 void TstBackendDetail::bigSnapshot_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendDetail::bigSnapshot()
@@ -381,7 +381,7 @@ void TstBackendDetail::bigSnapshot()
 void TstBackendDetail::nonAscii_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendDetail::nonAscii()
@@ -475,7 +475,7 @@ void TstBackendDetail::nonAscii()
 void TstBackendDetail::serverTimeZone_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendDetail::serverTimeZone()
@@ -531,7 +531,7 @@ void TstBackendDetail::serverTimeZone()
     QCOMPARE(p.rows[0].expireAt, rec.expireAt);
     QVERIFY2(p.rows[0].ageSeconds >= 3599 && p.rows[0].ageSeconds <= 3605, qPrintable(QString::number(p.rows[0].ageSeconds)));
 
-    if (backend == QLatin1String("postgresql")) {
+    if (dialectOf(backend) == QLatin1String("postgresql")) {
         // A writer whose session runs in the server's own zone (Asia/Kolkata) writes local
         // wall time; timestamptz keeps the instant and the console prints it in UTC.
         TRIAGE_ADMIN(db, QStringLiteral("SET TIME ZONE DEFAULT"));
@@ -549,7 +549,7 @@ void TstBackendDetail::serverTimeZone()
         }
         QCOMPARE(l.record->expireAt, QStringLiteral("2026-01-02T03:04:07.123456Z"));
     }
-    if (backend == QLatin1String("mysql")) {
+    if (dialectOf(backend) == QLatin1String("mysql")) {
         // The server's own zone is +05:30; the console's session must be pinned to UTC.
         const QStringList zone = db.adminQueryColumn(QStringLiteral("SELECT @@global.time_zone"));
         QCOMPARE(zone, QStringList{QStringLiteral("+05:30")});
@@ -567,7 +567,7 @@ void TstBackendDetail::serverTimeZone()
 void TstBackendDetail::microseconds_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendDetail::microseconds()
@@ -640,7 +640,7 @@ void TstBackendDetail::microseconds()
 void TstBackendDetail::seedsOwnTypes_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendDetail::seedsOwnTypes()
@@ -650,12 +650,12 @@ void TstBackendDetail::seedsOwnTypes()
     QFETCH(QString, backend);
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
-    if (backend == QLatin1String("mysql")) {
+    if (dialectOf(backend) == QLatin1String("mysql")) {
         TRIAGE_ADMIN(db, QStringLiteral("CREATE TABLE idempotency_record (id BIGINT PRIMARY KEY AUTO_INCREMENT, idem_key "
                                         "VARCHAR(64) NOT NULL UNIQUE, biz_type VARCHAR(32) NOT NULL, status TINYINT NOT NULL "
                                         "DEFAULT 0, result_snapshot TEXT, created_at DATETIME, updated_at DATETIME, expire_at "
                                         "DATETIME NOT NULL)"));
-    } else if (backend == QLatin1String("postgresql")) {
+    } else if (dialectOf(backend) == QLatin1String("postgresql")) {
         TRIAGE_ADMIN(db, QStringLiteral("CREATE TABLE idempotency_record (id BIGSERIAL PRIMARY KEY, idem_key VARCHAR(64) NOT "
                                         "NULL UNIQUE, biz_type VARCHAR(32) NOT NULL, status SMALLINT NOT NULL DEFAULT 0, "
                                         "result_snapshot TEXT, created_at TIMESTAMP, updated_at TIMESTAMP, expire_at TIMESTAMP "
@@ -667,12 +667,12 @@ void TstBackendDetail::seedsOwnTypes()
                                         "NULL)"));
     }
     // UTC wall time, second precision (the writers' convention).
-    const QString farFuture = backend == QLatin1String("sqlite") ? QStringLiteral("'2099-01-01T00:00:00.000000Z'")
+    const QString farFuture = dialectOf(backend) == QLatin1String("sqlite") ? QStringLiteral("'2099-01-01T00:00:00.000000Z'")
                                                                  : QStringLiteral("'2099-01-01 00:00:00'");
     QString ago;
-    if (backend == QLatin1String("mysql"))
+    if (dialectOf(backend) == QLatin1String("mysql"))
         ago = QStringLiteral("UTC_TIMESTAMP() - INTERVAL %1 SECOND");
-    else if (backend == QLatin1String("postgresql"))
+    else if (dialectOf(backend) == QLatin1String("postgresql"))
         ago = QStringLiteral("CAST(date_trunc('second', now() AT TIME ZONE 'UTC') - interval '%1 seconds' AS TIMESTAMP)");
     else // SQLite has no time type: the console's convention is canonical ISO text (DESIGN.md §4)
         ago = QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%S', 'now', '-%1 seconds') || '.000000Z')");
@@ -718,7 +718,7 @@ void TstBackendDetail::seedsOwnTypes()
     QVERIFY2((*staleRecords)[0].ageSeconds >= 3599 && (*staleRecords)[0].ageSeconds <= 3605,
              qPrintable(QString::number((*staleRecords)[0].ageSeconds)));
     const auto stored = serverEpochMicros(
-        db, backend == QLatin1String("postgresql") ? QStringLiteral("updated_at AT TIME ZONE 'UTC'") : QStringLiteral("updated_at"),
+        db, dialectOf(backend) == QLatin1String("postgresql") ? QStringLiteral("updated_at AT TIME ZONE 'UTC'") : QStringLiteral("updated_at"),
         QStringLiteral("idempotency_record WHERE idem_key = 'own:stale'"));
     QVERIFY(stored.has_value());
     QCOMPARE((*staleRecords)[0].updatedAt, formatUtcMicros(*stored));
@@ -729,7 +729,7 @@ void TstBackendDetail::seedsOwnTypes()
 void TstBackendDetail::missingKey_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendDetail::missingKey()

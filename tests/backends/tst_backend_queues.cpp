@@ -43,11 +43,11 @@ QStringList queueTags(Workspace &ws, const QueueRequest &req, QString *error)
 
 QStringList tablesOf(const TestDatabase &db, QString *error)
 {
-    if (db.backend() == QLatin1String("postgresql"))
+    if (db.dialect() == QLatin1String("postgresql"))
         return db.adminQueryColumn(QStringLiteral("SELECT table_name FROM information_schema.tables WHERE table_schema = "
                                                   "'public' ORDER BY 1"),
                                    error);
-    if (db.backend() == QLatin1String("mysql"))
+    if (db.dialect() == QLatin1String("mysql"))
         return db.adminQueryColumn(QStringLiteral("SELECT table_name FROM information_schema.tables WHERE table_schema = "
                                                   "DATABASE() ORDER BY 1"),
                                    error);
@@ -57,10 +57,10 @@ QStringList tablesOf(const TestDatabase &db, QString *error)
 
 QStringList indexesOf(const TestDatabase &db, const QString &table, QString *error)
 {
-    if (db.backend() == QLatin1String("postgresql"))
+    if (db.dialect() == QLatin1String("postgresql"))
         return db.adminQueryColumn(
             QStringLiteral("SELECT indexname FROM pg_indexes WHERE tablename = '%1' ORDER BY 1").arg(table), error);
-    if (db.backend() == QLatin1String("mysql"))
+    if (db.dialect() == QLatin1String("mysql"))
         return db.adminQueryColumn(QStringLiteral("SELECT DISTINCT index_name FROM information_schema.statistics WHERE "
                                                   "table_schema = DATABASE() AND table_name = '%1' ORDER BY 1")
                                        .arg(table),
@@ -205,7 +205,7 @@ void TstBackendQueues::initSchema()
 void TstBackendQueues::timeoutBoundary_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendQueues::timeoutBoundary()
@@ -352,7 +352,7 @@ void TstBackendQueues::timeoutBoundary()
 void TstBackendQueues::filters_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendQueues::filters()
@@ -621,7 +621,7 @@ QString loadPagingData(const TestDatabase &db, PagingData *out)
 void TstBackendQueues::pagination_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendQueues::pagination()
@@ -778,7 +778,7 @@ void TstBackendQueues::paginationConcurrentInserts()
 void TstBackendQueues::unknownMerge_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows();
+    addBackendRows(true);
 }
 
 void TstBackendQueues::unknownMerge()

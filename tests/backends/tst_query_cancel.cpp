@@ -42,7 +42,7 @@ ConnectionProfile profileOf(const TestDatabase &db, const QString &query = {})
 
 QString sleepSql(const TestDatabase &db, int seconds)
 {
-    return db.backend() == QLatin1String("postgresql") ? QStringLiteral("SELECT pg_sleep(%1)").arg(seconds)
+    return db.dialect() == QLatin1String("postgresql") ? QStringLiteral("SELECT pg_sleep(%1)").arg(seconds)
                                                         : QStringLiteral("SELECT SLEEP(%1)").arg(seconds);
 }
 
@@ -114,7 +114,11 @@ class TstQueryCancel : public QObject {
 private slots:
     void cancelRunningStatement_data() { addServerRows(); }
     void cancelRunningStatement();
-    void statementTimeout_data() { addServerRows(); }
+    void statementTimeout_data()
+    {
+        addServerRows();
+        QTest::newRow("pgbouncer") << QStringLiteral("pgbouncer"); // SET LOCAL per statement
+    }
     void statementTimeout();
     void nothingToCancel_data() { addServerRows(); }
     void nothingToCancel();
@@ -176,7 +180,7 @@ void TstQueryCancel::statementTimeout()
     QCOMPARE(slept.error->kind, DbError::Kind::StatementTimeout);
     QCOMPARE(slept.error->message,
              QStringLiteral("idempotency database: query stopped by the server after the statement timeout of 200 ms"));
-    QCOMPARE(slept.error->nativeCode, backend == QLatin1String("postgresql") ? QStringLiteral("57014") : QStringLiteral("1969"));
+    QCOMPARE(slept.error->nativeCode, db.dialect() == QLatin1String("postgresql") ? QStringLiteral("57014") : QStringLiteral("1969"));
 
     const QString same = runsOnSameConnection(worker, id, 7, &events);
     QVERIFY2(same.isEmpty(), qPrintable(same));

@@ -51,7 +51,7 @@ QByteArray exitMismatch(const QStringList &args, int code, const char *needle)
 QStringList staleRecordKeys(const TestDatabase &db, int seconds)
 {
     QString sql;
-    if (db.backend() == QLatin1String("sqlite"))
+    if (db.dialect() == QLatin1String("sqlite"))
         sql = QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 0 AND "
                              "julianday(updated_at) < julianday('now') - %1 / 86400.0")
                   .arg(seconds);
@@ -84,9 +84,9 @@ QStringList latestUnknownAttempts(const TestDatabase &db, const QString &column)
 /// A time literal for `backend` from canonical ISO text ("2026-01-02T03:04:05.123456Z").
 QString ts(const QString &backend, const QString &iso)
 {
-    if (backend == QLatin1String("postgresql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("postgresql"))
         return QStringLiteral("TIMESTAMPTZ '%1'").arg(iso);
-    if (backend == QLatin1String("mysql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("mysql"))
         return QStringLiteral("'%1 %2'").arg(iso.left(10), iso.mid(11, 15));
     return QStringLiteral("'%1'").arg(iso);
 }
@@ -99,9 +99,9 @@ QString agoValue(const QString &backend, int seconds)
 
 QString futureValue(const QString &backend)
 {
-    if (backend == QLatin1String("postgresql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("postgresql"))
         return QStringLiteral("now() + interval '7 days'");
-    if (backend == QLatin1String("mysql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("mysql"))
         return QStringLiteral("UTC_TIMESTAMP(6) + INTERVAL 7 DAY");
     return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%f', 'now', '+7 days') || '000Z'");
 }
@@ -110,7 +110,7 @@ QString futureValue(const QString &backend)
 /// whose literals treat them as escapes.
 QString sqlString(const QString &backend, QString text)
 {
-    if (backend == QLatin1String("mysql"))
+    if (triage::test::dialectOf(backend) == QLatin1String("mysql"))
         text.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
     text.replace(QLatin1Char('\''), QStringLiteral("''"));
     return QLatin1Char('\'') + text + QLatin1Char('\'');
@@ -153,7 +153,7 @@ void TstCliTriagectl::initTestCase()
 void TstCliTriagectl::unknownQueueMatchesIndependentSql_data()
 {
     QTest::addColumn<QString>("backend");
-    triage::test::addBackendRows();
+    triage::test::addBackendRows(true);
 }
 
 void TstCliTriagectl::unknownQueueMatchesIndependentSql()
@@ -309,7 +309,7 @@ void TstCliTriagectl::unknownQueueMatchesIndependentSql()
 void TstCliTriagectl::showAndFormats_data()
 {
     QTest::addColumn<QString>("backend");
-    triage::test::addBackendRows();
+    triage::test::addBackendRows(true);
 }
 
 void TstCliTriagectl::showAndFormats()
@@ -563,7 +563,7 @@ void TstCliTriagectl::exitCodes()
 void TstCliTriagectl::markExitCodes_data()
 {
     QTest::addColumn<QString>("backend");
-    triage::test::addBackendRows();
+    triage::test::addBackendRows(true);
 }
 
 void TstCliTriagectl::markExitCodes()

@@ -10,26 +10,69 @@
 #include <QTest>
 #include <QUrl>
 
+#include <libpq-fe.h>
+
 namespace triage::test {
 
 namespace {
 QAtomicInt s_counter;
 }
 
-QStringList backendNames()
+QStringList backendNames(bool withPooler)
 {
-    return {QStringLiteral("sqlite"), QStringLiteral("postgresql"), QStringLiteral("mysql")};
+    QStringList names{QStringLiteral("sqlite"), QStringLiteral("postgresql"), QStringLiteral("mysql")};
+    if (withPooler)
+        names << QStringLiteral("pgbouncer");
+    return names;
 }
 
-void addBackendRows()
+void addBackendRows(bool withPooler)
 {
-    for (const QString &b : backendNames())
+    for (const QString &b : backendNames(withPooler))
         QTest::newRow(qPrintable(b)) << b;
+}
+
+QString dialectOf(const QString &backend)
+{
+    return backend == QLatin1String("pgbouncer") ? QStringLiteral("postgresql") : backend;
 }
 
 bool requireAllBackends()
 {
     return qEnvironmentVariable("TRIAGE_TEST_REQUIRE_ALL_BACKENDS") == QLatin1String("1") || !qEnvironmentVariableIsEmpty("CI");
+}
+
+QHash<QString, int> poolerServerStates(const QString &database, QString *error)
+{
+    const QUrl u(qEnvironmentVariable("TRIAGE_TEST_PGBOUNCER_ADMIN_URL"));
+    if (u.isEmpty()) {
+        *error = QStringLiteral("TRIAGE_TEST_PGBOUNCER_ADMIN_URL is not set (run the tests through tests/run-all.sh)");
+        return {};
+    }
+    const QByteArray conninfo = QStringLiteral("host=%1 port=%2 user=%3 dbname=%4 password=%5 connect_timeout=10")
+                                    .arg(u.host())
+                                    .arg(u.port())
+                                    .arg(u.userName(), u.path().mid(1), qEnvironmentVariable("TRIAGE_TEST_PG_PASSWORD"))
+                                    .toUtf8();
+    QHash<QString, int> byState;
+    PGconn *conn = PQconnectdb(conninfo.constData());
+    if (PQstatus(conn) != CONNECTION_OK) {
+        *error = QString::fromUtf8(PQerrorMessage(conn)).trimmed();
+        PQfinish(conn);
+        return byState;
+    }
+    PGresult *r = PQexec(conn, "SHOW SERVERS");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        *error = QString::fromUtf8(PQerrorMessage(conn)).trimmed();
+    } else {
+        const int dbColumn = PQfnumber(r, "database"), stateColumn = PQfnumber(r, "state");
+        for (int i = 0; i < PQntuples(r); ++i)
+            if (QString::fromUtf8(PQgetvalue(r, i, dbColumn)) == database)
+                ++byState[QString::fromUtf8(PQgetvalue(r, i, stateColumn))];
+    }
+    PQclear(r);
+    PQfinish(conn);
+    return byState;
 }
 
 TestDatabase::TestDatabase(const QString &backend) : m_backend(backend)
@@ -47,10 +90,12 @@ TestDatabase::TestDatabase(const QString &backend) : m_backend(backend)
         m_available = true;
         return;
     }
-    const bool pg = backend == QLatin1String("postgresql");
+    const bool pg = dialectOf(backend) == QLatin1String("postgresql");
+    const bool pooled = backend == QLatin1String("pgbouncer");
     const QString serverUrl = qEnvironmentVariable(pg ? "TRIAGE_TEST_PG_URL" : "TRIAGE_TEST_MYSQL_URL");
     const QString password = qEnvironmentVariable(pg ? "TRIAGE_TEST_PG_PASSWORD" : "TRIAGE_TEST_MYSQL_PASSWORD");
-    if (serverUrl.isEmpty()) {
+    const QString poolerUrl = qEnvironmentVariable("TRIAGE_TEST_PGBOUNCER_URL");
+    if (serverUrl.isEmpty() || (pooled && poolerUrl.isEmpty())) {
         m_skipReason = QStringLiteral("%1 not configured (run the tests through tests/run-all.sh)").arg(backend);
         return;
     }
@@ -73,7 +118,7 @@ TestDatabase::TestDatabase(const QString &backend) : m_backend(backend)
     }
     // The console reads passwords from the environment only (DESIGN.md §5).
     qputenv("TRIAGE_DB_PASSWORD", password.toUtf8());
-    QUrl dbUrl = u;
+    QUrl dbUrl = pooled ? QUrl(poolerUrl) : u;
     dbUrl.setPath(QLatin1Char('/') + m_dbName);
     m_url = dbUrl.toString();
     // Admin statements for this test run inside the new database.
@@ -99,7 +144,7 @@ TestDatabase::~TestDatabase()
     {
         QSqlDatabase admin = QSqlDatabase::database(m_adminConnection, false);
         if (admin.isOpen() && m_available) {
-            const bool pg = m_backend == QLatin1String("postgresql");
+            const bool pg = dialect() == QLatin1String("postgresql");
             admin.close();
             admin.setDatabaseName(QUrl(qEnvironmentVariable(pg ? "TRIAGE_TEST_PG_URL" : "TRIAGE_TEST_MYSQL_URL")).path().mid(1));
             if (admin.open()) {

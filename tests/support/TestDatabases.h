@@ -2,6 +2,7 @@
 
 #include "WorkspaceConfig.h"
 
+#include <QHash>
 #include <QString>
 #include <QStringList>
 
@@ -9,12 +10,18 @@
 
 namespace triage::test {
 
-/// The backends a data-driven test runs on: "sqlite", "postgresql", "mysql".
-QStringList backendNames();
+/// The backends a data-driven test runs on: "sqlite", "postgresql", "mysql", and with
+/// `withPooler` also "pgbouncer" (PostgreSQL reached through PgBouncer in transaction mode).
+QStringList backendNames(bool withPooler = false);
 
 /// Adds one QTest data row per backend (column "backend", a QString), as in qtbase's
 /// tst_qsqlquerymodel.cpp. Call from a *_data() function after QTest::addColumn<QString>("backend").
-void addBackendRows();
+/// `withPooler` adds the "pgbouncer" row (DESIGN.md §4: no session state a pooler breaks).
+void addBackendRows(bool withPooler = false);
+
+/// The SQL dialect of a backend row: "postgresql" for "postgresql" and "pgbouncer", else
+/// the name itself ("sqlite", "mysql"). Tests choose dialect-specific SQL by this.
+QString dialectOf(const QString &backend);
 
 /// A fresh, empty database of one backend for one test, dropped again on destruction.
 /// PostgreSQL and MariaDB databases are created on the servers that tests/run-all.sh
@@ -23,6 +30,11 @@ void addBackendRows();
 /// temporary directory. When a server is not configured, available() is false and
 /// skipReason() says why; with TRIAGE_TEST_REQUIRE_ALL_BACKENDS=1 (CI) the test must fail
 /// instead of skipping — use TRIAGE_REQUIRE_BACKEND(db).
+///
+/// "pgbouncer": the database is created on the PostgreSQL server directly (admin
+/// statements stay direct), and url() reaches it through the pooler that tests/run-all.sh
+/// started (TRIAGE_TEST_PGBOUNCER_URL; its `* = host=… port=…` entry forwards every
+/// database name, so a new database needs no reload).
 class TestDatabase {
 public:
     explicit TestDatabase(const QString &backend);
@@ -33,6 +45,10 @@ public:
     bool available() const { return m_available; }
     QString skipReason() const { return m_skipReason; }
     QString backend() const { return m_backend; }
+    /// dialectOf(backend()).
+    QString dialect() const { return dialectOf(m_backend); }
+    /// The database's own name (per test and process, e.g. "t_tst_mark_1234_0").
+    QString databaseName() const { return m_dbName; }
     /// The database URL (all three roles may use it).
     QString url() const { return m_url; }
     /// A workspace whose three connections all open this database.
@@ -52,6 +68,12 @@ private:
     bool m_available = false;
     QString m_skipReason;
 };
+
+/// PgBouncer's server connections for database `database`, counted by state ("active",
+/// "idle", "used", …), from `SHOW SERVERS` on the pooler's admin console
+/// (TRIAGE_TEST_PGBOUNCER_ADMIN_URL, password TRIAGE_TEST_PG_PASSWORD; libpq directly, as
+/// the console speaks only the simple protocol). Empty with `*error` set on failure.
+QHash<QString, int> poolerServerStates(const QString &database, QString *error);
 
 /// True when CI demands every backend (TRIAGE_TEST_REQUIRE_ALL_BACKENDS=1, or CI set to anything).
 bool requireAllBackends();
