@@ -27,7 +27,7 @@ namespace triage {
 /// is applied on the GUI thread, and a generation counter drops a parse that finishes
 /// after a newer setJsonText()/setValue()/clear(). parsed() reports the outcome (the
 /// parse error with line, column and offset for invalid text). Numbers are shown as
-/// QJsonValue parsed them (QT-NOTES.md: big integers lose digits); keep the raw text for
+/// QJsonValue parsed them (docs/QT-PITFALLS.md: big integers lose digits); keep the raw text for
 /// exactness. Objects list their members in QJsonObject order (sorted by key); a member
 /// name written more than once shows every occurrence (parseJsonTextForDisplay()), keyed
 /// "status (2 of 2)", flagged (DuplicateRole, roles::Tone Warning) and listed in

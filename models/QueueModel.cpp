@@ -5,6 +5,7 @@
 #include "Workspace.h"
 
 #include "Log.h"
+#include "Queue.h"
 
 #include <utility>
 
@@ -129,7 +130,7 @@ void QueueModel::startPage(const QueueCursor &from)
     if (m_token.isCancelled()) // after cancelLoading(): later work gets a token of its own
         m_token = CancelToken::create();
     const CancelScope scope(m_token); // the workers' jobs carry the load's token
-    whenReady(m_workspace->fetchQueuePage(m_request, from, m_pageSize), this,
+    whenReady(fetchQueuePage(*m_workspace, m_request, from, m_pageSize), this,
               [this, generation](const Outcome<QueuePage> &page) { applyPage(generation, page); });
 }
 
@@ -142,7 +143,7 @@ void QueueModel::startCount()
     if (m_token.isCancelled())
         m_token = CancelToken::create();
     const CancelScope scope(m_token);
-    whenReady(m_workspace->countQueue(m_request), this,
+    whenReady(countQueue(*m_workspace, m_request), this,
               [this, generation](const Outcome<qint64> &count) { applyCount(generation, count); });
 }
 

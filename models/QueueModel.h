@@ -11,7 +11,7 @@ namespace triage {
 
 class Workspace;
 
-/// One work queue (DESIGN.md §2) as a lazily paged table over Workspace::fetchQueuePage().
+/// One work queue (DESIGN.md §2) as a lazily paged table over fetchQueuePage().
 ///
 /// Paging: the model keeps the keyset cursor (QueueCursor) of the rows it holds; each
 /// fetchMore() asks for the next pageSize() rows and returns at once. The page is applied
@@ -21,14 +21,14 @@ class Workspace;
 /// signals right after that call, before the event loop runs again. Like
 /// DB4S, every reset (setRequest(), refresh()) bumps a generation counter, and a page or
 /// count that arrives for an older generation is dropped. The total comes from
-/// Workspace::countQueue() as a separate statement and never delays the first page.
+/// countQueue() as a separate statement and never delays the first page.
 ///
 /// Holds only QueueRow summaries (a few hundred bytes per row: no snapshots, no payloads).
 /// Errors are reported through errorOccurred() and lastError(); after a failed page the
 /// model stops paging (canFetchMore() is false) until refresh() or resume(). The model
 /// never shows UI.
 ///
-/// Cancelling (issue #6): every page and count is submitted under the load's CancelToken
+/// Cancelling: every page and count is submitted under the load's CancelToken
 /// (QueryCancel.h). cancelLoading() stops them: jobs not started are dropped, the statement
 /// running on the server is cancelled through a second connection; the rows already loaded
 /// stay, and the page / count fail with DbError::Kind::Cancelled (pageCancelled(),

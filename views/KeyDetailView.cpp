@@ -8,6 +8,7 @@
 #include "Theme.h"
 #include "Workspace.h"
 #include "WhenReady.h"
+#include "KeyDetail.h"
 
 #include <QLabel>
 #include <QSplitter>
@@ -103,7 +104,7 @@ void KeyDetailView::loadKey(const QString &key)
     m_stack->setCurrentIndex(1);
     setLoading(true);
     logger("views")->debug("loading the detail of {}", k);
-    whenReady(m_workspace->loadKeyDetail(k), this, [this, generation](const KeyDetail &d) {
+    whenReady(loadKeyDetail(*m_workspace, k), this, [this, generation](const KeyDetail &d) {
         if (generation != m_generation)
             return; // the operator moved on to another key meanwhile
         apply(d);

@@ -27,7 +27,7 @@ class RecordSnapshotPanel;
 class Workspace;
 
 /// Everything known about one key (DESIGN.md §2 detail view), read with
-/// Workspace::loadKeyDetail() and shown without blocking:
+/// loadKeyDetail() and shown without blocking:
 /// - a header: the key, a status badge, biz_type / tenant / age, and inline message bars
 ///   for warnings (stale, unknown status code, expiry, duplicates) and for stores that
 ///   failed (the rest of the detail still shows);

@@ -19,6 +19,8 @@
 #include "UpstreamClient.h"
 #include "Workspace.h"
 #include "WhenReady.h"
+#include "Queue.h"
+#include "KeyDetail.h"
 
 #include <QVBoxLayout>
 
@@ -128,7 +130,7 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
         connect(pane, &QueuePane::countChanged, this, [this, kind](qint64 count) { updateTabTitle(kind, count); });
         connect(pane, &QueuePane::selectionChanged, this, &MainWindow::updateBulkBar);
     }
-    // Duplicate-key groups and compensations (issue 5): their own panes, same key detail.
+    // Duplicate-key groups and compensations: their own panes, same key detail.
     auto *duplicates = new DuplicatesPane(workspace, workspace->config().compensations, m_queues);
     m_queues->addTab(duplicates, tr("Duplicate keys"));
     connect(duplicates, &DuplicatesPane::keyActivated, this, &MainWindow::openKey);
@@ -327,7 +329,7 @@ void MainWindow::loadDetails(const QStringList &keys, std::function<void(QVector
     auto details = std::make_shared<QVector<KeyDetail>>(keys.size());
     auto pending = std::make_shared<int>(int(keys.size()));
     for (int i = 0; i < keys.size(); ++i) {
-        whenReady(m_workspace->loadKeyDetail(keys[i]), this, [this, i, details, pending, then](const KeyDetail &d) {
+        whenReady(loadKeyDetail(*m_workspace, keys[i]), this, [this, i, details, pending, then](const KeyDetail &d) {
             (*details)[i] = d;
             if (--*pending > 0)
                 return;

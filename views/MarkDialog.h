@@ -18,7 +18,7 @@ namespace triage {
 
 class MessageBar;
 
-/// The confirmation dialog of one manual mark (DESIGN.md §2, STYLE.md "Errors in the UI"):
+/// The confirmation dialog of one manual mark (DESIGN.md §2, docs/CONVENTIONS.md "Errors in the UI"):
 /// it shows exactly what will change — the key, from → to, the state the compare-and-set
 /// must still find (status, updated_at, version, as the operator saw it in the loaded
 /// detail) and, for SUCCESS, the snapshot to be written, chosen from a ticket row's

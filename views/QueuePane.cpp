@@ -7,6 +7,7 @@
 #include "QueueModel.h"
 #include "Theme.h"
 #include "Workspace.h"
+#include "Queue.h"
 
 #include <QComboBox>
 #include <QDateTimeEdit>

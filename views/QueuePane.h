@@ -25,7 +25,7 @@ class Workspace;
 /// Retry, and the lazily paged table (QueueModel). Text filters apply after a short pause
 /// or on Enter. Emits currentKeyChanged() when the operator selects a row.
 ///
-/// Long loads (issue #6): when a page or the count has been loading for cancelDelayMs(),
+/// Long loads: when a page or the count has been loading for cancelDelayMs(),
 /// a "Cancel query" button appears beside the loading indicator. It cancels the load on the
 /// server (QueueModel::cancelLoading(); never SQL on the GUI thread); the rows already
 /// loaded stay, the message bar says "Query cancelled" and offers "Load again"

@@ -2,6 +2,7 @@
 
 #include "Log.h"
 #include "Workspace.h"
+#include "DemoWorkspace.h"
 
 #include <QCoreApplication>
 #include <QDir>

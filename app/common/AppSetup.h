@@ -1,6 +1,7 @@
 #pragma once
 
 #include "WorkspaceConfig.h"
+#include "DemoWorkspace.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
@@ -11,7 +12,7 @@
 
 namespace triage::app {
 
-/// Starts logging (DESIGN.md §3, STYLE.md "Logging"): spdlog's default logger gets a
+/// Starts logging (DESIGN.md §3, docs/CONVENTIONS.md "Logging"): spdlog's default logger gets a
 /// rotating file sink under the app data location (<AppDataLocation>/logs/<name>.log,
 /// 5 × 5 MB) and a stderr sink (warnings and up; debug with `verbose`). Qt's own
 /// messages are routed into spdlog (logger "qt"). Per-layer loggers come from

@@ -5,6 +5,7 @@
 #include "MainWindow.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
+#include "Queue.h"
 
 #include <QFileInfo>
 #include <QImageWriter>

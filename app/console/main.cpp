@@ -12,6 +12,7 @@
 #include "Compensation.h"
 #include "UpstreamSimulatorProcess.h"
 #include "Workspace.h"
+#include "DemoWorkspace.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -2,6 +2,8 @@
 
 #include "UpstreamSimulatorProcess.h"
 #include "Workspace.h"
+#include "DemoWorkspace.h"
+#include "Queue.h"
 
 #include <QRegularExpression>
 
@@ -101,7 +103,7 @@ std::optional<DbError> fetchQueueRows(Workspace &workspace, const QueueRequest &
         const int want = limit == 0 ? pageSize : qMin(pageSize, limit - int(rows->size()));
         if (want <= 0)
             return std::nullopt;
-        const Outcome<QueuePage> page = workspace.fetchQueuePage(request, cursor, want).result();
+        const Outcome<QueuePage> page = fetchQueuePage(workspace, request, cursor, want).result();
         if (!page.ok())
             return page.error;
         *rows += page->rows;

@@ -1,5 +1,6 @@
 // triagectl compensate: one idempotent compensation of a side effect, or the resume of one
 // (DESIGN.md §1 "Compensation is a side effect too", §2, §5).
+#include "DemoWorkspace.h"
 #include "Command.h"
 #include "CommandOptions.h"
 

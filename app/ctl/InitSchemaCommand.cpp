@@ -3,6 +3,7 @@
 #include "CommandOptions.h"
 
 #include "Workspace.h"
+#include "Schema.h"
 
 #include <QElapsedTimer>
 
@@ -33,7 +34,7 @@ public:
         options.ticketBackstop = !c.parser.isSet(QStringLiteral("without-backstop"));
         QElapsedTimer timer;
         timer.start();
-        const Outcome<int> outcome = workspace.initSchema(options).result();
+        const Outcome<int> outcome = initSchema(workspace, options).result();
         if (!outcome.ok()) {
             const DbError &e = *outcome.error;
             return c.out.dbFailure(e, e.role == DbRole::Ticket && options.ticketBackstop && e.isUniqueViolation()

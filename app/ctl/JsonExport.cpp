@@ -1,4 +1,5 @@
 #include "JsonExport.h"
+#include "Queue.h"
 
 #include <QJsonArray>
 

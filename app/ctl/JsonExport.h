@@ -13,7 +13,7 @@ namespace triage::ctl {
 /// Machine-readable forms of backend values for triagectl (JSON and CSV). Times stay the
 /// canonical text the backend read from the server (DESIGN.md §4); snapshots, payloads
 /// and request/response texts are emitted as JSON strings exactly as stored, never parsed
-/// and re-serialised (QT-NOTES.md: QJsonDocument rewrites numbers). SQL NULL is JSON null.
+/// and re-serialised (docs/QT-PITFALLS.md: QJsonDocument rewrites numbers). SQL NULL is JSON null.
 namespace json_export {
 
 /// One queue row: idem_key, source, biz_type, action, status, created_at, updated_at,

@@ -7,6 +7,7 @@
 #include "TextTable.h"
 
 #include "Workspace.h"
+#include "Queue.h"
 
 #include <QJsonDocument>
 
@@ -49,7 +50,7 @@ public:
         // The exact count only for humans: json and csv stay one pass over the pages.
         QFuture<Outcome<qint64>> count;
         if (format == Format::Table)
-            count = workspace.countQueue(*m_request);
+            count = countQueue(workspace, *m_request);
         QVector<QueueRow> rows;
         if (const auto error = fetchQueueRows(workspace, *m_request, c.limit, m_pageSize, &rows))
             return c.out.dbFailure(*error);

@@ -11,6 +11,8 @@
 #include "Mark.h"
 #include "RecordStatus.h"
 #include "Workspace.h"
+#include "Queue.h"
+#include "KeyDetail.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -262,7 +264,7 @@ public:
             // SUCCESS takes the snapshot of the key's canonical ticket when it is its only live one.
             QVector<QFuture<KeyDetail>> details;
             for (const QString &k : keys)
-                details << workspace.loadKeyDetail(k);
+                details << loadKeyDetail(workspace, k);
             for (int i = 0; i < keys.size(); ++i) {
                 const KeyDetail d = details[i].result();
                 MarkRequest r = base;

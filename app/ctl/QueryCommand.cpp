@@ -10,6 +10,9 @@
 #include "UpstreamCheck.h"
 #include "UpstreamSimulatorProcess.h"
 #include "Workspace.h"
+#include "DemoWorkspace.h"
+#include "Queue.h"
+#include "KeyDetail.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -119,7 +122,7 @@ public:
                 keys << row.idemKey;
         QVector<QFuture<KeyDetail>> loading;
         for (const QString &k : keys)
-            loading << workspace.loadKeyDetail(k);
+            loading << loadKeyDetail(workspace, k);
         QVector<KeyDetail> details;
         for (auto &f : loading)
             details << f.result();

@@ -4,6 +4,7 @@
 
 #include "DemoData.h"
 #include "Workspace.h"
+#include "DemoWorkspace.h"
 
 #include <QElapsedTimer>
 
@@ -56,7 +57,7 @@ public:
         options.seed = m_seed;
         QElapsedTimer timer;
         timer.start();
-        const Outcome<SeedReport> outcome = workspace.seed(options).result();
+        const Outcome<SeedReport> outcome = seedWorkspace(workspace, options).result();
         if (!outcome.ok()) {
             return c.out.dbFailure(*outcome.error, outcome.error->isUniqueViolation()
                                                        ? QStringLiteral("keys of this seed are already in the database: seed an "

@@ -7,6 +7,7 @@
 
 #include "TextEscape.h"
 #include "Workspace.h"
+#include "KeyDetail.h"
 
 #include <QJsonDocument>
 
@@ -184,7 +185,7 @@ public:
     int run(Workspace &workspace, const CommandContext &c) override
     {
         const QString &key = c.args.first();
-        const KeyDetail detail = workspace.loadKeyDetail(key).result();
+        const KeyDetail detail = loadKeyDetail(workspace, key).result();
         const bool found = detail.record || !detail.tickets.isEmpty() || !detail.attempts.isEmpty();
         if (!found && detail.errors.isEmpty()) {
             c.out.message(QStringLiteral("no record, ticket or intent-log entry has key \"%1\"").arg(key));

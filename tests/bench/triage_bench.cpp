@@ -1,7 +1,8 @@
 // triage-bench: measures the console's database operations against the same SQL run raw
-// through the same Qt driver, in one process and one run (issue 6). Fills a PostgreSQL
+// through the same Qt driver, in one process and one run. Fills a PostgreSQL
 // database itself with generate_series (minutes, not hours). Prints a table and writes a
 // JSON file with every figure. Medians of --reps repetitions; ratios console / raw.
+#include "DemoWorkspace.h"
 #include "Duplicates.h"
 #include "KeyDetailView.h"
 #include "Log.h"
@@ -9,6 +10,9 @@
 #include "Mark.h"
 #include "RecordStatus.h"
 #include "Workspace.h"
+#include "Schema.h"
+#include "Queue.h"
+#include "KeyDetail.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -162,7 +166,7 @@ int main(int argc, char **argv)
     if (fill) {
         QElapsedTimer t;
         t.start();
-        const auto s = ws.initSchema(SchemaOptions{false}).result();
+        const auto s = initSchema(ws, SchemaOptions{false}).result();
         if (!s.ok())
             die(s.error->message);
         std::printf("filling %lld records (2%% stale PROCESSING, 1%% in flight) ...\n", rows);
@@ -217,7 +221,7 @@ int main(int argc, char **argv)
 
     QVector<Figure> figures;
     auto page = [&](QueueRequest req, QueueCursor cursor, int n) {
-        const auto o = ws.fetchQueuePage(req, cursor, n).result();
+        const auto o = fetchQueuePage(ws, req, cursor, n).result();
         if (!o.ok())
             die(o.error->message);
         return *o;
@@ -267,7 +271,7 @@ int main(int argc, char **argv)
     {
         Figure f;
         f.name = QStringLiteral("unknown: count");
-        f.consoleMs = medianMs(reps, [&] { (void)ws.countQueue(unknown).result(); });
+        f.consoleMs = medianMs(reps, [&] { (void)countQueue(ws, unknown).result(); });
         f.rawMs = medianMs(reps, [&] {
             auto q = rawExec(raw, QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE %1").arg(stale));
             drain(q);
@@ -347,7 +351,7 @@ int main(int argc, char **argv)
         Figure f;
         f.name = QStringLiteral("detail + timeline (1,000 attempts)");
         int events = 0;
-        f.consoleMs = medianMs(reps, [&] { events = ws.loadKeyDetail(key).result().timeline.size(); });
+        f.consoleMs = medianMs(reps, [&] { events = loadKeyDetail(ws, key).result().timeline.size(); });
         f.rawMs = medianMs(reps, [&] {
             auto a = rawExec(raw, QStringLiteral("SELECT * FROM idempotency_record WHERE idem_key = '%1'").arg(key));
             drain(a);

@@ -3,6 +3,7 @@
 #include "CsvWriter.h"
 #include "JsonExport.h"
 #include "TextTable.h"
+#include "Queue.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -3,6 +3,7 @@
 #include "CtlRun.h"
 #include "ServerTime.h"
 #include "TestDatabases.h"
+#include "Queue.h"
 
 #include <QFile>
 #include <QFileInfo>

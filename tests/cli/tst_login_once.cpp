@@ -19,6 +19,7 @@
 #include "QueryCancel.h"
 #include "TestDatabases.h"
 #include "Workspace.h"
+#include "KeyDetail.h"
 
 #include <QDir>
 #include <QFile>
@@ -189,10 +190,10 @@ private slots:
             for (QueueKind k : kKinds) {
                 QueueRequest r;
                 r.kind = k;
-                pages << ws.fetchQueuePage(r, {}, 100);
-                counts << ws.countQueue(r);
+                pages << fetchQueuePage(ws, r, {}, 100);
+                counts << countQueue(ws, r);
             }
-            const KeyDetail detail = ws.loadKeyDetail(QStringLiteral("ticket:create:acme:1")).result();
+            const KeyDetail detail = loadKeyDetail(ws, QStringLiteral("ticket:create:acme:1")).result();
             for (auto &f : pages) {
                 const auto o = f.result();
                 QVERIFY(!o.ok());

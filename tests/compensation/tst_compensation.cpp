@@ -1,9 +1,10 @@
-// The compensation runner against the upstream simulator on every backend (issue #5):
+// The compensation runner against the upstream simulator on every backend:
 // under each fault the compensation ends SUCCEEDED or UNKNOWN, never FAILED after a side
 // effect; after a resume there is exactly one side effect per target and every request
 // carried the same key; without key support, confirm-before-retry keeps it at one (except
 // commit_then_drop, which no client can make safe: see the README paragraph in the report).
 #include "CompTestUtil.h"
+#include "KeyDetail.h"
 
 #include "Mark.h"
 #include "Workspace.h"
@@ -180,7 +181,7 @@ void TestCompensation::faults()
         QStringLiteral("SELECT outcome FROM triage_audit WHERE idem_key = '%1' ORDER BY id").arg(kCompKey));
     QVERIFY(!outcomes.isEmpty());
     QCOMPARE(outcomes.last(), QStringLiteral("applied"));
-    const KeyDetail d = env.ws->loadKeyDetail(kCompKey).result();
+    const KeyDetail d = loadKeyDetail(*env.ws, kCompKey).result();
     QCOMPARE(d.compensations.size(), 1);
     QCOMPARE(d.compensations.first().status, QStringLiteral("SUCCEEDED"));
     int compEvents = 0;

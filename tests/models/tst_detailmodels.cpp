@@ -9,6 +9,9 @@
 #include "StatusTone.h"
 #include "TicketsModel.h"
 #include "TimelineModel.h"
+#include "KeyDetail.h"
+#include "Queue.h"
+#include "DemoWorkspace.h"
 
 #include <QAbstractItemModelTester>
 #include <QRegularExpression>
@@ -79,7 +82,7 @@ private slots:
         // The record with a status code the console does not know.
         const QString key = one(*s->db, QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 7"));
         QVERIFY(!key.isEmpty());
-        const KeyDetail d = awaitResult(s->ws->loadKeyDetail(key));
+        const KeyDetail d = awaitResult(loadKeyDetail(*s->ws, key));
         QVERIFY(d.errors.isEmpty());
         QVERIFY(d.record);
 
@@ -123,7 +126,7 @@ private slots:
         QCOMPARE(value(QStringLiteral("version column")), QStringLiteral("absent"));
 
         // A stale PROCESSING record: stale "yes", amber.
-        const KeyDetail stale = awaitResult(s->ws->loadKeyDetail(
+        const KeyDetail stale = awaitResult(loadKeyDetail(*s->ws, 
             one(*s->db, QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 0 ORDER BY updated_at, id"))));
         QVERIFY(stale.record);
         model.setRecord(stale.record);
@@ -145,7 +148,7 @@ private slots:
         const QString key = one(*s->db, QStringLiteral("SELECT idem_key FROM ticket WHERE idem_key IS NOT NULL GROUP BY idem_key "
                                                        "HAVING COUNT(*) = 3 ORDER BY idem_key"));
         QVERIFY(!key.isEmpty());
-        const KeyDetail d = awaitResult(s->ws->loadKeyDetail(key));
+        const KeyDetail d = awaitResult(loadKeyDetail(*s->ws, key));
         QVERIFY(d.errors.isEmpty());
         TicketsModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -181,7 +184,7 @@ private slots:
         // The key with five attempts of one step: UNKNOWN, UNKNOWN, RECONCILE_PENDING, ESCALATED, UNKNOWN.
         const QString key = one(*s->db, QStringLiteral("SELECT idem_key FROM intent_log GROUP BY idem_key HAVING COUNT(*) = 5"));
         QVERIFY(!key.isEmpty());
-        const KeyDetail d = awaitResult(s->ws->loadKeyDetail(key));
+        const KeyDetail d = awaitResult(loadKeyDetail(*s->ws, key));
         QVERIFY(d.errors.isEmpty());
 
         AttemptsModel attempts;
@@ -242,7 +245,7 @@ private slots:
         // The regenerated key's second attempt has NULL actor, response and state_after.
         const QString key = one(*s->db, QStringLiteral("SELECT idem_key FROM intent_log WHERE actor IS NULL"));
         QVERIFY(!key.isEmpty());
-        const KeyDetail d = awaitResult(s->ws->loadKeyDetail(key));
+        const KeyDetail d = awaitResult(loadKeyDetail(*s->ws, key));
         AttemptsModel attempts;
         QAbstractItemModelTester tester(&attempts, QAbstractItemModelTester::FailureReportingMode::QtTest);
         attempts.setAttempts(d.attempts);
@@ -288,7 +291,7 @@ private slots:
             QVERIFY(*id > 0);
         }
 
-        const KeyDetail d = awaitResult(s->ws->loadKeyDetail(key));
+        const KeyDetail d = awaitResult(loadKeyDetail(*s->ws, key));
         QCOMPARE(d.audit.size(), 2);
         AuditModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

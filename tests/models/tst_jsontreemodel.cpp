@@ -3,6 +3,8 @@
 
 #include "JsonTreeModel.h"
 #include "ModelTestUtil.h"
+#include "Schema.h"
+#include "KeyDetail.h"
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
@@ -18,7 +20,7 @@ class TestJsonTreeModel : public QObject {
     Q_OBJECT
 private:
     /// Stores `snapshot` (NULL when nullopt) as a SUCCESS record's result_snapshot and reads
-    /// it back through Workspace::loadKeyDetail(): the text the detail view would get.
+    /// it back through loadKeyDetail(): the text the detail view would get.
     std::optional<QString> roundTrip(const std::optional<QString> &snapshot)
     {
         const QString key = QStringLiteral("ticket:create:acme:json%1").arg(m_next++);
@@ -33,7 +35,7 @@ private:
             qWarning("insert failed: %s", qPrintable(e));
             return QStringLiteral("<insert failed>");
         }
-        const KeyDetail d = awaitResult(m_ws->loadKeyDetail(key));
+        const KeyDetail d = awaitResult(loadKeyDetail(*m_ws, key));
         if (!d.record) {
             qWarning("record not read back");
             return QStringLiteral("<not read back>");

@@ -5,6 +5,8 @@
 #include "QueueModel.h"
 #include "StatusTone.h"
 #include "TimeText.h"
+#include "Schema.h"
+#include "Queue.h"
 
 #include <QAbstractItemModelTester>
 #include <QRegularExpression>

@@ -6,6 +6,7 @@
 #include "CtlRun.h"
 #include "ServerTime.h"
 #include "SimTestUtil.h"
+#include "KeyDetail.h"
 
 #include "Audit.h"
 #include "JsonText.h"
@@ -92,7 +93,7 @@ void TestUpstreamAudit::bulkStopsAtFailedAuditWrite()
     Workspace ws(c);
     QVector<KeyDetail> details;
     for (int i = 0; i < 8; ++i)
-        details << ws.loadKeyDetail(key(i)).result();
+        details << loadKeyDetail(ws, key(i)).result();
     UpstreamClient client(c.upstreams);
 
     // One key at a time: key i+1 is sent only once key i's audit row is written. Right

@@ -242,7 +242,7 @@ void TestUpstreamSim::dropIsConnectionReset()
     QCOMPARE(e.classification, UpstreamClass::Unusable);
     QCOMPARE(unusableKindName(e.kind), QStringLiteral("connection_reset"));
     QCOMPARE(e.httpStatus, std::nullopt);
-    // Qt re-sends a request whose connection closed before a status line (QT-NOTES.md).
+    // Qt re-sends a request whose connection closed before a status line (docs/QT-PITFALLS.md).
     const int hits = int(m_ctl->requests().size());
     qInfo("the simulator saw %d attempt(s) for one dropped query", hits);
     QVERIFY(hits >= 1);

@@ -109,7 +109,7 @@ void TestUpstreamSimulator::simCommitThenDropWithIdempotency()
     QVERIFY(m_ctl->fault(QStringLiteral("/tickets/{id}/cancel"), QStringLiteral("commit_then_drop"), 0, 1) > 0);
     QNetworkAccessManager nam;
     // The first attempt commits and loses its answer; Qt re-sends the POST by itself
-    // (QT-NOTES.md), and the key turns the re-send into a replay.
+    // (docs/QT-PITFALLS.md), and the key turns the re-send into a replay.
     const auto r = postCancel(nam, m_base, 41, "comp:cancel:41");
     const int hits = int(m_ctl->requests().size());
     qInfo("commit_then_drop: %d attempt(s) reached the simulator, final status %d", hits, r.first);

@@ -1,4 +1,4 @@
-// The actions of issues 3 and 4 in the GUI, offscreen, on a demo-seeded test database:
+// The mark and query-upstream actions in the GUI, offscreen, on a demo-seeded test database:
 // a mark with compare-and-set through MarkDialog (SQLite and PostgreSQL) changes the record,
 // drops the Unknown count by one and puts a triage_audit event on the timeline; a row
 // changed behind the operator's back shows the conflict panel with its current status; a
@@ -25,6 +25,8 @@
 #include "RecordStatus.h"
 #include "UpstreamCheck.h"
 #include "UpstreamSimulatorProcess.h"
+#include "DemoWorkspace.h"
+#include "Queue.h"
 
 #include <QCheckBox>
 #include <QComboBox>

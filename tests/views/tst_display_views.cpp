@@ -1,4 +1,4 @@
-// How the console shows what it knows (issue 10 C, E, F), offscreen on a demo-seeded
+// How the console shows what it knows, offscreen on a demo-seeded
 // SQLite database: the window keeps its 1400 × 900 while every tab is visited; time
 // cells are shortened on the right with the full value in the tooltip; a store whose
 // reads fail turns its status-bar indicator red (its connection may be open); a queue
@@ -20,6 +20,7 @@
 #include "QueueModel.h"
 #include "QueuePane.h"
 #include "RecordStatus.h"
+#include "Queue.h"
 
 #include <QApplication>
 #include <QHelpEvent>

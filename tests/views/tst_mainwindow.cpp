@@ -15,6 +15,7 @@
 #include "QueuePane.h"
 #include "ShotCheck.h"
 #include "TimelineModel.h"
+#include "Queue.h"
 
 #include <QApplication>
 #include <QComboBox>

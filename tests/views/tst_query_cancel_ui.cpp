@@ -1,4 +1,4 @@
-// The queue pane's "Cancel query" (issue #6) on PostgreSQL, offscreen: another connection
+// The queue pane's "Cancel query" on PostgreSQL, offscreen: another connection
 // holds `LOCK TABLE idempotency_record IN ACCESS EXCLUSIVE MODE`, so the queue's statements
 // wait on the server. After a second of loading the pane shows the cancel button; clicking
 // it cancels the statement on the server, the rows already loaded stay, the message bar
@@ -10,6 +10,7 @@
 #include "QueueModel.h"
 #include "QueuePane.h"
 #include "RecordStatus.h"
+#include "Queue.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>

@@ -20,6 +20,7 @@
 #include "QueuePane.h"
 #include "ScreenshotRunner.h"
 #include "Triagectl.h"
+#include "Queue.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -104,13 +105,13 @@ private slots:
         for (int i = 0; i < 5; ++i) {
             QueueRequest r;
             r.kind = kKinds[i];
-            const auto c = ws.countQueue(r).result();
+            const auto c = countQueue(ws, r).result();
             QVERIFY2(c.ok(), c.ok() ? "" : qPrintable(c.error->message));
             m_expected[i] = *c;
         }
         QVERIFY(m_expected[0] > 0 && m_expected[1] > 0 && m_expected[2] > 0 && m_expected[3] > 0 && m_expected[4] > 0);
         QueueRequest unknown;
-        const auto page = ws.fetchQueuePage(unknown, {}, 1).result();
+        const auto page = fetchQueuePage(ws, unknown, {}, 1).result();
         QVERIFY(page.ok() && page->rows.size() == 1);
         m_firstKey = page->rows.first().idemKey;
         for (const char *role : {"idempotency", "intent", "ticket"})

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "DbWorker.h"
+#include "WorkerPool.h"
+#include "WorkspaceConfig.h"
+
+#include <QFuture>
+#include <QObject>
+#include <QThreadPool>
+
+#include <memory>
+
+namespace triage {
+
+/// The console's connection to the three stores (DESIGN.md §3): it owns the configuration,
+/// one DbWorker per store (its own thread and connection), a WorkerPool of extra workers
+/// per store, and the pool continuations run on — nothing else. The features' services
+/// take a Workspace& and return QFutures (initSchema(), fetchQueuePage(), countQueue(),
+/// loadKeyDetail(), markRecord(), checkUpstream(), …), so callers never run SQL on their
+/// own thread. Futures resolve on worker or pool threads; GUI code continues them with
+/// `whenReady(future, this, …)` (WhenReady.h: always from the event loop, never inside
+/// the call), the CLI waits on `.result()`. Failures never throw: each Outcome carries a
+/// DbError naming the store.
+class Workspace : public QObject {
+    Q_OBJECT
+public:
+    explicit Workspace(WorkspaceConfig config, QObject *parent = nullptr);
+    ~Workspace() override;
+
+    const WorkspaceConfig &config() const { return m_config; }
+    DbWorker &worker(DbRole role);
+
+    /// How many extra workers bulkWorkers() holds per store.
+    static constexpr int kBulkWorkers = 4;
+    /// The extra workers of `role`'s store (kBulkWorkers, beside worker(role)), for bulk runs
+    /// that spread one job per record over several connections. Thread-safe.
+    WorkerPool &bulkWorkers(DbRole role);
+
+    /// The pool the services' continuations run on (merging several workers' results; never
+    /// the GUI thread). No task on it waits on another future: services chain with .then().
+    QThreadPool *mergePool() { return &m_mergePool; }
+
+    /// Opens each connection (if not yet open) and reports its state via connectionEvent().
+    void probeConnections();
+
+signals:
+    /// Relayed from the workers (any thread → receiver's thread by queued connection).
+    void connectionEvent(triage::DbRole role, bool up, const QString &message);
+
+private:
+    WorkspaceConfig m_config;
+    std::unique_ptr<DbWorker> m_workers[3];
+    std::unique_ptr<WorkerPool> m_bulkWorkers[3];
+    /// Continuations of the services; separate from the global pool (2 threads on a 2-core
+    /// machine), which QtConcurrent callers elsewhere may fill.
+    QThreadPool m_mergePool;
+};
+
+} // namespace triage

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "BizTypeConfig.h"
+#include "CompensationConfig.h"
+#include "ConnectionProfile.h"
+#include "UpstreamConfig.h"
+
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace triage {
+
+
+/// Everything the console needs to open a workspace: three connections, biz_type
+/// settings, the operator and read-only mode. Built from the command line and/or an
+/// INI config file (resources/triage.example.ini documents every key).
+struct WorkspaceConfig {
+    ConnectionProfile idempotency;
+    ConnectionProfile intent;
+    ConnectionProfile ticket;
+    int defaultProcessingTimeoutS = 300;
+    QMap<QString, BizTypeConfig> bizTypes; ///< by biz_type
+    /// Upstream query APIs by biz_type (only biz types with upstream_query_url; see
+    /// upstreamConfigFor() for the upstream_* keys of [biz.<biz_type>]).
+    QMap<QString, UpstreamConfig> upstreams;
+    /// Compensation actions by biz_type and action (compensation_<action>_* keys of
+    /// [biz.<biz_type>]; see loadCompensationConfigs()).
+    CompensationConfigs compensations;
+    QString operatorName;                  ///< default: the OS user
+    bool readOnly = false;
+    bool isDemo = false;
+    /// biz_types whose query API starts on demand (the demo's upstream simulator, started
+    /// by the console at start and by triagectl for `query`): they count as having an
+    /// upstream while `upstreams` is still empty.
+    QStringList upstreamsOnDemand;
+    /// The INI file this configuration was read from; "" without --config.
+    QString sourceFile;
+    /// The line of each section header of `sourceFile` ("biz.ticket_create" → 12), for messages.
+    QMap<QString, int> sectionLines;
+
+    const ConnectionProfile &profile(DbRole role) const;
+    ConnectionProfile &profile(DbRole role);
+    /// Settings for `bizType`, or the defaults (processing timeout from [console]).
+    BizTypeConfig bizType(const QString &bizType) const;
+
+    /// Reads an INI file (QSettings). Sections [console] (operator, read_only: true/false,
+    /// yes/no, on/off or 1/0; processing_timeout), [idempotency], [intent], [ticket] (key
+    /// `url`), [biz.<biz_type>] (processing_timeout, tenant_pattern); every valid key is in
+    /// configKeys() (ConfigKeys.h).
+    /// Returns nullopt with `*error` set when the file is missing, unreadable or not valid
+    /// INI, has an unknown section or key, or a value is invalid: one line per problem,
+    /// "config PATH:LINE: …" naming the section and the key, with the nearest valid key
+    /// for an unknown one (configFileProblems()). Connections absent from the file stay
+    /// unset (see hasProfile()).
+    /// The upstream_* keys of [biz.<biz_type>] fill `upstreams` (UpstreamConfig.h); an
+    /// invalid upstream key fails the whole file like any other invalid value.
+    static std::optional<WorkspaceConfig> fromIniFile(const QString &path, QString *error);
+
+    /// A workspace whose three connections all open the SQLite file `path`.
+    static WorkspaceConfig sqliteWorkspace(const QString &path);
+
+    /// True once a URL was given for the role (config or command line).
+    bool hasProfile(DbRole role) const { return m_set.value(int(role)); }
+    void setProfile(const ConnectionProfile &p)
+    {
+        profile(p.role) = p;
+        m_set[int(p.role)] = true;
+    }
+
+private:
+    QMap<int, bool> m_set;
+};
+
+/// The OS user name ($USER, $USERNAME, $LOGNAME, the passwd entry, else "unknown").
+QString osUserName();
+
+} // namespace triage

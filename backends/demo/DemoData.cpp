@@ -1,0 +1,546 @@
+#include "DemoData.h"
+
+#include "Log.h"
+#include "RecordStatus.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QSet>
+#include <QSqlQuery>
+
+#include <functional>
+
+namespace triage {
+
+namespace {
+
+constexpr qint64 kSecond = 1000000;
+constexpr qint64 kMinute = 60 * kSecond;
+constexpr qint64 kHour = 60 * kMinute;
+constexpr qint64 kDay = 24 * kHour;
+
+enum class Case {
+    Success, Failed, StaleFound, StaleNothing, StaleDuplicate, Fresh, Escalated, Compensated, SuccessDuplicate
+};
+
+struct BizSpec {
+    const char *bizType;
+    const char *keyPrefix; ///< "" = task-style keys without a tenant
+    const char *action;
+};
+
+const BizSpec kBiz[] = {
+    {"ticket_create", "ticket:create:", "create_ticket"},
+    {"payment_capture", "pay:capture:", "capture_payment"},
+    {"refund_issue", "refund:issue:", "issue_refund"},
+    {"notify_send", "", "send_notification"},
+};
+
+const char *const kTenants[] = {"acme", "globex", "initech", "umbrella", "zürich"};
+
+const char *const kTitles[] = {
+    "VPN outage in Frankfurt office", "Printer queue stuck", "Laptop replacement for new hire",
+    "Störung: Mailserver antwortet nicht", "東京オフィスのネットワーク遅延", "Refund for double charge",
+    "Password reset loop", "Disk almost full on db-03", "Café POS terminal offline", "Access request: billing dashboard",
+};
+
+QString json(const QJsonObject &o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+class Generator {
+public:
+    explicit Generator(const SeedOptions &o) : m_rng(o.seed), m_nextTicket(o.firstTicketId), m_opts(o) {}
+
+    SeedPlan run()
+    {
+        if (m_opts.records > 0) {
+            for (int i = 0; i < m_opts.records; ++i)
+                makeCase(pickScaleCase(), i);
+        } else {
+            makeDemoSet();
+        }
+        return m_plan;
+    }
+
+private:
+    qint64 between(qint64 lo, qint64 hi) { return lo + qint64(m_rng.bounded(double(hi - lo))); }
+    template <typename T, size_t N>
+    const T &pick(const T (&a)[N]) { return a[m_rng.bounded(int(N))]; }
+
+    QString uuid()
+    {
+        const quint64 a = m_rng.generate64(), b = m_rng.generate64();
+        const QString hex = QStringLiteral("%1%2").arg(a, 16, 16, QLatin1Char('0')).arg(b, 16, 16, QLatin1Char('0'));
+        return hex.mid(0, 8) + QLatin1Char('-') + hex.mid(8, 4) + QStringLiteral("-4") + hex.mid(13, 3) + QLatin1Char('-')
+            + hex.mid(16, 4) + QLatin1Char('-') + hex.mid(20, 12);
+    }
+
+    Case pickScaleCase()
+    {
+        // 2 % stale PROCESSING, 1 % in flight, 0.1 % duplicated keys (production-like proportions).
+        const int r = int(m_rng.bounded(10000));
+        if (r < 50) return Case::StaleFound;
+        if (r < 150) return Case::StaleNothing;
+        if (r < 160) return Case::StaleDuplicate;
+        if (r < 200) return Case::Escalated;
+        if (r < 300) return Case::Fresh;
+        if (r < 1900) return Case::Failed;
+        if (r < 1910) return Case::Compensated;
+        return Case::Success;
+    }
+
+    void makeDemoSet()
+    {
+        const std::pair<Case, int> mix[] = {
+            {Case::Success, 80}, {Case::Failed, 30},         {Case::StaleFound, 25}, {Case::StaleNothing, 35},
+            {Case::StaleDuplicate, 10}, {Case::Fresh, 25},   {Case::Escalated, 15},  {Case::Compensated, 8},
+            {Case::SuccessDuplicate, 4},
+        };
+        int n = 0;
+        for (const auto &[c, count] : mix)
+            for (int i = 0; i < count; ++i)
+                makeCase(c, n++);
+        makeSpecialCases(n);
+    }
+
+    struct Key {
+        const BizSpec *biz;
+        QString tenant;
+        QString key;
+        QString taskId;
+    };
+
+    Key newKey(int n)
+    {
+        Key k;
+        k.biz = &kBiz[m_rng.bounded(int(std::size(kBiz)))];
+        k.tenant = QString::fromUtf8(pick(kTenants));
+        k.taskId = QStringLiteral("task_%1").arg(100000 + n);
+        if (*k.biz->keyPrefix)
+            k.key = QString::fromLatin1(k.biz->keyPrefix) + k.tenant + QLatin1Char(':') + uuid();
+        else
+            k.key = QStringLiteral("%1_step_%2_%3").arg(k.taskId).arg(1 + n % 5).arg(QString::fromLatin1(k.biz->action));
+        return k;
+    }
+
+    /// The ticket's payload: `ticketId` names the ticket; the business fields (title,
+    /// priority, amount) follow `businessId`, so a retry's ticket carries the same operation.
+    QString payloadFor(const Key &k, qint64 ticketId, const QString &title, qint64 businessId)
+    {
+        QJsonObject o;
+        o[QStringLiteral("ticket_id")] = ticketId;
+        o[QStringLiteral("tenant")] = k.tenant;
+        o[QStringLiteral("title")] = title;
+        o[QStringLiteral("priority")] = QStringList{QStringLiteral("P1"), QStringLiteral("P2"), QStringLiteral("P3")}.at(int(businessId % 3));
+        if (QLatin1String(k.biz->bizType) == QLatin1String("payment_capture") || QLatin1String(k.biz->bizType) == QLatin1String("refund_issue")) {
+            o[QStringLiteral("amount")] = QStringLiteral("%1.%2").arg(10 + businessId % 490).arg(businessId % 100, 2, 10, QLatin1Char('0'));
+            o[QStringLiteral("currency")] = QStringLiteral("EUR");
+        }
+        return json(o);
+    }
+
+    /// A ticket carrying `k`; with `retryOf`, a retry of that ticket's operation (same
+    /// title and business fields: a duplicate, not key reuse; DESIGN.md §6).
+    SeedTicket addTicket(const Key &k, qint64 createdAgo, const QString &status, const SeedTicket *retryOf = nullptr)
+    {
+        SeedTicket t;
+        t.id = m_nextTicket++;
+        t.idemKey = k.key;
+        t.tenant = k.tenant;
+        t.title = QString::fromUtf8(pick(kTitles));
+        if (retryOf)
+            t.title = retryOf->title;
+        t.status = status;
+        t.payload = payloadFor(k, t.id, t.title, retryOf ? retryOf->id : t.id);
+        t.createdAgo = createdAgo;
+        t.updatedAgo = status == QLatin1String("OPEN") ? createdAgo : qMax<qint64>(0, createdAgo - between(kMinute, kHour));
+        m_plan.tickets.append(t);
+        return t;
+    }
+
+    SeedIntent &addAttempt(const Key &k, int step, const QString &status, qint64 createdAgo, qint64 latency)
+    {
+        SeedIntent a;
+        a.taskId = k.taskId;
+        a.stepId = QStringLiteral("step_%1").arg(step);
+        a.action = QString::fromLatin1(k.biz->action);
+        a.idemKey = k.key;
+        a.status = status;
+        a.actor = QStringLiteral("agent-%1").arg(1 + m_rng.bounded(4));
+        QJsonObject req;
+        req[QStringLiteral("tenant")] = k.tenant;
+        req[QStringLiteral("idempotency_key")] = k.key;
+        req[QStringLiteral("title")] = QString::fromUtf8(pick(kTitles));
+        a.request = json(req);
+        QJsonObject before;
+        before[QStringLiteral("task")] = k.taskId;
+        before[QStringLiteral("ticket_count")] = 0;
+        before[QStringLiteral("state")] = QStringLiteral("pending");
+        a.stateBefore = json(before);
+        a.createdAgo = createdAgo;
+        a.updatedAgo = status == QLatin1String("INTENT") ? createdAgo : qMax<qint64>(0, createdAgo - latency);
+        if (status == QLatin1String("SUCCEEDED") || status == QLatin1String("COMPENSATED")) {
+            a.response = QStringLiteral("{\"ok\":true,\"status\":201}");
+            QJsonObject after = before;
+            after[QStringLiteral("ticket_count")] = 1;
+            after[QStringLiteral("state")] = QStringLiteral("done");
+            a.stateAfter = json(after);
+        } else if (status == QLatin1String("FAILED")) {
+            a.response = QStringLiteral("{\"ok\":false,\"status\":422,\"code\":\"INVALID_TENANT\"}");
+            a.error = QStringLiteral("HTTP 422: tenant is suspended");
+            a.stateAfter = a.stateBefore;
+        } else if (status == QLatin1String("UNKNOWN") || status == QLatin1String("RECONCILE_PENDING")) {
+            a.error = m_rng.bounded(2) ? QStringLiteral("timeout after 30000 ms waiting for upstream reply")
+                                       : QStringLiteral("connection reset by peer after request was sent");
+        } else if (status == QLatin1String("ESCALATED")) {
+            a.error = QStringLiteral("reconciliation: amount in upstream (129.00) differs from intent (192.00)");
+        }
+        m_plan.intents.append(a);
+        return m_plan.intents.last();
+    }
+
+    void addRecord(const Key &k, int status, qint64 createdAgo, qint64 updatedAgo, const std::optional<QString> &snapshot)
+    {
+        SeedRecord r;
+        r.idemKey = k.key;
+        r.bizType = QString::fromLatin1(k.biz->bizType);
+        r.status = status;
+        r.snapshot = snapshot;
+        r.createdAgo = createdAgo;
+        r.updatedAgo = updatedAgo;
+        r.expireAgo = createdAgo - (m_rng.bounded(3) == 0 ? 30 : 7) * kDay;
+        m_plan.records.append(r);
+    }
+
+    qint64 staleAge() { return between(10 * kMinute + 0, 3 * kDay); }
+
+    void makeCase(Case c, int n)
+    {
+        const Key k = newKey(n);
+        const int step = 1 + n % 5;
+        switch (c) {
+        case Case::Success: {
+            const qint64 created = between(kMinute, 6 * kDay);
+            const qint64 latency = between(200000, 3 * kSecond);
+            if (m_rng.bounded(4) == 0) { // a timeout, then a retry with the same key
+                addAttempt(k, step, QStringLiteral("UNKNOWN"), created + 2 * kMinute, 30 * kSecond);
+            }
+            addAttempt(k, step, QStringLiteral("SUCCEEDED"), created + 50000, latency);
+            const SeedTicket t = addTicket(k, created - latency / 2, m_rng.bounded(3) ? QStringLiteral("OPEN") : QStringLiteral("CLOSED"));
+            addRecord(k, Success, created, created - latency, t.payload);
+            break;
+        }
+        case Case::SuccessDuplicate: {
+            const qint64 created = between(kHour, 3 * kDay);
+            addAttempt(k, step, QStringLiteral("UNKNOWN"), created + 5 * kMinute, 30 * kSecond);
+            const SeedTicket first = addTicket(k, created + 5 * kMinute - 2 * kSecond, QStringLiteral("OPEN"));
+            addAttempt(k, step, QStringLiteral("SUCCEEDED"), created + 50000, kSecond);
+            addTicket(k, created - kSecond / 2, QStringLiteral("OPEN"), &first);
+            addRecord(k, Success, created, created - kSecond, first.payload);
+            break;
+        }
+        case Case::Failed: {
+            const qint64 created = between(kMinute, 6 * kDay);
+            addAttempt(k, step, QStringLiteral("FAILED"), created + 50000, between(100000, kSecond));
+            addRecord(k, Failed, created, created - kSecond, std::nullopt);
+            break;
+        }
+        case Case::StaleFound: {
+            const qint64 updated = staleAge();
+            addAttempt(k, step, QStringLiteral("UNKNOWN"), updated + 100000, 30 * kSecond);
+            addTicket(k, updated - 4 * kSecond, QStringLiteral("OPEN"));
+            addRecord(k, Processing, updated, updated, std::nullopt);
+            break;
+        }
+        case Case::StaleNothing: {
+            const qint64 updated = staleAge();
+            addAttempt(k, step, n % 3 == 0 ? QStringLiteral("RECONCILE_PENDING") : QStringLiteral("UNKNOWN"), updated + 100000,
+                       30 * kSecond);
+            addRecord(k, Processing, updated, updated, std::nullopt);
+            break;
+        }
+        case Case::StaleDuplicate: {
+            const qint64 updated = staleAge();
+            // The agent retried after timeouts; the ticket table had no backstop.
+            addAttempt(k, step, QStringLiteral("UNKNOWN"), updated + 100000, 30 * kSecond);
+            const SeedTicket first = addTicket(k, updated - 3 * kSecond, QStringLiteral("OPEN"));
+            addAttempt(k, step, QStringLiteral("UNKNOWN"), updated - 45 * kSecond, 30 * kSecond);
+            addTicket(k, updated - 48 * kSecond, QStringLiteral("OPEN"), &first);
+            if (n % 2 == 0) {
+                addAttempt(k, step, QStringLiteral("RECONCILE_PENDING"), updated - 2 * kMinute, 30 * kSecond);
+                addTicket(k, updated - 2 * kMinute - 3 * kSecond, QStringLiteral("OPEN"), &first);
+            }
+            addRecord(k, Processing, updated, updated, std::nullopt);
+            break;
+        }
+        case Case::Fresh: {
+            const qint64 updated = between(kSecond, 4 * kMinute);
+            addAttempt(k, step, QStringLiteral("INTENT"), updated - 20000, 0);
+            addRecord(k, Processing, updated, updated, std::nullopt);
+            break;
+        }
+        case Case::Escalated: {
+            const qint64 updated = staleAge();
+            addAttempt(k, step, QStringLiteral("UNKNOWN"), updated + 100000, 30 * kSecond);
+            SeedIntent &esc = addAttempt(k, step, QStringLiteral("ESCALATED"), updated - 15 * kMinute, kSecond);
+            esc.actor = QStringLiteral("reconciler");
+            addRecord(k, Processing, updated, updated, std::nullopt);
+            break;
+        }
+        case Case::Compensated: {
+            const qint64 created = between(kDay, 5 * kDay);
+            addAttempt(k, step, QStringLiteral("UNKNOWN"), created + 3 * kMinute, 30 * kSecond);
+            const SeedTicket extra = addTicket(k, created + 3 * kMinute - kSecond, QStringLiteral("CANCELLED"));
+            addAttempt(k, step, QStringLiteral("COMPENSATED"), created + 50000, kSecond);
+            const SeedTicket kept = addTicket(k, created - kSecond / 2, QStringLiteral("OPEN"), &extra);
+            addRecord(k, Success, created, created - kHour, kept.payload);
+            break;
+        }
+        }
+    }
+
+    void makeSpecialCases(int n)
+    {
+        // A status code the console does not know (must show as UNKNOWN_CODE_7).
+        {
+            Key k = newKey(n++);
+            addRecord(k, 7, 2 * kHour, 2 * kHour, std::nullopt);
+            addAttempt(k, 1, QStringLiteral("UNKNOWN"), 2 * kHour + kSecond, 30 * kSecond);
+        }
+        // A SUCCESS record whose snapshot is not valid JSON (truncated).
+        {
+            Key k = newKey(n++);
+            const SeedTicket t = addTicket(k, 3 * kHour, QStringLiteral("OPEN"));
+            addAttempt(k, 1, QStringLiteral("SUCCEEDED"), 3 * kHour + kSecond, kSecond);
+            addRecord(k, Success, 3 * kHour, 3 * kHour - kSecond, t.payload.left(t.payload.size() / 2));
+        }
+        // Stale PROCESSING records about to be reaped, and one whose expire_at precedes created_at.
+        for (int i = 0; i < 3; ++i) {
+            Key k = newKey(n++);
+            addAttempt(k, 1, QStringLiteral("UNKNOWN"), 7 * kDay - (2 + i) * kHour + kSecond, 30 * kSecond);
+            addRecord(k, Processing, 7 * kDay - (2 + i) * kHour, 7 * kDay - (2 + i) * kHour, std::nullopt);
+            m_plan.records.last().expireAgo = -(i + 1) * kHour + (i == 2 ? 8 * kDay : 0);
+        }
+        // Several attempts for one step, NULL columns, and a regenerated key: the agent
+        // built a new key per retry (the seeds' commonest mistake).
+        {
+            Key k = newKey(n++);
+            const qint64 t0 = 40 * kMinute;
+            for (int attempt = 0; attempt < 3; ++attempt) {
+                Key retry = k;
+                retry.key = QStringLiteral("%1:attempt%2").arg(k.key.left(55)).arg(attempt + 1);
+                SeedIntent &a = addAttempt(retry, 2, QStringLiteral("UNKNOWN"), t0 - attempt * 2 * kMinute, 30 * kSecond);
+                if (attempt == 1) {
+                    a.actor.reset();
+                    a.stateAfter.reset();
+                    a.response.reset();
+                }
+                addRecord(retry, Processing, t0 - attempt * 2 * kMinute, t0 - attempt * 2 * kMinute, std::nullopt);
+            }
+        }
+        // Key reuse: one key used for two different operations ("Disk almost full" and "VPN
+        // outage"), not a retry: no compensation without an override (DESIGN.md §6).
+        {
+            Key k = newKey(n++);
+            const qint64 updated = 2 * kDay;
+            addAttempt(k, 1, QStringLiteral("UNKNOWN"), updated + 100000, 30 * kSecond);
+            SeedTicket disk = addTicket(k, updated - 3 * kSecond, QStringLiteral("OPEN"));
+            disk.title = QStringLiteral("Disk almost full on db-03");
+            disk.payload = payloadFor(k, disk.id, disk.title, disk.id);
+            m_plan.tickets.last() = disk;
+            addAttempt(k, 2, QStringLiteral("UNKNOWN"), updated - 10 * kMinute, 30 * kSecond);
+            SeedTicket vpn = addTicket(k, updated - 10 * kMinute - 3 * kSecond, QStringLiteral("OPEN"));
+            vpn.title = QStringLiteral("VPN outage in Frankfurt office");
+            vpn.payload = payloadFor(k, vpn.id, vpn.title, vpn.id);
+            m_plan.tickets.last() = vpn;
+            addRecord(k, Processing, updated, updated, std::nullopt);
+        }
+        // One key with many attempts of the same step and every status on its way.
+        {
+            Key k = newKey(n++);
+            const QStringList path = {QStringLiteral("UNKNOWN"), QStringLiteral("UNKNOWN"), QStringLiteral("RECONCILE_PENDING"),
+                                      QStringLiteral("ESCALATED"), QStringLiteral("UNKNOWN")};
+            for (int i = 0; i < path.size(); ++i)
+                addAttempt(k, 3, path[i], 5 * kHour - i * 20 * kMinute, 30 * kSecond);
+            addTicket(k, 5 * kHour - 3 * kSecond, QStringLiteral("OPEN"));
+            addRecord(k, Processing, 5 * kHour, 5 * kHour, std::nullopt);
+        }
+    }
+
+    QRandomGenerator m_rng;
+    qint64 m_nextTicket;
+    SeedOptions m_opts;
+    SeedPlan m_plan;
+};
+
+/// Runs `insertBatch(first, count)` in transactions of `perTransaction` rows.
+template <typename Row>
+qint64 batched(DbSession &session, const QVector<Row> &rows, int perStatement,
+               const std::function<void(const Row *, int)> &insertBatch)
+{
+    constexpr int perTransaction = 5000;
+    for (int start = 0; start < rows.size(); start += perTransaction) {
+        const int end = qMin<int>(rows.size(), start + perTransaction);
+        session.begin();
+        try {
+            for (int i = start; i < end; i += perStatement)
+                insertBatch(rows.constData() + i, qMin(perStatement, end - i));
+            session.commit();
+        } catch (...) {
+            session.rollback();
+            throw;
+        }
+    }
+    return rows.size();
+}
+
+QString serverNow(DbSession &session)
+{
+    QSqlQuery q = session.exec(QStringLiteral("SELECT ") + session.dialect().nowText());
+    q.next();
+    return q.value(0).toString();
+}
+
+QVariant opt(const std::optional<QString> &s)
+{
+    return s ? QVariant(*s) : QVariant(QMetaType(QMetaType::QString));
+}
+
+} // namespace
+
+SeedPlan makeSeedPlan(const SeedOptions &options)
+{
+    return Generator(options).run();
+}
+
+QMap<QString, BizTypeConfig> demoBizTypes()
+{
+    QMap<QString, BizTypeConfig> m;
+    // Creating a ticket has the ticket row as its side effect, and the demo's tickets always
+    // carry the key: stale and no ticket proves absence (DESIGN.md §6, failed_evidence).
+    m.insert(QStringLiteral("ticket_create"), {300, QStringLiteral("ticket:create:{tenant}"), FailedEvidence::TicketAbsent});
+    m.insert(QStringLiteral("payment_capture"), {600, QStringLiteral("pay:capture:{tenant}")});
+    m.insert(QStringLiteral("refund_issue"), {600, QStringLiteral("refund:issue:{tenant}")});
+    m.insert(QStringLiteral("notify_send"), {120, QStringLiteral("*:*:{tenant}")});
+    return m;
+}
+
+namespace seed_sql {
+
+qint64 nextTicketId(DbSession &session)
+{
+    QSqlQuery q = session.exec(QStringLiteral("SELECT MAX(id) FROM ticket"));
+    return q.next() && !q.value(0).isNull() ? q.value(0).toLongLong() + 1 : 1;
+}
+
+qint64 insertRecords(DbSession &session, const QVector<SeedRecord> &rows)
+{
+    const SqlDialect &d = session.dialect();
+    const UtcMicros now = parseUtcMicros(serverNow(session)).value_or(0);
+    return batched<SeedRecord>(session, rows, 200, [&](const SeedRecord *r, int n) {
+        SqlBuilder b;
+        QStringList values;
+        for (int i = 0; i < n; ++i, ++r) {
+            values << QStringLiteral("(%1, %2, %3, %4, %5, %6, %7)")
+                          .arg(b.bind(r->idemKey), b.bind(r->bizType), b.bind(r->status), b.bind(opt(r->snapshot)),
+                               d.timeParam(b.bind(d.bindTime(now - r->createdAgo))),
+                               d.timeParam(b.bind(d.bindTime(now - r->updatedAgo))),
+                               d.timeParam(b.bind(d.bindTime(now - r->expireAgo))));
+        }
+        session.exec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, "
+                                    "updated_at, expire_at) VALUES ")
+                         + values.join(QStringLiteral(", ")),
+                     b);
+    });
+}
+
+qint64 insertTickets(DbSession &session, const QVector<SeedTicket> &rows)
+{
+    const SqlDialect &d = session.dialect();
+    const UtcMicros now = parseUtcMicros(serverNow(session)).value_or(0);
+    // First tickets of each key go in batches; extra tickets of a key go one by one, so a
+    // database with the UNIQUE(idem_key) backstop simply refuses them.
+    QVector<SeedTicket> firsts, extras;
+    QSet<QString> seen;
+    for (const SeedTicket &t : rows)
+        (seen.contains(t.idemKey) ? extras : firsts).append(t), seen.insert(t.idemKey);
+    auto valuesOf = [&](SqlBuilder &b, const SeedTicket &t) {
+        return QStringLiteral("(%1, %2, %3, %4, %5, %6, %7, %8)")
+            .arg(b.bind(t.id), b.bind(t.idemKey), b.bind(t.tenant), b.bind(t.title), b.bind(t.status), b.bind(t.payload),
+                 d.timeParam(b.bind(d.bindTime(now - t.createdAgo))), d.timeParam(b.bind(d.bindTime(now - t.updatedAgo))));
+    };
+    const QString insert = QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) VALUES ");
+    qint64 inserted = batched<SeedTicket>(session, firsts, 200, [&](const SeedTicket *t, int n) {
+        SqlBuilder b;
+        QStringList values;
+        for (int i = 0; i < n; ++i)
+            values << valuesOf(b, t[i]);
+        session.exec(insert + values.join(QStringLiteral(", ")), b);
+    });
+    qint64 refused = 0;
+    for (const SeedTicket &t : extras) {
+        SqlBuilder b;
+        const QString sql = insert + valuesOf(b, t);
+        try {
+            session.exec(sql, b);
+            ++inserted;
+        } catch (const DbException &e) {
+            const QString c = e.error.nativeCode;
+            if (c != QLatin1String("23505") && c != QLatin1String("1062") && c != QLatin1String("2067"))
+                throw;
+            ++refused;
+        }
+    }
+    if (refused)
+        logger("backend.sql")->info("{} duplicate tickets refused by the UNIQUE(idem_key) backstop", refused);
+    if (d.kind() == Dialect::PostgreSql)
+        session.exec(QStringLiteral("SELECT setval(pg_get_serial_sequence('ticket', 'id'), (SELECT MAX(id) FROM ticket))"));
+    return inserted;
+}
+
+qint64 insertIntents(DbSession &session, const QVector<SeedIntent> &rows)
+{
+    const SqlDialect &d = session.dialect();
+    const UtcMicros now = parseUtcMicros(serverNow(session)).value_or(0);
+    return batched<SeedIntent>(session, rows, 100, [&](const SeedIntent *a, int n) {
+        SqlBuilder b;
+        QStringList values;
+        for (int i = 0; i < n; ++i, ++a) {
+            values << QStringLiteral("(%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13)")
+                          .arg(b.bind(a->taskId), b.bind(a->stepId), b.bind(a->action), b.bind(a->idemKey), b.bind(a->status),
+                               b.bind(opt(a->request)), b.bind(opt(a->response)), b.bind(opt(a->error)),
+                               b.bind(opt(a->stateBefore)))
+                          .arg(b.bind(opt(a->stateAfter)), b.bind(opt(a->actor)),
+                               d.timeParam(b.bind(d.bindTime(now - a->createdAgo))),
+                               d.timeParam(b.bind(d.bindTime(now - a->updatedAgo))));
+        }
+        session.exec(QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, request, response, "
+                                    "error, state_before, state_after, actor, created_at, updated_at) VALUES ")
+                         + values.join(QStringLiteral(", ")),
+                     b);
+    });
+}
+
+} // namespace seed_sql
+
+CompensationConfigs demoCompensations(const QString &base)
+{
+    CompensationConfigs out;
+    for (const QString &bizType : demoBizTypes().keys()) {
+        CompensationActionConfig c;
+        c.bizType = bizType;
+        c.action = QStringLiteral("cancel_ticket");
+        c.baseUrl = base;
+        c.urlTemplate = QStringLiteral("/tickets/{ticket_id}/cancel");
+        c.bodyTemplate = QStringLiteral("{\"reason\":\"duplicate of {idem_key}\"}");
+        c.confirmUrlTemplate = QStringLiteral("/tickets/{ticket_id}");
+        c.timeoutMs = 5000;
+        out[bizType].insert(c.action, c);
+    }
+    return out;
+}
+
+} // namespace triage

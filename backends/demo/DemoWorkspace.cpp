@@ -1,0 +1,160 @@
+#include "DemoWorkspace.h"
+
+#include "Log.h"
+#include "Schema.h"
+#include "WhenReady.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLockFile>
+#include <QStandardPaths>
+
+#include <memory>
+
+namespace triage {
+
+namespace {
+
+QFuture<Outcome<SeedReport>> failed(const DbError &e)
+{
+    return QtFuture::makeReadyFuture(Outcome<SeedReport>::failure(e));
+}
+
+} // namespace
+
+QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &options)
+{
+    DbWorker *tickets = &ws.worker(DbRole::Ticket);
+    DbWorker *records = &ws.worker(DbRole::Idempotency);
+    DbWorker *intents = &ws.worker(DbRole::Intent);
+    QThreadPool *pool = ws.mergePool();
+    const bool oneWriter = ws.config().profile(DbRole::Ticket).sameDatabase(ws.config().profile(DbRole::Intent));
+    return tickets->run<qint64>(&seed_sql::nextTicketId)
+        .then(pool,
+              [=](const Outcome<qint64> &first) {
+                  if (!first.ok())
+                      return failed(*first.error);
+                  SeedOptions o = options;
+                  o.firstTicketId = *first;
+                  const auto plan = std::make_shared<SeedPlan>(makeSeedPlan(o));
+                  return records
+                      ->run<qint64>([plan](DbSession &s) { return seed_sql::insertRecords(s, plan->records); },
+                                    DbWorker::Retry::Never)
+                      .then(pool,
+                            [=](const Outcome<qint64> &r) {
+                                if (!r.ok())
+                                    return failed(*r.error);
+                                auto insertTickets = [=] {
+                                    return tickets->run<qint64>(
+                                        [plan](DbSession &s) { return seed_sql::insertTickets(s, plan->tickets); },
+                                        DbWorker::Retry::Never);
+                                };
+                                auto insertIntents = [=] {
+                                    return intents->run<qint64>(
+                                        [plan](DbSession &s) { return seed_sql::insertIntents(s, plan->intents); },
+                                        DbWorker::Retry::Never);
+                                };
+                                auto report = [records = *r](const Outcome<qint64> &t, const Outcome<qint64> &i) {
+                                    if (!t.ok())
+                                        return Outcome<SeedReport>::failure(*t.error);
+                                    if (!i.ok())
+                                        return Outcome<SeedReport>::failure(*i.error);
+                                    SeedReport rep;
+                                    rep.records = records;
+                                    rep.tickets = *t;
+                                    rep.intents = *i;
+                                    return Outcome<SeedReport>::success(rep);
+                                };
+                                if (oneWriter) {
+                                    return insertTickets()
+                                        .then(pool,
+                                              [=](const Outcome<qint64> &t) {
+                                                  if (!t.ok())
+                                                      return failed(*t.error);
+                                                  return insertIntents().then(pool, [=](const Outcome<qint64> &i) { return report(t, i); });
+                                              })
+                                        .unwrap();
+                                }
+                                auto t = insertTickets();
+                                auto i = insertIntents();
+                                return whenAllFinishedOf(t, i).then(pool, [=]() { return report(t.result(), i.result()); });
+                            })
+                      .unwrap();
+              })
+        .unwrap();
+}
+
+QString DemoWorkspace::path()
+{
+    QString base = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
+    if (base.isEmpty())
+        base = QDir::homePath() + QStringLiteral("/.local/share");
+    return base + QStringLiteral("/triage-console/demo/demo.sqlite");
+}
+
+WorkspaceConfig DemoWorkspace::config()
+{
+    WorkspaceConfig c = WorkspaceConfig::sqliteWorkspace(path());
+    c.bizTypes = demoBizTypes();
+    c.isDemo = true;
+    c.upstreamsOnDemand = c.bizTypes.keys();
+    return c;
+}
+
+QString DemoWorkspace::ensure(bool reset)
+{
+    const QString db = path();
+    QDir().mkpath(QFileInfo(db).absolutePath());
+    QLockFile lock(db + QStringLiteral(".lock"));
+    lock.setStaleLockTime(120000);
+    if (!lock.tryLock(60000))
+        return QStringLiteral("another process is creating the demo workspace (%1.lock)").arg(db);
+    const QString stamp = db + QStringLiteral(".created");
+    QFile stampFile(stamp);
+    QDateTime created;
+    if (stampFile.open(QIODevice::ReadOnly))
+        created = QDateTime::fromString(QString::fromUtf8(stampFile.readAll()).trimmed(), Qt::ISODate);
+    stampFile.close();
+    const bool fresh = QFile::exists(db) && created.isValid() && created.secsTo(QDateTime::currentDateTimeUtc()) < 86400;
+    if (fresh && !reset)
+        return {};
+    for (const QString &suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")})
+        QFile::remove(db + suffix);
+    QFile::remove(stamp);
+    logger("app")->info("creating the demo workspace at {}", db);
+    Workspace ws(config());
+    SchemaOptions schema;
+    schema.ticketBackstop = false; // the demo reproduces a breached defence
+    const auto s = initSchema(ws, schema).result();
+    if (!s.ok())
+        return s.error->message;
+    const auto seeded = seedWorkspace(ws, SeedOptions{}).result();
+    if (!seeded.ok())
+        return seeded.error->message;
+    if (!stampFile.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return QStringLiteral("cannot write %1").arg(stamp);
+    stampFile.write(QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toUtf8());
+    return {};
+}
+
+QMap<QString, UpstreamConfig> demoUpstreams(const QUrl &base)
+{
+    QMap<QString, UpstreamConfig> out;
+    const QMap<QString, BizTypeConfig> bizTypes = demoBizTypes();
+    for (auto it = bizTypes.cbegin(); it != bizTypes.cend(); ++it) {
+        UpstreamConfig u;
+        u.bizType = it.key();
+        u.baseUrl = base.toString();
+        u.queryUrl = QStringLiteral("/tickets?idem_key={idem_key}");
+        u.timeoutMs = 5000;
+        u.sendIdempotencyKey = false;
+        u.notFound = NotFoundSignal::EmptyResult;
+        u.resultPath = QStringLiteral("tickets");
+        out.insert(it.key(), u);
+    }
+    return out;
+}
+
+} // namespace triage

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "DemoData.h"
+#include "UpstreamConfig.h"
+#include "Workspace.h"
+
+#include <QFuture>
+#include <QMap>
+#include <QString>
+#include <QUrl>
+
+namespace triage {
+
+/// Counts of what seed-demo inserted.
+struct SeedReport {
+    qint64 records = 0, tickets = 0, intents = 0;
+};
+
+/// Generates `options` data (see makeSeedPlan()) and inserts it into the three stores of
+/// `workspace`: records first (when they fail, typically because this seed's keys are
+/// there already, nothing is left behind in the other stores), then tickets and intent
+/// rows — one after the other when the two stores share one database (one SQLite file
+/// takes one writer at a time), else at the same time. Returns what was inserted, or the
+/// first failure.
+QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &workspace, const SeedOptions &options);
+
+/// The embedded demo workspace (DESIGN.md §5 `--demo`): one SQLite file under the
+/// user's data directory ($XDG_DATA_HOME/triage-console/demo/demo.sqlite), with every
+/// table, no ticket backstop, seeded with the demo set. Re-created when it is more than a
+/// day old or on `reset`. Safe against two processes creating it at once (lock file).
+class DemoWorkspace {
+public:
+    /// The demo database path.
+    static QString path();
+    /// The configuration for the demo (SQLite × 3, demo biz types).
+    static WorkspaceConfig config();
+    /// Creates (or re-creates) the demo if needed, synchronously on the calling thread's
+    /// behalf but with all SQL on a temporary Workspace's workers. Returns an error message,
+    /// or an empty string on success. Not for the GUI thread: call it before the window
+    /// opens, or from a worker.
+    static QString ensure(bool reset);
+};
+
+/// The upstream settings for the demo workspace's biz types, pointing at the upstream
+/// simulator at `base` (GET /tickets?idem_key=…, an empty list means NOT_FOUND).
+QMap<QString, UpstreamConfig> demoUpstreams(const QUrl &base);
+
+} // namespace triage

@@ -1,0 +1,98 @@
+#pragma once
+
+#include "AuditEntry.h"
+#include "BizTypeConfig.h"
+#include "CompensationRow.h"
+#include "DbError.h"
+#include "TimeText.h"
+
+#include <QList>
+#include <QMap>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include <optional>
+
+namespace triage {
+
+/// Nullable text as read from a store: nullopt is SQL NULL (shown as NULL), "" is empty.
+using NullableText = std::optional<QString>;
+
+/// One idempotency record with every field (DESIGN.md §2 detail view). Times are
+/// canonical ISO UTC text (null string = NULL). Ages come from the server's clock.
+struct RecordDetail {
+    qint64 id = 0;
+    QString idemKey;
+    NullableText bizType;
+    QString statusText;            ///< DESIGN.md §4 spelling, "NULL", or "UNKNOWN_CODE_<n>"
+    std::optional<qint64> statusCode;
+    NullableText resultSnapshot;
+    QString createdAt, updatedAt, expireAt;
+    std::optional<qint64> version; ///< when the table has a version column
+    bool hasVersionColumn = false;
+    double ageSeconds = 0;         ///< now() - updated_at (s)
+    std::optional<double> expiresInSeconds; ///< expire_at - now() (s); nullopt when expire_at is NULL
+    int processingTimeoutS = 300;
+    /// The biz_type's `failed_evidence` and `failed_evidence_max_age` (s), and whether it
+    /// has an upstream query API (DESIGN.md §6 "FAILED needs positive evidence of absence").
+    FailedEvidence failedEvidence = FailedEvidence::Upstream;
+    int failedEvidenceMaxAgeS = 900;
+    bool upstreamConfigured = false;
+    bool stale = false;            ///< PROCESSING and updated_at < now() - timeout (DESIGN.md §4)
+    QString tenant;                ///< from the key by the biz_type's tenant pattern
+    QString serverNow;             ///< the server's clock when read
+    /// Every column of the row as the driver returned it (name → display text, "NULL"),
+    /// including columns the console does not know.
+    QVector<QPair<QString, QString>> allColumns;
+    /// Text columns whose stored bytes are not valid UTF-8, shown escapeInvalidUtf8()-escaped
+    /// (TextEscape.h; DESIGN.md §4 "Odd bytes"): "result_snapshot".
+    QStringList escapedColumns;
+};
+
+/// One ticket row carrying the key.
+struct TicketRow {
+    qint64 id = 0;
+    NullableText idemKey, tenantId, title, status, payload;
+    QString createdAt, updatedAt;
+    QStringList escapedColumns; ///< "title" / "payload" when not valid UTF-8 (shown escaped, TextEscape.h)
+};
+
+/// One intent-log attempt (one row).
+struct IntentAttempt {
+    qint64 id = 0;
+    NullableText taskId, stepId, action, idemKey, status, request, response, error, stateBefore, stateAfter, actor;
+    QString createdAt, updatedAt;
+    QStringList escapedColumns; ///< "request", "response", "error", "state_before", "state_after" when not valid UTF-8 (escaped)
+};
+
+/// One entry of the merged timeline (DESIGN.md §2): time, source store, kind, summary.
+struct TimelineEvent {
+    QString time;                   ///< canonical ISO UTC, or the raw text when unparsable
+    std::optional<UtcMicros> micros;
+    QString source;                 ///< "idempotency_record", "intent_log", "ticket", …
+    QString kind;                   ///< "created", "updated", "intent", "result", …
+    QString summary;                ///< one line
+    qint64 refId = 0;               ///< row id in its source
+};
+
+/// Everything known about one key, from all three stores. A store that failed leaves
+/// its part empty and its error in `errors`, so the rest still shows.
+struct KeyDetail {
+    QString idemKey;
+    std::optional<RecordDetail> record; ///< nullopt: no record with this key (or its store failed)
+    QVector<TicketRow> tickets;
+    QVector<IntentAttempt> attempts;
+    QVector<AuditEntry> audit;          ///< operator actions on this key (triage_audit), oldest first
+    /// Compensations whose source is this key (triage_compensation, intent-log database;
+    /// empty when the table does not exist), oldest first.
+    QVector<CompensationRow> compensations;
+    QVector<TimelineEvent> timeline;
+    QStringList warnings;               ///< expiry and data problems, for operators
+    QMap<DbRole, DbError> errors;
+    /// Stores whose part failed in this read and is shown as read before (keepEarlierParts()).
+    QList<DbRole> keptFromEarlier;
+};
+
+} // namespace triage

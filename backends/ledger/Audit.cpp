@@ -1,0 +1,121 @@
+#include "Audit.h"
+
+#include "ColumnText.h"
+
+#include <QSqlQuery>
+
+namespace triage {
+
+namespace {
+
+QVariant textOrNull(const QString &s)
+{
+    return s.isNull() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(s);
+}
+
+QString columns(const SqlDialect &d)
+{
+    return QStringLiteral("id, request_id, %1, operator, db_user, host, action, idem_key, from_state, to_state, reason, "
+                          "evidence, outcome, detail")
+        .arg(d.timeText(QStringLiteral("at")));
+}
+
+AuditEntry fromQuery(const QSqlQuery &q)
+{
+    AuditEntry e;
+    e.id = q.value(0).toLongLong();
+    e.requestId = q.value(1).toString();
+    e.at = canonicalTimeText(q.value(2));
+    e.operatorName = q.value(3).toString();
+    e.dbUser = columnText(q.value(4)).value_or(QString());
+    e.host = columnText(q.value(5)).value_or(QString());
+    e.action = canonicalAuditAction(q.value(6).toString());
+    e.idemKey = q.value(7).toString();
+    e.fromState = columnText(q.value(8)).value_or(QString());
+    e.toState = columnText(q.value(9)).value_or(QString());
+    e.reason = q.value(10).toString();
+    e.evidence = columnText(q.value(11)).value_or(QString());
+    e.outcome = q.value(12).toString();
+    e.detail = columnText(q.value(13)).value_or(QString());
+    return e;
+}
+
+} // namespace
+
+QString auditDbUser(const ConnectionProfile &profile)
+{
+    return profile.dialect == Dialect::Sqlite ? QString() : profile.user;
+}
+
+namespace audit_sql {
+
+qint64 insert(DbSession &session, const AuditEntry &entry)
+{
+    const AuditEntry e = boundedAuditEntry(entry);
+    const SqlDialect &d = session.dialect();
+    SqlBuilder b;
+    const QString sql = QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, db_user, host, action, idem_key, "
+                                       "from_state, to_state, reason, evidence, outcome, detail) VALUES "
+                                       "(%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13)")
+                            .arg(b.bind(e.requestId), d.nowValue(), b.bind(e.operatorName), b.bind(textOrNull(e.dbUser)),
+                                 b.bind(textOrNull(e.host)), b.bind(e.action), b.bind(e.idemKey), b.bind(textOrNull(e.fromState)),
+                                 b.bind(textOrNull(e.toState)))
+                            .arg(b.bind(e.reason), b.bind(textOrNull(e.evidence)), b.bind(e.outcome), b.bind(textOrNull(e.detail)));
+    return session.insertReturningId(sql, b);
+}
+
+QVector<AuditEntry> read(DbSession &session, const AuditQuery &query)
+{
+    const SqlDialect &d = session.dialect();
+    SqlBuilder b;
+    QStringList where;
+    if (!query.idemKey.isEmpty())
+        where << QStringLiteral("idem_key = %1").arg(b.bind(query.idemKey));
+    if (query.since)
+        where << QStringLiteral("at >= %1").arg(d.timeParam(b.bind(d.bindTime(*query.since))));
+    QSqlQuery q = session.exec(selectSql(b, columns(d), QStringLiteral("triage_audit"), where, QStringLiteral("at, id"), query.limit), b);
+    QVector<AuditEntry> rows;
+    while (q.next())
+        rows.append(fromQuery(q));
+    return rows;
+}
+
+std::optional<AuditEntry> byRequestId(DbSession &session, const QString &requestId)
+{
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_audit WHERE request_id = %2 ORDER BY id DESC LIMIT 1")
+                                   .arg(columns(session.dialect()), b.bind(requestId)),
+                               b);
+    if (q.next())
+        return fromQuery(q);
+    return std::nullopt;
+}
+
+std::optional<AuditEntry> lastApplied(DbSession &session, const QString &idemKey)
+{
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_audit WHERE idem_key = %2 AND outcome = %3 "
+                                              "ORDER BY at DESC, id DESC LIMIT 1")
+                                   .arg(columns(session.dialect()), b.bind(idemKey), b.bind(QStringLiteral("applied"))),
+                               b);
+    if (q.next())
+        return fromQuery(q);
+    return std::nullopt;
+}
+
+std::optional<AuditEntry> latestUpstreamQuery(DbSession &session, const QString &idemKey)
+{
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_audit WHERE idem_key = %2 AND action = %3 "
+                                              "ORDER BY at DESC, id DESC LIMIT 1")
+                                   .arg(columns(session.dialect()), b.bind(idemKey),
+                                        b.bind(QString::fromUtf16(audit_action::QueryUpstream))),
+                               b);
+    if (q.next())
+        return fromQuery(q);
+    return std::nullopt;
+}
+
+} // namespace audit_sql
+
+} // namespace triage

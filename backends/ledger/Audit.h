@@ -1,0 +1,32 @@
+#pragma once
+
+#include "AuditEntry.h"
+#include "DbSession.h"
+
+#include <QString>
+#include <QVector>
+
+#include <optional>
+
+namespace triage {
+
+/// The database user an audit row records for a store reached through `profile`: the
+/// profile's user, none (null) on SQLite, which has no users.
+QString auditDbUser(const ConnectionProfile &profile);
+
+namespace audit_sql {
+/// Inserts one audit row in the session's current transaction (or autocommit), bounded by
+/// boundedAuditEntry(). `at` is the server's clock. Returns the new row's id. Throws
+/// DbException (e.g. a reason longer than the column: the caller rolls back).
+qint64 insert(DbSession &session, const AuditEntry &entry);
+/// Reads audit rows, oldest first. Throws DbException.
+QVector<AuditEntry> read(DbSession &session, const AuditQuery &query);
+/// The row written by request `requestId`, if any.
+std::optional<AuditEntry> byRequestId(DbSession &session, const QString &requestId);
+/// The latest `applied` row for `idemKey`, if any (who changed it last).
+std::optional<AuditEntry> lastApplied(DbSession &session, const QString &idemKey);
+/// The latest `query_upstream` row for `idemKey` (by at, then id), if any. Throws DbException.
+std::optional<AuditEntry> latestUpstreamQuery(DbSession &session, const QString &idemKey);
+} // namespace audit_sql
+
+} // namespace triage

@@ -1,0 +1,135 @@
+#pragma once
+
+#include "DbSession.h"
+#include "TimeText.h"
+#include "WorkspaceConfig.h"
+
+#include <QFuture>
+#include <QString>
+#include <QVector>
+
+#include <optional>
+
+namespace triage {
+
+/// The work queues of DESIGN.md §2 (read-only slice).
+enum class QueueKind {
+    Unknown,   ///< stale PROCESSING records + keys whose latest intent attempt is UNKNOWN / RECONCILE_PENDING
+               ///< (and, where both tables share a database, whose record is not settled)
+    InFlight,  ///< PROCESSING records younger than their processing timeout (look, don't touch)
+    Failed,    ///< FAILED records
+    Succeeded, ///< SUCCESS records
+    Escalated, ///< keys whose latest intent attempt is ESCALATED
+};
+
+/// "unknown", "inflight", "failed", "success", "escalated" (the CLI's QUEUE argument).
+QString queueName(QueueKind kind);
+/// "Unknown", "In flight", …: tab titles.
+QString queueTitle(QueueKind kind);
+/// Parses queueName() spellings, case-insensitive.
+std::optional<QueueKind> queueFromName(const QString &name);
+
+/// Where a queue row comes from: an idempotency record or an intent-log step.
+enum class QueueSource { Record, Intent };
+QString sourceName(QueueSource s); ///< "record" / "intent"
+
+/// Filters shared by every queue (all optional). Times are UTC; windows are inclusive
+/// at the start and exclusive at the end.
+struct QueueFilter {
+    QString bizType;      ///< exact biz_type; intent-log rows (no biz_type) are then left out
+    QString tenant;       ///< tenant as the biz_type's tenant pattern places it in the key
+    QString keySubstring; ///< case-sensitive substring of idem_key
+    std::optional<UtcMicros> createdFrom, createdTo, updatedFrom, updatedTo;
+    bool isEmpty() const;
+};
+
+/// One queue request: which queue, which rows, which order.
+struct QueueRequest {
+    QueueKind kind = QueueKind::Unknown;
+    QueueFilter filter;
+    bool newestFirst = false; ///< default: oldest updated_at first (longest stuck on top)
+};
+
+/// A row summary (no snapshot, no payload: DESIGN.md §3; at most a few hundred bytes).
+/// Times are canonical ISO UTC text as the server printed them; NULL times are null strings.
+struct QueueRow {
+    QueueSource source = QueueSource::Record;
+    qint64 id = 0;          ///< idempotency_record.id or intent_log.id
+    QString idemKey;
+    QString bizType;        ///< records only
+    QString action;         ///< intent steps only
+    QString status;         ///< DESIGN.md §4 spelling
+    QString createdAt, updatedAt, expireAt;
+    double ageSeconds = 0;  ///< server now() - updated_at, in seconds
+    QString taskId, stepId; ///< intent steps only
+    QString cursorTime;     ///< updated_at exactly as the keyset cursor must bind it
+};
+
+/// A stateless keyset position in one source: its next rows come after (time, id) in the
+/// queue's order. That is the source's last consumed row, or, when the other source's rows
+/// went further, the queue position reached (id then is the largest or smallest qint64, so
+/// the bound falls before or after all rows of that time): rows inserted behind the
+/// position never show up in the middle of a listing.
+struct SourceCursor {
+    bool started = false;   ///< false: from the beginning
+    bool exhausted = false; ///< the source has no more rows
+    QString time;           ///< updated_at of the position (cursor form)
+    qint64 id = 0;
+};
+
+/// A stateless position in a (possibly merged) queue.
+struct QueueCursor {
+    SourceCursor record;
+    SourceCursor intent;
+};
+
+/// One page: rows in queue order, and the cursor for the next page.
+struct QueuePage {
+    QVector<QueueRow> rows;
+    QueueCursor next;
+    bool atEnd = false;
+};
+
+/// Which sources a queue draws on.
+bool queueUsesRecords(QueueKind kind);
+bool queueUsesIntents(QueueKind kind, const QueueFilter &filter);
+
+/// SQL for the queues, run on the worker thread that owns `session`. Keyset pagination
+/// on (updated_at, id), never OFFSET; every value bound. Throws DbException.
+namespace queue_sql {
+/// Up to `limit` record rows of `req` after `cursor`.
+QVector<QueueRow> pageRecords(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req,
+                              const SourceCursor &cursor, int limit);
+/// Up to `limit` intent rows of `req` after `cursor`.
+QVector<QueueRow> pageIntents(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req,
+                              const SourceCursor &cursor, int limit);
+/// Exact count of record rows of `req`.
+qint64 countRecords(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req);
+/// Exact count of intent rows of `req`.
+qint64 countIntents(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req);
+} // namespace queue_sql
+
+/// Merges two sorted partial pages (each the next rows of its source after the cursor)
+/// into the first `limit` rows in queue order and the cursor after them. Queue order is
+/// updated_at (oldest or newest first), then records before intent steps, then id (in the
+/// same direction). A source whose partial page was shorter than `limit` is exhausted once
+/// its rows are consumed; the other source's cursor moves up to the last row taken.
+QueuePage mergeQueuePages(const QueueRequest &req, const QueueCursor &from, const QVector<QueueRow> &records,
+                          bool recordsComplete, const QVector<QueueRow> &intents, bool intentsComplete, int limit);
+
+/// The tenant of `key` under `pattern` (see BizTypeConfig::tenantPattern), or empty.
+QString tenantFromKey(const QString &key, const QString &pattern);
+
+class Workspace;
+
+/// The first `limit` rows of `request` after `cursor`, through `workspace`'s workers
+/// (keyset pagination; for the Unknown queue a merge of records and intent steps by
+/// updated_at, the two stores read at the same time). The first failure wins.
+QFuture<Outcome<QueuePage>> fetchQueuePage(Workspace &workspace, const QueueRequest &request, const QueueCursor &cursor,
+                                           int limit);
+
+/// The exact number of rows of `request` (a separate statement, so a first page never
+/// waits for a count); records and intent steps counted at the same time and added.
+QFuture<Outcome<qint64>> countQueue(Workspace &workspace, const QueueRequest &request);
+
+} // namespace triage

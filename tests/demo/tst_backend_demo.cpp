@@ -1,0 +1,358 @@
+// The embedded demo workspace (DESIGN.md §5 --demo): where it lives, when it is created,
+// re-used and re-created, and that its data covers every case the console must show.
+
+#include "BackendTestUtil.h"
+#include "JsonText.h"
+#include "Mark.h"
+#include "RecordStatus.h"
+#include "DemoWorkspace.h"
+#include "Queue.h"
+#include "KeyDetail.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace triage;
+using namespace triage::test;
+
+namespace {
+
+/// First column of every row of `sql` on the SQLite file `path` (own connection).
+QStringList sqliteColumn(const QString &path, const QString &sql, QString *error = nullptr)
+{
+    static int n = 0;
+    const QString name = QStringLiteral("demo-check-%1").arg(++n);
+    QStringList out;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+        db.setDatabaseName(path);
+        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
+        if (db.open()) {
+            QSqlQuery q(db);
+            if (q.exec(sql)) {
+                while (q.next())
+                    out << (q.value(0).isNull() ? QStringLiteral("NULL") : q.value(0).toString());
+            } else if (error) {
+                *error = q.lastError().text();
+            }
+        } else if (error) {
+            *error = db.lastError().text();
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(name);
+    return out;
+}
+
+qint64 sqliteCount(const QString &path, const QString &sql)
+{
+    const QStringList v = sqliteColumn(path, sql);
+    return v.size() == 1 ? v.first().toLongLong() : -1;
+}
+
+const char *kMarker = "INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, expire_at) "
+                      "VALUES ('test:marker', 'x', 1, '2030-01-01T00:00:00.000000Z', '2030-01-01T00:00:00.000000Z', "
+                      "'2030-01-01T00:00:00.000000Z')";
+
+bool hasMarker(const QString &path)
+{
+    return sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE idem_key = 'test:marker'")) == 1;
+}
+
+} // namespace
+
+class TstBackendDemo : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void lifecycle();
+    void coversEveryCase();
+    void seedEveryBackend_data();
+    void seedEveryBackend();
+
+private:
+    QTemporaryDir m_data;
+    /// Time-independent queue counts of the first backend seeded, to compare the others with.
+    QMap<QString, qint64> m_firstCounts;
+};
+
+void TstBackendDemo::initTestCase()
+{
+    QVERIFY(m_data.isValid());
+    // The demo lives under $XDG_DATA_HOME: point it at a directory of our own.
+    qputenv("XDG_DATA_HOME", m_data.path().toUtf8());
+}
+
+void TstBackendDemo::lifecycle()
+{
+    const QString path = DemoWorkspace::path();
+    QCOMPARE(path, m_data.path() + QStringLiteral("/triage-console/demo/demo.sqlite"));
+    QVERIFY(!QFile::exists(path));
+    const WorkspaceConfig config = DemoWorkspace::config();
+    QVERIFY(config.isDemo);
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+        QCOMPARE(config.profile(role).dialect, Dialect::Sqlite);
+        QCOMPARE(config.profile(role).database, path);
+    }
+    QCOMPARE(config.bizTypes.keys(), demoBizTypes().keys());
+
+    // Created on first use.
+    QCOMPARE(DemoWorkspace::ensure(false), QString());
+    QVERIFY(QFile::exists(path));
+    QVERIFY(QFile::exists(path + QStringLiteral(".created")));
+    const qint64 records = sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM idempotency_record"));
+    QVERIFY2(records >= 200, qPrintable(QString::number(records)));
+    QString error;
+    sqliteColumn(path, QString::fromLatin1(kMarker), &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QVERIFY(hasMarker(path));
+
+    // Fresh: re-used as it is.
+    QCOMPARE(DemoWorkspace::ensure(false), QString());
+    QVERIFY2(hasMarker(path), "a fresh demo was re-created");
+
+    // reset = true: re-created.
+    QCOMPARE(DemoWorkspace::ensure(true), QString());
+    QVERIFY2(!hasMarker(path), "reset did not re-create the demo");
+    QCOMPARE(sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM idempotency_record")), records); // same generator, same data
+
+    // More than a day old: re-created.
+    sqliteColumn(path, QString::fromLatin1(kMarker));
+    QVERIFY(hasMarker(path));
+    {
+        QFile stamp(path + QStringLiteral(".created"));
+        QVERIFY(stamp.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        stamp.write(QDateTime::currentDateTimeUtc().addDays(-2).toString(Qt::ISODate).toUtf8());
+    }
+    QCOMPARE(DemoWorkspace::ensure(false), QString());
+    QVERIFY2(!hasMarker(path), "a stale demo was re-used");
+
+    // The database file gone but the stamp still there: re-created.
+    QVERIFY(QFile::remove(path));
+    QFile::remove(path + QStringLiteral("-wal"));
+    QFile::remove(path + QStringLiteral("-shm"));
+    QCOMPARE(DemoWorkspace::ensure(false), QString());
+    QCOMPARE(sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM idempotency_record")), records);
+
+    // An unreadable stamp is not "fresh".
+    sqliteColumn(path, QString::fromLatin1(kMarker));
+    {
+        QFile stamp(path + QStringLiteral(".created"));
+        QVERIFY(stamp.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        stamp.write("garbage");
+    }
+    QCOMPARE(DemoWorkspace::ensure(false), QString());
+    QVERIFY(!hasMarker(path));
+}
+
+void TstBackendDemo::coversEveryCase()
+{
+    QCOMPARE(DemoWorkspace::ensure(false), QString());
+    const QString path = DemoWorkspace::path();
+    Workspace ws(DemoWorkspace::config());
+    const QMap<QString, BizTypeConfig> biz = demoBizTypes();
+
+    // Stale and fresh PROCESSING, by each biz_type's own timeout.
+    QueueRequest unknown;
+    unknown.kind = QueueKind::Unknown;
+    const PagedQueue u = fetchWholeQueue(ws, unknown, 100);
+    QVERIFY2(u.error.isEmpty(), qPrintable(u.error));
+    int staleRecords = 0, intentRows = 0;
+    for (const QueueRow &r : u.rows) {
+        if (r.source == QueueSource::Record) {
+            ++staleRecords;
+            QCOMPARE(r.status, QStringLiteral("PROCESSING"));
+            QVERIFY2(r.ageSeconds > biz.value(r.bizType).processingTimeoutS, qPrintable(r.idemKey));
+        } else {
+            ++intentRows;
+            QVERIFY2(r.status == QLatin1String("UNKNOWN") || r.status == QLatin1String("RECONCILE_PENDING"), qPrintable(r.status));
+        }
+    }
+    QVERIFY2(staleRecords >= 50, qPrintable(QString::number(staleRecords)));
+    QVERIFY2(intentRows >= 50, qPrintable(QString::number(intentRows)));
+    QCOMPARE(countOf(ws, unknown), qint64(u.rows.size()));
+
+    // FAILED is legitimately allowed for some stale keys (ticket_create: failed_evidence =
+    // ticket_absent, stale and no ticket), and only there without a recorded NOT_FOUND.
+    int failedAllowed = 0;
+    for (const QueueRow &r : u.rows) {
+        if (r.source != QueueSource::Record)
+            continue;
+        const KeyDetail d = loadKeyDetail(ws, r.idemKey).result();
+        // The demo ships an upstream (its simulator) for every biz_type, started on demand.
+        QVERIFY2(d.record && d.record->upstreamConfigured, qPrintable(r.idemKey));
+        const MarkDecision m = decideMark(markFactsFrom(d.record, markEvidenceOf(d)), Failed,
+                                          QStringLiteral("demo check of the FAILED rule"), false, true, QString());
+        if (m.allowed) {
+            ++failedAllowed;
+            QCOMPARE(r.bizType, QStringLiteral("ticket_create"));
+            QCOMPARE(m.reason, QStringLiteral("PROCESSING → FAILED allowed: failed_evidence = ticket_absent: stale and no ticket "
+                                              "carries the key"));
+        }
+    }
+    QVERIFY2(failedAllowed >= 1, qPrintable(QString::number(failedAllowed)));
+
+    QueueRequest inflight;
+    inflight.kind = QueueKind::InFlight;
+    const PagedQueue f = fetchWholeQueue(ws, inflight, 100);
+    QVERIFY2(f.error.isEmpty(), qPrintable(f.error));
+    QVERIFY2(f.rows.size() >= 5, qPrintable(QString::number(f.rows.size())));
+    for (const QueueRow &r : f.rows)
+        QVERIFY2(r.ageSeconds < biz.value(r.bizType).processingTimeoutS, qPrintable(r.idemKey));
+
+    for (QueueKind k : {QueueKind::Failed, QueueKind::Succeeded, QueueKind::Escalated}) {
+        QueueRequest req;
+        req.kind = k;
+        QVERIFY2(countOf(ws, req) > 0, qPrintable(queueName(k)));
+    }
+
+    // Duplicate tickets (no backstop in the demo), and a ticket whose record is PROCESSING.
+    QVERIFY(sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM (SELECT idem_key FROM ticket WHERE idem_key IS NOT NULL "
+                                             "GROUP BY idem_key HAVING COUNT(*) > 1)"))
+            > 0);
+    const QStringList processingWithTicket = sqliteColumn(
+        path, QStringLiteral("SELECT DISTINCT r.idem_key FROM ticket t JOIN idempotency_record r ON r.idem_key = t.idem_key "
+                             "WHERE r.status = 0"));
+    QVERIFY(!processingWithTicket.isEmpty());
+    const KeyDetail withTicket = loadKeyDetail(ws, processingWithTicket.first()).result();
+    QVERIFY(withTicket.warnings.contains(QStringLiteral("a ticket exists but the record is still PROCESSING: the side effect happened")));
+
+    // Every intent status, and several attempts for one step.
+    const QStringList statuses = sqliteColumn(path, QStringLiteral("SELECT DISTINCT status FROM intent_log"));
+    for (const QString &s : intentStatuses())
+        QVERIFY2(statuses.contains(s), qPrintable(s));
+    const QStringList manyAttempts = sqliteColumn(
+        path, QStringLiteral("SELECT idem_key FROM intent_log GROUP BY task_id, step_id, idem_key HAVING COUNT(*) >= 3"));
+    QVERIFY(!manyAttempts.isEmpty());
+    const KeyDetail many = loadKeyDetail(ws, manyAttempts.first()).result();
+    QVERIFY(many.attempts.size() >= 3);
+    bool thirdAttempt = false;
+    for (const TimelineEvent &e : many.timeline)
+        thirdAttempt = thirdAttempt || e.summary.contains(QStringLiteral("attempt 3"));
+    QVERIFY(thirdAttempt);
+
+    // The unknown status code 7 prints as such.
+    const QStringList code7 = sqliteColumn(path, QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 7"));
+    QCOMPARE(code7.size(), 1);
+    const KeyDetail d7 = loadKeyDetail(ws, code7.first()).result();
+    QVERIFY(d7.record.has_value());
+    QCOMPARE(d7.record->statusText, QStringLiteral("UNKNOWN_CODE_7"));
+    QCOMPARE(d7.record->statusCode, std::optional<qint64>(7));
+
+    // A malformed snapshot on a SUCCESS record.
+    const QStringList successKeys = sqliteColumn(path, QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 1 "
+                                                                      "AND result_snapshot IS NOT NULL"));
+    QVERIFY(successKeys.size() >= 50);
+    QStringList malformed;
+    for (const QString &k : successKeys) {
+        const QStringList snap = sqliteColumn(path, QStringLiteral("SELECT result_snapshot FROM idempotency_record WHERE "
+                                                                   "idem_key = '%1'")
+                                                        .arg(QString(k).replace(QLatin1Char('\''), QStringLiteral("''"))));
+        if (!parseJsonText(snap.value(0)).ok)
+            malformed << k;
+    }
+    QCOMPARE(malformed.size(), 1);
+    const KeyDetail bad = loadKeyDetail(ws, malformed.first()).result();
+    QVERIFY(bad.record.has_value());
+    const ParsedJson pj = parseJsonText(bad.record->resultSnapshot);
+    QVERIFY(!pj.ok);
+    QVERIFY(pj.errorOffset >= 0);
+
+    // NULL columns, non-ASCII text, records about to be reaped.
+    QVERIFY(sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM intent_log WHERE actor IS NULL AND response IS NULL")) > 0);
+    QVERIFY(sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE idem_key LIKE '%:zürich:%'")) > 0);
+    QVERIFY(sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM ticket WHERE title LIKE '%東京%'")) > 0);
+    const QStringList expiring = sqliteColumn(
+        path, QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 0 AND expire_at < "
+                             "strftime('%Y-%m-%dT%H:%M:%f', 'now', '+1 day') || '000Z'"));
+    QVERIFY(!expiring.isEmpty());
+    const KeyDetail soon = loadKeyDetail(ws, expiring.first()).result();
+    QVERIFY(!soon.warnings.isEmpty());
+
+    // Every time in the demo is canonical text.
+    for (const char *sql : {"SELECT created_at FROM idempotency_record", "SELECT updated_at FROM idempotency_record",
+                            "SELECT expire_at FROM idempotency_record", "SELECT created_at FROM intent_log",
+                            "SELECT updated_at FROM ticket"}) {
+        for (const QString &t : sqliteColumn(path, QString::fromLatin1(sql)))
+            QVERIFY2(isCanonicalTime(t), qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(sql), t)));
+    }
+}
+
+void TstBackendDemo::seedEveryBackend_data()
+{
+    QTest::addColumn<QString>("backend");
+    QTest::addColumn<bool>("backstop");
+    for (const QString &b : backendNames()) {
+        QTest::newRow(qPrintable(b + QStringLiteral(", no backstop"))) << b << false;
+        QTest::newRow(qPrintable(b + QStringLiteral(", backstop"))) << b << true;
+    }
+}
+
+void TstBackendDemo::seedEveryBackend()
+{
+    // seed-demo into a real server: every row of the plan lands; with the backstop the
+    // extra tickets of a key are refused, not an error.
+    QFETCH(QString, backend);
+    QFETCH(bool, backstop);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    WorkspaceConfig config = db.config();
+    config.bizTypes = demoBizTypes();
+    Workspace ws(config);
+    TRIAGE_OK(setUpSchema(ws, backstop));
+    const SeedPlan plan = makeSeedPlan(SeedOptions{});
+    QSet<QString> ticketKeys;
+    for (const SeedTicket &t : plan.tickets)
+        ticketKeys.insert(t.idemKey);
+    QVERIFY(ticketKeys.size() < plan.tickets.size()); // the plan has duplicate-key groups
+    const Outcome<SeedReport> report = seedWorkspace(ws, SeedOptions{}).result();
+    TRIAGE_VERIFY_OUTCOME(report);
+    QCOMPARE(report->records, qint64(plan.records.size()));
+    QCOMPARE(report->intents, qint64(plan.intents.size()));
+    QCOMPARE(report->tickets, qint64(backstop ? ticketKeys.size() : plan.tickets.size()));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM ticket")),
+             QStringList{QString::number(report->tickets)});
+
+    // The same plan gives the same queues on every backend (counts that do not depend on
+    // the moment of reading: PROCESSING rows split between Unknown and In flight by age).
+    QMap<QString, qint64> counts;
+    QueueRequest req;
+    for (QueueKind k : {QueueKind::Failed, QueueKind::Succeeded, QueueKind::Escalated}) {
+        req.kind = k;
+        counts[queueName(k)] = countOf(ws, req);
+    }
+    qint64 processing = 0;
+    for (const QString &biz : demoBizTypes().keys()) {
+        for (QueueKind k : {QueueKind::Unknown, QueueKind::InFlight}) {
+            req = {};
+            req.kind = k;
+            req.filter.bizType = biz;
+            processing += countOf(ws, req);
+        }
+    }
+    counts[QStringLiteral("processing")] = processing;
+    req = {};
+    req.kind = QueueKind::Unknown;
+    req.filter.tenant = QStringLiteral("zürich");
+    // Keys with a tenant are never near a timeout in the demo set (fresh: < 4 min, timeouts >= 5 min).
+    counts[QStringLiteral("unknown zürich")] = countOf(ws, req);
+    const QString code7 = db.adminQueryColumn(QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 7")).value(0);
+    QVERIFY(!code7.isEmpty());
+    QCOMPARE(loadKeyDetail(ws, code7).result().record->statusText, QStringLiteral("UNKNOWN_CODE_7"));
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+        QVERIFY2(it.value() > 0, qPrintable(it.key()));
+    if (m_firstCounts.isEmpty())
+        m_firstCounts = counts;
+    else
+        QCOMPARE(counts, m_firstCounts);
+}
+
+QTEST_GUILESS_MAIN(TstBackendDemo)
+#include "tst_backend_demo.moc"

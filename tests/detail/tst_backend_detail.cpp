@@ -1,0 +1,754 @@
+// The key detail view's data on every backend: NULL is not "", unknown status codes stay
+// unknown, snapshots (malformed, and >= 10 MB) come back byte for byte, non-ASCII text is
+// identical everywhere, and times/ages are right on servers whose own time zone is not UTC
+// (the test servers run in Asia/Kolkata and +05:30), with microseconds preserved.
+
+#include "BackendTestUtil.h"
+#include "JsonText.h"
+#include "Queue.h"
+#include "KeyDetail.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace triage;
+using namespace triage::test;
+
+namespace {
+
+const QString kNonAscii = QStringLiteral("Störung – 東京 – 🚑");
+
+KeyDetail detailOf(Workspace &ws, const QString &key)
+{
+    return loadKeyDetail(ws, key).result();
+}
+
+QString errorsOf(const KeyDetail &d)
+{
+    QStringList out;
+    for (const DbError &e : d.errors)
+        out << e.message;
+    return out.join(QStringLiteral("; "));
+}
+
+/// The server's clock as microseconds since the epoch, read independently of the console.
+std::optional<UtcMicros> serverEpochMicros(const TestDatabase &db, const QString &timeExpr, const QString &from = {})
+{
+    QString sql;
+    if (db.dialect() == QLatin1String("postgresql"))
+        sql = QStringLiteral("SELECT CAST(EXTRACT(EPOCH FROM %1) * 1000000 AS BIGINT)").arg(timeExpr);
+    else if (db.dialect() == QLatin1String("mysql"))
+        // DATETIME(6) holds UTC wall time: read it as such, whatever the session's zone.
+        sql = QStringLiteral("SELECT CAST(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', %1) AS SIGNED)").arg(timeExpr);
+    else
+        sql = QStringLiteral("SELECT %1").arg(timeExpr);
+    if (!from.isEmpty())
+        sql += QStringLiteral(" FROM ") + from;
+    QString error;
+    const QStringList v = db.adminQueryColumn(sql, &error);
+    if (v.size() != 1)
+        return std::nullopt;
+    if (db.dialect() == QLatin1String("sqlite"))
+        return parseUtcMicros(v.first());
+    bool ok = false;
+    const qint64 n = v.first().toLongLong(&ok);
+    return ok ? std::optional<UtcMicros>(n) : std::nullopt;
+}
+
+UtcMicros desktopNow()
+{
+    return QDateTime::currentMSecsSinceEpoch() * 1000;
+}
+
+} // namespace
+
+class TstBackendDetail : public QObject {
+    Q_OBJECT
+
+private slots:
+    void nullColumns_data();
+    void nullColumns();
+    void unknownStatusCodes_data();
+    void unknownStatusCodes();
+    void malformedSnapshot_data();
+    void malformedSnapshot();
+    void bigSnapshot_data();
+    void bigSnapshot();
+    void nonAscii_data();
+    void nonAscii();
+    void serverTimeZone_data();
+    void serverTimeZone();
+    void microseconds_data();
+    void microseconds();
+    void seedsOwnTypes_data();
+    void seedsOwnTypes();
+    void missingKey_data();
+    void missingKey();
+};
+
+// ===================================================================== NULL columns
+
+void TstBackendDetail::nullColumns_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::nullColumns()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws, false));
+    const QString key = QStringLiteral("ticket:create:acme:nulls");
+    RecordSpec r;
+    r.key = key;
+    r.status = QStringLiteral("0");
+    r.updated = serverAgoSeconds(db, 10);
+    TRIAGE_OK(insertRecords(db, {r}));
+    RecordSpec empty = r;
+    empty.key = key + QStringLiteral(":empty");
+    empty.snapshot = QString(); // '' is not NULL
+    TRIAGE_OK(insertRecords(db, {empty}));
+
+    IntentSpec allNull;
+    allNull.id = 1;
+    allNull.key = key;
+    allNull.taskId.reset();
+    allNull.stepId.reset();
+    allNull.action.reset();
+    allNull.status.reset();
+    allNull.actor.reset();
+    allNull.created = serverAgoSeconds(db, 9);
+    IntentSpec allEmpty;
+    allEmpty.id = 2;
+    allEmpty.key = key;
+    allEmpty.taskId = allEmpty.stepId = allEmpty.action = allEmpty.status = allEmpty.actor = QString();
+    allEmpty.request = allEmpty.response = allEmpty.error = allEmpty.stateBefore = allEmpty.stateAfter = QString();
+    allEmpty.created = serverAgoSeconds(db, 8);
+    TRIAGE_OK(insertIntents(db, {allNull, allEmpty}));
+
+    TicketSpec nullTicket;
+    nullTicket.id = 1;
+    nullTicket.key = key;
+    nullTicket.status.reset();
+    nullTicket.created = serverAgoSeconds(db, 9);
+    TicketSpec emptyTicket;
+    emptyTicket.id = 2;
+    emptyTicket.key = key;
+    emptyTicket.tenant = emptyTicket.title = emptyTicket.status = emptyTicket.payload = QString();
+    emptyTicket.created = serverAgoSeconds(db, 8);
+    TRIAGE_OK(insertTickets(db, {nullTicket, emptyTicket}));
+
+    const KeyDetail d = detailOf(ws, key);
+    QVERIFY2(d.errors.isEmpty(), qPrintable(errorsOf(d)));
+    QVERIFY(d.record.has_value());
+    QCOMPARE(d.record->resultSnapshot, NullableText());
+    QVERIFY(parseJsonText(d.record->resultSnapshot).isNull);
+    QCOMPARE(d.record->bizType, NullableText(QStringLiteral("ticket_create")));
+    bool sawNullSnapshotColumn = false;
+    for (const auto &[name, shown] : d.record->allColumns)
+        if (name == QLatin1String("result_snapshot"))
+            sawNullSnapshotColumn = shown == QLatin1String("NULL");
+    QVERIFY(sawNullSnapshotColumn);
+
+    QCOMPARE(d.attempts.size(), 2);
+    const IntentAttempt &n = d.attempts[0];
+    QCOMPARE(n.id, qint64(1));
+    for (const NullableText *f : {&n.taskId, &n.stepId, &n.action, &n.status, &n.request, &n.response, &n.error,
+                                  &n.stateBefore, &n.stateAfter, &n.actor})
+        QVERIFY2(!f->has_value(), qPrintable(f->value_or(QString())));
+    QCOMPARE(n.idemKey, NullableText(key));
+    const IntentAttempt &e = d.attempts[1];
+    QCOMPARE(e.id, qint64(2));
+    for (const NullableText *f : {&e.taskId, &e.stepId, &e.action, &e.status, &e.request, &e.response, &e.error,
+                                  &e.stateBefore, &e.stateAfter, &e.actor}) {
+        QVERIFY(f->has_value());
+        QVERIFY(f->value().isEmpty());
+    }
+
+    QCOMPARE(d.tickets.size(), 2);
+    const TicketRow &nt = d.tickets[0];
+    QCOMPARE(nt.id, qint64(1));
+    QCOMPARE(nt.tenantId, NullableText());
+    QCOMPARE(nt.title, NullableText());
+    QCOMPARE(nt.status, NullableText());
+    QCOMPARE(nt.payload, NullableText());
+    const TicketRow &et = d.tickets[1];
+    QCOMPARE(et.tenantId, NullableText(QString()));
+    QCOMPARE(et.title, NullableText(QString()));
+    QCOMPARE(et.payload, NullableText(QString()));
+    QVERIFY(et.title.has_value());
+
+    // The timeline spells NULL as NULL.
+    bool nullIntent = false;
+    for (const TimelineEvent &ev : d.timeline)
+        if (ev.source == QLatin1String("intent_log") && ev.refId == 1 && ev.kind == QLatin1String("intent"))
+            nullIntent = ev.summary.contains(QStringLiteral("intent: NULL (task NULL step NULL"));
+    QVERIFY(nullIntent);
+
+    const KeyDetail de = detailOf(ws, key + QStringLiteral(":empty"));
+    QVERIFY(de.record.has_value());
+    QCOMPARE(de.record->resultSnapshot, NullableText(QString()));
+    const ParsedJson pe = parseJsonText(de.record->resultSnapshot);
+    QVERIFY(!pe.isNull);
+    QCOMPARE(pe.error, QStringLiteral("empty document"));
+
+    // Queue rows keep NULL as a null string too (an intent step with a NULL action).
+    IntentSpec q;
+    q.id = 3;
+    q.key = QStringLiteral("q:null:action");
+    q.action.reset();
+    q.taskId.reset();
+    q.created = serverAgoSeconds(db, 5);
+    TRIAGE_OK(insertIntents(db, {q}));
+    QueueRequest req;
+    req.kind = QueueKind::Unknown;
+    req.filter.keySubstring = QStringLiteral("q:null:action");
+    const PagedQueue page = fetchWholeQueue(ws, req, 10);
+    QVERIFY2(page.error.isEmpty(), qPrintable(page.error));
+    QCOMPARE(page.rows.size(), 1);
+    QVERIFY(page.rows[0].action.isNull());
+    QVERIFY(page.rows[0].taskId.isNull());
+    QCOMPARE(page.rows[0].stepId, QStringLiteral("step_1"));
+}
+
+// ===================================================================== status codes
+
+void TstBackendDetail::unknownStatusCodes_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::unknownStatusCodes()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws));
+    struct Code {
+        QString key, sql, text;
+        std::optional<qint64> code;
+    };
+    QVector<Code> codes = {
+        {"code:0", "0", "PROCESSING", 0}, {"code:1", "1", "SUCCESS", 1}, {"code:2", "2", "FAILED", 2},
+        {"code:7", "7", "UNKNOWN_CODE_7", 7}, {"code:-1", "-1", "UNKNOWN_CODE_-1", -1}, {"code:3", "3", "UNKNOWN_CODE_3", 3},
+        {"code:127", "127", "UNKNOWN_CODE_127", 127},
+    };
+    if (dialectOf(backend) == QLatin1String("sqlite")) {
+        // SQLite keeps what it is given, whatever the declared type.
+        codes << Code{"code:1.5", "1.5", "UNKNOWN_CODE_1.5", std::nullopt}
+              << Code{"code:text", "'done'", "UNKNOWN_CODE_done", std::nullopt};
+    }
+    QVector<RecordSpec> recs;
+    for (const Code &c : codes) {
+        RecordSpec r;
+        r.key = c.key;
+        r.status = c.sql;
+        r.updated = serverAgoSeconds(db, 3600); // old: a PROCESSING one would be stale
+        recs << r;
+    }
+    TRIAGE_OK(insertRecords(db, recs));
+    for (const Code &c : codes) {
+        const KeyDetail d = detailOf(ws, c.key);
+        QVERIFY2(d.errors.isEmpty(), qPrintable(errorsOf(d)));
+        QVERIFY2(d.record.has_value(), qPrintable(c.key));
+        QCOMPARE(d.record->statusText, c.text);
+        QCOMPARE(d.record->statusCode, c.code);
+        QCOMPARE(d.record->stale, c.code == 0);
+        bool timelineSays = false;
+        for (const TimelineEvent &e : d.timeline)
+            timelineSays = timelineSays || e.summary.contains(QStringLiteral("status ") + c.text);
+        QVERIFY2(timelineSays, qPrintable(c.key));
+    }
+    // Unknown codes belong to no queue: never shown as one of the known statuses.
+    for (QueueKind k : {QueueKind::Unknown, QueueKind::InFlight, QueueKind::Failed, QueueKind::Succeeded}) {
+        QueueRequest req;
+        req.kind = k;
+        const PagedQueue all = fetchWholeQueue(ws, req, 50);
+        QVERIFY2(all.error.isEmpty(), qPrintable(all.error));
+        const QStringList expected = k == QueueKind::Unknown ? QStringList{"record:code:0"}
+            : k == QueueKind::Failed                         ? QStringList{"record:code:2"}
+            : k == QueueKind::Succeeded                      ? QStringList{"record:code:1"}
+                                                             : QStringList{};
+        QCOMPARE(rowTags(all.rows), expected);
+    }
+}
+
+// ===================================================================== snapshots
+
+void TstBackendDetail::malformedSnapshot_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::malformedSnapshot()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws));
+    // A snapshot cut in half (the demo's malformed case), with non-ASCII text before the cut,
+    // and one with an illegal value on its third line.
+    const QString truncated = QStringLiteral("{\"ticket_id\": 42, \"title\": \"Störung – 東京 – 🚑\", \"amount\": \"12.30");
+    const QString illegal = QStringLiteral("{\n  \"ticket_id\": 42,\n  \"title\": undefined\n}");
+    RecordSpec r;
+    r.key = QStringLiteral("snap:truncated");
+    r.status = QStringLiteral("1");
+    r.snapshot = truncated;
+    r.updated = serverAgoSeconds(db, 60);
+    RecordSpec r2 = r;
+    r2.key = QStringLiteral("snap:illegal");
+    r2.snapshot = illegal;
+    TRIAGE_OK(insertRecords(db, {r, r2}));
+
+    KeyDetail d = detailOf(ws, QStringLiteral("snap:truncated"));
+    QVERIFY2(d.record.has_value(), qPrintable(errorsOf(d)));
+    QCOMPARE(d.record->resultSnapshot, NullableText(truncated)); // raw text kept exactly
+    ParsedJson p = parseJsonText(d.record->resultSnapshot);
+    QVERIFY(!p.ok);
+    QCOMPARE(p.errorOffset, int(truncated.size())); // unterminated string: at the end
+    QCOMPARE(p.errorLine, 1);
+    QCOMPARE(p.errorColumn, int(truncated.size()) + 1);
+    QCOMPARE(p.error, QStringLiteral("unterminated string at line 1, column %1 (offset %2)")
+                          .arg(truncated.size() + 1)
+                          .arg(truncated.size()));
+
+    d = detailOf(ws, QStringLiteral("snap:illegal"));
+    QVERIFY(d.record.has_value());
+    QCOMPARE(d.record->resultSnapshot, NullableText(illegal));
+    p = parseJsonText(d.record->resultSnapshot);
+    QVERIFY(!p.ok);
+    QCOMPARE(p.error, QStringLiteral("illegal number at line 3, column 12 (offset 32)")); // Qt's wording
+    QCOMPARE(illegal.mid(p.errorOffset, 9), QStringLiteral("undefined"));
+}
+
+void TstBackendDetail::bigSnapshot_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::bigSnapshot()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws));
+    // >= 10 MB of JSON with quotes, backslash escapes, non-ASCII and emoji, and exact numbers
+    // that QJsonDocument would rewrite (docs/QT-PITFALLS.md): the raw text must come back unchanged.
+    QString big;
+    big.reserve(11 * 1024 * 1024);
+    big += QStringLiteral("{\"id\": 12345678901234567890, \"price\": 1.10, \"items\": [");
+    for (int i = 0; big.size() < 10 * 1024 * 1024 + 100; ++i) {
+        if (i)
+            big += QLatin1Char(',');
+        big += QStringLiteral("{\"n\":%1,\"t\":\"%2 it's \\\"quoted\\\" \\\\ %3\"}").arg(i).arg(kNonAscii).arg(i % 7);
+    }
+    big += QStringLiteral("]}");
+    QVERIFY(big.toUtf8().size() >= 10 * 1024 * 1024);
+    RecordSpec r;
+    r.key = QStringLiteral("snap:big");
+    r.status = QStringLiteral("1");
+    r.snapshot = big;
+    r.updated = serverAgoSeconds(db, 60);
+    TRIAGE_OK(insertRecords(db, {r}));
+
+    const KeyDetail d = detailOf(ws, QStringLiteral("snap:big"));
+    QVERIFY2(d.errors.isEmpty(), qPrintable(errorsOf(d)));
+    QVERIFY(d.record.has_value());
+    QVERIFY(d.record->resultSnapshot.has_value());
+    QCOMPARE(d.record->resultSnapshot->size(), big.size());
+    QVERIFY2(d.record->resultSnapshot->toUtf8() == big.toUtf8(), "the 10 MB snapshot changed on its way");
+    for (const auto &[name, shown] : d.record->allColumns)
+        if (name == QLatin1String("result_snapshot"))
+            QCOMPARE(shown, QStringLiteral("(%1 characters)").arg(big.size()));
+    const ParsedJson p = parseJsonText(d.record->resultSnapshot);
+    QVERIFY2(p.ok, qPrintable(p.error));
+    QCOMPARE(p.characters, qint64(big.size()));
+    QCOMPARE(p.root.toObject().value("items").toArray().at(3).toObject().value("t").toString(),
+             kNonAscii + QStringLiteral(" it's \"quoted\" \\ 3"));
+}
+
+// ===================================================================== non-ASCII
+
+void TstBackendDetail::nonAscii_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::nonAscii()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    WorkspaceConfig config = db.config();
+    config.bizTypes.insert(QStringLiteral("ticket_create"), BizTypeConfig{300, QStringLiteral("ticket:create:{tenant}")});
+    Workspace ws(config);
+    TRIAGE_OK(setUpSchema(ws));
+    const QString key = QStringLiteral("ticket:create:zürich:") + kNonAscii; // 35 characters, 50 UTF-8 bytes
+    QVERIFY(key.size() <= 64);
+    const QString payload = QStringLiteral("{\"title\":\"%1\",\"tenant\":\"zürich\"}").arg(kNonAscii);
+    RecordSpec r;
+    r.key = key;
+    r.status = QStringLiteral("2");
+    r.snapshot = payload;
+    r.updated = serverAgoSeconds(db, 60);
+    TRIAGE_OK(insertRecords(db, {r}));
+    TicketSpec t;
+    t.id = 7;
+    t.key = key;
+    t.tenant = QStringLiteral("zürich");
+    t.title = kNonAscii;
+    t.payload = payload;
+    t.created = serverAgoSeconds(db, 59);
+    TRIAGE_OK(insertTickets(db, {t}));
+    IntentSpec a;
+    a.key = key;
+    a.action = QStringLiteral("créer_ticket");
+    a.actor = QStringLiteral("agent-🚑");
+    a.request = payload;
+    a.stateBefore = QStringLiteral("{\"état\":\"avant – 東京\"}");
+    a.error = kNonAscii;
+    a.created = serverAgoSeconds(db, 58);
+    TRIAGE_OK(insertIntents(db, {a}));
+
+    const KeyDetail d = detailOf(ws, key);
+    QVERIFY2(d.errors.isEmpty(), qPrintable(errorsOf(d)));
+    QVERIFY(d.record.has_value());
+    QCOMPARE(d.record->idemKey, key);
+    QCOMPARE(d.record->resultSnapshot, NullableText(payload));
+    QCOMPARE(d.record->tenant, QStringLiteral("zürich"));
+    QCOMPARE(d.tickets.size(), 1);
+    QCOMPARE(d.tickets[0].idemKey, NullableText(key));
+    QCOMPARE(d.tickets[0].title, NullableText(kNonAscii));
+    QCOMPARE(d.tickets[0].tenantId, NullableText(QStringLiteral("zürich")));
+    QCOMPARE(d.tickets[0].payload, NullableText(payload));
+    QCOMPARE(d.attempts.size(), 1);
+    QCOMPARE(d.attempts[0].action, NullableText(QStringLiteral("créer_ticket")));
+    QCOMPARE(d.attempts[0].actor, NullableText(QStringLiteral("agent-🚑")));
+    QCOMPARE(d.attempts[0].request, NullableText(payload));
+    QCOMPARE(d.attempts[0].stateBefore, NullableText(QStringLiteral("{\"état\":\"avant – 東京\"}")));
+    QCOMPARE(d.attempts[0].error, NullableText(kNonAscii));
+    QVERIFY(parseJsonText(d.record->resultSnapshot).ok);
+
+    // The queue row shows the same key; filters on non-ASCII text find it.
+    QueueRequest req;
+    req.kind = QueueKind::Failed;
+    for (const QString &sub : {QStringLiteral("東京"), QStringLiteral("🚑"), QStringLiteral("– 東京 –"), QStringLiteral("zürich:St")}) {
+        req.filter = {};
+        req.filter.keySubstring = sub;
+        const PagedQueue p = fetchWholeQueue(ws, req, 10);
+        QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+        QCOMPARE(p.rows.size(), 1);
+        QCOMPARE(p.rows[0].idemKey, key);
+    }
+    req.filter = {};
+    req.filter.tenant = QStringLiteral("zürich");
+    QCOMPARE(countOf(ws, req), qint64(1));
+    req.filter.tenant = QStringLiteral("zurich");
+    QCOMPARE(countOf(ws, req), qint64(0));
+    req.filter = {};
+    req.filter.keySubstring = QStringLiteral("東京x");
+    QCOMPARE(countOf(ws, req), qint64(0));
+    // The Unknown queue's intent row carries the key too. (A step whose record is settled
+    // is not unknown when both share a database: remove the FAILED record first.)
+    QCOMPARE(db.adminExec(QStringLiteral("DELETE FROM idempotency_record WHERE idem_key = '%1'").arg(key)), QString());
+    req = {};
+    req.kind = QueueKind::Unknown;
+    req.filter.keySubstring = QStringLiteral("🚑");
+    const PagedQueue u = fetchWholeQueue(ws, req, 10);
+    QVERIFY2(u.error.isEmpty(), qPrintable(u.error));
+    QCOMPARE(rowTags(u.rows), QStringList{QStringLiteral("intent:") + key});
+    QCOMPARE(u.rows[0].action, QStringLiteral("créer_ticket"));
+}
+
+// ===================================================================== time zones
+
+void TstBackendDetail::serverTimeZone_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::serverTimeZone()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws));
+    const QString key = QStringLiteral("tz:hour-old");
+    RecordSpec r;
+    r.key = key;
+    r.status = QStringLiteral("0");
+    r.updated = serverAgoSeconds(db, 3600);
+    r.created = serverAgoSeconds(db, 7200);
+    r.expire = serverAgoSeconds(db, -86400 * 7);
+    TRIAGE_OK(insertRecords(db, {r}));
+
+    const KeyDetail d = detailOf(ws, key);
+    QVERIFY2(d.errors.isEmpty(), qPrintable(errorsOf(d)));
+    QVERIFY(d.record.has_value());
+    const RecordDetail &rec = *d.record;
+    QVERIFY2(rec.ageSeconds >= 3599 && rec.ageSeconds <= 3605, qPrintable(QString::number(rec.ageSeconds, 'f', 3)));
+    QVERIFY(rec.stale);
+    QVERIFY2(rec.expiresInSeconds && *rec.expiresInSeconds > 7 * 86400 - 10 && *rec.expiresInSeconds <= 7 * 86400,
+             qPrintable(QString::number(rec.expiresInSeconds.value_or(-1))));
+    for (const QString &t : {rec.createdAt, rec.updatedAt, rec.expireAt, rec.serverNow})
+        QVERIFY2(isCanonicalTime(t), qPrintable(t));
+
+    // updatedAt is the server's stored instant in UTC, read independently of the console.
+    const auto stored = serverEpochMicros(db, QStringLiteral("updated_at"),
+                                          QStringLiteral("idempotency_record WHERE idem_key = 'tz:hour-old'"));
+    QVERIFY(stored.has_value());
+    QCOMPARE(rec.updatedAt, formatUtcMicros(*stored));
+    // And that instant is an hour before the desktop's clock (same machine): a time-zone
+    // slip of the +05:30 servers would be off by 19800 s.
+    const qint64 drift = *parseUtcMicros(rec.updatedAt) - (desktopNow() - 3600LL * 1000000);
+    QVERIFY2(qAbs(drift) < 5LL * 1000000, qPrintable(QStringLiteral("updated_at %1 is %2 s away from desktop now - 1 h")
+                                                        .arg(rec.updatedAt)
+                                                        .arg(drift / 1e6)));
+    const qint64 nowDrift = *parseUtcMicros(rec.serverNow) - desktopNow();
+    QVERIFY2(qAbs(nowDrift) < 5LL * 1000000, qPrintable(rec.serverNow));
+    QCOMPARE(*parseUtcMicros(rec.updatedAt) - *parseUtcMicros(rec.createdAt), 3600LL * 1000000);
+
+    // The queue row agrees.
+    QueueRequest req;
+    req.kind = QueueKind::Unknown;
+    const PagedQueue p = fetchWholeQueue(ws, req, 10);
+    QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+    QCOMPARE(p.rows.size(), 1);
+    QCOMPARE(p.rows[0].updatedAt, rec.updatedAt);
+    QCOMPARE(p.rows[0].createdAt, rec.createdAt);
+    QCOMPARE(p.rows[0].expireAt, rec.expireAt);
+    QVERIFY2(p.rows[0].ageSeconds >= 3599 && p.rows[0].ageSeconds <= 3605, qPrintable(QString::number(p.rows[0].ageSeconds)));
+
+    if (dialectOf(backend) == QLatin1String("postgresql")) {
+        // A writer whose session runs in the server's own zone (Asia/Kolkata) writes local
+        // wall time; timestamptz keeps the instant and the console prints it in UTC.
+        TRIAGE_ADMIN(db, QStringLiteral("SET TIME ZONE DEFAULT"));
+        const QStringList zone = db.adminQueryColumn(QStringLiteral("SELECT current_setting('TimeZone')"));
+        QVERIFY2(zone != QStringList{QStringLiteral("UTC")}, qPrintable(zone.join(',')));
+        TRIAGE_ADMIN(db, QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
+                                        "expire_at) VALUES ('tz:local', 'x', 1, TIMESTAMP '2026-01-02 08:34:07.123456', "
+                                        "'2026-01-02 08:34:07.123456', '2026-01-02 08:34:07.123456+05:30')"));
+        TRIAGE_ADMIN(db, QStringLiteral("SET TIME ZONE 'UTC'"));
+        const KeyDetail l = detailOf(ws, QStringLiteral("tz:local"));
+        QVERIFY(l.record.has_value());
+        if (zone == QStringList{QStringLiteral("Asia/Kolkata")}) {
+            QCOMPARE(l.record->createdAt, QStringLiteral("2026-01-02T03:04:07.123456Z"));
+            QCOMPARE(l.record->updatedAt, QStringLiteral("2026-01-02T03:04:07.123456Z"));
+        }
+        QCOMPARE(l.record->expireAt, QStringLiteral("2026-01-02T03:04:07.123456Z"));
+    }
+    if (dialectOf(backend) == QLatin1String("mysql")) {
+        // The server's own zone is +05:30; the console's session must be pinned to UTC.
+        const QStringList zone = db.adminQueryColumn(QStringLiteral("SELECT @@global.time_zone"));
+        QCOMPARE(zone, QStringList{QStringLiteral("+05:30")});
+        const Outcome<QString> session = ws.worker(DbRole::Idempotency)
+                                             .run<QString>([](DbSession &s) {
+                                                 QSqlQuery q = s.exec(QStringLiteral("SELECT @@session.time_zone"));
+                                                 return q.next() ? q.value(0).toString() : QString();
+                                             })
+                                             .result();
+        QVERIFY(session.ok());
+        QCOMPARE(*session, QStringLiteral("+00:00"));
+    }
+}
+
+void TstBackendDetail::microseconds_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::microseconds()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws));
+    const QStringList times = {QStringLiteral("2026-11-29T21:55:07.123456Z"), QStringLiteral("2026-11-29T21:55:07.000001Z"),
+                               QStringLiteral("2026-11-29T21:55:07.999999Z"), QStringLiteral("2026-11-29T21:55:08.000000Z"),
+                               QStringLiteral("1999-12-31T23:59:59.500000Z")};
+    for (int i = 0; i < times.size(); ++i) {
+        const QString key = QStringLiteral("us:%1").arg(i);
+        RecordSpec r;
+        r.key = key;
+        r.status = QStringLiteral("2");
+        r.created = timeLiteral(db, times[i]);
+        r.updated = timeLiteral(db, times[(i + 1) % times.size()]);
+        r.expire = timeLiteral(db, times[(i + 2) % times.size()]);
+        TRIAGE_OK(insertRecords(db, {r}));
+        TicketSpec t;
+        t.key = key;
+        t.created = timeLiteral(db, times[i]);
+        t.updated = timeLiteral(db, times[(i + 1) % times.size()]);
+        TRIAGE_OK(insertTickets(db, {t}));
+        IntentSpec a;
+        a.key = key;
+        a.created = timeLiteral(db, times[i]);
+        a.updated = timeLiteral(db, times[(i + 1) % times.size()]);
+        TRIAGE_OK(insertIntents(db, {a}));
+
+        const KeyDetail d = detailOf(ws, key);
+        QVERIFY2(d.errors.isEmpty(), qPrintable(errorsOf(d)));
+        QCOMPARE(d.record->createdAt, times[i]);
+        QCOMPARE(d.record->updatedAt, times[(i + 1) % times.size()]);
+        QCOMPARE(d.record->expireAt, times[(i + 2) % times.size()]);
+        QCOMPARE(d.tickets.value(0).createdAt, times[i]);
+        QCOMPARE(d.tickets.value(0).updatedAt, times[(i + 1) % times.size()]);
+        QCOMPARE(d.attempts.value(0).createdAt, times[i]);
+        QCOMPARE(d.attempts.value(0).updatedAt, times[(i + 1) % times.size()]);
+        // Timeline events carry the exact microseconds.
+        for (const TimelineEvent &e : d.timeline) {
+            QVERIFY2(times.contains(e.time), qPrintable(e.time));
+            QCOMPARE(e.micros, parseUtcMicros(e.time));
+        }
+    }
+    QueueRequest req;
+    req.kind = QueueKind::Failed;
+    const PagedQueue p = fetchWholeQueue(ws, req, 2);
+    QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+    QCOMPARE(p.rows.size(), times.size());
+    for (const QueueRow &row : p.rows) {
+        const int i = row.idemKey.mid(3).toInt();
+        QCOMPARE(row.createdAt, times[i]);
+        QCOMPARE(row.updatedAt, times[(i + 1) % times.size()]);
+        QCOMPARE(row.expireAt, times[(i + 2) % times.size()]);
+    }
+    // Queue order uses the full precision: .000001 < .123456 < .999999 < :08.
+    QStringList order;
+    for (const QueueRow &row : p.rows)
+        order << row.updatedAt;
+    QStringList sortedOrder = order;
+    sortedOrder.sort();
+    QCOMPARE(order, sortedOrder);
+}
+
+// ===================================================================== the seeds' own types
+
+void TstBackendDetail::seedsOwnTypes_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::seedsOwnTypes()
+{
+    // DESIGN.md §4: users' own tables with the seeds' exact types (DATETIME, TEXT; PostgreSQL
+    // timestamp without time zone holding UTC) must still work.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    if (dialectOf(backend) == QLatin1String("mysql")) {
+        TRIAGE_ADMIN(db, QStringLiteral("CREATE TABLE idempotency_record (id BIGINT PRIMARY KEY AUTO_INCREMENT, idem_key "
+                                        "VARCHAR(64) NOT NULL UNIQUE, biz_type VARCHAR(32) NOT NULL, status TINYINT NOT NULL "
+                                        "DEFAULT 0, result_snapshot TEXT, created_at DATETIME, updated_at DATETIME, expire_at "
+                                        "DATETIME NOT NULL)"));
+    } else if (dialectOf(backend) == QLatin1String("postgresql")) {
+        TRIAGE_ADMIN(db, QStringLiteral("CREATE TABLE idempotency_record (id BIGSERIAL PRIMARY KEY, idem_key VARCHAR(64) NOT "
+                                        "NULL UNIQUE, biz_type VARCHAR(32) NOT NULL, status SMALLINT NOT NULL DEFAULT 0, "
+                                        "result_snapshot TEXT, created_at TIMESTAMP, updated_at TIMESTAMP, expire_at TIMESTAMP "
+                                        "NOT NULL)"));
+    } else {
+        TRIAGE_ADMIN(db, QStringLiteral("CREATE TABLE idempotency_record (id INTEGER PRIMARY KEY, idem_key VARCHAR(64) NOT NULL "
+                                        "UNIQUE, biz_type VARCHAR(32) NOT NULL, status TINYINT NOT NULL DEFAULT 0, "
+                                        "result_snapshot TEXT, created_at DATETIME, updated_at DATETIME, expire_at DATETIME NOT "
+                                        "NULL)"));
+    }
+    // UTC wall time, second precision (the writers' convention).
+    const QString farFuture = dialectOf(backend) == QLatin1String("sqlite") ? QStringLiteral("'2099-01-01T00:00:00.000000Z'")
+                                                                 : QStringLiteral("'2099-01-01 00:00:00'");
+    QString ago;
+    if (dialectOf(backend) == QLatin1String("mysql"))
+        ago = QStringLiteral("UTC_TIMESTAMP() - INTERVAL %1 SECOND");
+    else if (dialectOf(backend) == QLatin1String("postgresql"))
+        ago = QStringLiteral("CAST(date_trunc('second', now() AT TIME ZONE 'UTC') - interval '%1 seconds' AS TIMESTAMP)");
+    else // SQLite has no time type: the console's convention is canonical ISO text (DESIGN.md §4)
+        ago = QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%S', 'now', '-%1 seconds') || '.000000Z')");
+    TRIAGE_ADMIN(db, QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
+                                    "expire_at) VALUES ('own:stale', 'x', 0, %1, %1, %2), ('own:fresh', 'x', 0, %3, %3, %2), "
+                                    "('own:a', 'x', 2, %4, %4, %2), ('own:b', 'x', 2, %4, %4, %2), ('own:c', 'x', 2, %4, %4, %2)")
+                         .arg(ago.arg(3600), farFuture, ago.arg(60), ago.arg(7200)));
+    WorkspaceConfig config = db.config();
+    Workspace ws(config);
+    QueueRequest unknown;
+    unknown.kind = QueueKind::Unknown;
+    QueueRequest inflight;
+    inflight.kind = QueueKind::InFlight;
+    QueueRequest failed;
+    failed.kind = QueueKind::Failed;
+    // No intent_log table in this database: read only the record queues.
+    const Outcome<QueuePage> stale = fetchQueuePage(ws, inflight, {}, 10).result();
+    TRIAGE_VERIFY_OUTCOME(stale);
+    QCOMPARE(rowTags(stale->rows), QStringList{"record:own:fresh"});
+    QVERIFY2(stale->rows[0].ageSeconds >= 59 && stale->rows[0].ageSeconds <= 65, qPrintable(QString::number(stale->rows[0].ageSeconds)));
+    QVERIFY2(isCanonicalTime(stale->rows[0].updatedAt), qPrintable(stale->rows[0].updatedAt));
+    QVERIFY2(stale->rows[0].updatedAt.endsWith(QLatin1String(".000000Z")), qPrintable(stale->rows[0].updatedAt));
+    // Paging over second-precision equal times, one row per page.
+    QStringList ids;
+    QueueCursor cursor;
+    for (int i = 0; i < 10; ++i) {
+        const Outcome<QueuePage> page = fetchQueuePage(ws, failed, cursor, 1).result();
+        TRIAGE_VERIFY_OUTCOME(page);
+        for (const QueueRow &row : page->rows)
+            ids << row.idemKey;
+        cursor = page->next;
+        if (page->atEnd)
+            break;
+    }
+    QCOMPARE(ids, (QStringList{"own:a", "own:b", "own:c"}));
+    const Outcome<QVector<QueueRow>> staleRecords = ws.worker(DbRole::Idempotency)
+                                                        .run<QVector<QueueRow>>([config, unknown](DbSession &s) {
+                                                            return queue_sql::pageRecords(s, config, unknown, {}, 10);
+                                                        })
+                                                        .result();
+    TRIAGE_VERIFY_OUTCOME(staleRecords);
+    QCOMPARE(rowTags(*staleRecords), QStringList{"record:own:stale"});
+    QVERIFY2((*staleRecords)[0].ageSeconds >= 3599 && (*staleRecords)[0].ageSeconds <= 3605,
+             qPrintable(QString::number((*staleRecords)[0].ageSeconds)));
+    const auto stored = serverEpochMicros(
+        db, dialectOf(backend) == QLatin1String("postgresql") ? QStringLiteral("updated_at AT TIME ZONE 'UTC'") : QStringLiteral("updated_at"),
+        QStringLiteral("idempotency_record WHERE idem_key = 'own:stale'"));
+    QVERIFY(stored.has_value());
+    QCOMPARE((*staleRecords)[0].updatedAt, formatUtcMicros(*stored));
+}
+
+// ===================================================================== missing key
+
+void TstBackendDetail::missingKey_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::missingKey()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws));
+    const KeyDetail d = detailOf(ws, QStringLiteral("no:such:key"));
+    QVERIFY2(d.errors.isEmpty(), qPrintable(errorsOf(d)));
+    QVERIFY(!d.record.has_value());
+    QVERIFY(d.tickets.isEmpty());
+    QVERIFY(d.attempts.isEmpty());
+    QVERIFY(d.timeline.isEmpty());
+    QCOMPARE(d.idemKey, QStringLiteral("no:such:key"));
+}
+
+QTEST_GUILESS_MAIN(TstBackendDetail)
+#include "tst_backend_detail.moc"

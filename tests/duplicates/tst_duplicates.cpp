@@ -1,0 +1,382 @@
+// The Duplicate keys queue on a seeded fixture, on every backend: exact groups
+// (unresolved by default, all with --all), inconsistencies, regenerated keys, group detail
+// with payload differences and the proposed canonical ticket; keyset paging neither skips
+// nor repeats, including groups whose last creation times tie.
+#include "SimTestUtil.h"
+#include "KeyDetail.h"
+
+#include "Duplicates.h"
+#include "Workspace.h"
+
+#include <QDateTime>
+#include <QTest>
+
+using namespace triage;
+using namespace triage::test;
+
+namespace {
+
+/// A fixed time literal `sec` seconds after 2026-01-01T00:00:00Z in `backend`'s column type.
+QString ts(const QString &backend, qint64 sec)
+{
+    const QString t = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC).addSecs(sec).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    if (backend == QLatin1String("postgresql"))
+        return QStringLiteral("'%1.000000+00'").arg(t);
+    if (backend == QLatin1String("mysql"))
+        return QStringLiteral("'%1.000000'").arg(t);
+    return QStringLiteral("'%1.000000Z'").arg(QString(t).replace(QLatin1Char(' '), QLatin1Char('T')));
+}
+
+QString ticket(const TestDatabase &db, int id, const QString &key, const QString &tenant, const QString &status, const QString &payload,
+               qint64 sec)
+{
+    return db.adminExec(QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) "
+                                       "VALUES (%1, %2, %3, 'T', %4, %5, %6, %6)")
+                            .arg(id)
+                            .arg(key.isEmpty() ? QStringLiteral("NULL") : sqlText(key), sqlText(tenant), sqlText(status),
+                                 sqlText(payload), ts(db.backend(), sec)));
+}
+
+QString record(const TestDatabase &db, const QString &key, int status, const QString &snapshot)
+{
+    return db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, "
+                                       "updated_at, expire_at) VALUES (%1, 'ticket_create', %2, %3, %4, %4, %5)")
+                            .arg(sqlText(key))
+                            .arg(status)
+                            .arg(snapshot.isEmpty() ? QStringLiteral("NULL") : sqlText(snapshot), ts(db.backend(), 1),
+                                 ts(db.backend(), 3000)));
+}
+
+QString intent(const TestDatabase &db, const QString &task, const QString &step, const QString &key, int sec)
+{
+    return db.adminExec(QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, created_at, updated_at) "
+                                       "VALUES (%1, %2, 'create_ticket', %3, 'UNKNOWN', %4, %4)")
+                            .arg(sqlText(task), sqlText(step), sqlText(key), ts(db.backend(), sec)));
+}
+
+QString seed(const TestDatabase &db)
+{
+    const QString p1 = QStringLiteral("{\"ticket_id\":1,\"title\":\"VPN\",\"prio\":\"P1\"}");
+    const QString p2 = QStringLiteral("{\"ticket_id\":2,\"title\":\"VPN\",\"prio\":\"P2\"}");
+    QStringList errors{
+        createSchemaWithoutBackstop(db),
+        ticket(db, 1, QStringLiteral("k:a"), QStringLiteral("acme"), QStringLiteral("OPEN"), p1, 100),
+        ticket(db, 2, QStringLiteral("k:a"), QStringLiteral("acme"), QStringLiteral("OPEN"), p2, 200),
+        ticket(db, 3, QStringLiteral("k:b"), QStringLiteral("globex"), QStringLiteral("OPEN"), QStringLiteral("{}"), 300),
+        ticket(db, 4, QStringLiteral("k:b"), QStringLiteral("initech"), QStringLiteral("OPEN"), QStringLiteral("{}"), 310),
+        ticket(db, 5, QStringLiteral("k:b"), QStringLiteral("globex"), QStringLiteral("CANCELLED"), QStringLiteral("{}"), 320),
+        ticket(db, 6, QStringLiteral("k:c"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 400),
+        ticket(db, 7, QStringLiteral("k:c"), QStringLiteral("acme"), QStringLiteral("CANCELLED"), QStringLiteral("{}"), 410),
+        ticket(db, 8, QStringLiteral("k:d"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 500),
+        ticket(db, 9, QStringLiteral("k:d"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 510),
+        // k:g ties with k:d on the last creation time: the key breaks the tie.
+        ticket(db, 12, QStringLiteral("k:g"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 500),
+        ticket(db, 13, QStringLiteral("k:g"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 510),
+        ticket(db, 10, QStringLiteral("k:e"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{\"ticket_id\":10,\"x\":2}"), 600),
+        ticket(db, 11, QString(), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 700),
+        ticket(db, 14, QString(), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 710),
+        // k:h: the SUCCESS snapshot names ticket 15, since CANCELLED (an inconsistency).
+        ticket(db, 15, QStringLiteral("k:h"), QStringLiteral("acme"), QStringLiteral("CANCELLED"), QStringLiteral("{\"ticket_id\":15}"), 150),
+        ticket(db, 16, QStringLiteral("k:h"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{\"ticket_id\":16}"), 160),
+        record(db, QStringLiteral("k:a"), 1, QStringLiteral("{\"prio\":\"P2\",\"ticket_id\":2,\"title\":\"VPN\"}")),
+        record(db, QStringLiteral("k:b"), 0, {}),
+        record(db, QStringLiteral("k:d"), 2, {}),
+        record(db, QStringLiteral("k:e"), 1, QStringLiteral("{\"ticket_id\":10,\"x\":1}")),
+        record(db, QStringLiteral("k:f"), 1, QStringLiteral("{\"ticket_id\":999}")),
+        record(db, QStringLiteral("k:h"), 1, QStringLiteral("{\"ticket_id\":15}")),
+        intent(db, QStringLiteral("task_1"), QStringLiteral("step_1"), QStringLiteral("task_1_step_1:a1"), 10),
+        intent(db, QStringLiteral("task_1"), QStringLiteral("step_1"), QStringLiteral("task_1_step_1:a2"), 20),
+        intent(db, QStringLiteral("task_1"), QStringLiteral("step_1"), QStringLiteral("task_1_step_1:a2"), 30),
+        intent(db, QStringLiteral("task_1"), QStringLiteral("step_2"), QStringLiteral("task_1_step_2"), 40),
+        intent(db, QStringLiteral("task_1"), QStringLiteral("step_2"), QStringLiteral("task_1_step_2"), 50),
+        intent(db, QStringLiteral("task_2"), QStringLiteral("step_1"), QStringLiteral("x"), 60),
+        intent(db, QStringLiteral("task_2"), QStringLiteral("step_1"), QStringLiteral("y"), 70),
+    };
+    errors.removeAll(QString());
+    return errors.join(QLatin1Char('\n'));
+}
+
+QStringList groupKeys(Workspace &ws, const DuplicateFilter &f, int pageSize, int budgetMs = 0)
+{
+    QStringList keys;
+    std::optional<DuplicateCursor> cursor;
+    for (int guard = 0; guard < 100; ++guard) {
+        const auto page = fetchDuplicateGroups(ws, f, cursor, pageSize, budgetMs).result();
+        if (!page.ok()) {
+            keys << QStringLiteral("ERROR ") + page.error->message;
+            return keys;
+        }
+        for (const DuplicateGroup &g : page->groups)
+            keys << g.idemKey;
+        if (!page->next)
+            break;
+        cursor = page->next;
+    }
+    return keys;
+}
+
+QStringList inconsistencies(Workspace &ws, int pageSize, const QString &keySubstring = {})
+{
+    QStringList rows;
+    std::optional<qint64> after = 0;
+    for (int guard = 0; after && guard < 100; ++guard) {
+        const auto page = fetchInconsistencies(ws, *after, pageSize, keySubstring).result();
+        if (!page.ok())
+            return {QStringLiteral("ERROR ") + page.error->message};
+        for (const DuplicateInconsistency &i : page->rows)
+            rows << QStringLiteral("%1 %2 %3 %4").arg(inconsistencyKindName(i.kind), i.idemKey, i.recordStatus).arg(i.ticketId);
+        after = page->nextRecordId;
+    }
+    return rows;
+}
+
+QStringList regenerated(Workspace &ws, int pageSize, const QString &keySubstring = {})
+{
+    QStringList rows;
+    std::optional<RegeneratedCursor> cursor;
+    for (int guard = 0; guard < 100; ++guard) {
+        const auto page = fetchRegeneratedKeys(ws, cursor, pageSize, keySubstring).result();
+        if (!page.ok())
+            return {QStringLiteral("ERROR ") + page.error->message};
+        for (const RegeneratedKeyStep &s : page->steps)
+            rows << QStringLiteral("%1/%2 %3 [%4]").arg(s.taskId, s.stepId).arg(s.attempts).arg(s.keys.join(QLatin1Char(',')));
+        if (!page->next)
+            break;
+        cursor = page->next;
+    }
+    return rows;
+}
+
+} // namespace
+
+class TestDuplicates : public QObject {
+    Q_OBJECT
+private slots:
+    void queue_data()
+    {
+        QTest::addColumn<QString>("backend");
+        addBackendRows();
+    }
+    void queue();
+    void windowScan_data() { queue_data(); }
+    void windowScan();
+    void payloadDiffUnit();
+};
+
+void TestDuplicates::queue()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    const QString err = seed(db);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    Workspace ws(db.config());
+
+    // Groups: unresolved by default, newest first: by (last created_at, idem_key) descending.
+    DuplicateFilter f;
+    const auto first = fetchDuplicateGroups(ws, f, std::nullopt, 100).result();
+    QVERIFY2(first.ok(), first.ok() ? "" : qPrintable(first.error->message));
+    QCOMPARE(first->groups.size(), 4);
+    QVERIFY(!first->next);
+    QCOMPARE(first->newestAt, QStringLiteral("2026-01-01T00:10:00.000000Z"));
+    QCOMPARE(first->oldestAt, QStringLiteral("2026-01-01T00:01:40.000000Z"));
+    QCOMPARE(first->scannedTo, first->oldestAt);
+    QCOMPARE(first->progress(), 1.0);
+    const DuplicateGroup &a = first->groups.at(3);
+    QCOMPARE(a.idemKey, QStringLiteral("k:a"));
+    QCOMPARE(a.size, 2);
+    QCOMPARE(a.live, 2);
+    QCOMPARE(a.tenants, QStringList{QStringLiteral("acme")});
+    QCOMPARE(a.firstCreatedAt, QStringLiteral("2026-01-01T00:01:40.000000Z"));
+    QCOMPARE(a.lastCreatedAt, QStringLiteral("2026-01-01T00:03:20.000000Z"));
+    QCOMPARE(a.recordStatus, QStringLiteral("SUCCESS"));
+    const DuplicateGroup &b = first->groups.at(2);
+    QCOMPARE(b.idemKey, QStringLiteral("k:b"));
+    QCOMPARE(b.size, 3);
+    QCOMPARE(b.live, 2);
+    QCOMPARE(b.tenants, (QStringList{QStringLiteral("globex"), QStringLiteral("initech")}));
+    QCOMPARE(b.recordStatus, QStringLiteral("PROCESSING"));
+    QCOMPARE(first->groups.at(1).idemKey, QStringLiteral("k:d"));
+    QCOMPARE(first->groups.at(1).recordStatus, QStringLiteral("FAILED"));
+    QCOMPARE(first->groups.at(0).idemKey, QStringLiteral("k:g"));
+    QCOMPARE(first->groups.at(0).recordStatus, QStringLiteral("NONE"));
+
+    const QStringList unresolved{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:b"), QStringLiteral("k:a")};
+    const QStringList all{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:c"), QStringLiteral("k:b"), QStringLiteral("k:a"),
+                          QStringLiteral("k:h")};
+    for (int pageSize : {1, 2, 3, 100}) {
+        QCOMPARE(groupKeys(ws, f, pageSize), unresolved);
+        DuplicateFilter withResolved;
+        withResolved.includeResolved = true;
+        QCOMPARE(groupKeys(ws, withResolved, pageSize), all);
+    }
+    // A budget of 1 ms stops each page after its first window: pages may be short or empty
+    // without being the end, and together they hold the same groups in the same order.
+    for (int pageSize : {1, 100})
+        QCOMPARE(groupKeys(ws, f, pageSize, 1), unresolved);
+    // A creation window counts only the tickets inside it.
+    DuplicateFilter window;
+    window.createdFrom = parseUtcMicros(QStringLiteral("2026-01-01T00:05:00Z"));
+    QCOMPARE(groupKeys(ws, window, 100), (QStringList{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:b")}));
+    window.createdTo = parseUtcMicros(QStringLiteral("2026-01-01T00:08:20Z"));
+    QCOMPARE(groupKeys(ws, window, 100), QStringList{QStringLiteral("k:b")});
+    DuplicateFilter tenant;
+    tenant.tenant = QStringLiteral("initech");
+    QCOMPARE(groupKeys(ws, tenant, 10), QStringList{QStringLiteral("k:b")});
+    DuplicateFilter sub;
+    sub.keySubstring = QStringLiteral(":g");
+    QCOMPARE(groupKeys(ws, sub, 10), QStringList{QStringLiteral("k:g")});
+
+    // Inconsistencies, by record id, whatever the page size.
+    const QStringList expected{
+        QStringLiteral("ticket_with_unsettled_record k:b PROCESSING 3"),
+        QStringLiteral("ticket_with_unsettled_record k:b PROCESSING 4"),
+        QStringLiteral("ticket_with_unsettled_record k:b PROCESSING 5"),
+        QStringLiteral("ticket_with_unsettled_record k:d FAILED 8"),
+        QStringLiteral("ticket_with_unsettled_record k:d FAILED 9"),
+        QStringLiteral("snapshot_payload_differs k:e SUCCESS 10"),
+        QStringLiteral("snapshot_ticket_missing k:f SUCCESS 999"),
+        QStringLiteral("snapshot_ticket_cancelled k:h SUCCESS 15"),
+    };
+    for (int pageSize : {1, 2, 100})
+        QCOMPARE(inconsistencies(ws, pageSize), expected);
+    // The key filter applies to the inconsistencies too.
+    for (int pageSize : {1, 100})
+        QCOMPARE(inconsistencies(ws, pageSize, QStringLiteral(":d")),
+                 (QStringList{QStringLiteral("ticket_with_unsettled_record k:d FAILED 8"),
+                              QStringLiteral("ticket_with_unsettled_record k:d FAILED 9")}));
+    QCOMPARE(inconsistencies(ws, 100, QStringLiteral("k:h")), QStringList{QStringLiteral("snapshot_ticket_cancelled k:h SUCCESS 15")});
+    QCOMPARE(inconsistencies(ws, 100, QStringLiteral("nope")), QStringList());
+
+    // Regenerated keys: steps whose attempts used more than one key.
+    const QStringList regen{QStringLiteral("task_1/step_1 3 [task_1_step_1:a1,task_1_step_1:a2]"), QStringLiteral("task_2/step_1 2 [x,y]")};
+    for (int pageSize : {1, 100})
+        QCOMPARE(regenerated(ws, pageSize), regen);
+    // With a key filter: the steps one of whose keys contains it.
+    QCOMPARE(regenerated(ws, 100, QStringLiteral(":a2")), QStringList{regen.first()});
+    QCOMPARE(regenerated(ws, 100, QStringLiteral("y")), QStringList{regen.last()});
+    QCOMPARE(regenerated(ws, 100, QStringLiteral("task_1_step_2")), QStringList());
+
+    // Group detail: the snapshot names ticket 2; payload differences field by field.
+    const auto da = loadDuplicateGroup(ws, QStringLiteral("k:a")).result();
+    QVERIFY(da.ok());
+    QCOMPARE(da->tickets.size(), 2);
+    QCOMPARE(da->canonicalTicketId, qint64(2));
+    QCOMPARE(da->canonicalReason, QStringLiteral("the SUCCESS record's snapshot names ticket #2 (callers were given it)"));
+    QCOMPARE(da->keyReuseFields, QStringList{QStringLiteral("prio")});
+    QCOMPARE(da->inconsistency, QString());
+    QCOMPARE(da->payloadDiff.size(), 3);
+    QCOMPARE(da->payloadDiff.at(0).field, QStringLiteral("prio"));
+    QCOMPARE(da->payloadDiff.at(0).values, (QStringList{QStringLiteral("\"P1\""), QStringLiteral("\"P2\"")}));
+    QVERIFY(da->payloadDiff.at(0).differs);
+    QCOMPARE(da->payloadDiff.at(1).field, QStringLiteral("ticket_id"));
+    QVERIFY(da->payloadDiff.at(1).differs);
+    QCOMPARE(da->payloadDiff.at(2).field, QStringLiteral("title"));
+    QVERIFY(!da->payloadDiff.at(2).differs);
+    // No snapshot: the earliest ticket.
+    const auto db2 = loadDuplicateGroup(ws, QStringLiteral("k:b")).result();
+    QVERIFY(db2.ok());
+    QCOMPARE(db2->canonicalTicketId, qint64(3));
+    QCOMPARE(db2->canonicalReason, QStringLiteral("no SUCCESS snapshot names one of these tickets: the earliest live ticket "
+                                                  "(#3, created 2026-01-01T00:05:00.000000Z)"));
+    QCOMPARE(db2->keyReuseFields, QStringList());
+    // The snapshot names a CANCELLED ticket: still canonical, flagged.
+    const auto dh = loadDuplicateGroup(ws, QStringLiteral("k:h")).result();
+    QVERIFY(dh.ok());
+    QCOMPARE(dh->canonicalTicketId, qint64(15));
+    QCOMPARE(dh->inconsistency, QStringLiteral("the SUCCESS snapshot names ticket #15, which is CANCELLED: callers hold a ticket "
+                                               "that was undone. SUCCESS is final: escalate to the ticket system's owners; never "
+                                               "re-mark the record"));
+    // The key's warnings say the same (show and the console's key detail).
+    const KeyDetail kh = loadKeyDetail(ws, QStringLiteral("k:h")).result();
+    QVERIFY2(kh.warnings.contains(dh->inconsistency), qPrintable(kh.warnings.join(QLatin1Char('\n'))));
+    const KeyDetail ka = loadKeyDetail(ws, QStringLiteral("k:a")).result();
+    QVERIFY2(ka.warnings.contains(QStringLiteral("key reuse: the tickets' business payloads differ (prio), so they are different "
+                                                 "operations under one key, not retries: no compensation without an override; "
+                                                 "escalate")),
+             qPrintable(ka.warnings.join(QLatin1Char('\n'))));
+}
+
+void TestDuplicates::windowScan()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    // Groups far apart and groups whose tickets lie in different creation-time windows: a
+    // year without tickets, a group spread over two days, 200 single tickets in between.
+    const qint64 day = 86400;
+    QStringList errors{
+        createSchemaWithoutBackstop(db),
+        ticket(db, 1, QStringLiteral("w:old"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 10),
+        ticket(db, 2, QStringLiteral("w:old"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 70),
+        ticket(db, 3, QStringLiteral("w:spread"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 365 * day),
+        ticket(db, 4, QStringLiteral("w:spread"), QStringLiteral("globex"), QStringLiteral("OPEN"), QStringLiteral("{}"), 367 * day),
+        ticket(db, 5, QStringLiteral("w:new"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 368 * day),
+        ticket(db, 6, QStringLiteral("w:new"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 368 * day + 30),
+        ticket(db, 7, QStringLiteral("w:new"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 368 * day + 90),
+    };
+    for (int i = 0; i < 200; ++i)
+        errors << ticket(db, 100 + i, QStringLiteral("w:single:%1").arg(i), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"),
+                         365 * day + i * 900);
+    errors.removeAll(QString());
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
+    Workspace ws(db.config());
+
+    const QStringList expected{QStringLiteral("w:new"), QStringLiteral("w:spread"), QStringLiteral("w:old")};
+    for (int pageSize : {1, 2, 50})
+        for (int budget : {0, 1})
+            QCOMPARE(groupKeys(ws, DuplicateFilter{}, pageSize, budget), expected);
+
+    const auto page = fetchDuplicateGroups(ws, DuplicateFilter{}, std::nullopt, 50).result();
+    QVERIFY2(page.ok(), page.ok() ? "" : qPrintable(page.error->message));
+    QCOMPARE(page->groups.size(), 3);
+    QCOMPARE(page->groups.at(0).size, 3);
+    QCOMPARE(page->groups.at(1).size, 2);
+    QCOMPARE(page->groups.at(1).tenants, (QStringList{QStringLiteral("acme"), QStringLiteral("globex")}));
+    QCOMPARE(page->groups.at(1).firstCreatedAt, QStringLiteral("2027-01-01T00:00:00.000000Z"));
+    QCOMPARE(page->groups.at(1).lastCreatedAt, QStringLiteral("2027-01-03T00:00:00.000000Z"));
+    QCOMPARE(page->groups.at(2).lastCreatedAt, QStringLiteral("2026-01-01T00:01:10.000000Z"));
+    QCOMPARE(page->scannedTo, QStringLiteral("2026-01-01T00:00:10.000000Z"));
+    QVERIFY(!page->next);
+    // The year without tickets is skipped, not walked window by window.
+    QVERIFY2(page->windows <= 12, qPrintable(QString::number(page->windows)));
+
+    // The first group alone: the cursor resumes inside the window, progress is partial.
+    const auto one = fetchDuplicateGroups(ws, DuplicateFilter{}, std::nullopt, 1).result();
+    QVERIFY(one.ok());
+    QCOMPARE(one->groups.size(), 1);
+    QVERIFY(one->next);
+    QCOMPARE(one->next->lastCreatedAt, QStringLiteral("2027-01-04T00:01:30.000000Z"));
+    QCOMPARE(one->next->idemKey, QStringLiteral("w:new"));
+    QCOMPARE(one->scannedTo, QStringLiteral("2027-01-04T00:01:30.000000Z"));
+    QCOMPARE(one->progress(), 0.0);
+
+    // A malformed cursor is a clear error, not a silent restart.
+    const auto bad = fetchDuplicateGroups(ws, DuplicateFilter{}, DuplicateCursor{QStringLiteral("yesterday"), QString(), 0}, 10).result();
+    QVERIFY(!bad.ok());
+    QCOMPARE(bad.error->message, QStringLiteral("ticket: duplicate-groups cursor time \"yesterday\" is not ISO-8601"));
+}
+
+void TestDuplicates::payloadDiffUnit()
+{
+    TicketRow a, b;
+    a.id = 1;
+    a.payload = QStringLiteral("{\"x\":1,\"y\":[1,2]}");
+    b.id = 2;
+    b.payload = QStringLiteral("{\"x\":1,\"z\":null}");
+    const auto d = payloadDifferences({a, b});
+    QCOMPARE(d.size(), 3);
+    QCOMPARE(d.at(0).field, QStringLiteral("x"));
+    QVERIFY(!d.at(0).differs);
+    QCOMPARE(d.at(1).values, (QStringList{QStringLiteral("[1,2]"), QStringLiteral("(absent)")}));
+    QCOMPARE(d.at(2).values, (QStringList{QStringLiteral("(absent)"), QStringLiteral("null")}));
+    // Non-object payloads are compared whole.
+    b.payload = QStringLiteral("<html>");
+    const auto w = payloadDifferences({a, b});
+    QCOMPARE(w.size(), 1);
+    QCOMPARE(w.first().field, QStringLiteral("(payload)"));
+    QVERIFY(w.first().differs);
+}
+
+QTEST_GUILESS_MAIN(TestDuplicates)
+#include "tst_duplicates.moc"

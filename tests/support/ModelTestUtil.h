@@ -1,0 +1,70 @@
+#pragma once
+
+// Helpers shared by tests/models and tests/views: waiting on futures without blocking the
+// event loop, and filling a TestDatabase with rows whose times are relative to the
+// database's own clock.
+
+#include "TestDatabases.h"
+#include "Workspace.h"
+#include "DemoWorkspace.h"
+#include "Schema.h"
+
+#include <QFuture>
+#include <QTest>
+
+namespace triage::test {
+
+/// Spins the event loop until `future` has finished (at most `ms`), then returns its result.
+/// Returns a default-constructed T (and the caller's QVERIFY on it fails) on timeout.
+template <typename T>
+T awaitResult(QFuture<T> future, int ms = 60000)
+{
+    if (!QTest::qWaitFor([&] { return future.isFinished(); }, ms))
+        return T{};
+    return future.result();
+}
+
+/// SQL expression for "the database's now() minus `seconds`" in the column type of the
+/// default schema of `backend` (negative `seconds` = in the future).
+inline QString agoSql(const QString &backend, qint64 seconds)
+{
+    if (backend == QLatin1String("postgresql"))
+        return QStringLiteral("(now() - interval '%1 seconds')").arg(seconds);
+    if (backend == QLatin1String("mysql"))
+        return QStringLiteral("(UTC_TIMESTAMP(6) - INTERVAL %1 SECOND)").arg(seconds);
+    return QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%f', 'now', '%1 seconds') || '000Z')").arg(-seconds);
+}
+
+/// Creates the schema (without the ticket backstop when `backstop` is false) through a
+/// Workspace on `db`. Returns an error message, empty on success.
+inline QString initSchema(Workspace &ws, bool backstop = true)
+{
+    SchemaOptions options;
+    options.ticketBackstop = backstop;
+    const auto o = awaitResult(initSchema(ws, options));
+    if (!o.ok())
+        return o.error ? o.error->message : QStringLiteral("timed out creating the schema");
+    return {};
+}
+
+/// Creates the schema without the backstop and seeds the demo set (DemoData). Returns an
+/// error message, empty on success.
+inline QString seedDemo(Workspace &ws)
+{
+    if (const QString e = initSchema(ws, false); !e.isEmpty())
+        return e;
+    const auto s = awaitResult(seedWorkspace(ws, SeedOptions{}));
+    if (!s.ok())
+        return s.error ? s.error->message : QStringLiteral("timed out seeding");
+    return {};
+}
+
+/// A TestDatabase configuration with the demo's biz_type settings.
+inline WorkspaceConfig demoConfig(const TestDatabase &db)
+{
+    WorkspaceConfig c = db.config();
+    c.bizTypes = demoBizTypes();
+    return c;
+}
+
+} // namespace triage::test
