@@ -399,7 +399,7 @@ void TestCompensation::markSnapshotOnlyFromCanonical()
     // extra #102, or #102's payload, is refused and audited; #101's payload is applied.
     MarkRequest r;
     r.idemKey = kCompKey;
-    r.toStatus = 1;
+    r.toStatus = Success;
     r.reason = QStringLiteral("the ticket exists, settling the record");
     r.operatorName = QStringLiteral("alice");
     r.snapshot = QStringLiteral("{\"ticket_id\":102}");

@@ -87,7 +87,7 @@ namespace triage::test {
 inline const QString kPayload = QStringLiteral("{\"ticket_id\":41,\"status\":\"OPEN\",\"amount\":12345678901234567890}");
 
 /// A mark of `key` to `to` by alice with `reason`; SUCCESS carries kPayload from ticket 41.
-inline MarkRequest request(const QString &key, int to, const QString &reason = QStringLiteral("verified in upstream console"))
+inline MarkRequest request(const QString &key, RecordStatusCode to, const QString &reason = QStringLiteral("verified in upstream console"))
 {
     MarkRequest r;
     r.idemKey = key;

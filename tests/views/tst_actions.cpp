@@ -467,7 +467,7 @@ private slots:
         MarkDialog *dialog = detail->applySuggestion();
         QVERIFY(dialog);
         const MarkRequest req = dialog->request();
-        QCOMPARE(req.toStatus, int(Success));
+        QCOMPARE(req.toStatus, Success);
         QCOMPARE(req.snapshot, ev->check()->verdict.snapshot);
         QCOMPARE(req.snapshotSource, ev->check()->verdict.snapshotSource);
         QCOMPARE(req.evidenceJson, QString::fromUtf8(ev->check()->toJson()));
