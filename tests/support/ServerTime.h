@@ -11,4 +11,8 @@ namespace triage::test {
 /// in the future. Written independently of the console's SqlDialect.
 QString serverNowMinus(const QString &backend, qint64 seconds);
 
+/// serverNowMinus() to the microsecond: "the server's UTC now minus `micros`" (negative:
+/// in the future). The one implementation both serve.
+QString serverNowMinusMicros(const QString &backend, qint64 micros);
+
 } // namespace triage::test
