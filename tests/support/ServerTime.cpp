@@ -21,4 +21,14 @@ QString serverNowMinusMicros(const QString &backend, qint64 micros)
         .arg(micros >= 0 ? QStringLiteral("-") : QStringLiteral("+"), seconds);
 }
 
+QString serverNowMinusWholeSeconds(const QString &backend, qint64 seconds)
+{
+    const QString dialect = dialectOf(backend);
+    if (dialect == QLatin1String("mysql"))
+        return QStringLiteral("UTC_TIMESTAMP() - INTERVAL %1 SECOND").arg(seconds);
+    if (dialect == QLatin1String("postgresql"))
+        return QStringLiteral("CAST(date_trunc('second', now() AT TIME ZONE 'UTC') - interval '%1 seconds' AS TIMESTAMP)").arg(seconds);
+    return QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%S', 'now', '-%1 seconds') || '.000000Z')").arg(seconds);
+}
+
 } // namespace triage::test

@@ -15,4 +15,9 @@ QString serverNowMinus(const QString &backend, qint64 seconds);
 /// in the future). The one implementation both serve.
 QString serverNowMinusMicros(const QString &backend, qint64 micros);
 
+/// serverNowMinus() truncated to the second, for the zone-less time columns of users' own
+/// schemas (PostgreSQL TIMESTAMP, MySQL/MariaDB DATETIME, SQLite text
+/// "YYYY-MM-DDTHH:MM:SS.000000Z"): UTC wall time, as their writers store it.
+QString serverNowMinusWholeSeconds(const QString &backend, qint64 seconds);
+
 } // namespace triage::test
