@@ -77,7 +77,7 @@ QVariant DuplicateGroupsModel::data(const QModelIndex &index, int role) const
         case TenantsColumn: return g.tenants.join(QStringLiteral(", "));
         case FirstCreatedColumn: return utcToSecond(g.firstCreatedAt);
         case LastCreatedColumn: return utcToSecond(g.lastCreatedAt);
-        case RecordColumn: return g.recordStatus;
+        case RecordColumn: return g.recordText();
         }
         return {};
     case roles::FullText:
@@ -90,10 +90,10 @@ QVariant DuplicateGroupsModel::data(const QModelIndex &index, int role) const
         return index.column() == KeyColumn || index.column() == FirstCreatedColumn || index.column() == LastCreatedColumn;
     case roles::Tone:
         if (index.column() == RecordColumn) {
-            if (g.recordStatus == QLatin1String("NONE"))
+            if (!g.record)
                 return int(Tone::Muted);
             // A record still PROCESSING while its tickets exist is unsettled: never "in progress".
-            return int(g.recordStatus == QLatin1String("PROCESSING") ? Tone::Warning : recordStatusTone(g.recordStatus, false));
+            return int(g.record->known() == Processing ? Tone::Warning : recordStatusTone(g.record->text, false));
         }
         if (index.column() == LiveColumn)
             return int(g.live > 1 ? Tone::Warning : Tone::Ok);

@@ -29,7 +29,7 @@ BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, RecordStatusCode toSt
     : QDialog(parent), m_details(std::move(details)), m_toStatus(toStatus)
 {
     setObjectName(QStringLiteral("bulkMarkDialog"));
-    const QString to = recordStatusText(QVariant(toStatus));
+    const QString to = recordStatusName(toStatus);
     setWindowTitle(QStringLiteral("Mark %1 records %2").arg(m_details.size()).arg(to));
     resize(760, 520);
     auto *layout = new QVBoxLayout(this);

@@ -39,7 +39,7 @@ MarkDialog::MarkDialog(const KeyDetail &detail, RecordStatusCode toStatus, const
     setObjectName(QStringLiteral("markDialog"));
     const RecordDetail &r = *m_detail.record;
     const QString from = r.statusText;
-    const QString to = recordStatusText(QVariant(toStatus));
+    const QString to = recordStatusName(toStatus);
     const bool correction = r.statusCode == Failed && toStatus == Success;
     setWindowTitle(correction ? QStringLiteral("Correct to SUCCESS") : QStringLiteral("Mark %1").arg(to));
     setMinimumWidth(640);

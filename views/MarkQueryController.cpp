@@ -142,7 +142,7 @@ void MarkQueryController::submitMark(const MarkRequest &request)
     m_markBusy = true;
     updateActions();
     m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("Marking %1 %2\u2026")
-                                                          .arg(request.idemKey, recordStatusText(QVariant(request.toStatus))));
+                                                          .arg(request.idemKey, recordStatusName(request.toStatus)));
     m_header->conflictBar()->clearMessage();
     whenReady(markRecord(*m_workspace, request), this, [this](const Outcome<MarkResult> &outcome) { onMarkResult(outcome); });
 }

@@ -110,13 +110,13 @@ public:
                                      {QStringLiteral("tenants"), QJsonArray::fromStringList(x.tenants)},
                                      {QStringLiteral("first_created_at"), x.firstCreatedAt},
                                      {QStringLiteral("last_created_at"), x.lastCreatedAt},
-                                     {QStringLiteral("record_status"), x.recordStatus},
+                                     {QStringLiteral("record_status"), x.recordText()},
                                      {QStringLiteral("resolved"), x.resolved}});
             for (const DuplicateInconsistency &x : std::as_const(issues))
                 i.append(QJsonObject{{QStringLiteral("kind"), inconsistencyKindName(x.kind)},
                                      {QStringLiteral("idem_key"), x.idemKey},
                                      {QStringLiteral("record_id"), x.recordId},
-                                     {QStringLiteral("record_status"), x.recordStatus},
+                                     {QStringLiteral("record_status"), recordStatusName(x.recordStatus)},
                                      {QStringLiteral("ticket_id"), x.ticketId},
                                      {QStringLiteral("detail"), x.detail}});
             for (const RegeneratedKeyStep &x : std::as_const(regenerated))
@@ -136,7 +136,7 @@ public:
                                                 QStringLiteral("last_created_at"), QStringLiteral("record_status"), QStringLiteral("resolved")});
             for (const DuplicateGroup &x : std::as_const(groups))
                 out += CsvWriter::record({x.idemKey, QString::number(x.size), QString::number(x.live), x.tenants.join(QLatin1Char(' ')),
-                                          x.firstCreatedAt, x.lastCreatedAt, x.recordStatus,
+                                          x.firstCreatedAt, x.lastCreatedAt, x.recordText(),
                                           x.resolved ? QStringLiteral("true") : QStringLiteral("false")});
             c.out.print(out);
             break;
@@ -146,7 +146,7 @@ public:
                          QStringLiteral("FIRST CREATED (UTC)"), QStringLiteral("LAST CREATED (UTC)"), QStringLiteral("RECORD")});
             for (const DuplicateGroup &x : std::as_const(groups))
                 t.addRow({x.idemKey, QString::number(x.size), QString::number(x.live), x.tenants.join(QLatin1Char(' ')), x.firstCreatedAt,
-                          x.lastCreatedAt, x.recordStatus});
+                          x.lastCreatedAt, x.recordText()});
             QByteArray out = t.render();
             out += QStringLiteral("%1%2%3\n")
                        .arg(countText(groups.size(), QStringLiteral("duplicate-key group"), QStringLiteral("duplicate-key groups")))
@@ -156,7 +156,7 @@ public:
             TextTable ti({QStringLiteral("KIND"), QStringLiteral("IDEM_KEY"), QStringLiteral("RECORD"), QStringLiteral("TICKET"),
                           QStringLiteral("DETAIL")});
             for (const DuplicateInconsistency &x : std::as_const(issues))
-                ti.addRow({inconsistencyKindName(x.kind), x.idemKey, x.recordStatus, QString::number(x.ticketId), x.detail});
+                ti.addRow({inconsistencyKindName(x.kind), x.idemKey, recordStatusName(x.recordStatus), QString::number(x.ticketId), x.detail});
             out += "\n" + ti.render()
                 + (countText(issues.size(), QStringLiteral("inconsistency"), QStringLiteral("inconsistencies")) + QLatin1Char('\n')).toUtf8();
             TextTable tr({QStringLiteral("TASK_ID"), QStringLiteral("STEP_ID"), QStringLiteral("ATTEMPTS"), QStringLiteral("KEYS")});

@@ -225,9 +225,9 @@ QFuture<CompensationOutcome> CompensationRunner::audit(DriveState st)
     const QString finalName = compensationStatusName(st->final);
     st->out.message = QStringLiteral("compensation %1: %2 (%3)").arg(compKey, finalName, st->notes.join(QStringLiteral("; ")));
     // Audit (idempotency database). A failure here does not undo the compensation.
-    AuditEntry a = compensationAudit(QString::fromUtf16(st->resumed ? audit_action::CompensateResume : audit_action::Compensate),
-                                     st->operatorName, st->row.sourceKey,
-                                     st->row.reason.isEmpty() ? QStringLiteral("compensation") : st->row.reason.left(1000));
+    AuditEntry a = auditStamp(st->resumed ? audit_action::CompensateResume : audit_action::Compensate, st->row.sourceKey,
+                              st->operatorName.left(64));
+    a.reason = st->row.reason.isEmpty() ? QStringLiteral("compensation") : st->row.reason.left(1000);
     a.fromState = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), compKey},
                                                               {QStringLiteral("status"), st->row.status}})
                                         .toJson(QJsonDocument::Compact));

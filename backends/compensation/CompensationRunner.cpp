@@ -7,7 +7,6 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QUuid>
 
 #include <csignal>
 
@@ -57,19 +56,6 @@ QJsonValue ticketIdJson(const QString &id)
     bool ok = false;
     const qint64 n = id.trimmed().toLongLong(&ok);
     return ok ? QJsonValue(n) : QJsonValue(id);
-}
-
-AuditEntry compensationAudit(const QString &action, const QString &operatorName, const QString &sourceKey,
-                             const QString &reason)
-{
-    AuditEntry a;
-    a.requestId = QUuid::createUuid().toString(QUuid::WithoutBraces);
-    a.operatorName = operatorName.left(64);
-    a.host = auditHostName();
-    a.action = action;
-    a.idemKey = sourceKey;
-    a.reason = reason;
-    return a;
 }
 
 } // namespace compensation_steps
@@ -134,8 +120,8 @@ QFuture<CompensationOutcome> CompensationRunner::auditRefusal(CompensationOutcom
                                                               const QString &sourceKey, const QString &target,
                                                               const QString &operatorName, const QString &reason)
 {
-    AuditEntry a = compensationAudit(action, operatorName, sourceKey,
-                                     reason.trimmed().isEmpty() ? QStringLiteral("compensation") : reason.left(1000));
+    AuditEntry a = auditStamp(action, sourceKey, operatorName.left(64)); // compensations record no db user
+    a.reason = reason.trimmed().isEmpty() ? QStringLiteral("compensation") : reason.left(1000);
     QJsonObject from{{QStringLiteral("comp_key"), out.compKey}};
     if (out.row)
         from.insert(QStringLiteral("status"), out.row->status);
@@ -181,8 +167,8 @@ QFuture<CompensationOutcome> CompensationRunner::existingOutcome(CompensationOut
     out.message = QStringLiteral("compensation %1 already exists (%2, started by %3)%4")
                       .arg(row.compKey, row.status, row.operatorName,
                            open ? QStringLiteral(": continue it with --resume %1").arg(row.compKey) : QString());
-    AuditEntry a = compensationAudit(QString::fromUtf16(audit_action::Compensate), request.operatorName, request.sourceKey,
-                                     request.reason.left(1000));
+    AuditEntry a = auditStamp(audit_action::Compensate, request.sourceKey, request.operatorName.left(64));
+    a.reason = request.reason.left(1000);
     a.evidence = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), row.compKey},
                                                              {QStringLiteral("existing_status"), row.status}})
                                        .toJson(QJsonDocument::Compact));

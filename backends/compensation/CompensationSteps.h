@@ -31,9 +31,5 @@ CompensationOutcome dbFailure(const DbError &e, const QString &compKey = {});
 CompensationOutcome refused(const QString &why, bool config = false);
 /// A ticket id in audit JSON: a number when it is a whole number (as in every other output).
 QJsonValue ticketIdJson(const QString &id);
-/// The stamp of a compensation's audit row: a fresh request id, the operator (at most 64
-/// characters), auditHostName(), `action`, the source key and `reason`.
-AuditEntry compensationAudit(const QString &action, const QString &operatorName, const QString &sourceKey,
-                             const QString &reason);
 
 } // namespace triage::compensation_steps

@@ -68,7 +68,7 @@ ExpectedState expectedStateOf(const RecordDetail &record)
     return e;
 }
 
-MarkDecision decideMark(const MarkFacts &facts, int toStatus, const QString &reason, bool override,
+MarkDecision decideMark(const MarkFacts &facts, RecordStatusCode toStatus, const QString &reason, bool override,
                         bool snapshotIsJsonObject, const QString &snapshotError, bool bulk)
 {
     MarkDecision d;
@@ -85,7 +85,7 @@ MarkDecision decideMark(const MarkFacts &facts, int toStatus, const QString &rea
                           .arg(kMarkReasonMinLength)
                           .arg(reasonLength));
     const QString from = facts.fromStatus ? recordStatusText(QVariant(*facts.fromStatus)) : QStringLiteral("NULL");
-    const QString to = recordStatusText(QVariant(toStatus));
+    const QString to = recordStatusName(toStatus);
     if (facts.fromStatus == Success)
         return refuse(QStringLiteral("SUCCESS is final: its snapshot was returned to callers (DESIGN.md §2)"));
     const bool allowedPair = (facts.fromStatus == Processing && (toStatus == Success || toStatus == Failed))

@@ -3,6 +3,7 @@
 #include "TimeText.h"
 #include "Verdict.h"
 #include "BizTypeConfig.h"
+#include "RecordStatus.h"
 
 #include <QString>
 #include <QStringList>
@@ -100,7 +101,7 @@ constexpr int kOverrideReasonMinLength = 20;
 /// failed_evidence_max_age. `failed_evidence = ticket_absent` needs no upstream answer.
 /// `bulk`: part of a bulk run, which applies only where the rules allow (an override
 /// is refused there: it is decided one key at a time).
-MarkDecision decideMark(const MarkFacts &facts, int toStatus, const QString &reason, bool override,
+MarkDecision decideMark(const MarkFacts &facts, RecordStatusCode toStatus, const QString &reason, bool override,
                         bool snapshotIsJsonObject, const QString &snapshotError, bool bulk = false);
 
 } // namespace triage

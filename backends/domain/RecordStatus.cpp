@@ -32,11 +32,33 @@ QString recordStatusText(const QVariant &status)
     if (!code)
         return QStringLiteral("UNKNOWN_CODE_") + status.toString();
     switch (*code) {
+    case Processing:
+    case Success:
+    case Failed: return recordStatusName(RecordStatusCode(*code));
+    default: return QStringLiteral("UNKNOWN_CODE_%1").arg(*code);
+    }
+}
+
+QString recordStatusName(RecordStatusCode code)
+{
+    switch (code) {
     case Processing: return QStringLiteral("PROCESSING");
     case Success: return QStringLiteral("SUCCESS");
     case Failed: return QStringLiteral("FAILED");
-    default: return QStringLiteral("UNKNOWN_CODE_%1").arg(*code);
     }
+    return QStringLiteral("UNKNOWN_CODE_%1").arg(int(code));
+}
+
+StoredRecordStatus StoredRecordStatus::fromColumn(const QVariant &status)
+{
+    return {recordStatusCode(status), recordStatusText(status)};
+}
+
+std::optional<RecordStatusCode> StoredRecordStatus::known() const
+{
+    if (code && (*code == Processing || *code == Success || *code == Failed))
+        return RecordStatusCode(*code);
+    return std::nullopt;
 }
 
 std::optional<RecordStatusCode> recordStatusFromText(const QString &text)

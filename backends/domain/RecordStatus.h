@@ -20,6 +20,22 @@ QString recordStatusText(const QVariant &status);
 /// not an integer ("done", 1.5: SQLite stores whatever it is given). Never rounds.
 std::optional<qint64> recordStatusCode(const QVariant &status);
 
+/// DESIGN.md §4 spelling of a known code: "PROCESSING", "SUCCESS", "FAILED".
+QString recordStatusName(RecordStatusCode code);
+
+/// One stored idempotency_record.status value, typed where it is read: its integer code
+/// (nullopt for NULL and for a non-integer value, as recordStatusCode) and its DESIGN.md §4
+/// spelling (recordStatusText: "SUCCESS", "UNKNOWN_CODE_7", "NULL").
+struct StoredRecordStatus {
+    std::optional<qint64> code;
+    QString text;
+    /// Reads a status column value (never rounds, never maps an unknown code to a known one).
+    static StoredRecordStatus fromColumn(const QVariant &status);
+    /// The code when the console knows it (0, 1, 2), else nullopt (unknown code, NULL, non-integer).
+    std::optional<RecordStatusCode> known() const;
+    bool operator==(const StoredRecordStatus &) const = default;
+};
+
 /// Parses a status name (case-insensitive: "success", "Processing") to its code.
 std::optional<RecordStatusCode> recordStatusFromText(const QString &text);
 

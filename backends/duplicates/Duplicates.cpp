@@ -40,15 +40,15 @@ QString inList(SqlBuilder &b, const QStringList &values)
 }
 
 /// Record statuses by key for `keys` (one IN query). Throws DbException.
-QHash<QString, QString> recordStatuses(DbSession &s, const QStringList &keys)
+QHash<QString, StoredRecordStatus> recordStatuses(DbSession &s, const QStringList &keys)
 {
-    QHash<QString, QString> out;
+    QHash<QString, StoredRecordStatus> out;
     if (keys.isEmpty())
         return out;
     SqlBuilder b;
     QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, status FROM idempotency_record WHERE idem_key IN %1").arg(inList(b, keys)), b);
     while (q.next())
-        out.insert(columnText(q.value(0)).value_or(QString()), recordStatusText(q.value(1)));
+        out.insert(columnText(q.value(0)).value_or(QString()), StoredRecordStatus::fromColumn(q.value(1)));
     return out;
 }
 
@@ -280,6 +280,11 @@ qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<R
     return c.id.value_or(0);
 }
 
+QString DuplicateGroup::recordText() const
+{
+    return record ? record->text : QStringLiteral("NONE");
+}
+
 double DuplicatePage::progress() const
 {
     const auto newest = parseUtcMicros(newestAt), oldest = parseUtcMicros(oldestAt), to = parseUtcMicros(scannedTo);
@@ -306,14 +311,15 @@ QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const
                   QStringList keys;
                   for (const DuplicateGroup &g : page->groups)
                       keys << g.idemKey;
-                  auto statuses = ws->worker(DbRole::Idempotency).run<QHash<QString, QString>>([keys](DbSession &s) {
+                  auto statuses = ws->worker(DbRole::Idempotency).run<QHash<QString, StoredRecordStatus>>([keys](DbSession &s) {
                       return recordStatuses(s, keys);
                   });
-                  return statuses.then(QtFuture::Launch::Sync, [out = *page.value](const Outcome<QHash<QString, QString>> &statuses) mutable {
+                  return statuses.then(QtFuture::Launch::Sync, [out = *page.value](const Outcome<QHash<QString, StoredRecordStatus>> &statuses) mutable {
                       if (!statuses.ok())
                           return Outcome<DuplicatePage>::failure(*statuses.error);
                       for (DuplicateGroup &g : out.groups)
-                          g.recordStatus = statuses->value(g.idemKey, QStringLiteral("NONE"));
+                          if (const auto it = statuses->constFind(g.idemKey); it != statuses->constEnd())
+                              g.record = *it;
                       return Outcome<DuplicatePage>::success(out);
                   });
               })
@@ -326,7 +332,8 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
     Workspace *ws = &workspace;
     struct Rec {
         qint64 id;
-        QString key, status;
+        QString key;
+        RecordStatusCode status;
         NullableText snapshot;
     };
     const int n = std::max(1, limit);
@@ -344,9 +351,13 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                                      .arg(where, b.bind(n)),
                                                  b);
                             QVector<Rec> out;
-                            while (q.next())
-                                out.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), recordStatusText(q.value(2)),
-                                            columnText(q.value(3))});
+                            while (q.next()) {
+                                // The WHERE clause keeps codes 0, 1, 2 only.
+                                const std::optional<RecordStatusCode> status = StoredRecordStatus::fromColumn(q.value(2)).known();
+                                if (status)
+                                    out.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), *status,
+                                                columnText(q.value(3))});
+                            }
                             return out;
                         });
     QThreadPool *pool = workspace.mergePool();
@@ -356,7 +367,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         QStringList unsettledKeys;
         QVector<qint64> namedIds;
         for (const Rec &r : *recs.value) {
-            if (r.status == QLatin1String("SUCCESS")) {
+            if (r.status == Success) {
                 if (const auto id = snapshotNamedTicketId(r.snapshot); id && !namedIds.contains(*id))
                     namedIds << *id;
             } else {
@@ -410,10 +421,10 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         using K = DuplicateInconsistency::Kind;
         const QString remedy = QStringLiteral("SUCCESS is final: escalate; never re-mark the record");
         for (const Rec &r : *recs.value) {
-            if (r.status != QLatin1String("SUCCESS")) {
+            if (r.status != Success) {
                 for (qint64 id : byKey.value(r.key))
                     page.rows.append({K::TicketWithUnsettledRecord, r.key, r.id, r.status, id,
-                                      QStringLiteral("ticket %1 exists but the record is %2").arg(id).arg(r.status)});
+                                      QStringLiteral("ticket %1 exists but the record is %2").arg(id).arg(recordStatusName(r.status))});
                 continue;
             }
             const auto named = snapshotNamedTicketId(r.snapshot);

@@ -2,6 +2,7 @@
 
 #include "CanonicalTicket.h"
 #include "KeyDetail.h"
+#include "RecordStatus.h"
 #include "TimeText.h"
 
 #include <QFuture>
@@ -30,8 +31,11 @@ struct DuplicateGroup {
     int live = 0;               ///< of which not CANCELLED
     QStringList tenants;        ///< distinct tenant_id values, sorted
     QString firstCreatedAt, lastCreatedAt; ///< canonical ISO UTC
-    QString recordStatus;       ///< PROCESSING, SUCCESS, FAILED, UNKNOWN_CODE_n, or "NONE" (no record)
+    std::optional<StoredRecordStatus> record; ///< the key's record status; nullopt: the key has no record
     bool resolved = false;      ///< live <= 1
+    /// The Record column's text (console and `triagectl duplicates`): the status spelling
+    /// (PROCESSING, SUCCESS, FAILED, UNKNOWN_CODE_n, NULL), or "NONE" when the key has no record.
+    QString recordText() const;
 };
 
 /// Keyset position in the groups queue, newest first: the next groups are those with
@@ -68,7 +72,7 @@ struct DuplicateInconsistency {
     Kind kind = Kind::TicketWithUnsettledRecord;
     QString idemKey;
     qint64 recordId = 0;
-    QString recordStatus;
+    RecordStatusCode recordStatus = Processing; ///< only records PROCESSING, SUCCESS or FAILED are checked
     qint64 ticketId = 0;        ///< the ticket concerned (may not exist)
     QString detail;             ///< one line, with the remedy where there is one
 };

@@ -18,7 +18,7 @@ class Workspace;
 /// One manual mark (DESIGN.md §2): PROCESSING→SUCCESS, PROCESSING→FAILED, FAILED→SUCCESS.
 struct MarkRequest {
     QString idemKey;
-    int toStatus = 1;                      ///< RecordStatusCode
+    RecordStatusCode toStatus = Success;   ///< SUCCESS or FAILED (decideMark refuses PROCESSING)
     QString reason;                        ///< required; ≥ kMarkReasonMinLength characters, ≥ 20 with override
     std::optional<QString> snapshot;       ///< result_snapshot for SUCCESS (a JSON object), kept byte-exact
     QString snapshotSource;                ///< "ticket:<id>", "file:<path>", "typed", "upstream"

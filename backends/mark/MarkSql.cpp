@@ -109,8 +109,8 @@ AuditEntry expectedAuditEntry(DbSession &s, const MarkRequest &req, const Expect
                               req.operatorName, auditDbUser(s.profile()), req.requestId);
     a.fromState = stateJson(expected);
     QJsonObject target;
-    target[QStringLiteral("status")] = recordStatusText(QVariant(req.toStatus));
-    target[QStringLiteral("status_code")] = req.toStatus;
+    target[QStringLiteral("status")] = recordStatusName(req.toStatus);
+    target[QStringLiteral("status_code")] = int(req.toStatus);
     a.toState = compact(target);
     a.reason = req.reason;
     a.evidence = evidenceJson(req, ev, QString());
@@ -272,7 +272,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
         res.kind = MarkResult::Kind::DryRun;
         res.message = QStringLiteral("would mark %1 → %2 if the record still has status %3, updated_at %4%5")
                           .arg(recordStatusText(expected.status ? QVariant(*expected.status) : QVariant()),
-                               recordStatusText(QVariant(req.toStatus)),
+                               recordStatusName(req.toStatus),
                                recordStatusText(expected.status ? QVariant(*expected.status) : QVariant()),
                                expected.updatedAt ? formatUtcMicros(*expected.updatedAt) : QStringLiteral("NULL"),
                                hasVersion ? QStringLiteral(", version %1").arg(expected.version ? QString::number(*expected.version)
@@ -283,7 +283,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
 
     const SqlDialect &d = s.dialect();
     SqlBuilder b;
-    QStringList sets = {QStringLiteral("status = %1").arg(b.bind(req.toStatus)),
+    QStringList sets = {QStringLiteral("status = %1").arg(b.bind(int(req.toStatus))),
                         QStringLiteral("updated_at = %1").arg(d.nowValue())};
     if (req.toStatus == Success)
         sets << QStringLiteral("result_snapshot = %1").arg(b.bind(*req.snapshot));

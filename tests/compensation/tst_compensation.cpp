@@ -321,7 +321,7 @@ void TestCompensation::resumeOfCanonicalTargetRefused()
     req.url = env.sim.baseUrl().toString() + QStringLiteral("/tickets/101/cancel");
     req.confirmUrl = env.sim.baseUrl().toString() + QStringLiteral("/tickets/101");
     req.headers.append(qMakePair(QByteArray("X-Idempotency-Key"), comp.toUtf8()));
-    const QString now = serverAgo(backend, 60);
+    const QString now = serverNowMinus(backend, 60);
     QCOMPARE(env.db->adminExec(QStringLiteral("INSERT INTO triage_compensation (comp_key, source_key, biz_type, action, target, request, "
                                               "status, attempts, operator, reason, created_at, updated_at) VALUES (%1, %2, "
                                               "'ticket_create', 'cancel_ticket', '101', %3, 'UNKNOWN', 1, 'old-console', "
@@ -399,7 +399,7 @@ void TestCompensation::markSnapshotOnlyFromCanonical()
     // extra #102, or #102's payload, is refused and audited; #101's payload is applied.
     MarkRequest r;
     r.idemKey = kCompKey;
-    r.toStatus = 1;
+    r.toStatus = Success;
     r.reason = QStringLiteral("the ticket exists, settling the record");
     r.operatorName = QStringLiteral("alice");
     r.snapshot = QStringLiteral("{\"ticket_id\":102}");

@@ -4,6 +4,7 @@
 // (the test servers run in Asia/Kolkata and +05:30), with microseconds preserved.
 
 #include "BackendTestUtil.h"
+#include "ServerTime.h"
 #include "JsonText.h"
 #include "Queue.h"
 #include "KeyDetail.h"
@@ -671,17 +672,11 @@ void TstBackendDetail::seedsOwnTypes()
     // UTC wall time, second precision (the writers' convention).
     const QString farFuture = dialectOf(backend) == QLatin1String("sqlite") ? QStringLiteral("'2099-01-01T00:00:00.000000Z'")
                                                                  : QStringLiteral("'2099-01-01 00:00:00'");
-    QString ago;
-    if (dialectOf(backend) == QLatin1String("mysql"))
-        ago = QStringLiteral("UTC_TIMESTAMP() - INTERVAL %1 SECOND");
-    else if (dialectOf(backend) == QLatin1String("postgresql"))
-        ago = QStringLiteral("CAST(date_trunc('second', now() AT TIME ZONE 'UTC') - interval '%1 seconds' AS TIMESTAMP)");
-    else // SQLite has no time type: the console's convention is canonical ISO text (DESIGN.md §4)
-        ago = QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%S', 'now', '-%1 seconds') || '.000000Z')");
+    const auto ago = [&backend](qint64 seconds) { return serverNowMinusWholeSeconds(backend, seconds); };
     TRIAGE_ADMIN(db, QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
                                     "expire_at) VALUES ('own:stale', 'x', 0, %1, %1, %2), ('own:fresh', 'x', 0, %3, %3, %2), "
                                     "('own:a', 'x', 2, %4, %4, %2), ('own:b', 'x', 2, %4, %4, %2), ('own:c', 'x', 2, %4, %4, %2)")
-                         .arg(ago.arg(3600), farFuture, ago.arg(60), ago.arg(7200)));
+                         .arg(ago(3600), farFuture, ago(60), ago(7200)));
     WorkspaceConfig config = db.config();
     Workspace ws(config);
     QueueRequest unknown;

@@ -705,6 +705,21 @@ void TstBackendUnit::recordStatusFromText()
     QCOMPARE(triage::recordStatusFromText(QStringLiteral("FAILED")), std::optional<int>(2));
     QCOMPARE(triage::recordStatusFromText(QStringLiteral("UNKNOWN_CODE_7")), std::optional<int>());
     QCOMPARE(triage::recordStatusFromText(QStringLiteral("1")), std::optional<int>());
+    QCOMPARE(recordStatusName(Success), QStringLiteral("SUCCESS"));
+    QCOMPARE(recordStatusName(Processing), QStringLiteral("PROCESSING"));
+    QCOMPARE(recordStatusName(Failed), QStringLiteral("FAILED"));
+    const StoredRecordStatus known = StoredRecordStatus::fromColumn(QVariant(2));
+    QCOMPARE(known.code, std::optional<qint64>(2));
+    QCOMPARE(known.text, QStringLiteral("FAILED"));
+    QCOMPARE(known.known(), std::optional<RecordStatusCode>(Failed));
+    const StoredRecordStatus unknown = StoredRecordStatus::fromColumn(QVariant(7));
+    QCOMPARE(unknown.code, std::optional<qint64>(7));
+    QCOMPARE(unknown.text, QStringLiteral("UNKNOWN_CODE_7"));
+    QCOMPARE(unknown.known(), std::optional<RecordStatusCode>());
+    const StoredRecordStatus null = StoredRecordStatus::fromColumn(QVariant());
+    QCOMPARE(null.code, std::optional<qint64>());
+    QCOMPARE(null.text, QStringLiteral("NULL"));
+    QCOMPARE(null.known(), std::optional<RecordStatusCode>());
     QCOMPARE(intentStatuses(), (QStringList{"INTENT", "SUCCEEDED", "FAILED", "UNKNOWN", "RECONCILE_PENDING", "ESCALATED",
                                             "COMPENSATED"}));
 }

@@ -261,7 +261,7 @@ void TestMarkRules::rules()
     QFETCH(bool, allowed);
     QFETCH(QString, expected);
     QFETCH(QString, overridden);
-    const MarkDecision d = decideMark(facts, to, reason, override, snapshotOk, QStringLiteral("no snapshot given"), bulk);
+    const MarkDecision d = decideMark(facts, RecordStatusCode(to), reason, override, snapshotOk, QStringLiteral("no snapshot given"), bulk);
     QCOMPARE(d.reason, expected);
     QCOMPARE(d.allowed, allowed);
     QCOMPARE(d.overridden, overridden);

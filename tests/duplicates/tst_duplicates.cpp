@@ -124,7 +124,7 @@ QStringList inconsistencies(Workspace &ws, int pageSize, const QString &keySubst
         if (!page.ok())
             return {QStringLiteral("ERROR ") + page.error->message};
         for (const DuplicateInconsistency &i : page->rows)
-            rows << QStringLiteral("%1 %2 %3 %4").arg(inconsistencyKindName(i.kind), i.idemKey, i.recordStatus).arg(i.ticketId);
+            rows << QStringLiteral("%1 %2 %3 %4").arg(inconsistencyKindName(i.kind), i.idemKey, recordStatusName(i.recordStatus)).arg(i.ticketId);
         after = page->nextRecordId;
     }
     return rows;
@@ -189,17 +189,17 @@ void TestDuplicates::queue()
     QCOMPARE(a.tenants, QStringList{QStringLiteral("acme")});
     QCOMPARE(a.firstCreatedAt, QStringLiteral("2026-01-01T00:01:40.000000Z"));
     QCOMPARE(a.lastCreatedAt, QStringLiteral("2026-01-01T00:03:20.000000Z"));
-    QCOMPARE(a.recordStatus, QStringLiteral("SUCCESS"));
+    QCOMPARE(a.recordText(), QStringLiteral("SUCCESS"));
     const DuplicateGroup &b = first->groups.at(2);
     QCOMPARE(b.idemKey, QStringLiteral("k:b"));
     QCOMPARE(b.size, 3);
     QCOMPARE(b.live, 2);
     QCOMPARE(b.tenants, (QStringList{QStringLiteral("globex"), QStringLiteral("initech")}));
-    QCOMPARE(b.recordStatus, QStringLiteral("PROCESSING"));
+    QCOMPARE(b.recordText(), QStringLiteral("PROCESSING"));
     QCOMPARE(first->groups.at(1).idemKey, QStringLiteral("k:d"));
-    QCOMPARE(first->groups.at(1).recordStatus, QStringLiteral("FAILED"));
+    QCOMPARE(first->groups.at(1).recordText(), QStringLiteral("FAILED"));
     QCOMPARE(first->groups.at(0).idemKey, QStringLiteral("k:g"));
-    QCOMPARE(first->groups.at(0).recordStatus, QStringLiteral("NONE"));
+    QCOMPARE(first->groups.at(0).recordText(), QStringLiteral("NONE"));
 
     const QStringList unresolved{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:b"), QStringLiteral("k:a")};
     const QStringList all{QStringLiteral("k:g"), QStringLiteral("k:d"), QStringLiteral("k:c"), QStringLiteral("k:b"), QStringLiteral("k:a"),

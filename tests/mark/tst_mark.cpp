@@ -371,7 +371,7 @@ void TestMark::auditActionNames()
     QVERIFY(initSchema(ws, SchemaOptions{}).result().ok());
     QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, action, idem_key, reason, outcome) "
                                          "VALUES ('old-1', %1, 'alice', 'compensate-resume', 'k1', 'resumed after timeout', 'applied')")
-                              .arg(serverAgo(backend, 60))),
+                              .arg(serverNowMinus(backend, 60))),
              QString());
     AuditQuery q;
     q.idemKey = QStringLiteral("k1");

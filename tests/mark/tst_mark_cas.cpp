@@ -54,7 +54,7 @@ void TestMarkCas::staleViewConflict()
     // The reconciler settles it by its own compare-and-set.
     QCOMPARE(db.adminExec(QStringLiteral("UPDATE idempotency_record SET status = 1, result_snapshot = '{\"by\":\"reconciler\"}', "
                                          "updated_at = %1 WHERE idem_key = 'k1' AND status = 0")
-                              .arg(serverAgo(backend, 0))),
+                              .arg(serverNowMinus(backend, 0))),
              QString());
     MarkRequest r = request(QStringLiteral("k1"), Failed);
     r.expect = expectedStateOf(*seen.record);

@@ -80,7 +80,7 @@ private:
             values << QStringLiteral("('%1', 'ticket_create', %2, NULL, %3, %4, %5)")
                           .arg(key)
                           .arg(status)
-                          .arg(agoSql(b, age + 10), agoSql(b, age), agoSql(b, -7 * 86400));
+                          .arg(serverNowMinus(b, age + 10), serverNowMinus(b, age), serverNowMinus(b, -7 * 86400));
         };
         for (int i = 0; i < kStaleRecords; ++i)
             record(recordKey(i), 0, recordAge(i));
@@ -99,7 +99,7 @@ private:
         auto intent = [&](const QString &key, int task, const QString &status, qint64 age) {
             values << QStringLiteral("('task_%1', 'step_1', 'send_notification', '%2', '%3', %4, %5)")
                           .arg(task)
-                          .arg(key, status, agoSql(b, age + 30), agoSql(b, age));
+                          .arg(key, status, serverNowMinus(b, age + 30), serverNowMinus(b, age));
         };
         for (int j = 0; j < kIntentSteps; ++j)
             intent(intentKey(j), 100 + j, QStringLiteral("UNKNOWN"), intentAge(j));

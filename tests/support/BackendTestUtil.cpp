@@ -1,4 +1,5 @@
 #include "BackendTestUtil.h"
+#include "ServerTime.h"
 #include "Schema.h"
 #include "Queue.h"
 
@@ -32,13 +33,7 @@ QString insertChunked(const TestDatabase &db, const QString &head, const QVector
 
 QString serverAgo(const TestDatabase &db, qint64 micros)
 {
-    if (isPg(db))
-        return QStringLiteral("(now() - %1 * interval '1 microsecond')").arg(micros);
-    if (isMy(db))
-        return QStringLiteral("(UTC_TIMESTAMP(6) - INTERVAL %1 MICROSECOND)").arg(micros);
-    const QString seconds = QString::number(double(qAbs(micros)) / 1e6, 'f', 6);
-    return QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%f', 'now', '%1%2 seconds') || '000Z')")
-        .arg(micros >= 0 ? QStringLiteral("-") : QStringLiteral("+"), seconds);
+    return serverNowMinusMicros(db.backend(), micros);
 }
 
 QString timeLiteral(const TestDatabase &db, const QString &iso)

@@ -2,32 +2,23 @@
 
 // Helpers shared by the mark tests: rows inserted by plain SQL (not the console's code),
 // with times on the database server's own clock.
+#include "ServerTime.h"
 #include "TestDatabases.h"
 
 #include <QString>
 
 namespace triage::test {
 
-/// SQL expression for "server now minus `seconds`" in `backend`'s time-column type.
-inline QString serverAgo(const QString &backend, int seconds)
-{
-    if (dialectOf(backend) == QLatin1String("postgresql"))
-        return QStringLiteral("(now() - interval '%1 seconds')").arg(seconds);
-    if (dialectOf(backend) == QLatin1String("mysql"))
-        return QStringLiteral("(UTC_TIMESTAMP(6) - INTERVAL %1 SECOND)").arg(seconds);
-    return QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%f', 'now', '%1 seconds') || '000Z')").arg(-seconds);
-}
-
 /// Inserts an idempotency record updated `ageSeconds` ago. Returns the admin error text.
 inline QString insertRecord(const TestDatabase &db, const QString &key, int status, int ageSeconds,
                             const QString &bizType = QStringLiteral("ticket_create"))
 {
-    const QString t = serverAgo(db.backend(), ageSeconds);
+    const QString t = serverNowMinus(db.backend(), ageSeconds);
     return db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
                                        "expire_at) VALUES ('%1', '%2', %3, %4, %4, %5)")
                             .arg(key, bizType)
                             .arg(status)
-                            .arg(t, serverAgo(db.backend(), -7 * 86400)));
+                            .arg(t, serverNowMinus(db.backend(), -7 * 86400)));
 }
 
 /// Inserts a ticket row carrying `key`.
@@ -36,7 +27,7 @@ inline QString insertTicket(const TestDatabase &db, qint64 id, const QString &ke
     return db.adminExec(QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, "
                                        "updated_at) VALUES (%1, '%2', 'acme', 'VPN outage', 'OPEN', '%3', %4, %4)")
                             .arg(id)
-                            .arg(key, payload, serverAgo(db.backend(), 60)));
+                            .arg(key, payload, serverNowMinus(db.backend(), 60)));
 }
 
 /// Inserts an intent-log attempt for `key` with `status`.
@@ -44,7 +35,7 @@ inline QString insertAttempt(const TestDatabase &db, const QString &key, const Q
 {
     return db.adminExec(QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, created_at, "
                                        "updated_at) VALUES ('task_1', 'step_1', 'create_ticket', '%1', '%2', %3, %3)")
-                            .arg(key, status, serverAgo(db.backend(), 120)));
+                            .arg(key, status, serverNowMinus(db.backend(), 120)));
 }
 
 } // namespace triage::test
@@ -62,7 +53,7 @@ inline QString insertUpstreamAnswer(const TestDatabase &db, const QString &key, 
                                        "outcome, detail) VALUES ('q-%1-%2', %3, 'alice', 'query_upstream', '%4', 'upstream %2', "
                                        "'{\"evidence\":{\"classification\":\"%2\"},\"verdict\":{}}', 'recorded', 'test answer')")
                             .arg(QString::number(qHash(key + QString::number(ageSeconds))), classification,
-                                 serverAgo(db.backend(), ageSeconds), key));
+                                 serverNowMinus(db.backend(), ageSeconds), key));
 }
 
 /// `config` where ticket_create (insertRecord()'s default biz_type) declares
@@ -87,7 +78,7 @@ namespace triage::test {
 inline const QString kPayload = QStringLiteral("{\"ticket_id\":41,\"status\":\"OPEN\",\"amount\":12345678901234567890}");
 
 /// A mark of `key` to `to` by alice with `reason`; SUCCESS carries kPayload from ticket 41.
-inline MarkRequest request(const QString &key, int to, const QString &reason = QStringLiteral("verified in upstream console"))
+inline MarkRequest request(const QString &key, RecordStatusCode to, const QString &reason = QStringLiteral("verified in upstream console"))
 {
     MarkRequest r;
     r.idemKey = key;

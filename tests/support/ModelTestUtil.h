@@ -4,6 +4,7 @@
 // event loop, and filling a TestDatabase with rows whose times are relative to the
 // database's own clock.
 
+#include "ServerTime.h"
 #include "TestDatabases.h"
 #include "Workspace.h"
 #include "DemoWorkspace.h"
@@ -22,17 +23,6 @@ T awaitResult(QFuture<T> future, int ms = 60000)
     if (!QTest::qWaitFor([&] { return future.isFinished(); }, ms))
         return T{};
     return future.result();
-}
-
-/// SQL expression for "the database's now() minus `seconds`" in the column type of the
-/// default schema of `backend` (negative `seconds` = in the future).
-inline QString agoSql(const QString &backend, qint64 seconds)
-{
-    if (backend == QLatin1String("postgresql"))
-        return QStringLiteral("(now() - interval '%1 seconds')").arg(seconds);
-    if (backend == QLatin1String("mysql"))
-        return QStringLiteral("(UTC_TIMESTAMP(6) - INTERVAL %1 SECOND)").arg(seconds);
-    return QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%f', 'now', '%1 seconds') || '000Z')").arg(-seconds);
 }
 
 /// Creates the schema (without the ticket backstop when `backstop` is false) through a

@@ -133,7 +133,7 @@ private:
             QStringLiteral("SELECT r.idem_key FROM idempotency_record r WHERE r.status = 0 AND r.updated_at < %1 AND "
                            "(SELECT COUNT(*) FROM ticket t WHERE t.idem_key = r.idem_key) = 1 AND "
                            "(SELECT MIN(t.payload) FROM ticket t WHERE t.idem_key = r.idem_key) LIKE '{%}' ORDER BY r.id")
-                .arg(agoSql(db.backend(), 3600)),
+                .arg(serverNowMinus(db.backend(), 3600)),
             &error);
         if (!error.isEmpty())
             qWarning("%s", qPrintable(error));
@@ -272,7 +272,7 @@ private slots:
         QVERIFY(dialog->canAccept());
         // Someone else settles the record after the operator loaded it.
         QCOMPARE(e.db->adminExec(QStringLiteral("UPDATE idempotency_record SET status = 2, updated_at = %1 WHERE idem_key = '%2'")
-                                     .arg(agoSql(backend, 0), key)),
+                                     .arg(serverNowMinus(backend, 0), key)),
                  QString());
         QSignalSpy finished(detail, &KeyDetailView::markFinished);
         dialog->accept();
@@ -308,7 +308,7 @@ private slots:
                            "r.biz_type %2 '%3' AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.idem_key = r.idem_key) AND "
                            "NOT EXISTS (SELECT 1 FROM intent_log i WHERE i.idem_key = r.idem_key AND i.status IN "
                            "('SUCCEEDED', 'ESCALATED')) ORDER BY r.id")
-                .arg(agoSql(db.backend(), 3600), other ? QStringLiteral("<>") : QStringLiteral("="), biz),
+                .arg(serverNowMinus(db.backend(), 3600), other ? QStringLiteral("<>") : QStringLiteral("="), biz),
             &error);
         if (!error.isEmpty())
             qWarning("%s", qPrintable(error));
@@ -467,7 +467,7 @@ private slots:
         MarkDialog *dialog = detail->applySuggestion();
         QVERIFY(dialog);
         const MarkRequest req = dialog->request();
-        QCOMPARE(req.toStatus, int(Success));
+        QCOMPARE(req.toStatus, Success);
         QCOMPARE(req.snapshot, ev->check()->verdict.snapshot);
         QCOMPARE(req.snapshotSource, ev->check()->verdict.snapshotSource);
         QCOMPARE(req.evidenceJson, QString::fromUtf8(ev->check()->toJson()));
