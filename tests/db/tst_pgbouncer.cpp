@@ -23,23 +23,6 @@ using namespace triage::test;
 
 namespace {
 
-template <typename T>
-T await(QFuture<T> future)
-{
-    if (!QTest::qWaitFor([&] { return future.isFinished(); }, 120000))
-        qWarning("still waiting for a future after 120 s");
-    return future.result();
-}
-
-ConnectionProfile profileOf(const TestDatabase &db, const QString &query = {})
-{
-    QString error;
-    const auto p = ConnectionProfile::fromUrl(db.url() + query, DbRole::Idempotency, &error);
-    if (!p)
-        qFatal("bad test URL %s: %s", qPrintable(db.url() + query), qPrintable(error));
-    return *p;
-}
-
 /// A job returning the first column of the first row of `sql` as text.
 std::function<QString(DbSession &)> text(const QString &sql)
 {

@@ -21,25 +21,6 @@ using namespace triage::test;
 
 namespace {
 
-/// Waits (spinning the event loop) for `future` and returns its result (after 2 min it
-/// blocks in result(), and ctest's timeout reports the hang).
-template <typename T>
-T await(QFuture<T> future)
-{
-    if (!QTest::qWaitFor([&] { return future.isFinished(); }, 120000))
-        qWarning("still waiting for a future after 120 s");
-    return future.result();
-}
-
-ConnectionProfile profileOf(const TestDatabase &db, const QString &query = {})
-{
-    QString error;
-    const auto p = ConnectionProfile::fromUrl(db.url() + query, DbRole::Idempotency, &error);
-    if (!p)
-        qFatal("bad test URL %s: %s", qPrintable(db.url() + query), qPrintable(error));
-    return *p;
-}
-
 QString sleepSql(const TestDatabase &db, int seconds)
 {
     return db.dialect() == QLatin1String("postgresql") ? QStringLiteral("SELECT pg_sleep(%1)").arg(seconds)

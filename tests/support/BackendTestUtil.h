@@ -10,7 +10,9 @@
 #include "Schema.h"
 #include "Queue.h"
 
+#include <QFuture>
 #include <QString>
+#include <QTest>
 #include <QStringList>
 #include <QVector>
 
@@ -102,6 +104,27 @@ QString errorsText(const KeyDetail &d);
 
 /// Matches "YYYY-MM-DDTHH:MM:SS.ffffffZ" exactly.
 bool isCanonicalTime(const QString &text);
+
+/// Waits (spinning the event loop) for `future` and returns its result (after 2 min it
+/// blocks in result(), and ctest's timeout reports the hang).
+template <typename T>
+T await(QFuture<T> future)
+{
+    if (!QTest::qWaitFor([&] { return future.isFinished(); }, 120000))
+        qWarning("still waiting for a future after 120 s");
+    return future.result();
+}
+
+/// The idempotency-role connection profile of `db`'s URL plus `query` ("?statement_timeout=…");
+/// a bad URL is a fatal test error.
+inline ConnectionProfile profileOf(const TestDatabase &db, const QString &query = {})
+{
+    QString error;
+    const auto p = ConnectionProfile::fromUrl(db.url() + query, DbRole::Idempotency, &error);
+    if (!p)
+        qFatal("bad test URL %s: %s", qPrintable(db.url() + query), qPrintable(error));
+    return *p;
+}
 
 } // namespace triage::test
 
