@@ -128,6 +128,11 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
                          .arg(missing.join(QStringLiteral(", ")));
             return std::nullopt;
         }
+        // A URL given on the command line may change a store's dialect after the file's check.
+        if (const QStringList problems = config.schemaProblems(); !problems.isEmpty()) {
+            *error = QStringLiteral("schema mapping: ") + problems.first();
+            return std::nullopt;
+        }
     }
     if (parser.isSet(QStringLiteral("operator")))
         config.operatorName = parser.value(QStringLiteral("operator"));

@@ -181,6 +181,15 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
     }
     {
         QString why;
+        const std::optional<SchemaMap> schema = SchemaMap::fromSettings(s, &why);
+        if (!schema)
+            return fail(why);
+        c.schema = *schema;
+        if (const QStringList problems = c.schemaProblems(); !problems.isEmpty())
+            return fail(problems.first());
+    }
+    {
+        QString why;
         if (!loadUpstreamConfigs(s, &c.upstreams, &why))
             return fail(why);
         if (!loadCompensationConfigs(s, &c.compensations, &why))

@@ -3,6 +3,7 @@
 #include "BizTypeConfig.h"
 #include "CompensationConfig.h"
 #include "ConnectionProfile.h"
+#include "SchemaSql.h"
 #include "UpstreamConfig.h"
 
 #include <QMap>
@@ -29,6 +30,9 @@ struct WorkspaceConfig {
     /// Compensation actions by biz_type and action (compensation_<action>_* keys of
     /// [biz.<biz_type>]; see loadCompensationConfigs()).
     CompensationConfigs compensations;
+    /// The agents' tables as they really are (DESIGN.md §10): [idempotency.map],
+    /// [intent.map], [ticket.map]; the default schema's names when absent.
+    SchemaMap schema = SchemaMap::defaults();
     QString operatorName;                  ///< default: the OS user
     bool readOnly = false;
     bool isDemo = false;
@@ -61,6 +65,20 @@ struct WorkspaceConfig {
 
     /// A workspace whose three connections all open the SQLite file `path`.
     static WorkspaceConfig sqliteWorkspace(const QString &path);
+
+    /// The mapped tables as SQL for `dialect` (every statement on the agents' tables is
+    /// built from these: SchemaSql.h).
+    RecordSql records(Dialect dialect) const { return RecordSql(dialect, schema.records); }
+    IntentSql intents(Dialect dialect) const { return IntentSql(dialect, schema.intents); }
+    TicketSql tickets(Dialect dialect) const { return TicketSql(dialect, schema.tickets); }
+    /// The dialect-dependent mapping problems for the connections as configured
+    /// (schemaMapProblems()); empty when none.
+    QStringList schemaProblems() const
+    {
+        // A connection not given yet is checked once it is (PostgreSQL accepts every mapping).
+        auto d = [this](DbRole r) { return hasProfile(r) ? profile(r).dialect : Dialect::PostgreSql; };
+        return schemaMapProblems(schema, d(DbRole::Idempotency), d(DbRole::Intent), d(DbRole::Ticket));
+    }
 
     /// True once a URL was given for the role (config or command line).
     bool hasProfile(DbRole role) const { return m_set.value(int(role)); }

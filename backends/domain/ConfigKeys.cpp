@@ -71,6 +71,9 @@ QString sectionsOf(S kind)
     case S::Console: return QStringLiteral("[console]");
     case S::Connection: return QStringLiteral("[idempotency], [intent] or [ticket]");
     case S::Biz: return QStringLiteral("[biz.<biz_type>]");
+    case S::RecordMap: return QStringLiteral("[idempotency.map]");
+    case S::IntentMap: return QStringLiteral("[intent.map]");
+    case S::TicketMap: return QStringLiteral("[ticket.map]");
     }
     return {};
 }
@@ -200,6 +203,35 @@ const QList<ConfigKey> &configKeys()
         k << compensation(key(S::Biz, "confirm_url", K::UrlTemplate));
         k << compensation(integer(S::Biz, "timeout_ms", 1, 600000, "milliseconds"));
         k << compensation(key(S::Biz, "honours_key", K::Bool));
+        // [idempotency.map], [intent.map], [ticket.map]: SchemaMap.cpp
+        const QStringList times = {QStringLiteral("native"), QStringLiteral("local"), QStringLiteral("epoch_s"),
+                                   QStringLiteral("epoch_ms"), QStringLiteral("iso_text")};
+        for (S map : {S::RecordMap, S::IntentMap, S::TicketMap}) {
+            k << key(map, "table", K::SqlName);
+            k << key(map, "id", K::SqlName);
+            k << key(map, "idem_key", K::SqlName);
+            k << key(map, "status", K::SqlName);
+            k << key(map, "created_at", K::SqlName);
+            k << key(map, "updated_at", K::SqlName);
+            k << key(map, "status_ignore_case", K::Bool);
+            k << choice(map, "time", times);
+            k << key(map, "time_zone", K::Text);
+        }
+        for (const char *name : {"biz_type", "result_snapshot", "expire_at", "version", "tenant"})
+            k << key(S::RecordMap, name, K::SqlName);
+        k << key(S::RecordMap, "biz_type_value", K::Text);
+        k << choice(S::RecordMap, "status_type", {QStringLiteral("integer"), QStringLiteral("text")});
+        for (const char *name : {"status_processing", "status_success", "status_failed"})
+            k << key(S::RecordMap, name, K::Spellings);
+        for (const char *name : {"task_id", "step_id", "action", "request", "response", "error", "state_before",
+                                 "state_after", "actor"})
+            k << key(S::IntentMap, name, K::SqlName);
+        for (const char *name : {"status_intent", "status_succeeded", "status_failed", "status_unknown",
+                                 "status_reconcile_pending", "status_escalated", "status_compensated"})
+            k << key(S::IntentMap, name, K::Spellings);
+        for (const char *name : {"tenant_id", "title", "payload"})
+            k << key(S::TicketMap, name, K::SqlName);
+        k << key(S::TicketMap, "status_cancelled", K::Spellings);
         return k;
     }();
     return keys;
@@ -211,6 +243,12 @@ std::optional<ConfigSectionKind> configSectionKind(const QString &name)
         return S::Console;
     if (name == QLatin1String("idempotency") || name == QLatin1String("intent") || name == QLatin1String("ticket"))
         return S::Connection;
+    if (name == QLatin1String("idempotency.map"))
+        return S::RecordMap;
+    if (name == QLatin1String("intent.map"))
+        return S::IntentMap;
+    if (name == QLatin1String("ticket.map"))
+        return S::TicketMap;
     if (name.startsWith(QLatin1String("biz.")))
         return S::Biz;
     return std::nullopt;
@@ -340,6 +378,8 @@ QString checkConfigValue(const ConfigKey &k, const QString &raw)
     case K::UrlTemplate:
     case K::ConnectionUrl:
     case K::TenantPattern:
+    case K::SqlName:
+    case K::Spellings:
         return {};
     }
     return {};
@@ -362,7 +402,8 @@ QStringList configFileProblems(const IniScan &scan, const QSettings &settings)
         if (!kind) {
             const qsizetype dot = sec.name.indexOf(QLatin1Char('.'));
             const QStringList candidates = {QStringLiteral("console"), QStringLiteral("idempotency"), QStringLiteral("intent"),
-                                            QStringLiteral("ticket"),
+                                            QStringLiteral("ticket"), QStringLiteral("idempotency.map"),
+                                            QStringLiteral("intent.map"), QStringLiteral("ticket.map"),
                                             QStringLiteral("biz.") + (dot >= 0 ? sec.name.mid(dot + 1) : sec.name)};
             found.append({sec.line, QStringLiteral("unknown section [%1] (did you mean [%2]?)")
                                         .arg(sec.name, nearestWord(sec.name, candidates))});
@@ -428,7 +469,7 @@ QStringList configFileProblems(const IniScan &scan, const QSettings &settings)
         }
         if (!spec && problem.isEmpty()) {
             QStringList elsewhere;
-            for (S other : {S::Console, S::Connection, S::Biz})
+            for (S other : {S::Console, S::Connection, S::Biz, S::RecordMap, S::IntentMap, S::TicketMap})
                 if (other != kind && findKey(other, e.key, false))
                     elsewhere << sectionsOf(other);
             if (!elsewhere.isEmpty())

@@ -17,6 +17,9 @@ enum class ConfigSectionKind {
     Console,    ///< [console]
     Connection, ///< [idempotency], [intent], [ticket]
     Biz,        ///< [biz.<biz_type>]
+    RecordMap,  ///< [idempotency.map] (SchemaMap.h)
+    IntentMap,  ///< [intent.map]
+    TicketMap,  ///< [ticket.map]
 };
 
 /// What a value must be. checkConfigValue() checks the kinds marked "checked here"; the
@@ -37,6 +40,8 @@ enum class ConfigValueKind {
     UrlTemplate,   ///< by its parser: placeholders, and relative URLs need upstream_base_url
     ConnectionUrl, ///< by ConnectionProfile::fromUrl()
     TenantPattern, ///< by WorkspaceConfig: "{tenant}" exactly once
+    SqlName,       ///< by SchemaMap: a table or column name (isMappableName()), or "" for none
+    Spellings,     ///< by SchemaMap: stored status spellings, comma-separated
 };
 
 /// One valid key of the config file: the section kind it belongs to and what its value

@@ -27,7 +27,8 @@ struct RecordDetail {
     QString idemKey;
     NullableText bizType;
     QString statusText;            ///< DESIGN.md §4 spelling, "NULL", or "UNKNOWN_CODE_<n>"
-    std::optional<qint64> statusCode;
+    std::optional<qint64> statusCode;  ///< the console's code (RecordStatusCode) or, for the seeds' integer codes, an unknown one
+    NullableText statusStored;         ///< the status exactly as stored, as text (what a compare-and-set compares)
     NullableText resultSnapshot;
     QString createdAt, updatedAt, expireAt;
     std::optional<qint64> version; ///< when the table has a version column

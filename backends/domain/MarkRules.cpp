@@ -62,6 +62,7 @@ ExpectedState expectedStateOf(const RecordDetail &record)
 {
     ExpectedState e;
     e.status = record.statusCode;
+    e.statusStored = record.statusStored;
     e.updatedAt = parseUtcMicros(record.updatedAt);
     if (record.hasVersionColumn)
         e.version = record.version;

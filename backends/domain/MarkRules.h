@@ -22,6 +22,9 @@ struct ExpectedState {
     std::optional<qint64> status;     ///< nullopt: NULL
     std::optional<UtcMicros> updatedAt; ///< nullopt: NULL or unreadable text (then nothing matches)
     std::optional<qint64> version;    ///< only where the table has a version column
+    /// The stored status value exactly as read (RecordDetail::statusStored); the
+    /// compare-and-set compares it where set, else any stored spelling of `status`.
+    std::optional<QString> statusStored;
 };
 
 /// The compare-and-set expectation for `record` as loaded: its status code, its updated_at

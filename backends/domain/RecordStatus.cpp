@@ -1,5 +1,7 @@
 #include "RecordStatus.h"
 
+#include "SchemaMap.h"
+
 #include <QStringList>
 
 #include <cmath>
@@ -51,7 +53,29 @@ QString recordStatusName(RecordStatusCode code)
 
 StoredRecordStatus StoredRecordStatus::fromColumn(const QVariant &status)
 {
-    return {recordStatusCode(status), recordStatusText(status)};
+    const bool isNull = status.isNull() || !status.isValid();
+    return {recordStatusCode(status), recordStatusText(status), isNull ? std::nullopt : std::optional<QString>(status.toString())};
+}
+
+StoredRecordStatus StoredRecordStatus::fromMapped(const QVariant &status, const StatusMapping &mapping)
+{
+    // The seeds' codes: unknown integers keep their code ("UNKNOWN_CODE_7"), as always.
+    if (mapping == SchemaMap::defaults().records.statuses)
+        return fromColumn(status);
+    if (status.isNull() || !status.isValid())
+        return {std::nullopt, QStringLiteral("NULL"), std::nullopt};
+    StoredRecordStatus s;
+    s.stored = status.toString();
+    if (const std::optional<QString> name = mapping.decode(*s.stored)) {
+        if (const auto code = recordStatusFromText(*name))
+            s.code = qint64(*code);
+        s.text = *name;
+        return s;
+    }
+    // A value no spelling matches is unknown, even an integer that is a known code elsewhere:
+    // no code, so no rule ever reads it as a known status.
+    s.text = QStringLiteral("UNKNOWN_CODE_") + *s.stored;
+    return s;
 }
 
 std::optional<RecordStatusCode> StoredRecordStatus::known() const

@@ -7,6 +7,8 @@
 
 namespace triage {
 
+struct StatusMapping;
+
 /// idempotency_record.status codes (DESIGN.md §1).
 enum RecordStatusCode : int { Processing = 0, Success = 1, Failed = 2 };
 
@@ -29,8 +31,17 @@ QString recordStatusName(RecordStatusCode code);
 struct StoredRecordStatus {
     std::optional<qint64> code;
     QString text;
-    /// Reads a status column value (never rounds, never maps an unknown code to a known one).
+    /// The value exactly as stored, as text ("1", "DONE "); nullopt for NULL. What a
+    /// compare-and-set compares (DESIGN.md §10: the exact raw value the operator saw).
+    std::optional<QString> stored;
+    /// Reads a status column value of the default integer encoding (never rounds, never
+    /// maps an unknown code to a known one).
     static StoredRecordStatus fromColumn(const QVariant &status);
+    /// Reads a status column value through the mapping (SchemaMap.h): a stored spelling of a
+    /// console status gives its code and name; a value no spelling matches keeps its
+    /// integer code for integer encodings (nullopt for text) and reads
+    /// "UNKNOWN_CODE_<stored value>"; NULL reads "NULL".
+    static StoredRecordStatus fromMapped(const QVariant &status, const StatusMapping &mapping);
     /// The code when the console knows it (0, 1, 2), else nullopt (unknown code, NULL, non-integer).
     std::optional<RecordStatusCode> known() const;
     bool operator==(const StoredRecordStatus &) const = default;

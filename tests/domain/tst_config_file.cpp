@@ -272,8 +272,11 @@ void TstConfigFile::exampleUncommentedIsValid()
     for (const ConfigKey &k : configKeys())
         names << (k.compensationSuffix ? QStringLiteral("compensation_cancel_ticket_") + k.name : k.name);
     int uncommented = 0;
+    bool inMap = false; // the mapping sections show their defaults and stay commented
     for (QString &l : lines) {
-        if (!l.startsWith(QLatin1String("; ")))
+        if (l.startsWith(QLatin1Char('[')))
+            inMap = l.endsWith(QLatin1String(".map]"));
+        if (!l.startsWith(QLatin1String("; ")) || inMap)
             continue;
         const QString body = l.mid(2);
         const QString key = body.section(QLatin1Char('='), 0, 0);
