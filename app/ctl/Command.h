@@ -75,5 +75,6 @@ std::unique_ptr<Command> makeCompensateCommand();
 std::unique_ptr<Command> makeCompensationsCommand();
 std::unique_ptr<Command> makeAuditCommand();
 std::unique_ptr<Command> makeDoctorCommand();
+std::unique_ptr<Command> makeMapCommand();
 
 } // namespace triage::ctl

@@ -30,7 +30,7 @@ int compensationExitCode(const CompensationOutcome &o)
     case K::Unknown: return ExitUpstream;
     case K::Failed: return ExitRefused;
     case K::Refused: return o.configError ? ExitUsage : ExitRefused;
-    case K::Error: return o.dbError && o.dbError->kind == DbError::Kind::Config ? ExitUsage : ExitDatabase;
+    case K::Error: return o.dbError ? exitCodeFor(*o.dbError) : ExitDatabase;
     case K::NotFound: return ExitUsage;
     }
     return ExitDatabase;

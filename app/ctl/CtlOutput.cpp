@@ -15,6 +15,15 @@ int combinedExitCode(const QSet<int> &codes)
     return ExitOk;
 }
 
+int exitCodeFor(const DbError &error)
+{
+    switch (error.kind) {
+    case DbError::Kind::Config: return ExitUsage;
+    case DbError::Kind::Refused: return ExitRefused;
+    default: return ExitDatabase;
+    }
+}
+
 std::optional<Format> formatFromText(const QString &text)
 {
     const QString f = text.trimmed().toLower();
@@ -54,7 +63,7 @@ int Output::dbFailure(const DbError &error, const QString &hint)
     message(error.message);
     if (!hint.isEmpty())
         message(QStringLiteral("hint: ") + hint);
-    return error.kind == DbError::Kind::Config ? ExitUsage : ExitDatabase;
+    return exitCodeFor(error);
 }
 
 void Output::printSummary(const QStringList &keys, const QVariantList &values, const QString &sentence)

@@ -23,6 +23,10 @@ enum ExitCode : int {
     ExitUpstream = 5, ///< upstream unusable or timed out, or a compensation left UNKNOWN
 };
 
+/// The exit code of a database failure (DESIGN.md §5): 1 for a configuration error, 4 for a
+/// write a safety rule refused (the console schema version, DESIGN.md §10), else 2.
+int exitCodeFor(const DbError &error);
+
 /// The exit code of a run of several outcomes (bulk mark): the first of 2, 5, 4, 3 that
 /// `codes` holds, else 0 (DESIGN.md §5).
 int combinedExitCode(const QSet<int> &codes);
@@ -48,8 +52,7 @@ public:
     void message(const QString &text);
     /// Reports a usage error (`text` and the hint to run --help); returns ExitUsage.
     int usage(const QString &text);
-    /// Reports `error` (and "hint: …" when given); ExitUsage for a configuration error,
-    /// else ExitDatabase.
+    /// Reports `error` (and "hint: …" when given); returns exitCodeFor(error).
     int dbFailure(const DbError &error, const QString &hint = QString());
     /// A one-row result (init-schema, seed-demo): `sentence` in the table format, an
     /// object of `keys` → `values` in json, a header row and one row in csv.

@@ -1,4 +1,5 @@
-// triagectl doctor: the indexes the queues need, in the live databases.
+// triagectl doctor: the mapping against the live catalog and the indexes the queues need
+// (DESIGN.md §5, §10).
 #include "Command.h"
 #include "CommandOptions.h"
 
@@ -19,11 +20,15 @@ public:
     {
         static const CommandSpec s{
             QStringLiteral("doctor"), QStringLiteral("doctor"),
-            QStringLiteral("Check that every index the queues and views need exists."),
+            QStringLiteral("Check the mapping and every index the queues and views need."),
             QStringLiteral("doctor"),
-            QStringLiteral("Inspect the live databases: for every index the queues and views need, say whether it\n"
-                           "exists, which statement creates it if not, and (PostgreSQL, MySQL) the plan the queue's\n"
-                           "first-page query gets now. Exit 0 when all are present, 4 when one is missing."),
+            QStringLiteral("Inspect the live databases: check the [*.map] mapping against the catalog (each mapped\n"
+                           "table and column exists, with a type the console can read for its role: one line per\n"
+                           "problem naming the config key); then for every index the queues and views need, say\n"
+                           "whether it exists, which statement creates it if not (CREATE INDEX CONCURRENTLY on\n"
+                           "PostgreSQL: the console never creates one on the agents' tables), and (PostgreSQL,\n"
+                           "MySQL) the plan the queue's first-page query gets now. Exit 0 when all is well, 1 when\n"
+                           "the mapping does not match the databases, 4 when an index is missing."),
             {}, 0, QString(), false};
         return s;
     }
@@ -31,11 +36,13 @@ public:
     int run(Workspace &workspace, const CommandContext &c) override
     {
         QVector<IndexFinding> all;
+        QStringList problems;
         for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
-            const auto o = inspectIndexes(workspace, role).result();
+            const auto o = checkStore(workspace, role).result();
             if (!o.ok())
                 return c.out.dbFailure(*o.error);
-            all += *o;
+            problems += o->mappingProblems;
+            all += o->indexes;
         }
         bool missing = false;
         for (const IndexFinding &f : all)
@@ -56,7 +63,8 @@ public:
                 a.append(o);
             }
             QJsonObject doc;
-            doc.insert(QStringLiteral("ok"), !missing);
+            doc.insert(QStringLiteral("ok"), !missing && problems.isEmpty());
+            doc.insert(QStringLiteral("mapping_problems"), QJsonArray::fromStringList(problems));
             doc.insert(QStringLiteral("indexes"), a);
             c.out.print(QJsonDocument(doc).toJson(QJsonDocument::Indented));
             break;
@@ -64,6 +72,8 @@ public:
         case Format::Csv:
         case Format::Table: {
             QByteArray out;
+            for (const QString &p : std::as_const(problems))
+                out += (p + QLatin1Char('\n')).toUtf8();
             for (const IndexFinding &f : all) {
                 const QString where = QStringLiteral("%1(%2)").arg(f.need.table, f.need.columns.join(QStringLiteral(", ")));
                 if (f.present)
@@ -75,12 +85,17 @@ public:
                 if (!f.plan.isEmpty())
                     out += QStringLiteral("         plan now: %1\n").arg(f.plan).toUtf8();
             }
-            out += missing ? "some indexes are missing: run the fix statements (or `triagectl init-schema`)\n"
-                           : "every index the queues need is present\n";
+            if (!problems.isEmpty())
+                out += "the mapping does not match the databases: fix the [*.map] keys named above\n";
+            else
+                out += missing ? "some indexes are missing: run the fix statements (or `triagectl init-schema`)\n"
+                               : "every index the queues need is present\n";
             c.out.print(out);
             break;
         }
         }
+        if (!problems.isEmpty())
+            return ExitUsage;
         return missing ? ExitRefused : ExitOk;
     }
 };

@@ -27,7 +27,7 @@ namespace {
 int markExitCode(const Outcome<MarkResult> &o)
 {
     if (!o.ok())
-        return o.error->kind == DbError::Kind::Config ? ExitUsage : ExitDatabase;
+        return exitCodeFor(*o.error);
     switch (o->kind) {
     case MarkResult::Kind::Applied:
     case MarkResult::Kind::DryRun: return ExitOk;

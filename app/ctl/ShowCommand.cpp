@@ -200,7 +200,7 @@ public:
         int code = ExitOk;
         for (const DbError &e : detail.errors) {
             c.out.message(e.message);
-            const int failure = e.kind == DbError::Kind::Config ? ExitUsage : ExitDatabase;
+            const int failure = exitCodeFor(e);
             code = code == ExitDatabase ? code : failure;
         }
         return code;

@@ -76,7 +76,7 @@ const std::vector<CommandFactory> &commandTable()
     static const std::vector<CommandFactory> table = {
         &makeInitSchemaCommand, &makeSeedDemoCommand, &makeListCommand,       &makeShowCommand,
         &makeMarkCommand,       &makeQueryCommand,    &makeDuplicatesCommand, &makeCompensateCommand,
-        &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand,
+        &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand, &makeMapCommand,
     };
     return table;
 }
@@ -154,8 +154,9 @@ QString Triagectl::helpText() const
         "  2  connection or database error, including missing privileges (the message names the store)\n"
         "  3  conflict: someone else's change wins (a compare-and-set matched no row, or the\n"
         "     compensation already exists)\n"
-        "  4  refused by a safety rule, including --read-only for every writing command;\n"
-        "     doctor: an index the queues need is missing\n"
+        "  4  refused by a safety rule, including --read-only for every writing command and a\n"
+        "     database whose console schema is newer than this build's;\n"
+        "     doctor: an index the queues need is missing (1: the mapping does not match)\n"
         "  5  upstream unusable or timed out (query), or a compensation left UNKNOWN\n");
     return text;
 }
@@ -214,7 +215,7 @@ int Triagectl::checkShape(const Command &command, const QStringList &args)
 int Triagectl::run(const QStringList &arguments)
 {
     static const QString commandNames =
-        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit or doctor");
+        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor or map");
     if (!m_parser.parse(arguments))
         return m_output.usage(m_parser.errorText());
     const QStringList positional = m_parser.positionalArguments();

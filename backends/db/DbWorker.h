@@ -116,6 +116,7 @@ private:
                 // (inside an aborted PostgreSQL transaction it would fail and look like a drop).
                 const DbError::Kind k = e.error.kind;
                 if (k == DbError::Kind::Config || k == DbError::Kind::Cancelled || k == DbError::Kind::StatementTimeout
+                    || k == DbError::Kind::Refused
                     || m_session->alive())
                     return Outcome<T>::failure(e.error);
                 // The statement failed because the connection is gone.

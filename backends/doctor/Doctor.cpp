@@ -1,5 +1,7 @@
 #include "Doctor.h"
 
+#include "Catalog.h"
+#include "SchemaSql.h"
 #include "Workspace.h"
 
 #include <QSqlQuery>
@@ -7,112 +9,249 @@
 
 namespace triage {
 
-QVector<IndexNeed> indexNeeds()
+namespace {
+
+/// One mapped column of a table: its config key and its name ("" = the table has none).
+struct MappedColumn {
+    const char *key;
+    QString name;
+};
+
+/// What doctor checks of one store's mapped table.
+struct MappedTable {
+    QString section;             ///< "idempotency.map"
+    QString table;
+    bool isDefault = false;      ///< the mapping is the default one for this store
+    QVector<MappedColumn> columns;
+    QStringList timeColumns;     ///< the columns read with `time`
+    TimeMapping time;
+    QString status;              ///< the status column
+    StatusMapping statuses;
+    bool statusTypeKey = false;  ///< the section has status_type (records only)
+};
+
+MappedTable mappedTable(const SchemaMap &map, DbRole role)
 {
-    // The fix statements use the names init-schema gives (resources/schema/), so running
-    // a fix and then init-schema never leaves two copies of one index.
-    auto need = [](DbRole role, const char *table, QStringList cols, const char *indexName, QStringList indexCols,
-                   const char *usedBy) {
-        IndexNeed n{role, QString::fromLatin1(table), cols, QString::fromLatin1(usedBy), {}};
-        n.createSql = QStringLiteral("CREATE INDEX %1 ON %2 (%3)")
-                          .arg(QString::fromLatin1(indexName), n.table, indexCols.join(QStringLiteral(", ")));
-        return n;
-    };
-    const QStringList statusUpdated = {QStringLiteral("status"), QStringLiteral("updated_at"), QStringLiteral("id")};
-    const QStringList keyCreated = {QStringLiteral("idem_key"), QStringLiteral("created_at"), QStringLiteral("id")};
-    return {
-        need(DbRole::Idempotency, "idempotency_record", statusUpdated, "idx_idempotency_record_status_updated", statusUpdated,
-             "Unknown / In flight / Failed / Succeeded queues (status filter, keyset on updated_at, id)"),
-        need(DbRole::Idempotency, "idempotency_record", {QStringLiteral("idem_key")}, "idx_idempotency_record_key",
-             {QStringLiteral("idem_key")}, "detail view and marks (lookup by key)"),
-        need(DbRole::Idempotency, "triage_audit", {QStringLiteral("idem_key")}, "idx_triage_audit_key_at",
-             {QStringLiteral("idem_key"), QStringLiteral("at"), QStringLiteral("id")}, "key timeline (operator actions)"),
-        need(DbRole::Intent, "intent_log", keyCreated, "idx_intent_log_key_created", keyCreated,
-             "detail view attempts and the latest-attempt test of the Unknown / Escalated queues"),
-        need(DbRole::Intent, "intent_log", statusUpdated, "idx_intent_log_status_updated", statusUpdated,
-             "Unknown / Escalated queues (intent steps)"),
-        need(DbRole::Ticket, "ticket", {QStringLiteral("idem_key")}, "idx_ticket_idem_key", {QStringLiteral("idem_key")},
-             "detail view tickets and duplicate-key groups"),
-        need(DbRole::Ticket, "ticket", {QStringLiteral("created_at")}, "idx_ticket_created",
-             {QStringLiteral("created_at"), QStringLiteral("id")},
-             "Duplicate keys queue (creation-time window scan, newest first)"),
-    };
+    const SchemaMap defaults = SchemaMap::defaults();
+    MappedTable t;
+    switch (role) {
+    case DbRole::Idempotency: {
+        const RecordTableMap &r = map.records;
+        t = {QStringLiteral("idempotency.map"), r.table, r == defaults.records,
+             {{"id", r.id}, {"idem_key", r.key}, {"biz_type", r.bizType}, {"status", r.status}, {"result_snapshot", r.snapshot},
+              {"created_at", r.createdAt}, {"updated_at", r.updatedAt}, {"expire_at", r.expireAt}, {"tenant", r.tenant}},
+             {r.createdAt, r.updatedAt, r.expireAt}, r.time, r.status, r.statuses, true};
+        break;
+    }
+    case DbRole::Intent: {
+        const IntentTableMap &i = map.intents;
+        t = {QStringLiteral("intent.map"), i.table, i == defaults.intents,
+             {{"id", i.id}, {"task_id", i.taskId}, {"step_id", i.stepId}, {"action", i.action}, {"idem_key", i.key},
+              {"status", i.status}, {"request", i.request}, {"response", i.response}, {"error", i.error},
+              {"state_before", i.stateBefore}, {"state_after", i.stateAfter}, {"actor", i.actor}, {"created_at", i.createdAt},
+              {"updated_at", i.updatedAt}},
+             {i.createdAt, i.updatedAt}, i.time, i.status, i.statuses, false};
+        break;
+    }
+    case DbRole::Ticket: {
+        const TicketTableMap &k = map.tickets;
+        t = {QStringLiteral("ticket.map"), k.table, k == defaults.tickets,
+             {{"id", k.id}, {"idem_key", k.key}, {"tenant_id", k.tenant}, {"title", k.title}, {"status", k.status},
+              {"payload", k.payload}, {"created_at", k.createdAt}, {"updated_at", k.updatedAt}},
+             {k.createdAt, k.updatedAt}, k.time, k.status, k.statuses, false};
+        break;
+    }
+    }
+    return t;
 }
+
+/// What a time column of `encoding` needs on `dialect`, or "" when `kind` will do.
+QString timeNeeds(Dialect d, TimeEncoding encoding, const CatalogColumn &c)
+{
+    const ColumnKind k = c.kind;
+    switch (encoding) {
+    case TimeEncoding::EpochSeconds:
+    case TimeEncoding::EpochMillis:
+        return k == ColumnKind::Integer ? QString() : QStringLiteral("an integer type");
+    case TimeEncoding::IsoText:
+        return k == ColumnKind::Text ? QString() : QStringLiteral("a text type");
+    case TimeEncoding::Native:
+        switch (d) {
+        case Dialect::PostgreSql:
+            return k == ColumnKind::Zoned || k == ColumnKind::Unzoned ? QString()
+                                                                       : QStringLiteral("timestamptz (or a timestamp holding UTC)");
+        case Dialect::MySql:
+            return k == ColumnKind::Unzoned || k == ColumnKind::Zoned ? QString() : QStringLiteral("DATETIME or TIMESTAMP (UTC)");
+        case Dialect::Sqlite:
+            return k == ColumnKind::Text || k == ColumnKind::Unzoned || c.type.isEmpty() ? QString()
+                                                                                         : QStringLiteral("text (ISO-8601 UTC)");
+        }
+        break;
+    case TimeEncoding::Local:
+        switch (d) {
+        case Dialect::PostgreSql:
+            return k == ColumnKind::Unzoned ? QString() : QStringLiteral("timestamp without time zone");
+        case Dialect::MySql: return k == ColumnKind::Unzoned ? QString() : QStringLiteral("DATETIME");
+        case Dialect::Sqlite:
+            return k == ColumnKind::Text || k == ColumnKind::Unzoned || c.type.isEmpty() ? QString() : QStringLiteral("text");
+        }
+        break;
+    }
+    return {};
+}
+
+QString fold(const QString &s, bool ignoreCase)
+{
+    return ignoreCase ? s.trimmed().toUpper() : s;
+}
+
+/// The problems of the status column `c` for `m` (see doctor_sql::mappingProblems()).
+QStringList statusProblems(const MappedTable &m, const CatalogColumn &c)
+{
+    const QString where = QStringLiteral("[%1] status: column %2.%3 is %4").arg(m.section, m.table, m.status, c.type);
+    if (!m.statuses.text) {
+        if (c.kind != ColumnKind::Integer)
+            return {where + QStringLiteral(", but status_type = integer needs an integer type")};
+        return {};
+    }
+    if (c.kind == ColumnKind::Text)
+        return {};
+    if (c.kind == ColumnKind::Enum) {
+        QStringList problems;
+        QStringList labels;
+        for (const QString &l : c.labels)
+            labels << fold(l, m.statuses.ignoreCase);
+        for (auto it = m.statuses.spellings.cbegin(); it != m.statuses.spellings.cend(); ++it)
+            for (const QString &s : *it)
+                if (!labels.contains(fold(s, m.statuses.ignoreCase)))
+                    problems << QStringLiteral("[%1] status_%2: \"%3\" is not a label of %4 %5.%6 (labels: %7)")
+                                    .arg(m.section, it.key().toLower(), s,
+                                         c.enumType.isEmpty() ? QStringLiteral("the ENUM of column")
+                                                              : QStringLiteral("enum %1 of column").arg(c.enumType),
+                                         m.table, m.status, c.labels.join(QStringLiteral(", ")));
+        return problems;
+    }
+    bool allIntegers = true;
+    for (const QStringList &spellings : m.statuses.spellings)
+        for (const QString &s : spellings) {
+            bool ok = false;
+            s.trimmed().toLongLong(&ok);
+            allIntegers = allIntegers && ok;
+        }
+    if (c.kind == ColumnKind::Integer && allIntegers)
+        return {};
+    return {where + (m.statusTypeKey ? QStringLiteral(", but status_type = text needs a text or enum column")
+                                     : QStringLiteral(", but the status spellings are text: it needs a text or enum column"))};
+}
+
+/// The catalog column named `name` (PostgreSQL: exact, as sqlName() keeps the case of a
+/// name that is not plain lower-case; elsewhere case-insensitive), or null.
+const CatalogColumn *findColumn(Dialect d, const QVector<CatalogColumn> &columns, const QString &name)
+{
+    for (const CatalogColumn &c : columns)
+        if (d == Dialect::PostgreSql ? c.name == name : c.name.compare(name, Qt::CaseInsensitive) == 0)
+            return &c;
+    return nullptr;
+}
+
+} // namespace
 
 namespace doctor_sql {
 
-QVector<QPair<QString, QStringList>> indexesOf(DbSession &session, const QString &table)
+QStringList mappingProblems(DbSession &session, const SchemaMap &map)
 {
-    SqlBuilder b;
-    QString sql;
-    switch (session.dialect().kind()) {
-    case Dialect::PostgreSql:
-        sql = QStringLiteral(
-                  "SELECT i.relname, string_agg(a.attname, ',' ORDER BY k.ord) FROM pg_index x "
-                  "JOIN pg_class t ON t.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid "
-                  "CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, ord) "
-                  "JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum "
-                  "WHERE t.relname = %1 AND t.relnamespace = to_regnamespace(current_schema()) GROUP BY i.relname")
-                  .arg(b.bind(table));
-        break;
-    case Dialect::MySql:
-        sql = QStringLiteral("SELECT INDEX_NAME, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX SEPARATOR ',') "
-                             "FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %1 "
-                             "GROUP BY INDEX_NAME")
-                  .arg(b.bind(table));
-        break;
-    case Dialect::Sqlite:
-        sql = QStringLiteral("SELECT il.name, (SELECT group_concat(name, ',') FROM (SELECT ii.name FROM "
-                             "pragma_index_info(il.name) ii ORDER BY ii.seqno)) FROM pragma_index_list(%1) il")
-                  .arg(b.bind(table));
-        break;
+    const Dialect d = session.dialect().kind();
+    const MappedTable m = mappedTable(map, session.role());
+    const auto columns = catalog_sql::columnsOf(session, m.table);
+    if (!columns) {
+        // A default table that does not exist is init-schema's to create (the index findings say so).
+        if (m.isDefault)
+            return {};
+        return {QStringLiteral("[%1] table: table %2 does not exist").arg(m.section, m.table)};
     }
-    QSqlQuery q = session.exec(sql, b);
-    QVector<QPair<QString, QStringList>> out;
-    while (q.next())
-        out.append({q.value(0).toString(), q.value(1).toString().split(QLatin1Char(','), Qt::SkipEmptyParts)});
-    return out;
+    QStringList problems;
+    for (const MappedColumn &mc : m.columns) {
+        if (mc.name.isEmpty())
+            continue;
+        const CatalogColumn *c = findColumn(d, *columns, mc.name);
+        if (!c) {
+            problems << QStringLiteral("[%1] %2: column %3.%4 does not exist").arg(m.section, QString::fromLatin1(mc.key), m.table, mc.name);
+            continue;
+        }
+        if (!mc.name.isEmpty() && m.timeColumns.contains(mc.name)) {
+            if (const QString needs = timeNeeds(d, m.time.encoding, *c); !needs.isEmpty())
+                problems << QStringLiteral("[%1] %2: column %3.%4 is %5, but time = %6 needs %7")
+                                .arg(m.section, QString::fromLatin1(mc.key), m.table, mc.name, c->type,
+                                     timeEncodingName(m.time.encoding), needs);
+        }
+        if (mc.name == m.status)
+            problems << statusProblems(m, *c);
+    }
+    return problems;
 }
 
-QVector<IndexFinding> inspect(DbSession &session)
+QVector<IndexFinding> inspect(DbSession &session, const SchemaMap &map)
 {
+    const Dialect d = session.dialect().kind();
+    const MappedTable m = mappedTable(map, session.role());
+    // The mapped table's columns once (nullopt: no such table).
+    const auto mappedColumns = catalog_sql::columnsOf(session, m.table);
     QVector<IndexFinding> findings;
-    for (const IndexNeed &need : indexNeeds()) {
-        if (need.role != session.role())
-            continue;
+    for (const IndexNeed &need : indexNeeds(map, d, session.role())) {
         IndexFinding f;
         f.need = need;
         f.fix = need.createSql;
-        if (session.dialect().kind() == Dialect::PostgreSql && need.table == QLatin1String("idempotency_record")
-            && need.columns == QStringList{QStringLiteral("idem_key")})
-            f.fix = QStringLiteral("CREATE INDEX idx_idempotency_record_key_prefix ON idempotency_record (idem_key text_pattern_ops)");
-        if (!session.hasTable(need.table)) {
+        const auto columns = need.agents ? mappedColumns : catalog_sql::columnsOf(session, need.table);
+        if (!columns) {
+            if (need.agents && !m.isDefault)
+                continue; // a mapping problem ("[x.map] table: … does not exist")
             f.fix = QStringLiteral("table %1 does not exist: run `triagectl init-schema`").arg(need.table);
             findings.append(f);
             continue;
         }
-        for (const auto &[name, cols] : indexesOf(session, need.table)) {
-            if (cols.size() >= need.columns.size()) {
-                bool prefix = true;
-                for (int i = 0; i < need.columns.size(); ++i)
-                    prefix = prefix && cols[i].compare(need.columns[i], Qt::CaseInsensitive) == 0;
-                if (prefix) {
-                    f.present = true;
-                    f.satisfiedBy = name;
-                    f.fix.clear();
-                    break;
-                }
+        bool known = true;
+        for (const QString &c : need.columns)
+            known = known && findColumn(d, *columns, c);
+        if (!known)
+            continue; // a mapping problem ("[x.map] <key>: column … does not exist")
+        for (const CatalogIndex &index : catalog_sql::indexesOf(session, need.table)) {
+            if (index.columns.size() < need.columns.size())
+                continue;
+            bool prefix = true;
+            for (int i = 0; i < need.columns.size(); ++i)
+                prefix = prefix && index.columns[i].compare(need.columns[i], Qt::CaseInsensitive) == 0;
+            if (prefix) {
+                f.present = true;
+                f.satisfiedBy = index.name;
+                f.fix.clear();
+                break;
             }
         }
-        if (need.columns.first() == QLatin1String("status") && session.dialect().kind() != Dialect::Sqlite) {
-            // What the planner does with the queue's first-page query right now.
-            const QString probe = QStringLiteral("EXPLAIN SELECT id FROM %1 WHERE status = %2 ORDER BY updated_at, id LIMIT 50")
-                                      .arg(need.table, need.table == QLatin1String("intent_log") ? QStringLiteral("'UNKNOWN'")
-                                                                                                  : QStringLiteral("0"));
-            QSqlQuery q = session.queryDirect(probe);
+        const bool statusQueue = need.agents && need.role != DbRole::Ticket && need.columns.first() == m.status;
+        if (statusQueue && d != Dialect::Sqlite) {
+            // What the planner does with the queue's first-page query right now (UNKNOWN: the
+            // stale PROCESSING records and the UNKNOWN intent steps).
+            SqlBuilder b;
+            QString condition;
+            QString updated;
+            QString id;
+            if (need.role == DbRole::Idempotency) {
+                const RecordSql r(d, map.records);
+                condition = r.statuses.isAny(b, r.status, {QStringLiteral("PROCESSING")});
+                updated = r.updatedAt;
+                id = r.id;
+            } else {
+                const IntentSql i(d, map.intents);
+                condition = i.statuses.isAny(b, i.status, {QStringLiteral("UNKNOWN")});
+                updated = i.updatedAt;
+                id = i.id;
+            }
+            const QString probe = QStringLiteral("EXPLAIN SELECT %1 FROM %2 WHERE %3 ORDER BY %4, %1 LIMIT 50")
+                                      .arg(id, sqlName(d, need.table), condition, updated);
+            QSqlQuery q = session.exec(probe, b);
             QStringList lines;
             while (q.next()) {
-                if (session.dialect().kind() == Dialect::PostgreSql) {
+                if (d == Dialect::PostgreSql) {
                     lines << q.value(0).toString().trimmed();
                 } else {
                     const QSqlRecord r = q.record();
@@ -129,9 +268,21 @@ QVector<IndexFinding> inspect(DbSession &session)
 
 } // namespace doctor_sql
 
+QFuture<Outcome<StoreCheck>> checkStore(Workspace &workspace, DbRole role)
+{
+    const SchemaMap map = workspace.config().schema;
+    return workspace.worker(role).run<StoreCheck>([map](DbSession &s) {
+        StoreCheck c;
+        c.mappingProblems = doctor_sql::mappingProblems(s, map);
+        c.indexes = doctor_sql::inspect(s, map);
+        return c;
+    });
+}
+
 QFuture<Outcome<QVector<IndexFinding>>> inspectIndexes(Workspace &workspace, DbRole role)
 {
-    return workspace.worker(role).run<QVector<IndexFinding>>(&doctor_sql::inspect);
+    const SchemaMap map = workspace.config().schema;
+    return workspace.worker(role).run<QVector<IndexFinding>>([map](DbSession &s) { return doctor_sql::inspect(s, map); });
 }
 
 } // namespace triage

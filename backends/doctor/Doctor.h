@@ -1,6 +1,8 @@
 #pragma once
 
 #include "DbSession.h"
+#include "IndexNeeds.h"
+#include "SchemaMap.h"
 
 #include <QFuture>
 #include <QString>
@@ -11,40 +13,53 @@ namespace triage {
 
 class Workspace;
 
-/// One index a queue or view needs (resources/schema/ documents them per dialect).
-struct IndexNeed {
-    DbRole role;
-    QString table;
-    QStringList columns;  ///< leading columns an index must start with, in order
-    QString usedBy;       ///< "Unknown / In flight / Failed / Succeeded queues", …
-    QString createSql;    ///< the statement that fixes it (PostgreSQL spelling; see fix)
-};
-
-/// The finding for one need.
+/// The finding for one index need (IndexNeeds.h).
 struct IndexFinding {
     IndexNeed need;
     bool present = false;
     QString satisfiedBy;  ///< the index that serves it, when present
-    QString fix;          ///< CREATE INDEX statement for this database's dialect, when missing
+    /// When missing: the statement that creates it (need.createSql: CREATE INDEX CONCURRENTLY
+    /// on PostgreSQL), or for a default table that does not exist the hint to run init-schema.
+    QString fix;
     QString plan;         ///< PostgreSQL/MySQL: the access path EXPLAIN chose for the queue's query, if probed
 };
 
-/// The indexes the console's queues and views rely on (DESIGN.md §2).
-QVector<IndexNeed> indexNeeds();
+/// What doctor found on one store (DESIGN.md §5 `doctor`, §10).
+struct StoreCheck {
+    /// The mapping against the live catalog: one line per problem, naming the config key
+    /// ("[ticket.map] payload: column orders.body does not exist"). Any → exit 1.
+    QStringList mappingProblems;
+    /// The indexes the queues need on the mapped columns. A missing one → exit 4.
+    QVector<IndexFinding> indexes;
+};
 
 namespace doctor_sql {
-/// Lists the indexes of `table` as "name → comma-separated columns in order".
+/// Checks `map`'s table of `session`'s role against the live catalog: the table and each
+/// mapped column exist (a default table that does not exist at all is left to the index
+/// findings: run init-schema), and each time and status column has a type the console can
+/// read for its role: epoch_s / epoch_ms an integer type, native a timestamp (PostgreSQL
+/// timestamptz or timestamp, MySQL/MariaDB DATETIME or TIMESTAMP, SQLite text), local a
+/// timestamp without zone, iso_text text; integer status_type an integer column, text
+/// statuses a text or enum column (or an integer one when every spelling is an integer); an
+/// enum column must have every mapped spelling among its labels. One
+/// "[<section>] <key>: …" line per problem, in the order of the section's keys.
 /// Throws DbException.
-QVector<QPair<QString, QStringList>> indexesOf(DbSession &session, const QString &table);
-/// Checks every need of `session`'s role: present (an index whose leading columns match)
-/// or missing with the statement that fixes it; for the record queues also reports the
-/// plan EXPLAIN chooses (a full scan shows as "Seq Scan" / "type ALL"). A table that does
-/// not exist is reported as missing with the hint to run init-schema. Throws DbException.
-QVector<IndexFinding> inspect(DbSession &session);
+QStringList mappingProblems(DbSession &session, const SchemaMap &map);
+/// Checks every index need of `session`'s role (indexNeeds() of `map`): present (an index
+/// whose leading columns match) or missing with the statement that fixes it; for the
+/// status queues also reports the plan EXPLAIN chooses (a full scan shows as "Seq Scan" /
+/// "type ALL"). A default table that does not exist is reported as missing with the hint to
+/// run init-schema; a need on a mapped table or column that does not exist is left out (it
+/// is a mapping problem). Throws DbException.
+QVector<IndexFinding> inspect(DbSession &session, const SchemaMap &map);
 } // namespace doctor_sql
 
+/// doctor_sql::mappingProblems() and inspect() on the worker of `role`'s store with the
+/// workspace's mapping, or the store's error (DESIGN.md §5 `doctor`, §10).
+QFuture<Outcome<StoreCheck>> checkStore(Workspace &workspace, DbRole role);
+
 /// doctor_sql::inspect() on the worker of `role`'s store: its index findings, or the
-/// store's error (DESIGN.md §2, §5 `doctor`).
+/// store's error.
 QFuture<Outcome<QVector<IndexFinding>>> inspectIndexes(Workspace &workspace, DbRole role);
 
 } // namespace triage

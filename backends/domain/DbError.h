@@ -29,6 +29,10 @@ struct DbError {
         /// limit in milliseconds when it is known. Not a connection loss, never retried.
         /// CLI exit 2.
         StatementTimeout,
+        /// A safety rule refused the write before anything changed: the database's console
+        /// schema is newer than this build's (ConsoleSchema.h, DESIGN.md §10). The connection
+        /// is fine and reading still works. CLI exit 4.
+        Refused,
     };
     DbRole role = DbRole::Idempotency;
     Kind kind = Kind::Statement;

@@ -1,6 +1,7 @@
 #include "Audit.h"
 
 #include "ColumnText.h"
+#include "ConsoleSchema.h"
 
 #include <QSqlQuery>
 
@@ -51,6 +52,9 @@ namespace audit_sql {
 
 qint64 insert(DbSession &session, const AuditEntry &entry)
 {
+    // Every operator action is audited here: a console older than the database's console
+    // schema writes nothing (DESIGN.md §10 "Schema version").
+    requireKnownConsoleSchema(session);
     const AuditEntry e = boundedAuditEntry(entry);
     const SqlDialect &d = session.dialect();
     SqlBuilder b;

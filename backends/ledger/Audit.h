@@ -17,7 +17,8 @@ QString auditDbUser(const ConnectionProfile &profile);
 namespace audit_sql {
 /// Inserts one audit row in the session's current transaction (or autocommit), bounded by
 /// boundedAuditEntry(). `at` is the server's clock. Returns the new row's id. Throws
-/// DbException (e.g. a reason longer than the column: the caller rolls back).
+/// DbException (e.g. a reason longer than the column: the caller rolls back; kind Refused
+/// when the database's console schema is newer than this build's: requireKnownConsoleSchema()).
 qint64 insert(DbSession &session, const AuditEntry &entry);
 /// Reads audit rows, oldest first. Throws DbException.
 QVector<AuditEntry> read(DbSession &session, const AuditQuery &query);

@@ -1,6 +1,7 @@
 #include "CompensationSql.h"
 
 #include "ColumnText.h"
+#include "ConsoleSchema.h"
 #include "TimeText.h"
 
 #include <QSqlQuery>
@@ -100,6 +101,7 @@ QVector<CompensationAttemptRow> attempts(DbSession &session, const QString &comp
 
 CompensationRow insertIntent(DbSession &s, const CompensationRow &r)
 {
+    requireKnownConsoleSchema(s); // DESIGN.md §10 "Schema version"
     const SqlDialect &d = s.dialect();
     SqlBuilder b;
     const QString sql =
@@ -124,6 +126,7 @@ CompensationRow insertIntent(DbSession &s, const CompensationRow &r)
 
 qint64 beginSend(DbSession &s, const QString &compKey, int seenAttempts)
 {
+    requireKnownConsoleSchema(s); // DESIGN.md §10 "Schema version"
     const SqlDialect &d = s.dialect();
     s.begin();
     try {
@@ -153,6 +156,7 @@ qint64 beginSend(DbSession &s, const QString &compKey, int seenAttempts)
 void recordAttempt(DbSession &s, const QString &compKey, qint64 attemptId, const QString &kind,
                    const CompensationHttpResult &r, const QString &classification)
 {
+    requireKnownConsoleSchema(s); // DESIGN.md §10 "Schema version"
     const SqlDialect &d = s.dialect();
     SqlBuilder b;
     const QVariant status = r.gotResponse ? QVariant(r.status) : QVariant(QMetaType(QMetaType::Int));
@@ -174,6 +178,7 @@ void recordAttempt(DbSession &s, const QString &compKey, qint64 attemptId, const
 void setStatus(DbSession &s, const QString &compKey, CompensationStatus status, const QString &lastError,
                const QByteArray &response)
 {
+    requireKnownConsoleSchema(s); // DESIGN.md §10 "Schema version"
     SqlBuilder b;
     const QVariant resp = response.isNull() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(QString::fromUtf8(response));
     s.exec(QStringLiteral("UPDATE triage_compensation SET status = %1, updated_at = %2, last_error = %3, "

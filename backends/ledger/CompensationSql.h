@@ -23,7 +23,8 @@ struct CompensationQuery {
 /// triage_compensation_attempt). Runs on a worker's session; every value is bound; the
 /// statuses and classifications are written through their one name mapping
 /// (compensationStatusName(), sendClassName(), confirmClassName()). Each function throws
-/// DbException.
+/// DbException; each writer first refuses (kind Refused) on a database whose console schema
+/// is newer than this build's (requireKnownConsoleSchema(), DESIGN.md §10).
 namespace compensation_sql {
 /// Reads compensations, oldest first.
 QVector<CompensationRow> read(DbSession &session, const CompensationQuery &query);

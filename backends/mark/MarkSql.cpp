@@ -3,6 +3,7 @@
 #include "MarkSql.h"
 
 #include "CanonicalTicket.h"
+#include "ConsoleSchema.h"
 #include "JsonText.h"
 #include "Log.h"
 #include "RecordStatus.h"
@@ -181,6 +182,8 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     MarkResult res;
     res.idemKey = req.idemKey;
     res.requestId = req.requestId;
+    if (!req.dryRun)
+        requireKnownConsoleSchema(s); // before anything is read or written (DESIGN.md §10)
     // A retried request (after a dropped connection) finds its own audit row.
     if (const auto prior = audit_sql::byRequestId(s, req.requestId)) {
         res.kind = kindFromOutcome(prior->outcome);

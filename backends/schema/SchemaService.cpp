@@ -12,26 +12,30 @@ namespace triage {
 
 namespace {
 
+using Reports = QVector<SchemaStoreReport>;
+
 /// Runs createSchema() on `chain[index]`, then on the next worker, … (each a continuation
-/// of the one before: no pool thread waits). `total` counts the statements so far.
-QFuture<Outcome<int>> runChain(QThreadPool *pool, QVector<DbWorker *> chain, SchemaOptions options, int index, int total)
+/// of the one before: no pool thread waits). `done` holds the reports so far.
+QFuture<Outcome<Reports>> runChain(QThreadPool *pool, QVector<DbWorker *> chain, SchemaOptions options, SchemaMap map, int index,
+                                   Reports done)
 {
     if (index == chain.size())
-        return QtFuture::makeReadyFuture(Outcome<int>::success(total));
+        return QtFuture::makeReadyFuture(Outcome<Reports>::success(done));
     return chain[index]
-        ->run<int>([options](DbSession &s) { return int(createSchema(s, options).size()); }, DbWorker::Retry::Never)
+        ->run<SchemaStoreReport>([options, map](DbSession &s) { return createSchema(s, options, map); }, DbWorker::Retry::Never)
         .then(pool,
-              [=](const Outcome<int> &o) {
+              [=](const Outcome<SchemaStoreReport> &o) mutable {
                   if (!o.ok())
-                      return QtFuture::makeReadyFuture(o);
-                  return runChain(pool, chain, options, index + 1, total + *o);
+                      return QtFuture::makeReadyFuture(Outcome<Reports>::failure(*o.error));
+                  done.append(*o);
+                  return runChain(pool, chain, options, map, index + 1, done);
               })
         .unwrap();
 }
 
 } // namespace
 
-QFuture<Outcome<int>> initSchema(Workspace &ws, const SchemaOptions &options)
+QFuture<Outcome<SchemaReport>> initSchemaReport(Workspace &ws, const SchemaOptions &options)
 {
     QVector<QVector<DbWorker *>> chains;
     for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
@@ -44,21 +48,31 @@ QFuture<Outcome<int>> initSchema(Workspace &ws, const SchemaOptions &options)
             chains.append({&ws.worker(role)});
     }
     QThreadPool *pool = ws.mergePool();
-    QList<QFuture<Outcome<int>>> parts;
+    const SchemaMap map = ws.config().schema;
+    QList<QFuture<Outcome<Reports>>> parts;
     QList<QFuture<void>> all;
     for (const QVector<DbWorker *> &chain : std::as_const(chains)) {
-        parts << runChain(pool, chain, options, 0, 0);
+        parts << runChain(pool, chain, options, map, 0, {});
         all << QFuture<void>(parts.last());
     }
     return whenAllFinished(all).then(pool, [parts]() {
-        int total = 0;
+        SchemaReport report;
         for (const auto &f : parts) {
-            const Outcome<int> o = f.result(); // finished
+            const Outcome<Reports> o = f.result(); // finished
             if (!o.ok())
-                return o;
-            total += *o;
+                return Outcome<SchemaReport>::failure(*o.error);
+            report.stores += *o;
         }
-        return Outcome<int>::success(total);
+        std::sort(report.stores.begin(), report.stores.end(),
+                  [](const SchemaStoreReport &a, const SchemaStoreReport &b) { return int(a.role) < int(b.role); });
+        return Outcome<SchemaReport>::success(report);
+    });
+}
+
+QFuture<Outcome<int>> initSchema(Workspace &ws, const SchemaOptions &options)
+{
+    return initSchemaReport(ws, options).then(ws.mergePool(), [](const Outcome<SchemaReport> &o) {
+        return o.ok() ? Outcome<int>::success(o->statements()) : Outcome<int>::failure(*o.error);
     });
 }
 

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "DbSession.h"
+
+namespace triage {
+
+/// The console schema version this build knows (DESIGN.md §10 "Schema version"): the
+/// console-owned tables (triage_*) as resources/schema/ creates them. Raised by the release
+/// that changes them; init-schema records it in triage_meta (key schema_version).
+/// 1: triage_audit, triage_compensation, triage_compensation_attempt, triage_meta.
+constexpr int kConsoleSchemaVersion = 1;
+
+/// The key of the schema version row of triage_meta.
+inline QString consoleSchemaVersionKey()
+{
+    return QStringLiteral("schema_version");
+}
+
+/// The console schema version recorded in `session`'s database (triage_meta, key
+/// schema_version): 0 when the database has no triage_meta or no such row (a database an
+/// older init-schema created: allowed), -1 when the stored value is not a decimal integer.
+/// Reads the database every time (no memo). Throws DbException.
+int storedConsoleSchemaVersion(DbSession &session);
+
+/// Refuses to write to `session`'s database when it has a console schema version newer than
+/// kConsoleSchemaVersion, or one that cannot be read: throws DbException of kind Refused
+/// (triagectl exit 4) with "the <store> has console schema version 3; this build knows
+/// version 1: upgrade the console before writing". Reading is never refused. Checked once per
+/// connection (DbSession::memo; a re-opened connection checks again). Called by every write
+/// of the console before it changes anything: audit_sql::insert() (every operator action is
+/// audited in the idempotency database), the compensation_sql writers (intent-log database),
+/// mark_sql::apply() and init-schema (DESIGN.md §10).
+void requireKnownConsoleSchema(DbSession &session);
+
+/// The refusal requireKnownConsoleSchema() throws for a database at version `stored` (-1:
+/// unreadable) on `role`'s store.
+DbError consoleSchemaRefusal(DbRole role, int stored);
+
+} // namespace triage

@@ -1,0 +1,9 @@
+-- Console-owned facts about the console's own schema (DESIGN.md §10 "Schema version"), in the
+-- idempotency database and in the intent-log database (where triage_compensation lives).
+-- meta_key 'schema_version': the console schema version init-schema last brought the
+-- database to (a decimal integer). A console that knows an older version refuses to write.
+CREATE TABLE IF NOT EXISTS triage_meta (
+  meta_key    VARCHAR(64) NOT NULL PRIMARY KEY CHECK (length(meta_key) <= 64),
+  meta_value  VARCHAR(255) NOT NULL CHECK (length(meta_value) <= 255),
+  updated_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000Z')
+);
