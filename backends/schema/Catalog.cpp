@@ -299,6 +299,8 @@ QStringList distinctValues(DbSession &s, const QString &table, const QString &co
     QStringList out;
     while (q.next())
         out << text(q.value(0));
+    // The same order on every backend, whatever the column's collation.
+    std::sort(out.begin(), out.end());
     return out;
 }
 

@@ -54,7 +54,8 @@ QVector<CatalogIndex> indexesOf(DbSession &session, const QString &table);
 QStringList tablesOf(DbSession &session);
 /// True when `table` exists (a base table or view).
 bool tableExists(DbSession &session, const QString &table);
-/// Up to `limit` distinct non-null values of `column` in `table` as text, sorted, for
+/// Up to `limit` distinct non-null values of `column` in `table` as text (exact: case and
+/// spaces kept), sorted by code point, for
 /// map --suggest (column and table are catalog names, quoted by sqlName()).
 QStringList distinctValues(DbSession &session, const QString &table, const QString &column, int limit);
 /// The largest value of the integer column `column` of `table`; nullopt for an empty table.

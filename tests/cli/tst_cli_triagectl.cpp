@@ -741,7 +741,8 @@ void TstCliTriagectl::helpListsCommands()
         "  compensate KEY  Undo one side effect of a key through the upstream's API (idempotent, audited).\n"
         "  compensations   The compensations and their history.\n"
         "  audit           The audit trail of operator actions (triage_audit).\n"
-        "  doctor          Check that every index the queues and views need exists.\n"
+        "  doctor          Check the mapping and every index the queues and views need.\n"
+        "  map --suggest   Draft the [*.map] sections of the config from the databases' catalogs.\n"
         "Run \"triagectl COMMAND --help\" for a command's arguments and options.\n"
         "\n"
         "Global options (before or after the command):\n"
@@ -772,8 +773,9 @@ void TstCliTriagectl::helpListsCommands()
         "  2  connection or database error, including missing privileges (the message names the store)\n"
         "  3  conflict: someone else's change wins (a compare-and-set matched no row, or the\n"
         "     compensation already exists)\n"
-        "  4  refused by a safety rule, including --read-only for every writing command;\n"
-        "     doctor: an index the queues need is missing\n"
+        "  4  refused by a safety rule, including --read-only for every writing command and a\n"
+        "     database whose console schema is newer than this build's;\n"
+        "     doctor: an index the queues need is missing (1: the mapping does not match)\n"
         "  5  upstream unusable or timed out (query), or a compensation left UNKNOWN\n";
     QCOMPARE(r.out, expected);
     QCOMPARE(r.err, QByteArray());

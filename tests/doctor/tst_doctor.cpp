@@ -26,7 +26,7 @@ void TestDoctor::droppedIndex()
     Workspace ws(db.config());
     QVERIFY(initSchema(ws, SchemaOptions{}).result().ok());
     auto inspect = [&](DbRole role) {
-        const auto o = ws.worker(role).run<QVector<IndexFinding>>(&doctor_sql::inspect).result();
+        const auto o = inspectIndexes(ws, role).result();
         if (!o.ok())
             qFatal("%s", qPrintable(o.error->message));
         return *o;
@@ -42,8 +42,11 @@ void TestDoctor::droppedIndex()
     QCOMPARE(after.size(), 3);
     QCOMPARE(after[0].need.columns, (QStringList{QStringLiteral("status"), QStringLiteral("updated_at"), QStringLiteral("id")}));
     QCOMPARE(after[0].present, false);
-    QCOMPARE(after[0].fix, QStringLiteral("CREATE INDEX idx_idempotency_record_status_updated ON idempotency_record "
-                                          "(status, updated_at, id)"));
+    // PostgreSQL: CONCURRENTLY, so the DBA's fix does not block the agents' writes (DESIGN.md §10).
+    const QString create = dialectOf(backend) == QLatin1String("postgresql") ? QStringLiteral("CREATE INDEX CONCURRENTLY")
+                                                                              : QStringLiteral("CREATE INDEX");
+    QCOMPARE(after[0].fix, create + QStringLiteral(" idx_idempotency_record_status_updated ON idempotency_record "
+                                                   "(status, updated_at, id)"));
     // The fix restores exactly what init-schema creates.
     QCOMPARE(db.adminExec(after[0].fix), QString());
     QVERIFY(initSchema(ws, SchemaOptions{}).result().ok());
@@ -59,7 +62,7 @@ void TestDoctor::droppedIndex()
     QCOMPARE(tickets.size(), 2);
     QCOMPARE(tickets[0].present, true);
     QCOMPARE(tickets[1].present, false);
-    QCOMPARE(tickets[1].fix, QStringLiteral("CREATE INDEX idx_ticket_created ON ticket (created_at, id)"));
+    QCOMPARE(tickets[1].fix, create + QStringLiteral(" idx_ticket_created ON ticket (created_at, id)"));
 }
 
 QTEST_GUILESS_MAIN(TestDoctor)
