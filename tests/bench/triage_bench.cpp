@@ -10,6 +10,7 @@
 #include "QueueModel.h"
 #include "Mark.h"
 #include "RecordStatus.h"
+#include "DbSession.h"
 #include "Workspace.h"
 #include "Schema.h"
 #include "Queue.h"
@@ -391,6 +392,78 @@ int main(int argc, char **argv)
         all.note = QStringLiteral("%1 groups in %2 windows (whole-table GROUP BY: %3 groups); each run once").arg(groups).arg(windows).arg(rawGroups);
         figures << all;
     }
+    // Round trips per statement through PgBouncer (DESIGN.md §4 "Poolers"): the queries the
+    // pooler counts (SHOW STATS total_query_count, updated live) per statement, for QPSQL's
+    // own prepare() + exec() (PREPARE, EXECUTE, DEALLOCATE: how the console ran before) and for
+    // the console's DbSession::exec() (one unprepared query with its SET LOCALs in front).
+    const QString poolerUrl = qEnvironmentVariable("TRIAGE_TEST_PGBOUNCER_URL");
+    const QString poolerAdminUrl = qEnvironmentVariable("TRIAGE_TEST_PGBOUNCER_ADMIN_URL");
+    if (!poolerUrl.isEmpty() && !poolerAdminUrl.isEmpty()) {
+        const QUrl pu(poolerUrl), au(poolerAdminUrl);
+        QSqlDatabase stats = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("pooler-admin"));
+        stats.setHostName(au.host());
+        stats.setPort(au.port(6432));
+        stats.setUserName(au.userName());
+        stats.setPassword(qEnvironmentVariable("TRIAGE_DB_PASSWORD"));
+        stats.setDatabaseName(au.path().mid(1));
+        auto queries = [&] {
+            // The admin console speaks the simple protocol only: never prepare here.
+            QSqlQuery q(stats);
+            if (!q.exec(QStringLiteral("SHOW STATS")))
+                die(q.lastError().text());
+            while (q.next())
+                if (q.value(0).toString() == dbName)
+                    return q.value(2).toLongLong(); // total_query_count (1: total_xact_count)
+            return qint64(0);
+        };
+        if (stats.open()) {
+            constexpr int n = 50;
+            const QString sql = QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE status = :s");
+            QSqlDatabase old = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("pooler-prepared"));
+            old.setHostName(pu.host());
+            old.setPort(pu.port(6432));
+            old.setUserName(pu.userName());
+            old.setPassword(qEnvironmentVariable("TRIAGE_DB_PASSWORD"));
+            old.setDatabaseName(dbName);
+            int oldErrors = 0;
+            double before = -1, after = -1;
+            if (old.open()) {
+                const qint64 start = queries();
+                for (int i = 0; i < n; ++i) {
+                    QSqlQuery q(old);
+                    q.setForwardOnly(true);
+                    oldErrors += !(q.prepare(sql) && (q.bindValue(QStringLiteral(":s"), 1), q.exec()));
+                    while (q.next()) {
+                    }
+                }
+                before = double(queries() - start) / n;
+            }
+            QUrl viaPooler = pu;
+            viaPooler.setPath(QLatin1Char('/') + dbName);
+            DbSession session(*ConnectionProfile::fromUrl(viaPooler.toString(), DbRole::Idempotency, nullptr),
+                              QStringLiteral("pooler-console"));
+            session.ensureOpen();
+            const qint64 start = queries();
+            for (int i = 0; i < n; ++i) {
+                SqlBuilder b;
+                QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE status = %1").arg(b.bind(1)), b);
+                while (q.next()) {
+                }
+            }
+            after = double(queries() - start) / n;
+            Figure f;
+            f.name = QStringLiteral("round trips per statement via PgBouncer");
+            f.consoleMs = after;
+            f.rawMs = before;
+            f.note = QStringLiteral("not ms: queries PgBouncer counted per statement; raw = QPSQL prepare()+exec() (the console before), "
+                                    "console = DbSession::exec() now; %1 of %2 prepared runs failed in transaction pooling")
+                         .arg(oldErrors).arg(n);
+            figures << f;
+        } else {
+            std::fprintf(stderr, "round trips: cannot open the PgBouncer admin console: %s\n", qPrintable(stats.lastError().text()));
+        }
+    }
+
     double bulkRate = 0;
     if (bulk > 0) {
         // Bulk CAS of `bulk` stale records to SUCCESS (each has exactly one ticket: the
