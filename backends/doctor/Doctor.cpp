@@ -190,7 +190,7 @@ QStringList mappingProblems(DbSession &session, const SchemaMap &map)
     return problems;
 }
 
-QVector<IndexFinding> inspect(DbSession &session, const SchemaMap &map)
+QVector<IndexFinding> inspect(DbSession &session, const SchemaMap &map, bool probe)
 {
     const Dialect d = session.dialect().kind();
     const MappedTable m = mappedTable(map, session.role());
@@ -228,7 +228,7 @@ QVector<IndexFinding> inspect(DbSession &session, const SchemaMap &map)
             }
         }
         const bool statusQueue = need.agents && need.role != DbRole::Ticket && need.columns.first() == m.status;
-        if (statusQueue && d != Dialect::Sqlite) {
+        if (probe && statusQueue && d != Dialect::Sqlite) {
             // What the planner does with the queue's first-page query right now (UNKNOWN: the
             // stale PROCESSING records and the UNKNOWN intent steps).
             SqlBuilder b;
@@ -274,7 +274,7 @@ QFuture<Outcome<StoreCheck>> checkStore(Workspace &workspace, DbRole role)
     return workspace.worker(role).run<StoreCheck>([map](DbSession &s) {
         StoreCheck c;
         c.mappingProblems = doctor_sql::mappingProblems(s, map);
-        c.indexes = doctor_sql::inspect(s, map);
+        c.indexes = doctor_sql::inspect(s, map, c.mappingProblems.isEmpty());
         return c;
     });
 }

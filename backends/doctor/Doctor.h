@@ -50,8 +50,9 @@ QStringList mappingProblems(DbSession &session, const SchemaMap &map);
 /// status queues also reports the plan EXPLAIN chooses (a full scan shows as "Seq Scan" /
 /// "type ALL"). A default table that does not exist is reported as missing with the hint to
 /// run init-schema; a need on a mapped table or column that does not exist is left out (it
-/// is a mapping problem). Throws DbException.
-QVector<IndexFinding> inspect(DbSession &session, const SchemaMap &map);
+/// is a mapping problem). `probe` false skips EXPLAIN (a mapping with problems may not even
+/// compare, e.g. integer codes against a text column). Throws DbException.
+QVector<IndexFinding> inspect(DbSession &session, const SchemaMap &map, bool probe = true);
 } // namespace doctor_sql
 
 /// doctor_sql::mappingProblems() and inspect() on the worker of `role`'s store with the

@@ -1,0 +1,564 @@
+// init-schema on existing agents' tables, the console schema version, doctor on the mapping
+// and map --suggest, through triagectl on every backend, exact output (DESIGN.md §10).
+#include "BackendTestUtil.h"
+#include "CtlRun.h"
+#include "ShopShape.h"
+#include "TestDatabases.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace triage;
+using namespace triage::test;
+
+namespace {
+
+QStringList dbArgs(const QString &url)
+{
+    return {QStringLiteral("--idempotency-db"), url, QStringLiteral("--intent-db"), url, QStringLiteral("--ticket-db"), url};
+}
+
+/// Runs triagectl and stops the test unless it exits `code`; `result` is the CtlRun.
+#define RUN_EXIT(result, code, ...)                                                                                    \
+    const CtlRun result = runCtl(__VA_ARGS__);                                                                         \
+    QVERIFY2(result.finished && result.exitCode == (code), result.describe().constData())
+
+/// The index names of `table`, sorted (the catalog as the admin sees it).
+QStringList indexNames(const TestDatabase &db, const QString &table)
+{
+    QString error;
+    QStringList names;
+    if (db.dialect() == QLatin1String("postgresql"))
+        names = db.adminQueryColumn(QStringLiteral("SELECT indexname FROM pg_indexes WHERE tablename = '%1' ORDER BY 1").arg(table),
+                                    &error);
+    else if (db.dialect() == QLatin1String("mysql"))
+        names = db.adminQueryColumn(QStringLiteral("SELECT DISTINCT index_name FROM information_schema.statistics WHERE "
+                                                   "table_schema = DATABASE() AND table_name = '%1' ORDER BY 1")
+                                        .arg(table),
+                                    &error);
+    else
+        names = db.adminQueryColumn(
+            QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = '%1' ORDER BY 1").arg(table), &error);
+    if (!error.isEmpty())
+        qFatal("%s", qPrintable(error));
+    return names;
+}
+
+/// The output without its first `skip` lines (init-schema's header: elapsed time, URLs).
+QByteArray linesFrom(const QByteArray &out, int skip)
+{
+    QList<QByteArray> lines = out.split('\n');
+    return lines.mid(skip).join('\n');
+}
+
+/// doctor's output without the "plan now:" lines (the planner's costs vary).
+QByteArray withoutPlans(const QByteArray &out)
+{
+    QList<QByteArray> kept;
+    for (const QByteArray &line : out.split('\n'))
+        if (!line.startsWith("         plan now: "))
+            kept << line;
+    return kept.join('\n');
+}
+
+/// "CREATE INDEX CONCURRENTLY" on PostgreSQL, "CREATE INDEX" elsewhere.
+QString createIndex(const TestDatabase &db)
+{
+    return db.dialect() == QLatin1String("postgresql") ? QStringLiteral("CREATE INDEX CONCURRENTLY") : QStringLiteral("CREATE INDEX");
+}
+
+/// The shop tables (tests/support/shop), created as the agents would.
+QString createShopTables(const TestDatabase &db)
+{
+    for (const QString &stmt : shopDdl(db.dialect()))
+        if (const QString e = db.adminExec(stmt); !e.isEmpty())
+            return e;
+    return {};
+}
+
+/// Writes `text` to `path`.
+bool writeFile(const QString &path, const QByteArray &text)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+}
+
+/// shop.ini with `from` replaced by `to` (each must occur).
+QByteArray shopIniWith(const QList<QPair<QByteArray, QByteArray>> &edits)
+{
+    QFile f(shopIniPath());
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(shopIniPath()));
+    QByteArray ini = f.readAll();
+    for (const auto &[from, to] : edits) {
+        if (!ini.contains(from))
+            qFatal("shop.ini has no %s", from.constData());
+        ini.replace(from, to);
+    }
+    return ini;
+}
+
+/// The name the catalog gives a UNIQUE column constraint's index on `table`(`column`)
+/// (SQLite: the first autoindex).
+QString uniqueIndexName(const TestDatabase &db, const QString &table, const QString &column)
+{
+    if (db.dialect() == QLatin1String("postgresql"))
+        return QStringLiteral("%1_%2_key").arg(table, column);
+    if (db.dialect() == QLatin1String("mysql"))
+        return column;
+    return QStringLiteral("sqlite_autoindex_%1_1").arg(table);
+}
+
+} // namespace
+
+class TstSchemaCli : public QObject {
+    Q_OBJECT
+private slots:
+    void initSchemaLeavesExistingTicketTable_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void initSchemaLeavesExistingTicketTable();
+    void initSchemaOnShop_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void initSchemaOnShop();
+    void schemaVersionRefusesWrites_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void schemaVersionRefusesWrites();
+    void doctorDefaultShape_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void doctorDefaultShape();
+    void doctorMappedProblems_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void doctorMappedProblems();
+    void mapSuggestDefault_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void mapSuggestDefault();
+    void mapSuggestShop_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void mapSuggestShop();
+};
+
+void TstSchemaCli::initSchemaLeavesExistingTicketTable()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    // The agents' ticket table exists (the seeds' columns), with no index but its key.
+    const QString time = db.dialect() == QLatin1String("postgresql") ? QStringLiteral("TIMESTAMPTZ(6)")
+        : db.dialect() == QLatin1String("mysql")                     ? QStringLiteral("DATETIME(6)")
+                                                                     : QStringLiteral("TEXT");
+    QCOMPARE(db.adminExec(QStringLiteral("CREATE TABLE ticket (id BIGINT PRIMARY KEY, idem_key VARCHAR(64), tenant_id VARCHAR(64), "
+                                         "title VARCHAR(255), status VARCHAR(16), payload TEXT, created_at %1 NOT NULL, "
+                                         "updated_at %1 NOT NULL)")
+                              .arg(time)),
+             QString());
+    const QStringList before = indexNames(db, QStringLiteral("ticket"));
+    RUN_EXIT(r, 0, dbArgs(db.url()) + QStringList{QStringLiteral("init-schema")});
+    QVERIFY2(r.out.startsWith("schema ready: "), r.out.constData());
+    const QString create = createIndex(db);
+    QCOMPARE(QString::fromUtf8(linesFrom(r.out, 4)),
+             QStringLiteral("UNIQUE(ticket.idem_key) backstop: not touched (the table existed; init-schema never indexes an "
+                            "agents' table that exists)\n"
+                            "ticket (ticket database) exists: init-schema runs no CREATE INDEX or ALTER on an agents' table\n"
+                            "  indexes the queues need, for the DBA to create:\n"
+                            "    %1 idx_ticket_idem_key ON ticket (idem_key);\n"
+                            "    %1 idx_ticket_created ON ticket (created_at, id);\n")
+                 .arg(create));
+    // Nothing was created on it; the tables that did not exist were, with their indexes.
+    QCOMPARE(indexNames(db, QStringLiteral("ticket")), before);
+    QVERIFY(indexNames(db, QStringLiteral("idempotency_record")).contains(QStringLiteral("idx_idempotency_record_status_updated")));
+    QVERIFY(indexNames(db, QStringLiteral("intent_log")).contains(QStringLiteral("idx_intent_log_key_created")));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta WHERE meta_key = 'schema_version'")),
+             QStringList{QStringLiteral("1")});
+}
+
+void TstSchemaCli::initSchemaOnShop()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createShopTables(db), QString());
+    const QStringList tables = {QStringLiteral("idem_requests"), QStringLiteral("agent_steps"), QStringLiteral("orders")};
+    QList<QStringList> before;
+    for (const QString &t : tables)
+        before << indexNames(db, t);
+    QTemporaryDir dir;
+    const QString ini = dir.filePath(QStringLiteral("shop.ini"));
+    // The intent log mapped to a table that does not exist: never created, said so.
+    QVERIFY(writeFile(ini, shopIniWith({{"table=agent_steps", "table=agent_steps_v2"}})));
+    RUN_EXIT(r, 0, QStringList{QStringLiteral("--config"), ini} + dbArgs(db.url()) + QStringList{QStringLiteral("init-schema")});
+    const QString create = createIndex(db);
+    QCOMPARE(QString::fromUtf8(linesFrom(r.out, 4)),
+             QStringLiteral("UNIQUE(orders.request_key) backstop: not touched (the table existed; init-schema never indexes an "
+                            "agents' table that exists)\n"
+                            "idem_requests (idempotency database, [idempotency.map]) exists: init-schema runs no CREATE INDEX or "
+                            "ALTER on an agents' table\n"
+                            "  indexes the queues need, for the DBA to create:\n"
+                            "    %1 idx_idem_requests_status_updated ON idem_requests (state, updated_ms, req_id);\n"
+                            "agent_steps_v2 (intent-log database, [intent.map]) does not exist: the console never creates a "
+                            "mapped table (check [intent.map] table, then run `triagectl doctor`)\n"
+                            "orders (ticket database, [ticket.map]) exists: init-schema runs no CREATE INDEX or ALTER on an "
+                            "agents' table\n"
+                            "  indexes the queues need, for the DBA to create:\n"
+                            "    %1 idx_orders_created ON orders (placed_ms, order_id);\n")
+                 .arg(create));
+    for (int i = 0; i < tables.size(); ++i)
+        QCOMPARE(indexNames(db, tables[i]), before[i]);
+    QString error;
+    const QStringList created = db.adminQueryColumn(
+        db.dialect() == QLatin1String("sqlite")
+            ? QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('idempotency_record', 'intent_log', "
+                             "'ticket', 'agent_steps_v2', 'triage_audit', 'triage_meta') ORDER BY 1")
+            : QStringLiteral("SELECT table_name FROM information_schema.tables WHERE table_schema = %1 AND table_name IN "
+                             "('idempotency_record', 'intent_log', 'ticket', 'agent_steps_v2', 'triage_audit', 'triage_meta') "
+                             "ORDER BY 1")
+                  .arg(db.dialect() == QLatin1String("mysql") ? QStringLiteral("DATABASE()") : QStringLiteral("'public'")),
+        &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(created, (QStringList{QStringLiteral("triage_audit"), QStringLiteral("triage_meta")}));
+
+    // With the shop mapping as it is, a second run finds every mapped table (JSON form).
+    RUN_EXIT(again, 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url())
+                           + QStringList{QStringLiteral("init-schema"), QStringLiteral("--format"), QStringLiteral("json")});
+    QVERIFY2(again.out.contains("\"console_schema_version\": 1"), again.out.constData());
+    QVERIFY2(again.out.contains("\"state\": \"mapped\""), again.out.constData());
+    QVERIFY2(!again.out.contains("\"state\": \"created\""), again.out.constData());
+}
+
+void TstSchemaCli::schemaVersionRefusesWrites()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    const QStringList base = dbArgs(db.url()) + QStringList{QStringLiteral("--operator"), QStringLiteral("alice")};
+    RUN_EXIT(schema, 0, base + QStringList{QStringLiteral("init-schema")});
+    RecordSpec rec;
+    rec.key = QStringLiteral("ticket:create:acme:newer");
+    rec.updated = serverAgoSeconds(db, 3600);
+    QCOMPARE(insertRecords(db, {rec}), QString());
+    // A newer console brought the database to version 3.
+    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '3' WHERE meta_key = 'schema_version'")), QString());
+    const QByteArray refusal =
+        "the idempotency database has console schema version 3; this build knows version 1: upgrade the console before writing";
+
+    const CtlRun mark = runCtl(base + QStringList{QStringLiteral("mark"), rec.key, QStringLiteral("--to"), QStringLiteral("failed"),
+                                                  QStringLiteral("--reason"), QStringLiteral("nothing was created upstream")});
+    QVERIFY2(mark.finished && mark.exitCode == 4, mark.describe().constData());
+    QCOMPARE(mark.out, QByteArray("OUTCOME  IDEM_KEY  MESSAGE\n"
+                                  "error              ")
+                           + refusal + "\n1 record(s): 1 error\n");
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit")), QStringList{QStringLiteral("0")});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("0")});
+    // A dry run writes nothing: allowed.
+    RUN_EXIT(dry, 4, base + QStringList{QStringLiteral("mark"), rec.key, QStringLiteral("--to"), QStringLiteral("failed"),
+                                        QStringLiteral("--reason"), QStringLiteral("nothing was created upstream"),
+                                        QStringLiteral("--dry-run")});
+    QVERIFY2(dry.out.contains("no proof of absence"), dry.describe().constData());
+    // Reading still works.
+    RUN_EXIT(list, 0, base + QStringList{QStringLiteral("list"), QStringLiteral("unknown")});
+    QVERIFY2(list.out.contains(rec.key.toUtf8()) && list.out.endsWith("1 row (of 1)\n"), list.out.constData());
+    // init-schema changes nothing either (it would lower the version).
+    RUN_EXIT(again, 4, base + QStringList{QStringLiteral("init-schema")});
+    QCOMPARE(again.err, QByteArray("triagectl: ") + refusal + "\n");
+    QCOMPARE(again.out, QByteArray());
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta")), QStringList{QStringLiteral("3")});
+
+    // A database without triage_meta (an older init-schema) counts as version 0: allowed.
+    QCOMPARE(db.adminExec(QStringLiteral("DROP TABLE triage_meta")), QString());
+    const CtlRun old = runCtl(base + QStringList{QStringLiteral("mark"), rec.key, QStringLiteral("--to"), QStringLiteral("failed"),
+                                                 QStringLiteral("--reason"), QStringLiteral("nothing was created upstream")});
+    QVERIFY2(old.finished && old.exitCode == 4 && old.out.contains("no proof of absence"), old.describe().constData());
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT outcome FROM triage_audit")), QStringList{QStringLiteral("refused")});
+}
+
+void TstSchemaCli::doctorDefaultShape()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    RUN_EXIT(schema, 0, dbArgs(db.url()) + QStringList{QStringLiteral("init-schema")});
+    RUN_EXIT(r, 0, dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
+    const QString recordKey = uniqueIndexName(db, QStringLiteral("idempotency_record"), QStringLiteral("idem_key"));
+    QCOMPARE(QString::fromUtf8(withoutPlans(r.out)),
+             QStringLiteral("ok       idempotency idempotency_record(status, updated_at, id) — index idx_idempotency_record_status_updated\n"
+                            "ok       idempotency idempotency_record(idem_key) — index %1\n"
+                            "ok       idempotency triage_audit(idem_key) — index idx_triage_audit_key_at\n"
+                            "ok       intent intent_log(idem_key, created_at, id) — index idx_intent_log_key_created\n"
+                            "ok       intent intent_log(status, updated_at, id) — index idx_intent_log_status_updated\n"
+                            "ok       ticket ticket(idem_key) — index uq_ticket_idem_key\n"
+                            "ok       ticket ticket(created_at) — index idx_ticket_created\n"
+                            "every index the queues need is present\n")
+                 .arg(recordKey));
+    QCOMPARE(r.err, QByteArray());
+
+    const bool mysql = db.dialect() == QLatin1String("mysql");
+    QCOMPARE(db.adminExec(mysql ? QStringLiteral("DROP INDEX idx_ticket_created ON ticket") : QStringLiteral("DROP INDEX idx_ticket_created")),
+             QString());
+    RUN_EXIT(missing, 4, dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
+    QVERIFY2(withoutPlans(missing.out)
+                 .endsWith(QStringLiteral("ok       ticket ticket(idem_key) — index uq_ticket_idem_key\n"
+                                          "MISSING  ticket ticket(created_at) — Duplicate keys queue (creation-time window scan, "
+                                          "newest first) would scan the whole table\n"
+                                          "         fix: %1 idx_ticket_created ON ticket (created_at, id)\n"
+                                          "some indexes are missing: run the fix statements (or `triagectl init-schema`)\n")
+                               .arg(createIndex(db))
+                               .toUtf8()),
+             missing.out.constData());
+}
+
+void TstSchemaCli::doctorMappedProblems()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createShopTables(db), QString());
+    const QString dialect = db.dialect();
+    const bool pg = dialect == QLatin1String("postgresql");
+    const bool mysql = dialect == QLatin1String("mysql");
+    // The order state as an enum type whose labels lack the mapped spelling (PostgreSQL,
+    // MySQL/MariaDB ENUM).
+    if (pg) {
+        QCOMPARE(db.adminExec(QStringLiteral("CREATE TYPE order_state_t AS ENUM ('live', 'voided')")), QString());
+        QCOMPARE(db.adminExec(QStringLiteral("ALTER TABLE orders ALTER COLUMN order_state TYPE order_state_t "
+                                             "USING order_state::order_state_t")),
+                 QString());
+    } else if (mysql) {
+        QCOMPARE(db.adminExec(QStringLiteral("ALTER TABLE orders MODIFY order_state ENUM('live', 'voided')")), QString());
+    }
+    QTemporaryDir dir;
+    const QString ini = dir.filePath(QStringLiteral("broken.ini"));
+    // A missing column (orders.body_json), epoch-ms columns mapped as native times, integer
+    // status codes on a text column, a cancelled spelling the enum lacks.
+    QVERIFY(writeFile(ini, shopIniWith({{"status_type=text\nstatus_processing=PENDING\nstatus_success=DONE\nstatus_failed=ERROR\n"
+                                         "status_ignore_case=true\n",
+                                         "status_type=integer\n"},
+                                        {"payload=body", "payload=body_json"},
+                                        {"status_cancelled=voided", "status_cancelled=cancelled"},
+                                        {"state_after=after_json\nactor=agent\ncreated_at=created_ms\nupdated_at=updated_ms\n"
+                                         "time=epoch_ms",
+                                         "state_after=after_json\nactor=agent\ncreated_at=created_ms\nupdated_at=updated_ms\n"
+                                         "time=native"}})));
+    const QStringList args = QStringList{QStringLiteral("--config"), ini} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")};
+    RUN_EXIT(r, 1, args);
+    const QString text = pg ? QStringLiteral("character varying(16)") : mysql ? QStringLiteral("varchar(16)") : QStringLiteral("TEXT");
+    const QString bigint = pg ? QStringLiteral("bigint") : mysql ? QStringLiteral("bigint(20)") : QStringLiteral("INTEGER");
+    const QString native = pg ? QStringLiteral("timestamptz (or a timestamp holding UTC)")
+        : mysql               ? QStringLiteral("DATETIME or TIMESTAMP (UTC)")
+                              : QStringLiteral("text (ISO-8601 UTC)");
+    QString expected = QStringLiteral("[idempotency.map] status: column idem_requests.state is %1, but status_type = integer needs an "
+                                      "integer type\n"
+                                      "[intent.map] created_at: column agent_steps.created_ms is %2, but time = native needs %3\n"
+                                      "[intent.map] updated_at: column agent_steps.updated_ms is %2, but time = native needs %3\n")
+                           .arg(text, bigint, native);
+    if (pg)
+        expected += QStringLiteral("[ticket.map] status_cancelled: \"cancelled\" is not a label of enum order_state_t of column "
+                                   "orders.order_state (labels: live, voided)\n");
+    else if (mysql)
+        expected += QStringLiteral("[ticket.map] status_cancelled: \"cancelled\" is not a label of the ENUM of column "
+                                   "orders.order_state (labels: live, voided)\n");
+    expected += QStringLiteral("[ticket.map] payload: column orders.body_json does not exist\n");
+    const QString create = createIndex(db);
+    const QString indexes =
+        QStringLiteral("MISSING  idempotency idem_requests(state, updated_ms, req_id) — Unknown / In flight / Failed / Succeeded "
+                       "queues (status filter, keyset on updated_at, id) would scan the whole table\n"
+                       "         fix: %1 idx_idem_requests_status_updated ON idem_requests (state, updated_ms, req_id)\n"
+                       "ok       idempotency idem_requests(request_key) — index %2\n"
+                       "ok       idempotency triage_audit(idem_key) — index idx_triage_audit_key_at\n"
+                       "ok       intent agent_steps(request_key, created_ms, step_pk) — index agent_steps_key\n"
+                       "ok       intent agent_steps(step_state, updated_ms, step_pk) — index agent_steps_state\n"
+                       "ok       ticket orders(request_key) — index orders_key\n"
+                       "MISSING  ticket orders(placed_ms) — Duplicate keys queue (creation-time window scan, newest first) would "
+                       "scan the whole table\n"
+                       "         fix: %1 idx_orders_created ON orders (placed_ms, order_id)\n")
+            .arg(create, uniqueIndexName(db, QStringLiteral("idem_requests"), QStringLiteral("request_key")));
+    // No triage_audit yet: init-schema has not run.
+    const QString noAudit = QStringLiteral("MISSING  idempotency triage_audit(idem_key) — key timeline (operator actions) would scan "
+                                           "the whole table\n"
+                                           "         fix: table triage_audit does not exist: run `triagectl init-schema`\n");
+    QString indexesBeforeInit = indexes;
+    indexesBeforeInit.replace(QStringLiteral("ok       idempotency triage_audit(idem_key) — index idx_triage_audit_key_at\n"), noAudit);
+    QCOMPARE(QString::fromUtf8(withoutPlans(r.out)),
+             expected + indexesBeforeInit + QStringLiteral("the mapping does not match the databases: fix the [*.map] keys named above\n"));
+
+    // The mapping as it is (the enum spelled as the labels): only the indexes are missing, exit 4.
+    RUN_EXIT(schema, 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("init-schema")});
+    RUN_EXIT(ok, 4, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
+    QCOMPARE(QString::fromUtf8(withoutPlans(ok.out)),
+             indexes + QStringLiteral("some indexes are missing: run the fix statements (or `triagectl init-schema`)\n"));
+    // Once the DBA ran them, all is well.
+    for (const QString &fix : {QStringLiteral("%1 idx_idem_requests_status_updated ON idem_requests (state, updated_ms, req_id)"),
+                               QStringLiteral("%1 idx_orders_created ON orders (placed_ms, order_id)")})
+        QCOMPARE(db.adminExec(fix.arg(create)), QString());
+    RUN_EXIT(fixed, 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
+    QVERIFY2(fixed.out.endsWith("every index the queues need is present\n"), fixed.out.constData());
+}
+
+void TstSchemaCli::mapSuggestDefault()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    RUN_EXIT(schema, 0, dbArgs(db.url()) + QStringList{QStringLiteral("init-schema")});
+    RUN_EXIT(r, 0, dbArgs(db.url()) + QStringList{QStringLiteral("map"), QStringLiteral("--suggest")});
+    QCOMPARE(QString::fromUtf8(r.out),
+             QStringLiteral(
+                 "; Draft of the schema mapping (DESIGN.md §10), by `triagectl map --suggest` from the live catalogs.\n"
+                 "; Names and encodings are guesses: review every line, settle each TODO, then run `triagectl doctor`.\n"
+                 "\n"
+                 "[idempotency.map]\n"
+                 "table=idempotency_record\n"
+                 "id=id\n"
+                 "idem_key=idem_key\n"
+                 "biz_type=biz_type\n"
+                 "status=status\n"
+                 "status_type=integer\n"
+                 "; TODO: the status column holds no value yet: the seeds' codes are written; check them\n"
+                 "status_processing=0\n"
+                 "status_success=1\n"
+                 "status_failed=2\n"
+                 "result_snapshot=result_snapshot\n"
+                 "created_at=created_at\n"
+                 "updated_at=updated_at\n"
+                 "expire_at=expire_at\n"
+                 "version=\n"
+                 "tenant=\n"
+                 "time=native\n"
+                 "\n"
+                 "[intent.map]\n"
+                 "table=intent_log\n"
+                 "id=id\n"
+                 "task_id=task_id\n"
+                 "step_id=step_id\n"
+                 "action=action\n"
+                 "idem_key=idem_key\n"
+                 "status=status\n"
+                 "; TODO: the status column holds no value yet: the console's spellings are written; check them\n"
+                 "status_intent=INTENT\n"
+                 "status_succeeded=SUCCEEDED\n"
+                 "status_failed=FAILED\n"
+                 "status_unknown=UNKNOWN\n"
+                 "status_reconcile_pending=RECONCILE_PENDING\n"
+                 "status_escalated=ESCALATED\n"
+                 "status_compensated=COMPENSATED\n"
+                 "status_ignore_case=false\n"
+                 "request=request\n"
+                 "response=response\n"
+                 "error=error\n"
+                 "state_before=state_before\n"
+                 "state_after=state_after\n"
+                 "actor=actor\n"
+                 "created_at=created_at\n"
+                 "updated_at=updated_at\n"
+                 "time=native\n"
+                 "\n"
+                 "[ticket.map]\n"
+                 "table=ticket\n"
+                 "id=id\n"
+                 "idem_key=idem_key\n"
+                 "tenant_id=tenant_id\n"
+                 "title=title\n"
+                 "status=status\n"
+                 "; TODO: the status column holds no value yet: the console's spellings are written; check them\n"
+                 "status_cancelled=CANCELLED\n"
+                 "status_ignore_case=false\n"
+                 "payload=payload\n"
+                 "created_at=created_at\n"
+                 "updated_at=updated_at\n"
+                 "time=native\n"));
+    QCOMPARE(r.err, QByteArray());
+}
+
+void TstSchemaCli::mapSuggestShop()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createShopTables(db), QString());
+    // The agents' own spellings: odd case and spaces in the records, lower case in the steps.
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO idem_requests (request_key, kind, tenant, state, created_ms, updated_ms) VALUES "
+                                         "('k1', 'ticket_create', 'acme', 'pending ', 1764633600000, 1764633600000), "
+                                         "('k2', 'ticket_create', 'acme', 'Done', 1764633600000, 1764633600000), "
+                                         "('k3', 'ticket_create', 'acme', 'ERROR', 1764633600000, 1764633600000), "
+                                         "('k4', 'ticket_create', 'acme', 'PENDING', 1764633600000, 1764633600000)")),
+             QString());
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO agent_steps (job_id, step_name, op, request_key, step_state, created_ms, "
+                                         "updated_ms) VALUES ('j1', 's1', 'create', 'k1', 'started', 1, 1), "
+                                         "('j1', 's1', 'create', 'k1', 'timeout', 2, 2), ('j2', 's1', 'create', 'k2', 'ok', 3, 3), "
+                                         "('j3', 's1', 'create', 'k5', 'paused', 4, 4)")),
+             QString());
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO orders (order_id, request_key, tenant, summary, order_state, body, placed_ms) "
+                                         "VALUES ('%1', 'k2', 'acme', 'VPN', 'live', '{}', 1764633600000), "
+                                         "('%2', 'k2', 'acme', 'VPN', 'voided', '{}', 1764633600000)")
+                              .arg(shopOrderId(1), shopOrderId(2))),
+             QString());
+    RUN_EXIT(r, 0, dbArgs(db.url()) + QStringList{QStringLiteral("map"), QStringLiteral("--suggest")});
+    QCOMPARE(QString::fromUtf8(r.out),
+             QStringLiteral(
+                 "; Draft of the schema mapping (DESIGN.md §10), by `triagectl map --suggest` from the live catalogs.\n"
+                 "; Names and encodings are guesses: review every line, settle each TODO, then run `triagectl doctor`.\n"
+                 "\n"
+                 "[idempotency.map]\n"
+                 "table=idem_requests\n"
+                 "id=req_id\n"
+                 "idem_key=request_key\n"
+                 "biz_type=kind\n"
+                 "status=state\n"
+                 "status_type=text\n"
+                 "; TODO: status spellings guessed from the values the column holds (DISTINCT, at most 20): \"Done\", \"ERROR\", "
+                 "\"PENDING\", \"pending \"\n"
+                 "status_processing=PENDING\n"
+                 "status_success=DONE\n"
+                 "status_failed=ERROR\n"
+                 "status_ignore_case=true\n"
+                 "result_snapshot=response_body\n"
+                 "created_at=created_ms\n"
+                 "updated_at=updated_ms\n"
+                 "expire_at=\n"
+                 "version=\n"
+                 "tenant=tenant\n"
+                 "time=epoch_ms\n"
+                 "\n"
+                 "[intent.map]\n"
+                 "table=agent_steps\n"
+                 "id=step_pk\n"
+                 "task_id=job_id\n"
+                 "step_id=step_name\n"
+                 "action=op\n"
+                 "idem_key=request_key\n"
+                 "status=step_state\n"
+                 "; TODO: status spellings guessed from the values the column holds (DISTINCT, at most 20): \"ok\", \"paused\", "
+                 "\"started\", \"timeout\"; no guess for \"paused\"\n"
+                 "status_intent=started\n"
+                 "status_succeeded=ok\n"
+                 "; TODO: no stored value looks like FAILED: spell it\n"
+                 "; status_failed=FAILED\n"
+                 "status_unknown=timeout\n"
+                 "; TODO: no stored value looks like RECONCILE_PENDING: spell it\n"
+                 "; status_reconcile_pending=RECONCILE_PENDING\n"
+                 "; TODO: no stored value looks like ESCALATED: spell it\n"
+                 "; status_escalated=ESCALATED\n"
+                 "; TODO: no stored value looks like COMPENSATED: spell it\n"
+                 "; status_compensated=COMPENSATED\n"
+                 "status_ignore_case=false\n"
+                 "request=req_json\n"
+                 "response=resp_json\n"
+                 "error=err_text\n"
+                 "state_before=before_json\n"
+                 "state_after=after_json\n"
+                 "actor=agent\n"
+                 "created_at=created_ms\n"
+                 "updated_at=updated_ms\n"
+                 "time=epoch_ms\n"
+                 "\n"
+                 "[ticket.map]\n"
+                 "table=orders\n"
+                 "id=order_id\n"
+                 "idem_key=request_key\n"
+                 "tenant_id=tenant\n"
+                 "title=summary\n"
+                 "status=order_state\n"
+                 "; TODO: status spellings guessed from the values the column holds (DISTINCT, at most 20): \"live\", \"voided\"\n"
+                 "status_cancelled=voided\n"
+                 "status_ignore_case=false\n"
+                 "payload=body\n"
+                 "created_at=placed_ms\n"
+                 "updated_at=changed_ms\n"
+                 "time=epoch_ms\n"));
+    QCOMPARE(r.err, QByteArray());
+}
+
+QTEST_GUILESS_MAIN(TstSchemaCli)
+#include "tst_schema_cli.moc"
