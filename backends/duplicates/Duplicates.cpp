@@ -520,8 +520,9 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
 QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey)
 {
     Workspace *ws = &workspace;
-    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([idemKey](DbSession &s) {
-        return detail_sql::readTickets(s, idemKey);
+    const WorkspaceConfig config = ws->config();
+    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([config, idemKey](DbSession &s) {
+        return detail_sql::readTickets(s, config, idemKey);
     });
     return tickets
         .then(QtFuture::Launch::Sync,
