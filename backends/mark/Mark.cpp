@@ -174,10 +174,11 @@ QFuture<QHash<QString, MarkEvidence>> gatherEvidence(Workspace &ws, const QVecto
             rowKeys << r.idemKey;
         }
     }
+    const WorkspaceConfig config = ws.config();
     auto tickets = ws.worker(DbRole::Ticket).run<mark_sql::TicketEvidence>(
-        [keys, rowKeys](DbSession &s) { return mark_sql::readTicketEvidence(s, keys, rowKeys); });
+        [config, keys, rowKeys](DbSession &s) { return mark_sql::readTicketEvidence(s, config, keys, rowKeys); });
     auto attempts = ws.worker(DbRole::Intent).run<mark_sql::AttemptEvidence>(
-        [keys](DbSession &s) { return mark_sql::readAttemptEvidence(s, keys); });
+        [config, keys](DbSession &s) { return mark_sql::readAttemptEvidence(s, config, keys); });
     QThreadPool *pool = ws.mergePool();
     return tickets
         .then(pool,
