@@ -2,6 +2,7 @@
 // through the same Qt driver, in one process and one run. Fills a PostgreSQL
 // database itself with generate_series (minutes, not hours). Prints a table and writes a
 // JSON file with every figure. Medians of --reps repetitions; ratios console / raw.
+#include "BenchUtil.h"
 #include "DemoWorkspace.h"
 #include "Duplicates.h"
 #include "KeyDetailView.h"
@@ -37,59 +38,7 @@
 
 using namespace triage;
 
-namespace {
-
-struct Figure {
-    QString name;
-    double consoleMs = 0;
-    double rawMs = 0;
-    QString anchorName;
-    double anchorMs = -1;
-    QString note;
-};
-
-double medianMs(int reps, const std::function<void()> &fn)
-{
-    QVector<double> times;
-    fn(); // warm-up (plans, caches)
-    for (int i = 0; i < reps; ++i) {
-        QElapsedTimer t;
-        t.start();
-        fn();
-        times << t.nsecsElapsed() / 1e6;
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
-[[noreturn]] void die(const QString &why)
-{
-    std::fprintf(stderr, "triage-bench: %s\n", qPrintable(why));
-    std::exit(1);
-}
-
-QSqlQuery rawExec(QSqlDatabase &db, const QString &sql)
-{
-    QSqlQuery q(db);
-    q.setForwardOnly(true);
-    if (!q.exec(sql))
-        die(QStringLiteral("%1\n%2").arg(q.lastError().text(), sql));
-    return q;
-}
-
-int drain(QSqlQuery &q)
-{
-    int n = 0;
-    const int columns = q.record().count();
-    while (q.next()) {
-        for (int c = 0; c < columns; ++c)
-            (void)q.value(c);
-        ++n;
-    }
-    return n;
-}
-
-} // namespace
+using namespace triage::bench;
 
 int main(int argc, char **argv)
 {
@@ -110,6 +59,8 @@ int main(int argc, char **argv)
         {QStringLiteral("refill"), QStringLiteral("Drop and refill the benchmark database even if it exists.")},
         {QStringLiteral("fill-only"), QStringLiteral("Fill (or keep) the benchmark database and exit without measuring.")},
         {QStringLiteral("bulk"), QStringLiteral("Records in the bulk compare-and-set measurement (default 10000)."), QStringLiteral("N"), QStringLiteral("10000")},
+        {QStringLiteral("shape"), QStringLiteral("default, or shop: the \"shop\" shape of tests/support/shop (other names, text statuses, epoch ms, UUID ids; DESIGN.md §10) in its own database."),
+         QStringLiteral("NAME"), QStringLiteral("default")},
         {QStringLiteral("model-rows"), QStringLiteral("Rows the queue model pages through for the memory / GUI-gap figures (default 100000; 0 = skip)."),
          QStringLiteral("N"), QStringLiteral("100000")},
     });
@@ -122,6 +73,11 @@ int main(int argc, char **argv)
     const qint64 rows = p.value(QStringLiteral("rows")).toLongLong();
     const int reps = qMax(1, p.value(QStringLiteral("reps")).toInt());
     const int bulk = p.value(QStringLiteral("bulk")).toInt();
+    if (p.value(QStringLiteral("shape")) == QLatin1String("shop"))
+        return runShopBench(serverUrl, rows, reps, p.value(QStringLiteral("json")), p.isSet(QStringLiteral("refill")),
+                            p.isSet(QStringLiteral("fill-only")));
+    if (p.value(QStringLiteral("shape")) != QLatin1String("default"))
+        die(QStringLiteral("--shape must be default or shop"));
     const QString dbName = QStringLiteral("triage_bench_%1").arg(rows);
 
     // Admin connection: create the database.
@@ -599,29 +555,7 @@ int main(int argc, char **argv)
         figures << f;
     }
 
-    std::printf("\n%-44s %12s %12s %8s   %s\n", "operation", "console ms", "raw SQL ms", "ratio", "anchor / note");
-    QJsonArray out;
-    for (const Figure &f : figures) {
-        const double ratio = f.rawMs > 0 ? f.consoleMs / f.rawMs : 0;
-        QString extra = f.anchorMs >= 0 ? QStringLiteral("%1: %2 ms").arg(f.anchorName).arg(f.anchorMs, 0, 'f', 2) : QString();
-        if (!f.note.isEmpty())
-            extra += (extra.isEmpty() ? QString() : QStringLiteral("; ")) + f.note;
-        std::printf("%-44s %12.2f %12s %8s   %s\n", qPrintable(f.name), f.consoleMs,
-                    f.rawMs > 0 ? qPrintable(QString::number(f.rawMs, 'f', 2)) : "-",
-                    f.rawMs > 0 ? qPrintable(QString::number(ratio, 'f', 2)) : "-", qPrintable(extra));
-        QJsonObject o;
-        o[QStringLiteral("operation")] = f.name;
-        o[QStringLiteral("console_ms")] = f.consoleMs;
-        o[QStringLiteral("raw_ms")] = f.rawMs > 0 ? QJsonValue(f.rawMs) : QJsonValue();
-        o[QStringLiteral("ratio")] = f.rawMs > 0 ? QJsonValue(ratio) : QJsonValue();
-        o[QStringLiteral("within_2ms")] = f.rawMs > 0 ? QJsonValue(f.consoleMs - f.rawMs <= 2.0) : QJsonValue();
-        if (f.anchorMs >= 0) {
-            o[QStringLiteral("anchor")] = f.anchorName;
-            o[QStringLiteral("anchor_ms")] = f.anchorMs;
-        }
-        o[QStringLiteral("note")] = f.note;
-        out.append(o);
-    }
+    const QJsonArray out = printFigures(figures);
     QJsonObject doc;
     doc[QStringLiteral("rows")] = rows;
     doc[QStringLiteral("repetitions")] = reps;
