@@ -406,7 +406,9 @@ void UpstreamSim::route(const CallPtr &call)
             return;
         }
         const QString key = call->query.queryItemValue(QStringLiteral("idem_key"), QUrl::FullyDecoded);
-        m_tickets->run<QVector<TicketRow>>([key](DbSession &s) { return detail_sql::readTickets(s, key); })
+        // The simulated business system owns the default schema's ticket table (its own SQL
+        // below uses those names too): read it with the default mapping.
+        m_tickets->run<QVector<TicketRow>>([key](DbSession &s) { return detail_sql::readTickets(s, WorkspaceConfig(), key); })
             .then(this, [this, call](const Outcome<QVector<TicketRow>> &o) {
                 if (!o.ok()) {
                     respondJson(call, 503, errorJson(QStringLiteral("ticket_store_unavailable"), o.error->message));

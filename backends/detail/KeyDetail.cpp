@@ -5,6 +5,7 @@
 #include "Queue.h"
 #include "RawJson.h"
 #include "RecordStatus.h"
+#include "SchemaSql.h"
 #include "TextEscape.h"
 
 #include <QJsonDocument>
@@ -97,15 +98,21 @@ namespace detail_sql {
 std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig &config, const QString &key)
 {
     const SqlDialect &d = session.dialect();
-    const bool hasVersion = session.hasColumn(QStringLiteral("idempotency_record"), QStringLiteral("version"));
+    // The mapped record table (DESIGN.md §10): names, status spellings and time encoding.
+    const RecordSql m = config.records(d.kind());
+    const bool hasVersion = !m.version.isEmpty() && session.hasColumn(m.map.table, m.map.version);
+    const auto col = [](const QString &c) { return qualified(QStringLiteral("r"), c); };
     SqlBuilder b;
+    const QString expiresIn = m.expireAt.isEmpty()
+        ? QStringLiteral("NULL")
+        : QStringLiteral("CASE WHEN %1 IS NULL THEN NULL ELSE -(%2) END").arg(col(m.expireAt), m.time.secondsSince(col(m.expireAt)));
     const QString sql = QStringLiteral("SELECT %1 AS tc_created, %2 AS tc_updated, %3 AS tc_expire, %4 AS tc_age, "
-                                       "CASE WHEN expire_at IS NULL THEN NULL ELSE -(%5) END AS tc_expires_in, %6 AS tc_now, "
-                                       "%7 AS tc_snapshot, r.* FROM idempotency_record r WHERE idem_key = %8")
-                            .arg(d.timeText(QStringLiteral("r.created_at")), d.timeText(QStringLiteral("r.updated_at")),
-                                 d.timeText(QStringLiteral("r.expire_at")), d.secondsSince(QStringLiteral("r.updated_at")),
-                                 d.secondsSince(QStringLiteral("r.expire_at")), d.nowText(),
-                                 d.rawText(QStringLiteral("r.result_snapshot")), b.bind(key));
+                                       "%5 AS tc_expires_in, %6 AS tc_now, %7 AS tc_snapshot, %8 AS tc_id, %9 AS tc_key, "
+                                       "%10 AS tc_biz, %11 AS tc_status, %12 AS tc_version, r.* FROM %13 r WHERE %14 = %15")
+                            .arg(m.time.text(col(m.createdAt)), m.time.text(col(m.updatedAt)), m.expireAtText(QStringLiteral("r")),
+                                 m.time.secondsSince(col(m.updatedAt)), expiresIn, d.nowText(), d.rawText(col(m.snapshot)),
+                                 col(m.id), col(m.key), m.bizType(b, QStringLiteral("r")), m.statuses.read(col(m.status)),
+                                 hasVersion ? col(m.version) : QStringLiteral("NULL"), m.table, col(m.key), b.bind(key));
     QSqlQuery q = session.exec(sql, b);
     if (!q.next())
         return std::nullopt;
@@ -120,34 +127,35 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
         r.expiresInSeconds = q.value(4).toDouble();
     r.serverNow = canonicalTimeText(q.value(5));
     r.resultSnapshot = rawText(q.value(6), "result_snapshot", r.escapedColumns);
-    for (int i = 7; i < rec.count(); ++i) {
+    r.id = q.value(7).toLongLong();
+    r.idemKey = q.value(8).toString();
+    r.bizType = columnText(q.value(9));
+    const StoredRecordStatus status = StoredRecordStatus::fromMapped(q.value(10), m.map.statuses);
+    r.statusText = status.text;
+    r.statusCode = status.code; // nullopt for NULL and values no spelling matches (never rounded)
+    r.statusStored = status.stored;
+    if (hasVersion && !q.value(11).isNull())
+        r.version = q.value(11).toLongLong();
+    // Every column as stored, under its own name; the time columns as canonical text.
+    const QString createdName = m.map.createdAt.toLower(), updatedName = m.map.updatedAt.toLower(),
+                  expireName = m.map.expireAt.toLower(), snapshotName = m.map.snapshot.toLower();
+    for (int i = 12; i < rec.count(); ++i) {
         const QString name = rec.fieldName(i).toLower();
         const QVariant v = q.value(i);
         QString shown;
         if (v.isNull())
             shown = QStringLiteral("NULL");
-        else if (name == QLatin1String("created_at"))
+        else if (name == createdName)
             shown = r.createdAt;
-        else if (name == QLatin1String("updated_at"))
+        else if (name == updatedName)
             shown = r.updatedAt;
-        else if (name == QLatin1String("expire_at"))
+        else if (!expireName.isEmpty() && name == expireName)
             shown = r.expireAt;
-        else if (name == QLatin1String("result_snapshot"))
+        else if (name == snapshotName)
             shown = QStringLiteral("(%1 characters)").arg(r.resultSnapshot ? r.resultSnapshot->size() : 0);
         else
             shown = *columnText(v);
         r.allColumns.append({name, shown});
-        if (name == QLatin1String("id"))
-            r.id = v.toLongLong();
-        else if (name == QLatin1String("idem_key"))
-            r.idemKey = v.toString();
-        else if (name == QLatin1String("biz_type"))
-            r.bizType = columnText(v);
-        else if (name == QLatin1String("status")) {
-            r.statusText = recordStatusText(v);
-            r.statusCode = recordStatusCode(v); // nullopt for NULL and non-integers (never rounded)
-        } else if (name == QLatin1String("version") && !v.isNull())
-            r.version = v.toLongLong();
     }
     const BizTypeConfig bt = config.bizType(r.bizType.value_or(QString()));
     r.processingTimeoutS = bt.processingTimeoutS;
@@ -160,27 +168,30 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
     return r;
 }
 
-QVector<TicketRow> readTickets(DbSession &session, const QString &key)
+QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config, const QString &key)
 {
     const SqlDialect &d = session.dialect();
+    const TicketSql t = config.tickets(d.kind());
+    // PostgreSQL's convert_to() takes text: a JSON/JSONB payload is cast first.
+    const QString payload = d.kind() == Dialect::PostgreSql ? QStringLiteral("CAST(%1 AS text)").arg(t.payload) : t.payload;
     SqlBuilder b;
-    QSqlQuery q = session.exec(QStringLiteral("SELECT id, idem_key, tenant_id, %1, status, %2, %3, %4 FROM ticket "
-                                              "WHERE idem_key = %5 ORDER BY created_at, id")
-                                   .arg(d.rawText(QStringLiteral("title")), d.rawText(QStringLiteral("payload")),
-                                        d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(key)),
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1, %2, %3, %4, %5, %6, %7, %8 FROM %9 WHERE %2 = %10 ORDER BY %11, %1")
+                                   .arg(t.id, t.key, t.tenantOrNull(), t.title.isEmpty() ? QStringLiteral("NULL") : d.rawText(t.title),
+                                        t.statuses.read(t.status), d.rawText(payload), t.time.text(t.createdAt),
+                                        t.updatedAtTextOrNull(), t.table, b.bind(key), t.createdAt),
                                b);
     QVector<TicketRow> rows;
     while (q.next()) {
-        TicketRow t;
-        t.id = q.value(0).toLongLong();
-        t.idemKey = columnText(q.value(1));
-        t.tenantId = columnText(q.value(2));
-        t.title = rawText(q.value(3), "title", t.escapedColumns);
-        t.status = columnText(q.value(4));
-        t.payload = rawText(q.value(5), "payload", t.escapedColumns);
-        t.createdAt = canonicalTimeText(q.value(6));
-        t.updatedAt = canonicalTimeText(q.value(7));
-        rows.append(std::move(t));
+        TicketRow row;
+        row.id = q.value(0).toLongLong();
+        row.idemKey = columnText(q.value(1));
+        row.tenantId = columnText(q.value(2));
+        row.title = rawText(q.value(3), "title", row.escapedColumns);
+        row.status = t.statusName(q.value(4)); // "CANCELLED" for a mapped cancelled spelling, else as stored
+        row.payload = rawText(q.value(5), "payload", row.escapedColumns);
+        row.createdAt = canonicalTimeText(q.value(6));
+        row.updatedAt = canonicalTimeText(q.value(7));
+        rows.append(std::move(row));
     }
     return rows;
 }

@@ -14,10 +14,16 @@
 namespace triage {
 
 namespace detail_sql {
-/// Reads the record with `key` (nullopt when none). Throws DbException.
+/// Reads the record with `key` (nullopt when none) from `config`'s mapped record table
+/// (DESIGN.md §10): times as canonical ISO UTC text, the status decoded by
+/// StoredRecordStatus::fromMapped() with the stored value kept (statusStored, what a
+/// compare-and-set compares), every column under its own name in allColumns. Throws
+/// DbException.
 std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig &config, const QString &key);
-/// Reads the ticket rows carrying `key`, oldest first. Throws DbException.
-QVector<TicketRow> readTickets(DbSession &session, const QString &key);
+/// Reads the ticket rows carrying `key`, oldest first, from `config`'s mapped ticket table
+/// (a missing tenant / title / updated_at column reads NULL; the status as
+/// TicketSql::statusName(): "CANCELLED" for a mapped cancelled spelling). Throws DbException.
+QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config, const QString &key);
 /// Reads the intent-log attempts for `key`, oldest first. Throws DbException.
 QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key);
 } // namespace detail_sql

@@ -85,7 +85,9 @@ MarkDecision decideMark(const MarkFacts &facts, RecordStatusCode toStatus, const
         return refuse(QStringLiteral("every manual mark needs a reason of at least %1 characters (got %2)")
                           .arg(kMarkReasonMinLength)
                           .arg(reasonLength));
-    const QString from = facts.fromStatus ? recordStatusText(QVariant(*facts.fromStatus)) : QStringLiteral("NULL");
+    const QString from = !facts.fromStatusText.isEmpty() ? facts.fromStatusText
+        : facts.fromStatus                               ? recordStatusText(QVariant(*facts.fromStatus))
+                                                         : QStringLiteral("NULL");
     const QString to = recordStatusName(toStatus);
     if (facts.fromStatus == Success)
         return refuse(QStringLiteral("SUCCESS is final: its snapshot was returned to callers (DESIGN.md §2)"));

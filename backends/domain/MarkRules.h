@@ -48,6 +48,10 @@ struct RecordedUpstreamAnswer {
 struct MarkFacts {
     bool recordExists = true;
     std::optional<qint64> fromStatus; ///< the status the operator saw (nullopt: NULL)
+    /// The status the operator saw as shown (DESIGN.md §4 spelling, e.g. "UNKNOWN_CODE_weird"
+    /// for a stored value no [idempotency.map] spelling matches), for refusals; empty: spelled
+    /// from fromStatus.
+    QString fromStatusText;
     bool stale = false;               ///< PROCESSING older than the processing timeout (DESIGN.md §4)
     int ticketCount = 0;              ///< ticket rows carrying the key
     int succeededAttempts = 0;        ///< intent-log attempts with status SUCCEEDED

@@ -3,6 +3,7 @@
 #include "ColumnText.h"
 #include "JsonText.h"
 #include "RecordStatus.h"
+#include "SchemaSql.h"
 #include "Workspace.h"
 
 #include <QJsonArray>
@@ -39,42 +40,65 @@ QString inList(SqlBuilder &b, const QStringList &values)
     return QStringLiteral("(") + ps.join(QStringLiteral(", ")) + QLatin1Char(')');
 }
 
-/// Record statuses by key for `keys` (one IN query). Throws DbException.
-QHash<QString, StoredRecordStatus> recordStatuses(DbSession &s, const QStringList &keys)
+/// Record statuses by key for `keys` (one IN query on the mapped record table, decoded by
+/// StoredRecordStatus::fromMapped(): an unknown stored value stays UNKNOWN_CODE_<value>).
+/// Throws DbException.
+QHash<QString, StoredRecordStatus> recordStatuses(DbSession &s, const RecordSql &r, const QStringList &keys)
 {
     QHash<QString, StoredRecordStatus> out;
     if (keys.isEmpty())
         return out;
     SqlBuilder b;
-    QSqlQuery q = s.exec(QStringLiteral("SELECT idem_key, status FROM idempotency_record WHERE idem_key IN %1").arg(inList(b, keys)), b);
+    QSqlQuery q = s.exec(QStringLiteral("SELECT %1, %2 FROM %3 WHERE %1 IN %4")
+                             .arg(r.key, r.statuses.read(r.status), r.table, inList(b, keys)),
+                         b);
     while (q.next())
-        out.insert(columnText(q.value(0)).value_or(QString()), StoredRecordStatus::fromColumn(q.value(1)));
+        out.insert(columnText(q.value(0)).value_or(QString()), StoredRecordStatus::fromMapped(q.value(1), r.map.statuses));
     return out;
 }
 
+/// Condition "`column` <op> instant `t`" on a mapped ticket time column, `t` bound through
+/// `b` in the column's representation. `op` is ">=", "<" or "=": an instant between two
+/// values of an epoch column is rounded up to the next one, which keeps each of them exact
+/// (the column's values at or after `t`, before `t`; "=" then matches nothing).
+QString timeIs(SqlBuilder &b, const TimeSql &time, const QString &column, const char *op, UtcMicros t)
+{
+    const TimeEncoding e = time.mapping().encoding;
+    if (e == TimeEncoding::EpochSeconds || e == TimeEncoding::EpochMillis) {
+        const qint64 unit = e == TimeEncoding::EpochMillis ? 1000 : 1000000;
+        const qint64 rem = ((t % unit) + unit) % unit;
+        if (rem != 0) {
+            if (qstrcmp(op, "=") == 0)
+                return QStringLiteral("1 = 0");
+            t += unit - rem;
+        }
+    }
+    return QStringLiteral("%1 %2 %3").arg(column, QLatin1String(op), time.param(b.bind(time.bind(t))));
+}
+
 /// The filter's creation window [createdFrom, createdTo) on `column`, appended to `where`.
-void appendCreationWindow(QStringList &where, SqlBuilder &b, const SqlDialect &d, const DuplicateFilter &f, const QString &column)
+void appendCreationWindow(QStringList &where, SqlBuilder &b, const TicketSql &t, const DuplicateFilter &f, const QString &column)
 {
     if (f.createdFrom)
-        where << QStringLiteral("%1 >= %2").arg(column, d.timeParam(b.bind(d.bindTime(*f.createdFrom))));
+        where << timeIs(b, t.time, column, ">=", *f.createdFrom);
     if (f.createdTo)
-        where << QStringLiteral("%1 < %2").arg(column, d.timeParam(b.bind(d.bindTime(*f.createdTo))));
+        where << timeIs(b, t.time, column, "<", *f.createdTo);
 }
 
 /// Newest (`newest` true) or oldest creation time of a ticket with a key inside the filter's
 /// creation window and, when `below` is set, created before it; nullopt when there is none.
 /// One index probe on ticket(created_at, id).
-std::optional<UtcMicros> ticketTimeBound(DbSession &s, const DuplicateFilter &f, bool newest, std::optional<UtcMicros> below)
+std::optional<UtcMicros> ticketTimeBound(DbSession &s, const TicketSql &t, const DuplicateFilter &f, bool newest,
+                                         std::optional<UtcMicros> below)
 {
-    const SqlDialect &d = s.dialect();
     SqlBuilder b;
-    QStringList where{QStringLiteral("idem_key IS NOT NULL")};
-    appendCreationWindow(where, b, d, f, QStringLiteral("created_at"));
+    QStringList where{QStringLiteral("%1 IS NOT NULL").arg(t.key)};
+    appendCreationWindow(where, b, t, f, t.createdAt);
     if (below)
-        where << QStringLiteral("created_at < %1").arg(d.timeParam(b.bind(d.bindTime(*below))));
-    QSqlQuery q = s.exec(QStringLiteral("SELECT %1 FROM ticket WHERE %2")
-                             .arg(d.timeText(newest ? QStringLiteral("MAX(created_at)") : QStringLiteral("MIN(created_at)")),
-                                  where.join(QStringLiteral(" AND "))),
+        where << timeIs(b, t.time, t.createdAt, "<", *below);
+    QSqlQuery q = s.exec(QStringLiteral("SELECT %1 FROM %2 WHERE %3")
+                             .arg(t.time.text(QStringLiteral("%1(%2)").arg(newest ? QStringLiteral("MAX") : QStringLiteral("MIN"), t.createdAt)),
+                                  t.table, where.join(QStringLiteral(" AND "))),
                          b);
     if (!q.next() || q.value(0).isNull())
         return std::nullopt;
@@ -85,41 +109,48 @@ std::optional<UtcMicros> ticketTimeBound(DbSession &s, const DuplicateFilter &f,
 /// `keyset` (newest first: (MAX(created_at), idem_key) descending), at most `limit`.
 /// The window's keys come from ticket(created_at, id); each key's tickets from
 /// ticket(idem_key): the cost follows the tickets in the window, not the table.
-QVector<DuplicateGroup> readWindow(DbSession &s, const DuplicateFilter &f, UtcMicros lower, UtcMicros upper,
+QVector<DuplicateGroup> readWindow(DbSession &s, const TicketSql &t, const DuplicateFilter &f, UtcMicros lower, UtcMicros upper,
                                    const std::optional<DuplicateCursor> &keyset, int limit)
 {
-    const SqlDialect &d = s.dialect();
     SqlBuilder b;
-    auto time = [&](UtcMicros t) { return d.timeParam(b.bind(d.bindTime(t))); };
-    QStringList inner{QStringLiteral("w.idem_key IS NOT NULL"), QStringLiteral("w.created_at >= ") + time(lower),
-                      QStringLiteral("w.created_at < ") + time(upper)};
+    const QString wKey = qualified(QStringLiteral("w"), t.key), wCreated = qualified(QStringLiteral("w"), t.createdAt);
+    const QString tKey = qualified(QStringLiteral("t"), t.key), tCreated = qualified(QStringLiteral("t"), t.createdAt);
+    const QString maxCreated = QStringLiteral("MAX(%1)").arg(tCreated);
+    QStringList inner{QStringLiteral("%1 IS NOT NULL").arg(wKey), timeIs(b, t.time, wCreated, ">=", lower),
+                      timeIs(b, t.time, wCreated, "<", upper)};
     if (!f.keySubstring.isEmpty())
-        inner << QStringLiteral("w.idem_key LIKE %1").arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')))
+        inner << QStringLiteral("%1 LIKE %2").arg(wKey, b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')))
                      + SqlDialect::likeEscapeClause();
     QStringList where{QStringLiteral("1 = 1")};
-    appendCreationWindow(where, b, d, f, QStringLiteral("t.created_at"));
-    // Each use binds its own placeholder (some drivers mishandle repeated names).
-    auto live = [&b]() { return QStringLiteral("SUM(CASE WHEN t.status = %1 THEN 0 ELSE 1 END)").arg(b.bind(QStringLiteral("CANCELLED"))); };
+    appendCreationWindow(where, b, t, f, tCreated);
+    // Live: not a stored spelling of CANCELLED ([ticket.map] status_cancelled). Each use binds
+    // its own placeholders (some drivers mishandle repeated names).
+    auto live = [&]() {
+        return QStringLiteral("SUM(CASE WHEN %1 THEN 0 ELSE 1 END)")
+            .arg(t.statuses.isAny(b, qualified(QStringLiteral("t"), t.status), {QStringLiteral("CANCELLED")}));
+    };
     const QString liveSelect = live();
-    QStringList having{QStringLiteral("COUNT(*) > 1"), QStringLiteral("MAX(t.created_at) >= ") + time(lower),
-                       QStringLiteral("MAX(t.created_at) < ") + time(upper)};
+    QStringList having{QStringLiteral("COUNT(*) > 1"), timeIs(b, t.time, maxCreated, ">=", lower), timeIs(b, t.time, maxCreated, "<", upper)};
     if (!f.includeResolved)
         having << live() + QStringLiteral(" > 1");
     if (!f.tenant.isEmpty())
-        having << QStringLiteral("SUM(CASE WHEN t.tenant_id = %1 THEN 1 ELSE 0 END) > 0").arg(b.bind(f.tenant));
+        having << (t.tenant.isEmpty() ? QStringLiteral("1 = 0") // no tenant column: no ticket has that tenant
+                                      : QStringLiteral("SUM(CASE WHEN %1 = %2 THEN 1 ELSE 0 END) > 0")
+                                            .arg(qualified(QStringLiteral("t"), t.tenant), b.bind(f.tenant)));
     if (keyset) {
-        if (const auto t = parseUtcMicros(keyset->lastCreatedAt)) {
-            const QString p1 = time(*t), p2 = time(*t);
-            having << QStringLiteral("(MAX(t.created_at) < %1 OR (MAX(t.created_at) = %2 AND t.idem_key < %3))").arg(p1, p2, b.bind(keyset->idemKey));
+        if (const auto k = parseUtcMicros(keyset->lastCreatedAt)) {
+            const QString before = timeIs(b, t.time, maxCreated, "<", *k), same = timeIs(b, t.time, maxCreated, "=", *k);
+            having << QStringLiteral("(%1 OR (%2 AND %3 < %4))").arg(before, same, tKey, b.bind(keyset->idemKey));
         }
     }
     const QString sql =
-        QStringLiteral("SELECT t.idem_key, COUNT(*), %1, %2, %3 FROM ticket t "
-                       "JOIN (SELECT DISTINCT w.idem_key FROM ticket w WHERE %4) k ON t.idem_key = k.idem_key "
-                       "WHERE %5 GROUP BY t.idem_key HAVING %6 ORDER BY MAX(t.created_at) DESC, t.idem_key DESC LIMIT %7")
-            .arg(liveSelect, d.timeText(QStringLiteral("MIN(t.created_at)")), d.timeText(QStringLiteral("MAX(t.created_at)")),
-                 inner.join(QStringLiteral(" AND ")), where.join(QStringLiteral(" AND ")), having.join(QStringLiteral(" AND ")),
-                 b.bind(limit));
+        QStringLiteral("SELECT %1, COUNT(*), %2, %3, %4 FROM %5 t "
+                       "JOIN (SELECT DISTINCT %6 FROM %5 w WHERE %7) k ON %1 = %8 "
+                       "WHERE %9 GROUP BY %1 HAVING %10 ORDER BY %11 DESC, %1 DESC LIMIT %12")
+            // One arg() call: the substituted text (SQLite's strftime formats) is never scanned again.
+            .arg(tKey, liveSelect, t.time.text(QStringLiteral("MIN(%1)").arg(tCreated)), t.time.text(maxCreated), t.table, wKey,
+                 inner.join(QStringLiteral(" AND ")), qualified(QStringLiteral("k"), t.key), where.join(QStringLiteral(" AND ")),
+                 having.join(QStringLiteral(" AND ")), maxCreated, b.bind(limit));
     QSqlQuery q = s.exec(sql, b);
     QVector<DuplicateGroup> out;
     while (q.next()) {
@@ -136,15 +167,15 @@ QVector<DuplicateGroup> readWindow(DbSession &s, const DuplicateFilter &f, UtcMi
 }
 
 /// Distinct tenant_id values of the groups' tickets (one IN query), sorted.
-void fillTenants(DbSession &s, QVector<DuplicateGroup> &groups)
+void fillTenants(DbSession &s, const TicketSql &t, QVector<DuplicateGroup> &groups)
 {
     QStringList keys;
     for (const DuplicateGroup &g : std::as_const(groups))
         keys << g.idemKey;
     if (keys.isEmpty())
         return;
-    SqlBuilder t;
-    QSqlQuery tq = s.exec(QStringLiteral("SELECT DISTINCT idem_key, tenant_id FROM ticket WHERE idem_key IN %1").arg(inList(t, keys)), t);
+    SqlBuilder b;
+    QSqlQuery tq = s.exec(QStringLiteral("SELECT DISTINCT %1, %2 FROM %3 WHERE %1 IN %4").arg(t.key, t.tenantOrNull(), t.table, inList(b, keys)), b);
     QHash<QString, QStringList> tenants;
     while (tq.next())
         tenants[columnText(tq.value(0)).value_or(QString())] << columnText(tq.value(1)).value_or(QStringLiteral("NULL"));
@@ -159,14 +190,14 @@ constexpr qint64 kDefaultWindowMs = 10 * 60 * 1000; // 10 min
 constexpr qint64 kMaxWindowMs = 366LL * 24 * 3600 * 1000;
 
 /// The creation-time window scan, newest first (see fetchDuplicateGroups()).
-DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs,
+DuplicatePage readGroups(DbSession &s, const TicketSql &t, const DuplicateFilter &f, const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs,
                          int statementMs)
 {
     QElapsedTimer spent;
     spent.start();
     DuplicatePage page;
-    const auto newest = ticketTimeBound(s, f, true, std::nullopt);
-    const auto oldest = ticketTimeBound(s, f, false, std::nullopt);
+    const auto newest = ticketTimeBound(s, t, f, true, std::nullopt);
+    const auto oldest = ticketTimeBound(s, t, f, false, std::nullopt);
     if (!newest || !oldest)
         return page; // no ticket with a key: the end
     page.newestAt = formatUtcMicros(*newest);
@@ -174,23 +205,23 @@ DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::opti
     std::optional<DuplicateCursor> keyset = cursor;
     UtcMicros upper = *newest + 1;
     if (cursor) {
-        const auto t = parseUtcMicros(cursor->lastCreatedAt);
-        if (!t)
+        const auto at = parseUtcMicros(cursor->lastCreatedAt);
+        if (!at)
             throw DbException(DbError{DbRole::Ticket, DbError::Kind::Config,
                                       QStringLiteral("ticket: duplicate-groups cursor time \"%1\" is not ISO-8601").arg(cursor->lastCreatedAt), {}});
-        upper = std::min(upper, *t + 1);
+        upper = std::min(upper, *at + 1);
     }
     qint64 windowMs = cursor && cursor->windowMs > 0 ? cursor->windowMs : kDefaultWindowMs;
-    auto stopAt = [&](UtcMicros t, const QString &key) {
-        page.next = DuplicateCursor{formatUtcMicros(t), key, windowMs};
-        page.scannedTo = formatUtcMicros(t);
+    auto stopAt = [&](UtcMicros at, const QString &key) {
+        page.next = DuplicateCursor{formatUtcMicros(at), key, windowMs};
+        page.scannedTo = formatUtcMicros(at);
     };
     while (true) {
         const UtcMicros lower = std::max(*oldest, upper - windowMs * 1000);
         QElapsedTimer one;
         one.start();
         const int need = limit - int(page.groups.size());
-        const QVector<DuplicateGroup> found = readWindow(s, f, lower, upper, keyset, need);
+        const QVector<DuplicateGroup> found = readWindow(s, t, f, lower, upper, keyset, need);
         ++page.windows;
         page.groups += found;
         if (int(page.groups.size()) >= limit) {
@@ -206,7 +237,7 @@ DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::opti
         else if (ms > statementMs * 2)
             windowMs = std::max(kMinWindowMs, windowMs / 2);
         // Skip stretches without tickets: the next window ends after the newest ticket below.
-        const auto below = lower > *oldest ? ticketTimeBound(s, f, true, lower) : std::nullopt;
+        const auto below = lower > *oldest ? ticketTimeBound(s, t, f, true, lower) : std::nullopt;
         if (!below) {
             page.scannedTo = page.oldestAt; // the end
             break;
@@ -217,7 +248,7 @@ DuplicatePage readGroups(DbSession &s, const DuplicateFilter &f, const std::opti
             break;
         }
     }
-    fillTenants(s, page.groups);
+    fillTenants(s, t, page.groups);
     return page;
 }
 
@@ -300,19 +331,20 @@ QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const
     Workspace *ws = &workspace;
     if (statementMs <= 0)
         statementMs = kWindowStatementMs;
+    const SchemaMap schema = ws->config().schema;
     auto page = ws->worker(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
-        return readGroups(s, filter, cursor, std::max(1, limit), budgetMs, statementMs);
+        return readGroups(s, TicketSql(s.dialect().kind(), schema.tickets), filter, cursor, std::max(1, limit), budgetMs, statementMs);
     });
     return page
         .then(QtFuture::Launch::Sync,
-              [ws](const Outcome<DuplicatePage> &page) -> QFuture<Outcome<DuplicatePage>> {
+              [ws, schema](const Outcome<DuplicatePage> &page) -> QFuture<Outcome<DuplicatePage>> {
                   if (!page.ok())
                       return QtFuture::makeReadyFuture(page);
                   QStringList keys;
                   for (const DuplicateGroup &g : page->groups)
                       keys << g.idemKey;
-                  auto statuses = ws->worker(DbRole::Idempotency).run<QHash<QString, StoredRecordStatus>>([keys](DbSession &s) {
-                      return recordStatuses(s, keys);
+                  auto statuses = ws->worker(DbRole::Idempotency).run<QHash<QString, StoredRecordStatus>>([keys, schema](DbSession &s) {
+                      return recordStatuses(s, RecordSql(s.dialect().kind(), schema.records), keys);
                   });
                   return statuses.then(QtFuture::Launch::Sync, [out = *page.value](const Outcome<QHash<QString, StoredRecordStatus>> &statuses) mutable {
                       if (!statuses.ok())
@@ -337,23 +369,25 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         NullableText snapshot;
     };
     const int n = std::max(1, limit);
+    const SchemaMap schema = ws->config().schema;
     auto records = ws->worker(DbRole::Idempotency)
                         .run<QVector<Rec>>([=](DbSession &s) {
+                            const RecordSql r(s.dialect().kind(), schema.records);
                             SqlBuilder b;
-                            QString where = QStringLiteral("status IN (%1, %2, %3) AND id > %4")
-                                                .arg(b.bind(0), b.bind(1), b.bind(2), b.bind(afterRecordId));
+                            QString where = QStringLiteral("%1 AND %2 > %3")
+                                                .arg(r.statuses.isAny(b, r.status, recordStatusNames()), r.id, b.bind(afterRecordId));
                             if (!keySubstring.isEmpty())
-                                where += QStringLiteral(" AND idem_key LIKE %1")
-                                             .arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(keySubstring) + QLatin1Char('%')))
+                                where += QStringLiteral(" AND %1 LIKE %2")
+                                             .arg(r.key, b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(keySubstring) + QLatin1Char('%')))
                                     + SqlDialect::likeEscapeClause();
-                            QSqlQuery q = s.exec(QStringLiteral("SELECT id, idem_key, status, result_snapshot FROM idempotency_record "
-                                                                "WHERE %1 ORDER BY id LIMIT %2")
-                                                     .arg(where, b.bind(n)),
+                            QSqlQuery q = s.exec(QStringLiteral("SELECT %1, %2, %3, %4 FROM %5 WHERE %6 ORDER BY %1 LIMIT %7")
+                                                     .arg(r.id, r.key, r.statuses.read(r.status), r.snapshot, r.table, where, b.bind(n)),
                                                  b);
                             QVector<Rec> out;
                             while (q.next()) {
-                                // The WHERE clause keeps codes 0, 1, 2 only.
-                                const std::optional<RecordStatusCode> status = StoredRecordStatus::fromColumn(q.value(2)).known();
+                                // The WHERE clause keeps stored spellings of PROCESSING, SUCCESS and FAILED only.
+                                const std::optional<RecordStatusCode> status
+                                    = StoredRecordStatus::fromMapped(q.value(2), r.map.statuses).known();
                                 if (status)
                                     out.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), *status,
                                                 columnText(q.value(3))});
@@ -361,7 +395,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                             return out;
                         });
     QThreadPool *pool = workspace.mergePool();
-    return records.then(QtFuture::Launch::Sync, [ws, n, pool](const Outcome<QVector<Rec>> &recs) -> QFuture<Outcome<InconsistencyPage>> {
+    return records.then(QtFuture::Launch::Sync, [ws, n, pool, schema](const Outcome<QVector<Rec>> &recs) -> QFuture<Outcome<InconsistencyPage>> {
         if (!recs.ok())
             return QtFuture::makeReadyFuture(Outcome<InconsistencyPage>::failure(*recs.error));
         QStringList unsettledKeys;
@@ -384,11 +418,12 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         };
         auto tickets = ws->worker(DbRole::Ticket)
                            .run<Tickets>([=](DbSession &s) {
+                               const TicketSql t(s.dialect().kind(), schema.tickets);
                                Tickets out;
                                if (!unsettledKeys.isEmpty()) {
                                    SqlBuilder b;
-                                   QSqlQuery q = s.exec(QStringLiteral("SELECT id, idem_key FROM ticket WHERE idem_key IN %1 ORDER BY id")
-                                                            .arg(inList(b, unsettledKeys)),
+                                   QSqlQuery q = s.exec(QStringLiteral("SELECT %1, %2 FROM %3 WHERE %2 IN %4 ORDER BY %1")
+                                                            .arg(t.id, t.key, t.table, inList(b, unsettledKeys)),
                                                         b);
                                    while (q.next())
                                        out.byUnsettledKey.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), {}, {}, true});
@@ -398,11 +433,13 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                    QStringList ps;
                                    for (qint64 id : namedIds)
                                        ps << b.bind(id);
-                                   QSqlQuery q = s.exec(QStringLiteral("SELECT id, idem_key, payload, status FROM ticket WHERE id IN (%1)")
-                                                            .arg(ps.join(QStringLiteral(", "))),
+                                   QSqlQuery q = s.exec(QStringLiteral("SELECT %1, %2, %3, %4 FROM %5 WHERE %1 IN (%6)")
+                                                            .arg(t.id, t.key, t.payload, t.statuses.read(t.status), t.table,
+                                                                 ps.join(QStringLiteral(", "))),
                                                         b);
+                                   // The status as TicketSql::statusName(): "CANCELLED" for a mapped cancelled spelling.
                                    while (q.next())
-                                       out.named.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), columnText(q.value(2)).value_or(QString()), columnText(q.value(3)).value_or(QString()),
+                                       out.named.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), columnText(q.value(2)).value_or(QString()), t.statusName(q.value(3)).value_or(QString()),
                                                          q.value(2).isNull()});
                                }
                                return out;
@@ -466,20 +503,22 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
                                                        int limit, const QString &keySubstring)
 {
     const int n = std::max(1, limit);
-    return workspace.worker(DbRole::Intent).run<RegeneratedPage>([cursor, n, keySubstring](DbSession &s) {
+    const IntentTableMap map = workspace.config().schema.intents;
+    return workspace.worker(DbRole::Intent).run<RegeneratedPage>([cursor, n, keySubstring, map](DbSession &s) {
+        const IntentSql i(s.dialect().kind(), map);
         SqlBuilder b;
-        QString where = QStringLiteral("task_id IS NOT NULL AND step_id IS NOT NULL AND idem_key IS NOT NULL");
+        QString where = QStringLiteral("%1 IS NOT NULL AND %2 IS NOT NULL AND %3 IS NOT NULL").arg(i.taskId, i.stepId, i.key);
         if (cursor)
-            where += QStringLiteral(" AND (task_id > %1 OR (task_id = %2 AND step_id > %3))")
-                         .arg(b.bind(cursor->taskId), b.bind(cursor->taskId), b.bind(cursor->stepId));
-        QString having = QStringLiteral("COUNT(DISTINCT idem_key) > 1");
+            where += QStringLiteral(" AND (%1 > %2 OR (%1 = %3 AND %4 > %5))")
+                         .arg(i.taskId, b.bind(cursor->taskId), b.bind(cursor->taskId), i.stepId, b.bind(cursor->stepId));
+        QString having = QStringLiteral("COUNT(DISTINCT %1) > 1").arg(i.key);
         if (!keySubstring.isEmpty())
-            having += QStringLiteral(" AND SUM(CASE WHEN idem_key LIKE %1%2 THEN 1 ELSE 0 END) > 0")
-                          .arg(b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(keySubstring) + QLatin1Char('%')),
+            having += QStringLiteral(" AND SUM(CASE WHEN %1 LIKE %2%3 THEN 1 ELSE 0 END) > 0")
+                          .arg(i.key, b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(keySubstring) + QLatin1Char('%')),
                                SqlDialect::likeEscapeClause());
-        QSqlQuery q = s.exec(QStringLiteral("SELECT task_id, step_id, COUNT(*) FROM intent_log WHERE %1 GROUP BY task_id, step_id "
-                                            "HAVING %2 ORDER BY task_id, step_id LIMIT %3")
-                                 .arg(where, having, b.bind(n + 1)),
+        QSqlQuery q = s.exec(QStringLiteral("SELECT %1, %2, COUNT(*) FROM %3 WHERE %4 GROUP BY %1, %2 "
+                                            "HAVING %5 ORDER BY %1, %2 LIMIT %6")
+                                 .arg(i.taskId, i.stepId, i.table, where, having, b.bind(n + 1)),
                              b);
         RegeneratedPage page;
         while (q.next()) {
@@ -500,9 +539,8 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
             if (!tasks.contains(st.taskId))
                 tasks << st.taskId;
         SqlBuilder k;
-        QSqlQuery kq = s.exec(QStringLiteral("SELECT task_id, step_id, idem_key FROM intent_log WHERE task_id IN %1 "
-                                             "ORDER BY created_at, id")
-                                  .arg(inList(k, tasks)),
+        QSqlQuery kq = s.exec(QStringLiteral("SELECT %1, %2, %3 FROM %4 WHERE %1 IN %5 ORDER BY %6, %7")
+                                  .arg(i.taskId, i.stepId, i.key, i.table, inList(k, tasks), i.createdAt, i.id),
                               k);
         std::map<std::pair<QString, QString>, QStringList> keys;
         while (kq.next()) {
@@ -520,8 +558,9 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
 QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey)
 {
     Workspace *ws = &workspace;
-    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([idemKey](DbSession &s) {
-        return detail_sql::readTickets(s, idemKey);
+    const WorkspaceConfig config = ws->config();
+    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([config, idemKey](DbSession &s) {
+        return detail_sql::readTickets(s, config, idemKey);
     });
     return tickets
         .then(QtFuture::Launch::Sync,

@@ -174,10 +174,11 @@ QFuture<QHash<QString, MarkEvidence>> gatherEvidence(Workspace &ws, const QVecto
             rowKeys << r.idemKey;
         }
     }
+    const WorkspaceConfig config = ws.config();
     auto tickets = ws.worker(DbRole::Ticket).run<mark_sql::TicketEvidence>(
-        [keys, rowKeys](DbSession &s) { return mark_sql::readTicketEvidence(s, keys, rowKeys); });
+        [config, keys, rowKeys](DbSession &s) { return mark_sql::readTicketEvidence(s, config, keys, rowKeys); });
     auto attempts = ws.worker(DbRole::Intent).run<mark_sql::AttemptEvidence>(
-        [keys](DbSession &s) { return mark_sql::readAttemptEvidence(s, keys); });
+        [config, keys](DbSession &s) { return mark_sql::readAttemptEvidence(s, config, keys); });
     QThreadPool *pool = ws.mergePool();
     return tickets
         .then(pool,
@@ -197,8 +198,9 @@ QFuture<MarkRequest> withTicketSnapshot(Workspace &ws, MarkRequest request)
     if (!request.snapshotFromTicket)
         return QtFuture::makeReadyFuture(std::move(request));
     const QString key = request.idemKey;
+    const WorkspaceConfig config = ws.config();
     return ws.worker(DbRole::Ticket)
-        .run<QVector<TicketRow>>([key](DbSession &s) { return detail_sql::readTickets(s, key); })
+        .run<QVector<TicketRow>>([config, key](DbSession &s) { return detail_sql::readTickets(s, config, key); })
         .then(ws.mergePool(), [request](Outcome<QVector<TicketRow>> rows) mutable {
             request.snapshot.reset();
             request.snapshotSource = QStringLiteral("ticket:%1").arg(*request.snapshotFromTicket);

@@ -7,6 +7,7 @@
 #include "JsonText.h"
 #include "Log.h"
 #include "RecordStatus.h"
+#include "SchemaSql.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -27,11 +28,25 @@ QJsonValue jsonOrNull(const std::optional<qint64> &v)
     return v ? QJsonValue(double(*v)) : QJsonValue(QJsonValue::Null);
 }
 
-QString stateJson(const ExpectedState &s)
+/// The status of `s` as shown (DESIGN.md §4): through `mapped` when the state carries the
+/// stored value (an unknown one reads "UNKNOWN_CODE_<value>"), else from the code.
+QString stateStatusText(const ExpectedState &s, const StatusMapping *mapped)
+{
+    if (mapped && s.statusStored)
+        return StoredRecordStatus::fromMapped(*s.statusStored, *mapped).text;
+    return s.status ? recordStatusText(QVariant(*s.status)) : QStringLiteral("NULL");
+}
+
+/// The audit row's state JSON. `mapped` (non-null for a mapped status column, DESIGN.md
+/// §10): the value exactly as stored is recorded too ("status_stored"); the default schema's
+/// rows stay as they were.
+QString stateJson(const ExpectedState &s, const StatusMapping *mapped)
 {
     QJsonObject o;
-    o[QStringLiteral("status")] = s.status ? recordStatusText(QVariant(*s.status)) : QStringLiteral("NULL");
+    o[QStringLiteral("status")] = stateStatusText(s, mapped);
     o[QStringLiteral("status_code")] = jsonOrNull(s.status);
+    if (mapped)
+        o[QStringLiteral("status_stored")] = s.statusStored ? QJsonValue(*s.statusStored) : QJsonValue(QJsonValue::Null);
     o[QStringLiteral("updated_at")] = s.updatedAt ? QJsonValue(formatUtcMicros(*s.updatedAt)) : QJsonValue(QJsonValue::Null);
     o[QStringLiteral("version")] = jsonOrNull(s.version);
     return compact(o);
@@ -48,21 +63,40 @@ MarkResult::Kind kindFromOutcome(const QString &outcome)
     return MarkResult::Kind::Error;
 }
 
-/// The one-second blind spot (DESIGN.md §4): second-precision updated_at and no version.
-QString precisionWarning(DbSession &s, bool hasVersion)
+/// The one-second blind spot (DESIGN.md §4): updated_at of one-second precision and no
+/// version column. epoch_s columns always have it; epoch_ms columns are exact to the
+/// millisecond and iso_text / SQLite text columns compare the stored text, so neither warns;
+/// native and local columns on PostgreSQL and MySQL/MariaDB ask information_schema about the
+/// mapped table and column ("schema.table" names its schema, else the connection's).
+QString precisionWarning(DbSession &s, const RecordSql &r, bool hasVersion)
 {
-    if (hasVersion || s.dialect().kind() == Dialect::Sqlite)
+    if (hasVersion)
         return {};
+    const QString blind = QStringLiteral("%1 has one-second precision and the table has no version column: this "
+                                         "compare-and-set cannot see a change made within the same second")
+                              .arg(r.map.updatedAt);
+    switch (r.time.mapping().encoding) {
+    case TimeEncoding::EpochSeconds: return blind;
+    case TimeEncoding::EpochMillis:
+    case TimeEncoding::IsoText: return {};
+    case TimeEncoding::Native:
+    case TimeEncoding::Local: break;
+    }
+    if (s.dialect().kind() == Dialect::Sqlite)
+        return {};
+    const qsizetype dot = r.map.table.indexOf(QLatin1Char('.'));
+    const QString schema = dot < 0 ? QString() : r.map.table.left(dot);
+    const QString table = dot < 0 ? r.map.table : r.map.table.mid(dot + 1);
     SqlBuilder b;
-    const QString sql = s.dialect().kind() == Dialect::PostgreSql
-        ? QStringLiteral("SELECT datetime_precision FROM information_schema.columns WHERE table_schema = current_schema() "
-                         "AND table_name = %1 AND column_name = %2")
-        : QStringLiteral("SELECT DATETIME_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
-                         "AND TABLE_NAME = %1 AND COLUMN_NAME = %2");
-    QSqlQuery q = s.exec(sql.arg(b.bind(QStringLiteral("idempotency_record")), b.bind(QStringLiteral("updated_at"))), b);
+    const bool pg = s.dialect().kind() == Dialect::PostgreSql;
+    const QString schemaCond = schema.isEmpty() ? (pg ? QStringLiteral("current_schema()") : QStringLiteral("DATABASE()")) : b.bind(schema);
+    const QString sql = pg ? QStringLiteral("SELECT datetime_precision FROM information_schema.columns WHERE table_schema = %1 "
+                                            "AND table_name = %2 AND column_name = %3")
+                           : QStringLiteral("SELECT DATETIME_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %1 "
+                                            "AND TABLE_NAME = %2 AND COLUMN_NAME = %3");
+    QSqlQuery q = s.exec(sql.arg(schemaCond, b.bind(table), b.bind(r.map.updatedAt)), b);
     if (q.next() && !q.value(0).isNull() && q.value(0).toInt() == 0)
-        return QStringLiteral("updated_at has one-second precision and the table has no version column: this "
-                              "compare-and-set cannot see a change made within the same second");
+        return blind;
     return {};
 }
 
@@ -104,11 +138,12 @@ QString evidenceJson(const MarkRequest &req, const MarkEvidence &ev, const QStri
 }
 
 /// The audit row of `req` before its outcome is known: who, where, what, from which state.
-AuditEntry expectedAuditEntry(DbSession &s, const MarkRequest &req, const ExpectedState &expected, const MarkEvidence &ev)
+AuditEntry expectedAuditEntry(DbSession &s, const MarkRequest &req, const ExpectedState &expected, const MarkEvidence &ev,
+                              const StatusMapping *mapped)
 {
     AuditEntry a = auditStamp(req.toStatus == Success ? audit_action::MarkSuccess : audit_action::MarkFailed, req.idemKey,
                               req.operatorName, auditDbUser(s.profile()), req.requestId);
-    a.fromState = stateJson(expected);
+    a.fromState = stateJson(expected, mapped);
     QJsonObject target;
     target[QStringLiteral("status")] = recordStatusName(req.toStatus);
     target[QStringLiteral("status_code")] = int(req.toStatus);
@@ -159,17 +194,69 @@ void forKeyChunks(DbSession &s, const QStringList &keys, SqlFor &&sqlFor, OnRow 
     }
 }
 
-/// The condition matching `key`'s updated_at when it is the instant `expected`, on SQLite:
-/// SQLite keeps whatever text it was given ("2026-12-01 10:00:00", "…T10:00:00Z",
-/// "…T10:00:00.123456Z", offsets), so the stored text is read in the compare-and-set's own
-/// transaction (BEGIN IMMEDIATE holds the write lock), compared as a time, and bound back
-/// exactly as stored. A stored value that is not that instant (or not a time) matches nothing.
-QString sqliteUpdatedAtCondition(DbSession &s, SqlBuilder &b, const QString &key, UtcMicros expected)
+/// The condition matching the record's updated_at when it is the instant `expected`
+/// (DESIGN.md §4, §10), in the mapped column's own representation, values bound through `b`:
+/// - stored text (TimeSql::matchesStoredText(): SQLite's native and local text, iso_text on
+///   every backend): the stored text is read in the compare-and-set's own transaction,
+///   compared as a time, and bound back exactly as stored. SQLite keeps whatever text it was
+///   given ("2026-12-01 10:00:00", "…T10:00:00Z", offsets) and BEGIN IMMEDIATE holds the write
+///   lock; on the servers the UPDATE's exact (binary) text comparison catches a change made
+///   in between. A stored value that is not that instant (or not a time) matches nothing.
+/// - epoch_s / epoch_ms: the integer, when `expected` is a whole number of the column's units
+///   (an instant the column cannot hold matches nothing);
+/// - native and local columns on PostgreSQL and MySQL/MariaDB: compared on the server
+///   (TimeSql::param()), never through QDateTime.
+QString updatedAtCondition(DbSession &s, const RecordSql &r, SqlBuilder &b, const QString &key, UtcMicros expected)
 {
-    SqlBuilder rb;
-    QSqlQuery q = s.exec(QStringLiteral("SELECT updated_at FROM idempotency_record WHERE idem_key = %1").arg(rb.bind(key)), rb);
-    if (q.next() && !q.value(0).isNull() && parseUtcMicros(canonicalTimeText(q.value(0))) == expected)
-        return QStringLiteral("updated_at = %1").arg(b.bind(q.value(0)));
+    const TimeSql &t = r.time;
+    if (t.matchesStoredText()) {
+        SqlBuilder rb;
+        QSqlQuery q = s.exec(QStringLiteral("SELECT %1, %2 FROM %3 WHERE %4 = %5")
+                                 .arg(r.updatedAt, t.text(r.updatedAt), r.table, r.key, rb.bind(key)),
+                             rb);
+        if (q.next() && !q.value(0).isNull() && parseUtcMicros(canonicalTimeText(q.value(1))) == expected) {
+            if (s.dialect().kind() == Dialect::MySql) // its collations ignore case and trailing spaces
+                return QStringLiteral("BINARY %1 = BINARY %2").arg(r.updatedAt, b.bind(q.value(0)));
+            return QStringLiteral("%1 = %2").arg(r.updatedAt, b.bind(q.value(0)));
+        }
+        return QStringLiteral("1 = 0");
+    }
+    const TimeEncoding e = t.mapping().encoding;
+    if (e == TimeEncoding::EpochSeconds || e == TimeEncoding::EpochMillis) {
+        const qint64 unit = e == TimeEncoding::EpochMillis ? 1000 : 1000000;
+        if (expected % unit != 0)
+            return QStringLiteral("1 = 0");
+    }
+    return QStringLiteral("%1 = %2").arg(r.updatedAt, t.param(b.bind(t.bind(expected))));
+}
+
+/// The SET value of updated_at: the server's now in the column's representation. Epoch
+/// columns move forward by at least one unit (the greater of now and the stored value + 1):
+/// a row written earlier in the same second (or millisecond) still changes, so every
+/// compare-and-set changes updated_at as well as the status, and MySQL/MariaDB's changed-rows
+/// count equals the matched rows even without CLIENT_FOUND_ROWS (docs/QT-PITFALLS.md).
+QString updatedAtValue(Dialect d, const RecordSql &r)
+{
+    const TimeEncoding e = r.time.mapping().encoding;
+    if (e != TimeEncoding::EpochSeconds && e != TimeEncoding::EpochMillis)
+        return r.time.nowValue();
+    const QString greatest = d == Dialect::Sqlite ? QStringLiteral("MAX") : QStringLiteral("GREATEST");
+    return QStringLiteral("%1(%2, COALESCE(%3, 0) + 1)").arg(greatest, r.time.nowValue(), r.updatedAt);
+}
+
+/// The status condition of the compare-and-set (DESIGN.md §10): the exact value the operator
+/// saw (ExpectedState::statusStored); when only a status is given (`triagectl mark
+/// --expect-status`), any stored spelling of it; NULL for a NULL status. An unknown code of
+/// the seeds' integer encoding is compared as that integer.
+QString statusCondition(SqlBuilder &b, const RecordSql &r, const ExpectedState &expected)
+{
+    if (expected.statusStored || !expected.status)
+        return r.statuses.equalsStored(b, r.status, expected.statusStored);
+    const qint64 code = *expected.status;
+    if (code == Processing || code == Success || code == Failed)
+        return r.statuses.isAny(b, r.status, {recordStatusName(RecordStatusCode(code))});
+    if (!r.statuses.mapping().text)
+        return r.statuses.equalsStored(b, r.status, QString::number(code));
     return QStringLiteral("1 = 0");
 }
 
@@ -195,14 +282,19 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     const std::optional<RecordDetail> current = detail_sql::readRecord(s, config, req.idemKey);
     res.before = current;
     res.current = current;
-    const bool hasVersion = s.hasColumn(QStringLiteral("idempotency_record"), QStringLiteral("version"));
+    // Every statement on the record table is built from the mapping (DESIGN.md §10).
+    const RecordSql r = config.records(s.dialect().kind());
+    // The mapping when it is not the seeds' integer codes: audit rows then keep the stored value.
+    const StatusMapping *mapped = r.map.statuses != SchemaMap::defaults().records.statuses ? &r.map.statuses : nullptr;
+    const bool hasVersion = !r.version.isEmpty() && s.hasColumn(r.map.table, r.map.version);
     const ExpectedState expected = req.expect ? *req.expect : (current ? expectedStateOf(*current) : ExpectedState{});
 
     if (current && req.expect
         && (current->statusCode != expected.status || parseUtcMicros(current->updatedAt) != expected.updatedAt
+            || (expected.statusStored && current->statusStored && *current->statusStored != *expected.statusStored)
             || (hasVersion && current->version != expected.version))) {
         // Someone else's state wins: report it before any rule looks at the changed record.
-        return conflict(s, config, req, res, expectedAuditEntry(s, req, expected, ev));
+        return conflict(s, config, req, res, expectedAuditEntry(s, req, expected, ev, mapped));
     }
 
     MarkEvidence evidence = ev;
@@ -211,6 +303,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
             evidence.upstream = recordedUpstreamAnswer(*row);
     MarkFacts facts = markFactsFrom(current, evidence);
     facts.fromStatus = expected.status;
+    facts.fromStatusText = stateStatusText(expected, &r.map.statuses);
     facts.snapshotTicketId = req.snapshotFromTicket;
     facts.snapshotTicketCarriesKey = !req.snapshotFromTicket || evidence.ticketIds.contains(*req.snapshotFromTicket);
     bool snapshotOk = false;
@@ -253,7 +346,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
                               .arg(errors.join(QStringLiteral("; ")));
     }
 
-    AuditEntry a = expectedAuditEntry(s, req, expected, evidence);
+    AuditEntry a = expectedAuditEntry(s, req, expected, evidence, mapped);
     a.evidence = evidenceJson(req, evidence, decision.overridden);
 
     if (!decision.allowed) {
@@ -267,16 +360,16 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
             res.auditId = audit_sql::insert(s, a);
         return res;
     }
-    if (const QString w = s.memo(QStringLiteral("mark.precisionWarning"), [&] { return QVariant(precisionWarning(s, hasVersion)); })
+    if (const QString w = s.memo(QStringLiteral("mark.precisionWarning:%1.%2").arg(r.map.table, r.map.updatedAt),
+                                 [&] { return QVariant(precisionWarning(s, r, hasVersion)); })
                               .toString();
         !w.isEmpty())
         res.warnings << w;
     if (req.dryRun) {
         res.kind = MarkResult::Kind::DryRun;
         res.message = QStringLiteral("would mark %1 → %2 if the record still has status %3, updated_at %4%5")
-                          .arg(recordStatusText(expected.status ? QVariant(*expected.status) : QVariant()),
-                               recordStatusName(req.toStatus),
-                               recordStatusText(expected.status ? QVariant(*expected.status) : QVariant()),
+                          .arg(stateStatusText(expected, &r.map.statuses), recordStatusName(req.toStatus),
+                               stateStatusText(expected, &r.map.statuses),
                                expected.updatedAt ? formatUtcMicros(*expected.updatedAt) : QStringLiteral("NULL"),
                                hasVersion ? QStringLiteral(", version %1").arg(expected.version ? QString::number(*expected.version)
                                                                                                : QStringLiteral("NULL"))
@@ -284,46 +377,49 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
         return res;
     }
 
-    const SqlDialect &d = s.dialect();
+    const Dialect d = s.dialect().kind();
     SqlBuilder b;
-    QStringList sets = {QStringLiteral("status = %1").arg(b.bind(int(req.toStatus))),
-                        QStringLiteral("updated_at = %1").arg(d.nowValue())};
+    // The status is written as the mapping's first spelling; it always changes (allowed marks go
+    // between different statuses and no stored value spells two), and so does updated_at.
+    QStringList sets = {QStringLiteral("%1 = %2").arg(r.status, r.statuses.write(b, recordStatusName(req.toStatus))),
+                        QStringLiteral("%1 = %2").arg(r.updatedAt, updatedAtValue(d, r))};
     if (req.toStatus == Success)
-        sets << QStringLiteral("result_snapshot = %1").arg(b.bind(*req.snapshot));
+        sets << QStringLiteral("%1 = %2").arg(r.snapshot, b.bind(*req.snapshot));
     if (hasVersion)
-        sets << QStringLiteral("version = COALESCE(version, 0) + 1");
-    QStringList where = {QStringLiteral("idem_key = %1").arg(b.bind(req.idemKey))};
-    where << (expected.status ? QStringLiteral("status = %1").arg(b.bind(*expected.status)) : QStringLiteral("status IS NULL"));
+        sets << QStringLiteral("%1 = COALESCE(%1, 0) + 1").arg(r.version);
+    QStringList where = {QStringLiteral("%1 = %2").arg(r.key, b.bind(req.idemKey)), statusCondition(b, r, expected)};
     if (hasVersion)
-        where << (expected.version ? QStringLiteral("version = %1").arg(b.bind(*expected.version)) : QStringLiteral("version IS NULL"));
+        where << (expected.version ? QStringLiteral("%1 = %2").arg(r.version, b.bind(*expected.version))
+                                   : QStringLiteral("%1 IS NULL").arg(r.version));
     if (!expected.updatedAt)
         where << QStringLiteral("1 = 0"); // a NULL or unreadable expected time can match nothing
-    else if (d.kind() != Dialect::Sqlite)
-        where << QStringLiteral("updated_at = %1").arg(d.timeParam(b.bind(d.bindTime(*expected.updatedAt))));
 
     s.begin();
     int matched = 0;
     try {
-        if (expected.updatedAt && d.kind() == Dialect::Sqlite)
-            where << sqliteUpdatedAtCondition(s, b, req.idemKey, *expected.updatedAt);
-        QSqlQuery q = s.exec(QStringLiteral("UPDATE idempotency_record SET %1 WHERE %2")
-                                 .arg(sets.join(QStringLiteral(", ")), where.join(QStringLiteral(" AND "))),
+        if (expected.updatedAt)
+            where << updatedAtCondition(s, r, b, req.idemKey, *expected.updatedAt);
+        QSqlQuery q = s.exec(QStringLiteral("UPDATE %1 SET %2 WHERE %3")
+                                 .arg(r.table, sets.join(QStringLiteral(", ")), where.join(QStringLiteral(" AND "))),
                              b);
         matched = q.numRowsAffected();
         if (matched == 1) {
             SqlBuilder rb;
-            QSqlQuery after = s.exec(QStringLiteral("SELECT status, %1%2 FROM idempotency_record WHERE idem_key = %3")
-                                         .arg(d.timeText(QStringLiteral("updated_at")),
-                                              hasVersion ? QStringLiteral(", version") : QString(), rb.bind(req.idemKey)),
+            QSqlQuery after = s.exec(QStringLiteral("SELECT %1, %2%3 FROM %4 WHERE %5 = %6")
+                                         .arg(r.statuses.read(r.status), r.time.text(r.updatedAt),
+                                              hasVersion ? QStringLiteral(", ") + r.version : QString(), r.table, r.key,
+                                              rb.bind(req.idemKey)),
                                      rb);
             ExpectedState now;
             if (after.next()) {
-                now.status = recordStatusCode(after.value(0));
+                const StoredRecordStatus st = StoredRecordStatus::fromMapped(after.value(0), r.map.statuses);
+                now.status = st.code;
+                now.statusStored = st.stored;
                 now.updatedAt = parseUtcMicros(canonicalTimeText(after.value(1)));
                 if (hasVersion && !after.value(2).isNull())
                     now.version = after.value(2).toLongLong();
             }
-            a.toState = stateJson(now);
+            a.toState = stateJson(now, mapped);
             a.outcome = QStringLiteral("applied");
             a.detail = decision.overridden.isEmpty() ? decision.reason
                                                      : decision.reason + QStringLiteral(" (override: ") + decision.overridden + QLatin1Char(')');
@@ -374,44 +470,46 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     return res;
 }
 
-TicketEvidence readTicketEvidence(DbSession &s, const QStringList &keys, const QStringList &rowKeys)
+TicketEvidence readTicketEvidence(DbSession &s, const WorkspaceConfig &config, const QStringList &keys, const QStringList &rowKeys)
 {
     TicketEvidence out;
+    const TicketSql t = config.tickets(s.dialect().kind());
     forKeyChunks(
-        s, keys, [](const QString &in) { return QStringLiteral("SELECT idem_key, id FROM ticket WHERE idem_key IN (%1) ORDER BY id").arg(in); },
+        s, keys,
+        [&t](const QString &in) {
+            return QStringLiteral("SELECT %1, %2 FROM %3 WHERE %1 IN (%4) ORDER BY %2").arg(t.key, t.id, t.table, in);
+        },
         [&out](const QSqlQuery &q) { out.ids[q.value(0).toString()].append(q.value(1).toLongLong()); });
-    const SqlDialect &d = s.dialect();
     forKeyChunks(
         s, rowKeys,
-        [&d](const QString &in) {
-            return QStringLiteral("SELECT idem_key, id, status, %1 FROM ticket WHERE idem_key IN (%2) ORDER BY id")
-                .arg(d.timeText(QStringLiteral("created_at")), in);
+        [&t](const QString &in) {
+            return QStringLiteral("SELECT %1, %2, %3, %4 FROM %5 WHERE %1 IN (%6) ORDER BY %2")
+                .arg(t.key, t.id, t.statuses.read(t.status), t.time.text(t.createdAt), t.table, in);
         },
-        [&out](const QSqlQuery &q) {
-            TicketRow t;
-            t.idemKey = q.value(0).toString();
-            t.id = q.value(1).toLongLong();
-            if (!q.value(2).isNull())
-                t.status = q.value(2).toString();
-            t.createdAt = canonicalTimeText(q.value(3));
-            out.rows[*t.idemKey].append(t);
+        [&out, &t](const QSqlQuery &q) {
+            TicketRow row;
+            row.idemKey = q.value(0).toString();
+            row.id = q.value(1).toLongLong();
+            row.status = t.statusName(q.value(2)); // "CANCELLED" for a mapped cancelled spelling
+            row.createdAt = canonicalTimeText(q.value(3));
+            out.rows[*row.idemKey].append(row);
         });
     return out;
 }
 
-AttemptEvidence readAttemptEvidence(DbSession &s, const QStringList &keys)
+AttemptEvidence readAttemptEvidence(DbSession &s, const WorkspaceConfig &config, const QStringList &keys)
 {
     AttemptEvidence out;
-    const SqlDialect &d = s.dialect();
+    const IntentSql i = config.intents(s.dialect().kind());
     forKeyChunks(
         s, keys,
-        [&d](const QString &in) {
-            return QStringLiteral("SELECT idem_key, id, status, %1, %2 FROM intent_log WHERE idem_key IN (%3) ORDER BY id")
-                .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), in);
+        [&i](const QString &in) {
+            return QStringLiteral("SELECT %1, %2, %3, %4, %5 FROM %6 WHERE %1 IN (%7) ORDER BY %2")
+                .arg(i.key, i.id, i.statuses.read(i.status), i.time.text(i.createdAt), i.time.text(i.updatedAt), i.table, in);
         },
-        [&out](const QSqlQuery &q) {
+        [&out, &i](const QSqlQuery &q) {
             const QString key = q.value(0).toString();
-            const QString status = q.value(2).toString();
+            const QString status = i.statusName(q.value(2)); // the console's spelling of a mapped status
             if (status == QLatin1String("SUCCEEDED"))
                 out.succeeded[key].append(q.value(1).toLongLong());
             else if (status == QLatin1String("ESCALATED"))

@@ -23,12 +23,17 @@ struct AttemptEvidence {
 };
 
 /// Reads, on the ticket database, the ticket ids of `keys` and, for `rowKeys` (the keys
-/// of SUCCESS marks, for the canonical-ticket rule), their ticket rows; one statement per
-/// chunk of at most 500 keys, every key bound. Throws DbException.
-TicketEvidence readTicketEvidence(DbSession &session, const QStringList &keys, const QStringList &rowKeys);
+/// of SUCCESS marks, for the canonical-ticket rule), their ticket rows (status as
+/// TicketSql::statusName(): "CANCELLED" for a mapped cancelled spelling, else as stored);
+/// one statement per chunk of at most 500 keys, every key bound, on the table and columns of
+/// `config`'s [ticket.map] (DESIGN.md §10). Throws DbException.
+TicketEvidence readTicketEvidence(DbSession &session, const WorkspaceConfig &config, const QStringList &keys,
+                                  const QStringList &rowKeys);
 
-/// Reads, on the intent database, the SUCCEEDED / ESCALATED attempts and the latest
-/// attempt time of `keys` (chunked like readTicketEvidence()). Throws DbException.
-AttemptEvidence readAttemptEvidence(DbSession &session, const QStringList &keys);
+/// Reads, on the intent database, the SUCCEEDED / ESCALATED attempts (the [intent.map]
+/// spellings of those statuses) and the latest attempt time of `keys` (created_at /
+/// updated_at in the mapped time encoding; chunked like readTicketEvidence()). Throws
+/// DbException.
+AttemptEvidence readAttemptEvidence(DbSession &session, const WorkspaceConfig &config, const QStringList &keys);
 
 } // namespace triage::mark_sql

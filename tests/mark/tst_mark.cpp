@@ -26,17 +26,17 @@ class TestMark : public QObject {
 private slots:
     void applyAndAudit_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void applyAndAudit();
-    void refusals_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
+    void refusals_data() { QTest::addColumn<QString>("backend"); addBackendRows(true, true); }
     void refusals();
-    void failedEvidence_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
+    void failedEvidence_data() { QTest::addColumn<QString>("backend"); addBackendRows(true, true); }
     void failedEvidence();
-    void dryRunWritesNothing_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
+    void dryRunWritesNothing_data() { QTest::addColumn<QString>("backend"); addBackendRows(true, true); }
     void dryRunWritesNothing();
     void snapshotFromTicket_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
     void snapshotFromTicket();
-    void auditActionNames_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
+    void auditActionNames_data() { QTest::addColumn<QString>("backend"); addBackendRows(true, true); }
     void auditActionNames();
-    void atomicity_data() { QTest::addColumn<QString>("backend"); addBackendRows(true); }
+    void atomicity_data() { QTest::addColumn<QString>("backend"); addBackendRows(true, true); }
     void atomicity();
 };
 
@@ -95,7 +95,7 @@ void TestMark::refusals()
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
     Workspace ws(ticketAbsentConfig(db.config()));
-    QVERIFY(initSchema(ws, SchemaOptions{}).result().ok());
+    TRIAGE_OK(setUpSchema(ws)); // on a shop row the shop tables first (BackendTestUtil.h)
     QCOMPARE(insertRecord(db, QStringLiteral("k-ticket"), Processing, 3600), QString());
     QCOMPARE(insertTicket(db, 7, QStringLiteral("k-ticket"), kPayload), QString());
     QCOMPARE(insertRecord(db, QStringLiteral("k-succeeded"), Processing, 3600), QString());
@@ -134,8 +134,7 @@ void TestMark::refusals()
                                       "AND action = 'mark_success'")),
              1);
     // Nothing changed.
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record ORDER BY idem_key")),
-             (QStringList{QStringLiteral("1"), QStringLiteral("0"), QStringLiteral("0"), QStringLiteral("0")}));
+    QCOMPARE(storedStatuses(db), stored(db, {QStringLiteral("1"), QStringLiteral("0"), QStringLiteral("0"), QStringLiteral("0")}));
 
     // Read-only mode refuses before touching anything, and writes nothing (no audit row).
     WorkspaceConfig ro = db.config();
@@ -157,7 +156,7 @@ void TestMark::failedEvidence()
     BizTypeConfig pay; // failed_evidence = upstream (the default), max age 900 s, timeout 300 s
     config.bizTypes.insert(QStringLiteral("payment_capture"), pay);
     Workspace ws(config);
-    QVERIFY(initSchema(ws, SchemaOptions{}).result().ok());
+    TRIAGE_OK(setUpSchema(ws)); // on a shop row the shop tables first (BackendTestUtil.h)
     const QString payBiz = QStringLiteral("payment_capture");
     for (const QString &k : {QStringLiteral("pay:none"), QStringLiteral("pay:fresh"), QStringLiteral("pay:old"),
                              QStringLiteral("pay:attempt"), QStringLiteral("pay:unusable")})
@@ -226,13 +225,11 @@ void TestMark::failedEvidence()
     QCOMPARE(markKindName(gone->kind), QStringLiteral("applied"));
     QCOMPARE(gone->message, QStringLiteral("PROCESSING → FAILED allowed: failed_evidence = ticket_absent: stale and no ticket carries the key"));
 
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT idem_key || ':' || status FROM idempotency_record ORDER BY idem_key")
-                                     .replace(QStringLiteral("idem_key || ':' || status"),
-                                              dialectOf(backend) == QLatin1String("mysql") ? QStringLiteral("CONCAT(idem_key, ':', status)")
-                                                                                : QStringLiteral("idem_key || ':' || status"))),
-             (QStringList{QStringLiteral("pay:attempt:0"), QStringLiteral("pay:early:0"), QStringLiteral("pay:fresh:2"),
-                          QStringLiteral("pay:none:0"), QStringLiteral("pay:old:0"), QStringLiteral("pay:unusable:0"),
-                          QStringLiteral("ticket:create:acme:gone:2")}));
+    const QString pending = stored(db, {QStringLiteral("0")}).first(), failed = stored(db, {QStringLiteral("2")}).first();
+    QCOMPARE(storedKeyStatuses(db),
+             (QStringList{QStringLiteral("pay:attempt:") + pending, QStringLiteral("pay:early:") + pending,
+                          QStringLiteral("pay:fresh:") + failed, QStringLiteral("pay:none:") + pending, QStringLiteral("pay:old:") + pending,
+                          QStringLiteral("pay:unusable:") + pending, QStringLiteral("ticket:create:acme:gone:") + failed}));
     QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'refused'")), 5);
     QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'applied'")), 2);
 
@@ -289,7 +286,7 @@ void TestMark::dryRunWritesNothing()
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
     Workspace ws(ticketAbsentConfig(db.config()));
-    QVERIFY(initSchema(ws, SchemaOptions{}).result().ok());
+    TRIAGE_OK(setUpSchema(ws)); // on a shop row the shop tables first (BackendTestUtil.h)
     QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
     QCOMPARE(insertRecord(db, QStringLiteral("k-ticket"), Processing, 3600), QString());
     QCOMPARE(insertTicket(db, 7, QStringLiteral("k-ticket"), kPayload), QString());
@@ -321,8 +318,7 @@ void TestMark::dryRunWritesNothing()
     const auto bulk = markRecords(ro, {dry}).result();
     QCOMPARE(markKindName(bulk.value(0)->kind), QStringLiteral("dry-run"));
     QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit")), 0);
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record ORDER BY idem_key")),
-             (QStringList{QStringLiteral("0"), QStringLiteral("0")}));
+    QCOMPARE(storedStatuses(db), stored(db, {QStringLiteral("0"), QStringLiteral("0")}));
 }
 
 void TestMark::snapshotFromTicket()
@@ -368,7 +364,7 @@ void TestMark::auditActionNames()
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
     Workspace ws(db.config());
-    QVERIFY(initSchema(ws, SchemaOptions{}).result().ok());
+    TRIAGE_OK(setUpSchema(ws)); // on a shop row the shop tables first (BackendTestUtil.h)
     QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, action, idem_key, reason, outcome) "
                                          "VALUES ('old-1', %1, 'alice', 'compensate-resume', 'k1', 'resumed after timeout', 'applied')")
                               .arg(serverNowMinus(backend, 60))),
@@ -388,15 +384,15 @@ void TestMark::atomicity()
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
     Workspace ws(ticketAbsentConfig(db.config()));
-    QVERIFY(initSchema(ws, SchemaOptions{}).result().ok());
+    TRIAGE_OK(setUpSchema(ws)); // on a shop row the shop tables first (BackendTestUtil.h)
     QCOMPARE(insertRecord(db, QStringLiteral("k1"), Processing, 3600), QString());
-    const QString before = db.adminQueryColumn(QStringLiteral("SELECT updated_at FROM idempotency_record")).value(0);
+    const QString before = storedUpdatedAt(db);
     // A reason longer than the audit column (1000): the audit insert fails, the UPDATE is rolled back.
     const auto out = markRecord(ws, request(QStringLiteral("k1"), Failed, QString(1001, QLatin1Char('r')))).result();
     QVERIFY(!out.ok());
     QCOMPARE(out.error->role, DbRole::Idempotency);
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("0")});
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT updated_at FROM idempotency_record")).value(0), before);
+    QCOMPARE(storedStatuses(db), stored(db, {QStringLiteral("0")}));
+    QCOMPARE(storedUpdatedAt(db), before);
     QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM triage_audit")), 0);
     // The connection stays usable.
     const auto ok = markRecord(ws, request(QStringLiteral("k1"), Failed)).result();

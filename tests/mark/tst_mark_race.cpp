@@ -2,6 +2,8 @@
 // the state read before the race try the same transition on the same 500 records. Exactly
 // one wins per record; everybody else gets a conflict, and the audit trail says so.
 // Repeated with a simulated reconciler marking the same records by its own CAS.
+#include "BackendTestUtil.h"
+#include "MappedShape.h"
 #include "MarkTestUtil.h"
 #include "Schema.h"
 #include "KeyDetail.h"
@@ -30,6 +32,8 @@ class TestMarkRace : public QObject {
 private slots:
     void race_data();
     void race();
+    void raceMapped_data();
+    void raceMapped();
 };
 
 void TestMarkRace::race_data()
@@ -181,6 +185,97 @@ void TestMarkRace::race()
             total += n;
         QVERIFY2(total > 1, qPrintable(QStringLiteral("%1 server connection(s) for %2").arg(total).arg(db.databaseName())));
     }
+}
+
+void TestMarkRace::raceMapped_data()
+{
+    QTest::addColumn<QString>("backend");
+    for (const char *b : {"postgresql", "mysql", "pgbouncer"})
+        QTest::newRow(b) << QString::fromLatin1(b);
+}
+
+void TestMarkRace::raceMapped()
+{
+    // The same race on a record table of another shape (DESIGN.md §10): text statuses in
+    // two stored spellings of PROCESSING ("pending ", "Pending"; status_ignore_case),
+    // epoch-millisecond times, no version column. Exactly one writer wins per record and
+    // writes "ERROR", the first FAILED spelling.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    {
+        Workspace setup(db.config());
+        QVERIFY(initSchema(setup, SchemaOptions{}).result().ok());
+    }
+    TRIAGE_OK(createMappedTables(db));
+    const QString series = dialectOf(backend) == QLatin1String("postgresql")
+        ? QStringLiteral("SELECT 'race:' || g, 'ticket_create', CASE WHEN g % 2 = 0 THEN 'pending ' ELSE 'Pending' END, "
+                         "%2 + g, %2 + g FROM generate_series(1, %1) g")
+              .arg(kRecords)
+              .arg(kMappedMs)
+        : QStringLiteral("SELECT CONCAT('race:', seq), 'ticket_create', CASE WHEN seq % 2 = 0 THEN 'pending ' ELSE 'Pending' END, "
+                         "%2 + seq, %2 + seq FROM seq_1_to_%1")
+              .arg(kRecords)
+              .arg(kMappedMs);
+    TRIAGE_ADMIN(db, QStringLiteral("INSERT INTO idem_req (rkey, kind, state, created_ms, updated_ms) ") + series);
+
+    QVector<MarkRequest> requests;
+    {
+        Workspace reader(mappedConfig(db.config()));
+        for (int i = 1; i <= kRecords; ++i) {
+            const QString key = QStringLiteral("race:%1").arg(i);
+            const KeyDetail d = loadKeyDetail(reader, key).result();
+            QVERIFY2(d.record, qPrintable(key));
+            QCOMPARE(d.record->statusStored, NullableText(i % 2 == 0 ? QStringLiteral("pending ") : QStringLiteral("Pending")));
+            MarkRequest r;
+            r.idemKey = key;
+            r.toStatus = Failed;
+            r.reason = QStringLiteral("race test: eight operators");
+            r.expect = expectedStateOf(*d.record);
+            requests.append(r);
+        }
+    }
+    std::vector<std::unique_ptr<Workspace>> writers;
+    for (int w = 0; w < kWriters; ++w) {
+        WorkspaceConfig c = mappedConfig(ticketAbsentConfig(db.config()));
+        c.operatorName = QStringLiteral("op%1").arg(w);
+        writers.push_back(std::make_unique<Workspace>(c));
+    }
+    QList<QFuture<QVector<Outcome<MarkResult>>>> futures;
+    for (auto &w : writers)
+        futures << markRecords(*w, requests);
+    int applied = 0, conflicts = 0, other = 0;
+    QHash<QString, int> appliedPerKey;
+    for (auto &f : futures) {
+        for (const Outcome<MarkResult> &o : f.result()) {
+            if (!o.ok()) {
+                ++other;
+                qWarning() << o.error->message;
+            } else if (o->kind == MarkResult::Kind::Applied) {
+                ++applied;
+                ++appliedPerKey[o->idemKey];
+            } else if (o->kind == MarkResult::Kind::Conflict) {
+                ++conflicts;
+            } else {
+                ++other;
+                qWarning() << markKindName(o->kind) << o->message;
+            }
+        }
+    }
+    QCOMPARE(other, 0);
+    QCOMPARE(applied, kRecords);
+    QCOMPARE(conflicts, kRecords * (kWriters - 1));
+    QCOMPARE(appliedPerKey.size(), kRecords);
+    for (auto it = appliedPerKey.cbegin(); it != appliedPerKey.cend(); ++it)
+        QCOMPARE(it.value(), 1);
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM idem_req WHERE state = 'ERROR'")),
+             QStringList{QString::number(kRecords)});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM idem_req WHERE updated_ms <= created_ms")),
+             QStringList{QStringLiteral("0")});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'applied'")),
+             QStringList{QString::number(kRecords)});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'conflict'")),
+             QStringList{QString::number(kRecords * (kWriters - 1))});
 }
 
 QTEST_GUILESS_MAIN(TestMarkRace)

@@ -1,7 +1,9 @@
 #pragma once
 
 // Helpers shared by the mark tests: rows inserted by plain SQL (not the console's code),
-// with times on the database server's own clock.
+// with times on the database server's own clock; on a "<backend>/shop" row the same logical
+// rows in the shop shape (ShopShape.h, through BackendTestUtil's insert*()).
+#include "BackendTestUtil.h"
 #include "ServerTime.h"
 #include "TestDatabases.h"
 
@@ -13,6 +15,14 @@ namespace triage::test {
 inline QString insertRecord(const TestDatabase &db, const QString &key, int status, int ageSeconds,
                             const QString &bizType = QStringLiteral("ticket_create"))
 {
+    if (db.isShop()) {
+        RecordSpec r;
+        r.key = key;
+        r.bizType = bizType;
+        r.status = QString::number(status);
+        r.updated = serverNowMinus(db.backend(), ageSeconds);
+        return insertRecords(db, {r});
+    }
     const QString t = serverNowMinus(db.backend(), ageSeconds);
     return db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
                                        "expire_at) VALUES ('%1', '%2', %3, %4, %4, %5)")
@@ -24,6 +34,16 @@ inline QString insertRecord(const TestDatabase &db, const QString &key, int stat
 /// Inserts a ticket row carrying `key`.
 inline QString insertTicket(const TestDatabase &db, qint64 id, const QString &key, const QString &payload)
 {
+    if (db.isShop()) {
+        TicketSpec t;
+        t.id = id;
+        t.key = key;
+        t.tenant = QStringLiteral("acme");
+        t.title = QStringLiteral("VPN outage");
+        t.payload = payload;
+        t.created = serverNowMinus(db.backend(), 60);
+        return insertTickets(db, {t});
+    }
     return db.adminExec(QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, "
                                        "updated_at) VALUES (%1, '%2', 'acme', 'VPN outage', 'OPEN', '%3', %4, %4)")
                             .arg(id)
@@ -33,9 +53,58 @@ inline QString insertTicket(const TestDatabase &db, qint64 id, const QString &ke
 /// Inserts an intent-log attempt for `key` with `status`.
 inline QString insertAttempt(const TestDatabase &db, const QString &key, const QString &status)
 {
+    if (db.isShop()) {
+        IntentSpec a;
+        a.key = key;
+        a.status = status;
+        a.actor = std::nullopt;
+        a.created = serverNowMinus(db.backend(), 120);
+        return insertIntents(db, {a});
+    }
     return db.adminExec(QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, created_at, "
                                        "updated_at) VALUES ('task_1', 'step_1', 'create_ticket', '%1', '%2', %3, %3)")
                             .arg(key, status, serverNowMinus(db.backend(), 120)));
+}
+
+/// The record statuses exactly as stored, by key (admin query on the shape's record table).
+inline QStringList storedStatuses(const TestDatabase &db)
+{
+    return db.adminQueryColumn(db.isShop() ? QStringLiteral("SELECT state FROM idem_requests ORDER BY request_key")
+                                           : QStringLiteral("SELECT status FROM idempotency_record ORDER BY idem_key"));
+}
+
+/// "<key>:<status as stored>" for every record, by key.
+inline QStringList storedKeyStatuses(const TestDatabase &db)
+{
+    const bool my = db.dialect() == QLatin1String("mysql");
+    const QString key = db.isShop() ? QStringLiteral("request_key") : QStringLiteral("idem_key");
+    const QString status = db.isShop() ? QStringLiteral("state") : QStringLiteral("status");
+    const QString both = my ? QStringLiteral("CONCAT(%1, ':', %2)").arg(key, status) : QStringLiteral("%1 || ':' || %2").arg(key, status);
+    return db.adminQueryColumn(QStringLiteral("SELECT %1 FROM %2 ORDER BY %3")
+                                   .arg(both, db.isShop() ? QStringLiteral("idem_requests") : QStringLiteral("idempotency_record"), key));
+}
+
+/// What storedStatuses() shows for `codes` (the default shape's stored codes "0", "1", "2"):
+/// the codes themselves, or on a shop row the spellings the shop rows hold ("pending " as
+/// inserted, "Done" as inserted, "ERROR" as inserted and as the console writes FAILED).
+inline QStringList stored(const TestDatabase &db, const QStringList &codes)
+{
+    if (!db.isShop())
+        return codes;
+    QStringList out;
+    for (const QString &c : codes)
+        out << (c == QLatin1String("0") ? QStringLiteral("pending ") : c == QLatin1String("1") ? QStringLiteral("Done")
+                    : c == QLatin1String("2")                       ? QStringLiteral("ERROR")
+                                                                    : c);
+    return out;
+}
+
+/// The record's updated time as stored (admin query).
+inline QString storedUpdatedAt(const TestDatabase &db)
+{
+    return db.adminQueryColumn(db.isShop() ? QStringLiteral("SELECT updated_ms FROM idem_requests")
+                                           : QStringLiteral("SELECT updated_at FROM idempotency_record"))
+        .value(0);
 }
 
 } // namespace triage::test
