@@ -205,8 +205,8 @@ QFuture<CompensationOutcome> CompensationRunner::recorded(DriveState st, const O
     }
     st->out.kind = CompensationOutcome::Kind::Succeeded;
     const QString source = st->row.sourceKey;
-    auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([source](DbSession &s) {
-        return detail_sql::readTickets(s, source);
+    auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([source, config = m_workspace.config()](DbSession &s) {
+        return detail_sql::readTickets(s, config, source);
     });
     return andThen(tickets, [this, st](const Outcome<QVector<TicketRow>> &tickets) {
         bool ok = false;

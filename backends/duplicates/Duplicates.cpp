@@ -520,8 +520,8 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
 QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey)
 {
     Workspace *ws = &workspace;
-    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([idemKey](DbSession &s) {
-        return detail_sql::readTickets(s, idemKey);
+    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([idemKey, config = ws->config()](DbSession &s) {
+        return detail_sql::readTickets(s, config, idemKey);
     });
     return tickets
         .then(QtFuture::Launch::Sync,

@@ -198,7 +198,7 @@ QFuture<MarkRequest> withTicketSnapshot(Workspace &ws, MarkRequest request)
         return QtFuture::makeReadyFuture(std::move(request));
     const QString key = request.idemKey;
     return ws.worker(DbRole::Ticket)
-        .run<QVector<TicketRow>>([key](DbSession &s) { return detail_sql::readTickets(s, key); })
+        .run<QVector<TicketRow>>([key, config = ws.config()](DbSession &s) { return detail_sql::readTickets(s, config, key); })
         .then(ws.mergePool(), [request](Outcome<QVector<TicketRow>> rows) mutable {
             request.snapshot.reset();
             request.snapshotSource = QStringLiteral("ticket:%1").arg(*request.snapshotFromTicket);
