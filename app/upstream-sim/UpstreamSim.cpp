@@ -91,13 +91,15 @@ std::optional<QString> textOf(const QVariant &v)
     return v.toString();
 }
 
-std::optional<TicketRow> readTicketById(DbSession &session, qint64 id)
+/// The ticket with business id `id`, read through the mapping (as detail_sql::readTickets()).
+std::optional<TicketRow> readTicketById(DbSession &session, const WorkspaceConfig &config, qint64 id)
 {
-    const SqlDialect &d = session.dialect();
+    const TicketSql ts = config.tickets(session.dialect().kind());
     SqlBuilder b;
-    QSqlQuery q = session.exec(QStringLiteral("SELECT id, idem_key, tenant_id, title, status, payload, %1, %2 FROM ticket WHERE id = %3")
-                                   .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(id)),
-                               b);
+    const QStringList columns{ts.idText(), ts.key, ts.tenantOrNull(), ts.titleOrNull(), ts.statuses.read(ts.status), ts.payload,
+                              ts.time.text(ts.createdAt), ts.updatedAtTextOrNull()};
+    QSqlQuery q = session.exec(
+        QStringLiteral("SELECT %1 FROM %2 WHERE %3 = %4").arg(columns.join(QStringLiteral(", ")), ts.table, ts.id, b.bind(id)), b);
     if (!q.next())
         return std::nullopt;
     TicketRow t;
@@ -105,7 +107,7 @@ std::optional<TicketRow> readTicketById(DbSession &session, qint64 id)
     t.idemKey = textOf(q.value(1));
     t.tenantId = textOf(q.value(2));
     t.title = textOf(q.value(3));
-    t.status = textOf(q.value(4));
+    t.status = ts.statusName(q.value(4));
     t.payload = textOf(q.value(5));
     t.createdAt = canonicalTimeText(q.value(6));
     t.updatedAt = canonicalTimeText(q.value(7));
@@ -118,20 +120,22 @@ struct CancelResult {
     TicketRow after;
 };
 
-CancelResult cancelInDb(DbSession &session, qint64 id)
+CancelResult cancelInDb(DbSession &session, const WorkspaceConfig &config, qint64 id)
 {
+    const TicketSql ts = config.tickets(session.dialect().kind());
     CancelResult r;
     session.begin();
     try {
-        const auto before = readTicketById(session, id);
+        const auto before = readTicketById(session, config, id);
         if (!before) {
             session.rollback();
             return r;
         }
         SqlBuilder b;
-        session.exec(QStringLiteral("UPDATE ticket SET status = %1, updated_at = %2 WHERE id = %3")
-                         .arg(b.bind(QStringLiteral("CANCELLED")), session.dialect().nowValue(), b.bind(id)),
-                     b);
+        QString set = QStringLiteral("%1 = %2").arg(ts.status, ts.statuses.write(b, QStringLiteral("CANCELLED")));
+        if (!ts.updatedAt.isEmpty())
+            set += QStringLiteral(", %1 = %2").arg(ts.updatedAt, ts.time.nowValue());
+        session.exec(QStringLiteral("UPDATE %1 SET %2 WHERE %3 = %4").arg(ts.table, set, ts.id, b.bind(id)), b);
         session.commit();
         r.found = true;
         r.previousStatus = before->status.value_or(QStringLiteral("NULL"));
@@ -139,7 +143,7 @@ CancelResult cancelInDb(DbSession &session, qint64 id)
         session.rollback();
         throw;
     }
-    if (auto after = readTicketById(session, id))
+    if (auto after = readTicketById(session, config, id))
         r.after = *after;
     return r;
 }
@@ -192,8 +196,14 @@ const QStringList &UpstreamSim::faultNames()
 }
 
 UpstreamSim::UpstreamSim(DbWorker *tickets, bool idempotency, QObject *parent)
+    : UpstreamSim(tickets, idempotency, SchemaMap::defaults(), parent)
+{
+}
+
+UpstreamSim::UpstreamSim(DbWorker *tickets, bool idempotency, const SchemaMap &schema, QObject *parent)
     : QAbstractHttpServer(parent), m_tickets(tickets), m_idempotency(idempotency)
 {
+    m_config.schema = schema;
 }
 
 void UpstreamSim::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
@@ -406,9 +416,7 @@ void UpstreamSim::route(const CallPtr &call)
             return;
         }
         const QString key = call->query.queryItemValue(QStringLiteral("idem_key"), QUrl::FullyDecoded);
-        // The simulated business system owns the default schema's ticket table (its own SQL
-        // below uses those names too): read it with the default mapping.
-        m_tickets->run<QVector<TicketRow>>([key](DbSession &s) { return detail_sql::readTickets(s, WorkspaceConfig(), key); })
+        m_tickets->run<QVector<TicketRow>>([key, config = m_config](DbSession &s) { return detail_sql::readTickets(s, config, key); })
             .then(this, [this, call](const Outcome<QVector<TicketRow>> &o) {
                 if (!o.ok()) {
                     respondJson(call, 503, errorJson(QStringLiteral("ticket_store_unavailable"), o.error->message));
@@ -436,7 +444,7 @@ void UpstreamSim::route(const CallPtr &call)
             respondJson(call, 405, errorJson(QStringLiteral("method_not_allowed")));
             return;
         }
-        m_tickets->run<std::optional<TicketRow>>([id](DbSession &s) { return readTicketById(s, id); })
+        m_tickets->run<std::optional<TicketRow>>([id, config = m_config](DbSession &s) { return readTicketById(s, config, id); })
             .then(this, [this, call](const Outcome<std::optional<TicketRow>> &o) {
                 if (!o.ok())
                     respondJson(call, 503, errorJson(QStringLiteral("ticket_store_unavailable"), o.error->message));
@@ -476,7 +484,7 @@ void UpstreamSim::cancelTicket(const CallPtr &call, qint64 id)
         }
         m_replies.insert(key, StoredReply{target, true, 0, {}});
     }
-    m_tickets->run<CancelResult>([id](DbSession &s) { return cancelInDb(s, id); }, DbWorker::Retry::Never)
+    m_tickets->run<CancelResult>([id, config = m_config](DbSession &s) { return cancelInDb(s, config, id); }, DbWorker::Retry::Never)
         .then(this, [this, call, key, target](const Outcome<CancelResult> &o) {
             if (!o.ok()) {
                 m_replies.remove(key);

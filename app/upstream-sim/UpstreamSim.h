@@ -1,6 +1,7 @@
 #pragma once
 
 #include "DbWorker.h"
+#include "WorkspaceConfig.h"
 
 #include <QAbstractHttpServer>
 #include <QHash>
@@ -45,8 +46,13 @@ namespace triage::sim {
 class UpstreamSim : public QAbstractHttpServer {
     Q_OBJECT
 public:
-    /// `tickets` must outlive the server. `idempotency` false = --no-idempotency.
+    /// `tickets` must outlive the server. `idempotency` false = --no-idempotency. The
+    /// ticket table has the default schema's names.
     UpstreamSim(DbWorker *tickets, bool idempotency, QObject *parent = nullptr);
+    /// Same, over the ticket table `schema.tickets` describes (its [ticket.map], DESIGN.md
+    /// §10): names, status spellings (a cancel writes the first CANCELLED spelling; statuses
+    /// are served in the console's spelling), time encoding.
+    UpstreamSim(DbWorker *tickets, bool idempotency, const SchemaMap &schema, QObject *parent = nullptr);
 
     /// Fault names accepted by POST /_sim/faults.
     static const QStringList &faultNames();
@@ -108,6 +114,7 @@ private:
 
     DbWorker *m_tickets;
     bool m_idempotency;
+    WorkspaceConfig m_config; ///< only its schema mapping is used
     quint64 m_seq = 0;
     int m_inFlight = 0;
     int m_peakInFlight = 0;

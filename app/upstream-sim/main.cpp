@@ -39,7 +39,11 @@ int main(int argc, char *argv[])
                              QStringLiteral("url"));
     QCommandLineOption noIdemOpt(QStringLiteral("no-idempotency"),
                                  QStringLiteral("Ignore X-Idempotency-Key on POST /tickets/{id}/cancel (every request acts)."));
-    parser.addOptions({portOpt, dbOpt, noIdemOpt});
+    QCommandLineOption configOpt(QStringLiteral("config"),
+                                 QStringLiteral("A triage config file whose [ticket.map] describes the ticket table (default: "
+                                                "the default schema's names)."),
+                                 QStringLiteral("file"));
+    parser.addOptions({portOpt, dbOpt, noIdemOpt, configOpt});
     parser.process(app);
 
     QTextStream err(stderr);
@@ -59,8 +63,17 @@ int main(int argc, char *argv[])
         err << "triage-upstream-sim: --ticket-db: " << why << "\n";
         return 1;
     }
+    triage::SchemaMap schema = triage::SchemaMap::defaults();
+    if (parser.isSet(configOpt)) {
+        const auto config = triage::WorkspaceConfig::fromIniFile(parser.value(configOpt), &why);
+        if (!config) {
+            err << "triage-upstream-sim: --config: " << why << "\n";
+            return 1;
+        }
+        schema = config->schema;
+    }
     triage::DbWorker worker(*profile);
-    triage::sim::UpstreamSim server(&worker, !parser.isSet(noIdemOpt));
+    triage::sim::UpstreamSim server(&worker, !parser.isSet(noIdemOpt), schema);
     const quint16 bound = server.listen(QHostAddress::LocalHost, quint16(port));
     if (bound == 0) {
         err << "triage-upstream-sim: cannot listen on 127.0.0.1:" << port << "\n";

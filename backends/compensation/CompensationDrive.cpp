@@ -205,8 +205,7 @@ QFuture<CompensationOutcome> CompensationRunner::recorded(DriveState st, const O
     }
     st->out.kind = CompensationOutcome::Kind::Succeeded;
     const QString source = st->row.sourceKey;
-    const WorkspaceConfig config = m_workspace.config();
-    auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([config, source](DbSession &s) {
+    auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([source, config = m_workspace.config()](DbSession &s) {
         return detail_sql::readTickets(s, config, source);
     });
     return andThen(tickets, [this, st](const Outcome<QVector<TicketRow>> &tickets) {

@@ -201,8 +201,7 @@ QFuture<CompensationOutcome> CompensationRunner::runStart(const CompensationRequ
                                  true));
         const CompensationActionConfig cfg = *actionIt;
         const RecordDetail rec = **record.value;
-        const WorkspaceConfig config = m_workspace.config();
-        auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([config, key](DbSession &s) {
+        auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([key, config = m_workspace.config()](DbSession &s) {
             return detail_sql::readTickets(s, config, key);
         });
         return andThen(tickets, [this, request, key, bizType, cfg, rec](const Outcome<QVector<TicketRow>> &tickets) {
@@ -332,7 +331,7 @@ QFuture<CompensationOutcome> CompensationRunner::runResume(const QString &compKe
         return andThen(record, [=, this](const Outcome<std::optional<RecordDetail>> &record) -> QFuture<CompensationOutcome> {
             if (!record.ok())
                 return ready(dbFailure(*record.error, compKey));
-            auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([config, key](DbSession &s) {
+            auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([key, config](DbSession &s) {
                 return detail_sql::readTickets(s, config, key);
             });
             return andThen(tickets, [=, this](const Outcome<QVector<TicketRow>> &tickets) -> QFuture<CompensationOutcome> {

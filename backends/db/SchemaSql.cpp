@@ -301,6 +301,18 @@ QVariant TimeSql::cursorValue(const QString &cursorText) const
     return t ? SqlDialect(m_dialect).bindTime(*t) : QVariant(cursorText);
 }
 
+QString TimeSql::cursorAt(UtcMicros t, bool roundUp) const
+{
+    const TimeEncoding e = m_map.encoding;
+    if (e == TimeEncoding::EpochSeconds || e == TimeEncoding::EpochMillis) {
+        const qint64 div = 1000000 / perSecond(e);
+        return QString::number(bind(roundUp ? t + div - 1 : t).toLongLong());
+    }
+    if (m_dialect == Dialect::Sqlite && e == TimeEncoding::Local)
+        return formatUtcMicros(t + qint64(offsetMinutes(m_map.zone)) * 60 * 1000000).chopped(1);
+    return formatUtcMicros(t);
+}
+
 QString TimeSql::keysetAfter(SqlBuilder &b, const QString &timeCol, const QString &idCol, const QVariant &value, qint64 id,
                              bool descending) const
 {

@@ -61,6 +61,12 @@ public:
     QString cursor(const QString &column) const;
     /// The value to bind for a cursor read by cursor() (see keysetAfter()).
     QVariant cursorValue(const QString &cursorText) const;
+    /// The cursor text (the form cursor() reads) of instant `t`, for a keyset position taken
+    /// from another table whose cursor form differs (the Unknown queue's merge of records and
+    /// intent steps): epoch values rounded down, or up with `roundUp`, to the column's unit;
+    /// stored-text forms as canonical ISO UTC text (SQLite local text: the zone's local time,
+    /// "YYYY-MM-DDTHH:MM:SS.ffffff"); the others canonical ISO UTC text.
+    QString cursorAt(UtcMicros t, bool roundUp) const;
     /// Keyset condition "(timeCol, idCol) > (cursor, id)" (or "<" when descending), in the
     /// form each dialect's optimiser uses with the (…, timeCol, idCol) index; `cursorValue`
     /// from cursorValue(), bound through `b`.

@@ -21,11 +21,11 @@ namespace {
 
 /// A text column read through SqlDialect::rawText(): exact when valid UTF-8, else escaped
 /// (TextEscape.h) and `column` added to `escaped`.
-NullableText rawText(const QVariant &v, const char *column, QStringList &escaped)
+NullableText rawText(const QVariant &v, const QString &column, QStringList &escaped)
 {
     StoredText t = decodeStoredText(v);
     if (t.escaped)
-        escaped << QLatin1String(column);
+        escaped << column;
     return std::move(t.text);
 }
 
@@ -98,115 +98,137 @@ namespace detail_sql {
 std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig &config, const QString &key)
 {
     const SqlDialect &d = session.dialect();
-    // The mapped record table (DESIGN.md §10): names, status spellings and time encoding.
-    const RecordSql m = config.records(d.kind());
-    const bool hasVersion = !m.version.isEmpty() && session.hasColumn(m.map.table, m.map.version);
-    const auto col = [](const QString &c) { return qualified(QStringLiteral("r"), c); };
+    const RecordSql rs = config.records(d.kind());
+    const RecordTableMap &m = rs.map;
+    const QString r = QStringLiteral("r");
+    // The version column counts only when mapped and really there (DESIGN.md §10).
+    const bool hasVersion = !m.version.isEmpty() && session.hasColumn(rs.table, m.version);
     SqlBuilder b;
-    const QString expiresIn = m.expireAt.isEmpty()
+    const QString expiresIn = rs.expireAt.isEmpty()
         ? QStringLiteral("NULL")
-        : QStringLiteral("CASE WHEN %1 IS NULL THEN NULL ELSE -(%2) END").arg(col(m.expireAt), m.time.secondsSince(col(m.expireAt)));
-    const QString sql = QStringLiteral("SELECT %1 AS tc_created, %2 AS tc_updated, %3 AS tc_expire, %4 AS tc_age, "
-                                       "%5 AS tc_expires_in, %6 AS tc_now, %7 AS tc_snapshot, %8 AS tc_id, %9 AS tc_key, "
-                                       "%10 AS tc_biz, %11 AS tc_status, %12 AS tc_version, r.* FROM %13 r WHERE %14 = %15")
-                            .arg(m.time.text(col(m.createdAt)), m.time.text(col(m.updatedAt)), m.expireAtText(QStringLiteral("r")),
-                                 m.time.secondsSince(col(m.updatedAt)), expiresIn, d.nowText(), d.rawText(col(m.snapshot)),
-                                 col(m.id), col(m.key), m.bizType(b, QStringLiteral("r")), m.statuses.read(col(m.status)),
-                                 hasVersion ? col(m.version) : QStringLiteral("NULL"), m.table, col(m.key), b.bind(key));
+        : QStringLiteral("CASE WHEN %1 IS NULL THEN NULL ELSE -(%2) END")
+              .arg(qualified(r, rs.expireAt), rs.time.secondsSince(qualified(r, rs.expireAt)));
+    // One list, one arg() pass: fragments such as SQLite's printf('%03d', …) must never be
+    // read as placeholders by a second pass.
+    const QStringList columns{
+        rs.time.text(qualified(r, rs.createdAt)) + QStringLiteral(" AS tc_created"),
+        rs.time.text(qualified(r, rs.updatedAt)) + QStringLiteral(" AS tc_updated"),
+        rs.expireAtText(r) + QStringLiteral(" AS tc_expire"),
+        rs.time.secondsSince(qualified(r, rs.updatedAt)) + QStringLiteral(" AS tc_age"),
+        expiresIn + QStringLiteral(" AS tc_expires_in"),
+        d.nowText() + QStringLiteral(" AS tc_now"),
+        d.rawText(qualified(r, rs.snapshot)) + QStringLiteral(" AS tc_snapshot"),
+        rs.statuses.read(qualified(r, rs.status)) + QStringLiteral(" AS tc_status"),
+        rs.bizType(b, r) + QStringLiteral(" AS tc_biz_type"),
+        (rs.tenant.isEmpty() ? QStringLiteral("NULL") : qualified(r, rs.tenant)) + QStringLiteral(" AS tc_tenant"),
+        QStringLiteral("r.*")};
+    const QString sql = QStringLiteral("SELECT %1 FROM %2 r WHERE %3 = %4")
+                            .arg(columns.join(QStringLiteral(", ")), rs.table, qualified(r, rs.key), b.bind(key));
     QSqlQuery q = session.exec(sql, b);
     if (!q.next())
         return std::nullopt;
     const QSqlRecord rec = q.record();
-    RecordDetail r;
-    r.hasVersionColumn = hasVersion;
-    r.createdAt = canonicalTimeText(q.value(0));
-    r.updatedAt = canonicalTimeText(q.value(1));
-    r.expireAt = canonicalTimeText(q.value(2));
-    r.ageSeconds = q.value(3).toDouble();
+    constexpr int kFirstColumn = 10;
+    RecordDetail out;
+    out.hasVersionColumn = hasVersion;
+    out.hasExpireAtColumn = !rs.expireAt.isEmpty();
+    out.createdAt = canonicalTimeText(q.value(0));
+    out.updatedAt = canonicalTimeText(q.value(1));
+    out.expireAt = canonicalTimeText(q.value(2));
+    out.ageSeconds = q.value(3).toDouble();
     if (!q.value(4).isNull())
-        r.expiresInSeconds = q.value(4).toDouble();
-    r.serverNow = canonicalTimeText(q.value(5));
-    r.resultSnapshot = rawText(q.value(6), "result_snapshot", r.escapedColumns);
-    r.id = q.value(7).toLongLong();
-    r.idemKey = q.value(8).toString();
-    r.bizType = columnText(q.value(9));
-    const StoredRecordStatus status = StoredRecordStatus::fromMapped(q.value(10), m.map.statuses);
-    r.statusText = status.text;
-    r.statusCode = status.code; // nullopt for NULL and values no spelling matches (never rounded)
-    r.statusStored = status.stored;
-    if (hasVersion && !q.value(11).isNull())
-        r.version = q.value(11).toLongLong();
-    // Every column as stored, under its own name; the time columns as canonical text.
-    const QString createdName = m.map.createdAt.toLower(), updatedName = m.map.updatedAt.toLower(),
-                  expireName = m.map.expireAt.toLower(), snapshotName = m.map.snapshot.toLower();
-    for (int i = 12; i < rec.count(); ++i) {
-        const QString name = rec.fieldName(i).toLower();
+        out.expiresInSeconds = q.value(4).toDouble();
+    out.serverNow = canonicalTimeText(q.value(5));
+    out.resultSnapshot = rawText(q.value(6), m.snapshot, out.escapedColumns);
+    const StoredRecordStatus status = StoredRecordStatus::fromMapped(q.value(7), m.statuses);
+    out.statusText = status.text;
+    out.statusCode = status.code; // nullopt for NULL and for values no spelling matches (never rounded)
+    out.statusStored = status.stored;
+    out.bizType = columnText(q.value(8));
+    const std::optional<QString> tenantColumn = rs.tenant.isEmpty() ? std::nullopt : columnText(q.value(9));
+    // Every column of the row under its real name; the mapped ones shown as the console reads them.
+    auto is = [](const QString &field, const QString &mapped) {
+        return !mapped.isEmpty() && field.compare(mapped, Qt::CaseInsensitive) == 0;
+    };
+    for (int i = kFirstColumn; i < rec.count(); ++i) {
+        const QString name = rec.fieldName(i);
         const QVariant v = q.value(i);
         QString shown;
         if (v.isNull())
             shown = QStringLiteral("NULL");
-        else if (name == createdName)
-            shown = r.createdAt;
-        else if (name == updatedName)
-            shown = r.updatedAt;
-        else if (!expireName.isEmpty() && name == expireName)
-            shown = r.expireAt;
-        else if (name == snapshotName)
-            shown = QStringLiteral("(%1 characters)").arg(r.resultSnapshot ? r.resultSnapshot->size() : 0);
+        else if (is(name, m.createdAt))
+            shown = out.createdAt;
+        else if (is(name, m.updatedAt))
+            shown = out.updatedAt;
+        else if (is(name, m.expireAt))
+            shown = out.expireAt;
+        else if (is(name, m.snapshot))
+            shown = QStringLiteral("(%1 characters)").arg(out.resultSnapshot ? out.resultSnapshot->size() : 0);
         else
             shown = *columnText(v);
-        r.allColumns.append({name, shown});
+        out.allColumns.append({name, shown});
+        if (is(name, m.id))
+            out.id = v.toLongLong();
+        else if (is(name, m.key))
+            out.idemKey = v.toString();
+        else if (hasVersion && is(name, m.version) && !v.isNull())
+            out.version = v.toLongLong();
     }
-    const BizTypeConfig bt = config.bizType(r.bizType.value_or(QString()));
-    r.processingTimeoutS = bt.processingTimeoutS;
-    r.failedEvidence = bt.failedEvidence;
-    r.failedEvidenceMaxAgeS = bt.failedEvidenceMaxAgeS;
-    r.upstreamConfigured = config.upstreams.contains(r.bizType.value_or(QString()))
-        || config.upstreamsOnDemand.contains(r.bizType.value_or(QString()));
-    r.tenant = tenantFromKey(r.idemKey, bt.tenantPattern);
-    r.stale = r.statusCode == Processing && r.ageSeconds > r.processingTimeoutS;
-    return r;
+    const BizTypeConfig bt = config.bizType(out.bizType.value_or(QString()));
+    out.processingTimeoutS = bt.processingTimeoutS;
+    out.failedEvidence = bt.failedEvidence;
+    out.failedEvidenceMaxAgeS = bt.failedEvidenceMaxAgeS;
+    out.upstreamConfigured = config.upstreams.contains(out.bizType.value_or(QString()))
+        || config.upstreamsOnDemand.contains(out.bizType.value_or(QString()));
+    // A real tenant column wins over the key pattern (DESIGN.md §10).
+    out.tenant = rs.tenant.isEmpty() ? tenantFromKey(out.idemKey, bt.tenantPattern) : tenantColumn.value_or(QString());
+    out.stale = out.statusCode == Processing && out.ageSeconds > out.processingTimeoutS;
+    return out;
 }
 
 QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config, const QString &key)
 {
     const SqlDialect &d = session.dialect();
-    const TicketSql t = config.tickets(d.kind());
-    // PostgreSQL's convert_to() takes text: a JSON/JSONB payload is cast first.
-    const QString payload = d.kind() == Dialect::PostgreSql ? QStringLiteral("CAST(%1 AS text)").arg(t.payload) : t.payload;
+    const TicketSql ts = config.tickets(d.kind());
     SqlBuilder b;
-    QSqlQuery q = session.exec(QStringLiteral("SELECT %1, %2, %3, %4, %5, %6, %7, %8 FROM %9 WHERE %2 = %10 ORDER BY %11, %1")
-                                   .arg(t.id, t.key, t.tenantOrNull(), t.title.isEmpty() ? QStringLiteral("NULL") : d.rawText(t.title),
-                                        t.statuses.read(t.status), d.rawText(payload), t.time.text(t.createdAt),
-                                        t.updatedAtTextOrNull(), t.table, b.bind(key), t.createdAt),
-                               b);
+    // Optional columns the table lacks read as NULL. The id is read as text (the business id is
+    // opaque, TicketSql::idText()) and kept as TicketRow::id's number.
+    const QString title = ts.title.isEmpty() ? QStringLiteral("NULL") : d.rawText(ts.title);
+    const QStringList columns{ts.idText(), ts.key, ts.tenantOrNull(), title, ts.statuses.read(ts.status), d.rawText(ts.payload),
+                              ts.time.text(ts.createdAt), ts.updatedAtTextOrNull()};
+    const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3 = %4 ORDER BY %5, %6")
+                            .arg(columns.join(QStringLiteral(", ")), ts.table, ts.key, b.bind(key), ts.createdAt, ts.id);
+    QSqlQuery q = session.exec(sql, b);
+    const QString titleName = ts.map.title.isEmpty() ? QStringLiteral("title") : ts.map.title;
     QVector<TicketRow> rows;
     while (q.next()) {
-        TicketRow row;
-        row.id = q.value(0).toLongLong();
-        row.idemKey = columnText(q.value(1));
-        row.tenantId = columnText(q.value(2));
-        row.title = rawText(q.value(3), "title", row.escapedColumns);
-        row.status = t.statusName(q.value(4)); // "CANCELLED" for a mapped cancelled spelling, else as stored
-        row.payload = rawText(q.value(5), "payload", row.escapedColumns);
-        row.createdAt = canonicalTimeText(q.value(6));
-        row.updatedAt = canonicalTimeText(q.value(7));
-        rows.append(std::move(row));
+        TicketRow t;
+        t.id = q.value(0).toLongLong();
+        t.idemKey = columnText(q.value(1));
+        t.tenantId = columnText(q.value(2));
+        t.title = rawText(q.value(3), titleName, t.escapedColumns);
+        t.status = ts.statusName(q.value(4)); // "CANCELLED" for a mapped cancelled spelling
+        t.payload = rawText(q.value(5), ts.map.payload, t.escapedColumns);
+        t.createdAt = canonicalTimeText(q.value(6));
+        t.updatedAt = canonicalTimeText(q.value(7));
+        t.hasUpdatedAtColumn = !ts.updatedAt.isEmpty();
+        rows.append(std::move(t));
     }
     return rows;
 }
 
-QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key)
+QVector<IntentAttempt> readAttempts(DbSession &session, const WorkspaceConfig &config, const QString &key)
 {
     const SqlDialect &d = session.dialect();
+    const IntentSql is = config.intents(d.kind());
+    const IntentTableMap &m = is.map;
     SqlBuilder b;
-    QSqlQuery q = session.exec(
-        QStringLiteral("SELECT id, task_id, step_id, action, idem_key, status, %1, %2, %3, %4, "
-                       "%5, actor, %6, %7 FROM intent_log WHERE idem_key = %8 ORDER BY created_at, id")
-            .arg(d.rawText(QStringLiteral("request")), d.rawText(QStringLiteral("response")), d.rawText(QStringLiteral("error")),
-                 d.rawText(QStringLiteral("state_before")), d.rawText(QStringLiteral("state_after")),
-                 d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(key)),
-        b);
+    const QStringList columns{is.id, is.taskId, is.stepId, is.action, is.key, is.statuses.read(is.status),
+                              d.rawText(is.request), d.rawText(is.response), d.rawText(is.error), d.rawText(is.stateBefore),
+                              d.rawText(is.stateAfter), is.actor, is.time.text(is.createdAt), is.time.text(is.updatedAt)};
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM %2 WHERE %3 = %4 ORDER BY %5, %6")
+                                   .arg(columns.join(QStringLiteral(", ")), is.table, is.key, b.bind(key), is.createdAt, is.id),
+                               b);
     QVector<IntentAttempt> rows;
     while (q.next()) {
         IntentAttempt a;
@@ -215,12 +237,13 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key)
         a.stepId = columnText(q.value(2));
         a.action = columnText(q.value(3));
         a.idemKey = columnText(q.value(4));
-        a.status = columnText(q.value(5));
-        a.request = rawText(q.value(6), "request", a.escapedColumns);
-        a.response = rawText(q.value(7), "response", a.escapedColumns);
-        a.error = rawText(q.value(8), "error", a.escapedColumns);
-        a.stateBefore = rawText(q.value(9), "state_before", a.escapedColumns);
-        a.stateAfter = rawText(q.value(10), "state_after", a.escapedColumns);
+        // Console spelling ("SUCCEEDED"); a value no spelling matches as stored.
+        a.status = q.value(5).isNull() ? NullableText() : NullableText(is.statusName(q.value(5)));
+        a.request = rawText(q.value(6), m.request, a.escapedColumns);
+        a.response = rawText(q.value(7), m.response, a.escapedColumns);
+        a.error = rawText(q.value(8), m.error, a.escapedColumns);
+        a.stateBefore = rawText(q.value(9), m.stateBefore, a.escapedColumns);
+        a.stateAfter = rawText(q.value(10), m.stateAfter, a.escapedColumns);
         a.actor = columnText(q.value(11));
         a.createdAt = canonicalTimeText(q.value(12));
         a.updatedAt = canonicalTimeText(q.value(13));
@@ -310,7 +333,7 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
                 .arg(t.id)
                 .arg(t.tenantId.value_or(QStringLiteral("NULL")), t.status.value_or(QStringLiteral("NULL")), oneLine(t.title, 50)),
             t.id);
-        if (t.updatedAt != t.createdAt)
+        if (t.hasUpdatedAtColumn && t.updatedAt != t.createdAt)
             add(t.updatedAt, QStringLiteral("ticket"), QStringLiteral("updated"),
                 QStringLiteral("ticket #%1 last updated: %2").arg(t.id).arg(t.status.value_or(QStringLiteral("NULL"))), t.id);
     }
@@ -379,13 +402,14 @@ KeyDetail keepEarlierParts(const KeyDetail &fresh, const KeyDetail &earlier)
     return d;
 }
 
-QStringList storedTextWarnings(const KeyDetail &d)
+QStringList storedTextWarnings(const KeyDetail &d, const SchemaMap &schema)
 {
     QStringList w;
     const QString scheme = QStringLiteral("shown with each invalid byte as \\xHH and each backslash doubled "
                                           "(DESIGN.md §4 \"Odd bytes\")");
     if (d.record && !d.record->escapedColumns.isEmpty())
-        w << QStringLiteral("idempotency_record.%1 is not valid UTF-8: %2").arg(d.record->escapedColumns.join(QStringLiteral(", ")), scheme);
+        w << QStringLiteral("%1.%2 is not valid UTF-8: %3")
+                 .arg(schema.records.table, d.record->escapedColumns.join(QStringLiteral(", ")), scheme);
     auto summarise = [&](const QString &table, const QMap<QString, QList<qint64>> &ids, const QString &row) {
         for (auto it = ids.cbegin(); it != ids.cend(); ++it) {
             QStringList shown;
@@ -404,8 +428,8 @@ QStringList storedTextWarnings(const KeyDetail &d)
     for (const IntentAttempt &a : d.attempts)
         for (const QString &c : a.escapedColumns)
             attemptIds[c].append(a.id);
-    summarise(QStringLiteral("ticket"), ticketIds, QStringLiteral("ticket"));
-    summarise(QStringLiteral("intent_log"), attemptIds, QStringLiteral("attempt"));
+    summarise(schema.tickets.table, ticketIds, QStringLiteral("ticket"));
+    summarise(schema.intents.table, attemptIds, QStringLiteral("attempt"));
     if (d.record && d.record->statusCode == Success && d.record->resultSnapshot) {
         const ParsedJson parsed = parseJsonText(*d.record->resultSnapshot);
         if (!parsed.ok)
@@ -424,6 +448,8 @@ QStringList storedTextWarnings(const KeyDetail &d)
 QStringList expiryWarnings(const RecordDetail &r)
 {
     QStringList w;
+    if (!r.hasExpireAtColumn)
+        return w; // the table keeps no expiry: nothing to warn about
     const bool unresolved = r.statusCode != Success && r.statusCode != Failed;
     if (r.expireAt.isNull()) {
         w << QStringLiteral("expire_at is NULL: when this record is reaped is unknown");

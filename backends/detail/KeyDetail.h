@@ -13,19 +13,22 @@
 
 namespace triage {
 
+/// Reads of the agents' tables, built from the mapping (config.records() / tickets() /
+/// intents(): names, status spellings, time encodings; DESIGN.md §10).
 namespace detail_sql {
-/// Reads the record with `key` (nullopt when none) from `config`'s mapped record table
-/// (DESIGN.md §10): times as canonical ISO UTC text, the status decoded by
-/// StoredRecordStatus::fromMapped() with the stored value kept (statusStored, what a
-/// compare-and-set compares), every column under its own name in allColumns. Throws
-/// DbException.
+/// Reads the record with `key` (nullopt when none): every column under its real name
+/// (allColumns), the status through the mapping (statusText "UNKNOWN_CODE_<stored>" for a
+/// value no spelling matches, statusStored the raw value), the version only when mapped and
+/// present, the tenant from the mapped tenant column or else the key pattern, expire_at NULL
+/// when the table has none. Throws DbException.
 std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig &config, const QString &key);
-/// Reads the ticket rows carrying `key`, oldest first, from `config`'s mapped ticket table
-/// (a missing tenant / title / updated_at column reads NULL; the status as
-/// TicketSql::statusName(): "CANCELLED" for a mapped cancelled spelling). Throws DbException.
+/// Reads the ticket rows carrying `key`, oldest first (created_at, then id); status
+/// "CANCELLED" for a mapped cancelled spelling, other values as stored; columns the table
+/// lacks (tenant, title, updated_at) NULL. Throws DbException.
 QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config, const QString &key);
-/// Reads the intent-log attempts for `key`, oldest first. Throws DbException.
-QVector<IntentAttempt> readAttempts(DbSession &session, const QString &key);
+/// Reads the intent-log attempts for `key`, oldest first (created_at, then id); statuses in
+/// the console's spelling (a value no spelling matches as stored). Throws DbException.
+QVector<IntentAttempt> readAttempts(DbSession &session, const WorkspaceConfig &config, const QString &key);
 } // namespace detail_sql
 
 /// Builds the merged timeline of `detail` in time order (ties: record, intent, ticket,
@@ -41,13 +44,14 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail);
 KeyDetail keepEarlierParts(const KeyDetail &fresh, const KeyDetail &earlier);
 
 /// Warnings about stored text (DESIGN.md §4 "Odd bytes"): each column whose bytes are not
-/// valid UTF-8 (per table and column, at most five row ids named), and a SUCCESS record
-/// whose result_snapshot is not valid JSON or writes a member name twice (callers were
-/// given it).
-QStringList storedTextWarnings(const KeyDetail &detail);
+/// valid UTF-8 (per table and column as `schema` names them, at most five row ids named), and
+/// a SUCCESS record whose result_snapshot is not valid JSON or writes a member name twice
+/// (callers were given it).
+QStringList storedTextWarnings(const KeyDetail &detail, const SchemaMap &schema = SchemaMap::defaults());
 
 /// Warnings about evidence reaping (DESIGN.md §1: records are kept 7–30 days):
-/// expire_at missing, before created_at, or soon (< 24 h) / past for an unresolved record.
+/// expire_at missing, before created_at, or soon (< 24 h) / past for an unresolved record;
+/// none when the table has no expire_at (RecordDetail::hasExpireAtColumn).
 QStringList expiryWarnings(const RecordDetail &record);
 
 class Workspace;

@@ -36,7 +36,7 @@ QFuture<KeyDetail> loadKeyDetail(Workspace &ws, const QString &idemKey)
         return detail_sql::readRecord(s, config, idemKey);
     });
     auto tickets = ws.worker(DbRole::Ticket).run<QVector<TicketRow>>([=](DbSession &s) { return detail_sql::readTickets(s, config, idemKey); });
-    auto attempts = ws.worker(DbRole::Intent).run<QVector<IntentAttempt>>([=](DbSession &s) { return detail_sql::readAttempts(s, idemKey); });
+    auto attempts = ws.worker(DbRole::Intent).run<QVector<IntentAttempt>>([=](DbSession &s) { return detail_sql::readAttempts(s, config, idemKey); });
     auto audit = ws.worker(DbRole::Idempotency).run<QVector<AuditEntry>>([=](DbSession &s) {
         // Databases whose schema was not created by init-schema have no audit table yet.
         if (!tableExists(s, QStringLiteral("triage_audit")))
@@ -100,7 +100,7 @@ QFuture<KeyDetail> loadKeyDetail(Workspace &ws, const QString &idemKey)
         }
         if (d.record && d.record->statusCode == Processing && !d.tickets.isEmpty())
             d.warnings << QStringLiteral("a ticket exists but the record is still PROCESSING: the side effect happened");
-        d.warnings << storedTextWarnings(d);
+        d.warnings << storedTextWarnings(d, config.schema);
         d.timeline = buildTimeline(d);
         return d;
     });

@@ -13,16 +13,23 @@ namespace triage {
 
 namespace biztype_sql {
 
-BizTypeCensus census(DbSession &session, const QStringList &configured, int limit)
+BizTypeCensus census(DbSession &session, const RecordSql &records, const QStringList &configured, int limit)
 {
     BizTypeCensus c;
+    if (records.bizTypeColumn.isEmpty()) {
+        // No biz_type column: every record has the mapping's one biz_type (DESIGN.md §10).
+        QSqlQuery q = session.exec(QStringLiteral("SELECT 1 FROM %1 LIMIT 1").arg(records.table));
+        if (q.next())
+            c.bizTypes << records.map.bizTypeValue;
+        return c;
+    }
+    const QString &col = records.bizTypeColumn;
     std::optional<QString> last;
     while (true) {
         SqlBuilder b;
-        const QString sql = last ? QStringLiteral("SELECT biz_type FROM idempotency_record WHERE biz_type > %1 "
-                                                  "ORDER BY biz_type LIMIT 1")
-                                       .arg(b.bind(*last))
-                                 : QStringLiteral("SELECT biz_type FROM idempotency_record ORDER BY biz_type LIMIT 1");
+        const QString sql = last ? QStringLiteral("SELECT %1 FROM %2 WHERE %1 > %3 ORDER BY %1 LIMIT 1")
+                                       .arg(col, records.table, b.bind(*last))
+                                 : QStringLiteral("SELECT %1 FROM %2 ORDER BY %1 LIMIT 1").arg(col, records.table);
         QSqlQuery q = session.exec(sql, b);
         if (!q.next())
             break;
@@ -39,7 +46,7 @@ BizTypeCensus census(DbSession &session, const QStringList &configured, int limi
                 continue;
             SqlBuilder b;
             QSqlQuery q = session.exec(
-                QStringLiteral("SELECT 1 FROM idempotency_record WHERE biz_type = %1 LIMIT 1").arg(b.bind(name)), b);
+                QStringLiteral("SELECT 1 FROM %1 WHERE %2 LIMIT 1").arg(records.table, records.bizTypeIs(b, name)), b);
             if (q.next())
                 c.configuredWithRecords << name;
         }
@@ -104,7 +111,9 @@ QFuture<Outcome<QStringList>> checkBizTypeSections(Workspace &workspace)
         return QtFuture::makeReadyFuture(Outcome<QStringList>::success({}));
     const QStringList configured = config.bizTypes.keys();
     return workspace.worker(DbRole::Idempotency)
-        .run<BizTypeCensus>([configured](DbSession &s) { return biztype_sql::census(s, configured); })
+        .run<BizTypeCensus>([configured, config](DbSession &s) {
+            return biztype_sql::census(s, config.records(s.dialect().kind()), configured);
+        })
         .then([config](const Outcome<BizTypeCensus> &o) {
             if (!o.ok())
                 return Outcome<QStringList>::failure(*o.error);

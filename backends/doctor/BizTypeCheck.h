@@ -27,14 +27,18 @@ constexpr int kBizTypeCensusLimit = 100;
 
 namespace biztype_sql {
 
-/// Reads the distinct biz_types of idempotency_record by a loose index scan: one
-/// `SELECT biz_type … WHERE biz_type > ? ORDER BY biz_type LIMIT 1` per value, each a seek
-/// in idx_idempotency_record_biz_status_updated (biz_type leads it), so the cost grows
+/// Reads the distinct biz_types of the record table `records` (the mapping, DESIGN.md §10)
+/// by a loose index scan: one `SELECT biz_type … WHERE biz_type > ? ORDER BY biz_type LIMIT 1`
+/// per value, each a seek in an index that biz_type leads
+/// (idx_idempotency_record_biz_status_updated on the default schema), so the cost grows
 /// with the number of biz_types, not of records (`SELECT DISTINCT` reads every row where
 /// the server has no loose scan: 10 M rows on PostgreSQL and SQLite). Stops after `limit`
 /// values; then each of `configured` not yet seen is looked up by `biz_type = ? LIMIT 1`.
-/// Runs on the idempotency worker; throws DbException.
-BizTypeCensus census(DbSession &session, const QStringList &configured, int limit = kBizTypeCensusLimit);
+/// A table without a biz_type column holds the mapping's biz_type_value only: the census is
+/// that value when the table has a row, else empty. Runs on the idempotency worker; throws
+/// DbException.
+BizTypeCensus census(DbSession &session, const RecordSql &records, const QStringList &configured,
+                     int limit = kBizTypeCensusLimit);
 
 } // namespace biztype_sql
 

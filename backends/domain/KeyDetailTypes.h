@@ -33,6 +33,9 @@ struct RecordDetail {
     QString createdAt, updatedAt, expireAt;
     std::optional<qint64> version; ///< when the table has a version column
     bool hasVersionColumn = false;
+    /// False when the record table has no expire_at (mapped empty, DESIGN.md §10): expireAt
+    /// then stays null and says nothing about reaping.
+    bool hasExpireAtColumn = true;
     double ageSeconds = 0;         ///< now() - updated_at (s)
     std::optional<double> expiresInSeconds; ///< expire_at - now() (s); nullopt when expire_at is NULL
     int processingTimeoutS = 300;
@@ -57,7 +60,10 @@ struct TicketRow {
     qint64 id = 0;
     NullableText idemKey, tenantId, title, status, payload;
     QString createdAt, updatedAt;
-    QStringList escapedColumns; ///< "title" / "payload" when not valid UTF-8 (shown escaped, TextEscape.h)
+    /// False when the ticket table has no updated_at (mapped empty, DESIGN.md §10):
+    /// updatedAt then stays null and the timeline has no "updated" event.
+    bool hasUpdatedAtColumn = true;
+    QStringList escapedColumns; ///< the title / payload column names when not valid UTF-8 (shown escaped, TextEscape.h)
 };
 
 /// One intent-log attempt (one row).

@@ -558,8 +558,7 @@ QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, con
 QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey)
 {
     Workspace *ws = &workspace;
-    const WorkspaceConfig config = ws->config();
-    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([config, idemKey](DbSession &s) {
+    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([idemKey, config = ws->config()](DbSession &s) {
         return detail_sql::readTickets(s, config, idemKey);
     });
     return tickets

@@ -198,9 +198,8 @@ QFuture<MarkRequest> withTicketSnapshot(Workspace &ws, MarkRequest request)
     if (!request.snapshotFromTicket)
         return QtFuture::makeReadyFuture(std::move(request));
     const QString key = request.idemKey;
-    const WorkspaceConfig config = ws.config();
     return ws.worker(DbRole::Ticket)
-        .run<QVector<TicketRow>>([config, key](DbSession &s) { return detail_sql::readTickets(s, config, key); })
+        .run<QVector<TicketRow>>([key, config = ws.config()](DbSession &s) { return detail_sql::readTickets(s, config, key); })
         .then(ws.mergePool(), [request](Outcome<QVector<TicketRow>> rows) mutable {
             request.snapshot.reset();
             request.snapshotSource = QStringLiteral("ticket:%1").arg(*request.snapshotFromTicket);

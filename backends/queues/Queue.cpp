@@ -130,34 +130,70 @@ QString tenantCondition(const SqlDialect &d, SqlBuilder &b, const QString &keyCo
     return prefixCond.isEmpty() ? regex : QStringLiteral("(%1 AND %2)").arg(prefixCond, regex);
 }
 
+/// The columns of one queue source as SQL (DESIGN.md §10): the mapped record table or
+/// intent log, its alias ("" or "l"), qualified column names and its time fragments.
+struct Source {
+    QString from;       ///< "<table>" or "<table> l"
+    QString alias;      ///< "" or "l"
+    QString id, key, status, createdAt, updatedAt; ///< qualified
+    TimeSql time;
+    StatusSql statuses;
+    const RecordSql *records = nullptr; ///< the record table (biz_type, tenant column); null for the intent log
+};
+
+Source recordSource(const RecordSql &r)
+{
+    return {r.table, QString(), r.id, r.key, r.status, r.createdAt, r.updatedAt, r.time, r.statuses, &r};
+}
+
+Source intentSource(const IntentSql &i)
+{
+    const QString l = QStringLiteral("l");
+    return {i.table + QStringLiteral(" l"), l, qualified(l, i.id), qualified(l, i.key), qualified(l, i.status),
+            qualified(l, i.createdAt), qualified(l, i.updatedAt), i.time, i.statuses, nullptr};
+}
+
+/// A window bound for `time`: the instant itself, or for whole epoch units the first unit
+/// not before it (so `col >= bound` and `col < bound` select exactly the rows at or after
+/// the instant, with no row of a cut unit on the wrong side).
+QVariant windowBound(const TimeSql &time, UtcMicros t)
+{
+    const TimeEncoding e = time.mapping().encoding;
+    if (e == TimeEncoding::EpochSeconds || e == TimeEncoding::EpochMillis)
+        return time.bind(t + (e == TimeEncoding::EpochMillis ? 999 : 999999));
+    return time.bind(t);
+}
+
 /// Filter conditions common to both sources (key substring, tenant, time windows) on the
-/// columns of the table aliased `qualifier` ("" for none, "l." for the intent log's `l`).
-QStringList commonConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config,
-                             const QueueFilter &f, bool withBizType, const QString &qualifier = {})
+/// mapped columns of `src`.
+QStringList commonConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config, const QueueFilter &f,
+                             const Source &src)
 {
     QStringList where;
-    const QString keyColumn = qualifier + QStringLiteral("idem_key");
+    const QString &keyColumn = src.key;
     if (!f.keySubstring.isEmpty()) {
         where << QStringLiteral("%1 LIKE %2%3")
                      .arg(keyColumn, b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')),
                           SqlDialect::likeEscapeClause());
     }
     if (!f.tenant.isEmpty()) {
-        if (withBizType && !f.bizType.isEmpty()) {
+        const RecordSql *rs = src.records;
+        if (rs && !rs->tenant.isEmpty()) {
+            // A real tenant column (DESIGN.md §10): no key pattern involved.
+            where << QStringLiteral("%1 = %2").arg(qualified(src.alias, rs->tenant), b.bind(f.tenant));
+        } else if (rs && !f.bizType.isEmpty()) {
             where << tenantCondition(d, b, keyColumn, config.bizType(f.bizType).tenantPattern, f.tenant);
-        } else if (withBizType) {
+        } else if (rs) {
             QStringList alternatives;
-            QStringList configured;
-            for (auto it = config.bizTypes.cbegin(); it != config.bizTypes.cend(); ++it) {
-                alternatives << QStringLiteral("(biz_type = %1 AND %2)")
-                                    .arg(b.bind(it.key()), tenantCondition(d, b, keyColumn, it->tenantPattern, f.tenant));
-                configured << b.bind(it.key());
-            }
+            for (auto it = config.bizTypes.cbegin(); it != config.bizTypes.cend(); ++it)
+                alternatives << QStringLiteral("(%1 AND %2)")
+                                    .arg(rs->bizTypeIs(b, it.key(), src.alias),
+                                         tenantCondition(d, b, keyColumn, it->tenantPattern, f.tenant));
             const QString fallback = tenantCondition(d, b, keyColumn, BizTypeConfig().tenantPattern, f.tenant);
-            if (configured.isEmpty())
+            if (config.bizTypes.isEmpty())
                 alternatives << fallback;
             else
-                alternatives << QStringLiteral("(biz_type NOT IN (%1) AND %2)").arg(configured.join(QStringLiteral(", ")), fallback);
+                alternatives << QStringLiteral("(%1 AND %2)").arg(rs->bizTypeNotIn(b, config.bizTypes.keys(), src.alias), fallback);
             where << QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')');
         } else {
             // Intent-log rows have no biz_type: any configured pattern, or the default.
@@ -173,61 +209,60 @@ QStringList commonConditions(const SqlDialect &d, SqlBuilder &b, const Workspace
             where << QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')');
         }
     }
-    auto window = [&](const char *col, const std::optional<UtcMicros> &from, const std::optional<UtcMicros> &to) {
-        const QString column = qualifier + QLatin1String(col);
+    auto window = [&](const QString &column, const std::optional<UtcMicros> &from, const std::optional<UtcMicros> &to) {
         if (from)
-            where << QStringLiteral("%1 >= %2").arg(column, d.timeParam(b.bind(d.bindTime(*from))));
+            where << QStringLiteral("%1 >= %2").arg(column, src.time.param(b.bind(windowBound(src.time, *from))));
         if (to)
-            where << QStringLiteral("%1 < %2").arg(column, d.timeParam(b.bind(d.bindTime(*to))));
+            where << QStringLiteral("%1 < %2").arg(column, src.time.param(b.bind(windowBound(src.time, *to))));
     };
-    window("created_at", f.createdFrom, f.createdTo);
-    window("updated_at", f.updatedFrom, f.updatedTo);
+    window(src.createdAt, f.createdFrom, f.createdTo);
+    window(src.updatedAt, f.updatedFrom, f.updatedTo);
     return where;
 }
 
 /// Record conditions for `req` (status, staleness against per-biz_type timeouts).
-QStringList recordConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config, const QueueRequest &req)
+QStringList recordConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config, const Source &src,
+                             const QueueRequest &req)
 {
+    const RecordSql &rs = *src.records;
     QStringList where;
     switch (req.kind) {
     case QueueKind::Unknown:
     case QueueKind::InFlight: {
-        where << QStringLiteral("status = %1").arg(b.bind(int(Processing)));
+        where << src.statuses.isAny(b, src.status, {recordStatusName(Processing)});
         const QString op = req.kind == QueueKind::Unknown ? QStringLiteral("<") : QStringLiteral(">=");
+        auto older = [&](int timeoutS) {
+            return QStringLiteral("%1 %2 %3").arg(src.updatedAt, op, src.time.nowMinusSeconds(b.bind(timeoutS)));
+        };
         if (!req.filter.bizType.isEmpty()) {
-            where << QStringLiteral("updated_at %1 %2")
-                         .arg(op, d.nowMinusSeconds(b.bind(config.bizType(req.filter.bizType).processingTimeoutS)));
+            where << older(config.bizType(req.filter.bizType).processingTimeoutS);
         } else {
             QStringList alternatives;
-            QStringList configured;
-            for (auto it = config.bizTypes.cbegin(); it != config.bizTypes.cend(); ++it) {
-                alternatives << QStringLiteral("(biz_type = %1 AND updated_at %2 %3)")
-                                    .arg(b.bind(it.key()), op, d.nowMinusSeconds(b.bind(it->processingTimeoutS)));
-                configured << b.bind(it.key());
-            }
-            const QString fallback = QStringLiteral("updated_at %1 %2").arg(op, d.nowMinusSeconds(b.bind(config.defaultProcessingTimeoutS)));
-            if (configured.isEmpty())
+            for (auto it = config.bizTypes.cbegin(); it != config.bizTypes.cend(); ++it)
+                alternatives << QStringLiteral("(%1 AND %2)").arg(rs.bizTypeIs(b, it.key()), older(it->processingTimeoutS));
+            const QString fallback = older(config.defaultProcessingTimeoutS);
+            if (config.bizTypes.isEmpty())
                 alternatives << fallback;
             else
-                alternatives << QStringLiteral("(biz_type NOT IN (%1) AND %2)").arg(configured.join(QStringLiteral(", ")), fallback);
+                alternatives << QStringLiteral("(%1 AND %2)").arg(rs.bizTypeNotIn(b, config.bizTypes.keys()), fallback);
             where << (alternatives.size() == 1 ? alternatives.first()
                                                : QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')'));
         }
         break;
     }
     case QueueKind::Failed:
-        where << QStringLiteral("status = %1").arg(b.bind(int(Failed)));
+        where << src.statuses.isAny(b, src.status, {recordStatusName(Failed)});
         break;
     case QueueKind::Succeeded:
-        where << QStringLiteral("status = %1").arg(b.bind(int(Success)));
+        where << src.statuses.isAny(b, src.status, {recordStatusName(Success)});
         break;
     case QueueKind::Escalated:
         where << QStringLiteral("1 = 0");
         break;
     }
     if (!req.filter.bizType.isEmpty())
-        where << QStringLiteral("biz_type = %1").arg(b.bind(req.filter.bizType));
-    where << commonConditions(d, b, config, req.filter, true);
+        where << rs.bizTypeIs(b, req.filter.bizType);
+    where << commonConditions(d, b, config, req.filter, src);
     return where;
 }
 
@@ -239,68 +274,66 @@ QStringList intentStatusesFor(QueueKind kind)
 }
 
 /// Intent conditions: the row is the key's latest attempt and its status puts it in the queue.
-QStringList intentConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config, const QueueRequest &req)
+QStringList intentConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config, const IntentSql &is,
+                             const Source &src, const QueueRequest &req)
 {
     QStringList where;
-    QStringList statuses;
-    for (const QString &s : intentStatusesFor(req.kind))
-        statuses << b.bind(s);
-    where << QStringLiteral("l.status IN (%1)").arg(statuses.join(QStringLiteral(", ")));
-    where << QStringLiteral("l.idem_key IS NOT NULL");
+    where << src.statuses.isAny(b, src.status, intentStatusesFor(req.kind));
+    where << QStringLiteral("%1 IS NOT NULL").arg(src.key);
     // The key's latest attempt: one backward step on the (idem_key, created_at, id) index per
     // candidate row (a NOT EXISTS anti-join is quadratic for a key with many attempts).
-    where << QStringLiteral("l.id = (SELECT n.id FROM intent_log n WHERE n.idem_key = l.idem_key "
-                            "ORDER BY n.created_at DESC, n.id DESC LIMIT 1)");
+    // Ordered by the stored created_at: the same order as the instant in every encoding.
+    const QString n = QStringLiteral("n");
+    where << QStringLiteral("%1 = (SELECT %2 FROM %3 n WHERE %4 = %5 ORDER BY %6 DESC, %2 DESC LIMIT 1)")
+                 .arg(src.id, qualified(n, is.id), is.table, qualified(n, is.key), src.key, qualified(n, is.createdAt));
     if (config.intent.sameDatabase(config.idempotency)) {
         // A step whose record an operator or the reconciler already settled is no longer
         // unknown. (Only where both tables share a database; across servers the step stays
         // listed and its detail shows the settled record.)
-        where << QStringLiteral("NOT EXISTS (SELECT 1 FROM idempotency_record r WHERE r.idem_key = l.idem_key AND "
-                                "r.status IN (%1, %2))")
-                     .arg(b.bind(int(Success)), b.bind(int(Failed)));
+        const RecordSql rs = config.records(config.idempotency.dialect);
+        const QString r = QStringLiteral("r");
+        where << QStringLiteral("NOT EXISTS (SELECT 1 FROM %1 r WHERE %2 = %3 AND %4)")
+                     .arg(rs.table, qualified(r, rs.key), src.key,
+                          rs.statuses.isAny(b, qualified(r, rs.status), {recordStatusName(Success), recordStatusName(Failed)}));
     }
-    where << commonConditions(d, b, config, req.filter, false, QStringLiteral("l."));
+    where << commonConditions(d, b, config, req.filter, src);
     return where;
 }
 
-QString cursorBindValue(const SqlDialect &d, const QString &time)
+/// The keyset cursor value to bind for `cursor` in `src`: its own cursor text, or, for a
+/// position taken from the other source's row whose cursor form differs (`otherTime`),
+/// the instant in this table's form (rounded up where the id bound keeps the rows at it).
+QVariant cursorBindValue(const Source &src, const TimeSql &otherTime, const SourceCursor &cursor)
 {
-    if (d.kind() == Dialect::Sqlite)
-        return time;
-    const auto t = parseUtcMicros(time);
-    return t ? d.bindTime(*t).toString() : time;
+    if (!cursor.instant.isEmpty()
+        && (otherTime.dialect() != src.time.dialect() || !(otherTime.mapping() == src.time.mapping()))) {
+        if (const auto t = parseUtcMicros(cursor.instant))
+            return src.time.cursorValue(src.time.cursorAt(*t, cursor.id == std::numeric_limits<qint64>::min() + 1));
+    }
+    return src.time.cursorValue(cursor.time);
 }
 
-QString orderBy(const QString &prefix, bool desc)
-{
-    const QString dir = desc ? QStringLiteral(" DESC") : QString();
-    return QStringLiteral(" ORDER BY %1updated_at%2, %1id%2").arg(prefix, dir);
-}
-
-/// Runs one page of `from` (a table, with its alias) whose columns are qualified by
-/// `qualifier` ("" or "l."): rows matching `where` after `cursor` in the queue's order,
-/// at most `limit`. Selects id, idem_key, `third`, status, created_at, updated_at, the age
-/// in seconds, then `extra`. Throws DbException.
-QSqlQuery selectPage(DbSession &session, SqlBuilder &b, QStringList where, const QString &from, const QString &qualifier,
+/// Runs one page of `src`: rows matching `where` after `cursor` in the queue's order, at
+/// most `limit`. Selects id, idem_key, `third`, status, created_at, updated_at (ISO text),
+/// the age in seconds, the cursor text of updated_at, then `extra`. Throws DbException.
+QSqlQuery selectPage(DbSession &session, SqlBuilder &b, QStringList where, const Source &src, const TimeSql &otherTime,
                      const QString &third, const QStringList &extra, const QueueRequest &req, const SourceCursor &cursor,
                      int limit)
 {
-    const SqlDialect &d = session.dialect();
-    const QString updated = qualifier + QStringLiteral("updated_at");
     if (cursor.started)
-        where << d.keysetAfter(b, updated, qualifier + QStringLiteral("id"), cursorBindValue(d, cursor.time), cursor.id,
-                               req.newestFirst);
-    QStringList columns{qualifier + QStringLiteral("id"), qualifier + QStringLiteral("idem_key"), third,
-                        qualifier + QStringLiteral("status"), d.timeText(qualifier + QStringLiteral("created_at")),
-                        d.timeText(updated), d.secondsSince(updated)};
+        where << src.time.keysetAfter(b, src.updatedAt, src.id, cursorBindValue(src, otherTime, cursor), cursor.id,
+                                      req.newestFirst);
+    QStringList columns{src.id, src.key, third, src.statuses.read(src.status), src.time.text(src.createdAt),
+                        src.time.text(src.updatedAt), src.time.secondsSince(src.updatedAt), src.time.cursor(src.updatedAt)};
     columns << extra;
-    const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3%4 LIMIT %5")
-                            .arg(columns.join(QStringLiteral(", ")), from, where.join(QStringLiteral(" AND ")),
-                                 orderBy(qualifier, req.newestFirst), b.bind(limit));
+    const QString dir = req.newestFirst ? QStringLiteral(" DESC") : QString();
+    const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4%5, %6%5 LIMIT %7")
+                            .arg(columns.join(QStringLiteral(", ")), src.from, where.join(QStringLiteral(" AND ")),
+                                 src.updatedAt, dir, src.id, b.bind(limit));
     return session.exec(sql, b);
 }
 
-/// The columns selectPage() selects alike for both sources (id, key, times, age).
+/// The columns selectPage() selects alike for both sources (id, key, times, age, cursor).
 QueueRow pageRow(const QSqlQuery &q, QueueSource source)
 {
     QueueRow r;
@@ -308,10 +341,9 @@ QueueRow pageRow(const QSqlQuery &q, QueueSource source)
     r.id = q.value(0).toLongLong();
     r.idemKey = q.value(1).toString();
     r.createdAt = canonicalTimeText(q.value(4));
-    const QVariant updated = q.value(5);
-    r.cursorTime = updated.toString();
-    r.updatedAt = canonicalTimeText(updated);
+    r.updatedAt = canonicalTimeText(q.value(5));
     r.ageSeconds = q.value(6).toDouble();
+    r.cursorTime = q.value(7).toString();
     return r;
 }
 
@@ -323,15 +355,18 @@ QVector<QueueRow> pageRecords(DbSession &session, const WorkspaceConfig &config,
                               const SourceCursor &cursor, int limit)
 {
     SqlBuilder b;
-    const QStringList where = recordConditions(session.dialect(), b, config, req);
-    QSqlQuery q = selectPage(session, b, where, QStringLiteral("idempotency_record"), QString(), QStringLiteral("biz_type"),
-                             {session.dialect().timeText(QStringLiteral("expire_at"))}, req, cursor, limit);
+    const RecordSql rs = config.records(session.dialect().kind());
+    const Source src = recordSource(rs);
+    const QStringList where = recordConditions(session.dialect(), b, config, src, req);
+    const TimeSql other = config.intents(config.intent.dialect).time;
+    const QString bizType = rs.bizType(b);
+    QSqlQuery q = selectPage(session, b, where, src, other, bizType, {rs.expireAtText()}, req, cursor, limit);
     QVector<QueueRow> rows;
     while (q.next()) {
         QueueRow r = pageRow(q, QueueSource::Record);
         r.bizType = q.value(2).toString();
-        r.status = recordStatusText(q.value(3));
-        r.expireAt = canonicalTimeText(q.value(7));
+        r.status = StoredRecordStatus::fromMapped(q.value(3), rs.map.statuses).text;
+        r.expireAt = canonicalTimeText(q.value(8));
         rows.append(std::move(r));
     }
     return rows;
@@ -341,16 +376,20 @@ QVector<QueueRow> pageIntents(DbSession &session, const WorkspaceConfig &config,
                               const SourceCursor &cursor, int limit)
 {
     SqlBuilder b;
-    const QStringList where = intentConditions(session.dialect(), b, config, req);
-    QSqlQuery q = selectPage(session, b, where, QStringLiteral("intent_log l"), QStringLiteral("l."), QStringLiteral("l.action"),
-                             {QStringLiteral("l.task_id"), QStringLiteral("l.step_id")}, req, cursor, limit);
+    const IntentSql is = config.intents(session.dialect().kind());
+    const Source src = intentSource(is);
+    const QStringList where = intentConditions(session.dialect(), b, config, is, src, req);
+    const TimeSql other = config.records(config.idempotency.dialect).time;
+    const QString l = QStringLiteral("l");
+    QSqlQuery q = selectPage(session, b, where, src, other, qualified(l, is.action),
+                             {qualified(l, is.taskId), qualified(l, is.stepId)}, req, cursor, limit);
     QVector<QueueRow> rows;
     while (q.next()) {
         QueueRow r = pageRow(q, QueueSource::Intent);
         r.action = columnText(q.value(2)).value_or(QString());
-        r.status = q.value(3).toString();
-        r.taskId = columnText(q.value(7)).value_or(QString());
-        r.stepId = columnText(q.value(8)).value_or(QString());
+        r.status = is.statusName(q.value(3));
+        r.taskId = columnText(q.value(8)).value_or(QString());
+        r.stepId = columnText(q.value(9)).value_or(QString());
         rows.append(std::move(r));
     }
     return rows;
@@ -359,16 +398,19 @@ QVector<QueueRow> pageIntents(DbSession &session, const WorkspaceConfig &config,
 qint64 countRecords(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req)
 {
     SqlBuilder b;
-    const QStringList where = recordConditions(session.dialect(), b, config, req);
-    QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE ") + where.join(QStringLiteral(" AND ")), b);
+    const RecordSql rs = config.records(session.dialect().kind());
+    const QStringList where = recordConditions(session.dialect(), b, config, recordSource(rs), req);
+    QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM %1 WHERE %2").arg(rs.table, where.join(QStringLiteral(" AND "))), b);
     return q.next() ? q.value(0).toLongLong() : 0;
 }
 
 qint64 countIntents(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req)
 {
     SqlBuilder b;
-    const QStringList where = intentConditions(session.dialect(), b, config, req);
-    QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM intent_log l WHERE ") + where.join(QStringLiteral(" AND ")), b);
+    const IntentSql is = config.intents(session.dialect().kind());
+    const Source src = intentSource(is);
+    const QStringList where = intentConditions(session.dialect(), b, config, is, src, req);
+    QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM %1 WHERE %2").arg(src.from, where.join(QStringLiteral(" AND "))), b);
     return q.next() ? q.value(0).toLongLong() : 0;
 }
 
@@ -394,6 +436,7 @@ QueuePage mergeQueuePages(const QueueRequest &req, const QueueCursor &from, cons
         c.started = true;
         c.time = r.cursorTime;
         c.id = r.id;
+        c.instant.clear();
         page.rows.append(r);
     }
     if (recordsComplete && ri >= records.size())
@@ -414,6 +457,7 @@ QueuePage mergeQueuePages(const QueueRequest &req, const QueueCursor &from, cons
             const bool noneLeftAtT = !lastIsRecord;
             other.started = true;
             other.time = last.cursorTime;
+            other.instant = last.updatedAt; // for a table that keeps time otherwise (TimeSql::cursorAt())
             other.id = noneLeftAtT == !req.newestFirst ? std::numeric_limits<qint64>::max()
                                                        : std::numeric_limits<qint64>::min() + 1;
         }

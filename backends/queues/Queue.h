@@ -34,10 +34,12 @@ enum class QueueSource { Record, Intent };
 QString sourceName(QueueSource s); ///< "record" / "intent"
 
 /// Filters shared by every queue (all optional). Times are UTC; windows are inclusive
-/// at the start and exclusive at the end.
+/// at the start and exclusive at the end. Columns are the mapped ones (DESIGN.md §10).
 struct QueueFilter {
     QString bizType;      ///< exact biz_type; intent-log rows (no biz_type) are then left out
-    QString tenant;       ///< tenant as the biz_type's tenant pattern places it in the key
+    /// Tenant: the record table's tenant column when mapped ([idempotency.map] tenant), else
+    /// as the biz_type's tenant pattern places it in the key (intent steps: always the key)
+    QString tenant;
     QString keySubstring; ///< case-sensitive substring of idem_key
     std::optional<UtcMicros> createdFrom, createdTo, updatedFrom, updatedTo;
     bool isEmpty() const;
@@ -62,7 +64,7 @@ struct QueueRow {
     QString createdAt, updatedAt, expireAt;
     double ageSeconds = 0;  ///< server now() - updated_at, in seconds
     QString taskId, stepId; ///< intent steps only
-    QString cursorTime;     ///< updated_at exactly as the keyset cursor must bind it
+    QString cursorTime;     ///< updated_at in the table's cursor form (TimeSql::cursor(): stored text, epoch number or ISO text)
 };
 
 /// A stateless keyset position in one source: its next rows come after (time, id) in the
@@ -75,6 +77,11 @@ struct SourceCursor {
     bool exhausted = false; ///< the source has no more rows
     QString time;           ///< updated_at of the position (cursor form)
     qint64 id = 0;
+    /// Set when the position was taken from the other source's row (mergeQueuePages()):
+    /// its updated_at as canonical ISO UTC text. `time` is then in the other source's
+    /// cursor form, which serves only when both tables keep time alike; otherwise the
+    /// page is read from this instant (TimeSql::cursorAt()).
+    QString instant;
 };
 
 /// A stateless position in a (possibly merged) queue.
