@@ -1,5 +1,6 @@
 #include "UpstreamSim.h"
 
+#include "BusinessIdSql.h"
 #include "KeyDetail.h"
 #include "SqlBuilder.h"
 #include "TimeText.h"
@@ -62,7 +63,8 @@ QByteArray payloadJson(const std::optional<QString> &p)
 
 QByteArray ticketJson(const TicketRow &t)
 {
-    QByteArray out = "{\"id\":" + QByteArray::number(t.id);
+    // The id as every output spells it (BusinessId::toJson()): a number for an integer id.
+    QByteArray out = "{\"id\":" + QJsonDocument(QJsonArray{t.id.toJson()}).toJson(QJsonDocument::Compact).mid(1).chopped(1);
     out += ",\"idem_key\":" + jsonText(t.idemKey);
     out += ",\"tenant_id\":" + jsonText(t.tenantId);
     out += ",\"title\":" + jsonText(t.title);
@@ -91,17 +93,20 @@ std::optional<QString> textOf(const QVariant &v)
     return v.toString();
 }
 
-std::optional<TicketRow> readTicketById(DbSession &session, qint64 id)
+std::optional<TicketRow> readTicketById(DbSession &session, const BusinessId &id)
 {
     const SqlDialect &d = session.dialect();
+    const auto value = businessIdBindValue(session, QStringLiteral("ticket"), QStringLiteral("id"), id);
+    if (!value)
+        return std::nullopt; // no row of the id column can hold this id
     SqlBuilder b;
     QSqlQuery q = session.exec(QStringLiteral("SELECT id, idem_key, tenant_id, title, status, payload, %1, %2 FROM ticket WHERE id = %3")
-                                   .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(id)),
+                                   .arg(d.timeText(QStringLiteral("created_at")), d.timeText(QStringLiteral("updated_at")), b.bind(*value)),
                                b);
     if (!q.next())
         return std::nullopt;
     TicketRow t;
-    t.id = q.value(0).toLongLong();
+    t.id = BusinessId::fromColumn(q.value(0));
     t.idemKey = textOf(q.value(1));
     t.tenantId = textOf(q.value(2));
     t.title = textOf(q.value(3));
@@ -118,7 +123,7 @@ struct CancelResult {
     TicketRow after;
 };
 
-CancelResult cancelInDb(DbSession &session, qint64 id)
+CancelResult cancelInDb(DbSession &session, const BusinessId &id)
 {
     CancelResult r;
     session.begin();
@@ -130,7 +135,8 @@ CancelResult cancelInDb(DbSession &session, qint64 id)
         }
         SqlBuilder b;
         session.exec(QStringLiteral("UPDATE ticket SET status = %1, updated_at = %2 WHERE id = %3")
-                         .arg(b.bind(QStringLiteral("CANCELLED")), session.dialect().nowValue(), b.bind(id)),
+                         .arg(b.bind(QStringLiteral("CANCELLED")), session.dialect().nowValue(),
+                              b.bind(*businessIdBindValue(session, QStringLiteral("ticket"), QStringLiteral("id"), id))),
                      b);
         session.commit();
         r.found = true;
@@ -423,9 +429,8 @@ void UpstreamSim::route(const CallPtr &call)
             });
         return;
     }
-    bool ok = false;
-    const qint64 id = parts.at(1).toLongLong(&ok);
-    if (!ok) {
+    const BusinessId id(parts.at(1)); // opaque: the path segment as given
+    if (id.isEmpty()) {
         respondJson(call, 404, errorJson(QStringLiteral("not_found")));
         return;
     }
@@ -456,9 +461,9 @@ void UpstreamSim::route(const CallPtr &call)
     respondJson(call, 404, errorJson(QStringLiteral("no_route")));
 }
 
-void UpstreamSim::cancelTicket(const CallPtr &call, qint64 id)
+void UpstreamSim::cancelTicket(const CallPtr &call, const BusinessId &id)
 {
-    const QString target = QString::number(id);
+    const QString target = id.text();
     const QString key = m_idempotency ? QString::fromUtf8(header(call->headers, "x-idempotency-key")).trimmed() : QString();
     if (!key.isEmpty()) {
         auto it = m_replies.find(key);

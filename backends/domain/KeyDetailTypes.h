@@ -2,6 +2,7 @@
 
 #include "AuditEntry.h"
 #include "BizTypeConfig.h"
+#include "BusinessId.h"
 #include "CompensationRow.h"
 #include "DbError.h"
 #include "TimeText.h"
@@ -53,7 +54,7 @@ struct RecordDetail {
 
 /// One ticket row carrying the key.
 struct TicketRow {
-    qint64 id = 0;
+    BusinessId id;              ///< ticket.id exactly as stored (an opaque value: BIGINT, VARCHAR or UUID)
     NullableText idemKey, tenantId, title, status, payload;
     QString createdAt, updatedAt;
     QStringList escapedColumns; ///< "title" / "payload" when not valid UTF-8 (shown escaped, TextEscape.h)
@@ -74,7 +75,9 @@ struct TimelineEvent {
     QString source;                 ///< "idempotency_record", "intent_log", "ticket", …
     QString kind;                   ///< "created", "updated", "intent", "result", …
     QString summary;                ///< one line
-    qint64 refId = 0;               ///< row id in its source
+    /// Row id in its source: a ticket's business id as stored, the console's and the
+    /// agents' own rows' numeric id as its decimal text (BusinessId orders numbers numerically).
+    BusinessId refId;
 };
 
 /// Everything known about one key, from all three stores. A store that failed leaves

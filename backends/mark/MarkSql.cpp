@@ -69,8 +69,8 @@ QString evidenceJson(const MarkRequest &req, const MarkEvidence &ev, const QStri
 {
     QJsonObject o;
     QJsonArray tickets, attempts, escalated;
-    for (qint64 id : ev.ticketIds)
-        tickets.append(double(id));
+    for (const BusinessId &id : ev.ticketIds)
+        tickets.append(id.toJson()); // a number for an integer id, as before; else the exact text
     for (qint64 id : ev.succeededAttemptIds)
         attempts.append(double(id));
     for (qint64 id : ev.escalatedAttemptIds)
@@ -376,7 +376,7 @@ TicketEvidence readTicketEvidence(DbSession &s, const QStringList &keys, const Q
     TicketEvidence out;
     forKeyChunks(
         s, keys, [](const QString &in) { return QStringLiteral("SELECT idem_key, id FROM ticket WHERE idem_key IN (%1) ORDER BY id").arg(in); },
-        [&out](const QSqlQuery &q) { out.ids[q.value(0).toString()].append(q.value(1).toLongLong()); });
+        [&out](const QSqlQuery &q) { out.ids[q.value(0).toString()].append(BusinessId::fromColumn(q.value(1))); });
     const SqlDialect &d = s.dialect();
     forKeyChunks(
         s, rowKeys,
@@ -387,7 +387,7 @@ TicketEvidence readTicketEvidence(DbSession &s, const QStringList &keys, const Q
         [&out](const QSqlQuery &q) {
             TicketRow t;
             t.idemKey = q.value(0).toString();
-            t.id = q.value(1).toLongLong();
+            t.id = BusinessId::fromColumn(q.value(1));
             if (!q.value(2).isNull())
                 t.status = q.value(2).toString();
             t.createdAt = canonicalTimeText(q.value(3));

@@ -4,6 +4,7 @@
 // (the test servers run in Asia/Kolkata and +05:30), with microseconds preserved.
 
 #include "BackendTestUtil.h"
+#include "BusinessIdTestUtil.h"
 #include "ServerTime.h"
 #include "JsonText.h"
 #include "Queue.h"
@@ -173,7 +174,7 @@ void TstBackendDetail::nullColumns()
 
     QCOMPARE(d.tickets.size(), 2);
     const TicketRow &nt = d.tickets[0];
-    QCOMPARE(nt.id, qint64(1));
+    QCOMPARE(nt.id, bid(1));
     QCOMPARE(nt.tenantId, NullableText());
     QCOMPARE(nt.title, NullableText());
     QCOMPARE(nt.status, NullableText());
@@ -187,7 +188,7 @@ void TstBackendDetail::nullColumns()
     // The timeline spells NULL as NULL.
     bool nullIntent = false;
     for (const TimelineEvent &ev : d.timeline)
-        if (ev.source == QLatin1String("intent_log") && ev.refId == 1 && ev.kind == QLatin1String("intent"))
+        if (ev.source == QLatin1String("intent_log") && ev.refId == bid(1) && ev.kind == QLatin1String("intent"))
             nullIntent = ev.summary.contains(QStringLiteral("intent: NULL (task NULL step NULL"));
     QVERIFY(nullIntent);
 
