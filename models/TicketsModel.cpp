@@ -35,7 +35,7 @@ QVariant TicketsModel::data(const QModelIndex &index, int role) const
     const NullableText *text = nullptr;
     QString plain;
     switch (index.column()) {
-    case IdColumn: plain = QString::number(t.id); break;
+    case IdColumn: plain = t.id.text(); break;
     case StatusColumn: text = &t.status; break;
     case TenantColumn: text = &t.tenantId; break;
     case TitleColumn: text = &t.title; break;
@@ -71,7 +71,7 @@ QVariant TicketsModel::data(const QModelIndex &index, int role) const
             return QVariant::fromValue<Qt::Alignment>(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case PayloadRole: return t.payload ? QVariant(*t.payload) : QVariant();
-    case TicketIdRole: return t.id;
+    case TicketIdRole: return t.id.text();
     default: return {};
     }
 }

@@ -16,7 +16,7 @@ public:
     enum Column { IdColumn, StatusColumn, TenantColumn, TitleColumn, CreatedColumn, UpdatedColumn, PayloadColumn, ColumnCount };
     enum Role {
         PayloadRole = roles::FirstModelRole, ///< QString payload, or an invalid QVariant for NULL
-        TicketIdRole,                        ///< qint64 ticket id
+        TicketIdRole,                        ///< the ticket id's exact text (QString; BusinessId::text())
     };
 
     /// An empty model; fill it with setTickets().

@@ -48,7 +48,7 @@ QVariant TimelineModel::data(const QModelIndex &index, int role) const
         return {};
     case roles::Monospace: return index.column() == TimeColumn || index.column() == LocalTimeColumn;
     case roles::IsNull: return index.column() == TimeColumn && e.time == QLatin1String("NULL");
-    case RefIdRole: return e.refId;
+    case RefIdRole: return e.refId.text();
     default: return {};
     }
 }

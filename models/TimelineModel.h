@@ -15,7 +15,7 @@ class TimelineModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { TimeColumn, LocalTimeColumn, SourceColumn, KindColumn, SummaryColumn, ColumnCount };
-    enum Role { RefIdRole = roles::FirstModelRole }; ///< qint64 row id of the event in its source
+    enum Role { RefIdRole = roles::FirstModelRole }; ///< the row id of the event in its source, as text (TimelineEvent::refId)
 
     /// An empty model; fill it with setEvents().
     explicit TimelineModel(QObject *parent = nullptr);

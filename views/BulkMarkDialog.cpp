@@ -52,7 +52,7 @@ BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, RecordStatusCode toSt
             line += QStringLiteral("   %1 \u2192 %2").arg(d.record->statusText, to);
             if (toStatus == Success) {
                 const SnapshotTicketChoice choice = snapshotTicketFor(d, std::nullopt);
-                line += choice.ticket ? QStringLiteral(", snapshot from ticket #%1").arg(choice.ticket->id)
+                line += choice.ticket ? QStringLiteral(", snapshot from ticket #%1").arg(choice.ticket->id.text())
                                       : QStringLiteral(", will be refused: %1").arg(choice.refusal);
             }
             // The backend's rule on the loaded facts, as a bulk row (a placeholder reason:

@@ -125,7 +125,9 @@ CompensateDialog::CompensateDialog(Workspace *workspace, std::shared_ptr<Compens
     }
     const auto canonical = std::find_if(group.tickets.cbegin(), group.tickets.cend(),
                                         [&](const TicketRow &t) { return t.id == group.canonicalTicketId; });
-    m_mark->setText(QStringLiteral("Mark record SUCCESS with ticket #%1's snapshot").arg(group.canonicalTicketId));
+    // "none" when every ticket is CANCELLED and none is named (no canonical ticket).
+    const QString canonicalText = group.canonicalTicketId ? group.canonicalTicketId->text() : QStringLiteral("none");
+    m_mark->setText(QStringLiteral("Mark record SUCCESS with ticket #%1's snapshot").arg(canonicalText));
     if (!group.record) {
         m_markText->setText(QStringLiteral("There is no idempotency record for this key: nothing to mark."));
     } else {
@@ -134,7 +136,7 @@ CompensateDialog::CompensateDialog(Workspace *workspace, std::shared_ptr<Compens
             QStringLiteral("After the extras are cancelled, the record can be marked <b>SUCCESS</b> with the canonical ticket "
                            "<b>#%1</b>'s payload as <tt>result_snapshot</tt>:<br><tt>%2</tt><br>Compare-and-set: only if the record "
                            "is still <b>%3</b>, updated_at <tt>%4</tt> (as loaded with the group).")
-                .arg(group.canonicalTicketId)
+                .arg(canonicalText.toHtmlEscaped())
                 .arg(payload.toHtmlEscaped().left(300), group.record->statusText.toHtmlEscaped(),
                      group.record->updatedAt.toHtmlEscaped()));
     }
@@ -161,7 +163,7 @@ CompensateDialog::CompensateDialog(Workspace *workspace, std::shared_ptr<Compens
     connect(m_close, &QPushButton::clicked, this, [this] { reject(); });
     connect(m_mark, &QPushButton::clicked, this, [this] { markSuccess(); });
 
-    for (const qint64 id : ticketsToCompensate(group.tickets, group.canonicalTicketId)) {
+    for (const BusinessId &id : ticketsToCompensate(group.tickets, group.canonicalTicketId)) {
         Item item;
         item.ticketId = id;
         item.action = m_action;
@@ -175,7 +177,7 @@ CompensateDialog::CompensateDialog(Workspace *workspace, std::shared_ptr<Compens
                        "call each, each with its own deterministic key (intent written first; a timeout leaves it UNKNOWN, "
                        "resumable with the same key).")
             .arg(group.idemKey.toHtmlEscaped())
-            .arg(group.canonicalTicketId)
+            .arg(canonicalText.toHtmlEscaped())
             .arg(group.canonicalReason.toHtmlEscaped())
             .arg(m_items.size())
             .arg(m_action.isEmpty() ? QStringLiteral("(no action configured)") : m_action.toHtmlEscaped()));
@@ -183,9 +185,9 @@ CompensateDialog::CompensateDialog(Workspace *workspace, std::shared_ptr<Compens
     startPlan();
 }
 
-QVector<qint64> CompensateDialog::extraTicketIds() const
+QVector<BusinessId> CompensateDialog::extraTicketIds() const
 {
-    QVector<qint64> ids;
+    QVector<BusinessId> ids;
     for (const Item &i : m_items)
         ids.append(i.ticketId);
     return ids;
@@ -226,7 +228,7 @@ void CompensateDialog::startPlan()
         CompensationRequest r;
         r.sourceKey = m_group.idemKey;
         r.action = m_action;
-        r.target = QString::number(m_items.at(i).ticketId);
+        r.target = m_items.at(i).ticketId.text();
         r.reason = QStringLiteral("plan");
         r.operatorName = m_workspace->config().operatorName;
         r.dryRun = true;
@@ -261,7 +263,7 @@ void CompensateDialog::startPlan()
                     for (const Item &x : std::as_const(m_items))
                         if (first.isEmpty()
                             && (x.outcomeKind == CompensationOutcome::Kind::Refused || x.outcomeKind == CompensationOutcome::Kind::Error))
-                            first = QStringLiteral("#%1: %2").arg(x.ticketId).arg(x.message);
+                            first = QStringLiteral("#%1: %2").arg(x.ticketId.text()).arg(x.message);
                     m_bar->showMessage(MessageBar::Level::Error,
                                        QStringLiteral("the plan was refused for at least one ticket (%1)%2")
                                            .arg(first, overridable ? QStringLiteral("; only an audited override may set that rule aside")
@@ -314,7 +316,7 @@ void CompensateDialog::runNext(int index)
     CompensationRequest r;
     r.sourceKey = m_group.idemKey;
     r.action = m_action;
-    r.target = QString::number(item.ticketId);
+    r.target = item.ticketId.text();
     r.reason = m_reason->text().trimmed();
     r.operatorName = m_workspace->config().operatorName;
     r.override = !m_override->isHidden() && m_override->isChecked();
@@ -329,7 +331,7 @@ void CompensateDialog::runNext(int index)
         it.message = o.message;
         if (o.ticketAfter && o.ticketAfter->status)
             it.message = QStringLiteral("ticket #%1 now %2%3")
-                             .arg(o.ticketAfter->id)
+                             .arg(o.ticketAfter->id.text())
                              .arg(*o.ticketAfter->status, o.message.isEmpty() ? QString() : QStringLiteral("; ") + o.message);
         showItem(index);
         emit itemFinished(index);
@@ -348,7 +350,7 @@ void CompensateDialog::showItem(int index)
         m_table->setItem(index, col, cell);
         return cell;
     };
-    set(TicketCol, QStringLiteral("#%1").arg(item.ticketId));
+    set(TicketCol, QStringLiteral("#%1").arg(item.ticketId.text()));
     set(ActionCol, item.action);
     set(KeyCol, item.compKey.isEmpty() ? QStringLiteral("…") : item.compKey, true);
     set(RequestCol, item.request, true);
@@ -396,9 +398,9 @@ void CompensateDialog::markSuccess()
     req.idemKey = m_group.idemKey;
     req.toStatus = Success;
     req.reason = m_reason->text().trimmed() + QStringLiteral(" (extras of the duplicate group compensated; keeping ticket #%1)")
-                                                  .arg(canonical->id);
+                                                  .arg(canonical->id.text());
     req.snapshot = *canonical->payload;
-    req.snapshotSource = QStringLiteral("ticket:%1").arg(canonical->id);
+    req.snapshotSource = QStringLiteral("ticket:%1").arg(canonical->id.text());
     req.expect = expectedStateOf(*m_group.record);
     req.operatorName = m_workspace->config().operatorName;
     m_marking = true;

@@ -38,7 +38,7 @@ class CompensateDialog : public QDialog {
 public:
     /// The per-ticket plan and outcome.
     struct Item {
-        qint64 ticketId = 0;
+        BusinessId ticketId;    ///< as stored (opaque)
         QString action;
         QString compKey;      ///< from the dry run
         QString request;      ///< "POST url" from the dry run
@@ -62,7 +62,7 @@ public:
     /// The plan, in ticket order (valid once planReady() was emitted).
     const QVector<Item> &items() const { return m_items; }
     /// The extra tickets' ids.
-    QVector<qint64> extraTicketIds() const;
+    QVector<BusinessId> extraTicketIds() const;
     /// True when every extra ticket is compensated (SUCCEEDED, or an existing SUCCEEDED row).
     bool allCompensated() const;
 

@@ -156,7 +156,7 @@ void DetailTabs::showTicket(int row)
     if (row < 0 || row >= m_ticketsModel->rowCount())
         return;
     const TicketRow &t = m_ticketsModel->ticket(row);
-    m_payload->setJsonText(QStringLiteral("ticket #%1 \u00b7 payload").arg(t.id), t.payload);
+    m_payload->setJsonText(QStringLiteral("ticket #%1 \u00b7 payload").arg(t.id.text()), t.payload);
 }
 
 void DetailTabs::showAttempt(int row)

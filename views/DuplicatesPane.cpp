@@ -314,14 +314,14 @@ void DuplicatesPane::showGroup(const DuplicateGroupDetail &d)
     for (int c = 0; c < d.tickets.size(); ++c) {
         const TicketRow &t = d.tickets.at(c);
         const bool canonical = t.id == d.canonicalTicketId;
-        auto *head = new QTableWidgetItem(canonical ? QStringLiteral("#%1 ★ canonical").arg(t.id) : QStringLiteral("#%1 extra").arg(t.id));
+        auto *head = new QTableWidgetItem(canonical ? QStringLiteral("#%1 ★ canonical").arg(t.id.text()) : QStringLiteral("#%1 extra").arg(t.id.text()));
         if (canonical) {
             QFont f = head->font();
             f.setBold(true);
             head->setFont(f);
         }
         m_tickets->setHorizontalHeaderItem(c, head);
-        const QStringList values{QString::number(t.id), t.tenantId.value_or(QStringLiteral("NULL")), t.status.value_or(QStringLiteral("NULL")),
+        const QStringList values{t.id.text(), t.tenantId.value_or(QStringLiteral("NULL")), t.status.value_or(QStringLiteral("NULL")),
                                  t.title.value_or(QStringLiteral("NULL")), t.createdAt};
         for (int r = 0; r < values.size(); ++r) {
             auto *cell = new QTableWidgetItem(values.at(r));
@@ -363,7 +363,7 @@ void DuplicatesPane::showGroup(const DuplicateGroupDetail &d)
     if (!d.inconsistency.isEmpty())
         warnings += QStringLiteral("<br><b style=\"color:#b42318\">Inconsistent:</b> %1.").arg(d.inconsistency.toHtmlEscaped());
     m_canonical->setText(QStringLiteral("Proposed canonical ticket: <b>#%1</b> — %2<br>%3 extra ticket(s) not yet cancelled.%4%5")
-                             .arg(d.canonicalTicketId)
+                             .arg(d.canonicalTicketId ? d.canonicalTicketId->text().toHtmlEscaped() : QStringLiteral("none"))
                              .arg(d.canonicalReason.toHtmlEscaped())
                              .arg(extras)
                              .arg(action.isEmpty() ? QStringLiteral(" <i>No compensation action is configured for this biz_type.</i>")

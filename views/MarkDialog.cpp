@@ -86,7 +86,7 @@ MarkDialog::MarkDialog(const KeyDetail &detail, RecordStatusCode toStatus, const
         // A SUCCESS snapshot comes only from the canonical ticket (the backend's rule decides).
         for (const TicketRow &t : m_detail.tickets)
             if (t.payload && snapshotTicketFor(m_detail, t.id).ticket)
-                addChoice({QStringLiteral("ticket #%1 \u00b7 payload").arg(t.id), t.payload, QStringLiteral("ticket:%1").arg(t.id)});
+                addChoice({QStringLiteral("ticket #%1 \u00b7 payload").arg(t.id.text()), t.payload, QStringLiteral("ticket:%1").arg(t.id.text())});
         addChoice({QStringLiteral("typed JSON"), std::nullopt, QStringLiteral("typed")});
         connect(m_source, &QComboBox::currentIndexChanged, this, &MarkDialog::onSourceChanged);
         connect(m_snapshot, &QPlainTextEdit::textChanged, this, &MarkDialog::revalidate);

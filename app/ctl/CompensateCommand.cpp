@@ -138,7 +138,7 @@ public:
                                                                    a.httpStatus ? QStringLiteral("HTTP %1").arg(*a.httpStatus)
                                                                                 : a.error.value_or(QString())));
             if (o.ticketAfter)
-                line(QStringLiteral("ticket:     #%1 now %2").arg(o.ticketAfter->id).arg(o.ticketAfter->status.value_or(QStringLiteral("NULL"))));
+                line(QStringLiteral("ticket:     #%1 now %2").arg(o.ticketAfter->id.text()).arg(o.ticketAfter->status.value_or(QStringLiteral("NULL"))));
             c.out.print(out);
         }
         if (o.kind != CompensationOutcome::Kind::Succeeded && o.kind != CompensationOutcome::Kind::Planned)

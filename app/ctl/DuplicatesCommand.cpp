@@ -117,7 +117,7 @@ public:
                                      {QStringLiteral("idem_key"), x.idemKey},
                                      {QStringLiteral("record_id"), x.recordId},
                                      {QStringLiteral("record_status"), recordStatusName(x.recordStatus)},
-                                     {QStringLiteral("ticket_id"), x.ticketId},
+                                     {QStringLiteral("ticket_id"), x.ticketId.toJson()},
                                      {QStringLiteral("detail"), x.detail}});
             for (const RegeneratedKeyStep &x : std::as_const(regenerated))
                 r.append(QJsonObject{{QStringLiteral("task_id"), x.taskId},
@@ -156,7 +156,7 @@ public:
             TextTable ti({QStringLiteral("KIND"), QStringLiteral("IDEM_KEY"), QStringLiteral("RECORD"), QStringLiteral("TICKET"),
                           QStringLiteral("DETAIL")});
             for (const DuplicateInconsistency &x : std::as_const(issues))
-                ti.addRow({inconsistencyKindName(x.kind), x.idemKey, recordStatusName(x.recordStatus), QString::number(x.ticketId), x.detail});
+                ti.addRow({inconsistencyKindName(x.kind), x.idemKey, recordStatusName(x.recordStatus), x.ticketId.text(), x.detail});
             out += "\n" + ti.render()
                 + (countText(issues.size(), QStringLiteral("inconsistency"), QStringLiteral("inconsistencies")) + QLatin1Char('\n')).toUtf8();
             TextTable tr({QStringLiteral("TASK_ID"), QStringLiteral("STEP_ID"), QStringLiteral("ATTEMPTS"), QStringLiteral("KEYS")});

@@ -123,7 +123,7 @@ QJsonObject record(const RecordDetail &r)
 QJsonObject ticket(const TicketRow &t)
 {
     QJsonObject o;
-    o.insert(QStringLiteral("id"), t.id);
+    o.insert(QStringLiteral("id"), t.id.toJson());
     o.insert(QStringLiteral("idem_key"), str(t.idemKey));
     o.insert(QStringLiteral("tenant_id"), str(t.tenantId));
     o.insert(QStringLiteral("title"), str(t.title));
@@ -165,7 +165,7 @@ QJsonObject timelineEvent(const TimelineEvent &e)
     o.insert(QStringLiteral("source"), e.source);
     o.insert(QStringLiteral("kind"), e.kind);
     o.insert(QStringLiteral("summary"), e.summary);
-    o.insert(QStringLiteral("ref_id"), e.refId);
+    o.insert(QStringLiteral("ref_id"), e.refId.toJson());
     return o;
 }
 
@@ -232,25 +232,13 @@ QJsonObject keyDetail(const KeyDetail &d)
     return o;
 }
 
-namespace {
-
-/// A ticket id as JSON: a number when it is a whole number (today's ids), else the text.
-QJsonValue ticketIdJson(const QString &id)
-{
-    bool ok = false;
-    const qint64 n = id.trimmed().toLongLong(&ok);
-    return ok ? QJsonValue(n) : QJsonValue(id);
-}
-
-} // namespace
-
 QJsonObject compensation(const CompensationRow &r)
 {
     return QJsonObject{{QStringLiteral("comp_key"), r.compKey},
                        {QStringLiteral("source_key"), r.sourceKey},
                        {QStringLiteral("biz_type"), r.bizType},
                        {QStringLiteral("action"), r.action},
-                       {QStringLiteral("target"), ticketIdJson(r.target)},
+                       {QStringLiteral("target"), BusinessId(r.target).toJson()},
                        {QStringLiteral("status"), r.status},
                        {QStringLiteral("attempts"), r.attempts},
                        {QStringLiteral("operator"), r.operatorName},

@@ -242,9 +242,10 @@ public:
                     return c.out.usage(error);
                 r.snapshotSource = QStringLiteral("file:") + c.parser.value(QStringLiteral("snapshot"));
             } else if (c.parser.isSet(QStringLiteral("snapshot-from-ticket"))) {
-                bool ok = false;
-                const qint64 id = c.parser.value(QStringLiteral("snapshot-from-ticket")).trimmed().toLongLong(&ok);
-                if (!ok)
+                // A ticket id is opaque (a number, a VARCHAR or a UUID; DESIGN.md §4 "Business ids"):
+                // the text as given, without surrounding spaces.
+                const BusinessId id(c.parser.value(QStringLiteral("snapshot-from-ticket")).trimmed());
+                if (id.isEmpty())
                     return c.out.usage(QStringLiteral("--snapshot-from-ticket: a ticket id"));
                 r.snapshotFromTicket = id; // read and checked by markRecord() (a wrong ticket is an audited refusal)
             }

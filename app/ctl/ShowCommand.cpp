@@ -114,7 +114,7 @@ void printShowTable(const KeyDetail &d, bool full, Output &output)
                      QStringLiteral("UPDATED_AT"), QStringLiteral("TITLE"), QStringLiteral("PAYLOAD")});
         t.alignRight(0);
         for (const TicketRow &r : d.tickets)
-            t.addRow({QString::number(r.id), orNull(r.status), orNull(r.tenantId), orNull(r.createdAt), orNull(r.updatedAt),
+            t.addRow({r.id.text(), orNull(r.status), orNull(r.tenantId), orNull(r.createdAt), orNull(r.updatedAt),
                       orNull(r.title), orNull(r.payload)});
         out += t.render(QStringLiteral("  "));
     }

@@ -1,5 +1,6 @@
 #include "UpstreamSim.h"
 
+#include "BusinessIdSql.h"
 #include "KeyDetail.h"
 #include "SqlBuilder.h"
 #include "TimeText.h"
@@ -62,7 +63,8 @@ QByteArray payloadJson(const std::optional<QString> &p)
 
 QByteArray ticketJson(const TicketRow &t)
 {
-    QByteArray out = "{\"id\":" + QByteArray::number(t.id);
+    // The id as every output spells it (BusinessId::toJson()): a number for an integer id.
+    QByteArray out = "{\"id\":" + QJsonDocument(QJsonArray{t.id.toJson()}).toJson(QJsonDocument::Compact).mid(1).chopped(1);
     out += ",\"idem_key\":" + jsonText(t.idemKey);
     out += ",\"tenant_id\":" + jsonText(t.tenantId);
     out += ",\"title\":" + jsonText(t.title);
@@ -92,18 +94,21 @@ std::optional<QString> textOf(const QVariant &v)
 }
 
 /// The ticket with business id `id`, read through the mapping (as detail_sql::readTickets()).
-std::optional<TicketRow> readTicketById(DbSession &session, const WorkspaceConfig &config, qint64 id)
+std::optional<TicketRow> readTicketById(DbSession &session, const WorkspaceConfig &config, const BusinessId &id)
 {
     const TicketSql ts = config.tickets(session.dialect().kind());
+    const auto value = businessIdBindValue(session, ts.table, ts.id, id);
+    if (!value)
+        return std::nullopt; // no row of the id column can hold this id
     SqlBuilder b;
     const QStringList columns{ts.idText(), ts.key, ts.tenantOrNull(), ts.titleOrNull(), ts.statuses.read(ts.status), ts.payload,
                               ts.time.text(ts.createdAt), ts.updatedAtTextOrNull()};
     QSqlQuery q = session.exec(
-        QStringLiteral("SELECT %1 FROM %2 WHERE %3 = %4").arg(columns.join(QStringLiteral(", ")), ts.table, ts.id, b.bind(id)), b);
+        QStringLiteral("SELECT %1 FROM %2 WHERE %3 = %4").arg(columns.join(QStringLiteral(", ")), ts.table, ts.id, b.bind(*value)), b);
     if (!q.next())
         return std::nullopt;
     TicketRow t;
-    t.id = q.value(0).toLongLong();
+    t.id = BusinessId::fromColumn(q.value(0));
     t.idemKey = textOf(q.value(1));
     t.tenantId = textOf(q.value(2));
     t.title = textOf(q.value(3));
@@ -120,7 +125,7 @@ struct CancelResult {
     TicketRow after;
 };
 
-CancelResult cancelInDb(DbSession &session, const WorkspaceConfig &config, qint64 id)
+CancelResult cancelInDb(DbSession &session, const WorkspaceConfig &config, const BusinessId &id)
 {
     const TicketSql ts = config.tickets(session.dialect().kind());
     CancelResult r;
@@ -135,7 +140,9 @@ CancelResult cancelInDb(DbSession &session, const WorkspaceConfig &config, qint6
         QString set = QStringLiteral("%1 = %2").arg(ts.status, ts.statuses.write(b, QStringLiteral("CANCELLED")));
         if (!ts.updatedAt.isEmpty())
             set += QStringLiteral(", %1 = %2").arg(ts.updatedAt, ts.time.nowValue());
-        session.exec(QStringLiteral("UPDATE %1 SET %2 WHERE %3 = %4").arg(ts.table, set, ts.id, b.bind(id)), b);
+        session.exec(QStringLiteral("UPDATE %1 SET %2 WHERE %3 = %4")
+                         .arg(ts.table, set, ts.id, b.bind(*businessIdBindValue(session, ts.table, ts.id, id))),
+                     b);
         session.commit();
         r.found = true;
         r.previousStatus = before->status.value_or(QStringLiteral("NULL"));
@@ -433,9 +440,8 @@ void UpstreamSim::route(const CallPtr &call)
             });
         return;
     }
-    bool ok = false;
-    const qint64 id = parts.at(1).toLongLong(&ok);
-    if (!ok) {
+    const BusinessId id(parts.at(1)); // opaque: the path segment as given
+    if (id.isEmpty()) {
         respondJson(call, 404, errorJson(QStringLiteral("not_found")));
         return;
     }
@@ -466,9 +472,9 @@ void UpstreamSim::route(const CallPtr &call)
     respondJson(call, 404, errorJson(QStringLiteral("no_route")));
 }
 
-void UpstreamSim::cancelTicket(const CallPtr &call, qint64 id)
+void UpstreamSim::cancelTicket(const CallPtr &call, const BusinessId &id)
 {
-    const QString target = QString::number(id);
+    const QString target = id.text();
     const QString key = m_idempotency ? QString::fromUtf8(header(call->headers, "x-idempotency-key")).trimmed() : QString();
     if (!key.isEmpty()) {
         auto it = m_replies.find(key);

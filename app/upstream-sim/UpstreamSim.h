@@ -1,5 +1,6 @@
 #pragma once
 
+#include "BusinessId.h"
 #include "DbWorker.h"
 #include "WorkspaceConfig.h"
 
@@ -94,7 +95,7 @@ private:
     void handleControl(const CallPtr &call);
     void dispatch(const CallPtr &call);
     void route(const CallPtr &call);
-    void cancelTicket(const CallPtr &call, qint64 id);
+    void cancelTicket(const CallPtr &call, const BusinessId &id);
     /// Writes a complete reply, or applies the call's truncated / commit_then_drop fault.
     void respond(const CallPtr &call, int status, const QByteArray &contentType, const QByteArray &body,
                  const QList<QPair<QByteArray, QByteArray>> &extra = {});

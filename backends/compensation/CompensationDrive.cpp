@@ -209,11 +209,10 @@ QFuture<CompensationOutcome> CompensationRunner::recorded(DriveState st, const O
         return detail_sql::readTickets(s, config, source);
     });
     return andThen(tickets, [this, st](const Outcome<QVector<TicketRow>> &tickets) {
-        bool ok = false;
-        const qint64 id = st->row.target.toLongLong(&ok);
+        const BusinessId id(st->row.target); // the target exactly as stored
         if (tickets.ok())
             for (const TicketRow &t : *tickets.value)
-                if (ok && t.id == id)
+                if (t.id == id)
                     st->out.ticketAfter = t;
         return audit(st);
     });
@@ -233,7 +232,7 @@ QFuture<CompensationOutcome> CompensationRunner::audit(DriveState st)
                                         .toJson(QJsonDocument::Compact));
     a.toState = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), compKey},
                                                             {QStringLiteral("status"), finalName},
-                                                            {QStringLiteral("target"), ticketIdJson(st->row.target)},
+                                                            {QStringLiteral("target"), BusinessId(st->row.target).toJson()},
                                                             {QStringLiteral("action"), st->row.action}})
                                       .toJson(QJsonDocument::Compact));
     QJsonObject evidence{{QStringLiteral("comp_key"), compKey},

@@ -12,9 +12,9 @@ bool compensationResumable(std::optional<CompensationStatus> status)
     return status == CompensationStatus::Intent || status == CompensationStatus::Unknown;
 }
 
-QVector<qint64> ticketsToCompensate(const QVector<TicketRow> &tickets, qint64 canonicalTicketId)
+QVector<BusinessId> ticketsToCompensate(const QVector<TicketRow> &tickets, const std::optional<BusinessId> &canonicalTicketId)
 {
-    QVector<qint64> ids;
+    QVector<BusinessId> ids;
     for (const TicketRow &t : tickets)
         if (t.id != canonicalTicketId && t.status.value_or(QString()) != QLatin1String("CANCELLED"))
             ids.append(t.id);

@@ -29,7 +29,7 @@ bool compensationResumable(std::optional<CompensationStatus> status);
 /// The tickets of a duplicate group to compensate, in the order given: every ticket but the
 /// canonical one (`canonicalTicketId`, DESIGN.md §6 "Canonical ticket") and those already
 /// CANCELLED. Pure.
-QVector<qint64> ticketsToCompensate(const QVector<TicketRow> &tickets, qint64 canonicalTicketId);
+QVector<BusinessId> ticketsToCompensate(const QVector<TicketRow> &tickets, const std::optional<BusinessId> &canonicalTicketId);
 
 /// True when the compensation may be started or resumed now: not settled, a key was
 /// rendered, and the plan did not refuse it — unless it was refused only by rules an

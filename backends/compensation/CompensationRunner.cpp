@@ -51,13 +51,6 @@ CompensationOutcome refused(const QString &why, bool config)
     return o;
 }
 
-QJsonValue ticketIdJson(const QString &id)
-{
-    bool ok = false;
-    const qint64 n = id.trimmed().toLongLong(&ok);
-    return ok ? QJsonValue(n) : QJsonValue(id);
-}
-
 } // namespace compensation_steps
 
 CompensationRunner::CompensationRunner(Workspace &workspace)
@@ -127,7 +120,7 @@ QFuture<CompensationOutcome> CompensationRunner::auditRefusal(CompensationOutcom
         from.insert(QStringLiteral("status"), out.row->status);
     a.fromState = QString::fromUtf8(QJsonDocument(from).toJson(QJsonDocument::Compact));
     a.evidence = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("comp_key"), out.compKey},
-                                                             {QStringLiteral("target"), ticketIdJson(target)},
+                                                             {QStringLiteral("target"), BusinessId(target).toJson()},
                                                              {QStringLiteral("refusal"), out.message}})
                                        .toJson(QJsonDocument::Compact));
     a.outcome = QStringLiteral("refused");
@@ -218,7 +211,7 @@ QFuture<CompensationOutcome> CompensationRunner::planned(const CompensationReque
         return ready(dbFailure(*tickets.error));
     const TicketRow *target = nullptr;
     for (const TicketRow &t : *tickets.value)
-        if (QString::number(t.id) == request.target)
+        if (t.id == BusinessId(request.target)) // the exact text, as stored
             target = &t;
     if (!target)
         return ready(refused(QStringLiteral("ticket %1 does not carry the key \"%2\"").arg(request.target, key)));

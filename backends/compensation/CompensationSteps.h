@@ -29,7 +29,5 @@ auto andThen(QFuture<T> f, F &&fn)
 CompensationOutcome dbFailure(const DbError &e, const QString &compKey = {});
 /// Refused: `why`; `config` when it is the configuration's fault (CLI exit 1).
 CompensationOutcome refused(const QString &why, bool config = false);
-/// A ticket id in audit JSON: a number when it is a whole number (as in every other output).
-QJsonValue ticketIdJson(const QString &id);
 
 } // namespace triage::compensation_steps

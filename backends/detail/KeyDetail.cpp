@@ -203,7 +203,7 @@ QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config
     QVector<TicketRow> rows;
     while (q.next()) {
         TicketRow t;
-        t.id = q.value(0).toLongLong();
+        t.id = BusinessId::fromColumn(q.value(0)); // exactly as stored (BIGINT, VARCHAR or UUID)
         t.idemKey = columnText(q.value(1));
         t.tenantId = columnText(q.value(2));
         t.title = rawText(q.value(3), titleName, t.escapedColumns);
@@ -258,7 +258,7 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
 {
     QVector<TimelineEvent> events;
     events.reserve(2 + 2 * (detail.attempts.size() + detail.tickets.size() + detail.compensations.size()) + detail.audit.size());
-    auto add = [&](const QString &time, const QString &source, const QString &kind, QString summary, qint64 id) {
+    auto add = [&](const QString &time, const QString &source, const QString &kind, QString summary, const BusinessId &id) {
         TimelineEvent &e = events.emplace_back();
         e.time = time.isNull() ? QStringLiteral("NULL") : time;
         e.micros = parseUtcMicros(time);
@@ -270,10 +270,10 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
     if (detail.record) {
         const RecordDetail &r = *detail.record;
         add(r.createdAt, QStringLiteral("idempotency_record"), QStringLiteral("created"),
-            QStringLiteral("record created (biz_type %1)").arg(r.bizType.value_or(QStringLiteral("NULL"))), r.id);
+            QStringLiteral("record created (biz_type %1)").arg(r.bizType.value_or(QStringLiteral("NULL"))), BusinessId::fromInteger(r.id));
         if (r.updatedAt != r.createdAt)
             add(r.updatedAt, QStringLiteral("idempotency_record"), QStringLiteral("updated"),
-                QStringLiteral("record last updated: status %1").arg(r.statusText), r.id);
+                QStringLiteral("record last updated: status %1").arg(r.statusText), BusinessId::fromInteger(r.id));
         else
             events.last().summary += QStringLiteral(", status %1").arg(r.statusText);
     }
@@ -308,7 +308,7 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
         appendNumber(intent, n);
         intent += u") by ";
         intent += actor;
-        add(a.createdAt, intentLog, intentKind, std::move(intent), a.id);
+        add(a.createdAt, intentLog, intentKind, std::move(intent), BusinessId::fromInteger(a.id));
         const QString &status = a.status ? *a.status : null;
         if (status != QLatin1String("INTENT")) {
             QString summary;
@@ -324,35 +324,35 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
                 appendOneLine(summary, *a.response, 60);
                 summary += u')';
             }
-            add(a.updatedAt, intentLog, resultKind, std::move(summary), a.id);
+            add(a.updatedAt, intentLog, resultKind, std::move(summary), BusinessId::fromInteger(a.id));
         }
     }
     for (const TicketRow &t : detail.tickets) {
         add(t.createdAt, QStringLiteral("ticket"), QStringLiteral("created"),
             QStringLiteral("ticket #%1 created (tenant %2; now %3): %4")
-                .arg(t.id)
+                .arg(t.id.text())
                 .arg(t.tenantId.value_or(QStringLiteral("NULL")), t.status.value_or(QStringLiteral("NULL")), oneLine(t.title, 50)),
             t.id);
         if (t.hasUpdatedAtColumn && t.updatedAt != t.createdAt)
             add(t.updatedAt, QStringLiteral("ticket"), QStringLiteral("updated"),
-                QStringLiteral("ticket #%1 last updated: %2").arg(t.id).arg(t.status.value_or(QStringLiteral("NULL"))), t.id);
+                QStringLiteral("ticket #%1 last updated: %2").arg(t.id.text()).arg(t.status.value_or(QStringLiteral("NULL"))), t.id);
     }
     for (const AuditEntry &a : detail.audit) {
         const QString summary = a.toState.isEmpty()
             ? QStringLiteral("%1 by %2: %3").arg(a.action, a.operatorName, oneLine(a.reason, 90))
             : QStringLiteral("%1 by %2: %3 → %4 (%5): %6")
                   .arg(a.action, a.operatorName, stateName(a.fromState), stateName(a.toState), a.outcome, oneLine(a.reason, 60));
-        add(a.at, QStringLiteral("triage_audit"), a.outcome, summary, a.id);
+        add(a.at, QStringLiteral("triage_audit"), a.outcome, summary, BusinessId::fromInteger(a.id));
     }
     for (const CompensationRow &c : detail.compensations) {
         add(c.createdAt, QStringLiteral("triage_compensation"), QStringLiteral("intent"),
             QStringLiteral("compensation %1 of ticket %2 by %3 (%4): %5").arg(c.action, c.target, c.operatorName, c.compKey, oneLine(c.reason, 60)),
-            c.id);
+            BusinessId::fromInteger(c.id));
         if (c.status != QLatin1String("INTENT"))
             add(c.updatedAt, QStringLiteral("triage_compensation"), c.status.toLower(),
                 QStringLiteral("compensation %1 of ticket %2: %3 after %4")
                     .arg(c.action, c.target, c.status, countText(c.attempts, QStringLiteral("call"))),
-                c.id);
+                BusinessId::fromInteger(c.id));
     }
     auto rank = [](const QString &source) {
         if (source == QLatin1String("idempotency_record"))
@@ -410,24 +410,24 @@ QStringList storedTextWarnings(const KeyDetail &d, const SchemaMap &schema)
     if (d.record && !d.record->escapedColumns.isEmpty())
         w << QStringLiteral("%1.%2 is not valid UTF-8: %3")
                  .arg(schema.records.table, d.record->escapedColumns.join(QStringLiteral(", ")), scheme);
-    auto summarise = [&](const QString &table, const QMap<QString, QList<qint64>> &ids, const QString &row) {
+    auto summarise = [&](const QString &table, const QMap<QString, QList<BusinessId>> &ids, const QString &row) {
         for (auto it = ids.cbegin(); it != ids.cend(); ++it) {
             QStringList shown;
             for (int i = 0; i < qMin<qsizetype>(5, it->size()); ++i)
-                shown << QString::number(it->at(i));
+                shown << it->at(i).text();
             if (it->size() > 5)
                 shown << QStringLiteral("…");
             w << QStringLiteral("%1.%2 of %3 (id %4) is not valid UTF-8: %5")
                      .arg(table, it.key(), countText(it->size(), row), shown.join(QStringLiteral(", ")), scheme);
         }
     };
-    QMap<QString, QList<qint64>> ticketIds, attemptIds;
+    QMap<QString, QList<BusinessId>> ticketIds, attemptIds;
     for (const TicketRow &t : d.tickets)
         for (const QString &c : t.escapedColumns)
             ticketIds[c].append(t.id);
     for (const IntentAttempt &a : d.attempts)
         for (const QString &c : a.escapedColumns)
-            attemptIds[c].append(a.id);
+            attemptIds[c].append(BusinessId::fromInteger(a.id));
     summarise(schema.tickets.table, ticketIds, QStringLiteral("ticket"));
     summarise(schema.intents.table, attemptIds, QStringLiteral("attempt"));
     if (d.record && d.record->statusCode == Success && d.record->resultSnapshot) {

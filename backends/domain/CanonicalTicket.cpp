@@ -1,6 +1,7 @@
 #include "CanonicalTicket.h"
 
 #include "JsonText.h"
+#include "RawJson.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -41,25 +42,30 @@ QString valueText(const QJsonValue &v)
 
 } // namespace
 
-std::optional<qint64> snapshotNamedTicketId(const std::optional<QString> &snapshot)
+std::optional<BusinessId> snapshotNamedTicketId(const std::optional<QString> &snapshot)
 {
     if (!snapshot)
         return std::nullopt;
     const ParsedJson p = parseJsonText(*snapshot);
     if (!p.ok || !p.root.isObject())
         return std::nullopt;
-    const QJsonValue v = p.root.toObject().value(QStringLiteral("ticket_id"));
-    if (v.isDouble()) {
-        const double d = v.toDouble();
-        if (d == double(qint64(d)))
-            return qint64(d);
+    const QByteArray bytes = snapshot->toUtf8();
+    const std::optional<RawSpan> span = rawjson::find(bytes, {QStringLiteral("ticket_id")});
+    if (!span)
         return std::nullopt;
+    const QByteArray raw = span->slice(bytes);
+    const char k = rawjson::kind(bytes, *span);
+    if (k == '-' || (k >= '0' && k <= '9')) {
+        // An integer literal as written; a fraction or an exponent names no ticket.
+        if (raw.contains('.') || raw.contains('e') || raw.contains('E'))
+            return std::nullopt;
+        return BusinessId(QString::fromLatin1(raw));
     }
-    if (v.isString()) {
-        bool ok = false;
-        const qint64 id = v.toString().trimmed().toLongLong(&ok);
-        if (ok)
-            return id;
+    if (k == '"') {
+        // The string's exact value (escapes decoded; strings never go through a double).
+        const QJsonValue v = QJsonDocument::fromJson("[" + raw + "]").array().at(0);
+        if (v.isString() && !v.toString().isEmpty())
+            return BusinessId(v.toString());
     }
     return std::nullopt;
 }
@@ -75,13 +81,13 @@ CanonicalTicket canonicalTicket(const QVector<TicketRow> &tickets, const QString
         if (named != tickets.cend()) {
             c.id = named->id;
             c.basis = CanonicalTicket::Basis::SnapshotNames;
-            c.reason = QStringLiteral("the SUCCESS record's snapshot names ticket #%1 (callers were given it)").arg(named->id);
+            c.reason = QStringLiteral("the SUCCESS record's snapshot names ticket #%1 (callers were given it)").arg(named->id.text());
             if (isCancelled(*named)) {
                 c.snapshotTicketCancelled = true;
                 c.inconsistency = QStringLiteral("the SUCCESS snapshot names ticket #%1, which is CANCELLED: callers hold a ticket "
                                                  "that was undone. SUCCESS is final: escalate to the ticket system's owners; "
                                                  "never re-mark the record")
-                                      .arg(named->id);
+                                      .arg(named->id.text());
             }
             return c;
         }
@@ -89,18 +95,18 @@ CanonicalTicket canonicalTicket(const QVector<TicketRow> &tickets, const QString
         c.inconsistency = QStringLiteral("the SUCCESS snapshot names ticket #%1, which does not carry this key (or no longer "
                                          "exists): callers hold a ticket that is not here. SUCCESS is final: escalate to the "
                                          "ticket system's owners; never re-mark the record")
-                              .arg(*c.snapshotTicketId);
+                              .arg(c.snapshotTicketId->text());
     }
     if (const TicketRow *first = earliestLive(tickets)) {
         c.id = first->id;
         c.basis = CanonicalTicket::Basis::EarliestLive;
         c.reason = c.snapshotTicketMissing
             ? QStringLiteral("the snapshot's ticket #%1 is not among them: the earliest live ticket (#%2, created %3)")
-                  .arg(*c.snapshotTicketId)
-                  .arg(first->id)
+                  .arg(c.snapshotTicketId->text())
+                  .arg(first->id.text())
                   .arg(first->createdAt)
             : QStringLiteral("no SUCCESS snapshot names one of these tickets: the earliest live ticket (#%1, created %2)")
-                  .arg(first->id)
+                  .arg(first->id.text())
                   .arg(first->createdAt);
         return c;
     }
@@ -160,30 +166,30 @@ QStringList keyReuseFields(const QVector<TicketRow> &tickets)
     return differing;
 }
 
-SnapshotTicketChoice snapshotTicketFor(const KeyDetail &detail, std::optional<qint64> requested)
+SnapshotTicketChoice snapshotTicketFor(const KeyDetail &detail, const std::optional<BusinessId> &requested)
 {
     SnapshotTicketChoice out;
     const CanonicalTicket canon = canonicalTicket(detail);
     if (requested) {
         const auto t = std::find_if(detail.tickets.cbegin(), detail.tickets.cend(), [&](const TicketRow &x) { return x.id == *requested; });
         if (t == detail.tickets.cend()) {
-            out.refusal = QStringLiteral("ticket #%1 does not carry key \"%2\"").arg(*requested).arg(detail.idemKey);
+            out.refusal = QStringLiteral("ticket #%1 does not carry key \"%2\"").arg(requested->text()).arg(detail.idemKey);
             return out;
         }
         if (canon.id != t->id) {
             out.refusal = canon.id ? QStringLiteral("ticket #%1 is not the canonical ticket of this key (#%2: %3): a SUCCESS "
                                                     "snapshot comes only from the canonical ticket (DESIGN.md §6)")
-                                         .arg(t->id)
-                                         .arg(*canon.id)
+                                         .arg(t->id.text())
+                                         .arg(canon.id->text())
                                          .arg(canon.reason)
                                    : QStringLiteral("ticket #%1 is not a canonical ticket (%2): a SUCCESS snapshot comes only "
                                                     "from the canonical ticket (DESIGN.md §6)")
-                                         .arg(t->id)
+                                         .arg(t->id.text())
                                          .arg(canon.reason);
             return out;
         }
         if (!t->payload) {
-            out.refusal = QStringLiteral("ticket #%1 has a NULL payload: no snapshot to write").arg(t->id);
+            out.refusal = QStringLiteral("ticket #%1 has a NULL payload: no snapshot to write").arg(t->id.text());
             return out;
         }
         out.ticket = *t;
@@ -201,12 +207,12 @@ SnapshotTicketChoice snapshotTicketFor(const KeyDetail &detail, std::optional<qi
                                      "ticket); mark it alone with --snapshot-from-ticket %2 (the canonical ticket) or "
                                      "compensate the extras first")
                           .arg(live)
-                          .arg(*canon.id);
+                          .arg(canon.id->text());
         return out;
     }
     const auto t = std::find_if(detail.tickets.cbegin(), detail.tickets.cend(), [&](const TicketRow &x) { return x.id == *canon.id; });
     if (!t->payload) {
-        out.refusal = QStringLiteral("the canonical ticket #%1 has a NULL payload").arg(t->id);
+        out.refusal = QStringLiteral("the canonical ticket #%1 has a NULL payload").arg(t->id.text());
         return out;
     }
     out.ticket = *t;
@@ -218,29 +224,25 @@ QString snapshotCanonicalRefusal(const QVector<TicketRow> &tickets, const std::o
     if (tickets.isEmpty())
         return {};
     const CanonicalTicket canon = canonicalTicket(tickets, QString(), std::nullopt);
-    std::optional<qint64> from;
-    if (source.startsWith(QLatin1String("ticket:"))) {
-        bool ok = false;
-        const qint64 id = source.mid(7).toLongLong(&ok);
-        if (ok)
-            from = id;
-    }
-    const std::optional<qint64> named = snapshotNamedTicketId(snapshot);
-    auto among = [&](qint64 id) {
-        return std::any_of(tickets.cbegin(), tickets.cend(), [id](const TicketRow &t) { return t.id == id; });
+    std::optional<BusinessId> from;
+    if (source.startsWith(QLatin1String("ticket:")) && source.size() > 7)
+        from = BusinessId(source.mid(7));
+    const std::optional<BusinessId> named = snapshotNamedTicketId(snapshot);
+    auto among = [&](const BusinessId &id) {
+        return std::any_of(tickets.cbegin(), tickets.cend(), [&id](const TicketRow &t) { return t.id == id; });
     };
     if (from && !among(*from))
-        return QStringLiteral("the snapshot is ticket #%1's payload, but ticket #%1 does not carry this key").arg(*from);
-    for (const std::optional<qint64> &id : {from, named}) {
+        return QStringLiteral("the snapshot is ticket #%1's payload, but ticket #%1 does not carry this key").arg(from->text());
+    for (const std::optional<BusinessId> &id : {from, named}) {
         // A snapshot naming a ticket of some other key is not this rule's business.
         if (!id || !among(*id) || canon.id == *id)
             continue;
-        const QString what = id == from ? QStringLiteral("the snapshot is ticket #%1's payload").arg(*id)
-                                        : QStringLiteral("the snapshot names ticket #%1").arg(*id);
+        const QString what = id == from ? QStringLiteral("the snapshot is ticket #%1's payload").arg(id->text())
+                                        : QStringLiteral("the snapshot names ticket #%1").arg(id->text());
         return canon.id ? QStringLiteral("%1, but the canonical ticket of this key is #%2 (%3): a SUCCESS snapshot comes only "
                                          "from the canonical ticket (DESIGN.md §6)")
                               .arg(what)
-                              .arg(*canon.id)
+                              .arg(canon.id->text())
                               .arg(canon.reason)
                         : QStringLiteral("%1, but the key has no canonical ticket (%2): a SUCCESS snapshot comes only from the "
                                          "canonical ticket (DESIGN.md §6)")

@@ -21,11 +21,11 @@ struct CanonicalTicket {
         EarliestLive,  ///< no SUCCESS snapshot names one of the tickets: the earliest live one
         None,          ///< no canonical ticket: no ticket, or every ticket CANCELLED and none named
     };
-    std::optional<qint64> id;          ///< nullopt with Basis::None
+    std::optional<BusinessId> id;      ///< nullopt with Basis::None
     Basis basis = Basis::None;
     QString reason;                    ///< one line for operators ("the SUCCESS snapshot names ticket #151 …")
-    /// The ticket id the SUCCESS snapshot names (its `ticket_id`, a whole number), if any.
-    std::optional<qint64> snapshotTicketId;
+    /// The ticket id the SUCCESS snapshot names (its `ticket_id`, snapshotNamedTicketId()), if any.
+    std::optional<BusinessId> snapshotTicketId;
     /// The SUCCESS snapshot names a ticket that is CANCELLED, or that is not among the
     /// key's tickets: callers hold a ticket that is gone. Empty when consistent; else one
     /// line with the remedy (SUCCESS is final: escalate, never re-mark).
@@ -34,9 +34,12 @@ struct CanonicalTicket {
     bool snapshotTicketMissing = false;   ///< the named ticket is not among the key's tickets
 };
 
-/// The `ticket_id` a result snapshot names: a JSON object's `ticket_id` holding a whole
-/// number (or a string of digits); nullopt for anything else (no snapshot, not JSON, …).
-std::optional<qint64> snapshotNamedTicketId(const std::optional<QString> &snapshot);
+/// The `ticket_id` a result snapshot names, as an opaque id (BusinessId): a JSON object's
+/// `ticket_id` holding an integer literal (its exact text as written, read from the raw
+/// JSON, never through a double: docs/QT-PITFALLS.md) or a non-empty string (its exact
+/// value); nullopt for anything else (a fraction or exponent, no snapshot, not JSON, …).
+/// A duplicated `ticket_id` member: the first one (rawjson::find()).
+std::optional<BusinessId> snapshotNamedTicketId(const std::optional<QString> &snapshot);
 
 /// Applies the canonical-ticket rule to `tickets` (any order) and the record's status and
 /// snapshot (`recordStatus` as RecordDetail::statusText; only a "SUCCESS" record's snapshot
@@ -70,9 +73,10 @@ struct SnapshotTicketChoice {
 /// canonical ticket and have a payload. `requested` unset (a bulk SUCCESS): the canonical
 /// ticket, provided it is the key's only live ticket (a group with extras still live is
 /// settled one key at a time) and has a payload. Pure.
-SnapshotTicketChoice snapshotTicketFor(const KeyDetail &detail, std::optional<qint64> requested);
+SnapshotTicketChoice snapshotTicketFor(const KeyDetail &detail, const std::optional<BusinessId> &requested);
 
-/// Whether `snapshot` (the text a mark SUCCESS would write, from `source`: "ticket:<id>",
+/// Whether `snapshot` (the text a mark SUCCESS would write, from `source`: "ticket:<id>" with
+/// the id's exact text,
 /// "typed", "file:…", "upstream") agrees with the canonical-ticket rule for `tickets`: a
 /// ticket source must be the canonical ticket, and a snapshot naming one of the key's
 /// tickets (`ticket_id`) must name the canonical one. Returns the refusal, or "" when it

@@ -15,7 +15,9 @@ constexpr int kMaxCompensationKeyLength = 64;
 /// A key shorter than 64 characters is used as is; a longer one (or one of exactly 64) becomes
 /// its first 47 characters, ':' and the first 16 hex digits of the SHA-256 of the full text,
 /// exactly 64 characters — so shortened and unshortened keys never meet, the same target
-/// always gets the same key and distinct targets get distinct keys.
+/// always gets the same key and distinct targets get distinct keys. `ticketId` is the
+/// ticket's id exactly as stored (BusinessId::text(): business ids are opaque values end to
+/// end, compensation keys included; DESIGN.md §4 "Business ids"), never a re-spelled number.
 QString compensationKey(const QString &action, const QString &ticketId, const QString &sourceKey);
 
 /// Compensation statuses (DESIGN.md §4 spelling).

@@ -17,7 +17,7 @@ CompensationTargetDecision compensationTargetRule(const QVector<TicketRow> &tick
     const TicketRow *t = nullptr;
     int live = 0;
     for (const TicketRow &x : tickets) {
-        if (QString::number(x.id) == target.trimmed())
+        if (x.id == BusinessId(target)) // the exact text, as stored (DESIGN.md §4 "Business ids")
             t = &x;
         live += x.status.value_or(QString()) != QLatin1String("CANCELLED");
     }
@@ -137,7 +137,7 @@ QString canonicalTargetRefusal(const QVector<TicketRow> &tickets, const QString 
                                const QString &target, const QString &sourceKey)
 {
     const CanonicalTicket canon = canonicalTicket(tickets, recordStatus, resultSnapshot);
-    if (!canon.id || QString::number(*canon.id) != target.trimmed())
+    if (!canon.id || *canon.id != BusinessId(target))
         return {};
     return QStringLiteral("compensation %1 targets ticket %2, the canonical ticket of key \"%3\" "
                           "(%4): it is never a compensation target (DESIGN.md §6); nothing sent")

@@ -49,7 +49,7 @@ std::optional<CompensationHttpRequest> renderCompensationRequest(const Compensat
 struct CompensationRequest {
     QString sourceKey;
     QString action;
-    QString target;
+    QString target;        ///< the ticket's id exactly as stored (BusinessId::text()); matched as that text
     QString reason;        ///< required; at least kOverrideReasonMinLength characters with `override`
     QString operatorName;
     bool dryRun = false;

@@ -2,6 +2,7 @@
 
 #include "AuditEntry.h"
 #include "BizTypeConfig.h"
+#include "BusinessId.h"
 #include "CompensationRow.h"
 #include "DbError.h"
 #include "TimeText.h"
@@ -57,7 +58,7 @@ struct RecordDetail {
 
 /// One ticket row carrying the key.
 struct TicketRow {
-    qint64 id = 0;
+    BusinessId id;              ///< ticket.id exactly as stored (an opaque value: BIGINT, VARCHAR or UUID)
     NullableText idemKey, tenantId, title, status, payload;
     QString createdAt, updatedAt;
     /// False when the ticket table has no updated_at (mapped empty, DESIGN.md §10):
@@ -81,7 +82,9 @@ struct TimelineEvent {
     QString source;                 ///< "idempotency_record", "intent_log", "ticket", …
     QString kind;                   ///< "created", "updated", "intent", "result", …
     QString summary;                ///< one line
-    qint64 refId = 0;               ///< row id in its source
+    /// Row id in its source: a ticket's business id as stored, the console's and the
+    /// agents' own rows' numeric id as its decimal text (BusinessId orders numbers numerically).
+    BusinessId refId;
 };
 
 /// Everything known about one key, from all three stores. A store that failed leaves

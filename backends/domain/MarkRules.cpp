@@ -99,7 +99,7 @@ MarkDecision decideMark(const MarkFacts &facts, RecordStatusCode toStatus, const
                           .arg(from, to));
     if (toStatus == Success && facts.snapshotTicketId && !facts.snapshotTicketCarriesKey)
         return refuse(QStringLiteral("ticket #%1 does not carry this key: a SUCCESS snapshot comes only from a ticket of the key")
-                          .arg(*facts.snapshotTicketId));
+                          .arg(facts.snapshotTicketId->text()));
     if (toStatus == Success && !snapshotIsJsonObject)
         return refuse(QStringLiteral("SUCCESS needs a result snapshot that is a JSON object: %1").arg(snapshotError));
     QString proof;

@@ -71,7 +71,7 @@ struct MarkFacts {
     std::optional<RecordedUpstreamAnswer> upstream; ///< latest recorded upstream answer (nullopt: never queried)
 
     /// SUCCESS with --snapshot-from-ticket: the ticket named, and whether it carries the key.
-    std::optional<qint64> snapshotTicketId;
+    std::optional<BusinessId> snapshotTicketId;
     bool snapshotTicketCarriesKey = true;
 };
 

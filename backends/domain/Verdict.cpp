@@ -91,7 +91,7 @@ Verdict suggestVerdict(const VerdictInput &in)
     v.facts.append(record);
     QStringList ids;
     for (const VerdictTicket &t : in.tickets)
-        ids.append(QStringLiteral("#%1").arg(t.id));
+        ids.append(QStringLiteral("#%1").arg(t.id.text()));
     v.facts.append(tickets == 0 ? QStringLiteral("tickets with this key: 0")
                                 : QStringLiteral("tickets with this key: %1 (%2)").arg(tickets).arg(ids.join(QStringLiteral(", "))));
     v.facts.append(attemptsFact(in.attemptStatuses, succeeded));
@@ -122,7 +122,7 @@ Verdict suggestVerdict(const VerdictInput &in)
             }
             const CanonicalTicket c = canonicalTicket(rows, in.recordStatus, in.recordSnapshot);
             v.canonicalTicketId = c.id;
-            v.facts.append(c.id ? QStringLiteral("canonical ticket: #%1 (%2)").arg(*c.id).arg(c.reason)
+            v.facts.append(c.id ? QStringLiteral("canonical ticket: #%1 (%2)").arg(c.id->text()).arg(c.reason)
                                 : QStringLiteral("canonical ticket: none (%1)").arg(c.reason));
             if (!c.inconsistency.isEmpty())
                 v.facts.append(QStringLiteral("inconsistent: ") + c.inconsistency);
@@ -134,7 +134,7 @@ Verdict suggestVerdict(const VerdictInput &in)
                 v.facts.append(QStringLiteral("key reuse: the business fields %1 differ between the tickets")
                                    .arg(v.keyReuseFields.join(QStringLiteral(", "))));
             } else if (c.id) {
-                v.why = QStringLiteral("more than one side effect: compensate the extras, keep the canonical ticket #%1").arg(*c.id);
+                v.why = QStringLiteral("more than one side effect: compensate the extras, keep the canonical ticket #%1").arg(c.id->text());
             }
         }
     } else if (tickets == 1 && u == UpstreamAnswer::NotFound) {
@@ -142,7 +142,7 @@ Verdict suggestVerdict(const VerdictInput &in)
     } else if (tickets == 1) {
         set(4, VerdictKind::Success, QStringLiteral("snapshot from the ticket row"));
         v.snapshot = in.tickets.first().payload;
-        v.snapshotSource = QStringLiteral("ticket:%1").arg(in.tickets.first().id);
+        v.snapshotSource = QStringLiteral("ticket:%1").arg(in.tickets.first().id.text());
         if (!v.snapshot)
             v.facts.append(QStringLiteral("the ticket's payload is NULL: no snapshot to write"));
     } else if (u == UpstreamAnswer::Found) {
@@ -179,7 +179,7 @@ QByteArray Verdict::toJson(qsizetype maxTextBytes) const
                                          : maxTextBytes < 0 ? QJsonValue(*snapshot)
                                                             : boundedJsonValue(snapshot->toUtf8(), maxTextBytes));
     o.insert(QStringLiteral("snapshot_source"), snapshotSource);
-    o.insert(QStringLiteral("canonical_ticket_id"), canonicalTicketId ? QJsonValue(*canonicalTicketId) : QJsonValue());
+    o.insert(QStringLiteral("canonical_ticket_id"), canonicalTicketId ? canonicalTicketId->toJson() : QJsonValue());
     o.insert(QStringLiteral("key_reuse_fields"), QJsonArray::fromStringList(keyReuseFields));
     return QJsonDocument(o).toJson(QJsonDocument::Compact);
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "BusinessId.h"
 #include "UpstreamEvidence.h"
 
 #include <QString>
@@ -30,7 +31,7 @@ UpstreamAnswer upstreamAnswerOf(const UpstreamEvidence &evidence);
 
 /// One ticket row carrying the key, as far as the verdict needs it.
 struct VerdictTicket {
-    qint64 id = 0;
+    BusinessId id;                  ///< ticket.id as stored (opaque)
     std::optional<QString> payload; ///< ticket.payload exactly as stored (nullopt: NULL)
     std::optional<QString> status;  ///< ticket.status (OPEN, CLOSED, CANCELLED; nullopt: NULL)
     QString createdAt;              ///< canonical ISO UTC (orders the tickets for the canonical rule)
@@ -73,14 +74,15 @@ struct Verdict {
     QString snapshotSource;   ///< SUCCESS: "ticket:<id>" or "upstream"; else empty
     /// DUPLICATE: the ticket to keep by the canonical-ticket rule (canonicalTicket(): the one
     /// the SUCCESS snapshot names, else the earliest live one); nullopt when there is none.
-    std::optional<qint64> canonicalTicketId;
+    std::optional<BusinessId> canonicalTicketId;
     /// DUPLICATE: the business payload fields that differ between the tickets (keyReuseFields());
     /// non-empty means key reuse, not retries: no compensation without an override.
     QStringList keyReuseFields;
 
     /// A compact JSON object (UTF-8) for `--format json` and audit evidence: "verdict",
     /// "row", "why", "facts", "reason", "snapshot" (a JSON *string*, byte-exact, or null),
-    /// "snapshot_source", "canonical_ticket_id" (a number, or null), "key_reuse_fields" (an
+    /// "snapshot_source", "canonical_ticket_id" (BusinessId::toJson(): a number for an integer id,
+    /// else a string; or null), "key_reuse_fields" (an
     /// array). `maxTextBytes` ≥ 0 bounds the snapshot for audit evidence
     /// (boundedJsonValue()'s cut object when longer); -1: in full.
     QByteArray toJson(qsizetype maxTextBytes = -1) const;

@@ -1,5 +1,6 @@
 #include "Duplicates.h"
 
+#include "BusinessIdSql.h"
 #include "ColumnText.h"
 #include "JsonText.h"
 #include "RecordStatus.h"
@@ -302,13 +303,13 @@ QVector<PayloadFieldDiff> payloadDifferences(const QVector<TicketRow> &tickets)
     return out;
 }
 
-qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<RecordDetail> &record, QString *reason)
+std::optional<BusinessId> proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<RecordDetail> &record, QString *reason)
 {
     const CanonicalTicket c = record ? canonicalTicket(tickets, record->statusText, record->resultSnapshot)
                                      : canonicalTicket(tickets, QString(), std::nullopt);
     if (reason)
         *reason = c.reason;
-    return c.id.value_or(0);
+    return c.id;
 }
 
 QString DuplicateGroup::recordText() const
@@ -399,7 +400,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         if (!recs.ok())
             return QtFuture::makeReadyFuture(Outcome<InconsistencyPage>::failure(*recs.error));
         QStringList unsettledKeys;
-        QVector<qint64> namedIds;
+        QVector<BusinessId> namedIds;
         for (const Rec &r : *recs.value) {
             if (r.status == Success) {
                 if (const auto id = snapshotNamedTicketId(r.snapshot); id && !namedIds.contains(*id))
@@ -409,7 +410,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
             }
         }
         struct T {
-            qint64 id = 0;
+            BusinessId id;
             QString key, payload, status;
             bool payloadNull = true;
         };
@@ -426,20 +427,22 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                                             .arg(t.id, t.key, t.table, inList(b, unsettledKeys)),
                                                         b);
                                    while (q.next())
-                                       out.byUnsettledKey.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), {}, {}, true});
+                                       out.byUnsettledKey.append({BusinessId::fromColumn(q.value(0)), columnText(q.value(1)).value_or(QString()), {}, {}, true});
                                }
-                               if (!namedIds.isEmpty()) {
-                                   SqlBuilder b;
-                                   QStringList ps;
-                                   for (qint64 id : namedIds)
-                                       ps << b.bind(id);
+                               SqlBuilder b;
+                               QStringList ps;
+                               for (const BusinessId &id : namedIds)
+                                   // An id no row of the column can hold is left out: it does not exist.
+                                   if (const auto v = businessIdBindValue(s, t.table, t.id, id))
+                                       ps << b.bind(*v);
+                               if (!ps.isEmpty()) {
                                    QSqlQuery q = s.exec(QStringLiteral("SELECT %1, %2, %3, %4 FROM %5 WHERE %1 IN (%6)")
                                                             .arg(t.id, t.key, t.payload, t.statuses.read(t.status), t.table,
                                                                  ps.join(QStringLiteral(", "))),
                                                         b);
                                    // The status as TicketSql::statusName(): "CANCELLED" for a mapped cancelled spelling.
                                    while (q.next())
-                                       out.named.append({q.value(0).toLongLong(), columnText(q.value(1)).value_or(QString()), columnText(q.value(2)).value_or(QString()), t.statusName(q.value(3)).value_or(QString()),
+                                       out.named.append({BusinessId::fromColumn(q.value(0)), columnText(q.value(1)).value_or(QString()), columnText(q.value(2)).value_or(QString()), t.statusName(q.value(3)).value_or(QString()),
                                                          q.value(2).isNull()});
                                }
                                return out;
@@ -448,8 +451,8 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         return tickets.then(pool, [recs, n](const Outcome<Tickets> &tickets) {
         if (!tickets.ok())
             return Outcome<InconsistencyPage>::failure(*tickets.error);
-        QHash<QString, QVector<qint64>> byKey;
-        QHash<qint64, T> byId;
+        QHash<QString, QVector<BusinessId>> byKey;
+        QHash<BusinessId, T> byId;
         for (const T &t : tickets->byUnsettledKey)
             byKey[t.key] << t.id;
         for (const T &t : tickets->named)
@@ -459,30 +462,30 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
         const QString remedy = QStringLiteral("SUCCESS is final: escalate; never re-mark the record");
         for (const Rec &r : *recs.value) {
             if (r.status != Success) {
-                for (qint64 id : byKey.value(r.key))
+                for (const BusinessId &id : byKey.value(r.key))
                     page.rows.append({K::TicketWithUnsettledRecord, r.key, r.id, r.status, id,
-                                      QStringLiteral("ticket %1 exists but the record is %2").arg(id).arg(recordStatusName(r.status))});
+                                      QStringLiteral("ticket %1 exists but the record is %2").arg(id.text()).arg(recordStatusName(r.status))});
                 continue;
             }
             const auto named = snapshotNamedTicketId(r.snapshot);
             if (!named)
                 continue;
-            const qint64 id = *named;
+            const BusinessId id = *named;
             if (!byId.contains(id)) {
                 page.rows.append({K::SnapshotTicketMissing, r.key, r.id, r.status, id,
-                                  QStringLiteral("the snapshot names ticket %1, which does not exist (%2)").arg(id).arg(remedy)});
+                                  QStringLiteral("the snapshot names ticket %1, which does not exist (%2)").arg(id.text()).arg(remedy)});
                 continue;
             }
             const T &t = byId[id];
             if (t.key != r.key) {
                 page.rows.append({K::SnapshotTicketMissing, r.key, r.id, r.status, id,
-                                  QStringLiteral("the snapshot names ticket %1, which carries another key (%2)").arg(id).arg(remedy)});
+                                  QStringLiteral("the snapshot names ticket %1, which carries another key (%2)").arg(id.text()).arg(remedy)});
                 continue;
             }
             if (t.status.trimmed().compare(QLatin1String("CANCELLED"), Qt::CaseInsensitive) == 0) {
                 page.rows.append({K::SnapshotTicketCancelled, r.key, r.id, r.status, id,
                                   QStringLiteral("the snapshot names ticket %1, which is CANCELLED: callers hold an undone ticket (%2)")
-                                      .arg(id)
+                                      .arg(id.text())
                                       .arg(remedy)});
                 continue;
             }
@@ -490,7 +493,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
             const ParsedJson p = parseJsonText(t.payloadNull ? NullableText() : NullableText(t.payload));
             if (!p.ok || a.root != p.root)
                 page.rows.append({K::SnapshotPayloadDiffers, r.key, r.id, r.status, id,
-                                  QStringLiteral("the snapshot differs from ticket %1's payload").arg(id)});
+                                  QStringLiteral("the snapshot differs from ticket %1's payload").arg(id.text())});
         }
         if (recs->size() == n)
             page.nextRecordId = recs->constLast().id;

@@ -73,7 +73,7 @@ struct DuplicateInconsistency {
     QString idemKey;
     qint64 recordId = 0;
     RecordStatusCode recordStatus = Processing; ///< only records PROCESSING, SUCCESS or FAILED are checked
-    qint64 ticketId = 0;        ///< the ticket concerned (may not exist)
+    BusinessId ticketId;        ///< the ticket concerned (may not exist), as stored or as the snapshot names it
     QString detail;             ///< one line, with the remedy where there is one
 };
 /// "ticket_with_unsettled_record", "snapshot_ticket_missing", "snapshot_payload_differs",
@@ -117,7 +117,7 @@ struct DuplicateGroupDetail {
     QVector<TicketRow> tickets;            ///< oldest first
     std::optional<RecordDetail> record;
     QVector<PayloadFieldDiff> payloadDiff; ///< every top-level field of the payload objects
-    qint64 canonicalTicketId = 0;          ///< 0: no canonical ticket (every ticket CANCELLED)
+    std::optional<BusinessId> canonicalTicketId; ///< nullopt: no canonical ticket (every ticket CANCELLED)
     QString canonicalReason;
     /// Business payload fields that differ between the tickets (keyReuseFields()): non-empty
     /// means key reuse, not retries — no compensation without an override.
@@ -130,8 +130,8 @@ struct DuplicateGroupDetail {
 /// one field "(payload)").
 QVector<PayloadFieldDiff> payloadDifferences(const QVector<TicketRow> &tickets);
 /// The canonical ticket by canonicalTicket() (DESIGN.md §6: the one the record's SUCCESS
-/// snapshot names, else the earliest live one); returns its id (0: none) and sets `*reason`.
-qint64 proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<RecordDetail> &record, QString *reason);
+/// snapshot names, else the earliest live one); returns its id (nullopt: none) and sets `*reason`.
+std::optional<BusinessId> proposeCanonical(const QVector<TicketRow> &tickets, const std::optional<RecordDetail> &record, QString *reason);
 
 /// Aimed duration of one window statement (ms; see fetchDuplicateGroups()). Windows this
 /// small are joined by index probes; much larger ones make PostgreSQL hash-join the whole

@@ -22,7 +22,7 @@ void setSnapshotFrom(MarkRequest &r, const SnapshotTicketChoice &choice)
 {
     if (choice.ticket) {
         r.snapshot = choice.ticket->payload;
-        r.snapshotSource = QStringLiteral("ticket:%1").arg(choice.ticket->id);
+        r.snapshotSource = QStringLiteral("ticket:%1").arg(choice.ticket->id.text());
         r.snapshotMissingReason.clear();
     } else {
         r.snapshotMissingReason = choice.refusal;
@@ -202,7 +202,7 @@ QFuture<MarkRequest> withTicketSnapshot(Workspace &ws, MarkRequest request)
         .run<QVector<TicketRow>>([key, config = ws.config()](DbSession &s) { return detail_sql::readTickets(s, config, key); })
         .then(ws.mergePool(), [request](Outcome<QVector<TicketRow>> rows) mutable {
             request.snapshot.reset();
-            request.snapshotSource = QStringLiteral("ticket:%1").arg(*request.snapshotFromTicket);
+            request.snapshotSource = QStringLiteral("ticket:%1").arg(request.snapshotFromTicket->text());
             if (!rows.ok()) {
                 // No ticket to take the snapshot from: apply() reports the unreadable ticket
                 // store as an error (exit 2) and audits it like every real outcome.
@@ -211,7 +211,7 @@ QFuture<MarkRequest> withTicketSnapshot(Workspace &ws, MarkRequest request)
                 KeyDetail d;
                 d.idemKey = request.idemKey;
                 d.tickets = *rows;
-                setSnapshotFrom(request, snapshotTicketFor(d, *request.snapshotFromTicket));
+                setSnapshotFrom(request, snapshotTicketFor(d, request.snapshotFromTicket));
             }
             return request;
         });

@@ -24,7 +24,7 @@ struct MarkRequest {
     QString snapshotSource;                ///< "ticket:<id>", "file:<path>", "typed", "upstream"
     /// SUCCESS from a ticket's payload: markRecord() reads that ticket and fills `snapshot`
     /// and `snapshotSource`; a ticket that does not carry the key is a refusal (audited).
-    std::optional<qint64> snapshotFromTicket;
+    std::optional<BusinessId> snapshotFromTicket; ///< the ticket's id exactly as stored (opaque)
     /// Why `snapshot` is empty (e.g. snapshotTicketFor()'s refusal): a SUCCESS mark without a
     /// snapshot is refused, and audited, with exactly this text.
     QString snapshotMissingReason;
@@ -63,7 +63,7 @@ QString markKindName(MarkResult::Kind kind);
 
 /// Evidence from the stores, gathered before the compare-and-set (DESIGN.md §6 inputs).
 struct MarkEvidence {
-    QVector<qint64> ticketIds;
+    QVector<BusinessId> ticketIds;          ///< the key's tickets, as stored (opaque ids)
     /// SUCCESS marks: the key's tickets (id, status, created_at; no payload), for the
     /// canonical-ticket rule (snapshotCanonicalRefusal()).
     QVector<TicketRow> tickets;

@@ -104,8 +104,8 @@ QString evidenceJson(const MarkRequest &req, const MarkEvidence &ev, const QStri
 {
     QJsonObject o;
     QJsonArray tickets, attempts, escalated;
-    for (qint64 id : ev.ticketIds)
-        tickets.append(double(id));
+    for (const BusinessId &id : ev.ticketIds)
+        tickets.append(id.toJson()); // a number for an integer id, as before; else the exact text
     for (qint64 id : ev.succeededAttemptIds)
         attempts.append(double(id));
     for (qint64 id : ev.escalatedAttemptIds)
@@ -479,7 +479,7 @@ TicketEvidence readTicketEvidence(DbSession &s, const WorkspaceConfig &config, c
         [&t](const QString &in) {
             return QStringLiteral("SELECT %1, %2 FROM %3 WHERE %1 IN (%4) ORDER BY %2").arg(t.key, t.id, t.table, in);
         },
-        [&out](const QSqlQuery &q) { out.ids[q.value(0).toString()].append(q.value(1).toLongLong()); });
+        [&out](const QSqlQuery &q) { out.ids[q.value(0).toString()].append(BusinessId::fromColumn(q.value(1))); });
     forKeyChunks(
         s, rowKeys,
         [&t](const QString &in) {
@@ -489,7 +489,7 @@ TicketEvidence readTicketEvidence(DbSession &s, const WorkspaceConfig &config, c
         [&out, &t](const QSqlQuery &q) {
             TicketRow row;
             row.idemKey = q.value(0).toString();
-            row.id = q.value(1).toLongLong();
+            row.id = BusinessId::fromColumn(q.value(1));
             row.status = t.statusName(q.value(2)); // "CANCELLED" for a mapped cancelled spelling
             row.createdAt = canonicalTimeText(q.value(3));
             out.rows[*row.idemKey].append(row);

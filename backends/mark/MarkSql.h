@@ -11,7 +11,7 @@ namespace triage::mark_sql {
 
 /// The ticket store's part of the mark evidence for many keys (DESIGN.md §6 inputs).
 struct TicketEvidence {
-    QHash<QString, QVector<qint64>> ids;        ///< key → ids of the tickets carrying it, ascending
+    QHash<QString, QVector<BusinessId>> ids;    ///< key → ids of the tickets carrying it (as stored), in the database's id order
     QHash<QString, QVector<TicketRow>> rows;    ///< for the row keys only: id, status, created_at (no payload)
 };
 

@@ -228,8 +228,13 @@ std::optional<UpstreamCheck> latestRecordedCheck(const KeyDetail &detail)
         recordedText(snap, QStringLiteral("the suggested snapshot"), &notes);
         v.facts.append(notes.first());
     }
-    if (vd.value(QStringLiteral("canonical_ticket_id")).isDouble())
-        v.canonicalTicketId = qint64(vd.value(QStringLiteral("canonical_ticket_id")).toDouble());
+    // Written by Verdict::toJson() (BusinessId::toJson()): an integer id as a JSON number,
+    // which Qt 6 parses exactly within qint64 (toInteger(), never through a double), any
+    // other id as a string.
+    if (const QJsonValue cid = vd.value(QStringLiteral("canonical_ticket_id")); cid.isString())
+        v.canonicalTicketId = BusinessId(cid.toString());
+    else if (cid.isDouble() && cid.toInteger(-1) == cid.toDouble(-2))
+        v.canonicalTicketId = BusinessId::fromInteger(cid.toInteger());
     return c;
 }
 

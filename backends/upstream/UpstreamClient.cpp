@@ -26,7 +26,7 @@ UpstreamQuery makeUpstreamQuery(const WorkspaceConfig &config, const QString &id
 UpstreamQuery makeUpstreamQuery(const WorkspaceConfig &config, const KeyDetail &detail)
 {
     const QString bizType = detail.record && detail.record->bizType ? *detail.record->bizType : QString();
-    const QString ticketId = detail.tickets.isEmpty() ? QString() : QString::number(detail.tickets.first().id);
+    const QString ticketId = detail.tickets.isEmpty() ? QString() : detail.tickets.first().id.text();
     return makeUpstreamQuery(config, detail.idemKey, bizType, ticketId);
 }
 

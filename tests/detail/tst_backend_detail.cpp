@@ -4,6 +4,10 @@
 // (the test servers run in Asia/Kolkata and +05:30), with microseconds preserved.
 
 #include "BackendTestUtil.h"
+#include "BusinessIdSql.h"
+#include "BusinessIdTestUtil.h"
+#include "CanonicalTicket.h"
+#include "Duplicates.h"
 #include "ServerTime.h"
 #include "JsonText.h"
 #include "Queue.h"
@@ -85,6 +89,8 @@ private slots:
     void microseconds();
     void seedsOwnTypes_data();
     void seedsOwnTypes();
+    void textTicketIds_data();
+    void textTicketIds();
     void missingKey_data();
     void missingKey();
 };
@@ -173,7 +179,7 @@ void TstBackendDetail::nullColumns()
 
     QCOMPARE(d.tickets.size(), 2);
     const TicketRow &nt = d.tickets[0];
-    QCOMPARE(nt.id, qint64(1));
+    QCOMPARE(nt.id, bid(1));
     QCOMPARE(nt.tenantId, NullableText());
     QCOMPARE(nt.title, NullableText());
     QCOMPARE(nt.status, NullableText());
@@ -187,7 +193,7 @@ void TstBackendDetail::nullColumns()
     // The timeline spells NULL as NULL.
     bool nullIntent = false;
     for (const TimelineEvent &ev : d.timeline)
-        if (ev.source == QLatin1String("intent_log") && ev.refId == 1 && ev.kind == QLatin1String("intent"))
+        if (ev.source == QLatin1String("intent_log") && ev.refId == bid(1) && ev.kind == QLatin1String("intent"))
             nullIntent = ev.summary.contains(QStringLiteral("intent: NULL (task NULL step NULL"));
     QVERIFY(nullIntent);
 
@@ -719,6 +725,116 @@ void TstBackendDetail::seedsOwnTypes()
         QStringLiteral("idempotency_record WHERE idem_key = 'own:stale'"));
     QVERIFY(stored.has_value());
     QCOMPARE((*staleRecords)[0].updatedAt, formatUtcMicros(*stored));
+}
+
+// ===================================================================== text ticket ids
+
+void TstBackendDetail::textTicketIds_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::textTicketIds()
+{
+    // Business ids are opaque values end to end (DESIGN.md §4 "Business ids"): a ticket table
+    // keyed by VARCHAR gives back each id's exact text ("0042" stays "0042"), the canonical-
+    // ticket rule follows a SUCCESS snapshot naming one by its text, and a statement binding
+    // a text id matches exactly that row (businessIdBindValue()).
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws, false)); // no UNIQUE(idem_key): the key has three tickets
+    const QString dialect = dialectOf(backend);
+    if (dialect == QLatin1String("postgresql")) {
+        TRIAGE_ADMIN(db, QStringLiteral("ALTER TABLE ticket ALTER COLUMN id DROP DEFAULT, ALTER COLUMN id TYPE VARCHAR(64)"));
+    } else if (dialect == QLatin1String("mysql")) {
+        TRIAGE_ADMIN(db, QStringLiteral("ALTER TABLE ticket MODIFY id VARCHAR(64) NOT NULL"));
+    } else {
+        TRIAGE_ADMIN(db, QStringLiteral("DROP TABLE ticket"));
+        TRIAGE_ADMIN(db, QStringLiteral("CREATE TABLE ticket (id VARCHAR(64) NOT NULL PRIMARY KEY, idem_key VARCHAR(64), "
+                                        "tenant_id VARCHAR(64), title VARCHAR(255), status VARCHAR(16), payload TEXT, "
+                                        "created_at TEXT NOT NULL, updated_at TEXT NOT NULL)"));
+    }
+    const QString key = QStringLiteral("ticket:create:acme:text-ids");
+    const QString named = QStringLiteral("{\"ticket_id\":\"T-0002\",\"title\":\"Disk\"}");
+    TRIAGE_ADMIN(db, QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) "
+                                    "VALUES ('T-0010', %1, 'acme', 'Disk', 'OPEN', %2, %5, %5), "
+                                    "('T-0002', %1, 'acme', 'Disk', 'OPEN', %3, %6, %6), "
+                                    "('0042', %1, 'acme', 'Disk', 'CANCELLED', %4, %7, %7)")
+                         .arg(textLiteral(db, key), textLiteral(db, QStringLiteral("{\"ticket_id\":\"T-0010\",\"title\":\"Disk\"}")),
+                              textLiteral(db, named), textLiteral(db, QStringLiteral("{\"ticket_id\":\"0042\",\"title\":\"Disk\"}")),
+                              serverAgoSeconds(db, 30), serverAgoSeconds(db, 20), serverAgoSeconds(db, 10)));
+    RecordSpec r;
+    r.key = key;
+    r.status = QStringLiteral("1"); // SUCCESS
+    r.snapshot = named;
+    r.updated = serverAgoSeconds(db, 5);
+    RecordSpec missing;
+    missing.key = QStringLiteral("ticket:create:acme:text-ids-missing");
+    missing.status = QStringLiteral("1");
+    missing.snapshot = QStringLiteral("{\"ticket_id\":\"T-9999\"}");
+    missing.updated = serverAgoSeconds(db, 5);
+    TRIAGE_OK(insertRecords(db, {r, missing}));
+
+    // readTickets: each id exactly as stored, oldest first.
+    const KeyDetail d = detailOf(ws, key);
+    QVERIFY2(d.errors.isEmpty(), qPrintable(errorsOf(d)));
+    QCOMPARE(d.tickets.size(), 3);
+    QCOMPARE(d.tickets[0].id, BusinessId(QStringLiteral("T-0010")));
+    QCOMPARE(d.tickets[1].id, BusinessId(QStringLiteral("T-0002")));
+    QCOMPARE(d.tickets[2].id, BusinessId(QStringLiteral("0042")));
+
+    // The canonical-ticket rule: the SUCCESS snapshot names "T-0002" (not the earliest).
+    const CanonicalTicket c = canonicalTicket(d);
+    QCOMPARE(c.basis, CanonicalTicket::Basis::SnapshotNames);
+    QCOMPARE(c.id, std::optional<BusinessId>(BusinessId(QStringLiteral("T-0002"))));
+    QVERIFY2(c.inconsistency.isEmpty(), qPrintable(c.inconsistency));
+    QVERIFY2(c.reason.contains(QLatin1String("#T-0002")), qPrintable(c.reason));
+    QCOMPARE(canonicalTicket(d.tickets, QString(), std::nullopt).id, std::optional<BusinessId>(BusinessId(QStringLiteral("T-0010"))));
+    const SnapshotTicketChoice choice = snapshotTicketFor(d, BusinessId(QStringLiteral("T-0002")));
+    QVERIFY2(choice.ticket.has_value(), qPrintable(choice.refusal));
+    QCOMPARE(choice.ticket->payload, std::optional<QString>(named));
+    QVERIFY(!snapshotTicketFor(d, BusinessId(QStringLiteral("42"))).ticket); // "42" is not "0042"
+
+    // Binding: a text column compares text, exactly; an integer column takes numbers only.
+    const auto bound = ws.worker(DbRole::Ticket)
+                           .run<QStringList>([](DbSession &s) {
+                               QStringList out;
+                               out << (isIntegerColumn(s, QStringLiteral("ticket"), QStringLiteral("id")) ? QStringLiteral("int")
+                                                                                                          : QStringLiteral("text"));
+                               for (const QString &id : {QStringLiteral("0042"), QStringLiteral("42"), QStringLiteral("T-0002")}) {
+                                   const auto v = businessIdBindValue(s, QStringLiteral("ticket"), QStringLiteral("id"), BusinessId(id));
+                                   SqlBuilder b;
+                                   QSqlQuery q = s.exec(QStringLiteral("SELECT id FROM ticket WHERE id = %1").arg(b.bind(*v)), b);
+                                   QStringList ids;
+                                   while (q.next())
+                                       ids << BusinessId::fromColumn(q.value(0)).text();
+                                   out << id + QLatin1Char('=') + ids.join(QLatin1Char(','));
+                               }
+                               out << (isIntegerColumn(s, QStringLiteral("idempotency_record"), QStringLiteral("id"))
+                                           ? QStringLiteral("int")
+                                           : QStringLiteral("text"));
+                               for (const QString &id : {QStringLiteral("042"), QStringLiteral("T-1"), QStringLiteral("1")}) {
+                                   const auto v = businessIdBindValue(s, QStringLiteral("idempotency_record"), QStringLiteral("id"), BusinessId(id));
+                                   out << id + QLatin1Char('=') + (v ? v->toString() : QStringLiteral("(none)"));
+                               }
+                               return out;
+                           })
+                           .result();
+    TRIAGE_VERIFY_OUTCOME(bound);
+    QCOMPARE(*bound, (QStringList{"text", "0042=0042", "42=", "T-0002=T-0002", "int", "042=(none)", "T-1=(none)", "1=1"}));
+
+    // The inconsistency scan binds the snapshots' text ids: "T-0002" is found (no row),
+    // "T-9999" does not exist.
+    const Outcome<InconsistencyPage> page = fetchInconsistencies(ws, 0, 100, QStringLiteral("text-ids")).result();
+    TRIAGE_VERIFY_OUTCOME(page);
+    QCOMPARE(page->rows.size(), 1);
+    QCOMPARE(page->rows[0].kind, DuplicateInconsistency::Kind::SnapshotTicketMissing);
+    QCOMPARE(page->rows[0].idemKey, missing.key);
+    QCOMPARE(page->rows[0].ticketId, BusinessId(QStringLiteral("T-9999")));
+    QCOMPARE(page->rows[0].ticketId.toJson(), QJsonValue(QStringLiteral("T-9999")));
 }
 
 // ===================================================================== missing key

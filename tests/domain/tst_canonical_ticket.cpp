@@ -1,6 +1,7 @@
 // The canonical-ticket rule (DESIGN.md §6 "Canonical ticket"), pure: which ticket is
 // canonical, when a SUCCESS snapshot is inconsistent, what counts as key reuse, which ticket a
 // SUCCESS snapshot may come from, and which compensation targets the rules allow.
+#include "BusinessIdTestUtil.h"
 #include "CanonicalTicket.h"
 #include "Compensation.h"
 #include "Verdict.h"
@@ -14,7 +15,7 @@ namespace {
 TicketRow t(qint64 id, const QString &status, const QString &createdAt, const QString &payload = QStringLiteral("{}"))
 {
     TicketRow r;
-    r.id = id;
+    r.id = bid(id);
     r.status = status;
     r.createdAt = createdAt;
     r.payload = payload;
@@ -65,10 +66,10 @@ void TestCanonicalTicket::snapshotNamesTicket()
     // The snapshot names the later ticket: callers hold it, so it is canonical.
     const CanonicalTicket c = canonicalTicket({t(151, QStringLiteral("OPEN"), kT1), t(152, QStringLiteral("OPEN"), kT2)},
                                               QStringLiteral("SUCCESS"), QStringLiteral("{\"ticket_id\":152}"));
-    QCOMPARE(c.id, std::optional<qint64>(152));
+    QCOMPARE(c.id, optBid(152));
     QCOMPARE(c.basis, CanonicalTicket::Basis::SnapshotNames);
     QCOMPARE(c.reason, QStringLiteral("the SUCCESS record's snapshot names ticket #152 (callers were given it)"));
-    QCOMPARE(c.snapshotTicketId, std::optional<qint64>(152));
+    QCOMPARE(c.snapshotTicketId, optBid(152));
     QCOMPARE(c.inconsistency, QString());
 }
 
@@ -77,12 +78,12 @@ void TestCanonicalTicket::earliestLive()
     // No snapshot: the earliest by created_at (order of the input does not matter), ties by id.
     CanonicalTicket c = canonicalTicket({t(152, QStringLiteral("OPEN"), kT2), t(151, QStringLiteral("OPEN"), kT1)},
                                         QStringLiteral("PROCESSING"), std::nullopt);
-    QCOMPARE(c.id, std::optional<qint64>(151));
+    QCOMPARE(c.id, optBid(151));
     QCOMPARE(c.basis, CanonicalTicket::Basis::EarliestLive);
     QCOMPARE(c.reason, QStringLiteral("no SUCCESS snapshot names one of these tickets: the earliest live ticket (#151, created "
                                       "2026-01-01T00:00:01.000000Z)"));
     c = canonicalTicket({t(9, QStringLiteral("OPEN"), kT1), t(8, QStringLiteral("OPEN"), kT1)}, QString(), std::nullopt);
-    QCOMPARE(c.id, std::optional<qint64>(8));
+    QCOMPARE(c.id, optBid(8));
 }
 
 void TestCanonicalTicket::earliestCancelledTakesNextLive()
@@ -90,7 +91,7 @@ void TestCanonicalTicket::earliestCancelledTakesNextLive()
     const CanonicalTicket c = canonicalTicket({t(151, QStringLiteral("CANCELLED"), kT1), t(152, QStringLiteral("OPEN"), kT2),
                                                t(153, QStringLiteral("CLOSED"), kT3)},
                                               QStringLiteral("PROCESSING"), std::nullopt);
-    QCOMPARE(c.id, std::optional<qint64>(152));
+    QCOMPARE(c.id, optBid(152));
     QCOMPARE(c.basis, CanonicalTicket::Basis::EarliestLive);
     QCOMPARE(c.inconsistency, QString());
 }
@@ -101,7 +102,7 @@ void TestCanonicalTicket::snapshotNamesCancelledTicket()
     // place), flagged with the remedy.
     const CanonicalTicket c = canonicalTicket({t(151, QStringLiteral("CANCELLED"), kT1), t(152, QStringLiteral("OPEN"), kT2)},
                                               QStringLiteral("SUCCESS"), QStringLiteral("{\"ticket_id\":151,\"title\":\"Disk\"}"));
-    QCOMPARE(c.id, std::optional<qint64>(151));
+    QCOMPARE(c.id, optBid(151));
     QCOMPARE(c.basis, CanonicalTicket::Basis::SnapshotNames);
     QVERIFY(c.snapshotTicketCancelled);
     QVERIFY(!c.snapshotTicketMissing);
@@ -114,7 +115,7 @@ void TestCanonicalTicket::snapshotNamesMissingTicket()
 {
     const CanonicalTicket c = canonicalTicket({t(151, QStringLiteral("OPEN"), kT1), t(152, QStringLiteral("OPEN"), kT2)},
                                               QStringLiteral("SUCCESS"), QStringLiteral("{\"ticket_id\":999}"));
-    QCOMPARE(c.id, std::optional<qint64>(151));
+    QCOMPARE(c.id, optBid(151));
     QCOMPARE(c.basis, CanonicalTicket::Basis::EarliestLive);
     QVERIFY(c.snapshotTicketMissing);
     QCOMPARE(c.reason, QStringLiteral("the snapshot's ticket #999 is not among them: the earliest live ticket (#151, created "
@@ -142,14 +143,14 @@ void TestCanonicalTicket::onlySuccessSnapshotsName()
     // A FAILED record's leftover snapshot names nothing: the earliest live ticket.
     const CanonicalTicket c = canonicalTicket({t(151, QStringLiteral("OPEN"), kT1), t(152, QStringLiteral("OPEN"), kT2)},
                                               QStringLiteral("FAILED"), QStringLiteral("{\"ticket_id\":152}"));
-    QCOMPARE(c.id, std::optional<qint64>(151));
+    QCOMPARE(c.id, optBid(151));
     QCOMPARE(c.snapshotTicketId, std::nullopt);
 }
 
 void TestCanonicalTicket::namedTicketId()
 {
-    QCOMPARE(snapshotNamedTicketId(QStringLiteral("{\"ticket_id\":17}")), std::optional<qint64>(17));
-    QCOMPARE(snapshotNamedTicketId(QStringLiteral("{\"ticket_id\":\"17\"}")), std::optional<qint64>(17));
+    QCOMPARE(snapshotNamedTicketId(QStringLiteral("{\"ticket_id\":17}")), optBid(17));
+    QCOMPARE(snapshotNamedTicketId(QStringLiteral("{\"ticket_id\":\"17\"}")), optBid(17));
     QCOMPARE(snapshotNamedTicketId(QStringLiteral("{\"ticket_id\":1.5}")), std::nullopt);
     QCOMPARE(snapshotNamedTicketId(QStringLiteral("{\"id\":17}")), std::nullopt);
     QCOMPARE(snapshotNamedTicketId(QStringLiteral("[17]")), std::nullopt);
@@ -186,17 +187,17 @@ void TestCanonicalTicket::snapshotTicketChoice()
     const QVector<TicketRow> group{t(151, QStringLiteral("OPEN"), kT1, QStringLiteral("{\"ticket_id\":151}")),
                                    t(152, QStringLiteral("OPEN"), kT2, QStringLiteral("{\"ticket_id\":152}"))};
     // The canonical ticket may be named.
-    SnapshotTicketChoice c = snapshotTicketFor(detailOf(group), 151);
+    SnapshotTicketChoice c = snapshotTicketFor(detailOf(group), bid(151));
     QVERIFY(c.ticket);
-    QCOMPARE(c.ticket->id, qint64(151));
+    QCOMPARE(c.ticket->id, bid(151));
     QCOMPARE(c.refusal, QString());
     // Another ticket of the group may not.
-    c = snapshotTicketFor(detailOf(group), 152);
+    c = snapshotTicketFor(detailOf(group), bid(152));
     QVERIFY(!c.ticket);
     QCOMPARE(c.refusal, QStringLiteral("ticket #152 is not the canonical ticket of this key (#151: no SUCCESS snapshot names one "
                                        "of these tickets: the earliest live ticket (#151, created 2026-01-01T00:00:01.000000Z)): a "
                                        "SUCCESS snapshot comes only from the canonical ticket (DESIGN.md §6)"));
-    c = snapshotTicketFor(detailOf(group), 999);
+    c = snapshotTicketFor(detailOf(group), bid(999));
     QCOMPARE(c.refusal, QStringLiteral("ticket #999 does not carry key \"k\""));
     // Bulk: the canonical ticket when it is the only live one.
     c = snapshotTicketFor(detailOf(group), std::nullopt);
@@ -207,7 +208,7 @@ void TestCanonicalTicket::snapshotTicketChoice()
                                       t(152, QStringLiteral("OPEN"), kT2, QStringLiteral("{\"ticket_id\":152}"))};
     c = snapshotTicketFor(detailOf(resolved), std::nullopt);
     QVERIFY(c.ticket);
-    QCOMPARE(c.ticket->id, qint64(152));
+    QCOMPARE(c.ticket->id, bid(152));
     TicketRow nullPayload = t(7, QStringLiteral("OPEN"), kT1);
     nullPayload.payload.reset();
     c = snapshotTicketFor(detailOf({nullPayload}), std::nullopt);
@@ -282,11 +283,11 @@ void TestCanonicalTicket::duplicateVerdictNamesCanonical()
     in.recordStale = true;
     in.recordStatus = QStringLiteral("SUCCESS");
     in.recordSnapshot = QStringLiteral("{\"ticket_id\":152,\"title\":\"Disk\"}");
-    in.tickets = {VerdictTicket{151, QStringLiteral("{\"ticket_id\":151,\"title\":\"Disk\"}"), QStringLiteral("OPEN"), kT1},
-                  VerdictTicket{152, QStringLiteral("{\"ticket_id\":152,\"title\":\"Disk\"}"), QStringLiteral("OPEN"), kT2}};
+    in.tickets = {VerdictTicket{bid(151), QStringLiteral("{\"ticket_id\":151,\"title\":\"Disk\"}"), QStringLiteral("OPEN"), kT1},
+                  VerdictTicket{bid(152), QStringLiteral("{\"ticket_id\":152,\"title\":\"Disk\"}"), QStringLiteral("OPEN"), kT2}};
     Verdict v = suggestVerdict(in);
     QCOMPARE(verdictName(v.kind), QStringLiteral("DUPLICATE"));
-    QCOMPARE(v.canonicalTicketId, std::optional<qint64>(152));
+    QCOMPARE(v.canonicalTicketId, optBid(152));
     QCOMPARE(v.why, QStringLiteral("more than one side effect: compensate the extras, keep the canonical ticket #152"));
     QVERIFY(v.facts.contains(QStringLiteral("canonical ticket: #152 (the SUCCESS record's snapshot names ticket #152 (callers were given it))")));
     QVERIFY(v.reason.startsWith(QStringLiteral("DESIGN.md §6 row 2 → DUPLICATE: more than one side effect: compensate the extras, keep "
@@ -296,11 +297,11 @@ void TestCanonicalTicket::duplicateVerdictNamesCanonical()
     // The demo's 151 "Disk almost full" and 152 "VPN outage": key reuse, said in the reason.
     in.recordStatus = QStringLiteral("PROCESSING");
     in.recordSnapshot.reset();
-    in.tickets = {VerdictTicket{151, QStringLiteral("{\"ticket_id\":151,\"title\":\"Disk almost full\"}"), QStringLiteral("OPEN"), kT1},
-                  VerdictTicket{152, QStringLiteral("{\"ticket_id\":152,\"title\":\"VPN outage\"}"), QStringLiteral("OPEN"), kT2}};
+    in.tickets = {VerdictTicket{bid(151), QStringLiteral("{\"ticket_id\":151,\"title\":\"Disk almost full\"}"), QStringLiteral("OPEN"), kT1},
+                  VerdictTicket{bid(152), QStringLiteral("{\"ticket_id\":152,\"title\":\"VPN outage\"}"), QStringLiteral("OPEN"), kT2}};
     v = suggestVerdict(in);
     QCOMPARE(verdictName(v.kind), QStringLiteral("DUPLICATE"));
-    QCOMPARE(v.canonicalTicketId, std::optional<qint64>(151));
+    QCOMPARE(v.canonicalTicketId, optBid(151));
     QCOMPARE(v.keyReuseFields, QStringList{QStringLiteral("title")});
     QCOMPARE(v.why, QStringLiteral("key reuse, not a retry: the tickets' business payloads differ (title), so they are different "
                                    "operations under one key — do not compensate without an override; escalate"));

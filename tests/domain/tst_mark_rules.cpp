@@ -1,6 +1,7 @@
 // The allowed-transition and safety rules of a manual mark (DESIGN.md §2, §6 "FAILED needs
 // positive evidence of absence"), as a table written by hand: one row per situation, the
 // expected decision and its exact reason, not computed by the code.
+#include "BusinessIdTestUtil.h"
 #include "MarkRules.h"
 #include "RecordStatus.h"
 
@@ -94,7 +95,7 @@ void TestMarkRules::rules_data()
     QTest::newRow("processing->success no snapshot") << base() << 1 << reason << false << false << false << false
                                                      << "SUCCESS needs a result snapshot that is a JSON object: no snapshot given" << "";
     QTest::newRow("success from a ticket of another key")
-        << with(base(), [](MarkFacts &f) { f.snapshotTicketId = 152; f.snapshotTicketCarriesKey = false; }) << 1 << reason
+        << with(base(), [](MarkFacts &f) { f.snapshotTicketId = bid(152); f.snapshotTicketCarriesKey = false; }) << 1 << reason
         << false << true << false << false
         << "ticket #152 does not carry this key: a SUCCESS snapshot comes only from a ticket of the key" << "";
     QTest::newRow("failed->success correction") << with(base(), [](MarkFacts &f) { f.fromStatus = Failed; f.ticketCount = 1; })

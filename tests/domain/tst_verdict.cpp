@@ -1,6 +1,7 @@
 // The verdict table of DESIGN.md §6, row by row: every combination of record age ×
 // tickets × intent attempts × upstream answer (2 × 3 × 4 × 5 = 120), each expected verdict
 // and row written out by hand below, plus snapshots, reasons and the KeyDetail adapter.
+#include "BusinessIdTestUtil.h"
 #include "KeyDetail.h"
 #include "RecordStatus.h"
 #include "Verdict.h"
@@ -185,7 +186,7 @@ VerdictInput input(const QString &age, int tickets, const QString &attempts, con
     VerdictInput in;
     in.recordStale = age == QLatin1String("stale");
     for (int i = 0; i < tickets; ++i)
-        in.tickets.append(VerdictTicket{17 + i, i == 0 ? std::optional<QString>(kTicketPayload) : std::optional<QString>(QStringLiteral("{}"))});
+        in.tickets.append(VerdictTicket{bid(17 + i), i == 0 ? std::optional<QString>(kTicketPayload) : std::optional<QString>(QStringLiteral("{}"))});
     if (attempts != QLatin1String("none"))
         in.attemptStatuses.append(attempts);
     in.upstream = answer(upstream);
@@ -256,7 +257,7 @@ void TestVerdict::table()
         QCOMPARE(v.snapshotSource, QString());
     }
     if (verdict == QLatin1String("DUPLICATE"))
-        QCOMPARE(v.canonicalTicketId, tickets > 0 ? std::optional<qint64>(17) : std::nullopt);
+        QCOMPARE(v.canonicalTicketId, tickets > 0 ? optBid(17) : std::nullopt);
     else
         QCOMPARE(v.canonicalTicketId, std::nullopt);
 }
@@ -410,7 +411,7 @@ void TestVerdict::fromKeyDetail()
     r.stale = true;
     d.record = r;
     TicketRow t;
-    t.id = 41;
+    t.id = bid(41);
     t.payload = kTicketPayload;
     d.tickets.append(t);
     IntentAttempt a;
@@ -425,7 +426,7 @@ void TestVerdict::fromKeyDetail()
     QCOMPARE(in.recordStale, true);
     QCOMPARE(in.recordNote, QStringLiteral("PROCESSING, updated 6m 12s ago, processing timeout 300 s"));
     QCOMPARE(in.tickets.size(), 1);
-    QCOMPARE(in.tickets.first().id, 41);
+    QCOMPARE(in.tickets.first().id, bid(41));
     QCOMPARE(in.attemptStatuses, QStringList{QStringLiteral("UNKNOWN")});
     QCOMPARE(in.upstream, UpstreamAnswer::Found);
     QCOMPARE(in.upstreamObject, kUpstreamObject);

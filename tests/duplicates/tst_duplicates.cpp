@@ -2,6 +2,7 @@
 // (unresolved by default, all with --all), inconsistencies, regenerated keys, group detail
 // with payload differences and the proposed canonical ticket; keyset paging neither skips
 // nor repeats, including groups whose last creation times tie.
+#include "BusinessIdTestUtil.h"
 #include "SimTestUtil.h"
 #include "KeyDetail.h"
 
@@ -124,7 +125,7 @@ QStringList inconsistencies(Workspace &ws, int pageSize, const QString &keySubst
         if (!page.ok())
             return {QStringLiteral("ERROR ") + page.error->message};
         for (const DuplicateInconsistency &i : page->rows)
-            rows << QStringLiteral("%1 %2 %3 %4").arg(inconsistencyKindName(i.kind), i.idemKey, recordStatusName(i.recordStatus)).arg(i.ticketId);
+            rows << QStringLiteral("%1 %2 %3 %4").arg(inconsistencyKindName(i.kind), i.idemKey, recordStatusName(i.recordStatus)).arg(i.ticketId.text());
         after = page->nextRecordId;
     }
     return rows;
@@ -261,7 +262,7 @@ void TestDuplicates::queue()
     const auto da = loadDuplicateGroup(ws, QStringLiteral("k:a")).result();
     QVERIFY(da.ok());
     QCOMPARE(da->tickets.size(), 2);
-    QCOMPARE(da->canonicalTicketId, qint64(2));
+    QCOMPARE(da->canonicalTicketId, optBid(2));
     QCOMPARE(da->canonicalReason, QStringLiteral("the SUCCESS record's snapshot names ticket #2 (callers were given it)"));
     QCOMPARE(da->keyReuseFields, QStringList{QStringLiteral("prio")});
     QCOMPARE(da->inconsistency, QString());
@@ -276,14 +277,14 @@ void TestDuplicates::queue()
     // No snapshot: the earliest ticket.
     const auto db2 = loadDuplicateGroup(ws, QStringLiteral("k:b")).result();
     QVERIFY(db2.ok());
-    QCOMPARE(db2->canonicalTicketId, qint64(3));
+    QCOMPARE(db2->canonicalTicketId, optBid(3));
     QCOMPARE(db2->canonicalReason, QStringLiteral("no SUCCESS snapshot names one of these tickets: the earliest live ticket "
                                                   "(#3, created 2026-01-01T00:05:00.000000Z)"));
     QCOMPARE(db2->keyReuseFields, QStringList());
     // The snapshot names a CANCELLED ticket: still canonical, flagged.
     const auto dh = loadDuplicateGroup(ws, QStringLiteral("k:h")).result();
     QVERIFY(dh.ok());
-    QCOMPARE(dh->canonicalTicketId, qint64(15));
+    QCOMPARE(dh->canonicalTicketId, optBid(15));
     QCOMPARE(dh->inconsistency, QStringLiteral("the SUCCESS snapshot names ticket #15, which is CANCELLED: callers hold a ticket "
                                                "that was undone. SUCCESS is final: escalate to the ticket system's owners; never "
                                                "re-mark the record"));
@@ -360,9 +361,9 @@ void TestDuplicates::windowScan()
 void TestDuplicates::payloadDiffUnit()
 {
     TicketRow a, b;
-    a.id = 1;
+    a.id = bid(1);
     a.payload = QStringLiteral("{\"x\":1,\"y\":[1,2]}");
-    b.id = 2;
+    b.id = bid(2);
     b.payload = QStringLiteral("{\"x\":1,\"z\":null}");
     const auto d = payloadDifferences({a, b});
     QCOMPARE(d.size(), 3);

@@ -1,6 +1,7 @@
 // Marks with audit against SQLite, PostgreSQL and MariaDB: applied, refused, the FAILED
 // evidence rule, dry runs, snapshots from tickets, action names and atomicity (the
 // compare-and-set itself: tst_mark_cas.cpp). Every expected value is written out.
+#include "BusinessIdTestUtil.h"
 #include "MarkTestUtil.h"
 #include "Schema.h"
 #include "Queue.h"
@@ -333,7 +334,7 @@ void TestMark::snapshotFromTicket()
     QCOMPARE(insertTicket(db, 99, QStringLiteral("k-other"), QStringLiteral("{\"ticket_id\":99}")), QString());
     MarkRequest wrong = request(QStringLiteral("k1"), Success);
     wrong.snapshot.reset();
-    wrong.snapshotFromTicket = 99;
+    wrong.snapshotFromTicket = bid(99);
     const auto w = markRecord(ws, wrong).result();
     QCOMPARE(markKindName(w->kind), QStringLiteral("refused"));
     QCOMPARE(w->message, QStringLiteral("ticket #99 does not carry this key: a SUCCESS snapshot comes only from a ticket of the key"));
@@ -345,7 +346,7 @@ void TestMark::snapshotFromTicket()
                 .contains(QStringLiteral("\"snapshot_source\":\"ticket:99\"")));
     MarkRequest right = request(QStringLiteral("k1"), Success);
     right.snapshot.reset();
-    right.snapshotFromTicket = 41;
+    right.snapshotFromTicket = bid(41);
     const auto ok = markRecord(ws, right).result();
     QCOMPARE(markKindName(ok->kind), QStringLiteral("applied"));
     QCOMPARE(*ok->current->resultSnapshot, kPayload);

@@ -2,6 +2,7 @@
 // KeyDetail read from demo-seeded databases, compared with what the tables hold.
 
 #include "AttemptsModel.h"
+#include "BusinessIdTestUtil.h"
 #include "Audit.h"
 #include "AuditModel.h"
 #include "ModelTestUtil.h"
@@ -167,7 +168,7 @@ private slots:
             QCOMPARE(model.index(r, 0).data(TicketsModel::PayloadRole).toString(), payloads[r]);
             QCOMPARE(cell(model, r, TicketsModel::PayloadColumn, roles::FullText), payloads[r]);
             QCOMPARE(cell(model, r, TicketsModel::TenantColumn), tenants[r]);
-            QCOMPARE(model.ticket(r).id, ids[r].toLongLong());
+            QCOMPARE(model.ticket(r).id, BusinessId(ids[r]));
         }
         QCOMPARE(statuses[0], QStringLiteral("OPEN"));
         QCOMPARE(model.index(0, TicketsModel::StatusColumn).data(roles::Tone).toInt(), int(Tone::Info));

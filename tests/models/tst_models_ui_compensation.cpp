@@ -1,6 +1,7 @@
 // DuplicateGroupsModel and CompensationsModel under QAbstractItemModelTester on a seeded
 // SQLite database: exact groups in keyset order with every page size, the filters, the
 // columns; the compensations list with its status filter.
+#include "BusinessIdTestUtil.h"
 #include "UiCompFixture.h"
 
 #include "CompensationRules.h"
@@ -234,15 +235,15 @@ void TestModelsUiCompensation::rulesTheDialogsUse()
     // Which tickets of a group are compensated: not the canonical one, not CANCELLED ones.
     auto ticket = [](qint64 id, std::optional<QString> status) {
         TicketRow t;
-        t.id = id;
+        t.id = bid(id);
         t.status = std::move(status);
         return t;
     };
     const QVector<TicketRow> tickets{ticket(5, QStringLiteral("OPEN")), ticket(7, QStringLiteral("CANCELLED")),
                                      ticket(9, QStringLiteral("OPEN")), ticket(11, std::nullopt)};
-    QCOMPARE(ticketsToCompensate(tickets, 5), (QVector<qint64>{9, 11}));
-    QCOMPARE(ticketsToCompensate(tickets, 0), (QVector<qint64>{5, 9, 11}));
-    QCOMPARE(ticketsToCompensate({}, 5), QVector<qint64>{});
+    QCOMPARE(ticketsToCompensate(tickets, bid(5)), (QVector<BusinessId>{bid(9), bid(11)}));
+    QCOMPARE(ticketsToCompensate(tickets, std::nullopt), (QVector<BusinessId>{bid(5), bid(9), bid(11)}));
+    QCOMPARE(ticketsToCompensate({}, bid(5)), QVector<BusinessId>{});
 
     // Settled, resumable, runnable.
     QVERIFY(compensationSettled(CompensationStatus::Succeeded));

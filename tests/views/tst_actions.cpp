@@ -204,7 +204,7 @@ private slots:
         QVERIFY(dialog);
         // The ticket's payload is the first choice; nothing can be accepted without a reason.
         const TicketRow ticket = detail->detail().tickets.first();
-        QCOMPARE(dialog->snapshotSource()->currentText(), QStringLiteral("ticket #%1 \u00b7 payload").arg(ticket.id));
+        QCOMPARE(dialog->snapshotSource()->currentText(), QStringLiteral("ticket #%1 \u00b7 payload").arg(ticket.id.text()));
         QVERIFY(dialog->snapshotError().isEmpty());
         QVERIFY(!dialog->canAccept());
         // Typed JSON is validated live.
@@ -212,13 +212,13 @@ private slots:
         dialog->snapshotEdit()->setPlainText(QStringLiteral("{\"id\": 1,"));
         QVERIFY(!dialog->snapshotError().isEmpty());
         dialog->snapshotSource()->setCurrentIndex(0);
-        dialog->reasonEdit()->setPlainText(QStringLiteral("ticket #%1 exists: the side effect happened").arg(ticket.id));
+        dialog->reasonEdit()->setPlainText(QStringLiteral("ticket #%1 exists: the side effect happened").arg(ticket.id.text()));
         QVERIFY(dialog->canAccept());
         QVERIFY(dialog->decision().allowed);
         QVERIFY(!dialog->overrideBox()->isVisible());
         const MarkRequest req = dialog->request();
         QCOMPARE(req.snapshot, ticket.payload);
-        QCOMPARE(req.snapshotSource, QStringLiteral("ticket:%1").arg(ticket.id));
+        QCOMPARE(req.snapshotSource, QStringLiteral("ticket:%1").arg(ticket.id.text()));
         QVERIFY(req.expect);
         QCOMPARE(req.expect->updatedAt, parseUtcMicros(detail->detail().record->updatedAt));
         QCOMPARE(req.expect->status, std::optional<qint64>(0));

@@ -5,6 +5,7 @@
 // reload that fails keeps the rows it had; counts and the Compensations tab follow the
 // operator's own mark without Refresh. PNGs go to the build directory.
 
+#include "BusinessIdTestUtil.h"
 #include "CellDelegate.h"
 #include "CompensationsModel.h"
 #include "CompensationsPane.h"
@@ -306,7 +307,7 @@ private slots:
         view.loadKey(key);
         QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000);
         QCOMPARE(view.detail().tickets.size(), 1);
-        const qint64 ticketId = view.detail().tickets.first().id;
+        const BusinessId ticketId = view.detail().tickets.first().id;
         const qsizetype events = view.detail().timeline.size();
         QCOMPARE(view.tabs()->tabText(1), QStringLiteral("Tickets (1)"));
         // The ticket table goes away; the reload of the same key keeps the ticket it showed.

@@ -2,6 +2,7 @@
 // with the upstream simulator: exact groups, the side-by-side detail, the compensate dialog's
 // plan (exact extra tickets and keys), the run (tickets CANCELLED, one side effect per target),
 // the compare-and-set mark SUCCESS, and Resume of an UNKNOWN compensation. Saves PNGs.
+#include "BusinessIdTestUtil.h"
 #include "UiCompFixture.h"
 #include "KeyDetail.h"
 
@@ -149,7 +150,7 @@ void TestViewsUiCompensation::duplicatesCompensateAndMark()
     // Select group A: tickets side by side, canonical #1, only the ticket's own id differs.
     QVERIFY(pane.selectKey(kGroupA));
     QTRY_VERIFY_WITH_TIMEOUT(pane.currentGroup() && pane.currentGroup()->idemKey == kGroupA, 10000);
-    QCOMPARE(pane.currentGroup()->canonicalTicketId, qint64(1));
+    QCOMPARE(pane.currentGroup()->canonicalTicketId, optBid(1));
     auto *tickets = pane.findChild<QTableWidget *>(QStringLiteral("ticketsSideBySide"));
     QCOMPARE(tickets->columnCount(), 3);
     QCOMPARE(tickets->horizontalHeaderItem(0)->text(), QStringLiteral("#1 ★ canonical"));
@@ -186,7 +187,7 @@ void TestViewsUiCompensation::duplicatesCompensateAndMark()
     QVERIFY(planned.isValid());
     QTRY_VERIFY_WITH_TIMEOUT(dialog->items().size() == 2 && !dialog->items().at(1).compKey.isEmpty()
                                  && !dialog->items().at(0).compKey.isEmpty(), 10000);
-    QCOMPARE(dialog->extraTicketIds(), (QVector<qint64>{2, 3}));
+    QCOMPARE(dialog->extraTicketIds(), (QVector<BusinessId>{bid(2), bid(3)}));
     const QString key2 = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("2"), kGroupA);
     const QString key3 = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("3"), kGroupA);
     QCOMPARE(dialog->items().at(0).compKey, key2);
