@@ -51,7 +51,11 @@ void printShowTable(const KeyDetail &d, bool full, Output &output)
         line(QStringLiteral("Record (idempotency_record)"));
         TextTable fields({QStringLiteral("FIELD"), QStringLiteral("VALUE")});
         QString status = r.statusText;
-        if (r.statusCode)
+        // The stored value where it is not the seeds' code (a mapped spelling, DESIGN.md §10).
+        // (An unknown value is already in its UNKNOWN_CODE_<value> text.)
+        if (r.statusStored && r.statusCode && *r.statusStored != QString::number(*r.statusCode))
+            status += QStringLiteral(" (stored \"%1\")").arg(escapeControlChars(*r.statusStored));
+        else if (r.statusCode)
             status += QStringLiteral(" (code %1)").arg(*r.statusCode);
         if (r.stale)
             status += QStringLiteral(": stale, outcome UNKNOWN");

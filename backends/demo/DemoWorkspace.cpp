@@ -31,16 +31,18 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
     DbWorker *intents = &ws.worker(DbRole::Intent);
     QThreadPool *pool = ws.mergePool();
     const bool oneWriter = ws.config().profile(DbRole::Ticket).sameDatabase(ws.config().profile(DbRole::Intent));
-    return tickets->run<qint64>(&seed_sql::nextTicketId)
+    const WorkspaceConfig config = ws.config();
+    return tickets->run<SeedTicketIds>([config](DbSession &s) { return seed_sql::nextTicketIds(s, config); })
         .then(pool,
-              [=](const Outcome<qint64> &first) {
+              [=](const Outcome<SeedTicketIds> &first) {
                   if (!first.ok())
                       return failed(*first.error);
                   SeedOptions o = options;
-                  o.firstTicketId = *first;
+                  o.firstTicketId = first->first;
+                  o.textTicketIds = first->text;
                   const auto plan = std::make_shared<SeedPlan>(makeSeedPlan(o));
                   return records
-                      ->run<qint64>([plan](DbSession &s) { return seed_sql::insertRecords(s, plan->records); },
+                      ->run<qint64>([plan, config](DbSession &s) { return seed_sql::insertRecords(s, config, plan->records); },
                                     DbWorker::Retry::Never)
                       .then(pool,
                             [=](const Outcome<qint64> &r) {
@@ -48,12 +50,12 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                     return failed(*r.error);
                                 auto insertTickets = [=] {
                                     return tickets->run<qint64>(
-                                        [plan](DbSession &s) { return seed_sql::insertTickets(s, plan->tickets); },
+                                        [plan, config](DbSession &s) { return seed_sql::insertTickets(s, config, plan->tickets); },
                                         DbWorker::Retry::Never);
                                 };
                                 auto insertIntents = [=] {
                                     return intents->run<qint64>(
-                                        [plan](DbSession &s) { return seed_sql::insertIntents(s, plan->intents); },
+                                        [plan, config](DbSession &s) { return seed_sql::insertIntents(s, config, plan->intents); },
                                         DbWorker::Retry::Never);
                                 };
                                 auto report = [records = *r](const Outcome<qint64> &t, const Outcome<qint64> &i) {
