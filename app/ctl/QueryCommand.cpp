@@ -9,6 +9,7 @@
 
 #include "UpstreamCheck.h"
 #include "UpstreamSimulatorProcess.h"
+#include "ConsoleSchema.h"
 #include "Workspace.h"
 #include "DemoWorkspace.h"
 #include "Queue.h"
@@ -68,6 +69,18 @@ public:
         if (!upstreams)
             return ExitUpstream;
         UpstreamClient client(*upstreams);
+        if (!workspace.config().readOnly) {
+            // Every answer is recorded in triage_audit: a console older than the database's
+            // console schema asks nothing it could not record (DESIGN.md §10).
+            const Outcome<Done> writable = workspace.worker(DbRole::Idempotency)
+                                               .run<Done>([](DbSession &s) {
+                                                   requireKnownConsoleSchema(s);
+                                                   return Done{};
+                                               })
+                                               .result();
+            if (!writable.ok())
+                return c.out.dbFailure(*writable.error);
+        }
         if (!key.isEmpty()) {
             const UpstreamCheck check = checkUpstream(workspace, client, key).result();
             const KeyDetail &d = check.detail;

@@ -242,6 +242,10 @@ void TstSchemaCli::schemaVersionRefusesWrites()
                            + refusal + "\n1 record(s): 1 error\n");
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit")), QStringList{QStringLiteral("0")});
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("0")});
+    // An upstream query is recorded in triage_audit: refused before anything is asked.
+    RUN_EXIT(query, 4, base + QStringList{QStringLiteral("query"), rec.key});
+    QCOMPARE(query.err, QByteArray("triagectl: ") + refusal + "\n");
+    QCOMPARE(query.out, QByteArray());
     // A dry run writes nothing: allowed.
     RUN_EXIT(dry, 4, base + QStringList{QStringLiteral("mark"), rec.key, QStringLiteral("--to"), QStringLiteral("failed"),
                                         QStringLiteral("--reason"), QStringLiteral("nothing was created upstream"),

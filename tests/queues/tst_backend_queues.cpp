@@ -158,12 +158,12 @@ void TstBackendQueues::initSchema()
     // The first run created everything; running it again is fine and runs only the console's
     // own statements: the agents' tables exist now, and init-schema never indexes an existing
     // agents' table (DESIGN.md §10).
-    const Dialect d = ws.config().profile(DbRole::Idempotency).dialect;
+    const Dialect dialect = ws.config().profile(DbRole::Idempotency).dialect;
     int console = 0;
     int agents = 0;
     for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
-        console += int(consoleTableStatements(d, role).size());
-        agents += int(agentsTableStatements(d, role, options).size());
+        console += int(consoleTableStatements(dialect, role).size());
+        agents += int(agentsTableStatements(dialect, role, options).size());
     }
     QCOMPARE(*first, agents + console);
     const Outcome<int> second = triage::initSchema(ws, options).result();
