@@ -108,7 +108,7 @@ QStringList inconsistencies(Workspace &ws, int pageSize)
         if (!page.ok())
             return {QStringLiteral("ERROR ") + page.error->message};
         for (const DuplicateInconsistency &i : page->rows)
-            rows << QStringLiteral("%1 %2 %3 %4").arg(inconsistencyKindName(i.kind), i.idemKey, recordStatusName(i.recordStatus)).arg(i.ticketId);
+            rows << QStringLiteral("%1 %2 %3 %4").arg(inconsistencyKindName(i.kind), i.idemKey, recordStatusName(i.recordStatus)).arg(i.ticketId.text());
         after = page->nextRecordId;
     }
     return rows;
@@ -231,13 +231,13 @@ void TestDuplicatesMapped::queue()
     QCOMPARE(b->tickets.at(0).status, NullableText(QStringLiteral("live")));
     QCOMPARE(b->tickets.at(0).createdAt, QStringLiteral("2026-01-01T00:05:00.123000Z"));
     QCOMPARE(b->record->statusText, QStringLiteral("PROCESSING"));
-    QCOMPARE(b->canonicalTicketId, qint64(3));
+    QCOMPARE(b->canonicalTicketId, std::optional<BusinessId>(BusinessId::fromInteger(3)));
     QCOMPARE(b->canonicalReason, QStringLiteral("no SUCCESS snapshot names one of these tickets: the earliest live ticket "
                                                 "(#3, created 2026-01-01T00:05:00.123000Z)"));
     const auto h = loadDuplicateGroup(ws, QStringLiteral("k:h")).result();
     TRIAGE_VERIFY_OUTCOME(h);
     QCOMPARE(h->record->statusText, QStringLiteral("SUCCESS"));
-    QCOMPARE(h->canonicalTicketId, qint64(15));
+    QCOMPARE(h->canonicalTicketId, std::optional<BusinessId>(BusinessId::fromInteger(15)));
     QCOMPARE(h->inconsistency, QStringLiteral("the SUCCESS snapshot names ticket #15, which is CANCELLED: callers hold a ticket "
                                               "that was undone. SUCCESS is final: escalate to the ticket system's owners; never "
                                               "re-mark the record"));

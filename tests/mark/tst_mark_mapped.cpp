@@ -125,7 +125,7 @@ void TestMarkMapped::appliedWritesFirstSpelling()
     s.toStatus = Success;
     s.reason = QStringLiteral("verified in upstream console");
     s.operatorName = QStringLiteral("alice");
-    s.snapshotFromTicket = 41;
+    s.snapshotFromTicket = BusinessId::fromInteger(41);
     const auto success = markRecord(ws, s).result();
     TRIAGE_VERIFY_OUTCOME(success);
     QVERIFY2(success->kind == MarkResult::Kind::Applied, qPrintable(success->message));
