@@ -424,7 +424,9 @@ QString RecordSql::bizType(SqlBuilder &b, const QString &alias) const
 {
     if (!bizTypeColumn.isEmpty())
         return qualified(alias, bizTypeColumn);
-    return time.dialect() == Dialect::MySql ? QStringLiteral("CAST(%1 AS CHAR)").arg(b.bind(map.bizTypeValue))
+    // MySQL: a length, or QMYSQL cannot fetch the row when this is a selected column (the
+    // bound value's result buffer would be zero bytes long: MYSQL_DATA_TRUNCATED).
+    return time.dialect() == Dialect::MySql ? QStringLiteral("CAST(%1 AS CHAR(64))").arg(b.bind(map.bizTypeValue))
                                             : QStringLiteral("CAST(%1 AS VARCHAR(64))").arg(b.bind(map.bizTypeValue));
 }
 
