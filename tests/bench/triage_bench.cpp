@@ -2,6 +2,7 @@
 // through the same Qt driver, in one process and one run. Fills a PostgreSQL
 // database itself with generate_series (minutes, not hours). Prints a table and writes a
 // JSON file with every figure. Medians of --reps repetitions; ratios console / raw.
+#include "BenchUtil.h"
 #include "DemoWorkspace.h"
 #include "Duplicates.h"
 #include "KeyDetailView.h"
@@ -9,6 +10,7 @@
 #include "QueueModel.h"
 #include "Mark.h"
 #include "RecordStatus.h"
+#include "DbSession.h"
 #include "Workspace.h"
 #include "Schema.h"
 #include "Queue.h"
@@ -37,59 +39,7 @@
 
 using namespace triage;
 
-namespace {
-
-struct Figure {
-    QString name;
-    double consoleMs = 0;
-    double rawMs = 0;
-    QString anchorName;
-    double anchorMs = -1;
-    QString note;
-};
-
-double medianMs(int reps, const std::function<void()> &fn)
-{
-    QVector<double> times;
-    fn(); // warm-up (plans, caches)
-    for (int i = 0; i < reps; ++i) {
-        QElapsedTimer t;
-        t.start();
-        fn();
-        times << t.nsecsElapsed() / 1e6;
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
-[[noreturn]] void die(const QString &why)
-{
-    std::fprintf(stderr, "triage-bench: %s\n", qPrintable(why));
-    std::exit(1);
-}
-
-QSqlQuery rawExec(QSqlDatabase &db, const QString &sql)
-{
-    QSqlQuery q(db);
-    q.setForwardOnly(true);
-    if (!q.exec(sql))
-        die(QStringLiteral("%1\n%2").arg(q.lastError().text(), sql));
-    return q;
-}
-
-int drain(QSqlQuery &q)
-{
-    int n = 0;
-    const int columns = q.record().count();
-    while (q.next()) {
-        for (int c = 0; c < columns; ++c)
-            (void)q.value(c);
-        ++n;
-    }
-    return n;
-}
-
-} // namespace
+using namespace triage::bench;
 
 int main(int argc, char **argv)
 {
@@ -110,6 +60,8 @@ int main(int argc, char **argv)
         {QStringLiteral("refill"), QStringLiteral("Drop and refill the benchmark database even if it exists.")},
         {QStringLiteral("fill-only"), QStringLiteral("Fill (or keep) the benchmark database and exit without measuring.")},
         {QStringLiteral("bulk"), QStringLiteral("Records in the bulk compare-and-set measurement (default 10000)."), QStringLiteral("N"), QStringLiteral("10000")},
+        {QStringLiteral("shape"), QStringLiteral("default, or shop: the \"shop\" shape of tests/support/shop (other names, text statuses, epoch ms, UUID ids; DESIGN.md §10) in its own database."),
+         QStringLiteral("NAME"), QStringLiteral("default")},
         {QStringLiteral("model-rows"), QStringLiteral("Rows the queue model pages through for the memory / GUI-gap figures (default 100000; 0 = skip)."),
          QStringLiteral("N"), QStringLiteral("100000")},
     });
@@ -122,6 +74,11 @@ int main(int argc, char **argv)
     const qint64 rows = p.value(QStringLiteral("rows")).toLongLong();
     const int reps = qMax(1, p.value(QStringLiteral("reps")).toInt());
     const int bulk = p.value(QStringLiteral("bulk")).toInt();
+    if (p.value(QStringLiteral("shape")) == QLatin1String("shop"))
+        return runShopBench(serverUrl, rows, reps, p.value(QStringLiteral("json")), p.isSet(QStringLiteral("refill")),
+                            p.isSet(QStringLiteral("fill-only")));
+    if (p.value(QStringLiteral("shape")) != QLatin1String("default"))
+        die(QStringLiteral("--shape must be default or shop"));
     const QString dbName = QStringLiteral("triage_bench_%1").arg(rows);
 
     // Admin connection: create the database.
@@ -435,6 +392,78 @@ int main(int argc, char **argv)
         all.note = QStringLiteral("%1 groups in %2 windows (whole-table GROUP BY: %3 groups); each run once").arg(groups).arg(windows).arg(rawGroups);
         figures << all;
     }
+    // Round trips per statement through PgBouncer (DESIGN.md §4 "Poolers"): the queries the
+    // pooler counts (SHOW STATS total_query_count, updated live) per statement, for QPSQL's
+    // own prepare() + exec() (PREPARE, EXECUTE, DEALLOCATE: how the console ran before) and for
+    // the console's DbSession::exec() (one unprepared query with its SET LOCALs in front).
+    const QString poolerUrl = qEnvironmentVariable("TRIAGE_TEST_PGBOUNCER_URL");
+    const QString poolerAdminUrl = qEnvironmentVariable("TRIAGE_TEST_PGBOUNCER_ADMIN_URL");
+    if (!poolerUrl.isEmpty() && !poolerAdminUrl.isEmpty()) {
+        const QUrl pu(poolerUrl), au(poolerAdminUrl);
+        QSqlDatabase stats = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("pooler-admin"));
+        stats.setHostName(au.host());
+        stats.setPort(au.port(6432));
+        stats.setUserName(au.userName());
+        stats.setPassword(qEnvironmentVariable("TRIAGE_DB_PASSWORD"));
+        stats.setDatabaseName(au.path().mid(1));
+        auto queries = [&] {
+            // The admin console speaks the simple protocol only: never prepare here.
+            QSqlQuery q(stats);
+            if (!q.exec(QStringLiteral("SHOW STATS")))
+                die(q.lastError().text());
+            while (q.next())
+                if (q.value(0).toString() == dbName)
+                    return q.value(2).toLongLong(); // total_query_count (1: total_xact_count)
+            return qint64(0);
+        };
+        if (stats.open()) {
+            constexpr int n = 50;
+            const QString sql = QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE status = :s");
+            QSqlDatabase old = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("pooler-prepared"));
+            old.setHostName(pu.host());
+            old.setPort(pu.port(6432));
+            old.setUserName(pu.userName());
+            old.setPassword(qEnvironmentVariable("TRIAGE_DB_PASSWORD"));
+            old.setDatabaseName(dbName);
+            int oldErrors = 0;
+            double before = -1, after = -1;
+            if (old.open()) {
+                const qint64 start = queries();
+                for (int i = 0; i < n; ++i) {
+                    QSqlQuery q(old);
+                    q.setForwardOnly(true);
+                    oldErrors += !(q.prepare(sql) && (q.bindValue(QStringLiteral(":s"), 1), q.exec()));
+                    while (q.next()) {
+                    }
+                }
+                before = double(queries() - start) / n;
+            }
+            QUrl viaPooler = pu;
+            viaPooler.setPath(QLatin1Char('/') + dbName);
+            DbSession session(*ConnectionProfile::fromUrl(viaPooler.toString(), DbRole::Idempotency, nullptr),
+                              QStringLiteral("pooler-console"));
+            session.ensureOpen();
+            const qint64 start = queries();
+            for (int i = 0; i < n; ++i) {
+                SqlBuilder b;
+                QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE status = %1").arg(b.bind(1)), b);
+                while (q.next()) {
+                }
+            }
+            after = double(queries() - start) / n;
+            Figure f;
+            f.name = QStringLiteral("round trips per statement via PgBouncer");
+            f.consoleMs = after;
+            f.rawMs = before;
+            f.note = QStringLiteral("not ms: queries PgBouncer counted per statement; raw = QPSQL prepare()+exec() (the console before), "
+                                    "console = DbSession::exec() now; %1 of %2 prepared runs failed in transaction pooling")
+                         .arg(oldErrors).arg(n);
+            figures << f;
+        } else {
+            std::fprintf(stderr, "round trips: cannot open the PgBouncer admin console: %s\n", qPrintable(stats.lastError().text()));
+        }
+    }
+
     double bulkRate = 0;
     if (bulk > 0) {
         // Bulk CAS of `bulk` stale records to SUCCESS (each has exactly one ticket: the
@@ -599,29 +628,7 @@ int main(int argc, char **argv)
         figures << f;
     }
 
-    std::printf("\n%-44s %12s %12s %8s   %s\n", "operation", "console ms", "raw SQL ms", "ratio", "anchor / note");
-    QJsonArray out;
-    for (const Figure &f : figures) {
-        const double ratio = f.rawMs > 0 ? f.consoleMs / f.rawMs : 0;
-        QString extra = f.anchorMs >= 0 ? QStringLiteral("%1: %2 ms").arg(f.anchorName).arg(f.anchorMs, 0, 'f', 2) : QString();
-        if (!f.note.isEmpty())
-            extra += (extra.isEmpty() ? QString() : QStringLiteral("; ")) + f.note;
-        std::printf("%-44s %12.2f %12s %8s   %s\n", qPrintable(f.name), f.consoleMs,
-                    f.rawMs > 0 ? qPrintable(QString::number(f.rawMs, 'f', 2)) : "-",
-                    f.rawMs > 0 ? qPrintable(QString::number(ratio, 'f', 2)) : "-", qPrintable(extra));
-        QJsonObject o;
-        o[QStringLiteral("operation")] = f.name;
-        o[QStringLiteral("console_ms")] = f.consoleMs;
-        o[QStringLiteral("raw_ms")] = f.rawMs > 0 ? QJsonValue(f.rawMs) : QJsonValue();
-        o[QStringLiteral("ratio")] = f.rawMs > 0 ? QJsonValue(ratio) : QJsonValue();
-        o[QStringLiteral("within_2ms")] = f.rawMs > 0 ? QJsonValue(f.consoleMs - f.rawMs <= 2.0) : QJsonValue();
-        if (f.anchorMs >= 0) {
-            o[QStringLiteral("anchor")] = f.anchorName;
-            o[QStringLiteral("anchor_ms")] = f.anchorMs;
-        }
-        o[QStringLiteral("note")] = f.note;
-        out.append(o);
-    }
+    const QJsonArray out = printFigures(figures);
     QJsonObject doc;
     doc[QStringLiteral("rows")] = rows;
     doc[QStringLiteral("repetitions")] = reps;

@@ -54,6 +54,9 @@ private slots:
     void nearestWord();
     void bizTypeWarnings();
     void bizTypeWarningsDemoAndDefaults();
+    void schemaMapErrors_data();
+    void schemaMapErrors();
+    void schemaMapShop();
 };
 
 void TstConfigFile::issueTypos()
@@ -366,6 +369,111 @@ void TstConfigFile::bizTypeWarningsDemoAndDefaults()
     WorkspaceConfig urlsOnly;
     QVERIFY(!checksBizTypeSections(urlsOnly));
     QCOMPARE(bizTypeSectionWarnings(urlsOnly, census), QStringList());
+}
+
+
+void TstConfigFile::schemaMapErrors_data()
+{
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("bad table name") << QByteArray("[idempotency.map]\ntable=idem records\n")
+                                    << "config P:2: [idempotency.map] table \"idem records\" is not a table name the console "
+                                       "accepts (letters, digits, \"_\" and \"$\", not starting with a digit, at most 63 "
+                                       "characters; schema.table allowed)";
+    QTest::newRow("schema on a column") << QByteArray("[ticket.map]\nid=o.id\n")
+                                        << "config P:2: [ticket.map] id \"o.id\" is not a column name the console accepts "
+                                           "(letters, digits, \"_\" and \"$\", not starting with a digit, at most 63 characters)";
+    QTest::newRow("required column empty") << QByteArray("[intent.map]\nstatus=\n")
+                                           << "config P:2: [intent.map] status needs a name (this column cannot be left out)";
+    QTest::newRow("unknown key") << QByteArray("[ticket.map]\nstatus_canceled=voided\n")
+                                 << "config P:2: unknown key \"status_canceled\" in [ticket.map] (did you mean status_cancelled?)";
+    QTest::newRow("time") << QByteArray("[intent.map]\ntime=epoch_us\n")
+                          << "config P:2: [intent.map] time: must be native, local, epoch_s, epoch_ms or iso_text, not \"epoch_us\"";
+    QTest::newRow("local without zone") << QByteArray("[ticket.map]\ntime=local\n")
+                                        << "config P:2: [ticket.map] time local needs time_zone (the zone the columns' local "
+                                           "times are in)";
+    QTest::newRow("zone without local") << QByteArray("[ticket.map]\ntime_zone=+08:00\n")
+                                        << "config P:2: [ticket.map] time_zone applies only with time = local";
+    QTest::newRow("bad zone") << QByteArray("[ticket.map]\ntime=local\ntime_zone=UTC+8\n")
+                              << "config P:3: [ticket.map] time_zone must be an offset such as +08:00 or a zone name such as "
+                                 "Asia/Shanghai, not \"UTC+8\"";
+    QTest::newRow("zone name on sqlite") << QByteArray("[ticket]\nurl=sqlite:///tmp/x.db\n[ticket.map]\ntime=local\n"
+                                                      "time_zone=Asia/Shanghai\n")
+                                         << "config P:5: [ticket.map] time_zone \"Asia/Shanghai\" is a zone name: on sqlite "
+                                            "give the offset (such as +08:00)";
+    QTest::newRow("integer spelling") << QByteArray("[idempotency.map]\nstatus_success=DONE\n")
+                                      << "config P:2: [idempotency.map] status_success \"DONE\" is not an integer (set "
+                                         "status_type = text for text statuses)";
+    QTest::newRow("text needs all") << QByteArray("[idempotency.map]\nstatus_type=text\nstatus_processing=PENDING\n"
+                                                  "status_success=DONE\n")
+                                    << "config P:1: [idempotency.map] status_failed is missing: with text statuses every "
+                                       "status needs its spelling";
+    QTest::newRow("text without spellings") << QByteArray("[idempotency.map]\nstatus_type=text\n")
+                                            << "config P:2: [idempotency.map] status_type text needs status_processing, "
+                                               "status_success and status_failed";
+    QTest::newRow("one spelling two statuses")
+        << QByteArray("[idempotency.map]\nstatus_type=text\nstatus_ignore_case=true\nstatus_processing=PENDING\n"
+                      "status_success=done\nstatus_failed=Done \n")
+        << "config P:5: [idempotency.map] status_success \"done\" also spells FAILED: a stored value must mean one status";
+    QTest::newRow("no biz_type column") << QByteArray("[idempotency.map]\nbiz_type=\n")
+                                        << "config P:2: [idempotency.map] biz_type is empty (no such column): then "
+                                           "biz_type_value must name the table's one biz_type";
+    QTest::newRow("biz_type_value with a column") << QByteArray("[idempotency.map]\nbiz_type_value=payment\n")
+                                                  << "config P:2: [idempotency.map] biz_type_value applies only when "
+                                                     "biz_type is empty (the table has no biz_type column)";
+    QTest::newRow("ignore case on integers") << QByteArray("[idempotency.map]\nstatus_ignore_case=true\n")
+                                             << "config P:2: [idempotency.map] status_ignore_case applies only with "
+                                                "status_type = text";
+}
+
+void TstConfigFile::schemaMapErrors()
+{
+    QFETCH(QByteArray, content);
+    QFETCH(QString, error);
+    QCOMPARE(loadError(content), error);
+}
+
+void TstConfigFile::schemaMapShop()
+{
+    QTemporaryDir dir;
+    const QString path = writeIni(dir,
+                                  "[idempotency.map]\ntable=billing.idem_requests\nbiz_type=\nbiz_type_value=payment\n"
+                                  "status_type=text\nstatus_ignore_case=true\nstatus_processing=PENDING, pending\n"
+                                  "status_success=DONE\nstatus_failed=ERROR\nexpire_at=\nversion=\ntenant=tenant\n"
+                                  "updated_at=updated_ms\ntime=epoch_ms\n"
+                                  "[intent.map]\nstatus_unknown=timeout\n"
+                                  "[ticket.map]\ntable=orders\nstatus_cancelled=voided, VOID\ntime=local\ntime_zone=-05:30\n");
+    QString error;
+    const auto c = WorkspaceConfig::fromIniFile(path, &error);
+    QVERIFY2(c, qPrintable(error));
+    const SchemaMap &m = c->schema;
+    QVERIFY(!m.isDefault());
+    QCOMPARE(m.records.table, QStringLiteral("billing.idem_requests"));
+    QCOMPARE(m.records.bizType, QString());
+    QCOMPARE(m.records.bizTypeValue, QStringLiteral("payment"));
+    QCOMPARE(m.records.statuses.spellings.value(QStringLiteral("PROCESSING")),
+             (QStringList{QStringLiteral("PENDING"), QStringLiteral("pending")}));
+    QCOMPARE(m.records.statuses.decode(QStringLiteral(" Done ")), std::optional<QString>(QStringLiteral("SUCCESS")));
+    QCOMPARE(m.records.statuses.decode(QStringLiteral("weird")), std::nullopt);
+    QCOMPARE(m.records.statuses.written(QStringLiteral("PROCESSING")), QStringLiteral("PENDING"));
+    QCOMPARE(m.records.expireAt, QString());
+    QCOMPARE(m.records.version, QString());
+    QCOMPARE(m.records.tenant, QStringLiteral("tenant"));
+    QCOMPARE(m.records.updatedAt, QStringLiteral("updated_ms"));
+    QCOMPARE(m.records.createdAt, QStringLiteral("created_at"));
+    QCOMPARE(m.records.time.encoding, TimeEncoding::EpochMillis);
+    // Intent statuses not given keep their default spelling.
+    QCOMPARE(m.intents.statuses.decode(QStringLiteral("timeout")), std::optional<QString>(QStringLiteral("UNKNOWN")));
+    QCOMPARE(m.intents.statuses.decode(QStringLiteral("SUCCEEDED")), std::optional<QString>(QStringLiteral("SUCCEEDED")));
+    QCOMPARE(m.intents.statuses.decode(QStringLiteral("UNKNOWN")), std::nullopt);
+    QCOMPARE(m.tickets.statuses.decode(QStringLiteral("VOID")), std::optional<QString>(QStringLiteral("CANCELLED")));
+    QCOMPARE(m.tickets.statuses.decode(QStringLiteral("void")), std::nullopt); // exact without status_ignore_case
+    QCOMPARE(m.tickets.time.zone, QStringLiteral("-05:30"));
+    // An empty config keeps the default schema.
+    const QString plain = writeIni(dir, "[console]\noperator=alice\n");
+    const auto d = WorkspaceConfig::fromIniFile(plain, &error);
+    QVERIFY(d);
+    QVERIFY(d->schema.isDefault());
 }
 
 QTEST_GUILESS_MAIN(TstConfigFile)

@@ -1,5 +1,7 @@
 #include "BackendTestUtil.h"
+#include "DbSession.h"
 #include "ServerTime.h"
+#include "ShopShape.h"
 #include "Schema.h"
 #include "Queue.h"
 
@@ -63,6 +65,23 @@ QString databaseName(const TestDatabase &db)
 
 QString insertRecords(const TestDatabase &db, const QVector<RecordSpec> &rows)
 {
+    if (db.isShop()) {
+        // The same logical rows in the shop shape (ShopShape.h): text statuses, epoch ms, a
+        // tenant column filled from the key's third field (the default tenant pattern).
+        const bool ids = std::any_of(rows.begin(), rows.end(), [](const RecordSpec &r) { return r.id != 0; });
+        const QString head = QStringLiteral("INSERT INTO idem_requests (%1request_key, kind, tenant, state, response_body, "
+                                            "created_ms, updated_ms) VALUES ")
+                                 .arg(ids ? QStringLiteral("req_id, ") : QString());
+        return insertChunked<RecordSpec>(db, head, rows, [&](const RecordSpec &r) {
+            const QString created = r.created.isEmpty() ? r.updated : r.created;
+            const QStringList fields = r.key.split(QLatin1Char(':'));
+            const std::optional<QString> tenant = fields.size() >= 3 ? std::optional<QString>(fields[2]) : std::nullopt;
+            return QStringLiteral("(%1%2, %3, %4, %5, %6, %7, %8)")
+                .arg(ids ? QString::number(r.id) + QStringLiteral(", ") : QString(), textLiteral(db, r.key),
+                     textLiteral(db, r.bizType), textLiteral(db, tenant), shopRecordStatus(r.status),
+                     textLiteral(db, r.snapshot), epochMillisOf(db.dialect(), created), epochMillisOf(db.dialect(), r.updated));
+        });
+    }
     const bool ids = std::any_of(rows.begin(), rows.end(), [](const RecordSpec &r) { return r.id != 0; });
     const QString head = QStringLiteral("INSERT INTO idempotency_record (%1idem_key, biz_type, status, result_snapshot, "
                                         "created_at, updated_at, expire_at) VALUES ")
@@ -80,11 +99,20 @@ QString insertRecords(const TestDatabase &db, const QVector<RecordSpec> &rows)
 QString insertIntents(const TestDatabase &db, const QVector<IntentSpec> &rows)
 {
     const bool ids = std::any_of(rows.begin(), rows.end(), [](const IntentSpec &r) { return r.id != 0; });
-    const QString head = QStringLiteral("INSERT INTO intent_log (%1task_id, step_id, action, idem_key, status, request, "
-                                        "response, error, state_before, state_after, actor, created_at, updated_at) VALUES ")
-                             .arg(ids ? QStringLiteral("id, ") : QString());
-    return insertChunked<IntentSpec>(db, head, rows, [&](const IntentSpec &a) {
-        const QString updated = a.updated.isEmpty() ? a.created : a.updated;
+    const QString head = db.isShop()
+        ? QStringLiteral("INSERT INTO agent_steps (%1job_id, step_name, op, request_key, step_state, req_json, resp_json, "
+                         "err_text, before_json, after_json, agent, created_ms, updated_ms) VALUES ")
+              .arg(ids ? QStringLiteral("step_pk, ") : QString())
+        : QStringLiteral("INSERT INTO intent_log (%1task_id, step_id, action, idem_key, status, request, "
+                         "response, error, state_before, state_after, actor, created_at, updated_at) VALUES ")
+              .arg(ids ? QStringLiteral("id, ") : QString());
+    return insertChunked<IntentSpec>(db, head, rows, [&](IntentSpec a) {
+        QString updated = a.updated.isEmpty() ? a.created : a.updated;
+        if (db.isShop()) {
+            a.status = shopIntentStatus(a.status);
+            a.created = epochMillisOf(db.dialect(), a.created);
+            updated = epochMillisOf(db.dialect(), updated);
+        }
         return QStringLiteral("(%1%2, %3, %4, %5, %6, %7, %8, %9, ")
                    .arg(ids ? QString::number(a.id) + QStringLiteral(", ") : QString(), textLiteral(db, a.taskId),
                         textLiteral(db, a.stepId), textLiteral(db, a.action), textLiteral(db, a.key),
@@ -98,6 +126,25 @@ QString insertIntents(const TestDatabase &db, const QVector<IntentSpec> &rows)
 
 QString insertTickets(const TestDatabase &db, const QVector<TicketSpec> &rows)
 {
+    if (db.isShop()) {
+        // Order ids are UUIDs: a given id n becomes shopOrderId(n); an id the database would
+        // choose is taken from a process-wide counter above any given one (ascending, so
+        // "oldest first by id" stays true).
+        static QAtomicInteger<qint64> next(1000000);
+        const QString head = QStringLiteral("INSERT INTO orders (order_id, request_key, tenant, summary, order_state, body, "
+                                            "placed_ms, changed_ms) VALUES ");
+        return insertChunked<TicketSpec>(db, head, rows, [&](const TicketSpec &t) {
+            const QString updated = t.updated.isEmpty() ? t.created : t.updated;
+            const qint64 n = t.id != 0 ? t.id : next.fetchAndAddRelaxed(1);
+            QString payload = textLiteral(db, t.payload);
+            if (db.dialect() == QLatin1String("postgresql") && t.payload)
+                payload += QStringLiteral("::jsonb");
+            return QStringLiteral("(%1, %2, %3, %4, %5, %6, %7, %8)")
+                .arg(textLiteral(db, shopOrderId(n)), textLiteral(db, t.key), textLiteral(db, t.tenant),
+                     textLiteral(db, t.title), textLiteral(db, shopTicketStatus(t.status)), payload,
+                     epochMillisOf(db.dialect(), t.created), epochMillisOf(db.dialect(), updated));
+        });
+    }
     const bool ids = std::any_of(rows.begin(), rows.end(), [](const TicketSpec &r) { return r.id != 0; });
     const QString head = QStringLiteral("INSERT INTO ticket (%1idem_key, tenant_id, title, status, payload, created_at, "
                                         "updated_at) VALUES ")
@@ -113,6 +160,19 @@ QString insertTickets(const TestDatabase &db, const QVector<TicketSpec> &rows)
 
 QString setUpSchema(Workspace &ws, bool ticketBackstop)
 {
+    if (ws.config().schema == shopSchemaMap()) {
+        // The agents' tables of the shop shape exist before the console comes (as in a real
+        // deployment); init-schema then adds only the console's own tables.
+        const ConnectionProfile &p = ws.config().idempotency;
+        DbSession s(p, QStringLiteral("shop-ddl"));
+        try {
+            s.ensureOpen();
+            for (const QString &statement : shopDdl(dialectName(p.dialect)))
+                s.execDirect(statement);
+        } catch (const DbException &e) {
+            return e.error.message;
+        }
+    }
     SchemaOptions o;
     o.ticketBackstop = ticketBackstop;
     const Outcome<int> r = initSchema(ws, o).result();

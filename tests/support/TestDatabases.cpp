@@ -1,5 +1,7 @@
 #include "TestDatabases.h"
 
+#include "ShopShape.h"
+
 #include <QAtomicInt>
 #include <QCoreApplication>
 #include <QDir>
@@ -18,23 +20,26 @@ namespace {
 QAtomicInt s_counter;
 }
 
-QStringList backendNames(bool withPooler)
+QStringList backendNames(bool withPooler, bool withShop)
 {
     QStringList names{QStringLiteral("sqlite"), QStringLiteral("postgresql"), QStringLiteral("mysql")};
     if (withPooler)
         names << QStringLiteral("pgbouncer");
+    if (withShop)
+        names << QStringLiteral("sqlite/shop") << QStringLiteral("postgresql/shop") << QStringLiteral("mysql/shop");
     return names;
 }
 
-void addBackendRows(bool withPooler)
+void addBackendRows(bool withPooler, bool withShop)
 {
-    for (const QString &b : backendNames(withPooler))
+    for (const QString &b : backendNames(withPooler, withShop))
         QTest::newRow(qPrintable(b)) << b;
 }
 
 QString dialectOf(const QString &backend)
 {
-    return backend == QLatin1String("pgbouncer") ? QStringLiteral("postgresql") : backend;
+    const QString plain = backend.section(QLatin1Char('/'), 0, 0);
+    return plain == QLatin1String("pgbouncer") ? QStringLiteral("postgresql") : plain;
 }
 
 bool requireAllBackends()
@@ -75,8 +80,10 @@ QHash<QString, int> poolerServerStates(const QString &database, QString *error)
     return byState;
 }
 
-TestDatabase::TestDatabase(const QString &backend) : m_backend(backend)
+TestDatabase::TestDatabase(const QString &row)
+    : m_backend(row.section(QLatin1Char('/'), 0, 0)), m_shape(row.section(QLatin1Char('/'), 1, 1))
 {
+    const QString backend = m_backend;
     const int n = s_counter.fetchAndAddRelaxed(1);
     const QString app = QCoreApplication::applicationName().isEmpty() ? QStringLiteral("t")
                                                                       : QCoreApplication::applicationName();
@@ -168,6 +175,8 @@ WorkspaceConfig TestDatabase::config() const
             c.setProfile(*p);
     }
     c.operatorName = QStringLiteral("test-operator");
+    if (isShop())
+        c.schema = shopSchemaMap();
     return c;
 }
 

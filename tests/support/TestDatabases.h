@@ -11,16 +11,20 @@
 namespace triage::test {
 
 /// The backends a data-driven test runs on: "sqlite", "postgresql", "mysql", and with
-/// `withPooler` also "pgbouncer" (PostgreSQL reached through PgBouncer in transaction mode).
-QStringList backendNames(bool withPooler = false);
+/// `withPooler` also "pgbouncer" (PostgreSQL reached through PgBouncer in transaction mode),
+/// and with `withShop` also "sqlite/shop", "postgresql/shop", "mysql/shop": the same
+/// backends holding the "shop" shape (ShopShape.h, DESIGN.md §10).
+QStringList backendNames(bool withPooler = false, bool withShop = false);
 
 /// Adds one QTest data row per backend (column "backend", a QString), as in qtbase's
 /// tst_qsqlquerymodel.cpp. Call from a *_data() function after QTest::addColumn<QString>("backend").
-/// `withPooler` adds the "pgbouncer" row (DESIGN.md §4: no session state a pooler breaks).
-void addBackendRows(bool withPooler = false);
+/// `withPooler` adds the "pgbouncer" row (DESIGN.md §4: no session state a pooler breaks);
+/// `withShop` the "<backend>/shop" rows.
+void addBackendRows(bool withPooler = false, bool withShop = false);
 
 /// The SQL dialect of a backend row: "postgresql" for "postgresql" and "pgbouncer", else
-/// the name itself ("sqlite", "mysql"). Tests choose dialect-specific SQL by this.
+/// the name itself ("sqlite", "mysql"); a "/shop" suffix is ignored. Tests choose
+/// dialect-specific SQL by this.
 QString dialectOf(const QString &backend);
 
 /// A fresh, empty database of one backend for one test, dropped again on destruction.
@@ -44,14 +48,19 @@ public:
 
     bool available() const { return m_available; }
     QString skipReason() const { return m_skipReason; }
+    /// The backend without its shape ("mysql" for the row "mysql/shop").
     QString backend() const { return m_backend; }
+    /// "shop" for a "<backend>/shop" row, else "" (the default schema).
+    QString shape() const { return m_shape; }
+    bool isShop() const { return m_shape == QLatin1String("shop"); }
     /// dialectOf(backend()).
     QString dialect() const { return dialectOf(m_backend); }
     /// The database's own name (per test and process, e.g. "t_tst_mark_1234_0").
     QString databaseName() const { return m_dbName; }
     /// The database URL (all three roles may use it).
     QString url() const { return m_url; }
-    /// A workspace whose three connections all open this database.
+    /// A workspace whose three connections all open this database (with the shop mapping
+    /// on a shop row).
     WorkspaceConfig config() const;
     /// Runs `sql` directly as the admin (test setup only; not through the console's code).
     /// Returns the error text, empty on success.
@@ -61,6 +70,7 @@ public:
 
 private:
     QString m_backend;
+    QString m_shape;
     QString m_url;
     QString m_dbName;
     QString m_adminConnection;

@@ -1,0 +1,109 @@
+#pragma once
+// What triage-bench's two parts (the default schema in triage_bench.cpp, the "shop" shape
+// in shop_bench.cpp) share: figures, medians, raw statements, the report.
+
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QSqlRecord>
+#include <QString>
+#include <QVector>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+
+namespace triage::bench {
+
+struct Figure {
+    QString name;
+    double consoleMs = 0;
+    double rawMs = 0;
+    QString anchorName;
+    double anchorMs = -1;
+    QString note;
+};
+
+inline double medianMs(int reps, const std::function<void()> &fn)
+{
+    QVector<double> times;
+    fn(); // warm-up (plans, caches)
+    for (int i = 0; i < reps; ++i) {
+        QElapsedTimer t;
+        t.start();
+        fn();
+        times << t.nsecsElapsed() / 1e6;
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+[[noreturn]] inline void die(const QString &why)
+{
+    std::fprintf(stderr, "triage-bench: %s\n", qPrintable(why));
+    std::exit(1);
+}
+
+inline QSqlQuery rawExec(QSqlDatabase &db, const QString &sql)
+{
+    QSqlQuery q(db);
+    q.setForwardOnly(true);
+    if (!q.exec(sql))
+        die(QStringLiteral("%1\n%2").arg(q.lastError().text(), sql));
+    return q;
+}
+
+inline int drain(QSqlQuery &q)
+{
+    int n = 0;
+    const int columns = q.record().count();
+    while (q.next()) {
+        for (int c = 0; c < columns; ++c)
+            (void)q.value(c);
+        ++n;
+    }
+    return n;
+}
+
+
+/// Prints the table of `figures` (operation, console ms, raw ms, ratio, anchor / note) and
+/// returns them as the JSON array the report file holds.
+inline QJsonArray printFigures(const QVector<Figure> &figures)
+{
+    std::printf("\n%-44s %12s %12s %8s   %s\n", "operation", "console ms", "raw SQL ms", "ratio", "anchor / note");
+    QJsonArray out;
+    for (const Figure &f : figures) {
+        const double ratio = f.rawMs > 0 ? f.consoleMs / f.rawMs : 0;
+        QString extra = f.anchorMs >= 0 ? QStringLiteral("%1: %2 ms").arg(f.anchorName).arg(f.anchorMs, 0, 'f', 2) : QString();
+        if (!f.note.isEmpty())
+            extra += (extra.isEmpty() ? QString() : QStringLiteral("; ")) + f.note;
+        std::printf("%-44s %12.2f %12s %8s   %s\n", qPrintable(f.name), f.consoleMs,
+                    f.rawMs > 0 ? qPrintable(QString::number(f.rawMs, 'f', 2)) : "-",
+                    f.rawMs > 0 ? qPrintable(QString::number(ratio, 'f', 2)) : "-", qPrintable(extra));
+        QJsonObject o;
+        o[QStringLiteral("operation")] = f.name;
+        o[QStringLiteral("console_ms")] = f.consoleMs;
+        o[QStringLiteral("raw_ms")] = f.rawMs > 0 ? QJsonValue(f.rawMs) : QJsonValue();
+        o[QStringLiteral("ratio")] = f.rawMs > 0 ? QJsonValue(ratio) : QJsonValue();
+        o[QStringLiteral("within_2ms")] = f.rawMs > 0 ? QJsonValue(f.consoleMs - f.rawMs <= 2.0) : QJsonValue();
+        if (f.anchorMs >= 0) {
+            o[QStringLiteral("anchor")] = f.anchorName;
+            o[QStringLiteral("anchor_ms")] = f.anchorMs;
+        }
+        o[QStringLiteral("note")] = f.note;
+        out.append(o);
+    }
+    return out;
+}
+
+/// The "shop" shape's part (shop_bench.cpp): fills `triage_bench_shop_<rows>` on the
+/// PostgreSQL server `serverUrl` (unless it exists and !refill), measures the queues,
+/// detail and duplicates against raw statements on the shop tables, prints and writes
+/// `jsonPath`. Returns the exit code.
+int runShopBench(const QString &serverUrl, qint64 rows, int reps, const QString &jsonPath, bool refill, bool fillOnly);
+
+} // namespace triage::bench
