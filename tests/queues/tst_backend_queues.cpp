@@ -212,7 +212,7 @@ void TstBackendQueues::initSchema()
 void TstBackendQueues::timeoutBoundary_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendQueues::timeoutBoundary()
@@ -321,7 +321,9 @@ void TstBackendQueues::timeoutBoundary()
     const PagedQueue inflight = fetchWholeQueue(ws, request(QueueKind::InFlight), 50);
     for (const QueueRow &r : inflight.rows) {
         QCOMPARE(r.status, QStringLiteral("PROCESSING"));
-        QVERIFY2(isCanonicalTime(r.updatedAt) && isCanonicalTime(r.createdAt) && isCanonicalTime(r.expireAt),
+        // The shop shape has no expire_at (DESIGN.md §10): NULL there.
+        QVERIFY2(isCanonicalTime(r.updatedAt) && isCanonicalTime(r.createdAt)
+                     && (db.isShop() ? r.expireAt.isNull() : isCanonicalTime(r.expireAt)),
                  qPrintable(r.updatedAt + " " + r.createdAt + " " + r.expireAt));
         if (r.idemKey == QLatin1String("d290"))
             QVERIFY2(r.ageSeconds >= 289.5 && r.ageSeconds < 300, qPrintable(QString::number(r.ageSeconds)));
@@ -359,7 +361,7 @@ void TstBackendQueues::timeoutBoundary()
 void TstBackendQueues::filters_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendQueues::filters()
@@ -531,6 +533,10 @@ void TstBackendQueues::filters()
         {"intent windows", request(QueueKind::Unknown, window(201, 203, 2000, 2002)), tags("intent:", {"x:y:zürich:i2"})},
     };
     for (const Case &c : cases) {
+        // The shop shape's records have a tenant column: their tenant filter is tested on the
+        // mapped shape (mappedShape), not against these key patterns.
+        if (db.isShop() && !c.req.filter.tenant.isEmpty())
+            continue;
         QString error;
         const QStringList got = queueTags(ws, c.req, &error);
         QVERIFY2(error.isEmpty(), qPrintable(QStringLiteral("%1: %2").arg(c.what, error)));
@@ -628,7 +634,7 @@ QString loadPagingData(const TestDatabase &db, PagingData *out)
 void TstBackendQueues::pagination_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendQueues::pagination()
@@ -671,9 +677,10 @@ void TstBackendQueues::pagination()
                 }
                 QVERIFY2(got.pages >= (expected.size() + pageSize - 1) / pageSize, qPrintable(what));
                 QVERIFY2(got.pages <= expected.size() / pageSize + 1, qPrintable(what));
-                // The rows' times are the stored ones, exactly.
+                // The rows' times are the stored ones, exactly (the shop shape keeps milliseconds).
+                const QLatin1String fraction = db.isShop() ? QLatin1String(".123000Z") : QLatin1String(".123456Z");
                 for (const QueueRow &r : got.rows)
-                    QVERIFY2(r.updatedAt.endsWith(QLatin1String(".123456Z")), qPrintable(r.updatedAt));
+                    QVERIFY2(r.updatedAt.endsWith(fraction), qPrintable(r.updatedAt));
             }
         }
     }
@@ -785,7 +792,7 @@ void TstBackendQueues::paginationConcurrentInserts()
 void TstBackendQueues::unknownMerge_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendQueues::unknownMerge()
@@ -880,6 +887,7 @@ void TstBackendQueues::mappedShape()
         // Succeeded (both spellings), tenants from the column, not from the key.
         rec(40, "s:bolt:40", "DONE", ms(20), QStringLiteral("bolt")), rec(41, "s:acme:41", " ok", ms(20, 1)),
         rec(42, "s:acme:42", "Done", ms(21), QStringLiteral("bolt")), rec(43, "s:acme:43", "OK ", ms(21, 1)),
+        rec(44, "s:acme:44", "done", ms(22), QStringLiteral("BOLT")), // tenants are exact, whatever the collation
         // Values no spelling matches are in no queue (not even the console's own names or codes).
         rec(50, "s:acme:50", "Weird", ms(5)), rec(51, "s:acme:51", std::nullopt, ms(5)),
         rec(52, "s:acme:52", "PROCESSING", ms(5)), rec(53, "s:acme:53", "1", ms(5)),
@@ -907,6 +915,7 @@ void TstBackendQueues::mappedShape()
         step(106, "iE", "escalated", 4),
         step(107, "iR", "timeout", 1), step(108, "iR", "ok", 6),   // a later attempt succeeded
         step(109, "iS", "ok", 1), step(110, "iS", "timeout", 4),   // a later attempt is unknown
+        step(111, "U10I", "ok", 6), // another key (keys are exact, whatever the collation)
     }));
 
 
@@ -963,7 +972,7 @@ void TstBackendQueues::mappedShape()
     QVERIFY2(inflight.rows.at(0).ageSeconds >= 55 && inflight.rows.at(0).ageSeconds < 60,
              qPrintable(QString::number(inflight.rows.at(0).ageSeconds)));
     const PagedQueue succeeded = fetchWholeQueue(ws, request(QueueKind::Succeeded), 50);
-    QCOMPARE(idTags(succeeded.rows), (QStringList{"record#40", "record#41", "record#42", "record#43"}));
+    QCOMPARE(idTags(succeeded.rows), (QStringList{"record#40", "record#41", "record#42", "record#43", "record#44"}));
     QCOMPARE(succeeded.rows.at(1).status, QStringLiteral("SUCCESS"));
     QCOMPARE(succeeded.rows.at(1).updatedAt, QStringLiteral("2020-01-01T00:00:20.001000Z"));
     QCOMPARE(fetchWholeQueue(ws, request(QueueKind::Failed), 50).rows.at(0).status, QStringLiteral("FAILED"));
@@ -999,7 +1008,10 @@ void TstBackendQueues::mappedShape()
          {"record#10", "record#11", "record#12", "record#13", "record#14", "record#15", "record#1"}},
         {"another biz_type", request(QueueKind::Failed, filter("other", "", "")), {}},
         {"biz_type and tenant", request(QueueKind::Succeeded, filter("shop_order", "bolt", "")), {"record#40", "record#42"}},
-        {"key substring", request(QueueKind::Succeeded, filter("", "", "s:acme:4")), {"record#41", "record#42", "record#43"}},
+        {"key substring", request(QueueKind::Succeeded, filter("", "", "s:acme:4")),
+         {"record#41", "record#42", "record#43", "record#44"}},
+        {"key substring is case-sensitive", request(QueueKind::Succeeded, filter("", "", "S:ACME")), {}},
+        {"tenant column BOLT", request(QueueKind::Succeeded, filter("", "BOLT", "")), {"record#44"}},
         {"key substring on intents", request(QueueKind::Unknown, filter("", "", "i")),
          {"intent#100", "intent#101", "intent#102", "intent#110"}},
         {"updated window, half a millisecond into both ends", request(QueueKind::Succeeded, window(halfMsAfter20, halfMsAfter21, false)),
@@ -1024,7 +1036,7 @@ void TstBackendQueues::mappedShape()
     QString error;
     QCOMPARE(countOf(ws, request(QueueKind::Unknown), &error), qint64(unknownRows.size()));
     QCOMPARE(countOf(ws, request(QueueKind::Failed), &error), qint64(13));
-    QCOMPARE(countOf(ws, request(QueueKind::Succeeded), &error), qint64(4));
+    QCOMPARE(countOf(ws, request(QueueKind::Succeeded), &error), qint64(5));
 
     // The biz_type census (doctor) reads the mapped table too: without a biz_type column the
     // table holds its one biz_type once it has a row.
@@ -1047,7 +1059,8 @@ void TstBackendQueues::mappedShape()
     byTenant.schema.records.bizTypeValue.clear();
     const Outcome<BizTypeCensus> cut = census(byTenant, {QStringLiteral("bolt"), QStringLiteral("nope")}, 1);
     TRIAGE_VERIFY_OUTCOME(cut);
-    QCOMPARE(cut->bizTypes, QStringList{"acme"});
+    QCOMPARE(cut->bizTypes.size(), 1); // the first in the database's order (its collation decides)
+    QVERIFY2(cut->bizTypes == QStringList{"acme"} || cut->bizTypes == QStringList{"BOLT"}, qPrintable(cut->bizTypes.join(',')));
     QVERIFY(!cut->complete);
     QCOMPARE(cut->configuredWithRecords, QStringList{"bolt"});
 }
