@@ -49,6 +49,25 @@ QString sqlName(Dialect dialect, const QString &name)
     return parts.join(QLatin1Char('.'));
 }
 
+QString textIs(SqlBuilder &b, Dialect dialect, const QString &column, const QString &value)
+{
+    if (dialect == Dialect::MySql)
+        return QStringLiteral("(%1 = %2 AND BINARY %1 = %3)").arg(column, b.bind(value), b.bind(value));
+    return QStringLiteral("%1 = %2").arg(column, b.bind(value));
+}
+
+QString textSame(Dialect dialect, const QString &a, const QString &b)
+{
+    if (dialect == Dialect::MySql)
+        return QStringLiteral("(%1 = %2 AND BINARY %1 = %2)").arg(a, b);
+    return QStringLiteral("%1 = %2").arg(a, b);
+}
+
+QString exactText(Dialect dialect, const QString &column)
+{
+    return dialect == Dialect::MySql ? QStringLiteral("BINARY ") + column : column;
+}
+
 // ---------------------------------------------------------------------------------- TimeSql
 
 QString TimeSql::zone() const
@@ -424,7 +443,9 @@ QString RecordSql::bizType(SqlBuilder &b, const QString &alias) const
 {
     if (!bizTypeColumn.isEmpty())
         return qualified(alias, bizTypeColumn);
-    return time.dialect() == Dialect::MySql ? QStringLiteral("CAST(%1 AS CHAR)").arg(b.bind(map.bizTypeValue))
+    // MySQL: a length, or QMYSQL cannot fetch the row when this is a selected column (the
+    // bound value's result buffer would be zero bytes long: MYSQL_DATA_TRUNCATED).
+    return time.dialect() == Dialect::MySql ? QStringLiteral("CAST(%1 AS CHAR(64))").arg(b.bind(map.bizTypeValue))
                                             : QStringLiteral("CAST(%1 AS VARCHAR(64))").arg(b.bind(map.bizTypeValue));
 }
 

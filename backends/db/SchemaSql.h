@@ -25,6 +25,17 @@ inline QString qualified(const QString &alias, const QString &column)
     return alias.isEmpty() ? column : alias + QLatin1Char('.') + column;
 }
 
+/// Condition: text `column` equals the value bound at `b` exactly (case, accents and trailing
+/// spaces count). Users' own MySQL/MariaDB tables usually have a case- and accent-insensitive
+/// collation ("ZÜRICH" = "zurich"): there the column is compared as it is (so its index
+/// narrows) and as BINARY; elsewhere a plain `=` (DESIGN.md §10).
+QString textIs(SqlBuilder &b, Dialect dialect, const QString &column, const QString &value);
+/// Condition: text columns `a` and `b` hold exactly the same value (as textIs(); for joins).
+QString textSame(Dialect dialect, const QString &a, const QString &b);
+/// `column` as the left side of a LIKE or REGEXP that must match exactly: `BINARY column` on
+/// MySQL/MariaDB (see textIs()), the column elsewhere.
+QString exactText(Dialect dialect, const QString &column);
+
 /// SQL fragments for the time columns of one mapped table (DESIGN.md §4 "Time", §10): every
 /// comparison runs on the server's clock and in the column's own representation (so an index
 /// on the column serves it). Values are bound through SqlBuilder; the zone of a Local

@@ -122,8 +122,8 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
         rs.bizType(b, r) + QStringLiteral(" AS tc_biz_type"),
         (rs.tenant.isEmpty() ? QStringLiteral("NULL") : qualified(r, rs.tenant)) + QStringLiteral(" AS tc_tenant"),
         QStringLiteral("r.*")};
-    const QString sql = QStringLiteral("SELECT %1 FROM %2 r WHERE %3 = %4")
-                            .arg(columns.join(QStringLiteral(", ")), rs.table, qualified(r, rs.key), b.bind(key));
+    const QString sql = QStringLiteral("SELECT %1 FROM %2 r WHERE %3")
+                            .arg(columns.join(QStringLiteral(", ")), rs.table, textIs(b, d.kind(), qualified(r, rs.key), key));
     QSqlQuery q = session.exec(sql, b);
     if (!q.next())
         return std::nullopt;
@@ -196,8 +196,8 @@ QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config
     const QString title = ts.title.isEmpty() ? QStringLiteral("NULL") : d.rawText(ts.title);
     const QStringList columns{ts.idText(), ts.key, ts.tenantOrNull(), title, ts.statuses.read(ts.status), d.rawText(ts.payload),
                               ts.time.text(ts.createdAt), ts.updatedAtTextOrNull()};
-    const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3 = %4 ORDER BY %5, %6")
-                            .arg(columns.join(QStringLiteral(", ")), ts.table, ts.key, b.bind(key), ts.createdAt, ts.id);
+    const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4, %5")
+                            .arg(columns.join(QStringLiteral(", ")), ts.table, textIs(b, d.kind(), ts.key, key), ts.createdAt, ts.id);
     QSqlQuery q = session.exec(sql, b);
     const QString titleName = ts.map.title.isEmpty() ? QStringLiteral("title") : ts.map.title;
     QVector<TicketRow> rows;
@@ -226,8 +226,9 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const WorkspaceConfig &c
     const QStringList columns{is.id, is.taskId, is.stepId, is.action, is.key, is.statuses.read(is.status),
                               d.rawText(is.request), d.rawText(is.response), d.rawText(is.error), d.rawText(is.stateBefore),
                               d.rawText(is.stateAfter), is.actor, is.time.text(is.createdAt), is.time.text(is.updatedAt)};
-    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM %2 WHERE %3 = %4 ORDER BY %5, %6")
-                                   .arg(columns.join(QStringLiteral(", ")), is.table, is.key, b.bind(key), is.createdAt, is.id),
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4, %5")
+                                   .arg(columns.join(QStringLiteral(", ")), is.table, textIs(b, d.kind(), is.key, key),
+                                        is.createdAt, is.id),
                                b);
     QVector<IntentAttempt> rows;
     while (q.next()) {

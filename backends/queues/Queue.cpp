@@ -105,9 +105,12 @@ QString tenantCondition(const SqlDialect &d, SqlBuilder &b, const QString &keyCo
         for (int i = 0; i < at; ++i)
             prefix += fields[i] + QLatin1Char(':');
         prefix += tenant;
-        const QString exact = b.bind(prefix);
-        const QString like = b.bind(SqlDialect::likeLiteral(prefix + QLatin1Char(':')) + QLatin1Char('%'));
-        prefixCond = QStringLiteral("(%1 = %2 OR %1 LIKE %3%4)").arg(keyColumn, exact, like, SqlDialect::likeEscapeClause());
+        const QString likePattern = SqlDialect::likeLiteral(prefix + QLatin1Char(':')) + QLatin1Char('%');
+        prefixCond = QStringLiteral("(%1 = %2 OR %1 LIKE %3%4)")
+                         .arg(keyColumn, b.bind(prefix), b.bind(likePattern), SqlDialect::likeEscapeClause());
+        if (d.kind() == Dialect::MySql) // a case-insensitive collation: the prefix narrows, BINARY decides (textIs())
+            prefixCond = QStringLiteral("(%1 AND (BINARY %2 = %3 OR BINARY %2 LIKE %4%5))")
+                             .arg(prefixCond, keyColumn, b.bind(prefix), b.bind(likePattern), SqlDialect::likeEscapeClause());
         // Fields after {tenant} that are literal must match too: check with the regex.
         bool tailFree = true;
         for (int i = at + 1; i < fields.size(); ++i)
@@ -125,7 +128,7 @@ QString tenantCondition(const SqlDialect &d, SqlBuilder &b, const QString &keyCo
             parts << QRegularExpression::escape(f);
     }
     const QString re = QLatin1Char('^') + parts.join(QLatin1Char(':')) + QStringLiteral("(:|$)");
-    const QString regex = d.regexMatch(keyColumn, b.bind(re));
+    const QString regex = d.regexMatch(exactText(d.kind(), keyColumn), b.bind(re));
     // The regex implies the prefix: the prefix only lets the key index narrow the scan.
     return prefixCond.isEmpty() ? regex : QStringLiteral("(%1 AND %2)").arg(prefixCond, regex);
 }
@@ -172,15 +175,17 @@ QStringList commonConditions(const SqlDialect &d, SqlBuilder &b, const Workspace
     QStringList where;
     const QString &keyColumn = src.key;
     if (!f.keySubstring.isEmpty()) {
+        // Case-sensitive on every backend (exactText(): BINARY on MySQL/MariaDB collations).
         where << QStringLiteral("%1 LIKE %2%3")
-                     .arg(keyColumn, b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')),
+                     .arg(exactText(d.kind(), keyColumn),
+                          b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')),
                           SqlDialect::likeEscapeClause());
     }
     if (!f.tenant.isEmpty()) {
         const RecordSql *rs = src.records;
         if (rs && !rs->tenant.isEmpty()) {
             // A real tenant column (DESIGN.md §10): no key pattern involved.
-            where << QStringLiteral("%1 = %2").arg(qualified(src.alias, rs->tenant), b.bind(f.tenant));
+            where << textIs(b, d.kind(), qualified(src.alias, rs->tenant), f.tenant);
         } else if (rs && !f.bizType.isEmpty()) {
             where << tenantCondition(d, b, keyColumn, config.bizType(f.bizType).tenantPattern, f.tenant);
         } else if (rs) {
@@ -284,16 +289,17 @@ QStringList intentConditions(const SqlDialect &d, SqlBuilder &b, const Workspace
     // candidate row (a NOT EXISTS anti-join is quadratic for a key with many attempts).
     // Ordered by the stored created_at: the same order as the instant in every encoding.
     const QString n = QStringLiteral("n");
-    where << QStringLiteral("%1 = (SELECT %2 FROM %3 n WHERE %4 = %5 ORDER BY %6 DESC, %2 DESC LIMIT 1)")
-                 .arg(src.id, qualified(n, is.id), is.table, qualified(n, is.key), src.key, qualified(n, is.createdAt));
+    where << QStringLiteral("%1 = (SELECT %2 FROM %3 n WHERE %4 ORDER BY %5 DESC, %2 DESC LIMIT 1)")
+                 .arg(src.id, qualified(n, is.id), is.table, textSame(d.kind(), qualified(n, is.key), src.key),
+                      qualified(n, is.createdAt));
     if (config.intent.sameDatabase(config.idempotency)) {
         // A step whose record an operator or the reconciler already settled is no longer
         // unknown. (Only where both tables share a database; across servers the step stays
         // listed and its detail shows the settled record.)
         const RecordSql rs = config.records(config.idempotency.dialect);
         const QString r = QStringLiteral("r");
-        where << QStringLiteral("NOT EXISTS (SELECT 1 FROM %1 r WHERE %2 = %3 AND %4)")
-                     .arg(rs.table, qualified(r, rs.key), src.key,
+        where << QStringLiteral("NOT EXISTS (SELECT 1 FROM %1 r WHERE %2 AND %3)")
+                     .arg(rs.table, textSame(d.kind(), qualified(r, rs.key), src.key),
                           rs.statuses.isAny(b, qualified(r, rs.status), {recordStatusName(Success), recordStatusName(Failed)}));
     }
     where << commonConditions(d, b, config, req.filter, src);

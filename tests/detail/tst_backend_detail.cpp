@@ -1,13 +1,15 @@
 // The key detail view's data on every backend: NULL is not "", unknown status codes stay
 // unknown, snapshots (malformed, and >= 10 MB) come back byte for byte, non-ASCII text is
 // identical everywhere, and times/ages are right on servers whose own time zone is not UTC
-// (the test servers run in Asia/Kolkata and +05:30), with microseconds preserved.
+// (the test servers run in Asia/Kolkata and +05:30), with microseconds preserved; a mapped
+// shape (DESIGN.md §10) read through its names, status spellings and time encodings.
 
 #include "BackendTestUtil.h"
 #include "BusinessIdSql.h"
 #include "BusinessIdTestUtil.h"
 #include "CanonicalTicket.h"
 #include "Duplicates.h"
+#include "OddShape.h"
 #include "ServerTime.h"
 #include "JsonText.h"
 #include "Queue.h"
@@ -93,6 +95,8 @@ private slots:
     void textTicketIds();
     void missingKey_data();
     void missingKey();
+    void mappedShape_data();
+    void mappedShape();
 };
 
 // ===================================================================== NULL columns
@@ -100,7 +104,7 @@ private slots:
 void TstBackendDetail::nullColumns_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true); // no shop rows: an empty ticket payload is not JSON, which the shop's JSON column refuses
 }
 
 void TstBackendDetail::nullColumns()
@@ -228,7 +232,7 @@ void TstBackendDetail::nullColumns()
 void TstBackendDetail::unknownStatusCodes_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendDetail::unknownStatusCodes()
@@ -250,7 +254,9 @@ void TstBackendDetail::unknownStatusCodes()
     if (dialectOf(backend) == QLatin1String("sqlite")) {
         // SQLite keeps what it is given, whatever the declared type.
         codes << Code{"code:1.5", "1.5", "UNKNOWN_CODE_1.5", std::nullopt}
-              << Code{"code:text", "'done'", "UNKNOWN_CODE_done", std::nullopt};
+              << (db.isShop() // "done" spells SUCCESS there (status_ignore_case)
+                      ? Code{"code:text", "'finito'", "UNKNOWN_CODE_finito", std::nullopt}
+                      : Code{"code:text", "'done'", "UNKNOWN_CODE_done", std::nullopt});
     }
     QVector<RecordSpec> recs;
     for (const Code &c : codes) {
@@ -261,6 +267,12 @@ void TstBackendDetail::unknownStatusCodes()
         recs << r;
     }
     TRIAGE_OK(insertRecords(db, recs));
+    if (db.isShop()) {
+        // Text statuses (DESIGN.md §10): a value no spelling matches has no code at all.
+        for (Code &c : codes)
+            if (c.text.startsWith(QLatin1String("UNKNOWN_CODE_")))
+                c.code.reset();
+    }
     for (const Code &c : codes) {
         const KeyDetail d = detailOf(ws, c.key);
         QVERIFY2(d.errors.isEmpty(), qPrintable(errorsOf(d)));
@@ -292,7 +304,7 @@ void TstBackendDetail::unknownStatusCodes()
 void TstBackendDetail::malformedSnapshot_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendDetail::malformedSnapshot()
@@ -340,7 +352,7 @@ void TstBackendDetail::malformedSnapshot()
 void TstBackendDetail::bigSnapshot_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendDetail::bigSnapshot()
@@ -390,7 +402,7 @@ void TstBackendDetail::bigSnapshot()
 void TstBackendDetail::nonAscii_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true); // no shop rows: PostgreSQL JSONB rewrites the payload's spacing; the setup deletes from idempotency_record by name
 }
 
 void TstBackendDetail::nonAscii()
@@ -484,7 +496,7 @@ void TstBackendDetail::nonAscii()
 void TstBackendDetail::serverTimeZone_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true); // no shop rows: time-zone handling of native columns; the shop keeps epoch milliseconds and no expire_at
 }
 
 void TstBackendDetail::serverTimeZone()
@@ -576,7 +588,7 @@ void TstBackendDetail::serverTimeZone()
 void TstBackendDetail::microseconds_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true); // no shop rows: microseconds; the shop keeps milliseconds
 }
 
 void TstBackendDetail::microseconds()
@@ -649,7 +661,7 @@ void TstBackendDetail::microseconds()
 void TstBackendDetail::seedsOwnTypes_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true); // no shop rows: users' own tables with the default names
 }
 
 void TstBackendDetail::seedsOwnTypes()
@@ -842,7 +854,7 @@ void TstBackendDetail::textTicketIds()
 void TstBackendDetail::missingKey_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendDetail::missingKey()
@@ -859,6 +871,197 @@ void TstBackendDetail::missingKey()
     QVERIFY(d.attempts.isEmpty());
     QVERIFY(d.timeline.isEmpty());
     QCOMPARE(d.idemKey, QStringLiteral("no:such:key"));
+}
+
+// ===================================================================== mapped shape
+
+void TstBackendDetail::mappedShape_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendDetail::mappedShape()
+{
+    // DESIGN.md §10: the detail reads the tables the mapping describes (tests/support/OddShape.h).
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    TRIAGE_OK(odd::create(db));
+    const WorkspaceConfig config = odd::config(db, 60);
+    Workspace ws(config);
+
+    auto rec = [](qint64 id, const QString &key, std::optional<QString> state, const QString &updatedMs) {
+        odd::Rec r;
+        r.id = id;
+        r.key = key;
+        r.state = std::move(state);
+        r.updatedMs = updatedMs;
+        return r;
+    };
+    odd::Rec d1 = rec(1, "s:acme:d1", "Done ", QString::number(odd::fixedMs(31, 5)));
+    d1.createdMs = QString::number(odd::fixedMs(30, 250));
+    d1.tenant = QStringLiteral("bolt"); // the tenant column, not the key's third field
+    d1.snap = QStringLiteral("{\"order_id\":900}");
+    d1.rev = 4;
+    const QString fixed = QString::number(odd::fixedMs(40));
+    TRIAGE_OK(odd::insertRecs(db, {d1, rec(2, "s:acme:d2", "Weird", fixed), rec(3, "s:acme:d3", "1", fixed),
+                                   rec(4, "s:acme:d4", std::nullopt, fixed),
+                                   rec(5, "s:acme:d5", " pending", odd::nowMinusMs(db, 65000)),
+                                   rec(6, "s:acme:d6", "PENDING", odd::nowMinusMs(db, 55000))}));
+    auto order = [](qint64 id, std::optional<QString> shop, const QString &state, qint64 placedMs) {
+        odd::Order o;
+        o.id = id;
+        o.key = QStringLiteral("s:acme:d1");
+        o.shop = std::move(shop);
+        o.state = state;
+        o.placedMs = placedMs;
+        return o;
+    };
+    odd::Order o900 = order(900, QStringLiteral("acme"), "live", odd::fixedMs(30, 500));
+    o900.body = QStringLiteral("{\"order_id\":900}");
+    TRIAGE_OK(odd::insertOrders(db, {o900, order(901, std::nullopt, "voided", odd::fixedMs(30, 500)),
+                                     order(899, QStringLiteral("acme"), "VOIDED", odd::fixedMs(32))}));
+    auto step = [&](qint64 id, const QString &state, int started, int changed) {
+        odd::Step s;
+        s.id = id;
+        s.key = QStringLiteral("s:acme:d1");
+        s.state = state;
+        s.started = timeLiteral(db, odd::fixedIso(started));
+        s.changed = timeLiteral(db, odd::fixedIso(changed));
+        return s;
+    };
+    odd::Step s201 = step(201, "ok", 31, 33);
+    s201.resp = QStringLiteral("{\"ok\":true}");
+    odd::Step other = step(203, "timeout", 35, 35);
+    other.key = QStringLiteral("S:ACME:D1"); // another key, whatever the collation says
+    TRIAGE_OK(odd::insertSteps(db, {step(200, "started", 30, 30), s201, step(202, "TIMEOUT", 34, 34), other}));
+
+    const KeyDetail d = detailOf(ws, QStringLiteral("s:acme:d1"));
+    QVERIFY2(d.errors.isEmpty(), qPrintable(errorsOf(d)));
+    QVERIFY(d.record.has_value());
+    const RecordDetail &r = *d.record;
+    QCOMPARE(r.id, qint64(1));
+    QCOMPARE(r.idemKey, QStringLiteral("s:acme:d1"));
+    QCOMPARE(r.bizType, NullableText(QStringLiteral("shop_order")));
+    QCOMPARE(r.tenant, QStringLiteral("bolt"));
+    QCOMPARE(r.statusText, QStringLiteral("SUCCESS"));
+    QCOMPARE(r.statusCode, std::optional<qint64>(1));
+    QCOMPARE(r.statusStored, NullableText(QStringLiteral("Done "))); // the raw value, spaces and case kept
+    QCOMPARE(r.createdAt, QStringLiteral("2020-01-01T00:00:30.250000Z"));
+    QCOMPARE(r.updatedAt, QStringLiteral("2020-01-01T00:00:31.005000Z"));
+    QVERIFY(r.expireAt.isNull());
+    QVERIFY(!r.expiresInSeconds.has_value());
+    QVERIFY(!r.hasExpireAtColumn);
+    QVERIFY(r.hasVersionColumn); // "rev", on a table whose quoted name has capitals
+    QCOMPARE(r.version, std::optional<qint64>(4));
+    QCOMPARE(r.resultSnapshot, NullableText(QStringLiteral("{\"order_id\":900}")));
+    QCOMPARE(r.processingTimeoutS, 60);
+    QVERIFY(!r.stale);
+    const QVector<QPair<QString, QString>> columns = {
+        {"rid", "1"},   {"rkey", "s:acme:d1"}, {"tenant", "bolt"}, {"State", "Done "}, {"snap", "(16 characters)"},
+        {"c_ms", "2020-01-01T00:00:30.250000Z"}, {"u_ms", "2020-01-01T00:00:31.005000Z"}, {"rev", "4"}};
+    QCOMPARE(r.allColumns, columns);
+    for (const QString &w : d.warnings)
+        QVERIFY2(!w.contains(QStringLiteral("expire")), qPrintable(w)); // no expire_at: nothing to say
+
+    QCOMPARE(d.tickets.size(), 3);
+    const QList<qint64> ticketIds{d.tickets[0].id, d.tickets[1].id, d.tickets[2].id};
+    QCOMPARE(ticketIds, (QList<qint64>{900, 901, 899}));
+    QCOMPARE(d.tickets[0].status, NullableText(QStringLiteral("live")));
+    QCOMPARE(d.tickets[1].status, NullableText(QStringLiteral("CANCELLED"))); // "voided" is the cancelled spelling
+    QCOMPARE(d.tickets[2].status, NullableText(QStringLiteral("VOIDED")));    // exact spellings: another value
+    QCOMPARE(d.tickets[0].tenantId, NullableText(QStringLiteral("acme")));
+    QCOMPARE(d.tickets[1].tenantId, NullableText());
+    QCOMPARE(d.tickets[0].title, NullableText()); // the table has no title
+    QCOMPARE(d.tickets[0].payload, NullableText(QStringLiteral("{\"order_id\":900}")));
+    QCOMPARE(d.tickets[0].idemKey, NullableText(QStringLiteral("s:acme:d1")));
+    QCOMPARE(d.tickets[0].createdAt, QStringLiteral("2020-01-01T00:00:30.500000Z"));
+    QVERIFY(d.tickets[0].updatedAt.isNull()); // the table has no updated_at
+    QVERIFY(!d.tickets[0].hasUpdatedAtColumn);
+    QCOMPARE(d.tickets[2].createdAt, QStringLiteral("2020-01-01T00:00:32.000000Z"));
+
+    QCOMPARE(d.attempts.size(), 3);
+    QCOMPARE(d.attempts[0].id, qint64(200));
+    QCOMPARE(d.attempts[0].status, NullableText(QStringLiteral("INTENT")));
+    QCOMPARE(d.attempts[1].status, NullableText(QStringLiteral("SUCCEEDED")));
+    QCOMPARE(d.attempts[2].status, NullableText(QStringLiteral("TIMEOUT"))); // no spelling matches: as stored
+    QCOMPARE(d.attempts[1].taskId, NullableText(QStringLiteral("job-1")));
+    QCOMPARE(d.attempts[1].stepId, NullableText(QStringLiteral("s1")));
+    QCOMPARE(d.attempts[1].action, NullableText(QStringLiteral("place_order")));
+    QCOMPARE(d.attempts[1].actor, NullableText(QStringLiteral("agent-7")));
+    QCOMPARE(d.attempts[1].response, NullableText(QStringLiteral("{\"ok\":true}")));
+    QCOMPARE(d.attempts[1].request, NullableText());
+    QCOMPARE(d.attempts[1].createdAt, QStringLiteral("2020-01-01T00:00:31.000000Z"));
+    QCOMPARE(d.attempts[1].updatedAt, QStringLiteral("2020-01-01T00:00:33.000000Z"));
+
+    QStringList timeline;
+    for (const TimelineEvent &e : d.timeline)
+        timeline << QStringLiteral("%1 %2 %3 %4: %5").arg(e.time, e.source, e.kind).arg(e.refId).arg(e.summary);
+    const QStringList expected = {
+        "2020-01-01T00:00:30.000000Z intent_log intent 200: intent: place_order (task job-1 step s1, attempt 1) by agent-7",
+        "2020-01-01T00:00:30.250000Z idempotency_record created 1: record created (biz_type shop_order)",
+        "2020-01-01T00:00:30.500000Z ticket created 900: ticket #900 created (tenant acme; now live): NULL",
+        "2020-01-01T00:00:30.500000Z ticket created 901: ticket #901 created (tenant NULL; now CANCELLED): NULL",
+        "2020-01-01T00:00:31.000000Z intent_log intent 201: intent: place_order (task job-1 step s1, attempt 2) by agent-7",
+        "2020-01-01T00:00:31.005000Z idempotency_record updated 1: record last updated: status SUCCESS",
+        "2020-01-01T00:00:32.000000Z ticket created 899: ticket #899 created (tenant acme; now VOIDED): NULL",
+        "2020-01-01T00:00:33.000000Z intent_log result 201: result: SUCCEEDED (response: {\"ok\":true})",
+        "2020-01-01T00:00:34.000000Z intent_log intent 202: intent: place_order (task job-1 step s1, attempt 3) by agent-7",
+        "2020-01-01T00:00:34.000000Z intent_log result 202: result: TIMEOUT",
+    };
+    QCOMPARE(timeline, expected);
+
+    // Status values through the mapping: an unknown value stays visible as UNKNOWN_CODE_<value>.
+    struct Status {
+        const char *key;
+        const char *text;
+        std::optional<qint64> code;
+        NullableText stored;
+    };
+    for (const Status &s : {Status{"s:acme:d2", "UNKNOWN_CODE_Weird", std::nullopt, QStringLiteral("Weird")},
+                            Status{"s:acme:d3", "UNKNOWN_CODE_1", std::nullopt, QStringLiteral("1")},
+                            Status{"s:acme:d4", "NULL", std::nullopt, std::nullopt},
+                            Status{"s:acme:d5", "PROCESSING", 0, QStringLiteral(" pending")},
+                            Status{"s:acme:d6", "PROCESSING", 0, QStringLiteral("PENDING")}}) {
+        const KeyDetail k = detailOf(ws, QString::fromLatin1(s.key));
+        QVERIFY2(k.errors.isEmpty(), qPrintable(errorsOf(k)));
+        QVERIFY2(k.record.has_value(), s.key);
+        QCOMPARE(k.record->statusText, QString::fromLatin1(s.text));
+        QCOMPARE(k.record->statusCode, s.code);
+        QCOMPARE(k.record->statusStored, s.stored);
+        QVERIFY(!k.record->version.has_value()); // rev is NULL
+        QVERIFY(k.record->hasVersionColumn);
+    }
+    // Staleness at the boundary (60 s, the server's clock on epoch milliseconds).
+    const KeyDetail stale = detailOf(ws, QStringLiteral("s:acme:d5"));
+    QVERIFY(stale.record->stale);
+    QVERIFY2(stale.record->ageSeconds >= 65 && stale.record->ageSeconds < 75, qPrintable(QString::number(stale.record->ageSeconds)));
+    const KeyDetail fresh = detailOf(ws, QStringLiteral("s:acme:d6"));
+    QVERIFY(!fresh.record->stale);
+    QVERIFY2(fresh.record->ageSeconds >= 55 && fresh.record->ageSeconds < 60, qPrintable(QString::number(fresh.record->ageSeconds)));
+
+    // The version column counts only when mapped: the default name "version" is not there.
+    WorkspaceConfig noRev = config;
+    noRev.schema.records.version = QStringLiteral("version");
+    Workspace wsNoRev(noRev);
+    const KeyDetail n = detailOf(wsNoRev, QStringLiteral("s:acme:d1"));
+    QVERIFY2(n.errors.isEmpty(), qPrintable(errorsOf(n)));
+    QVERIFY(!n.record->hasVersionColumn);
+    QVERIFY(!n.record->version.has_value());
+
+    // Stored-text warnings name the mapped tables and columns.
+    KeyDetail bad;
+    bad.record = RecordDetail();
+    bad.record->escapedColumns = {QStringLiteral("snap")};
+    TicketRow t;
+    t.id = 7;
+    t.escapedColumns = {QStringLiteral("body")};
+    bad.tickets = {t};
+    const QStringList w = storedTextWarnings(bad, config.schema);
+    QCOMPARE(w.size(), 2);
+    QVERIFY2(w[0].startsWith(QStringLiteral("IdemRecs.snap is not valid UTF-8: ")), qPrintable(w[0]));
+    QVERIFY2(w[1].startsWith(QStringLiteral("orders.body of 1 ticket (id 7) is not valid UTF-8: ")), qPrintable(w[1]));
 }
 
 QTEST_GUILESS_MAIN(TstBackendDetail)

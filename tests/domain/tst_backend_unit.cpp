@@ -6,6 +6,7 @@
 #include "JsonText.h"
 #include "Queue.h"
 #include "RecordStatus.h"
+#include "SchemaSql.h"
 #include "Schema.h"
 #include "SqlDialect.h"
 #include "TimeText.h"
@@ -104,6 +105,8 @@ private slots:
     void queueNames();
     void mergeQueuePages_interleaves();
     void mergeQueuePages_newestFirst();
+    void mergeQueuePages_crossingInstant();
+    void timeSqlCursorAt();
 
     // ---- Schema files
     void schemaStatements_data();
@@ -854,6 +857,49 @@ void TstBackendUnit::mergeQueuePages_newestFirst()
     QCOMPARE(q.rows[0].id, 2);
     QCOMPARE(q.next.intent.time, t3);
     QCOMPARE(q.next.intent.id, std::numeric_limits<qint64>::max());
+}
+
+void TstBackendUnit::mergeQueuePages_crossingInstant()
+{
+    // A position taken from the other source's row carries its instant (for a table that
+    // keeps time otherwise); a source's own last row does not.
+    const auto R = QueueSource::Record, I = QueueSource::Intent;
+    const QString t1 = "2026-01-01T00:00:01.000000Z", t2 = "2026-01-01T00:00:02.000500Z";
+    QueueRow r = row(R, 1, t1);
+    r.cursorTime = QStringLiteral("1767225601000"); // epoch milliseconds
+    const QueuePage p = mergeQueuePages(QueueRequest{}, {}, {r}, false, {row(I, 5, t2)}, false, 2);
+    QCOMPARE(p.rows.size(), 2);
+    QCOMPARE(p.next.intent.time, t2);
+    QVERIFY(p.next.intent.instant.isEmpty());
+    QCOMPARE(p.next.record.time, t2);
+    QCOMPARE(p.next.record.instant, t2);
+    const QueuePage q = mergeQueuePages(QueueRequest{}, {}, {r}, false, {row(I, 5, t2)}, true, 1);
+    QCOMPARE(q.next.record.time, QStringLiteral("1767225601000"));
+    QVERIFY(q.next.record.instant.isEmpty());
+    QCOMPARE(q.next.intent.time, QStringLiteral("1767225601000")); // the record's own form …
+    QCOMPARE(q.next.intent.instant, t1);                          // … and the instant
+}
+
+void TstBackendUnit::timeSqlCursorAt()
+{
+    // DESIGN.md §10: an instant in another table's cursor form; epoch units rounded down, or
+    // up where the id bound keeps the rows at the instant.
+    const UtcMicros t = *parseUtcMicros(QStringLiteral("2020-01-01T00:00:01.000500Z"));
+    const TimeSql ms(Dialect::PostgreSql, TimeMapping{TimeEncoding::EpochMillis, {}});
+    QCOMPARE(ms.cursorAt(t, false), QStringLiteral("1577836801000"));
+    QCOMPARE(ms.cursorAt(t, true), QStringLiteral("1577836801001"));
+    QCOMPARE(ms.cursorAt(t - 500, true), QStringLiteral("1577836801000")); // a whole millisecond stays
+    QCOMPARE(ms.cursorAt(-500, false), QStringLiteral("-1"));                // before 1970: floor
+    QCOMPARE(ms.cursorAt(-500, true), QStringLiteral("0"));
+    const TimeSql s(Dialect::MySql, TimeMapping{TimeEncoding::EpochSeconds, {}});
+    QCOMPARE(s.cursorAt(t, false), QStringLiteral("1577836801"));
+    QCOMPARE(s.cursorAt(t, true), QStringLiteral("1577836802"));
+    QCOMPARE(TimeSql(Dialect::PostgreSql, {}).cursorAt(t, true), QStringLiteral("2020-01-01T00:00:01.000500Z"));
+    QCOMPARE(TimeSql(Dialect::Sqlite, {}).cursorAt(t, false), QStringLiteral("2020-01-01T00:00:01.000500Z"));
+    QCOMPARE(TimeSql(Dialect::Sqlite, TimeMapping{TimeEncoding::Local, QStringLiteral("+08:00")}).cursorAt(t, false),
+             QStringLiteral("2020-01-01T08:00:01.000500"));
+    // The cursor value bound for an epoch cursor is the number.
+    QCOMPARE(ms.cursorValue(ms.cursorAt(t, true)), QVariant(qint64(1577836801001)));
 }
 
 // ===================================================================== Schema files

@@ -1,9 +1,11 @@
 // Schema creation and the work queues on every backend: membership at the processing
 // timeout boundary (server-computed ages), per-biz_type timeouts, intent-derived rows,
 // filters (biz_type, tenant patterns, key substring, time windows), keyset pagination with
-// ties and concurrent inserts, and counts.
+// ties and concurrent inserts, and counts; the same on a mapped shape (DESIGN.md §10).
 
 #include "BackendTestUtil.h"
+#include "OddShape.h"
+#include "BizTypeCheck.h"
 #include "Schema.h"
 #include "Queue.h"
 #include "KeyDetail.h"
@@ -129,6 +131,8 @@ private slots:
     void paginationConcurrentInserts();
     void unknownMerge_data();
     void unknownMerge();
+    void mappedShape_data();
+    void mappedShape();
 };
 
 // ===================================================================== schema
@@ -218,7 +222,7 @@ void TstBackendQueues::initSchema()
 void TstBackendQueues::timeoutBoundary_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendQueues::timeoutBoundary()
@@ -327,7 +331,9 @@ void TstBackendQueues::timeoutBoundary()
     const PagedQueue inflight = fetchWholeQueue(ws, request(QueueKind::InFlight), 50);
     for (const QueueRow &r : inflight.rows) {
         QCOMPARE(r.status, QStringLiteral("PROCESSING"));
-        QVERIFY2(isCanonicalTime(r.updatedAt) && isCanonicalTime(r.createdAt) && isCanonicalTime(r.expireAt),
+        // The shop shape has no expire_at (DESIGN.md §10): NULL there.
+        QVERIFY2(isCanonicalTime(r.updatedAt) && isCanonicalTime(r.createdAt)
+                     && (db.isShop() ? r.expireAt.isNull() : isCanonicalTime(r.expireAt)),
                  qPrintable(r.updatedAt + " " + r.createdAt + " " + r.expireAt));
         if (r.idemKey == QLatin1String("d290"))
             QVERIFY2(r.ageSeconds >= 289.5 && r.ageSeconds < 300, qPrintable(QString::number(r.ageSeconds)));
@@ -365,7 +371,7 @@ void TstBackendQueues::timeoutBoundary()
 void TstBackendQueues::filters_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendQueues::filters()
@@ -537,6 +543,10 @@ void TstBackendQueues::filters()
         {"intent windows", request(QueueKind::Unknown, window(201, 203, 2000, 2002)), tags("intent:", {"x:y:zürich:i2"})},
     };
     for (const Case &c : cases) {
+        // The shop shape's records have a tenant column: their tenant filter is tested on the
+        // mapped shape (mappedShape), not against these key patterns.
+        if (db.isShop() && !c.req.filter.tenant.isEmpty())
+            continue;
         QString error;
         const QStringList got = queueTags(ws, c.req, &error);
         QVERIFY2(error.isEmpty(), qPrintable(QStringLiteral("%1: %2").arg(c.what, error)));
@@ -634,7 +644,7 @@ QString loadPagingData(const TestDatabase &db, PagingData *out)
 void TstBackendQueues::pagination_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendQueues::pagination()
@@ -677,9 +687,10 @@ void TstBackendQueues::pagination()
                 }
                 QVERIFY2(got.pages >= (expected.size() + pageSize - 1) / pageSize, qPrintable(what));
                 QVERIFY2(got.pages <= expected.size() / pageSize + 1, qPrintable(what));
-                // The rows' times are the stored ones, exactly.
+                // The rows' times are the stored ones, exactly (the shop shape keeps milliseconds).
+                const QLatin1String fraction = db.isShop() ? QLatin1String(".123000Z") : QLatin1String(".123456Z");
                 for (const QueueRow &r : got.rows)
-                    QVERIFY2(r.updatedAt.endsWith(QLatin1String(".123456Z")), qPrintable(r.updatedAt));
+                    QVERIFY2(r.updatedAt.endsWith(fraction), qPrintable(r.updatedAt));
             }
         }
     }
@@ -791,7 +802,7 @@ void TstBackendQueues::paginationConcurrentInserts()
 void TstBackendQueues::unknownMerge_data()
 {
     QTest::addColumn<QString>("backend");
-    addBackendRows(true);
+    addBackendRows(true, true);
 }
 
 void TstBackendQueues::unknownMerge()
@@ -844,6 +855,224 @@ void TstBackendQueues::unknownMerge()
     const Outcome<QueuePage> again = fetchQueuePage(ws, request(QueueKind::Unknown), first->next, 3).result();
     TRIAGE_VERIFY_OUTCOME(again);
     QCOMPARE(idTags(again->rows), oldest.mid(3, 3));
+}
+
+// ===================================================================== mapped shape
+
+void TstBackendQueues::mappedShape_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true);
+}
+
+void TstBackendQueues::mappedShape()
+{
+    // DESIGN.md §10: every queue statement follows the mapping (tests/support/OddShape.h):
+    // text statuses with odd case and spaces, epoch-millisecond record times and native
+    // intent times, a real tenant column, no biz_type column, no expire_at.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    TRIAGE_OK(odd::create(db));
+    Workspace ws(odd::config(db, 60));
+
+    auto rec = [](qint64 id, const QString &key, std::optional<QString> state, const QString &updatedMs,
+                  std::optional<QString> tenant = QStringLiteral("acme")) {
+        odd::Rec r;
+        r.id = id;
+        r.key = key;
+        r.state = std::move(state);
+        r.updatedMs = updatedMs;
+        r.tenant = std::move(tenant);
+        return r;
+    };
+    auto ms = [](int s, int extra = 0) { return QString::number(odd::fixedMs(s, extra)); };
+    QVector<odd::Rec> recs = {
+        // The staleness boundary (60 s), on the server's clock.
+        rec(1, "s:acme:b65", "pending ", odd::nowMinusMs(db, 65000)),
+        rec(2, "s:acme:b55", "Pending", odd::nowMinusMs(db, 55000)),
+        // Unknown, with ties (second 1, 2) among themselves and with intent steps.
+        rec(10, "u10", " pending", ms(1)), rec(11, "u11", "PENDING", ms(1)), rec(12, "u12", "pEnDiNg", ms(2)),
+        rec(13, "u13", "PENDING", ms(2)), rec(14, "u14", "PENDING", ms(2)), rec(15, "u15", "PENDING", ms(3)),
+        // Succeeded (both spellings), tenants from the column, not from the key.
+        rec(40, "s:bolt:40", "DONE", ms(20), QStringLiteral("bolt")), rec(41, "s:acme:41", " ok", ms(20, 1)),
+        rec(42, "s:acme:42", "Done", ms(21), QStringLiteral("bolt")), rec(43, "s:acme:43", "OK ", ms(21, 1)),
+        rec(44, "s:acme:44", "done", ms(22), QStringLiteral("BOLT")), // tenants are exact, whatever the collation
+        // Values no spelling matches are in no queue (not even the console's own names or codes).
+        rec(50, "s:acme:50", "Weird", ms(5)), rec(51, "s:acme:51", std::nullopt, ms(5)),
+        rec(52, "s:acme:52", "PROCESSING", ms(5)), rec(53, "s:acme:53", "1", ms(5)),
+    };
+    // Failed: 13 rows in three ties, for keyset paging.
+    for (int i = 0; i < 13; ++i)
+        recs << rec(20 + i, QStringLiteral("f%1").arg(20 + i),
+                    i % 3 == 0 ? QStringLiteral("ERROR") : i % 3 == 1 ? QStringLiteral("error") : QStringLiteral(" Error "),
+                    ms(i < 5 ? 10 : i < 9 ? 11 : 12));
+    TRIAGE_OK(odd::insertRecs(db, recs));
+
+    auto step = [&](qint64 id, const QString &key, const QString &state, int s) {
+        odd::Step st;
+        st.id = id;
+        st.key = key;
+        st.state = state;
+        st.started = timeLiteral(db, fixedTime(s));
+        return st;
+    };
+    TRIAGE_OK(odd::insertSteps(db, {
+        step(100, "u10i", "timeout", 1), step(101, "u12i", "reconcile", 2), step(102, "u13i", "timeout", 2),
+        step(103, "s:bolt:40", "timeout", 2),  // its record is settled (DONE): not unknown any more
+        step(104, "s:acme:50", "timeout", 3),  // its record's status is unknown, not settled: listed
+        step(105, "iT", "TIMEOUT", 2),         // intent spellings are exact: an unknown value
+        step(106, "iE", "escalated", 4),
+        step(107, "iR", "timeout", 1), step(108, "iR", "ok", 6),   // a later attempt succeeded
+        step(109, "iS", "ok", 1), step(110, "iS", "timeout", 4),   // a later attempt is unknown
+        step(111, "U10I", "ok", 6), // another key (keys are exact, whatever the collation)
+    }));
+
+
+    // The Unknown queue merges both tables by time (records first on ties), every page size,
+    // both directions: each row exactly once, in order (the cursor crosses from epoch
+    // milliseconds to native times and back).
+    const auto R = QueueSource::Record, I = QueueSource::Intent;
+    auto at = [](int s) { return *parseUtcMicros(fixedTime(s)); };
+    const UtcMicros now = *parseUtcMicros(QStringLiteral("2100-01-01T00:00:00Z")); // record 1: after every fixed time
+    const QVector<ExpectedRow> unknownRows = {{R, 10, at(1)}, {R, 11, at(1)}, {I, 100, at(1)}, {R, 12, at(2)},
+                                              {R, 13, at(2)}, {R, 14, at(2)}, {I, 101, at(2)}, {I, 102, at(2)},
+                                              {R, 15, at(3)}, {I, 104, at(3)}, {I, 110, at(4)}, {R, 1, now}};
+    QVector<ExpectedRow> failedRows;
+    for (int i = 0; i < 13; ++i)
+        failedRows << ExpectedRow{R, 20 + i, at(i < 5 ? 10 : i < 9 ? 11 : 12)};
+    for (bool newestFirst : {false, true}) {
+        for (int pageSize : {1, 2, 3, 5, 50}) {
+            const QString what = QStringLiteral("%1, page size %2").arg(newestFirst ? "newest first" : "oldest first").arg(pageSize);
+            const PagedQueue u = fetchWholeQueue(ws, request(QueueKind::Unknown, {}, newestFirst), pageSize);
+            QVERIFY2(u.error.isEmpty(), qPrintable(what + ": " + u.error));
+            QVERIFY2(idTags(u.rows) == expectedOrder(unknownRows, newestFirst),
+                     qPrintable(what + ": unknown [" + idTags(u.rows).join(", ") + "]"));
+            const PagedQueue f = fetchWholeQueue(ws, request(QueueKind::Failed, {}, newestFirst), pageSize);
+            QVERIFY2(f.error.isEmpty(), qPrintable(what + ": " + f.error));
+            QVERIFY2(idTags(f.rows) == expectedOrder(failedRows, newestFirst),
+                     qPrintable(what + ": failed [" + idTags(f.rows).join(", ") + "]"));
+        }
+    }
+
+    // Row values: console spellings, canonical times from epoch milliseconds, the one biz_type,
+    // no expire_at; intent statuses in the console's spelling.
+    const PagedQueue unknown = fetchWholeQueue(ws, request(QueueKind::Unknown), 50);
+    QVERIFY2(unknown.error.isEmpty(), qPrintable(unknown.error));
+    const QueueRow &r10 = unknown.rows.at(0);
+    QCOMPARE(r10.idemKey, QStringLiteral("u10"));
+    QCOMPARE(r10.status, QStringLiteral("PROCESSING"));
+    QCOMPARE(r10.bizType, QStringLiteral("shop_order"));
+    QCOMPARE(r10.createdAt, QStringLiteral("2020-01-01T00:00:01.000000Z"));
+    QCOMPARE(r10.updatedAt, QStringLiteral("2020-01-01T00:00:01.000000Z"));
+    QVERIFY(r10.expireAt.isNull());
+    QCOMPARE(r10.cursorTime, QString::number(odd::fixedMs(1)));
+    const QueueRow &i100 = unknown.rows.at(2);
+    QCOMPARE(i100.status, QStringLiteral("UNKNOWN"));
+    QCOMPARE(i100.action, QStringLiteral("place_order"));
+    QCOMPARE(i100.taskId, QStringLiteral("job-1"));
+    QCOMPARE(i100.stepId, QStringLiteral("s1"));
+    QCOMPARE(i100.updatedAt, QStringLiteral("2020-01-01T00:00:01.000000Z"));
+    QCOMPARE(unknown.rows.at(6).status, QStringLiteral("RECONCILE_PENDING"));
+    const QueueRow &r1 = unknown.rows.last();
+    QCOMPARE(r1.idemKey, QStringLiteral("s:acme:b65"));
+    QVERIFY2(r1.ageSeconds >= 65 && r1.ageSeconds < 75, qPrintable(QString::number(r1.ageSeconds)));
+    const PagedQueue inflight = fetchWholeQueue(ws, request(QueueKind::InFlight), 50);
+    QCOMPARE(idTags(inflight.rows), QStringList{"record#2"});
+    QVERIFY2(inflight.rows.at(0).ageSeconds >= 55 && inflight.rows.at(0).ageSeconds < 60,
+             qPrintable(QString::number(inflight.rows.at(0).ageSeconds)));
+    const PagedQueue succeeded = fetchWholeQueue(ws, request(QueueKind::Succeeded), 50);
+    QCOMPARE(idTags(succeeded.rows), (QStringList{"record#40", "record#41", "record#42", "record#43", "record#44"}));
+    QCOMPARE(succeeded.rows.at(1).status, QStringLiteral("SUCCESS"));
+    QCOMPARE(succeeded.rows.at(1).updatedAt, QStringLiteral("2020-01-01T00:00:20.001000Z"));
+    QCOMPARE(fetchWholeQueue(ws, request(QueueKind::Failed), 50).rows.at(0).status, QStringLiteral("FAILED"));
+
+    // Filters and counts.
+    auto filter = [](const char *biz, const char *tenant, const char *key) {
+        QueueFilter f;
+        f.bizType = QString::fromUtf8(biz);
+        f.tenant = QString::fromUtf8(tenant);
+        f.keySubstring = QString::fromUtf8(key);
+        return f;
+    };
+    auto window = [](std::optional<UtcMicros> from, std::optional<UtcMicros> to, bool created) {
+        QueueFilter f;
+        (created ? f.createdFrom : f.updatedFrom) = from;
+        (created ? f.createdTo : f.updatedTo) = to;
+        return f;
+    };
+    const UtcMicros halfMsAfter20 = odd::fixedMs(20) * 1000 + 500, halfMsAfter21 = odd::fixedMs(21) * 1000 + 500;
+    struct Case {
+        const char *what;
+        QueueRequest req;
+        QStringList expected;
+    };
+    const QVector<Case> cases = {
+        {"in flight", request(QueueKind::InFlight), {"record#2"}},
+        {"escalated", request(QueueKind::Escalated), {"intent#106"}},
+        {"tenant column bolt", request(QueueKind::Succeeded, filter("", "bolt", "")), {"record#40", "record#42"}},
+        {"tenant column acme", request(QueueKind::Succeeded, filter("", "acme", "")), {"record#41", "record#43"}},
+        {"tenant acme: record column, intent key pattern", request(QueueKind::Unknown, filter("", "acme", "")),
+         {"record#10", "record#11", "record#12", "record#13", "record#14", "record#15", "intent#104", "record#1"}},
+        {"the one biz_type", request(QueueKind::Unknown, filter("shop_order", "", "")),
+         {"record#10", "record#11", "record#12", "record#13", "record#14", "record#15", "record#1"}},
+        {"another biz_type", request(QueueKind::Failed, filter("other", "", "")), {}},
+        {"biz_type and tenant", request(QueueKind::Succeeded, filter("shop_order", "bolt", "")), {"record#40", "record#42"}},
+        {"key substring", request(QueueKind::Succeeded, filter("", "", "s:acme:4")),
+         {"record#41", "record#42", "record#43", "record#44"}},
+        {"key substring is case-sensitive", request(QueueKind::Succeeded, filter("", "", "S:ACME")), {}},
+        {"tenant column BOLT", request(QueueKind::Succeeded, filter("", "BOLT", "")), {"record#44"}},
+        {"key substring on intents", request(QueueKind::Unknown, filter("", "", "i")),
+         {"intent#100", "intent#101", "intent#102", "intent#110"}},
+        {"updated window, half a millisecond into both ends", request(QueueKind::Succeeded, window(halfMsAfter20, halfMsAfter21, false)),
+         {"record#41", "record#42"}},
+        {"created window, half a millisecond into both ends", request(QueueKind::Succeeded, window(halfMsAfter20, halfMsAfter21, true)),
+         {"record#41", "record#42"}},
+        {"updated from, both tables", request(QueueKind::Unknown, window(at(3), std::nullopt, false)),
+         {"record#15", "intent#104", "intent#110", "record#1"}},
+        {"updated to, both tables", request(QueueKind::Unknown, window(std::nullopt, at(2), false)),
+         {"record#10", "record#11", "intent#100"}},
+    };
+    for (const Case &c : cases) {
+        const PagedQueue all = fetchWholeQueue(ws, c.req, 2);
+        QVERIFY2(all.error.isEmpty(), qPrintable(QStringLiteral("%1: %2").arg(c.what, all.error)));
+        QVERIFY2(idTags(all.rows) == c.expected, qPrintable(QStringLiteral("%1: got [%2], expected [%3]")
+                                                                .arg(c.what, idTags(all.rows).join(", "), c.expected.join(", "))));
+        QString error;
+        const qint64 count = countOf(ws, c.req, &error);
+        QVERIFY2(count == c.expected.size(),
+                 qPrintable(QStringLiteral("%1: count %2, expected %3 %4").arg(c.what).arg(count).arg(c.expected.size()).arg(error)));
+    }
+    QString error;
+    QCOMPARE(countOf(ws, request(QueueKind::Unknown), &error), qint64(unknownRows.size()));
+    QCOMPARE(countOf(ws, request(QueueKind::Failed), &error), qint64(13));
+    QCOMPARE(countOf(ws, request(QueueKind::Succeeded), &error), qint64(5));
+
+    // The biz_type census (doctor) reads the mapped table too: without a biz_type column the
+    // table holds its one biz_type once it has a row.
+    const WorkspaceConfig config = odd::config(db);
+    auto census = [&](const WorkspaceConfig &c, const QStringList &configured, int limit) {
+        return ws.worker(DbRole::Idempotency)
+            .run<BizTypeCensus>([c, configured, limit](DbSession &s) {
+                return biztype_sql::census(s, c.records(s.dialect().kind()), configured, limit);
+            })
+            .result();
+    };
+    const Outcome<BizTypeCensus> one = census(config, {}, 10);
+    TRIAGE_VERIFY_OUTCOME(one);
+    QCOMPARE(one->bizTypes, QStringList{"shop_order"});
+    QVERIFY(one->complete);
+    // A mapped biz_type column (the records' tenant column stands in for one): the loose
+    // scan over its values, cut at the limit, then the configured ones looked up.
+    WorkspaceConfig byTenant = config;
+    byTenant.schema.records.bizType = QStringLiteral("tenant");
+    byTenant.schema.records.bizTypeValue.clear();
+    const Outcome<BizTypeCensus> cut = census(byTenant, {QStringLiteral("bolt"), QStringLiteral("nope")}, 1);
+    TRIAGE_VERIFY_OUTCOME(cut);
+    QCOMPARE(cut->bizTypes.size(), 1); // the first in the database's order (its collation decides)
+    QVERIFY2(cut->bizTypes == QStringList{"acme"} || cut->bizTypes == QStringList{"BOLT"}, qPrintable(cut->bizTypes.join(',')));
+    QVERIFY(!cut->complete);
+    QCOMPARE(cut->configuredWithRecords, QStringList{"bolt"});
 }
 
 QTEST_GUILESS_MAIN(TstBackendQueues)
