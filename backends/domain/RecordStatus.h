@@ -38,9 +38,10 @@ struct StoredRecordStatus {
     /// maps an unknown code to a known one).
     static StoredRecordStatus fromColumn(const QVariant &status);
     /// Reads a status column value through the mapping (SchemaMap.h): a stored spelling of a
-    /// console status gives its code and name; a value no spelling matches keeps its
-    /// integer code for integer encodings (nullopt for text) and reads
-    /// "UNKNOWN_CODE_<stored value>"; NULL reads "NULL".
+    /// console status gives its code and name; a value no spelling matches has no code (so no
+    /// rule reads it as a known status, even an integer that is a known code in the seeds'
+    /// encoding) and reads "UNKNOWN_CODE_<stored value>"; NULL reads "NULL". With the default
+    /// mapping (the seeds' 0/1/2) it is fromColumn(): an unknown integer keeps its code.
     static StoredRecordStatus fromMapped(const QVariant &status, const StatusMapping &mapping);
     /// The code when the console knows it (0, 1, 2), else nullopt (unknown code, NULL, non-integer).
     std::optional<RecordStatusCode> known() const;

@@ -22,9 +22,18 @@ QString timeEncodingName(TimeEncoding e)
 
 namespace {
 
+/// Case-folded with leading and trailing spaces removed, as the server's UPPER(TRIM(…))
+/// (TRIM removes spaces only: a tab stays, here too).
 QString fold(const QString &s, bool ignoreCase)
 {
-    return ignoreCase ? s.trimmed().toUpper() : s;
+    if (!ignoreCase)
+        return s;
+    qsizetype from = 0, to = s.size();
+    while (from < to && s.at(from) == QLatin1Char(' '))
+        ++from;
+    while (to > from && s.at(to - 1) == QLatin1Char(' '))
+        --to;
+    return s.mid(from, to - from).toUpper();
 }
 
 StatusMapping recordDefaults()

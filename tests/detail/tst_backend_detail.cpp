@@ -966,8 +966,8 @@ void TstBackendDetail::mappedShape()
         QVERIFY2(!w.contains(QStringLiteral("expire")), qPrintable(w)); // no expire_at: nothing to say
 
     QCOMPARE(d.tickets.size(), 3);
-    const QList<qint64> ticketIds{d.tickets[0].id, d.tickets[1].id, d.tickets[2].id};
-    QCOMPARE(ticketIds, (QList<qint64>{900, 901, 899}));
+    const QStringList ticketIds{d.tickets[0].id.text(), d.tickets[1].id.text(), d.tickets[2].id.text()};
+    QCOMPARE(ticketIds, (QStringList{QStringLiteral("900"), QStringLiteral("901"), QStringLiteral("899")}));
     QCOMPARE(d.tickets[0].status, NullableText(QStringLiteral("live")));
     QCOMPARE(d.tickets[1].status, NullableText(QStringLiteral("CANCELLED"))); // "voided" is the cancelled spelling
     QCOMPARE(d.tickets[2].status, NullableText(QStringLiteral("VOIDED")));    // exact spellings: another value
@@ -997,7 +997,7 @@ void TstBackendDetail::mappedShape()
 
     QStringList timeline;
     for (const TimelineEvent &e : d.timeline)
-        timeline << QStringLiteral("%1 %2 %3 %4: %5").arg(e.time, e.source, e.kind).arg(e.refId).arg(e.summary);
+        timeline << QStringLiteral("%1 %2 %3 %4: %5").arg(e.time, e.source, e.kind).arg(e.refId.text()).arg(e.summary);
     const QStringList expected = {
         "2020-01-01T00:00:30.000000Z intent_log intent 200: intent: place_order (task job-1 step s1, attempt 1) by agent-7",
         "2020-01-01T00:00:30.250000Z idempotency_record created 1: record created (biz_type shop_order)",
@@ -1055,7 +1055,7 @@ void TstBackendDetail::mappedShape()
     bad.record = RecordDetail();
     bad.record->escapedColumns = {QStringLiteral("snap")};
     TicketRow t;
-    t.id = 7;
+    t.id = BusinessId::fromInteger(7);
     t.escapedColumns = {QStringLiteral("body")};
     bad.tickets = {t};
     const QStringList w = storedTextWarnings(bad, config.schema);

@@ -455,6 +455,8 @@ void TstConfigFile::schemaMapShop()
              (QStringList{QStringLiteral("PENDING"), QStringLiteral("pending")}));
     QCOMPARE(m.records.statuses.decode(QStringLiteral(" Done ")), std::optional<QString>(QStringLiteral("SUCCESS")));
     QCOMPARE(m.records.statuses.decode(QStringLiteral("weird")), std::nullopt);
+    // Folding trims spaces only, as the server's UPPER(TRIM(…)) does: a tab is part of the value.
+    QCOMPARE(m.records.statuses.decode(QStringLiteral("\tDONE")), std::nullopt);
     QCOMPARE(m.records.statuses.written(QStringLiteral("PROCESSING")), QStringLiteral("PENDING"));
     QCOMPARE(m.records.expireAt, QString());
     QCOMPARE(m.records.version, QString());
