@@ -38,13 +38,19 @@ void RecordFieldsModel::setRecord(const std::optional<RecordDetail> &record)
             f.tone = tone;
             m_fields.append(f);
         };
+        // A mapped status (DESIGN.md §10) says how it is stored; the seeds' codes say their table.
+        const bool mappedSpelling = r.statusStored && (!r.statusCode || *r.statusStored != QString::number(*r.statusCode));
         computed(QStringLiteral("status text"), r.statusText,
-                 QStringLiteral("0 = PROCESSING, 1 = SUCCESS, 2 = FAILED; any other code is UNKNOWN_CODE_<n>"),
+                 mappedSpelling ? QStringLiteral("stored as \"%1\" (read through the [idempotency.map] status spellings; a value no "
+                                                 "spelling matches is UNKNOWN_CODE_<value>)").arg(*r.statusStored)
+                                : QStringLiteral("0 = PROCESSING, 1 = SUCCESS, 2 = FAILED; any other code is UNKNOWN_CODE_<n>"),
                  int(recordStatusTone(r.statusText, r.stale)));
         computed(QStringLiteral("age"), humanDuration(r.ageSeconds),
                  QStringLiteral("time since updated_at on the database's clock (%1 s)").arg(r.ageSeconds, 0, 'f', 3));
         QString expires;
-        if (!r.expiresInSeconds)
+        if (!r.hasExpireAtColumn)
+            expires = QStringLiteral("unknown (the table has no expire_at column)");
+        else if (!r.expiresInSeconds)
             expires = QStringLiteral("unknown (expire_at is NULL)");
         else if (*r.expiresInSeconds <= 0)
             expires = QStringLiteral("expired %1 ago").arg(humanDuration(-*r.expiresInSeconds));
