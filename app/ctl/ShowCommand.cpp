@@ -65,14 +65,17 @@ void printShowTable(const KeyDetail &d, bool full, Output &output)
         fields.addRow({QStringLiteral("status"), status});
         fields.addRow({QStringLiteral("created_at"), withLocal(r.createdAt)});
         fields.addRow({QStringLiteral("updated_at"), withLocal(r.updatedAt)});
-        fields.addRow({QStringLiteral("expire_at"), withLocal(r.expireAt)});
+        fields.addRow({QStringLiteral("expire_at"),
+                       r.hasExpireAtColumn ? withLocal(r.expireAt) : QStringLiteral("(no expire_at column)")});
         fields.addRow({QStringLiteral("version"), r.hasVersionColumn ? (r.version ? QString::number(*r.version) : QStringLiteral("NULL"))
                                                                     : QStringLiteral("(no version column)")});
         fields.addRow({QStringLiteral("age"), QStringLiteral("%1 (%2 s; processing timeout %3 s)")
                                                   .arg(humanDuration(r.ageSeconds))
                                                   .arg(r.ageSeconds, 0, 'f', 3)
                                                   .arg(r.processingTimeoutS)});
-        fields.addRow({QStringLiteral("expires in"), r.expiresInSeconds ? humanDuration(*r.expiresInSeconds) : QStringLiteral("NULL")});
+        fields.addRow({QStringLiteral("expires in"), r.expiresInSeconds ? humanDuration(*r.expiresInSeconds)
+                                                     : r.hasExpireAtColumn ? QStringLiteral("NULL")
+                                                                           : QStringLiteral("unknown")});
         fields.addRow({QStringLiteral("tenant"), r.tenant.isEmpty() ? QStringLiteral("(none)") : r.tenant});
         for (const auto &[name, text] : r.allColumns) {
             static const QStringList shown = {
