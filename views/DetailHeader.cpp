@@ -188,7 +188,7 @@ void DetailHeader::showDetail(const KeyDetail &d)
                                     .arg(humanDuration(r.ageSeconds))
                                     .arg(r.processingTimeoutS));
         if (r.statusText.startsWith(QLatin1String("UNKNOWN_CODE_")) || r.statusText == QLatin1String("NULL"))
-            addMessage(warning, QStringLiteral("Status %1 is not a code the console knows (0 PROCESSING, 1 SUCCESS, 2 FAILED): "
+            addMessage(warning, QStringLiteral("Status %1 is not one the console knows (the seeds' codes 0, 1, 2 or the [idempotency.map] spellings): "
                                                "treat the outcome as unknown.")
                                     .arg(r.statusText));
     } else if (!d.errors.contains(DbRole::Idempotency)) {

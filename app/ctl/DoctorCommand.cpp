@@ -88,7 +88,7 @@ public:
             if (!problems.isEmpty())
                 out += "the mapping does not match the databases: fix the [*.map] keys named above\n";
             else
-                out += missing ? "some indexes are missing: run the fix statements (or `triagectl init-schema`)\n"
+                out += missing ? "some indexes are missing: a DBA runs the fix statements above (init-schema never indexes an existing agents' table)\n"
                                : "every index the queues need is present\n";
             c.out.print(out);
             break;

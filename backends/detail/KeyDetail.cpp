@@ -192,9 +192,10 @@ QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config
     const TicketSql ts = config.tickets(d.kind());
     SqlBuilder b;
     // Optional columns the table lacks read as NULL. The id is read as text (the business id is
-    // opaque, TicketSql::idText()) and kept as TicketRow::id's number.
+    // opaque, TicketSql::idText(); aliased: an unnamed CAST(id AS text) would be the "id" the ORDER BY
+    // sorts by, as text).
     const QString title = ts.title.isEmpty() ? QStringLiteral("NULL") : d.rawText(ts.title);
-    const QStringList columns{ts.idText(), ts.key, ts.tenantOrNull(), title, ts.statuses.read(ts.status), d.rawText(ts.payload),
+    const QStringList columns{ts.idText() + QStringLiteral(" AS tc_id"), ts.key, ts.tenantOrNull(), title, ts.statuses.read(ts.status), d.rawText(ts.payload),
                               ts.time.text(ts.createdAt), ts.updatedAtTextOrNull()};
     const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4, %5")
                             .arg(columns.join(QStringLiteral(", ")), ts.table, textIs(b, d.kind(), ts.key, key), ts.createdAt, ts.id);

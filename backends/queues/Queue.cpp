@@ -329,8 +329,14 @@ QSqlQuery selectPage(DbSession &session, SqlBuilder &b, QStringList where, const
     if (cursor.started)
         where << src.time.keysetAfter(b, src.updatedAt, src.id, cursorBindValue(src, otherTime, cursor), cursor.id,
                                       req.newestFirst);
-    QStringList columns{src.id, src.key, third, src.statuses.read(src.status), src.time.text(src.createdAt),
-                        src.time.text(src.updatedAt), src.time.secondsSince(src.updatedAt), src.time.cursor(src.updatedAt)};
+    // Computed columns get aliases of their own: an unnamed CAST(updated_ms AS text) is
+    // named "updated_ms", and ORDER BY resolves output names first (PostgreSQL, MySQL,
+    // SQLite): the page would sort by the text, over the whole table.
+    QStringList columns{src.id, src.key, third, src.statuses.read(src.status) + QStringLiteral(" AS tc_status"),
+                        src.time.text(src.createdAt) + QStringLiteral(" AS tc_created"),
+                        src.time.text(src.updatedAt) + QStringLiteral(" AS tc_updated"),
+                        src.time.secondsSince(src.updatedAt) + QStringLiteral(" AS tc_age"),
+                        src.time.cursor(src.updatedAt) + QStringLiteral(" AS tc_cursor")};
     columns << extra;
     const QString dir = req.newestFirst ? QStringLiteral(" DESC") : QString();
     const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4%5, %6%5 LIMIT %7")
@@ -366,7 +372,7 @@ QVector<QueueRow> pageRecords(DbSession &session, const WorkspaceConfig &config,
     const QStringList where = recordConditions(session.dialect(), b, config, src, req);
     const TimeSql other = config.intents(config.intent.dialect).time;
     const QString bizType = rs.bizType(b);
-    QSqlQuery q = selectPage(session, b, where, src, other, bizType, {rs.expireAtText()}, req, cursor, limit);
+    QSqlQuery q = selectPage(session, b, where, src, other, bizType, {rs.expireAtText() + QStringLiteral(" AS tc_expire")}, req, cursor, limit);
     QVector<QueueRow> rows;
     while (q.next()) {
         QueueRow r = pageRow(q, QueueSource::Record);

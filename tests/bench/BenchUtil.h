@@ -10,6 +10,10 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QSqlRecord>
+#include <QUrl>
+
+#include "DemoData.h"
+#include "WorkspaceConfig.h"
 #include <QString>
 #include <QVector>
 
@@ -69,6 +73,49 @@ inline int drain(QSqlQuery &q)
     return n;
 }
 
+
+/// Opens a QPSQL connection `name` to database `db` on `server` (password from
+/// TRIAGE_DB_PASSWORD); dies on failure.
+inline QSqlDatabase openPg(const QUrl &server, const QString &name, const QString &db)
+{
+    QSqlDatabase d = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
+    d.setHostName(server.host());
+    d.setPort(server.port(5432));
+    d.setUserName(server.userName());
+    d.setPassword(qEnvironmentVariable("TRIAGE_DB_PASSWORD"));
+    d.setDatabaseName(db);
+    if (!d.open())
+        die(d.lastError().text());
+    return d;
+}
+
+/// Creates the benchmark database `dbName` through `admin` unless it exists and !refill
+/// (then it is reused and says so). Returns true when it must be filled.
+inline bool prepareDatabase(QSqlDatabase &admin, const QString &dbName, bool refill)
+{
+    const bool exists = rawExec(admin, QStringLiteral("SELECT 1 FROM pg_database WHERE datname = '%1'").arg(dbName)).next();
+    const bool fill = !exists || refill;
+    if (!fill)
+        std::printf("reusing database %s (pass --refill to re-create it)\n", qPrintable(dbName));
+    if (fill) {
+        rawExec(admin, QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(dbName));
+        rawExec(admin, QStringLiteral("CREATE DATABASE %1").arg(dbName));
+    }
+    return fill;
+}
+
+/// The workspace configuration of a benchmark database: all three stores in `dbUrl`, the
+/// demo's biz_types (notify_send with a literal key prefix), operator "bench".
+inline WorkspaceConfig benchConfig(const QUrl &dbUrl)
+{
+    WorkspaceConfig config;
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
+        config.setProfile(*ConnectionProfile::fromUrl(dbUrl.toString(), role, nullptr));
+    config.bizTypes = demoBizTypes();
+    config.bizTypes[QStringLiteral("notify_send")].tenantPattern = QStringLiteral("notify:send:{tenant}");
+    config.operatorName = QStringLiteral("bench");
+    return config;
+}
 
 /// Prints the table of `figures` (operation, console ms, raw ms, ratio, anchor / note) and
 /// returns them as the JSON array the report file holds.

@@ -10,57 +10,17 @@
 #include "KeyDetail.h"
 #include "Queue.h"
 #include "Schema.h"
+#include "ShopShape.h"
 #include "Workspace.h"
 
 #include <QCryptographicHash>
 #include <QFile>
 #include <QJsonDocument>
-#include <QSettings>
 #include <QUrl>
 
 namespace triage::bench {
 
 namespace {
-
-/// The shop mapping, read from tests/support/shop/shop.ini like the tests do.
-SchemaMap shopMap()
-{
-    QSettings s(QStringLiteral(TRIAGE_SOURCE_DIR "/tests/support/shop/shop.ini"), QSettings::IniFormat);
-    QString error;
-    const auto m = SchemaMap::fromSettings(s, &error);
-    if (!m)
-        die(error);
-    return *m;
-}
-
-QStringList shopDdl()
-{
-    QFile f(QStringLiteral(TRIAGE_SOURCE_DIR "/tests/support/shop/schema-postgresql.sql"));
-    if (!f.open(QIODevice::ReadOnly))
-        die(QStringLiteral("cannot read ") + f.fileName());
-    QString text;
-    for (const QString &line : QString::fromUtf8(f.readAll()).split(QLatin1Char('\n')))
-        if (!line.trimmed().startsWith(QLatin1String("--")))
-            text += line + QLatin1Char('\n');
-    QStringList out;
-    for (const QString &st : text.split(QLatin1Char(';')))
-        if (!st.trimmed().isEmpty())
-            out << st.trimmed();
-    return out;
-}
-
-QSqlDatabase open(const QUrl &server, const QString &name, const QString &db)
-{
-    QSqlDatabase d = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
-    d.setHostName(server.host());
-    d.setPort(server.port(5432));
-    d.setUserName(server.userName());
-    d.setPassword(qEnvironmentVariable("TRIAGE_DB_PASSWORD"));
-    d.setDatabaseName(db);
-    if (!d.open())
-        die(d.lastError().text());
-    return d;
-}
 
 /// Epoch milliseconds of a timestamptz expression (the shop's time columns).
 QString ms(const QString &ts)
@@ -70,7 +30,7 @@ QString ms(const QString &ts)
 
 void fill(QSqlDatabase &raw, qint64 rows)
 {
-    for (const QString &st : shopDdl())
+    for (const QString &st : test::shopDdl(QStringLiteral("postgresql")))
         rawExec(raw, st);
     const QString keys = QStringLiteral(
         "(ARRAY['ticket:create:','pay:capture:','refund:issue:','notify:send:'])[1 + (g / 7) % 4] "
@@ -128,26 +88,14 @@ int runShopBench(const QString &serverUrl, qint64 rows, int reps, const QString 
 {
     const QString dbName = QStringLiteral("triage_bench_shop_%1").arg(rows);
     const QUrl server(serverUrl);
-    QSqlDatabase admin = open(server, QStringLiteral("shop-admin"), server.path().mid(1));
-    const bool exists = rawExec(admin, QStringLiteral("SELECT 1 FROM pg_database WHERE datname = '%1'").arg(dbName)).next();
-    const bool doFill = !exists || refill;
-    if (!doFill)
-        std::printf("reusing database %s (pass --refill to re-create it)\n", qPrintable(dbName));
-    if (doFill) {
-        rawExec(admin, QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(dbName));
-        rawExec(admin, QStringLiteral("CREATE DATABASE %1").arg(dbName));
-    }
+    QSqlDatabase admin = openPg(server, QStringLiteral("shop-admin"), server.path().mid(1));
+    const bool doFill = prepareDatabase(admin, dbName, refill);
     QUrl dbUrl = server;
     dbUrl.setPath(QLatin1Char('/') + dbName);
-    WorkspaceConfig config;
-    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-        config.setProfile(*ConnectionProfile::fromUrl(dbUrl.toString(), role, nullptr));
-    config.bizTypes = demoBizTypes();
-    config.bizTypes[QStringLiteral("notify_send")].tenantPattern = QStringLiteral("notify:send:{tenant}");
-    config.schema = shopMap();
-    config.operatorName = QStringLiteral("bench");
+    WorkspaceConfig config = benchConfig(dbUrl);
+    config.schema = test::shopSchemaMap(); // tests/support/shop/shop.ini, as the tests read it
     Workspace ws(config);
-    QSqlDatabase raw = open(server, QStringLiteral("shop-raw"), dbName);
+    QSqlDatabase raw = openPg(server, QStringLiteral("shop-raw"), dbName);
     rawExec(raw, QStringLiteral("SET TIME ZONE 'UTC'"));
     if (doFill) {
         QElapsedTimer t;

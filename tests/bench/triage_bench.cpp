@@ -83,41 +83,14 @@ int main(int argc, char **argv)
 
     // Admin connection: create the database.
     const QUrl server(serverUrl);
-    QSqlDatabase admin = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("admin"));
-    admin.setHostName(server.host());
-    admin.setPort(server.port(5432));
-    admin.setUserName(server.userName());
-    admin.setPassword(qEnvironmentVariable("TRIAGE_DB_PASSWORD"));
-    admin.setDatabaseName(server.path().mid(1));
-    if (!admin.open())
-        die(admin.lastError().text());
-    const bool exists = !rawExec(admin, QStringLiteral("SELECT 1 FROM pg_database WHERE datname = '%1'").arg(dbName)).next() ? false : true;
-    const bool fill = !exists || p.isSet(QStringLiteral("refill"));
-    if (!fill)
-        std::printf("reusing database %s (pass --refill to re-create it)\n", qPrintable(dbName));
-    if (fill) {
-        rawExec(admin, QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(dbName));
-        rawExec(admin, QStringLiteral("CREATE DATABASE %1").arg(dbName));
-    }
+    QSqlDatabase admin = openPg(server, QStringLiteral("admin"), server.path().mid(1));
+    const bool fill = prepareDatabase(admin, dbName, p.isSet(QStringLiteral("refill")));
     QUrl dbUrl = server;
     dbUrl.setPath(QLatin1Char('/') + dbName);
-
-    WorkspaceConfig config;
-    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-        config.setProfile(*ConnectionProfile::fromUrl(dbUrl.toString(), role, nullptr));
-    config.bizTypes = demoBizTypes();
-    config.bizTypes[QStringLiteral("notify_send")].tenantPattern = QStringLiteral("notify:send:{tenant}");
-    config.operatorName = QStringLiteral("bench");
+    const WorkspaceConfig config = benchConfig(dbUrl);
     Workspace ws(config);
 
-    QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("raw"));
-    raw.setHostName(server.host());
-    raw.setPort(server.port(5432));
-    raw.setUserName(server.userName());
-    raw.setPassword(qEnvironmentVariable("TRIAGE_DB_PASSWORD"));
-    raw.setDatabaseName(dbName);
-    if (!raw.open())
-        die(raw.lastError().text());
+    QSqlDatabase raw = openPg(server, QStringLiteral("raw"), dbName);
     rawExec(raw, QStringLiteral("SET TIME ZONE 'UTC'"));
 
     if (fill) {

@@ -297,7 +297,7 @@ void TstSchemaCli::doctorDefaultShape()
                                           "MISSING  ticket ticket(created_at) — Duplicate keys queue (creation-time window scan, "
                                           "newest first) would scan the whole table\n"
                                           "         fix: %1 idx_ticket_created ON ticket (created_at, id)\n"
-                                          "some indexes are missing: run the fix statements (or `triagectl init-schema`)\n")
+                                          "some indexes are missing: a DBA runs the fix statements above (init-schema never indexes an existing agents' table)\n")
                                .arg(createIndex(db))
                                .toUtf8()),
              missing.out.constData());
@@ -381,7 +381,7 @@ void TstSchemaCli::doctorMappedProblems()
     RUN_EXIT(schema, 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("init-schema")});
     RUN_EXIT(ok, 4, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
     QCOMPARE(QString::fromUtf8(withoutPlans(ok.out)),
-             indexes + QStringLiteral("some indexes are missing: run the fix statements (or `triagectl init-schema`)\n"));
+             indexes + QStringLiteral("some indexes are missing: a DBA runs the fix statements above (init-schema never indexes an existing agents' table)\n"));
     // Once the DBA ran them, all is well.
     for (const QString &fix : {QStringLiteral("%1 idx_idem_requests_status_updated ON idem_requests (state, updated_ms, req_id)"),
                                QStringLiteral("%1 idx_orders_created ON orders (placed_ms, order_id)")})

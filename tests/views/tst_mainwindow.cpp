@@ -246,7 +246,7 @@ private slots:
         QCOMPARE(w.detailView()->statusBadge()->text(), QStringLiteral("UNKNOWN_CODE_7"));
         QCOMPARE(fieldValue(w.detailView(), QStringLiteral("status text")).data().toString(), QStringLiteral("UNKNOWN_CODE_7"));
         QCOMPARE(w.detailView()->messages().first(),
-                 QStringLiteral("Status UNKNOWN_CODE_7 is not a code the console knows (0 PROCESSING, 1 SUCCESS, 2 FAILED): "
+                 QStringLiteral("Status UNKNOWN_CODE_7 is not one the console knows (the seeds' codes 0, 1, 2 or the [idempotency.map] spellings): "
                                 "treat the outcome as unknown."));
         QVERIFY(waitForQueues(w)); // nothing left in flight when the window goes
     }
