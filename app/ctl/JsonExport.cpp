@@ -28,17 +28,6 @@ QJsonValue num(const std::optional<double> &n)
     return n ? QJsonValue(*n) : QJsonValue(QJsonValue::Null);
 }
 
-/// Columns readRecord() maps to named fields; the rest go to "other_columns".
-bool knownRecordColumn(const QString &name)
-{
-    static const QStringList known = {
-        QStringLiteral("id"),         QStringLiteral("idem_key"),   QStringLiteral("biz_type"),
-        QStringLiteral("status"),     QStringLiteral("result_snapshot"), QStringLiteral("created_at"),
-        QStringLiteral("updated_at"), QStringLiteral("expire_at"),  QStringLiteral("version"),
-    };
-    return known.contains(name);
-}
-
 } // namespace
 
 QJsonObject queueRow(const QueueRow &row)
@@ -112,7 +101,7 @@ QJsonObject record(const RecordDetail &r)
     o.insert(QStringLiteral("server_now"), str(r.serverNow));
     QJsonObject other;
     for (const auto &[name, text] : r.allColumns)
-        if (!knownRecordColumn(name))
+        if (!r.isMappedColumn(name)) // the columns the mapping leaves out (DESIGN.md §10)
             other.insert(name, text);
     o.insert(QStringLiteral("other_columns"), other);
     if (!r.escapedColumns.isEmpty())

@@ -78,12 +78,7 @@ void printShowTable(const KeyDetail &d, bool full, Output &output)
                                                                            : QStringLiteral("unknown")});
         fields.addRow({QStringLiteral("tenant"), r.tenant.isEmpty() ? QStringLiteral("(none)") : r.tenant});
         for (const auto &[name, text] : r.allColumns) {
-            static const QStringList shown = {
-                QStringLiteral("id"),         QStringLiteral("idem_key"),  QStringLiteral("biz_type"),
-                QStringLiteral("status"),     QStringLiteral("created_at"), QStringLiteral("updated_at"),
-                QStringLiteral("expire_at"),  QStringLiteral("version"),   QStringLiteral("result_snapshot"),
-            };
-            if (!shown.contains(name))
+            if (!r.isMappedColumn(name)) // shown above; the mapping leaves out the rest (DESIGN.md §10)
                 fields.addRow({name, text});
         }
         out += fields.render(QStringLiteral("  "));

@@ -146,7 +146,12 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
     out.statusStored = status.stored;
     out.bizType = columnText(q.value(8));
     const std::optional<QString> tenantColumn = rs.tenant.isEmpty() ? std::nullopt : columnText(q.value(9));
-    // Every column of the row under its real name; the mapped ones shown as the console reads them.
+    // Every column of the row under its real name; the mapped ones shown as the console reads
+    // them, and named as mapped (so `show` lists as "other" only what the mapping leaves out).
+    out.mappedColumns.clear();
+    for (const QString &c : {m.id, m.key, m.bizType, m.status, m.snapshot, m.createdAt, m.updatedAt, m.expireAt, m.version, m.tenant})
+        if (!c.isEmpty())
+            out.mappedColumns << c;
     auto is = [](const QString &field, const QString &mapped) {
         return !mapped.isEmpty() && field.compare(mapped, Qt::CaseInsensitive) == 0;
     };

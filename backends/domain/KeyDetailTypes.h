@@ -51,6 +51,17 @@ struct RecordDetail {
     /// Every column of the row as the driver returned it (name → display text, "NULL"),
     /// including columns the console does not know.
     QVector<QPair<QString, QString>> allColumns;
+    /// The real names of the columns the schema mapping names (id, idem_key, biz_type,
+    /// status, result_snapshot, created_at, updated_at, expire_at, version, and the tenant
+    /// column where one is mapped; DESIGN.md §10): `show` lists the other columns of
+    /// allColumns as the table's "other" columns. The default schema's names unless
+    /// readRecord() fills them from the mapping.
+    QStringList mappedColumns{QStringLiteral("id"),         QStringLiteral("idem_key"),   QStringLiteral("biz_type"),
+                              QStringLiteral("status"),     QStringLiteral("result_snapshot"), QStringLiteral("created_at"),
+                              QStringLiteral("updated_at"), QStringLiteral("expire_at"),  QStringLiteral("version")};
+    /// Whether the column `name` of allColumns is one of mappedColumns (case-insensitive,
+    /// as unquoted SQL names match).
+    bool isMappedColumn(const QString &name) const { return mappedColumns.contains(name, Qt::CaseInsensitive); }
     /// Text columns whose stored bytes are not valid UTF-8, shown escapeInvalidUtf8()-escaped
     /// (TextEscape.h; DESIGN.md §4 "Odd bytes"): "result_snapshot".
     QStringList escapedColumns;

@@ -962,6 +962,11 @@ void TstBackendDetail::mappedShape()
         {"rid", "1"},   {"rkey", "s:acme:d1"}, {"tenant", "bolt"}, {"State", "Done "}, {"snap", "(16 characters)"},
         {"c_ms", "2020-01-01T00:00:30.250000Z"}, {"u_ms", "2020-01-01T00:00:31.005000Z"}, {"rev", "4"}};
     QCOMPARE(r.allColumns, columns);
+    // Every one of them is mapped (by its real name): none is an "other" column for show.
+    QCOMPARE(r.mappedColumns, (QStringList{"rid", "rkey", "State", "snap", "c_ms", "u_ms", "rev", "tenant"}));
+    for (const auto &[name, shown] : r.allColumns)
+        QVERIFY2(r.isMappedColumn(name), qPrintable(name));
+    QVERIFY(!r.isMappedColumn(QStringLiteral("status"))); // the default name means nothing here
     for (const QString &w : d.warnings)
         QVERIFY2(!w.contains(QStringLiteral("expire")), qPrintable(w)); // no expire_at: nothing to say
 

@@ -3,7 +3,8 @@
 // with payload differences and the proposed canonical ticket; keyset paging neither skips
 // nor repeats, including groups whose last creation times tie.
 #include "BusinessIdTestUtil.h"
-#include "SimTestUtil.h"
+#include "BackendTestUtil.h"
+#include "ShapeExpect.h"
 #include "KeyDetail.h"
 
 #include "Duplicates.h"
@@ -17,50 +18,68 @@ using namespace triage::test;
 
 namespace {
 
-/// A fixed time literal `sec` seconds after 2026-01-01T00:00:00Z in `backend`'s column type.
-QString ts(const QString &backend, qint64 sec)
+/// A fixed time `sec` seconds after 2026-01-01T00:00:00Z as a native time literal of `db`'s
+/// dialect (BackendTestUtil's insert*() turn it into epoch milliseconds on a shop row).
+QString ts(const TestDatabase &db, qint64 sec)
 {
-    const QString t = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC).addSecs(sec).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-    if (backend == QLatin1String("postgresql"))
-        return QStringLiteral("'%1.000000+00'").arg(t);
-    if (backend == QLatin1String("mysql"))
-        return QStringLiteral("'%1.000000'").arg(t);
-    return QStringLiteral("'%1.000000Z'").arg(QString(t).replace(QLatin1Char(' '), QLatin1Char('T')));
+    return timeLiteral(db, QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC).addSecs(sec).toString(QStringLiteral("yyyy-MM-dd'T'HH:mm:ss.zzz'000Z'")));
 }
 
+/// Ticket `id` (on a shop row the order ticketIdText(db, id)) through insertTickets(): the
+/// same logical row in either shape.
 QString ticket(const TestDatabase &db, int id, const QString &key, const QString &tenant, const QString &status, const QString &payload,
                qint64 sec)
 {
-    return db.adminExec(QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) "
-                                       "VALUES (%1, %2, %3, 'T', %4, %5, %6, %6)")
-                            .arg(id)
-                            .arg(key.isEmpty() ? QStringLiteral("NULL") : sqlText(key), sqlText(tenant), sqlText(status),
-                                 sqlText(payload), ts(db.backend(), sec)));
+    TicketSpec t;
+    t.id = id;
+    t.key = key.isEmpty() ? std::nullopt : std::optional<QString>(key);
+    t.tenant = tenant;
+    t.title = QStringLiteral("T");
+    t.status = status;
+    t.payload = payload;
+    t.created = ts(db, sec);
+    return insertTickets(db, {t});
 }
 
 QString record(const TestDatabase &db, const QString &key, int status, const QString &snapshot)
 {
-    return db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, "
-                                       "updated_at, expire_at) VALUES (%1, 'ticket_create', %2, %3, %4, %4, %5)")
-                            .arg(sqlText(key))
-                            .arg(status)
-                            .arg(snapshot.isEmpty() ? QStringLiteral("NULL") : sqlText(snapshot), ts(db.backend(), 1),
-                                 ts(db.backend(), 3000)));
+    RecordSpec r;
+    r.key = key;
+    r.status = QString::number(status);
+    r.snapshot = snapshot.isEmpty() ? std::nullopt : std::optional<QString>(snapshot);
+    r.updated = ts(db, 1);
+    r.expire = ts(db, 3000);
+    return insertRecords(db, {r});
 }
 
 QString intent(const TestDatabase &db, const QString &task, const QString &step, const QString &key, int sec)
 {
-    return db.adminExec(QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, created_at, updated_at) "
-                                       "VALUES (%1, %2, 'create_ticket', %3, 'UNKNOWN', %4, %4)")
-                            .arg(sqlText(task), sqlText(step), sqlText(key), ts(db.backend(), sec)));
+    IntentSpec a;
+    a.taskId = task;
+    a.stepId = step;
+    a.key = key;
+    a.actor = std::nullopt;
+    a.created = ts(db, sec);
+    return insertIntents(db, {a});
+}
+
+/// The schema without the ticket backstop (duplicate keys must be insertable); on a shop
+/// row the shop tables first (setUpSchema(), BackendTestUtil.h).
+QString schema(const TestDatabase &db)
+{
+    Workspace ws(db.config());
+    return setUpSchema(ws, false);
 }
 
 QString seed(const TestDatabase &db)
 {
-    const QString p1 = QStringLiteral("{\"ticket_id\":1,\"title\":\"VPN\",\"prio\":\"P1\"}");
-    const QString p2 = QStringLiteral("{\"ticket_id\":2,\"title\":\"VPN\",\"prio\":\"P2\"}");
+    // Payloads and snapshots name tickets with the ticket table's own id (ShapeExpect.h: a
+    // number on the default schema, the order's UUID text on a shop row).
+    auto id = [&](qint64 n) { return ticketIdLiteral(db, n); };
+    const QString p1 = QStringLiteral("{\"ticket_id\":%1,\"title\":\"VPN\",\"prio\":\"P1\"}").arg(id(1));
+    const QString p2 = QStringLiteral("{\"ticket_id\":%1,\"title\":\"VPN\",\"prio\":\"P2\"}").arg(id(2));
     QStringList errors{
-        createSchemaWithoutBackstop(db),
+        schema(db),
         ticket(db, 1, QStringLiteral("k:a"), QStringLiteral("acme"), QStringLiteral("OPEN"), p1, 100),
         ticket(db, 2, QStringLiteral("k:a"), QStringLiteral("acme"), QStringLiteral("OPEN"), p2, 200),
         ticket(db, 3, QStringLiteral("k:b"), QStringLiteral("globex"), QStringLiteral("OPEN"), QStringLiteral("{}"), 300),
@@ -73,18 +92,18 @@ QString seed(const TestDatabase &db)
         // k:g ties with k:d on the last creation time: the key breaks the tie.
         ticket(db, 12, QStringLiteral("k:g"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 500),
         ticket(db, 13, QStringLiteral("k:g"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 510),
-        ticket(db, 10, QStringLiteral("k:e"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{\"ticket_id\":10,\"x\":2}"), 600),
+        ticket(db, 10, QStringLiteral("k:e"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{\"ticket_id\":%1,\"x\":2}").arg(id(10)), 600),
         ticket(db, 11, QString(), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 700),
         ticket(db, 14, QString(), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 710),
         // k:h: the SUCCESS snapshot names ticket 15, since CANCELLED (an inconsistency).
-        ticket(db, 15, QStringLiteral("k:h"), QStringLiteral("acme"), QStringLiteral("CANCELLED"), QStringLiteral("{\"ticket_id\":15}"), 150),
-        ticket(db, 16, QStringLiteral("k:h"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{\"ticket_id\":16}"), 160),
-        record(db, QStringLiteral("k:a"), 1, QStringLiteral("{\"prio\":\"P2\",\"ticket_id\":2,\"title\":\"VPN\"}")),
+        ticket(db, 15, QStringLiteral("k:h"), QStringLiteral("acme"), QStringLiteral("CANCELLED"), ticketIdPayload(db, 15), 150),
+        ticket(db, 16, QStringLiteral("k:h"), QStringLiteral("acme"), QStringLiteral("OPEN"), ticketIdPayload(db, 16), 160),
+        record(db, QStringLiteral("k:a"), 1, QStringLiteral("{\"prio\":\"P2\",\"ticket_id\":%1,\"title\":\"VPN\"}").arg(id(2))),
         record(db, QStringLiteral("k:b"), 0, {}),
         record(db, QStringLiteral("k:d"), 2, {}),
-        record(db, QStringLiteral("k:e"), 1, QStringLiteral("{\"ticket_id\":10,\"x\":1}")),
-        record(db, QStringLiteral("k:f"), 1, QStringLiteral("{\"ticket_id\":999}")),
-        record(db, QStringLiteral("k:h"), 1, QStringLiteral("{\"ticket_id\":15}")),
+        record(db, QStringLiteral("k:e"), 1, QStringLiteral("{\"ticket_id\":%1,\"x\":1}").arg(id(10))),
+        record(db, QStringLiteral("k:f"), 1, ticketIdPayload(db, 999)),
+        record(db, QStringLiteral("k:h"), 1, ticketIdPayload(db, 15)),
         intent(db, QStringLiteral("task_1"), QStringLiteral("step_1"), QStringLiteral("task_1_step_1:a1"), 10),
         intent(db, QStringLiteral("task_1"), QStringLiteral("step_1"), QStringLiteral("task_1_step_1:a2"), 20),
         intent(db, QStringLiteral("task_1"), QStringLiteral("step_1"), QStringLiteral("task_1_step_1:a2"), 30),
@@ -156,7 +175,7 @@ private slots:
     void queue_data()
     {
         QTest::addColumn<QString>("backend");
-        addBackendRows();
+        addBackendRows(false, true); // and the <backend>/shop rows (ShopShape.h)
     }
     void queue();
     void windowScan_data() { queue_data(); }
@@ -229,24 +248,25 @@ void TestDuplicates::queue()
     QCOMPARE(groupKeys(ws, sub, 10), QStringList{QStringLiteral("k:g")});
 
     // Inconsistencies, by record id, whatever the page size.
+    // (Ticket ids as the shape spells them: ShapeExpect.h.)
+    auto tid = [&](qint64 n) { return ticketIdText(db, n); };
     const QStringList expected{
-        QStringLiteral("ticket_with_unsettled_record k:b PROCESSING 3"),
-        QStringLiteral("ticket_with_unsettled_record k:b PROCESSING 4"),
-        QStringLiteral("ticket_with_unsettled_record k:b PROCESSING 5"),
-        QStringLiteral("ticket_with_unsettled_record k:d FAILED 8"),
-        QStringLiteral("ticket_with_unsettled_record k:d FAILED 9"),
-        QStringLiteral("snapshot_payload_differs k:e SUCCESS 10"),
-        QStringLiteral("snapshot_ticket_missing k:f SUCCESS 999"),
-        QStringLiteral("snapshot_ticket_cancelled k:h SUCCESS 15"),
+        QStringLiteral("ticket_with_unsettled_record k:b PROCESSING ") + tid(3),
+        QStringLiteral("ticket_with_unsettled_record k:b PROCESSING ") + tid(4),
+        QStringLiteral("ticket_with_unsettled_record k:b PROCESSING ") + tid(5),
+        QStringLiteral("ticket_with_unsettled_record k:d FAILED ") + tid(8),
+        QStringLiteral("ticket_with_unsettled_record k:d FAILED ") + tid(9),
+        QStringLiteral("snapshot_payload_differs k:e SUCCESS ") + tid(10),
+        QStringLiteral("snapshot_ticket_missing k:f SUCCESS ") + tid(999),
+        QStringLiteral("snapshot_ticket_cancelled k:h SUCCESS ") + tid(15),
     };
     for (int pageSize : {1, 2, 100})
         QCOMPARE(inconsistencies(ws, pageSize), expected);
     // The key filter applies to the inconsistencies too.
     for (int pageSize : {1, 100})
         QCOMPARE(inconsistencies(ws, pageSize, QStringLiteral(":d")),
-                 (QStringList{QStringLiteral("ticket_with_unsettled_record k:d FAILED 8"),
-                              QStringLiteral("ticket_with_unsettled_record k:d FAILED 9")}));
-    QCOMPARE(inconsistencies(ws, 100, QStringLiteral("k:h")), QStringList{QStringLiteral("snapshot_ticket_cancelled k:h SUCCESS 15")});
+                 (QStringList{expected.at(3), expected.at(4)}));
+    QCOMPARE(inconsistencies(ws, 100, QStringLiteral("k:h")), QStringList{expected.at(7)});
     QCOMPARE(inconsistencies(ws, 100, QStringLiteral("nope")), QStringList());
 
     // Regenerated keys: steps whose attempts used more than one key.
@@ -262,8 +282,8 @@ void TestDuplicates::queue()
     const auto da = loadDuplicateGroup(ws, QStringLiteral("k:a")).result();
     QVERIFY(da.ok());
     QCOMPARE(da->tickets.size(), 2);
-    QCOMPARE(da->canonicalTicketId, optBid(2));
-    QCOMPARE(da->canonicalReason, QStringLiteral("the SUCCESS record's snapshot names ticket #2 (callers were given it)"));
+    QCOMPARE(da->canonicalTicketId, std::optional<BusinessId>(ticketIdOf(db, 2)));
+    QCOMPARE(da->canonicalReason, QStringLiteral("the SUCCESS record's snapshot names ticket #%1 (callers were given it)").arg(tid(2)));
     QCOMPARE(da->keyReuseFields, QStringList{QStringLiteral("prio")});
     QCOMPARE(da->inconsistency, QString());
     QCOMPARE(da->payloadDiff.size(), 3);
@@ -277,17 +297,17 @@ void TestDuplicates::queue()
     // No snapshot: the earliest ticket.
     const auto db2 = loadDuplicateGroup(ws, QStringLiteral("k:b")).result();
     QVERIFY(db2.ok());
-    QCOMPARE(db2->canonicalTicketId, optBid(3));
+    QCOMPARE(db2->canonicalTicketId, std::optional<BusinessId>(ticketIdOf(db, 3)));
     QCOMPARE(db2->canonicalReason, QStringLiteral("no SUCCESS snapshot names one of these tickets: the earliest live ticket "
-                                                  "(#3, created 2026-01-01T00:05:00.000000Z)"));
+                                                  "(#%1, created 2026-01-01T00:05:00.000000Z)").arg(tid(3)));
     QCOMPARE(db2->keyReuseFields, QStringList());
     // The snapshot names a CANCELLED ticket: still canonical, flagged.
     const auto dh = loadDuplicateGroup(ws, QStringLiteral("k:h")).result();
     QVERIFY(dh.ok());
-    QCOMPARE(dh->canonicalTicketId, optBid(15));
-    QCOMPARE(dh->inconsistency, QStringLiteral("the SUCCESS snapshot names ticket #15, which is CANCELLED: callers hold a ticket "
+    QCOMPARE(dh->canonicalTicketId, std::optional<BusinessId>(ticketIdOf(db, 15)));
+    QCOMPARE(dh->inconsistency, QStringLiteral("the SUCCESS snapshot names ticket #%1, which is CANCELLED: callers hold a ticket "
                                                "that was undone. SUCCESS is final: escalate to the ticket system's owners; never "
-                                               "re-mark the record"));
+                                               "re-mark the record").arg(tid(15)));
     // The key's warnings say the same (show and the console's key detail).
     const KeyDetail kh = loadKeyDetail(ws, QStringLiteral("k:h")).result();
     QVERIFY2(kh.warnings.contains(dh->inconsistency), qPrintable(kh.warnings.join(QLatin1Char('\n'))));
@@ -307,7 +327,7 @@ void TestDuplicates::windowScan()
     // year without tickets, a group spread over two days, 200 single tickets in between.
     const qint64 day = 86400;
     QStringList errors{
-        createSchemaWithoutBackstop(db),
+        schema(db),
         ticket(db, 1, QStringLiteral("w:old"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 10),
         ticket(db, 2, QStringLiteral("w:old"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 70),
         ticket(db, 3, QStringLiteral("w:spread"), QStringLiteral("acme"), QStringLiteral("OPEN"), QStringLiteral("{}"), 365 * day),

@@ -140,6 +140,7 @@ inline WorkspaceConfig ticketAbsentConfig(WorkspaceConfig config)
 
 #include "Mark.h"
 #include "RecordStatus.h"
+#include "ShapeExpect.h"
 
 namespace triage::test {
 
@@ -157,6 +158,27 @@ inline MarkRequest request(const QString &key, RecordStatusCode to, const QStrin
     if (to == Success) {
         r.snapshot = kPayload;
         r.snapshotSource = QStringLiteral("ticket:41");
+    }
+    return r;
+}
+
+/// kPayload as ticket 41 of `db`'s shape carries it: its `ticket_id` names the ticket with
+/// that table's own id (ShapeExpect.h: 41 on the default schema, the UUID order id on a shop
+/// row), so the canonical-ticket rule recognises it on both shapes.
+inline QString payloadOf(const TestDatabase &db)
+{
+    QString p = kPayload;
+    return p.replace(QStringLiteral("\"ticket_id\":41"), QStringLiteral("\"ticket_id\":") + ticketIdLiteral(db, 41));
+}
+
+/// request() on `db`'s shape: a SUCCESS carries payloadOf(db) from "ticket:<ticketIdText(41)>".
+inline MarkRequest request(const TestDatabase &db, const QString &key, RecordStatusCode to,
+                           const QString &reason = QStringLiteral("verified in upstream console"))
+{
+    MarkRequest r = request(key, to, reason);
+    if (to == Success) {
+        r.snapshot = payloadOf(db);
+        r.snapshotSource = QStringLiteral("ticket:") + ticketIdText(db, 41);
     }
     return r;
 }
