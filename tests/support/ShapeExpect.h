@@ -69,12 +69,15 @@ inline QString storedPayloadText(const TestDatabase &db, const QString &payload)
     return v.first();
 }
 
-/// The three --*-db options naming `db`'s URL, preceded on a shop row by
+/// The three --*-db options naming `db`'s URL, preceded by `--config <config>` when
+/// `config` is given (a file starting with shapeIniText(db)), else on a shop row by
 /// `--config tests/support/shop/shop.ini` (its map sections; the URLs come from the options).
-inline QStringList ctlDbArgs(const TestDatabase &db)
+inline QStringList ctlDbArgs(const TestDatabase &db, const QString &config = {})
 {
     QStringList out;
-    if (db.isShop())
+    if (!config.isEmpty())
+        out << QStringLiteral("--config") << config;
+    else if (db.isShop())
         out << QStringLiteral("--config") << shopIniPath();
     out << QStringLiteral("--idempotency-db") << db.url() << QStringLiteral("--intent-db") << db.url()
         << QStringLiteral("--ticket-db") << db.url();
