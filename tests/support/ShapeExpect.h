@@ -84,6 +84,33 @@ inline QStringList ctlDbArgs(const TestDatabase &db, const QString &config = {})
     return out;
 }
 
+/// Creates the agents' tables of `db`'s shape as the agents would have (admin SQL), before
+/// `triagectl init-schema` adds the console's own: the shop tables on a shop row (shopDdl()),
+/// nothing on the default schema (init-schema creates its tables). Returns the error text.
+inline QString createAgentTables(const TestDatabase &db)
+{
+    if (!db.isShop())
+        return {};
+    for (const QString &statement : shopDdl(db.dialect()))
+        if (const QString error = db.adminExec(statement); !error.isEmpty())
+            return error;
+    return {};
+}
+
+/// The record statuses of `keys` exactly as stored (admin SQL on the shape's record table), in key order.
+inline QStringList storedRecordStatuses(const TestDatabase &db, const QStringList &keys)
+{
+    QStringList out;
+    for (const QString &k : keys) {
+        QString q = k;
+        q.replace(QLatin1Char('\''), QStringLiteral("''"));
+        out << db.adminQueryColumn(db.isShop() ? QStringLiteral("SELECT state FROM idem_requests WHERE request_key = '%1'").arg(q)
+                                               : QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(q))
+                   .value(0, QStringLiteral("(no record)"));
+    }
+    return out;
+}
+
 /// The text a test's own config file starts with so that it describes `db`'s shape:
 /// shop.ini's [*.map] sections on a shop row, empty on the default schema (triagectl reads
 /// one --config file, so a test writing its own appends its sections to this).
