@@ -1,6 +1,8 @@
 // triagectl end to end: runs the built executable with QProcess against a fresh database
 // of every backend and checks its output against independent, hand-written SQL.
+#include "BackendTestUtil.h"
 #include "CtlRun.h"
+#include "ShapeExpect.h"
 #include "ServerTime.h"
 #include "TestDatabases.h"
 #include "Queue.h"
@@ -564,7 +566,7 @@ void TstCliTriagectl::exitCodes()
 void TstCliTriagectl::markExitCodes_data()
 {
     QTest::addColumn<QString>("backend");
-    triage::test::addBackendRows(true);
+    triage::test::addBackendRows(true, true); // and the <backend>/shop rows (ShopShape.h)
 }
 
 void TstCliTriagectl::markExitCodes()
@@ -580,29 +582,41 @@ void TstCliTriagectl::markExitCodes()
     {
         QFile f(ini);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("[biz.ticket_create]\nfailed_evidence = ticket_absent\n");
+        f.write(shapeIniText(db) + "[biz.ticket_create]\nfailed_evidence = ticket_absent\n"); // the shop's map sections first
     }
-    const QStringList base = QStringList{QStringLiteral("--config"), ini, QStringLiteral("--operator"), QStringLiteral("alice")}
-        + dbArgs(db.url());
+    const QStringList base = QStringList{QStringLiteral("--operator"), QStringLiteral("alice")} + ctlDbArgs(db, ini);
+    TRIAGE_OK(createAgentTables(db)); // the shop's tables first on a shop row (ShapeExpect.h)
     RUN_OK(schema, base + QStringList{QStringLiteral("init-schema")});
+    // The same logical rows in either shape (BackendTestUtil's insert*()).
     auto record = [&](const QString &key, const QString &biz, int age) {
-        return db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
-                                           "expire_at) VALUES ('%1', '%2', 0, %3, %3, %4)")
-                                .arg(key, biz, agoValue(backend, age), futureValue(backend)));
+        RecordSpec r;
+        r.key = key;
+        r.bizType = biz;
+        r.updated = agoValue(db.backend(), age);
+        r.expire = futureValue(db.backend());
+        return insertRecords(db, {r});
     };
     for (const QString &k : {QStringLiteral("pay:none"), QStringLiteral("pay:fresh"), QStringLiteral("pay:over")})
         QCOMPARE(record(k, QStringLiteral("payment_capture"), 3600), QString());
     QCOMPARE(record(QStringLiteral("ticket:create:acme:gone"), QStringLiteral("ticket_create"), 3600), QString());
     QCOMPARE(record(QStringLiteral("ticket:create:acme:held"), QStringLiteral("ticket_create"), 3600), QString());
-    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) "
-                                         "VALUES (41, 'ticket:create:acme:held', 'acme', 'VPN outage', 'OPEN', '{\"ticket_id\":41}', %1, %1), "
-                                         "(99, 'ticket:create:acme:other', 'acme', 'Disk full', 'OPEN', '{\"ticket_id\":99}', %1, %1)")
-                              .arg(agoValue(backend, 3000))),
+    auto ticketRow = [&](qint64 id, const QString &key, const QString &title) {
+        TicketSpec t;
+        t.id = id;
+        t.key = key;
+        t.tenant = QStringLiteral("acme");
+        t.title = title;
+        t.payload = ticketIdPayload(db, id);
+        t.created = agoValue(db.backend(), 3000);
+        return t;
+    };
+    QCOMPARE(insertTickets(db, {ticketRow(41, QStringLiteral("ticket:create:acme:held"), QStringLiteral("VPN outage")),
+                                ticketRow(99, QStringLiteral("ticket:create:acme:other"), QStringLiteral("Disk full"))}),
              QString());
     QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, action, idem_key, reason, evidence, "
                                          "outcome) VALUES ('q-fresh', %1, 'alice', 'query_upstream', 'pay:fresh', 'upstream NOT_FOUND', "
                                          "'{\"evidence\":{\"classification\":\"NOT_FOUND\"}}', 'recorded')")
-                              .arg(agoValue(backend, 60))),
+                              .arg(agoValue(db.backend(), 60))),
              QString());
     auto audited = [&]() { return db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit")).value(0).toInt(); };
     auto mark = [&](const QStringList &args) { return runCtl(base + QStringList{QStringLiteral("mark")} + args); };
@@ -652,8 +666,9 @@ void TstCliTriagectl::markExitCodes()
     QCOMPARE(audited(), ++rows);
     // --snapshot-from-ticket naming a ticket of another key: refused (4) and audited.
     r = mark({QStringLiteral("ticket:create:acme:held"), QStringLiteral("--to"), QStringLiteral("success"),
-              QStringLiteral("--snapshot-from-ticket"), QStringLiteral("99"), QStringLiteral("--reason"), reason});
-    QVERIFY2(r.exitCode == 4 && r.out.contains("ticket #99 does not carry this key"), r.describe().constData());
+              QStringLiteral("--snapshot-from-ticket"), ticketIdText(db, 99), QStringLiteral("--reason"), reason});
+    QVERIFY2(r.exitCode == 4 && r.out.contains(QStringLiteral("ticket #%1 does not carry this key").arg(ticketIdText(db, 99)).toUtf8()),
+             r.describe().constData());
     QCOMPARE(audited(), ++rows);
     // A dry run that hits a conflict: exit 3, nothing written.
     r = mark({QStringLiteral("ticket:create:acme:gone"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--dry-run"),
@@ -673,8 +688,12 @@ void TstCliTriagectl::markExitCodes()
     r = mark({QStringLiteral("ticket:create:acme:gone"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--reason"), reason});
     QVERIFY2(r.exitCode == 0 && r.out.contains("failed_evidence = ticket_absent"), r.describe().constData());
     QCOMPARE(audited(), ++rows);
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 2 ORDER BY idem_key")),
-             (QStringList{QStringLiteral("pay:fresh"), QStringLiteral("pay:none"), QStringLiteral("ticket:create:acme:gone")}));
+    const QStringList keys{QStringLiteral("pay:fresh"), QStringLiteral("pay:none"), QStringLiteral("pay:over"),
+                           QStringLiteral("ticket:create:acme:gone"), QStringLiteral("ticket:create:acme:held")};
+    // As stored: FAILED is the code 2, or the shop's first FAILED spelling "ERROR"; PROCESSING untouched.
+    const QString failed = db.isShop() ? QStringLiteral("ERROR") : QStringLiteral("2");
+    const QString processing = db.isShop() ? QStringLiteral("pending ") : QStringLiteral("0");
+    QCOMPARE(storedRecordStatuses(db, keys), (QStringList{failed, failed, processing, failed, processing}));
 }
 
 void TstCliTriagectl::demoWorkspace()

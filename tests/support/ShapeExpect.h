@@ -69,15 +69,45 @@ inline QString storedPayloadText(const TestDatabase &db, const QString &payload)
     return v.first();
 }
 
-/// The three --*-db options naming `db`'s URL, preceded on a shop row by
+/// The three --*-db options naming `db`'s URL, preceded by `--config <config>` when
+/// `config` is given (a file starting with shapeIniText(db)), else on a shop row by
 /// `--config tests/support/shop/shop.ini` (its map sections; the URLs come from the options).
-inline QStringList ctlDbArgs(const TestDatabase &db)
+inline QStringList ctlDbArgs(const TestDatabase &db, const QString &config = {})
 {
     QStringList out;
-    if (db.isShop())
+    if (!config.isEmpty())
+        out << QStringLiteral("--config") << config;
+    else if (db.isShop())
         out << QStringLiteral("--config") << shopIniPath();
     out << QStringLiteral("--idempotency-db") << db.url() << QStringLiteral("--intent-db") << db.url()
         << QStringLiteral("--ticket-db") << db.url();
+    return out;
+}
+
+/// Creates the agents' tables of `db`'s shape as the agents would have (admin SQL), before
+/// `triagectl init-schema` adds the console's own: the shop tables on a shop row (shopDdl()),
+/// nothing on the default schema (init-schema creates its tables). Returns the error text.
+inline QString createAgentTables(const TestDatabase &db)
+{
+    if (!db.isShop())
+        return {};
+    for (const QString &statement : shopDdl(db.dialect()))
+        if (const QString error = db.adminExec(statement); !error.isEmpty())
+            return error;
+    return {};
+}
+
+/// The record statuses of `keys` exactly as stored (admin SQL on the shape's record table), in key order.
+inline QStringList storedRecordStatuses(const TestDatabase &db, const QStringList &keys)
+{
+    QStringList out;
+    for (const QString &k : keys) {
+        QString q = k;
+        q.replace(QLatin1Char('\''), QStringLiteral("''"));
+        out << db.adminQueryColumn(db.isShop() ? QStringLiteral("SELECT state FROM idem_requests WHERE request_key = '%1'").arg(q)
+                                               : QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(q))
+                   .value(0, QStringLiteral("(no record)"));
+    }
     return out;
 }
 
