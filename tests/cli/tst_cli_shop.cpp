@@ -283,10 +283,10 @@ void TstCliShop::listShowMarkDuplicates()
                                     std::pair{4, QStringLiteral("  status      PROCESSING (stored \"pending \"): stale, outcome UNKNOWN")},
                                     std::pair{5, QStringLiteral("  created_at  ") + c.iso(2 * kDay + 4 * kHour) + QStringLiteral("  (local ")},
                                     std::pair{6, QStringLiteral("  updated_at  ") + c.iso(2 * kDay + 3 * kHour) + QStringLiteral("  (local ")},
-                                    std::pair{7, QStringLiteral("  expire_at   NULL")},
+                                    std::pair{7, QStringLiteral("  expire_at   (no expire_at column)")},
                                     std::pair{8, QStringLiteral("  version     (no version column)")},
                                     std::pair{9, QStringLiteral("  age         2d 3h (")},
-                                    std::pair{10, QStringLiteral("  expires in  NULL")},
+                                    std::pair{10, QStringLiteral("  expires in  unknown")},
                                     std::pair{11, QStringLiteral("  tenant      acme")}})
         QVERIFY2(text.endsWith(QLatin1Char('(')) || text.endsWith(QLatin1String("(local ")) ? showLines.at(head + row).startsWith(text)
                                                                                              : showLines.at(head + row) == text,
