@@ -13,6 +13,7 @@
 #include "UpstreamSimulatorProcess.h"
 #include "Workspace.h"
 #include "DemoWorkspace.h"
+#include "Doctor.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -113,6 +114,9 @@ int main(int argc, char *argv[])
     }
 
     Workspace workspace(*config);
+    // A mapping that does not match a store's tables is that store's state (its connection
+    // event), not a SQL error at first use (DESIGN.md §10 "Checked at open").
+    installMappingCheck(workspace);
     MainWindow window(&workspace);
     window.resize(1400, 900);
 

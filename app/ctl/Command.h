@@ -30,6 +30,10 @@ struct CommandSpec {
     int arguments = 0;
     QString alternative; ///< with arguments == -1: the option that stands for the KEY
     bool writes = false; ///< refused in read-only mode (unless dryRun())
+    /// Each store's mapping is checked against its catalog before the command's first job
+    /// there (installMappingCheck(), DESIGN.md §10 "Checked at open"). False only for the
+    /// commands that fix a mapping or a schema: doctor, init-schema, map.
+    bool checksMapping = true;
 };
 
 /// One parsed command line as a command sees it.

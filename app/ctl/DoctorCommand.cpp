@@ -29,7 +29,7 @@ public:
                            "PostgreSQL: the console never creates one on the agents' tables), and (PostgreSQL,\n"
                            "MySQL) the plan the queue's first-page query gets now. Exit 0 when all is well, 1 when\n"
                            "the mapping does not match the databases, 4 when an index is missing."),
-            {}, 0, QString(), false};
+            {}, 0, QString(), false, false};
         return s;
     }
 
@@ -37,11 +37,13 @@ public:
     {
         QVector<IndexFinding> all;
         QStringList problems;
+        QStringList warnings;
         for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
             const auto o = checkStore(workspace, role).result();
             if (!o.ok())
                 return c.out.dbFailure(*o.error);
             problems += o->mappingProblems;
+            warnings += o->mappingWarnings;
             all += o->indexes;
         }
         bool missing = false;
@@ -54,7 +56,7 @@ public:
                 QJsonObject o;
                 o.insert(QStringLiteral("store"), roleName(f.need.role));
                 o.insert(QStringLiteral("table"), f.need.table);
-                o.insert(QStringLiteral("columns"), QJsonArray::fromStringList(f.need.columns));
+                o.insert(QStringLiteral("columns"), QJsonArray::fromStringList(f.need.shownColumns()));
                 o.insert(QStringLiteral("used_by"), f.need.usedBy);
                 o.insert(QStringLiteral("present"), f.present);
                 o.insert(QStringLiteral("index"), f.present ? QJsonValue(f.satisfiedBy) : QJsonValue(QJsonValue::Null));
@@ -65,6 +67,7 @@ public:
             QJsonObject doc;
             doc.insert(QStringLiteral("ok"), !missing && problems.isEmpty());
             doc.insert(QStringLiteral("mapping_problems"), QJsonArray::fromStringList(problems));
+            doc.insert(QStringLiteral("mapping_warnings"), QJsonArray::fromStringList(warnings));
             doc.insert(QStringLiteral("indexes"), a);
             c.out.print(QJsonDocument(doc).toJson(QJsonDocument::Indented));
             break;
@@ -74,10 +77,16 @@ public:
             QByteArray out;
             for (const QString &p : std::as_const(problems))
                 out += (p + QLatin1Char('\n')).toUtf8();
+            for (const QString &w : std::as_const(warnings))
+                out += (QStringLiteral("warning: ") + w + QLatin1Char('\n')).toUtf8();
             for (const IndexFinding &f : all) {
-                const QString where = QStringLiteral("%1(%2)").arg(f.need.table, f.need.columns.join(QStringLiteral(", ")));
+                const QString where = QStringLiteral("%1(%2)").arg(f.need.table, f.need.shownColumns().join(QStringLiteral(", ")));
                 if (f.present)
                     out += QStringLiteral("ok       %1 %2 — index %3\n").arg(roleName(f.need.role), where, f.satisfiedBy).toUtf8();
+                else if (!f.need.unservable.isEmpty())
+                    out += QStringLiteral("MISSING  %1 %2 — %3 would scan the whole table\n         no index can serve it: %4\n")
+                               .arg(roleName(f.need.role), where, f.need.usedBy, f.need.unservable)
+                               .toUtf8();
                 else
                     out += QStringLiteral("MISSING  %1 %2 — %3 would scan the whole table\n         fix: %4\n")
                                .arg(roleName(f.need.role), where, f.need.usedBy, f.fix)

@@ -30,7 +30,7 @@ public:
                            "that must reproduce a breached defence. Exit 4 when a database's console schema is newer\n"
                            "than this build's."),
             {option("without-backstop", QStringLiteral("Omit UNIQUE(ticket.idem_key)."))},
-            0, QString(), true};
+            0, QString(), true, false};
         return s;
     }
 

@@ -26,7 +26,7 @@ public:
                            "20), a time encoding the column type does not settle, a column with no candidate.\n"
                            "Reads only. Review the draft, then check it with `triagectl doctor`. Exit 0."),
             {option("suggest", QStringLiteral("Print a draft mapping (the only form of map)."))},
-            0, QString(), false};
+            0, QString(), false, false};
         return s;
     }
 

@@ -3,6 +3,7 @@
 #include "AppSetup.h"
 
 #include "BizTypeCheck.h"
+#include "Doctor.h"
 #include "Log.h"
 #include "Workspace.h"
 
@@ -273,6 +274,8 @@ int Triagectl::run(const QStringList &arguments)
     }
 
     Workspace workspace(*config);
+    if (command->spec().checksMapping)
+        installMappingCheck(workspace);
     const int code = command->run(workspace, context);
     // After the command, so that it never adds a login of its own to a store that just
     // failed, and init-schema / seed-demo are compared with what they created.

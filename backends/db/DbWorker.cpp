@@ -66,6 +66,27 @@ void DbWorker::openIfNeeded()
     m_wasOpen = true;
 }
 
+void DbWorker::setOpenCheck(std::shared_ptr<OpenCheck> check)
+{
+    // Queued like a job, so it holds for every job submitted after this call.
+    QMetaObject::invokeMethod(
+        m_context, [this, check = std::move(check)]() { m_openCheck = check; }, Qt::QueuedConnection);
+}
+
+void DbWorker::requireOpenCheck()
+{
+    try {
+        m_openCheck->require(*m_session);
+    } catch (const DbException &e) {
+        if (e.error.kind == DbError::Kind::Config && !m_reportedCheck) {
+            m_reportedCheck = true;
+            logger("backend.sql")->warn("{}", e.error.message.toStdString());
+            emit connectionEvent(m_profile.role, false, e.error.message);
+        }
+        throw;
+    }
+}
+
 void DbWorker::noteDropped(const QString &why)
 {
     m_session->close();

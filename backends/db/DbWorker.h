@@ -2,6 +2,7 @@
 
 #include "CancelToken.h"
 #include "DbSession.h"
+#include "OpenCheck.h"
 
 #include <QFuture>
 #include <QObject>
@@ -49,6 +50,14 @@ public:
     bool isBusy() const { return m_activity->runningJob.load() != 0; }
     /// The shared, thread-safe state behind backendId() and isBusy() (for QueryCancel).
     std::shared_ptr<SessionActivity> activity() const { return m_activity; }
+
+    /// Installs `check` (null: none), which every job submitted after this call passes
+    /// first, on the worker thread after the connection opened (OpenCheck.h, DESIGN.md §10
+    /// "Checked at open"): a store that fails it fails each job with the check's DbError
+    /// (kind Config), and the first such failure on this worker is also reported by
+    /// connectionEvent(role, false, message). Thread-safe; Workspace::setOpenCheck() installs
+    /// one check on the store's worker and its bulk workers.
+    void setOpenCheck(std::shared_ptr<OpenCheck> check);
 
     /// Queues `job` on the worker thread. Thread-safe; callable from any thread.
     /// The job carries CancelToken::current() of the calling thread (see CancelScope):
@@ -110,6 +119,8 @@ private:
             }
             try {
                 RunningJob running(*m_activity, ++m_jobSerial, token);
+                if (m_openCheck)
+                    requireOpenCheck();
                 return Outcome<T>::success(job(*m_session));
             } catch (const DbException &e) {
                 // A cancel or a statement timeout leaves the connection usable: no probe
@@ -135,6 +146,8 @@ private:
     }
     void openIfNeeded();
     void noteDropped(const QString &why);
+    /// m_openCheck->require(), reporting its first refusal by connectionEvent(). Throws DbException.
+    void requireOpenCheck();
 
     ConnectionProfile m_profile;
     QThread m_thread;
@@ -144,6 +157,8 @@ private:
     quint64 m_jobSerial = 0;                ///< last job serial (worker thread only)
     bool m_wasOpen = false;                 ///< opened successfully at least once
     bool m_reportedDown = false;
+    std::shared_ptr<OpenCheck> m_openCheck; ///< worker thread only (set through m_context)
+    bool m_reportedCheck = false;           ///< its refusal was reported by connectionEvent()
 };
 
 } // namespace triage

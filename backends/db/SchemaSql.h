@@ -114,6 +114,13 @@ public:
     /// Condition: `column` holds exactly `stored` (the value as read(), for a compare-and-set:
     /// the raw value the operator saw); NULL for a null `stored`.
     QString equalsStored(SqlBuilder &b, const QString &column, const std::optional<QString> &stored) const;
+    /// The expression isAny() and isNone() filter on: `UPPER(TRIM(<read(column)>))` for text
+    /// statuses with status_ignore_case, else `column` itself. An index serves the status
+    /// queues only when it starts with exactly this (IndexNeeds.h, DESIGN.md §10).
+    QString compared(const QString &column) const
+    {
+        return m_map.text && m_map.ignoreCase ? folded(column) : column;
+    }
     /// The bound value written for console status `name` (its first spelling).
     QString write(SqlBuilder &b, const QString &name) const;
     /// The console status of a stored value read with read(); nullopt for NULL or a value no

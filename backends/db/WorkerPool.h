@@ -26,12 +26,15 @@ public:
     int size() const { return m_size; }
     /// Worker `i`, 0 <= i < size(); created on the first call for `i`.
     DbWorker &at(int i);
+    /// Installs `check` on every worker, those created later included (DbWorker::setOpenCheck()).
+    void setOpenCheck(std::shared_ptr<OpenCheck> check);
 
 private:
     const ConnectionProfile m_profile;
     const int m_size;
     QMutex m_mutex;
     std::vector<std::unique_ptr<DbWorker>> m_workers; ///< size() entries, null until used
+    std::shared_ptr<OpenCheck> m_openCheck;           ///< given to each worker (guarded by m_mutex)
 };
 
 } // namespace triage

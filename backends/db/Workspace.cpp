@@ -29,6 +29,15 @@ WorkerPool &Workspace::bulkWorkers(DbRole role)
     return *m_bulkWorkers[int(role)];
 }
 
+void Workspace::setOpenCheck(const OpenCheck::Problems &problems)
+{
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+        auto check = std::make_shared<OpenCheck>(role, problems);
+        worker(role).setOpenCheck(check);
+        bulkWorkers(role).setOpenCheck(check);
+    }
+}
+
 void Workspace::probeConnections()
 {
     // The worker reports opens and failures as they happen; a connection that was already

@@ -43,6 +43,16 @@ public:
     /// Opens each connection (if not yet open) and reports its state via connectionEvent().
     void probeConnections();
 
+    /// Installs a check each store must pass before its first job (OpenCheck.h, DESIGN.md
+    /// §10 "Checked at open"): one OpenCheck per store over `problems`, shared by the
+    /// store's worker and its bulk workers, so it runs once per store for the life of the
+    /// workspace. From then on a store that fails it fails every job with
+    /// OpenCheck::refusal() (kind Config: CLI exit 1) and reports it once by
+    /// connectionEvent(role, false, message). Call right after construction, before any job;
+    /// installMappingCheck() (Doctor.h) installs the mapping check. Without it (the default,
+    /// and for doctor, init-schema and map --suggest) nothing is checked.
+    void setOpenCheck(const OpenCheck::Problems &problems);
+
 signals:
     /// Relayed from the workers (any thread → receiver's thread by queued connection).
     void connectionEvent(triage::DbRole role, bool up, const QString &message);

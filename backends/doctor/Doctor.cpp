@@ -4,6 +4,7 @@
 #include "SchemaSql.h"
 #include "Workspace.h"
 
+#include <QSet>
 #include <QSqlQuery>
 #include <QSqlRecord>
 
@@ -154,9 +155,151 @@ const CatalogColumn *findColumn(Dialect d, const QVector<CatalogColumn> &columns
     return nullptr;
 }
 
+/// Epoch seconds of 2000-01-01T00:00:00Z and 2100-01-01T00:00:00Z: the plausible years.
+constexpr qint64 kPlausibleFrom = 946684800;
+constexpr qint64 kPlausibleTo = 4102444800;
+
+/// The epoch units a value is plausible in (DESIGN.md §10 "doctor").
+enum class EpochUnit { Seconds, Millis, Micros, None };
+
+EpochUnit epochUnitOf(qint64 v)
+{
+    for (auto [unit, scale] : {std::pair{EpochUnit::Seconds, qint64(1)}, std::pair{EpochUnit::Millis, qint64(1000)},
+                               std::pair{EpochUnit::Micros, qint64(1000000)}})
+        if (v >= kPlausibleFrom * scale && v < kPlausibleTo * scale)
+            return unit;
+    return EpochUnit::None;
+}
+
+QString epochUnitWords(EpochUnit u)
+{
+    switch (u) {
+    case EpochUnit::Seconds: return QStringLiteral("epoch seconds");
+    case EpochUnit::Millis: return QStringLiteral("epoch milliseconds");
+    case EpochUnit::Micros: return QStringLiteral("epoch microseconds");
+    case EpochUnit::None: break;
+    }
+    return QStringLiteral("no epoch unit");
+}
+
+/// What the mapping should say for values in `u`: "use time = epoch_ms", ….
+QString epochUnitFix(EpochUnit u)
+{
+    switch (u) {
+    case EpochUnit::Seconds: return QStringLiteral("use time = epoch_s");
+    case EpochUnit::Millis: return QStringLiteral("use time = epoch_ms");
+    default: return QStringLiteral("the console reads only epoch_s and epoch_ms");
+    }
+}
+
 } // namespace
 
 namespace doctor_sql {
+
+TimeValueFindings timeValueFindings(DbSession &session, const SchemaMap &map)
+{
+    TimeValueFindings out;
+    const Dialect d = session.dialect().kind();
+    const MappedTable m = mappedTable(map, session.role());
+    const TimeEncoding encoding = m.time.encoding;
+    const bool epoch = encoding == TimeEncoding::EpochSeconds || encoding == TimeEncoding::EpochMillis;
+    const bool liteText = d == Dialect::Sqlite && (encoding == TimeEncoding::Native || encoding == TimeEncoding::Local);
+    if (!epoch && !liteText)
+        return out;
+    const auto columns = catalog_sql::columnsOf(session, m.table);
+    if (!columns)
+        return out;
+    QVector<MappedColumn> sampled;
+    QStringList select;
+    for (const MappedColumn &mc : m.columns) {
+        if (mc.name.isEmpty() || !m.timeColumns.contains(mc.name) || !findColumn(d, *columns, mc.name))
+            continue;
+        sampled << mc;
+        const QString c = sqlName(d, mc.name);
+        select << (d == Dialect::Sqlite ? QStringLiteral("typeof(%1), %1").arg(c) : c);
+    }
+    if (sampled.isEmpty())
+        return out;
+    // A bounded sample (never a full scan): the first rows the table returns.
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM %2 LIMIT 100").arg(select.join(QStringLiteral(", ")), sqlName(d, m.table)));
+    const int width = d == Dialect::Sqlite ? 2 : 1;
+    QVector<QVector<QVariant>> values(sampled.size());
+    QVector<QStringList> types(sampled.size());
+    while (q.next())
+        for (int i = 0; i < sampled.size(); ++i) {
+            const QVariant v = q.value(i * width + width - 1);
+            if (v.isNull())
+                continue;
+            values[i] << v;
+            types[i] << (d == Dialect::Sqlite ? q.value(i * width).toString() : QString());
+        }
+    for (int i = 0; i < sampled.size(); ++i) {
+        if (values[i].isEmpty())
+            continue;
+        const QString where = QStringLiteral("[%1] %2: ").arg(m.section, QString::fromLatin1(sampled[i].key));
+        if (liteText) {
+            // SQLite keeps whatever is written: a text time column holding numbers compares wrongly.
+            int numbers = 0;
+            qint64 example = 0;
+            QSet<int> units; // EpochUnit values
+            for (int k = 0; k < values[i].size(); ++k)
+                if (types[i][k] == QLatin1String("integer") || types[i][k] == QLatin1String("real")) {
+                    const qint64 v = values[i][k].toLongLong();
+                    if (numbers++ == 0 || v > example)
+                        example = v;
+                    units.insert(int(epochUnitOf(v)));
+                }
+            if (numbers == 0)
+                continue;
+            QString looks;
+            if (units.size() == 1 && EpochUnit(*units.cbegin()) != EpochUnit::None)
+                looks = QStringLiteral("; they look like %1: %2").arg(epochUnitWords(EpochUnit(*units.cbegin())), epochUnitFix(EpochUnit(*units.cbegin())));
+            out.problems << where
+                    + QStringLiteral("column %1.%2 holds numbers (%3 of %4 sampled values, e.g. %5), but time = %6 needs ISO-8601 text%7")
+                          .arg(m.table, sampled[i].name)
+                          .arg(numbers)
+                          .arg(values[i].size())
+                          .arg(example)
+                          .arg(timeEncodingName(encoding), looks);
+            continue;
+        }
+        const EpochUnit mapped = encoding == TimeEncoding::EpochSeconds ? EpochUnit::Seconds : EpochUnit::Millis;
+        QSet<int> units; // EpochUnit values
+        qint64 example = 0;
+        qint64 odd = 0;
+        int implausible = 0;
+        bool first = true;
+        for (const QVariant &v : std::as_const(values[i])) {
+            bool ok = false;
+            const qint64 n = v.toLongLong(&ok);
+            const EpochUnit u = ok ? epochUnitOf(n) : EpochUnit::None;
+            units.insert(int(u));
+            if (first || n > example)
+                example = n;
+            first = false;
+            if (u != mapped && (implausible++ == 0))
+                odd = n;
+        }
+        if (implausible == 0)
+            continue;
+        if (units.size() == 1 && EpochUnit(*units.cbegin()) != EpochUnit::None) {
+            out.problems << where
+                    + QStringLiteral("values look like %1 (e.g. %2) but the mapping says time = %3; %4")
+                          .arg(epochUnitWords(EpochUnit(*units.cbegin())))
+                          .arg(example)
+                          .arg(timeEncodingName(encoding), epochUnitFix(EpochUnit(*units.cbegin())));
+        } else {
+            out.warnings << where
+                    + QStringLiteral("%1 of %2 sampled values of %3.%4 are not %5 of the years 2000..2099 (e.g. %6): check time = %7")
+                          .arg(implausible)
+                          .arg(values[i].size())
+                          .arg(m.table, sampled[i].name, epochUnitWords(mapped))
+                          .arg(odd)
+                          .arg(timeEncodingName(encoding));
+        }
+    }
+    return out;
+}
 
 QStringList mappingProblems(DbSession &session, const SchemaMap &map)
 {
@@ -214,18 +357,23 @@ QVector<IndexFinding> inspect(DbSession &session, const SchemaMap &map, bool pro
             known = known && findColumn(d, *columns, c);
         if (!known)
             continue; // a mapping problem ("[x.map] <key>: column … does not exist")
-        for (const CatalogIndex &index : catalog_sql::indexesOf(session, need.table)) {
-            if (index.columns.size() < need.columns.size())
-                continue;
-            bool prefix = true;
-            for (int i = 0; i < need.columns.size(); ++i)
-                prefix = prefix && index.columns[i].compare(need.columns[i], Qt::CaseInsensitive) == 0;
-            if (prefix) {
-                f.present = true;
-                f.satisfiedBy = index.name;
-                f.fix.clear();
-                break;
-            }
+        if (d == Dialect::PostgreSql && !need.leadingExpression.isEmpty()
+            && findColumn(d, *columns, need.columns.first())->kind == ColumnKind::Enum) {
+            // An enum's text is not IMMUTABLE: PostgreSQL refuses an index on UPPER(TRIM(CAST(e AS text))).
+            f.need.unservable = QStringLiteral("with status_ignore_case = true the queues compare %1, and PostgreSQL cannot index "
+                                               "an enum column's text: spell the statuses exactly as the enum's labels and set "
+                                               "status_ignore_case = false")
+                                    .arg(need.leadingExpression);
+            f.fix = QStringLiteral("-- no index can serve %1(%2) on an enum column: spell the statuses as its labels and set "
+                                   "status_ignore_case = false")
+                        .arg(need.table, need.shownColumns().join(QStringLiteral(", ")));
+        }
+        // With status_ignore_case only an index on the queues' UPPER(TRIM(…)) serves them.
+        const QVector<CatalogIndex> indexes = catalog_sql::indexesOf(session, need.table);
+        if (const CatalogIndex *index = servingIndex(indexes, need)) {
+            f.present = true;
+            f.satisfiedBy = index->name;
+            f.fix.clear();
         }
         const bool statusQueue = need.agents && need.role != DbRole::Ticket && need.columns.first() == m.status;
         if (probe && statusQueue && d != Dialect::Sqlite) {
@@ -274,9 +422,20 @@ QFuture<Outcome<StoreCheck>> checkStore(Workspace &workspace, DbRole role)
     return workspace.worker(role).run<StoreCheck>([map](DbSession &s) {
         StoreCheck c;
         c.mappingProblems = doctor_sql::mappingProblems(s, map);
+        if (c.mappingProblems.isEmpty()) {
+            const doctor_sql::TimeValueFindings values = doctor_sql::timeValueFindings(s, map);
+            c.mappingProblems = values.problems;
+            c.mappingWarnings = values.warnings;
+        }
         c.indexes = doctor_sql::inspect(s, map, c.mappingProblems.isEmpty());
         return c;
     });
+}
+
+void installMappingCheck(Workspace &workspace)
+{
+    const SchemaMap map = workspace.config().schema;
+    workspace.setOpenCheck([map](DbSession &s) { return doctor_sql::mappingProblems(s, map); });
 }
 
 QFuture<Outcome<QVector<IndexFinding>>> inspectIndexes(Workspace &workspace, DbRole role)

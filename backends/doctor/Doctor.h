@@ -29,6 +29,11 @@ struct StoreCheck {
     /// The mapping against the live catalog: one line per problem, naming the config key
     /// ("[ticket.map] payload: column orders.body does not exist"). Any → exit 1.
     QStringList mappingProblems;
+    /// What the time values themselves say (doctor_sql::timeValueFindings()), when the
+    /// mapping has no problem above: an unambiguous misfit (epoch milliseconds mapped as
+    /// epoch_s, …) is appended to mappingProblems (exit 1); a doubtful sample lands here,
+    /// printed as "warning: …" without changing the exit code.
+    QStringList mappingWarnings;
     /// The indexes the queues need on the mapped columns. A missing one → exit 4.
     QVector<IndexFinding> indexes;
 };
@@ -45,6 +50,25 @@ namespace doctor_sql {
 /// "[<section>] <key>: …" line per problem, in the order of the section's keys.
 /// Throws DbException.
 QStringList mappingProblems(DbSession &session, const SchemaMap &map);
+/// What doctor_sql::timeValueFindings() found.
+struct TimeValueFindings {
+    QStringList problems; ///< unambiguous: the values cannot be what the mapping says (exit 1)
+    QStringList warnings; ///< doubtful: some sampled values are not plausible times
+};
+
+/// Samples the mapped time columns of `session`'s role (at most 100 rows, `SELECT … LIMIT
+/// 100`: cheap on any table size, never a full scan) and checks the values against the
+/// mapping's `time` (DESIGN.md §10 "doctor"): a value is plausible in a unit when it lies in
+/// the years 2000..2099 (epoch seconds 946684800 ≤ v < 4102444800, milliseconds and
+/// microseconds ×1000 and ×10⁶). epoch_s / epoch_ms: when every sampled value is plausible
+/// in another unit, a problem "[<section>] <key>: values look like epoch milliseconds (e.g.
+/// 1764650000000) but the mapping says time = epoch_s"; when some values are plausible in
+/// no unit or in several, a warning. SQLite native / local (text times): integer or real
+/// values are a problem ("holds numbers … not ISO-8601 text"), with the unit they look like.
+/// Columns are sampled only when the table and columns exist with a usable type (run after
+/// mappingProblems() found none). Throws DbException.
+TimeValueFindings timeValueFindings(DbSession &session, const SchemaMap &map);
+
 /// Checks every index need of `session`'s role (indexNeeds() of `map`): present (an index
 /// whose leading columns match) or missing with the statement that fixes it; for the
 /// status queues also reports the plan EXPLAIN chooses (a full scan shows as "Seq Scan" /
@@ -58,6 +82,17 @@ QVector<IndexFinding> inspect(DbSession &session, const SchemaMap &map, bool pro
 /// doctor_sql::mappingProblems() and inspect() on the worker of `role`'s store with the
 /// workspace's mapping, or the store's error (DESIGN.md §5 `doctor`, §10).
 QFuture<Outcome<StoreCheck>> checkStore(Workspace &workspace, DbRole role);
+
+/// Makes doctor_sql::mappingProblems() with the workspace's mapping the check each store
+/// passes before its first job (Workspace::setOpenCheck(), DESIGN.md §10 "Checked at open"):
+/// once per store for the life of `workspace`, a few catalog reads. A store whose mapping
+/// does not match then fails every job with kind Config (CLI exit 1) and the message
+/// "<store>: the mapping does not match the database: [<section>] <key>: …; run `triagectl
+/// doctor`", and says so by connectionEvent(). A default table that does not exist yet
+/// passes (init-schema creates it). triagectl installs it for every command but doctor,
+/// init-schema and map (CommandSpec::checksMapping); the console at start. Call right after
+/// constructing the workspace.
+void installMappingCheck(Workspace &workspace);
 
 /// doctor_sql::inspect() on the worker of `role`'s store: its index findings, or the
 /// store's error.

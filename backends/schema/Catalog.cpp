@@ -118,6 +118,50 @@ QStringList enumLabels(const QString &columnType)
     return labels;
 }
 
+/// The keys of a SQLite "CREATE [UNIQUE] INDEX name ON table (key, key, …) [WHERE …]" as
+/// written, split at the top-level commas of the first parenthesised list after ON (quotes
+/// and nested parentheses respected), each trimmed; empty when `createSql` is not one.
+QStringList indexKeysOf(const QString &createSql)
+{
+    static const QRegularExpression on(QStringLiteral("\\sON\\s"), QRegularExpression::CaseInsensitiveOption);
+    const QRegularExpressionMatch m = on.match(createSql);
+    if (!m.hasMatch())
+        return {};
+    const int open = createSql.indexOf(QLatin1Char('('), m.capturedEnd());
+    if (open < 0)
+        return {};
+    QStringList keys;
+    QString current;
+    int depth = 0;
+    QChar quote;
+    for (int i = open + 1; i < createSql.size(); ++i) {
+        const QChar c = createSql[i];
+        if (!quote.isNull()) {
+            current += c;
+            if (c == quote)
+                quote = QChar();
+            continue;
+        }
+        if (c == QLatin1Char('\'') || c == QLatin1Char('"') || c == QLatin1Char('`')) {
+            quote = c;
+        } else if (c == QLatin1Char('(')) {
+            ++depth;
+        } else if (c == QLatin1Char(')')) {
+            if (depth == 0) {
+                keys << current.trimmed();
+                return keys;
+            }
+            --depth;
+        } else if (c == QLatin1Char(',') && depth == 0) {
+            keys << current.trimmed();
+            current.clear();
+            continue;
+        }
+        current += c;
+    }
+    return {};
+}
+
 QString text(const QVariant &v)
 {
     return v.metaType().id() == QMetaType::QByteArray ? QString::fromUtf8(v.toByteArray()) : v.toString();
@@ -220,12 +264,14 @@ QVector<CatalogIndex> indexesOf(DbSession &s, const QString &table)
     QString sql;
     switch (d) {
     case Dialect::PostgreSql:
+        // An expression key (attnum 0) as PostgreSQL deparses it ("upper(btrim((state)::text))").
         sql = QStringLiteral(
-                  "SELECT i.relname, string_agg(a.attname, ',' ORDER BY k.ord), x.indisunique FROM pg_index x "
+                  "SELECT i.relname, string_agg(CASE WHEN k.attnum = 0 THEN pg_get_indexdef(x.indexrelid, k.ord::int, true) "
+                  "ELSE a.attname END, chr(10) ORDER BY k.ord), x.indisunique FROM pg_index x "
                   "JOIN pg_class t ON t.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid "
                   "JOIN pg_namespace n ON n.oid = t.relnamespace "
                   "CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, ord) "
-                  "JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum "
+                  "LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum "
                   "WHERE t.relname = %1 AND n.nspname = %2 GROUP BY i.relname, x.indisunique")
                   .arg(b.bind(name), schemaExpr(d, b, schema));
         break;
@@ -238,17 +284,29 @@ QVector<CatalogIndex> indexesOf(DbSession &s, const QString &table)
     case Dialect::Sqlite: {
         const QString list = schema.isEmpty() ? QStringLiteral("pragma_index_list(%1)").arg(b.bind(name))
                                               : QStringLiteral("pragma_index_list(%1, %2)").arg(b.bind(name), b.bind(schema));
-        sql = QStringLiteral("SELECT il.name, (SELECT group_concat(name, ',') FROM (SELECT ii.name FROM "
-                             "pragma_index_info(il.name) ii ORDER BY ii.seqno)), il.\"unique\" FROM %1 il")
-                  .arg(list);
+        // An expression key has no name (cid -2): "" here, its text taken from the index's SQL below.
+        sql = QStringLiteral("SELECT il.name, (SELECT group_concat(coalesce(name, ''), char(10)) FROM (SELECT ii.name FROM "
+                             "pragma_index_info(il.name) ii ORDER BY ii.seqno)), il.\"unique\", (SELECT m.sql FROM %2 m "
+                             "WHERE m.type = 'index' AND m.name = il.name) FROM %1 il")
+                  .arg(list, schema.isEmpty() ? QStringLiteral("sqlite_master")
+                                              : sqlName(d, schema) + QStringLiteral(".sqlite_master"));
         break;
     }
     }
     QSqlQuery q = s.exec(sql, b);
     QVector<CatalogIndex> out;
-    while (q.next())
-        out.append({text(q.value(0)), text(q.value(1)).split(QLatin1Char(','), Qt::SkipEmptyParts), q.value(2).toInt() != 0
-                                                                                                      || q.value(2).toBool()});
+    const QChar separator = d == Dialect::MySql ? QLatin1Char(',') : QLatin1Char('\n');
+    while (q.next()) {
+        const QString keys = text(q.value(1));
+        QStringList columns = keys.isEmpty() ? QStringList() : keys.split(separator);
+        if (d == Dialect::Sqlite && columns.contains(QString())) {
+            const QStringList written = indexKeysOf(text(q.value(3)));
+            for (int i = 0; i < columns.size(); ++i)
+                if (columns[i].isEmpty())
+                    columns[i] = written.value(i);
+        }
+        out.append({text(q.value(0)), columns, q.value(2).toInt() != 0 || q.value(2).toBool()});
+    }
     std::sort(out.begin(), out.end(), [](const CatalogIndex &a, const CatalogIndex &b) { return a.name < b.name; });
     return out;
 }

@@ -33,9 +33,12 @@ struct CatalogColumn {
     bool primaryKey = false; ///< part of the table's primary key
 };
 
-/// One index of a table: its name, its columns in order, and whether it is unique.
+/// One index of a table: its name, its keys in order, and whether it is unique.
 struct CatalogIndex {
     QString name;
+    /// Column names; an expression key as its text (PostgreSQL as pg_get_indexdef() deparses
+    /// it, "upper(btrim((state)::text))"; SQLite as the CREATE INDEX wrote it). MySQL/MariaDB:
+    /// column names only.
     QStringList columns;
     bool unique = false;
 };

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "Catalog.h"
 #include "Dialect.h"
 #include "SchemaMap.h"
 #include "StoreRole.h"
@@ -25,6 +26,20 @@ struct IndexNeed {
     /// True for an index on an agents' table (mapped by [*.map]); false for the console's
     /// own triage_audit, which init-schema creates itself.
     bool agents = true;
+    /// With status_ignore_case (text statuses) the status queues filter on
+    /// `UPPER(TRIM(<status as text>))` (StatusSql::compared()), which an index on the plain
+    /// column cannot serve: the expression an index must start with instead of
+    /// columns.first(), written exactly as the queues' statements write it (PostgreSQL:
+    /// `UPPER(TRIM(CAST(state AS text)))`, SQLite `… AS TEXT`); "" otherwise.
+    QString leadingExpression;
+    /// Why no index the console can recommend serves this need on the dialect ("" when one
+    /// can): MySQL/MariaDB with status_ignore_case (MariaDB has no index on an expression).
+    /// createSql is then a SQL comment saying so, for the DBA's script.
+    QString unservable;
+
+    /// The leading columns as a DBA reads them: columns with leadingExpression in place of
+    /// the first ("idem_requests(UPPER(TRIM(CAST(state AS text))), updated_ms, req_id)" shows these).
+    QStringList shownColumns() const;
 };
 
 /// The indexes the console's queues and views rely on, for `map`'s tables in `dialect`:
@@ -38,5 +53,13 @@ QVector<IndexNeed> indexNeeds(const SchemaMap &map, Dialect dialect);
 
 /// indexNeeds() of `role` only.
 QVector<IndexNeed> indexNeeds(const SchemaMap &map, Dialect dialect, DbRole role);
+
+/// The first of `indexes` (catalog_sql::indexesOf()) that serves `need`, or null: its leading
+/// keys are need.columns in order (names compared case-insensitively); with
+/// need.leadingExpression its first key must be that expression instead, compared as the
+/// catalogs print it (case, quotes, parentheses, casts to text and PostgreSQL's `btrim` for
+/// TRIM aside), so `((UPPER(TRIM(state))), …)` on a varchar column counts. A need with
+/// `unservable` set is never served.
+const CatalogIndex *servingIndex(const QVector<CatalogIndex> &indexes, const IndexNeed &need);
 
 } // namespace triage

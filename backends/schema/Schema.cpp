@@ -164,16 +164,8 @@ SchemaStoreReport createSchema(DbSession &session, const SchemaOptions &options,
         for (const IndexNeed &need : indexNeeds(map, dialect, role)) {
             if (!need.agents)
                 continue;
-            const bool present = std::any_of(indexes.cbegin(), indexes.cend(), [&](const CatalogIndex &i) {
-                if (i.columns.size() < need.columns.size())
-                    return false;
-                for (int c = 0; c < need.columns.size(); ++c)
-                    if (i.columns[c].compare(need.columns[c], Qt::CaseInsensitive) != 0)
-                        return false;
-                return true;
-            });
-            if (!present)
-                report.wantedIndexes << need.createSql + QLatin1Char(';');
+            if (!servingIndex(indexes, need)) // an unservable need's createSql is a SQL comment: no ';'
+                report.wantedIndexes << need.createSql + (need.unservable.isEmpty() ? QStringLiteral(";") : QString());
         }
     }
 
