@@ -4,6 +4,7 @@
 #include "SchemaSql.h"
 #include "Workspace.h"
 
+#include <QRegularExpression>
 #include <QSet>
 #include <QSqlQuery>
 #include <QSqlRecord>
@@ -242,8 +243,11 @@ TimeValueFindings timeValueFindings(DbSession &session, const SchemaMap &map)
             int numbers = 0;
             qint64 example = 0;
             QSet<int> units; // EpochUnit values
+            // A number, or digits only (a TEXT column turns a written number into its digits).
+            static const QRegularExpression digits(QStringLiteral("^\\s*-?[0-9]+(\\.[0-9]*)?\\s*$"));
             for (int k = 0; k < values[i].size(); ++k)
-                if (types[i][k] == QLatin1String("integer") || types[i][k] == QLatin1String("real")) {
+                if (types[i][k] == QLatin1String("integer") || types[i][k] == QLatin1String("real")
+                    || digits.match(values[i][k].toString()).hasMatch()) {
                     const qint64 v = values[i][k].toLongLong();
                     if (numbers++ == 0 || v > example)
                         example = v;

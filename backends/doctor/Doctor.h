@@ -64,7 +64,7 @@ struct TimeValueFindings {
 /// in another unit, a problem "[<section>] <key>: values look like epoch milliseconds (e.g.
 /// 1764650000000) but the mapping says time = epoch_s"; when some values are plausible in
 /// no unit or in several, a warning. SQLite native / local (text times): integer or real
-/// values are a problem ("holds numbers … not ISO-8601 text"), with the unit they look like.
+/// values, or text of digits only (what a TEXT column makes of a written number), are a problem ("holds numbers … not ISO-8601 text"), with the unit they look like.
 /// Columns are sampled only when the table and columns exist with a usable type (run after
 /// mappingProblems() found none). Throws DbException.
 TimeValueFindings timeValueFindings(DbSession &session, const SchemaMap &map);

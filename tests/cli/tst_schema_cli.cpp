@@ -5,9 +5,16 @@
 #include "ShopShape.h"
 #include "TestDatabases.h"
 
+#include "Doctor.h"
+#include "Queue.h"
+#include "Workspace.h"
+
 #include <QFile>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace triage;
 using namespace triage::test;
@@ -68,6 +75,38 @@ QString createIndex(const TestDatabase &db)
     return db.dialect() == QLatin1String("postgresql") ? QStringLiteral("CREATE INDEX CONCURRENTLY") : QStringLiteral("CREATE INDEX");
 }
 
+/// The shop records' status index (status_ignore_case = true: the queues compare
+/// UPPER(TRIM(state))) as init-schema lists it for the DBA: an expression index on
+/// PostgreSQL and SQLite, a comment on MySQL/MariaDB, where no index serves it (DESIGN.md §10).
+QString shopStatusIndexFix(const TestDatabase &db)
+{
+    if (db.dialect() == QLatin1String("postgresql"))
+        return QStringLiteral("CREATE INDEX CONCURRENTLY idx_idem_requests_status_updated ON idem_requests "
+                              "((UPPER(TRIM(CAST(state AS text)))), updated_ms, req_id);");
+    if (db.dialect() == QLatin1String("sqlite"))
+        return QStringLiteral("CREATE INDEX idx_idem_requests_status_updated ON idem_requests "
+                              "((UPPER(TRIM(CAST(state AS TEXT)))), updated_ms, req_id);");
+    return QStringLiteral("-- no index can serve idem_requests(UPPER(TRIM(CAST(state AS CHAR))), updated_ms, req_id) on "
+                          "MySQL/MariaDB: normalise the stored status spellings and set status_ignore_case = false");
+}
+
+/// doctor's lines for the shop records' status index while it is missing (see shopStatusIndexFix()).
+QString shopStatusIndexMissing(const TestDatabase &db)
+{
+    const QString expr = db.dialect() == QLatin1String("postgresql") ? QStringLiteral("UPPER(TRIM(CAST(state AS text)))")
+        : db.dialect() == QLatin1String("sqlite")                    ? QStringLiteral("UPPER(TRIM(CAST(state AS TEXT)))")
+                                                                     : QStringLiteral("UPPER(TRIM(CAST(state AS CHAR)))");
+    const QString head = QStringLiteral("MISSING  idempotency idem_requests(%1, updated_ms, req_id) — Unknown / In flight / Failed / "
+                                        "Succeeded queues (status filter, keyset on updated_at, id) would scan the whole table\n")
+                             .arg(expr);
+    if (db.dialect() == QLatin1String("mysql"))
+        return head + QStringLiteral("         no index can serve it: with status_ignore_case = true the queues compare %1, and "
+                                     "MySQL/MariaDB cannot use an index for that: normalise the stored spellings (one case, no "
+                                     "spaces) and set status_ignore_case = false\n")
+                          .arg(expr);
+    return head + QStringLiteral("         fix: %1\n").arg(shopStatusIndexFix(db).chopped(1));
+}
+
 /// The shop tables (tests/support/shop), created as the agents would.
 QString createShopTables(const TestDatabase &db)
 {
@@ -125,6 +164,13 @@ private slots:
     void doctorDefaultShape();
     void doctorMappedProblems_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void doctorMappedProblems();
+    void mappingCheckedAtOpen_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void mappingCheckedAtOpen();
+    void mappingCheckedAtOpenEnum();
+    void doctorTimeValues_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void doctorTimeValues();
+    void doctorSqliteNativeNumbers();
+    void ignoreCaseIndexUsed();
     void mapSuggestDefault_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void mapSuggestDefault();
     void mapSuggestShop_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
@@ -187,14 +233,14 @@ void TstSchemaCli::initSchemaOnShop()
                             "idem_requests (idempotency database, [idempotency.map]) exists: init-schema runs no CREATE INDEX or "
                             "ALTER on an agents' table\n"
                             "  indexes the queues need, for the DBA to create:\n"
-                            "    %1 idx_idem_requests_status_updated ON idem_requests (state, updated_ms, req_id);\n"
+                            "    %2\n"
                             "agent_steps_v2 (intent-log database, [intent.map]) does not exist: the console never creates a "
                             "mapped table (check [intent.map] table, then run `triagectl doctor`)\n"
                             "orders (ticket database, [ticket.map]) exists: init-schema runs no CREATE INDEX or ALTER on an "
                             "agents' table\n"
                             "  indexes the queues need, for the DBA to create:\n"
                             "    %1 idx_orders_created ON orders (placed_ms, order_id);\n")
-                 .arg(create));
+                 .arg(create, shopStatusIndexFix(db)));
     for (int i = 0; i < tables.size(); ++i)
         QCOMPARE(indexNames(db, tables[i]), before[i]);
     QString error;
@@ -378,16 +424,212 @@ void TstSchemaCli::doctorMappedProblems()
              expected + indexesBeforeInit + QStringLiteral("the mapping does not match the databases: fix the [*.map] keys named above\n"));
 
     // The mapping as it is (the enum spelled as the labels): only the indexes are missing, exit 4.
+    // Its records use status_ignore_case, so their status index is on UPPER(TRIM(state)).
     RUN_EXIT(schema, 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("init-schema")});
     RUN_EXIT(ok, 4, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
+    QString shopIndexes = indexes;
+    const int firstFinding = int(shopIndexes.indexOf(QStringLiteral("ok       idempotency idem_requests(request_key)")));
+    shopIndexes.replace(0, firstFinding, shopStatusIndexMissing(db));
     QCOMPARE(QString::fromUtf8(withoutPlans(ok.out)),
-             indexes + QStringLiteral("some indexes are missing: a DBA runs the fix statements above (init-schema never indexes an existing agents' table)\n"));
-    // Once the DBA ran them, all is well.
-    for (const QString &fix : {QStringLiteral("%1 idx_idem_requests_status_updated ON idem_requests (state, updated_ms, req_id)"),
-                               QStringLiteral("%1 idx_orders_created ON orders (placed_ms, order_id)")})
-        QCOMPARE(db.adminExec(fix.arg(create)), QString());
-    RUN_EXIT(fixed, 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
-    QVERIFY2(fixed.out.endsWith("every index the queues need is present\n"), fixed.out.constData());
+             shopIndexes + QStringLiteral("some indexes are missing: a DBA runs the fix statements above (init-schema never indexes an existing agents' table)\n"));
+    // Once the DBA ran them, all is well (MySQL/MariaDB: but the queue's status filter, which
+    // no index serves with status_ignore_case).
+    if (!mysql)
+        QCOMPARE(db.adminExec(shopStatusIndexFix(db).chopped(1)), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("%1 idx_orders_created ON orders (placed_ms, order_id)").arg(create)), QString());
+    RUN_EXIT(fixed, mysql ? 4 : 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
+    if (mysql)
+        QVERIFY2(withoutPlans(fixed.out).startsWith(shopStatusIndexMissing(db).toUtf8()), fixed.out.constData());
+    else
+        QVERIFY2(fixed.out.endsWith("every index the queues need is present\n"), fixed.out.constData());
+}
+
+void TstSchemaCli::mappingCheckedAtOpen()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createShopTables(db), QString());
+    QTemporaryDir dir;
+    const QString ini = dir.filePath(QStringLiteral("x.ini"));
+    // The records' status mapped to a column the table does not have.
+    QVERIFY(writeFile(ini, shopIniWith({{"status=state\n", "status=state_x\n"}})));
+    const QStringList base = QStringList{QStringLiteral("--config"), ini} + dbArgs(db.url());
+    const QByteArray message = "idempotency database: the mapping does not match the database: [idempotency.map] status: column "
+                               "idem_requests.state_x does not exist; run `triagectl doctor`";
+    // A configuration error (exit 1) naming the key, before any statement on the table.
+    RUN_EXIT(list, 1, base + QStringList{QStringLiteral("list"), QStringLiteral("unknown")});
+    QCOMPARE(list.err, QByteArray("triagectl: ") + message + "\n");
+    QCOMPARE(list.out, QByteArray());
+    // Every command but doctor, init-schema and map: a write too, before anything changes.
+    RUN_EXIT(mark, 1, base + QStringList{QStringLiteral("mark"), QStringLiteral("k1"), QStringLiteral("--to"), QStringLiteral("failed"),
+                                         QStringLiteral("--reason"), QStringLiteral("checked by hand")});
+    QVERIFY2(mark.err.contains(message) || mark.out.contains(message), mark.describe().constData());
+    // The tools that fix it still run.
+    RUN_EXIT(doctor, 1, base + QStringList{QStringLiteral("doctor")});
+    QVERIFY2(doctor.out.startsWith("[idempotency.map] status: column idem_requests.state_x does not exist\n"), doctor.out.constData());
+    RUN_EXIT(schema, 0, base + QStringList{QStringLiteral("init-schema")});
+    RUN_EXIT(suggest, 0, base + QStringList{QStringLiteral("map"), QStringLiteral("--suggest")});
+    QVERIFY2(suggest.out.contains("status=state\n"), suggest.out.constData());
+
+    // The same through a Workspace service call: the DbError, kind Config, with the exact text.
+    WorkspaceConfig config = db.config();
+    config.schema = shopSchemaMap();
+    config.schema.records.status = QStringLiteral("state_x");
+    Workspace ws(config);
+    installMappingCheck(ws);
+    QSignalSpy events(&ws, &Workspace::connectionEvent);
+    QVERIFY(events.isValid());
+    QueueRequest request;
+    request.kind = QueueKind::Unknown;
+    for (int i = 0; i < 2; ++i) { // the verdict is kept: the same error every time
+        const Outcome<QueuePage> page = await(fetchQueuePage(ws, request, QueueCursor{}, 50));
+        QVERIFY(!page.ok());
+        QCOMPARE(page.error->kind, DbError::Kind::Config);
+        QCOMPARE(page.error->role, DbRole::Idempotency);
+        QCOMPARE(page.error->message, QString::fromUtf8(message));
+    }
+    // The console shows it as the store's state: its connection event.
+    QTRY_VERIFY(std::any_of(events.cbegin(), events.cend(), [&](const QList<QVariant> &e) {
+        return e.value(0).value<DbRole>() == DbRole::Idempotency && !e.value(1).toBool()
+            && e.value(2).toString() == QString::fromUtf8(message);
+    }));
+}
+
+void TstSchemaCli::mappingCheckedAtOpenEnum()
+{
+    TestDatabase db(QStringLiteral("postgresql"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createShopTables(db), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("CREATE TYPE order_state_t AS ENUM ('live', 'voided')")), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("ALTER TABLE orders ALTER COLUMN order_state TYPE order_state_t USING order_state::order_state_t")),
+             QString());
+    QTemporaryDir dir;
+    const QString ini = dir.filePath(QStringLiteral("x.ini"));
+    QVERIFY(writeFile(ini, shopIniWith({{"status_cancelled=voided", "status_cancelled=Voided"}})));
+    const QStringList base = QStringList{QStringLiteral("--config"), ini} + dbArgs(db.url());
+    RUN_EXIT(dups, 1, base + QStringList{QStringLiteral("duplicates")});
+    QCOMPARE(dups.err, QByteArray("triagectl: ticket database: the mapping does not match the database: [ticket.map] status_cancelled: "
+                                  "\"Voided\" is not a label of enum order_state_t of column orders.order_state (labels: live, voided); "
+                                  "run `triagectl doctor`\n"));
+    // The check is per store: the Unknown queue (records and intent steps) reads on.
+    RUN_EXIT(list, 0, base + QStringList{QStringLiteral("list"), QStringLiteral("unknown")});
+}
+
+void TstSchemaCli::doctorTimeValues()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createShopTables(db), QString());
+    RUN_EXIT(schema, 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("init-schema")});
+    // Records written in epoch seconds although the mapping says epoch_ms; orders in
+    // milliseconds; intent steps with values that are no plausible time at all.
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO idem_requests (request_key, kind, tenant, state, created_ms, updated_ms) VALUES "
+                                         "('k1', 'ticket_create', 'acme', 'pending ', 1764650000, 1764650000), "
+                                         "('k2', 'ticket_create', 'acme', 'Done', 1764640000, 1764650001)")),
+             QString());
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO agent_steps (job_id, step_name, op, request_key, step_state, created_ms, "
+                                         "updated_ms) VALUES ('j1', 's1', 'create', 'k1', 'timeout', 5, 1764650000000)")),
+             QString());
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO orders (order_id, request_key, tenant, summary, order_state, body, placed_ms, "
+                                         "changed_ms) VALUES ('%1', 'k1', 'acme', 'VPN', 'live', '{}', 1764650000000, NULL)")
+                              .arg(shopOrderId(1))),
+             QString());
+    const QStringList args = QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")};
+    RUN_EXIT(r, 1, args);
+    QVERIFY2(r.out.startsWith(
+                 "[idempotency.map] created_at: values look like epoch seconds (e.g. 1764650000) but the mapping says time = epoch_ms; "
+                 "use time = epoch_s\n"
+                 "[idempotency.map] updated_at: values look like epoch seconds (e.g. 1764650001) but the mapping says time = epoch_ms; "
+                 "use time = epoch_s\n"
+                 "warning: [intent.map] created_at: 1 of 1 sampled values of agent_steps.created_ms are not epoch milliseconds of the "
+                 "years 2000..2099 (e.g. 5): check time = epoch_ms\n"
+                 "MISSING  idempotency idem_requests("),
+             r.out.constData());
+    QVERIFY2(r.out.endsWith("the mapping does not match the databases: fix the [*.map] keys named above\n"), r.out.constData());
+
+    // epoch_s on millisecond values: the other way round.
+    QCOMPARE(db.adminExec(QStringLiteral("DELETE FROM idem_requests")), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("DELETE FROM agent_steps")), QString());
+    QTemporaryDir dir;
+    const QString ini = dir.filePath(QStringLiteral("seconds.ini"));
+    QVERIFY(writeFile(ini, shopIniWith({{"changed_ms\ntime=epoch_ms", "changed_ms\ntime=epoch_s"}})));
+    RUN_EXIT(s, 1, QStringList{QStringLiteral("--config"), ini} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
+    QVERIFY2(s.out.startsWith("[ticket.map] created_at: values look like epoch milliseconds (e.g. 1764650000000) but the mapping "
+                              "says time = epoch_s; use time = epoch_ms\n"
+                              "MISSING  idempotency idem_requests("),
+             s.out.constData());
+    // JSON: the same lines.
+    RUN_EXIT(j, 1, QStringList{QStringLiteral("--config"), ini} + dbArgs(db.url())
+                       + QStringList{QStringLiteral("doctor"), QStringLiteral("--format"), QStringLiteral("json")});
+    QVERIFY2(j.out.contains("\"mapping_problems\": [\n        \"[ticket.map] created_at: values look like epoch milliseconds (e.g. "
+                            "1764650000000) but the mapping says time = epoch_s; use time = epoch_ms\"\n    ]"),
+             j.out.constData());
+    QVERIFY2(j.out.contains("\"mapping_warnings\": [\n    ]"), j.out.constData());
+}
+
+void TstSchemaCli::doctorSqliteNativeNumbers()
+{
+    // SQLite keeps what it is given: a native (text) time column holding numbers.
+    TestDatabase db(QStringLiteral("sqlite"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    RUN_EXIT(schema, 0, dbArgs(db.url()) + QStringList{QStringLiteral("init-schema")});
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, expire_at) "
+                                         "VALUES ('k1', 'ticket_create', 0, '2026-12-01T10:00:00.000000Z', 1764650000000, '2026-12-08T10:00:00.000000Z')")),
+             QString());
+    RUN_EXIT(r, 1, dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
+    QVERIFY2(r.out.startsWith("[idempotency.map] updated_at: column idempotency_record.updated_at holds numbers (1 of 1 sampled "
+                              "values, e.g. 1764650000000), but time = native needs ISO-8601 text; they look like epoch "
+                              "milliseconds: use time = epoch_ms\n"
+                              "ok       idempotency idempotency_record(status, updated_at, id)"),
+             r.out.constData());
+}
+
+void TstSchemaCli::ignoreCaseIndexUsed()
+{
+    // PostgreSQL: the expression index doctor recommends for status_ignore_case is the one the
+    // queue's statement uses (its expression is the statement's exactly), and doctor counts it.
+    TestDatabase db(QStringLiteral("postgresql"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createShopTables(db), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO idem_requests (request_key, kind, tenant, state, created_ms, updated_ms) "
+                                         "SELECT 'k' || g, 'ticket_create', 'acme', CASE WHEN g % 500 = 0 THEN 'pending ' ELSE 'Done' END, "
+                                         "1764650000000 + g, 1764650000000 + g FROM generate_series(1, 20000) g")),
+             QString());
+    const QStringList base = QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url());
+    RUN_EXIT(schema, 0, base + QStringList{QStringLiteral("init-schema")});
+    RUN_EXIT(before, 4, base + QStringList{QStringLiteral("doctor")});
+    const QByteArray fix = "CREATE INDEX CONCURRENTLY idx_idem_requests_status_updated ON idem_requests "
+                           "((UPPER(TRIM(CAST(state AS text)))), updated_ms, req_id)";
+    QVERIFY2(before.out.startsWith("MISSING  idempotency idem_requests(UPPER(TRIM(CAST(state AS text))), updated_ms, req_id) — "
+                                   "Unknown / In flight / Failed / Succeeded queues (status filter, keyset on updated_at, id) would "
+                                   "scan the whole table\n"
+                                   "         fix: " + fix + "\n"
+                                   "         plan now: "),
+             before.out.constData());
+    QCOMPARE(db.adminExec(QString::fromUtf8(fix)), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("ANALYZE idem_requests")), QString());
+    RUN_EXIT(after, 4, base + QStringList{QStringLiteral("doctor")}); // orders(placed_ms) is still missing
+    QVERIFY2(after.out.startsWith("ok       idempotency idem_requests(UPPER(TRIM(CAST(state AS text))), updated_ms, req_id) — index "
+                                  "idx_idem_requests_status_updated\n"
+                                  "         plan now: Limit"),
+             after.out.constData());
+    const QByteArray plan = after.out.split('\n').value(1);
+    QVERIFY2(plan.contains("Index Scan using idx_idem_requests_status_updated on idem_requests"), plan.constData());
+    // The same index written as a DBA might (TRIM of the varchar, no cast) counts too.
+    QCOMPARE(db.adminExec(QStringLiteral("DROP INDEX idx_idem_requests_status_updated")), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("CREATE INDEX by_hand ON idem_requests ((UPPER(TRIM(state))), updated_ms, req_id)")), QString());
+    RUN_EXIT(byHand, 4, base + QStringList{QStringLiteral("doctor")});
+    QVERIFY2(byHand.out.startsWith("ok       idempotency idem_requests(UPPER(TRIM(CAST(state AS text))), updated_ms, req_id) — index "
+                                   "by_hand\n"),
+             byHand.out.constData());
+    // A plain index on the column does not serve UPPER(TRIM(…)).
+    QCOMPARE(db.adminExec(QStringLiteral("DROP INDEX by_hand")), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("CREATE INDEX plain ON idem_requests (state, updated_ms, req_id)")), QString());
+    RUN_EXIT(plain, 4, base + QStringList{QStringLiteral("doctor")});
+    QVERIFY2(plain.out.startsWith("MISSING  idempotency idem_requests(UPPER(TRIM(CAST(state AS text))), updated_ms, req_id)"),
+             plain.out.constData());
 }
 
 void TstSchemaCli::mapSuggestDefault()
