@@ -223,6 +223,15 @@ void TstSchemaSql::statuses()
     QCOMPARE(where([&](SqlBuilder &b) { return st.isAny(b, col, {QStringLiteral("PROCESSING")}); }), processing);
     QCOMPARE(where([&](SqlBuilder &b) { return st.isAny(b, col, {QStringLiteral("SUCCESS")}); }), success);
     QCOMPARE(where([&](SqlBuilder &b) { return st.isNone(b, col, recordStatusNames()); }), neither);
+    // What the filter compares, the expression an index must be on (IndexNeeds.h): with
+    // ignore_case UPPER(TRIM(…)), indexable as it is on PostgreSQL and SQLite (DESIGN.md §10).
+    const QString dialect = db.dialect();
+    const QString asText = dialect == QLatin1String("postgresql") ? QStringLiteral("CAST(s AS text)")
+        : dialect == QLatin1String("mysql")                       ? QStringLiteral("CAST(s AS CHAR)")
+                                                                  : QStringLiteral("CAST(s AS TEXT)");
+    QCOMPARE(st.compared(col), ignoreCase ? QStringLiteral("UPPER(TRIM(%1))").arg(asText) : col);
+    if (ignoreCase && dialect != QLatin1String("mysql"))
+        QCOMPARE(db.adminExec(QStringLiteral("CREATE INDEX st_folded ON st ((%1), id)").arg(st.compared(col))), QString());
     // The compare-and-set's raw value is exact in both modes, on every backend.
     QCOMPARE(where([&](SqlBuilder &b) { return st.equalsStored(b, col, QStringLiteral("pending ")); }), QStringLiteral("2"));
     QCOMPARE(where([&](SqlBuilder &b) { return st.equalsStored(b, col, QStringLiteral("Done")); }), QStringLiteral("3"));
