@@ -89,6 +89,14 @@ bool MarkQueryController::queryUpstream()
             updateActions();
             return; // the operator moved on; the query is in the audit trail of its key
         }
+        if (check.refusal) {
+            // Nothing was asked: the answer could not have been recorded (DESIGN.md §10).
+            m_tabs->evidenceView()->setBusy(false);
+            m_header->actionBar()->showMessage(MessageBar::Level::Error,
+                                               QStringLiteral("Upstream not queried: %1").arg(check.refusal->message));
+            updateActions();
+            return;
+        }
         m_tabs->evidenceView()->setCheck(check);
         m_tabs->setCurrentWidget(m_tabs->evidenceView());
         const UpstreamEvidence &e = check.evidence;

@@ -87,6 +87,20 @@ QJsonObject record(const RecordDetail &r)
     o.insert(QStringLiteral("biz_type"), str(r.bizType));
     o.insert(QStringLiteral("status"), r.statusText);
     o.insert(QStringLiteral("status_code"), num(r.statusCode));
+    // The exact raw stored value (what --expect-status and a compare-and-set compare): a
+    // number where the database holds one, else the text as stored (DESIGN.md §10).
+    QJsonValue stored(QJsonValue::Null);
+    if (r.statusStored) {
+        bool isInteger = false;
+        const qint64 n = r.statusStored->toLongLong(&isInteger);
+        bool isReal = false;
+        const double d = r.statusStored->toDouble(&isReal);
+        stored = !r.statusStoredIsNumber ? QJsonValue(*r.statusStored)
+            : isInteger                  ? QJsonValue(n)
+            : isReal                     ? QJsonValue(d)
+                                         : QJsonValue(*r.statusStored);
+    }
+    o.insert(QStringLiteral("status_stored"), stored);
     o.insert(QStringLiteral("result_snapshot"), str(r.resultSnapshot));
     o.insert(QStringLiteral("created_at"), str(r.createdAt));
     o.insert(QStringLiteral("updated_at"), str(r.updatedAt));
@@ -102,7 +116,7 @@ QJsonObject record(const RecordDetail &r)
     QJsonObject other;
     for (const auto &[name, text] : r.allColumns)
         if (!r.isMappedColumn(name)) // the columns the mapping leaves out (DESIGN.md §10)
-            other.insert(name, text);
+            other.insert(name, r.nullColumns.contains(name) ? QJsonValue(QJsonValue::Null) : QJsonValue(text));
     o.insert(QStringLiteral("other_columns"), other);
     if (!r.escapedColumns.isEmpty())
         o.insert(QStringLiteral("escaped_columns"), QJsonArray::fromStringList(r.escapedColumns));

@@ -25,7 +25,10 @@ const QStringList &queueCsvHeader();
 /// One queue row as CSV fields (NULL → empty field), in queueCsvHeader() order.
 QStringList queueCsvFields(const QueueRow &row);
 
-/// Every field of a record (plus the columns the console does not know, under "other_columns").
+/// Every field of a record (plus the columns the console does not know, under
+/// "other_columns": each as its text, SQL NULL as null), with "status_stored", the status
+/// exactly as stored (a JSON number where the column holds a number, else the stored text;
+/// null for NULL): the value `mark --expect-status` takes (DESIGN.md §5, §10).
 QJsonObject record(const RecordDetail &record);
 /// One ticket row.
 QJsonObject ticket(const TicketRow &ticket);

@@ -156,7 +156,8 @@ public:
                 option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT")),
                 option("snapshot", QStringLiteral("Result snapshot file for SUCCESS (- = stdin)."), QStringLiteral("FILE")),
                 option("snapshot-from-ticket", QStringLiteral("Take the snapshot from this ticket's payload."), QStringLiteral("ID")),
-                option("expect-status", QStringLiteral("The status the record must still have."), QStringLiteral("S")),
+                option("expect-status", QStringLiteral("The status the record must still have: a name, or the value as stored."),
+                       QStringLiteral("S")),
                 option("expect-updated-at", QStringLiteral("The updated_at it must still have (as show prints it)."),
                        QStringLiteral("T")),
                 option("expect-version", QStringLiteral("The version it must still have."), QStringLiteral("V")),
@@ -212,15 +213,16 @@ public:
                 if (!c.parser.isSet(QStringLiteral("expect-status")) || !c.parser.isSet(QStringLiteral("expect-updated-at")))
                     return c.out.usage(QStringLiteral("mark: --expect-status and --expect-updated-at go together"));
                 ExpectedState e;
+                // A status name (any stored spelling of it), NULL, or the value exactly as stored
+                // (show --format json: status_stored); the name wins (DESIGN.md §5).
                 const QString st = c.parser.value(QStringLiteral("expect-status"));
-                bool isNumber = false;
-                const qint64 code = st.trimmed().toLongLong(&isNumber);
-                if (isNumber)
-                    e.status = code;
-                else if (const auto s = recordStatusFromText(st))
-                    e.status = *s;
-                else if (st.trimmed().compare(QLatin1String("null"), Qt::CaseInsensitive) != 0)
-                    return c.out.usage(QStringLiteral("--expect-status \"%1\": PROCESSING, SUCCESS, FAILED or a status code").arg(st));
+                const auto expected = expectedStatusFromText(st, workspace.config().schema.records.statuses);
+                if (!expected)
+                    return c.out.usage(QStringLiteral("--expect-status \"%1\": PROCESSING, SUCCESS, FAILED, NULL or the status "
+                                                      "exactly as stored (an integer: the status column holds codes)")
+                                           .arg(st));
+                e.status = expected->status;
+                e.statusStored = expected->statusStored;
                 const QString at = c.parser.value(QStringLiteral("expect-updated-at")).trimmed();
                 const auto micros = parseUtcMicros(at);
                 if (!micros)

@@ -4,6 +4,8 @@
 
 #include <QRegularExpression>
 
+#include <algorithm>
+
 namespace triage {
 
 namespace {
@@ -398,6 +400,60 @@ QString StatusSql::isNone(SqlBuilder &b, const QString &column, const QStringLis
 {
     const QString any = isAny(b, column, names);
     return QStringLiteral("(%1 IS NULL OR NOT %2)").arg(column, any == QLatin1String("1 = 0") ? QStringLiteral("(1 = 0)") : any);
+}
+
+QStringList StatusSql::allSpellings() const
+{
+    QStringList out;
+    for (auto it = m_map.spellings.cbegin(); it != m_map.spellings.cend(); ++it)
+        for (const QString &s : *it)
+            if (!out.contains(s))
+                out << s;
+    return out;
+}
+
+QString StatusSql::isUnknown(SqlBuilder &b, const QString &column, const QStringList &serverOrder) const
+{
+    const QString none = isNone(b, column, m_map.spellings.keys());
+    QVariantList bounds; // ascending, distinct: the known values in the column's order
+    if (!m_map.text) {
+        QList<qint64> codes;
+        for (const QString &s : allSpellings())
+            if (!codes.contains(s.toLongLong()))
+                codes << s.toLongLong();
+        std::sort(codes.begin(), codes.end());
+        for (qint64 c : codes)
+            bounds << QVariant(c);
+    } else if (m_dialect != Dialect::MySql) {
+        for (const QString &s : serverOrder)
+            if (bounds.isEmpty() || bounds.constLast().toString() != s)
+                bounds << QVariant(s);
+    }
+    if (bounds.isEmpty())
+        return none;
+    // The open ranges below, between and above the known values: each one an index range.
+    QStringList ranges{QStringLiteral("%1 IS NULL").arg(column), QStringLiteral("%1 < %2").arg(column, b.bind(bounds.first()))};
+    for (int i = 0; i + 1 < bounds.size(); ++i)
+        ranges << QStringLiteral("(%1 > %2 AND %1 < %3)").arg(column, b.bind(bounds[i]), b.bind(bounds[i + 1]));
+    ranges << QStringLiteral("%1 > %2").arg(column, b.bind(bounds.constLast()));
+    const QString narrowed = QLatin1Char('(') + ranges.join(QStringLiteral(" OR ")) + QLatin1Char(')');
+    // Integer codes: the ranges are the exact complement (SQLite's text or 1.5 in an integer
+    // column falls in one of them too: text sorts after every number there).
+    if (!m_map.text)
+        return narrowed;
+    return QStringLiteral("(%1 AND %2)").arg(narrowed, none);
+}
+
+QString StatusSql::spellingOrderSql(SqlBuilder &b, const QString &table, const QString &column) const
+{
+    if (!m_map.text || m_dialect == Dialect::MySql)
+        return {};
+    QStringList parts{QStringLiteral("SELECT %1 AS v FROM %2 WHERE 1 = 0").arg(column, table)};
+    for (const QString &s : allSpellings())
+        parts << QStringLiteral("SELECT %1").arg(b.bind(s));
+    // Ordered by o.v, the column's own type (an enum by its labels), not by the text output.
+    return QStringLiteral("SELECT %1 AS tc_spelling FROM (%2) o ORDER BY o.v")
+        .arg(read(QStringLiteral("o.v")), parts.join(QStringLiteral(" UNION ALL ")));
 }
 
 QString StatusSql::equalsStored(SqlBuilder &b, const QString &column, const std::optional<QString> &stored) const

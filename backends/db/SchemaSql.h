@@ -111,6 +111,27 @@ public:
     QString isAny(SqlBuilder &b, const QString &column, const QStringList &names) const;
     /// Condition: `column` holds none of `names`' spellings (NULL and unknown values included).
     QString isNone(SqlBuilder &b, const QString &column, const QStringList &names) const;
+    /// Condition: `column` holds a value no spelling of any console status matches, NULL
+    /// included: the records of the Unknown queue's unknown statuses (UNKNOWN_CODE_<value>,
+    /// DESIGN.md §2, §10). Written so an index on `column` narrows it: the open ranges between
+    /// the known spellings (`column < s0 OR (column > s0 AND column < s1) … OR column > sN OR
+    /// column IS NULL`), which PostgreSQL runs as a BitmapOr of index range scans and
+    /// MySQL/SQLite as range scans, where a plain NOT IN reads the whole table. Integer codes
+    /// are ordered here; text spellings need `serverOrder`, every spelling of the mapping in
+    /// the column's own order (its collation, or an enum's label order), read from the server
+    /// with spellingOrderSql(): the ranges then select every value the column's comparison
+    /// tells from all spellings, and the exact isNone() test (status_ignore_case, BINARY)
+    /// decides among them. Without `serverOrder`, and on MySQL/MariaDB text statuses (their
+    /// collations make case, trailing-space and accent variants of a spelling equal to it, so
+    /// only BINARY, which no index serves, tells an unknown variant), it is isNone() alone.
+    QString isUnknown(SqlBuilder &b, const QString &column, const QStringList &serverOrder = {}) const;
+    /// Statement listing every text spelling of the mapping once, ordered as `column` of
+    /// `table` orders values (a UNION ALL with the column gives each spelling the column's
+    /// type and collation; no row of the table is read). Empty for integer codes and on
+    /// MySQL/MariaDB, where isUnknown() does not use an order. One text column in the result.
+    QString spellingOrderSql(SqlBuilder &b, const QString &table, const QString &column) const;
+    /// Every stored spelling of every console status, each once, in the mapping's order.
+    QStringList allSpellings() const;
     /// Condition: `column` holds exactly `stored` (the value as read(), for a compare-and-set:
     /// the raw value the operator saw); NULL for a null `stored`.
     QString equalsStored(SqlBuilder &b, const QString &column, const std::optional<QString> &stored) const;

@@ -144,6 +144,14 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
     out.statusText = status.text;
     out.statusCode = status.code; // nullopt for NULL and for values no spelling matches (never rounded)
     out.statusStored = status.stored;
+    switch (q.value(7).typeId()) {
+    case QMetaType::Int: case QMetaType::UInt: case QMetaType::LongLong: case QMetaType::ULongLong:
+    case QMetaType::Short: case QMetaType::UShort: case QMetaType::Char: case QMetaType::SChar: case QMetaType::UChar:
+    case QMetaType::Double: case QMetaType::Float:
+        out.statusStoredIsNumber = !q.value(7).isNull();
+        break;
+    default: break;
+    }
     out.bizType = columnText(q.value(8));
     const std::optional<QString> tenantColumn = rs.tenant.isEmpty() ? std::nullopt : columnText(q.value(9));
     // Every column of the row under its real name; the mapped ones shown as the console reads
@@ -159,8 +167,10 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
         const QString name = rec.fieldName(i);
         const QVariant v = q.value(i);
         QString shown;
-        if (v.isNull())
+        if (v.isNull()) {
             shown = QStringLiteral("NULL");
+            out.nullColumns << name;
+        }
         else if (is(name, m.createdAt))
             shown = out.createdAt;
         else if (is(name, m.updatedAt))

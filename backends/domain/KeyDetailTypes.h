@@ -51,6 +51,13 @@ struct RecordDetail {
     /// Every column of the row as the driver returned it (name → display text, "NULL"),
     /// including columns the console does not know.
     QVector<QPair<QString, QString>> allColumns;
+    /// The names of allColumns whose value is SQL NULL (shown "NULL" there, so a text "NULL"
+    /// stays distinguishable): `show --format json` prints them as null.
+    QStringList nullColumns;
+    /// True when the stored status is a number as the database returned it (an integer
+    /// status column; SQLite's number in any column): `show --format json` prints
+    /// status_stored as a JSON number then, else as a string (DESIGN.md §10).
+    bool statusStoredIsNumber = false;
     /// The real names of the columns the schema mapping names (id, idem_key, biz_type,
     /// status, result_snapshot, created_at, updated_at, expire_at, version, and the tenant
     /// column where one is mapped; DESIGN.md §10): `show` lists the other columns of

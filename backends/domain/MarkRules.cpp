@@ -2,6 +2,7 @@
 
 #include "KeyDetailTypes.h"
 #include "RecordStatus.h"
+#include "SchemaMap.h"
 
 #include <QStringList>
 #include <QVariant>
@@ -57,6 +58,29 @@ QString missingProofOfAbsence(const MarkFacts &f, QString *proof)
 }
 
 } // namespace
+
+std::optional<ExpectedStatusArg> expectedStatusFromText(const QString &text, const StatusMapping &mapping)
+{
+    if (text.isEmpty())
+        return std::nullopt;
+    if (const auto name = recordStatusFromText(text)) // a console status name wins
+        return ExpectedStatusArg{qint64(*name), std::nullopt};
+    if (text.trimmed().compare(QLatin1String("NULL"), Qt::CaseInsensitive) == 0)
+        return ExpectedStatusArg{std::nullopt, std::nullopt};
+    QString stored = text;
+    if (stored.startsWith(QLatin1String("UNKNOWN_CODE_")))
+        stored = stored.mid(13); // as the status text shows a value no spelling matches
+    QVariant value(stored);
+    if (!mapping.text) {
+        bool ok = false;
+        const qint64 n = stored.trimmed().toLongLong(&ok);
+        if (!ok)
+            return std::nullopt;
+        value = QVariant(qlonglong(n)); // read as the integer column gives it back
+    }
+    const StoredRecordStatus s = StoredRecordStatus::fromMapped(value, mapping);
+    return ExpectedStatusArg{s.code, s.stored};
+}
 
 ExpectedState expectedStateOf(const RecordDetail &record)
 {

@@ -13,6 +13,7 @@
 namespace triage {
 
 struct RecordDetail;
+struct StatusMapping;
 
 /// The state of a record as an operator saw it: what a compare-and-set must still find
 /// (DESIGN.md §2 "compare-and-set"). `updatedAt` is a UTC microsecond number, parsed once
@@ -31,6 +32,24 @@ struct ExpectedState {
 /// (parsed with parseUtcMicros()) and, only where `record.hasVersionColumn`, its version.
 /// The one place an ExpectedState is built from a record (console, CLI, bulk, compensation).
 ExpectedState expectedStateOf(const RecordDetail &record);
+
+/// The status part of an ExpectedState given as text (`triagectl mark --expect-status S`,
+/// DESIGN.md §5), read against the record table's status mapping:
+/// - a console status name, PROCESSING, SUCCESS or FAILED (case-insensitive, spaces around
+///   ignored): that status in any of its stored spellings;
+/// - NULL (case-insensitive): a NULL status;
+/// - anything else is the exact stored value (as `show --format json` prints status_stored;
+///   nothing trimmed, case and spaces count), or that value as the status text shows it,
+///   "UNKNOWN_CODE_<value>"; an integer status column takes it as an integer ("7").
+/// When a text is both a status name (or NULL) and a stored value, the name wins: it matches
+/// every spelling of that status, the stored one included where it is one; a stored value
+/// no spelling matches is named by its UNKNOWN_CODE_<value> form. nullopt for an integer
+/// status column given text that is not an integer (after UNKNOWN_CODE_), or empty text.
+struct ExpectedStatusArg {
+    std::optional<qint64> status;         ///< ExpectedState::status
+    std::optional<QString> statusStored;  ///< ExpectedState::statusStored (set for a stored value)
+};
+std::optional<ExpectedStatusArg> expectedStatusFromText(const QString &text, const StatusMapping &mapping);
 
 /// The latest upstream answer recorded for a key (a `query_upstream` row of triage_audit):
 /// what it said and when it was recorded, on the idempotency database's clock.

@@ -292,6 +292,8 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     if (current && req.expect
         && (current->statusCode != expected.status || parseUtcMicros(current->updatedAt) != expected.updatedAt
             || (expected.statusStored && current->statusStored && *current->statusStored != *expected.statusStored)
+            // A NULL status expected (nothing stored), a value no spelling matches found: both have no code.
+            || (!expected.status && !expected.statusStored && current->statusStored)
             || (hasVersion && current->version != expected.version))) {
         // Someone else's state wins: report it before any rule looks at the changed record.
         return conflict(s, config, req, res, expectedAuditEntry(s, req, expected, ev, mapped));

@@ -225,12 +225,57 @@ QStringList commonConditions(const SqlDialect &d, SqlBuilder &b, const Workspace
     return where;
 }
 
-/// Record conditions for `req` (status, staleness against per-biz_type timeouts).
+/// The two record streams of the Unknown queue (DESIGN.md §2): stale PROCESSING records, and
+/// records whose stored status no spelling matches (UNKNOWN_CODE_<value>, NULL), at any age.
+/// Each is its own keyset stream on the (status, updated_at, id) index; an OR of the two
+/// would make every page a scan of the whole table (DESIGN.md §10 "Statuses").
+enum class RecordStream { Queue, UnknownStatus };
+
+/// The text spellings of `rs`'s status column in the column's own order (StatusSql::
+/// spellingOrderSql()), read once per connection; empty for integer codes, on MySQL/MariaDB,
+/// or when the server cannot order them (an enum lacking a spelling: doctor says so), where
+/// StatusSql::isUnknown() falls back to its exact test alone.
+QStringList spellingOrder(DbSession &session, const RecordSql &rs)
+{
+    SqlBuilder b;
+    const QString sql = rs.statuses.spellingOrderSql(b, rs.table, rs.status);
+    if (sql.isEmpty())
+        return {};
+    const QString memoKey = QStringLiteral("queue.spelling-order:%1.%2:%3")
+                                .arg(rs.table, rs.status, rs.statuses.allSpellings().join(QLatin1Char('\x1f')));
+    return session
+        .memo(memoKey,
+              [&]() -> QVariant {
+                  QStringList order;
+                  try {
+                      QSqlQuery q = session.exec(sql, b);
+                      while (q.next())
+                          order << q.value(0).toString();
+                  } catch (const DbException &e) {
+                      if (e.error.kind != DbError::Kind::Statement)
+                          throw;
+                      order.clear();
+                  }
+                  return order;
+              })
+        .toStringList();
+}
+
+/// Record conditions for `req` (status, staleness against per-biz_type timeouts); for the
+/// Unknown queue those of one of its two record streams. `order`: spellingOrder().
 QStringList recordConditions(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config, const Source &src,
-                             const QueueRequest &req)
+                             const QueueRequest &req, RecordStream stream = RecordStream::Queue,
+                             const QStringList &order = {})
 {
     const RecordSql &rs = *src.records;
     QStringList where;
+    if (stream == RecordStream::UnknownStatus) {
+        where << src.statuses.isUnknown(b, src.status, order);
+        if (!req.filter.bizType.isEmpty())
+            where << rs.bizTypeIs(b, req.filter.bizType);
+        where << commonConditions(d, b, config, req.filter, src);
+        return where;
+    }
     switch (req.kind) {
     case QueueKind::Unknown:
     case QueueKind::InFlight: {
@@ -319,12 +364,14 @@ QVariant cursorBindValue(const Source &src, const TimeSql &otherTime, const Sour
     return src.time.cursorValue(cursor.time);
 }
 
-/// Runs one page of `src`: rows matching `where` after `cursor` in the queue's order, at
-/// most `limit`. Selects id, idem_key, `third`, status, created_at, updated_at (ISO text),
-/// the age in seconds, the cursor text of updated_at, then `extra`. Throws DbException.
-QSqlQuery selectPage(DbSession &session, SqlBuilder &b, QStringList where, const Source &src, const TimeSql &otherTime,
-                     const QString &third, const QStringList &extra, const QueueRequest &req, const SourceCursor &cursor,
-                     int limit)
+/// The SELECT of one page of `src`: rows matching `where` after `cursor` in the queue's
+/// order, at most `limit`. Selects id, idem_key, `third`, status, created_at, updated_at
+/// (ISO text), the age in seconds, the cursor text of updated_at, then `extra`, each under
+/// a "tc_" alias; `withOrder` adds updated_at as stored ("tc_order", for a UNION ALL of
+/// streams ordered again outside).
+QString pageSelect(SqlBuilder &b, QStringList where, const Source &src, const TimeSql &otherTime, const QString &third,
+                   const QStringList &extra, const QueueRequest &req, const SourceCursor &cursor, int limit,
+                   bool withOrder = false)
 {
     if (cursor.started)
         where << src.time.keysetAfter(b, src.updatedAt, src.id, cursorBindValue(src, otherTime, cursor), cursor.id,
@@ -332,17 +379,27 @@ QSqlQuery selectPage(DbSession &session, SqlBuilder &b, QStringList where, const
     // Computed columns get aliases of their own: an unnamed CAST(updated_ms AS text) is
     // named "updated_ms", and ORDER BY resolves output names first (PostgreSQL, MySQL,
     // SQLite): the page would sort by the text, over the whole table.
-    QStringList columns{src.id, src.key, third, src.statuses.read(src.status) + QStringLiteral(" AS tc_status"),
+    QStringList columns{src.id + QStringLiteral(" AS tc_id"), src.key + QStringLiteral(" AS tc_key"),
+                        third + QStringLiteral(" AS tc_third"), src.statuses.read(src.status) + QStringLiteral(" AS tc_status"),
                         src.time.text(src.createdAt) + QStringLiteral(" AS tc_created"),
                         src.time.text(src.updatedAt) + QStringLiteral(" AS tc_updated"),
                         src.time.secondsSince(src.updatedAt) + QStringLiteral(" AS tc_age"),
                         src.time.cursor(src.updatedAt) + QStringLiteral(" AS tc_cursor")};
     columns << extra;
+    if (withOrder)
+        columns << src.updatedAt + QStringLiteral(" AS tc_order");
     const QString dir = req.newestFirst ? QStringLiteral(" DESC") : QString();
-    const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4%5, %6%5 LIMIT %7")
-                            .arg(columns.join(QStringLiteral(", ")), src.from, where.join(QStringLiteral(" AND ")),
-                                 src.updatedAt, dir, src.id, b.bind(limit));
-    return session.exec(sql, b);
+    return QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4%5, %6%5 LIMIT %7")
+        .arg(columns.join(QStringLiteral(", ")), src.from, where.join(QStringLiteral(" AND ")), src.updatedAt, dir, src.id,
+             b.bind(limit));
+}
+
+/// Runs pageSelect(). Throws DbException.
+QSqlQuery selectPage(DbSession &session, SqlBuilder &b, QStringList where, const Source &src, const TimeSql &otherTime,
+                     const QString &third, const QStringList &extra, const QueueRequest &req, const SourceCursor &cursor,
+                     int limit)
+{
+    return session.exec(pageSelect(b, std::move(where), src, otherTime, third, extra, req, cursor, limit), b);
 }
 
 /// The columns selectPage() selects alike for both sources (id, key, times, age, cursor).
@@ -369,10 +426,28 @@ QVector<QueueRow> pageRecords(DbSession &session, const WorkspaceConfig &config,
     SqlBuilder b;
     const RecordSql rs = config.records(session.dialect().kind());
     const Source src = recordSource(rs);
-    const QStringList where = recordConditions(session.dialect(), b, config, src, req);
     const TimeSql other = config.intents(config.intent.dialect).time;
-    const QString bizType = rs.bizType(b);
-    QSqlQuery q = selectPage(session, b, where, src, other, bizType, {rs.expireAtText() + QStringLiteral(" AS tc_expire")}, req, cursor, limit);
+    const QStringList extra{rs.expireAtText() + QStringLiteral(" AS tc_expire")};
+    QString sql;
+    if (req.kind == QueueKind::Unknown) {
+        // Two keyset streams on the same (updated_at, id) order, each on its index, merged:
+        // stale PROCESSING and unknown stored statuses (DESIGN.md §2, §10). They never share
+        // a row (a PROCESSING spelling is a known one), so the first `limit` of the two
+        // streams' first `limit` rows are the page.
+        const QStringList order = spellingOrder(session, rs);
+        const QString stale = pageSelect(b, recordConditions(session.dialect(), b, config, src, req), src, other,
+                                         rs.bizType(b), extra, req, cursor, limit, true);
+        const QString unknown =
+            pageSelect(b, recordConditions(session.dialect(), b, config, src, req, RecordStream::UnknownStatus, order), src,
+                       other, rs.bizType(b), extra, req, cursor, limit, true);
+        const QString dir = req.newestFirst ? QStringLiteral(" DESC") : QString();
+        sql = QStringLiteral("SELECT * FROM (%1) s UNION ALL SELECT * FROM (%2) u ORDER BY tc_order%3, tc_id%3 LIMIT %4")
+                  .arg(stale, unknown, dir, b.bind(limit));
+    } else {
+        sql = pageSelect(b, recordConditions(session.dialect(), b, config, src, req), src, other, rs.bizType(b), extra, req,
+                         cursor, limit);
+    }
+    QSqlQuery q = session.exec(sql, b);
     QVector<QueueRow> rows;
     while (q.next()) {
         QueueRow r = pageRow(q, QueueSource::Record);
@@ -411,8 +486,17 @@ qint64 countRecords(DbSession &session, const WorkspaceConfig &config, const Que
 {
     SqlBuilder b;
     const RecordSql rs = config.records(session.dialect().kind());
-    const QStringList where = recordConditions(session.dialect(), b, config, recordSource(rs), req);
-    QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM %1 WHERE %2").arg(rs.table, where.join(QStringLiteral(" AND "))), b);
+    const Source src = recordSource(rs);
+    const QStringList where = recordConditions(session.dialect(), b, config, src, req);
+    QString sql = QStringLiteral("SELECT COUNT(*) FROM %1 WHERE %2").arg(rs.table, where.join(QStringLiteral(" AND ")));
+    if (req.kind == QueueKind::Unknown) {
+        // Both record streams, each counted on its own index (see pageRecords()).
+        const QStringList unknown = recordConditions(session.dialect(), b, config, src, req, RecordStream::UnknownStatus,
+                                                     spellingOrder(session, rs));
+        sql = QStringLiteral("SELECT (%1) + (SELECT COUNT(*) FROM %2 WHERE %3)")
+                  .arg(sql, rs.table, unknown.join(QStringLiteral(" AND ")));
+    }
+    QSqlQuery q = session.exec(sql, b);
     return q.next() ? q.value(0).toLongLong() : 0;
 }
 

@@ -14,7 +14,8 @@ namespace triage {
 
 /// The work queues of DESIGN.md §2 (read-only slice).
 enum class QueueKind {
-    Unknown,   ///< stale PROCESSING records + keys whose latest intent attempt is UNKNOWN / RECONCILE_PENDING
+    Unknown,   ///< stale PROCESSING records + records whose stored status no spelling matches (UNKNOWN_CODE_<value>,
+               ///< NULL; any age: DESIGN.md §2) + keys whose latest intent attempt is UNKNOWN / RECONCILE_PENDING
                ///< (and, where both tables share a database, whose record is not settled)
     InFlight,  ///< PROCESSING records younger than their processing timeout (look, don't touch)
     Failed,    ///< FAILED records

@@ -1,6 +1,7 @@
 #include "UpstreamCheck.h"
 
 #include "Audit.h"
+#include "ConsoleSchema.h"
 #include "RecordStatus.h"
 #include "Workspace.h"
 #include "KeyDetail.h"
@@ -333,11 +334,38 @@ QFuture<UpstreamCheck> checkUpstream(Workspace &ws, UpstreamClient &client, cons
     Workspace *w = &ws;
     UpstreamClient *c = &client;
     QThreadPool *pool = ws.mergePool();
-    return loadKeyDetail(ws, idemKey)
+    // Every answer is recorded in triage_audit: a console older than the idempotency
+    // database's console schema must refuse before the upstream hears of it (DESIGN.md §10).
+    QFuture<Outcome<Done>> writable = ws.config().readOnly
+        ? QtFuture::makeReadyFuture(Outcome<Done>{Done{}, std::nullopt})
+        : ws.worker(DbRole::Idempotency).run<Done>([](DbSession &s) {
+              requireKnownConsoleSchema(s);
+              return Done{};
+          });
+    return writable
+        .then(pool, [w, idemKey](const Outcome<Done> &ok) {
+            return loadKeyDetail(*w, idemKey).then(QtFuture::Launch::Sync, [ok](KeyDetail detail) {
+                return std::make_pair(ok, std::move(detail));
+            });
+        })
+        .unwrap()
         .then(pool,
-              [w, c, pool](KeyDetail detail) {
+              [w, c, pool](std::pair<Outcome<Done>, KeyDetail> loaded) {
                   UpstreamCheck check;
-                  check.detail = std::move(detail);
+                  check.detail = std::move(loaded.second);
+                  // Only the refusal stops the query; a store that cannot be read now is
+                  // reported as before, by the audit write (recordNote).
+                  if (!loaded.first.ok() && loaded.first.error->kind == DbError::Kind::Refused) {
+                      const DbError &e = *loaded.first.error;
+                      check.refusal = e;
+                      check.evidence.sent = false;
+                      check.evidence.classification = UpstreamClass::Unusable;
+                      check.evidence.kind = UnusableKind::Cancelled;
+                      check.evidence.message = QStringLiteral("not sent: %1").arg(e.message);
+                      check.verdict = suggestVerdict(verdictInputFrom(check.detail, &check.evidence));
+                      check.recordNote = QStringLiteral("not recorded: %1").arg(e.message);
+                      return QtFuture::makeReadyFuture(std::move(check));
+                  }
                   return c->query(makeUpstreamQuery(w->config(), check.detail))
                       .then(pool,
                             [w, check](UpstreamEvidence evidence) mutable {

@@ -28,6 +28,12 @@ struct UpstreamCheck {
     /// the row's time (canonical ISO UTC), not an answer obtained in this session.
     QString recordedAt;
     QString recordedBy;         ///< the operator of the recorded row (with recordedAt)
+    /// Set when nothing was sent because the answer could not be recorded: the idempotency
+    /// database has a newer (or unreadable) console schema version (DbError::Kind::Refused,
+    /// DESIGN.md §10 "Schema version"). The evidence then says "not sent" (sent false,
+    /// UNUSABLE / cancelled) with this message, recordNote says the same, auditId is 0. (A
+    /// store that cannot be reached does not stop the query: its audit write says so.)
+    std::optional<DbError> refusal;
 
     /// {idem_key, verdict: Verdict::toJson(), evidence: UpstreamEvidence::toJson(), audit_id}.
     QByteArray toJson() const;
@@ -38,7 +44,9 @@ struct UpstreamCheck {
 /// "recorded", evidence = the evidence and verdict JSON) unless the workspace is read-only.
 /// The load, the query and the audit write are chained with .then() on the workspace's
 /// pool (no thread waits on another future); never throws; an unusable upstream is a
-/// normal result.
+/// normal result. Unless read-only, requireKnownConsoleSchema() runs on the idempotency
+/// database first: a console older than that database's schema asks the upstream nothing
+/// (it could not record the answer) and returns the check with `refusal` set (DESIGN.md §10).
 QFuture<UpstreamCheck> checkUpstream(Workspace &workspace, UpstreamClient &client, const QString &idemKey);
 
 /// Records an already computed check in triage_audit (never retried: a lost reply must not

@@ -102,7 +102,12 @@ private slots:
         r.statusCode = 1;
         const QString raw = QStringLiteral("{\"amount\": 12345678901234567890, \"ratio\": 1.10}");
         r.resultSnapshot = raw;
-        r.allColumns = {{QStringLiteral("id"), QStringLiteral("1")}, {QStringLiteral("shard"), QStringLiteral("NULL")}};
+        r.statusStored = QStringLiteral("1");
+        r.statusStoredIsNumber = true;
+        // "shard" is SQL NULL; "note" holds the text NULL.
+        r.allColumns = {{QStringLiteral("id"), QStringLiteral("1")}, {QStringLiteral("shard"), QStringLiteral("NULL")},
+                        {QStringLiteral("note"), QStringLiteral("NULL")}};
+        r.nullColumns = {QStringLiteral("shard")};
         d.record = r;
         d.errors.insert(DbRole::Ticket, DbError{DbRole::Ticket, DbError::Kind::Connection, QStringLiteral("down"), {}});
         const QJsonObject o = QJsonDocument::fromJson(QJsonDocument(json_export::keyDetail(d)).toJson()).object();
@@ -110,7 +115,15 @@ private slots:
         QCOMPARE(rec.value(QStringLiteral("result_snapshot")).toString(), raw);
         QVERIFY(rec.value(QStringLiteral("version")).isNull());
         QVERIFY(rec.value(QStringLiteral("tenant")).isNull());
-        QCOMPARE(rec.value(QStringLiteral("other_columns")).toObject().keys(), QStringList{QStringLiteral("shard")});
+        QCOMPARE(rec.value(QStringLiteral("other_columns")).toObject(),
+                 (QJsonObject{{QStringLiteral("shard"), QJsonValue(QJsonValue::Null)}, {QStringLiteral("note"), QStringLiteral("NULL")}}));
+        QCOMPARE(rec.value(QStringLiteral("status_stored")), QJsonValue(1));
+        // A text status is printed as the text stored, spaces and case included.
+        r.statusStored = QStringLiteral("pending ");
+        r.statusStoredIsNumber = false;
+        QCOMPARE(json_export::record(r).value(QStringLiteral("status_stored")), QJsonValue(QStringLiteral("pending ")));
+        r.statusStored.reset();
+        QCOMPARE(json_export::record(r).value(QStringLiteral("status_stored")), QJsonValue(QJsonValue::Null));
         QCOMPARE(o.value(QStringLiteral("errors")).toObject().value(QStringLiteral("ticket")).toString(), QStringLiteral("down"));
         QCOMPARE(o.value(QStringLiteral("tickets")).toArray().size(), 0);
     }

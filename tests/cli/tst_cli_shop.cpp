@@ -154,6 +154,8 @@ private slots:
         QTest::newRow("mysql/shop") << QStringLiteral("mysql/shop");
     }
     void listShowMarkDuplicates();
+    void expectStatusAsStored_data() { listShowMarkDuplicates_data(); }
+    void expectStatusAsStored();
 };
 
 void TstCliShop::listShowMarkDuplicates()
@@ -231,7 +233,8 @@ void TstCliShop::listShowMarkDuplicates()
     QCOMPARE(rec, (QJsonObject{{"biz_type", "ticket_create"}, {"created_at", c.iso(2 * kDay + 4 * kHour)}, {"expire_at", QJsonValue()},
                                {"has_version_column", false}, {"id", 1}, {"idem_key", k1}, {"other_columns", QJsonObject()},
                                {"processing_timeout_s", 300}, {"result_snapshot", QJsonValue()}, {"stale", true},
-                               {"status", "PROCESSING"}, {"status_code", 0}, {"tenant", "acme"},
+                               {"status", "PROCESSING"}, {"status_code", 0},
+                               {"status_stored", db.isShop() ? QJsonValue("pending ") : QJsonValue(0)}, {"tenant", "acme"},
                                {"updated_at", c.iso(2 * kDay + 3 * kHour)}, {"version", QJsonValue()}}));
     QVERIFY(d.value(QStringLiteral("record")).toObject().value(QStringLiteral("expires_in_seconds")).isNull());
     auto order = [&](qint64 n, qint64 created) {
@@ -398,6 +401,101 @@ void TstCliShop::listShowMarkDuplicates()
                             "intent  RECONCILE_PENDING  create_ticket    %1  5h 0m  ticket:create:acme:shop-6\n"
                             "1 row (of 1)\n")
                  .arg(c.iso(5 * kHour)));
+}
+
+void TstCliShop::expectStatusAsStored()
+{
+    // DESIGN.md §5, §10: --expect-status takes a status name (any stored spelling) or the value
+    // exactly as stored (show --format json: status_stored), compared exactly; show prints
+    // status_stored and SQL NULL in other_columns as null.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QVERIFY(db.isShop());
+    {
+        Workspace ws(db.config());
+        TRIAGE_OK(setUpSchema(ws, false));
+    }
+    const Clock c;
+    auto rec = [&](const QString &key, const QString &status) {
+        RecordSpec r;
+        r.key = key;
+        r.status = status;
+        r.created = c.at(db, kHour + 1);
+        r.updated = c.at(db, kHour);
+        return r;
+    };
+    const QString k1 = QStringLiteral("ticket:create:acme:sp-1"), k2 = QStringLiteral("ticket:create:acme:sp-2"),
+                  k3 = QStringLiteral("ticket:create:acme:sp-3");
+    TRIAGE_OK(insertRecords(db, {rec(k1, QStringLiteral("0")), rec(k2, QStringLiteral("0")), rec(k3, QStringLiteral("'WEIRD'"))}));
+    // A column the mapping leaves out: NULL on sp-3, the text NULL on sp-2.
+    TRIAGE_OK(db.adminExec(QStringLiteral("ALTER TABLE idem_requests ADD COLUMN note VARCHAR(20)")));
+    TRIAGE_OK(db.adminExec(QStringLiteral("UPDATE idem_requests SET note = 'NULL' WHERE request_key = '%1'").arg(k2)));
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString ini = dir.filePath(QStringLiteral("triage.ini"));
+    {
+        QFile f(ini);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(shapeIniText(db) + "[biz.ticket_create]\nfailed_evidence = ticket_absent\n");
+    }
+    const QStringList args = QStringList{QStringLiteral("--operator"), QStringLiteral("alice")} + ctlDbArgs(db, ini);
+    auto show = [&](const QString &key) {
+        const CtlRun r = runCtl(args + QStringList{QStringLiteral("show"), key, QStringLiteral("--format"), QStringLiteral("json")});
+        return QJsonDocument::fromJson(r.out).object().value(QStringLiteral("record")).toObject();
+    };
+    auto state = [&](const QString &key) {
+        return db.adminQueryColumn(QStringLiteral("SELECT state FROM idem_requests WHERE request_key = '%1'").arg(key)).value(0);
+    };
+    auto mark = [&](const QString &key, const QString &expectStatus) {
+        return runCtl(args + QStringList{QStringLiteral("mark"), key, QStringLiteral("--to"), QStringLiteral("failed"),
+                                         QStringLiteral("--reason"), QStringLiteral("no order carries the key"),
+                                         QStringLiteral("--expect-status"), expectStatus, QStringLiteral("--expect-updated-at"),
+                                         c.iso(kHour)});
+    };
+
+    const QJsonObject s3 = show(k3);
+    QCOMPARE(s3.value(QStringLiteral("status")), QJsonValue(QStringLiteral("UNKNOWN_CODE_WEIRD")));
+    QCOMPARE(s3.value(QStringLiteral("status_code")), QJsonValue(QJsonValue::Null));
+    QCOMPARE(s3.value(QStringLiteral("status_stored")), QJsonValue(QStringLiteral("WEIRD")));
+    QCOMPARE(s3.value(QStringLiteral("other_columns")), QJsonValue(QJsonObject{{QStringLiteral("note"), QJsonValue(QJsonValue::Null)}}));
+    const QJsonObject s2 = show(k2);
+    QCOMPARE(s2.value(QStringLiteral("status_stored")), QJsonValue(QStringLiteral("pending ")));
+    QCOMPARE(s2.value(QStringLiteral("other_columns")), QJsonValue(QJsonObject{{QStringLiteral("note"), QStringLiteral("NULL")}}));
+
+    // The stored spelling, trailing space included: applied, written as "ERROR".
+    CtlRun r = mark(k1, QStringLiteral("pending "));
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(state(k1), QStringLiteral("ERROR"));
+
+    // The spelling was rewritten since ("pending " → "PENDING", same time): a conflict (3).
+    TRIAGE_OK(db.adminExec(QStringLiteral("UPDATE idem_requests SET state = 'PENDING' WHERE request_key = '%1'").arg(k2)));
+    r = mark(k2, QStringLiteral("pending "));
+    QVERIFY2(r.exitCode == 3, r.describe().constData());
+    QVERIFY2(r.out.startsWith("OUTCOME   IDEM_KEY                 MESSAGE\nconflict  "), r.out.constData());
+    QCOMPARE(state(k2), QStringLiteral("PENDING"));
+    // The name matches any stored spelling of the status: applied.
+    r = mark(k2, QStringLiteral("Processing"));
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(state(k2), QStringLiteral("ERROR"));
+
+    // A value no spelling matches, as stored or as the status text shows it: the expectation
+    // holds, and the rules refuse the transition (4); another case of it, or a status name,
+    // is a conflict (3). Nothing is written.
+    const QByteArray refused = "refused  ticket:create:acme:sp-3  UNKNOWN_CODE_WEIRD → FAILED is not an allowed transition "
+                               "(allowed: PROCESSING→SUCCESS, PROCESSING→FAILED, FAILED→SUCCESS)\n";
+    for (const QString &s : {QStringLiteral("WEIRD"), QStringLiteral("UNKNOWN_CODE_WEIRD")}) {
+        r = mark(k3, s);
+        QVERIFY2(r.exitCode == 4 && r.out.contains(refused), r.describe().constData());
+    }
+    for (const QString &s : {QStringLiteral("weird"), QStringLiteral("processing"), QStringLiteral("NULL")}) {
+        r = mark(k3, s);
+        QVERIFY2(r.exitCode == 3, r.describe().constData());
+    }
+    QCOMPARE(state(k3), QStringLiteral("WEIRD"));
+    r = mark(k3, QString());
+    QVERIFY2(r.exitCode == 1, r.describe().constData());
 }
 
 QTEST_GUILESS_MAIN(TstCliShop)

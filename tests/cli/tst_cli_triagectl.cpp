@@ -366,6 +366,7 @@ void TstCliTriagectl::showAndFormats()
     const QJsonObject rec = d.value(QStringLiteral("record")).toObject();
     QCOMPARE(rec.value(QStringLiteral("status")).toString(), QStringLiteral("PROCESSING"));
     QCOMPARE(rec.value(QStringLiteral("status_code")).toInteger(-1), 0);
+    QCOMPARE(rec.value(QStringLiteral("status_stored")), QJsonValue(0)); // the integer as stored
     QCOMPARE(rec.value(QStringLiteral("created_at")).toString(), QStringLiteral("2026-01-02T03:04:05.123456Z"));
     QCOMPARE(rec.value(QStringLiteral("updated_at")).toString(), QStringLiteral("2026-01-02T03:09:05.654321Z"));
     QCOMPARE(rec.value(QStringLiteral("expire_at")).toString(), QStringLiteral("2099-01-01T00:00:00.000001Z"));
@@ -836,7 +837,7 @@ void TstCliTriagectl::markHelpShowsMarkOptionsOnly()
         "  --reason TEXT              Why (required, >= 10 characters; audited).\n"
         "  --snapshot FILE            Result snapshot file for SUCCESS (- = stdin).\n"
         "  --snapshot-from-ticket ID  Take the snapshot from this ticket's payload.\n"
-        "  --expect-status S          The status the record must still have.\n"
+        "  --expect-status S          The status the record must still have: a name, or the value as stored.\n"
         "  --expect-updated-at T      The updated_at it must still have (as show prints it).\n"
         "  --expect-version V         The version it must still have.\n"
         "  --override                 Set aside missing FAILED evidence or an open escalation (reason >= 20 characters; audited).\n"

@@ -232,6 +232,21 @@ void TstSchemaSql::statuses()
     QCOMPARE(st.compared(col), ignoreCase ? QStringLiteral("UPPER(TRIM(%1))").arg(asText) : col);
     if (ignoreCase && dialect != QLatin1String("mysql"))
         QCOMPARE(db.adminExec(QStringLiteral("CREATE INDEX st_folded ON st ((%1), id)").arg(st.compared(col))), QString());
+    // The Unknown queue's index-friendly form selects the same rows, with the spellings in the
+    // column's own order as the server gives them (none on MySQL/MariaDB: isNone() there).
+    QStringList order;
+    {
+        SqlBuilder b;
+        const QString sql = st.spellingOrderSql(b, QStringLiteral("st"), col);
+        QCOMPARE(sql.isEmpty(), db.dialect() == QLatin1String("mysql"));
+        if (!sql.isEmpty()) {
+            QSqlQuery o = s.exec(sql, b);
+            while (o.next())
+                order << o.value(0).toString();
+            QCOMPARE(order, (QStringList{"DONE", "ERROR", "PENDING"}));
+        }
+    }
+    QCOMPARE(where([&](SqlBuilder &b) { return st.isUnknown(b, col, order); }), neither);
     // The compare-and-set's raw value is exact in both modes, on every backend.
     QCOMPARE(where([&](SqlBuilder &b) { return st.equalsStored(b, col, QStringLiteral("pending ")); }), QStringLiteral("2"));
     QCOMPARE(where([&](SqlBuilder &b) { return st.equalsStored(b, col, QStringLiteral("Done")); }), QStringLiteral("3"));
@@ -283,6 +298,11 @@ void TstSchemaSql::integerCodes()
     }
     // 1 is SUCCESS in the seeds' codes, but this mapping does not spell it: unknown.
     QCOMPARE(texts.join(QLatin1Char(',')), QStringLiteral("PROCESSING/PROCESSING,SUCCESS/SUCCESS,UNKNOWN_CODE_1/-,NULL/-"));
+    // The Unknown queue's ranges between the known codes: below, between (15), above, NULL.
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO si VALUES (5, 15), (6, -3), (7, 40), (8, 11), (9, 30)")), QString());
+    SqlBuilder u;
+    QCOMPARE(ids(s, QStringLiteral("SELECT id FROM si WHERE %1 ORDER BY id").arg(st.isUnknown(u, QStringLiteral("s"))), u),
+             QStringLiteral("3,4,5,6,7"));
 }
 
 void TstSchemaSql::shopFixture_data()

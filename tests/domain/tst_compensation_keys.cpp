@@ -46,6 +46,31 @@ private slots:
         QCOMPARE(k1.left(47), k2.left(47));
         QVERIFY(k1 != k2);
     }
+    void uuidTicketIdKeptWhole()
+    {
+        // Business ids are opaque values end to end (DESIGN.md §10): a UUID ticket id is never
+        // cut; the source key then lives in the SHA-256 only (exact values: hashlib.sha256).
+        const QString uuid = QStringLiteral("9f1c2d3e-4b5a-4c6d-8e7f-0123456789ab");
+        const QString src = QStringLiteral("ticket:create:acme:5b0e7c1a-2d4f-4e6a-9b8c-7d6e5f4a3b21");
+        const QString k = compensationKey(QStringLiteral("cancel_ticket"), uuid, src);
+        QCOMPARE(k, QStringLiteral("comp:cancel_ticket:9f1c2d3e-4b5a-4c6d-8e7f-0123456789ab:3ab76cc4"));
+        QCOMPARE(k.size(), kMaxCompensationKeyLength);
+        QCOMPARE(compensationKey(QStringLiteral("cancel_ticket"), uuid, src), k); // deterministic
+        // Another ticket of the same key, or the same ticket of another key: other keys.
+        QVERIFY(compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("9f1c2d3e-4b5a-4c6d-8e7f-0123456789ac"), src) != k);
+        QVERIFY(compensationKey(QStringLiteral("cancel_ticket"), uuid, src + QLatin1Char('x')) != k);
+        // A short UUID-shaped key stays readable as it is.
+        QCOMPARE(compensationKey(QStringLiteral("void"), uuid, QStringLiteral("k1")),
+                 QStringLiteral("comp:void:9f1c2d3e-4b5a-4c6d-8e7f-0123456789ab:k1"));
+        // Action and id leave no room for 8 hex digits: the hash alone, never a cut id.
+        QCOMPARE(compensationKey(QStringLiteral("cancel_duplicate_ticket"), uuid, src),
+                 QStringLiteral("comp:sha256:422003e033fbd39736b7995a4fd5198536f0c1b82b660f598450"));
+        // A short numeric id keeps the layout of earlier releases (existing compensations keep their keys).
+        const QString longSrc = QString(60, QLatin1Char('x'));
+        const QString old = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("42"), longSrc);
+        QCOMPARE(old.left(48), QStringLiteral("comp:cancel_ticket:42:") + QString(25, QLatin1Char('x')) + QLatin1Char(':'));
+        QCOMPARE(old.size(), 64);
+    }
     void boundary()
     {
         // 63 characters stay as they are; 64 and more are hashed to exactly 64, so a hashed

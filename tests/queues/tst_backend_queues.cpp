@@ -9,6 +9,8 @@
 #include "Schema.h"
 #include "Queue.h"
 #include "KeyDetail.h"
+#include "Mark.h"
+#include "MarkRules.h"
 
 #include <QSet>
 #include <QTest>
@@ -133,6 +135,8 @@ private slots:
     void unknownMerge();
     void mappedShape_data();
     void mappedShape();
+    void unknownStatuses_data();
+    void unknownStatuses();
 };
 
 // ===================================================================== schema
@@ -300,9 +304,11 @@ void TstBackendQueues::timeoutBoundary()
     QueueFilter other;
     other.bizType = QStringLiteral("other");
     const QVector<Case> cases = {
+        // Records whose stored status the console does not know (code 7, -1) are listed in the
+        // Unknown queue, at any age (DESIGN.md §2), and in no other.
         {"unknown", request(QueueKind::Unknown),
-         {"record:d310", "record:f70", "record:f310", "record:s910", "intent:iA", "intent:iB", "intent:iE", "intent:iJ",
-          "intent:iK"}},
+         {"record:d310", "record:f70", "record:f310", "record:s910", "record:code7", "record:code-1", "intent:iA",
+          "intent:iB", "intent:iE", "intent:iJ", "intent:iK"}},
         {"in flight", request(QueueKind::InFlight), {"record:d290", "record:f50", "record:s310", "record:s890"}},
         {"failed", request(QueueKind::Failed), {"record:failed_old", "record:failed_new"}},
         {"succeeded", request(QueueKind::Succeeded), {"record:success_old", "record:success_new"}},
@@ -311,7 +317,7 @@ void TstBackendQueues::timeoutBoundary()
         {"in flight fast", request(QueueKind::InFlight, fast), {"record:f50"}},
         {"unknown slow", request(QueueKind::Unknown, slow), {"record:s910"}},
         {"in flight slow", request(QueueKind::InFlight, slow), {"record:s310", "record:s890"}},
-        {"unknown other (default timeout)", request(QueueKind::Unknown, other), {"record:d310"}},
+        {"unknown other (default timeout)", request(QueueKind::Unknown, other), {"record:d310", "record:code7", "record:code-1"}},
         {"in flight other", request(QueueKind::InFlight, other), {"record:d290"}},
         {"escalated fast (intents have no biz_type)", request(QueueKind::Escalated, fast), {}},
     };
@@ -340,7 +346,9 @@ void TstBackendQueues::timeoutBoundary()
     }
     const PagedQueue unknown = fetchWholeQueue(ws, request(QueueKind::Unknown), 50);
     for (const QueueRow &r : unknown.rows) {
-        if (r.source == QueueSource::Record)
+        if (r.source == QueueSource::Record && r.idemKey.startsWith(QLatin1String("code")))
+            QCOMPARE(r.status, QStringLiteral("UNKNOWN_CODE_") + r.idemKey.mid(4));
+        else if (r.source == QueueSource::Record)
             QCOMPARE(r.status, QStringLiteral("PROCESSING"));
         else
             QVERIFY2(r.status == QLatin1String("UNKNOWN") || r.status == QLatin1String("RECONCILE_PENDING"), qPrintable(r.status));
@@ -898,7 +906,8 @@ void TstBackendQueues::mappedShape()
         rec(40, "s:bolt:40", "DONE", ms(20), QStringLiteral("bolt")), rec(41, "s:acme:41", " ok", ms(20, 1)),
         rec(42, "s:acme:42", "Done", ms(21), QStringLiteral("bolt")), rec(43, "s:acme:43", "OK ", ms(21, 1)),
         rec(44, "s:acme:44", "done", ms(22), QStringLiteral("BOLT")), // tenants are exact, whatever the collation
-        // Values no spelling matches are in no queue (not even the console's own names or codes).
+        // Values no spelling matches (not even the console's own names or codes, nor NULL) are
+        // never taken for a known status: they are listed in the Unknown queue only, at any age.
         rec(50, "s:acme:50", "Weird", ms(5)), rec(51, "s:acme:51", std::nullopt, ms(5)),
         rec(52, "s:acme:52", "PROCESSING", ms(5)), rec(53, "s:acme:53", "1", ms(5)),
     };
@@ -937,7 +946,8 @@ void TstBackendQueues::mappedShape()
     const UtcMicros now = *parseUtcMicros(QStringLiteral("2100-01-01T00:00:00Z")); // record 1: after every fixed time
     const QVector<ExpectedRow> unknownRows = {{R, 10, at(1)}, {R, 11, at(1)}, {I, 100, at(1)}, {R, 12, at(2)},
                                               {R, 13, at(2)}, {R, 14, at(2)}, {I, 101, at(2)}, {I, 102, at(2)},
-                                              {R, 15, at(3)}, {I, 104, at(3)}, {I, 110, at(4)}, {R, 1, now}};
+                                              {R, 15, at(3)}, {I, 104, at(3)}, {I, 110, at(4)}, {R, 50, at(5)},
+                                              {R, 51, at(5)}, {R, 52, at(5)}, {R, 53, at(5)}, {R, 1, now}};
     QVector<ExpectedRow> failedRows;
     for (int i = 0; i < 13; ++i)
         failedRows << ExpectedRow{R, 20 + i, at(i < 5 ? 10 : i < 9 ? 11 : 12)};
@@ -974,6 +984,12 @@ void TstBackendQueues::mappedShape()
     QCOMPARE(i100.stepId, QStringLiteral("s1"));
     QCOMPARE(i100.updatedAt, QStringLiteral("2020-01-01T00:00:01.000000Z"));
     QCOMPARE(unknown.rows.at(6).status, QStringLiteral("RECONCILE_PENDING"));
+    // Values no spelling matches: as stored, never a known status (NULL reads "NULL").
+    QStringList odd5;
+    for (int i = 11; i < 15; ++i)
+        odd5 << unknown.rows.at(i).idemKey + QLatin1Char('=') + unknown.rows.at(i).status;
+    QCOMPARE(odd5, (QStringList{"s:acme:50=UNKNOWN_CODE_Weird", "s:acme:51=NULL", "s:acme:52=UNKNOWN_CODE_PROCESSING",
+                                "s:acme:53=UNKNOWN_CODE_1"}));
     const QueueRow &r1 = unknown.rows.last();
     QCOMPARE(r1.idemKey, QStringLiteral("s:acme:b65"));
     QVERIFY2(r1.ageSeconds >= 65 && r1.ageSeconds < 75, qPrintable(QString::number(r1.ageSeconds)));
@@ -1013,9 +1029,11 @@ void TstBackendQueues::mappedShape()
         {"tenant column bolt", request(QueueKind::Succeeded, filter("", "bolt", "")), {"record#40", "record#42"}},
         {"tenant column acme", request(QueueKind::Succeeded, filter("", "acme", "")), {"record#41", "record#43"}},
         {"tenant acme: record column, intent key pattern", request(QueueKind::Unknown, filter("", "acme", "")),
-         {"record#10", "record#11", "record#12", "record#13", "record#14", "record#15", "intent#104", "record#1"}},
+         {"record#10", "record#11", "record#12", "record#13", "record#14", "record#15", "intent#104", "record#50",
+          "record#51", "record#52", "record#53", "record#1"}},
         {"the one biz_type", request(QueueKind::Unknown, filter("shop_order", "", "")),
-         {"record#10", "record#11", "record#12", "record#13", "record#14", "record#15", "record#1"}},
+         {"record#10", "record#11", "record#12", "record#13", "record#14", "record#15", "record#50", "record#51",
+          "record#52", "record#53", "record#1"}},
         {"another biz_type", request(QueueKind::Failed, filter("other", "", "")), {}},
         {"biz_type and tenant", request(QueueKind::Succeeded, filter("shop_order", "bolt", "")), {"record#40", "record#42"}},
         {"key substring", request(QueueKind::Succeeded, filter("", "", "s:acme:4")),
@@ -1029,7 +1047,7 @@ void TstBackendQueues::mappedShape()
         {"created window, half a millisecond into both ends", request(QueueKind::Succeeded, window(halfMsAfter20, halfMsAfter21, true)),
          {"record#41", "record#42"}},
         {"updated from, both tables", request(QueueKind::Unknown, window(at(3), std::nullopt, false)),
-         {"record#15", "intent#104", "intent#110", "record#1"}},
+         {"record#15", "intent#104", "intent#110", "record#50", "record#51", "record#52", "record#53", "record#1"}},
         {"updated to, both tables", request(QueueKind::Unknown, window(std::nullopt, at(2), false)),
          {"record#10", "record#11", "intent#100"}},
     };
@@ -1073,6 +1091,131 @@ void TstBackendQueues::mappedShape()
     QVERIFY2(cut->bizTypes == QStringList{"acme"} || cut->bizTypes == QStringList{"BOLT"}, qPrintable(cut->bizTypes.join(',')));
     QVERIFY(!cut->complete);
     QCOMPARE(cut->configuredWithRecords, QStringList{"bolt"});
+}
+
+// ===================================================================== unknown stored statuses
+
+void TstBackendQueues::unknownStatuses_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true, true);
+}
+
+void TstBackendQueues::unknownStatuses()
+{
+    // DESIGN.md §2, §10: a record whose stored status no spelling matches (the default shape's
+    // code 7; the shop shape's text "Weird ", which status_ignore_case does not make known) is
+    // in the Unknown queue whatever its age, shows its raw value, is counted, and a mark on it
+    // is a compare-and-set on that exact raw value.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    WorkspaceConfig config = db.config();
+    BizTypeConfig ticketCreate = config.bizType(QStringLiteral("ticket_create"));
+    ticketCreate.failedEvidence = FailedEvidence::TicketAbsent; // stale and no ticket proves absence
+    config.bizTypes.insert(QStringLiteral("ticket_create"), ticketCreate);
+    Workspace ws(config);
+    TRIAGE_OK(setUpSchema(ws));
+
+    const QString odd = db.isShop() ? QStringLiteral("'Weird '") : QStringLiteral("7");
+    const QString oddText = db.isShop() ? QStringLiteral("UNKNOWN_CODE_Weird ") : QStringLiteral("UNKNOWN_CODE_7");
+    const QString oddStored = db.isShop() ? QStringLiteral("Weird ") : QStringLiteral("7");
+    auto rec = [&](const QString &key, const QString &status, qint64 ageS, const QString &biz = QStringLiteral("ticket_create")) {
+        RecordSpec r;
+        r.key = key;
+        r.bizType = biz;
+        r.status = status;
+        r.updated = serverAgoSeconds(db, ageS);
+        r.created = serverAgoSeconds(db, ageS + 5);
+        r.expire = serverAgoSeconds(db, -7 * 86400);
+        return r;
+    };
+    TRIAGE_OK(insertRecords(db, {
+        rec("u_old", odd, 3600), rec("p_stale", "0", 600), rec("u_other", odd, 100, "other"), rec("m1", "-1", 50),
+        rec("u_young", odd, 1), rec("p_young", "0", 10), rec("s", "1", 3000), rec("f", "2", 3000),
+    }));
+
+    const QStringList oldest = {"record:u_old", "record:p_stale", "record:u_other", "record:m1", "record:u_young"};
+    QStringList newest = oldest;
+    std::reverse(newest.begin(), newest.end());
+    for (int pageSize : {1, 2, 3, 50}) {
+        PagedQueue p = fetchWholeQueue(ws, request(QueueKind::Unknown), pageSize);
+        QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+        QCOMPARE(rowTags(p.rows), oldest);
+        p = fetchWholeQueue(ws, request(QueueKind::Unknown, {}, true), pageSize);
+        QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+        QCOMPARE(rowTags(p.rows), newest);
+    }
+    const PagedQueue all = fetchWholeQueue(ws, request(QueueKind::Unknown), 50);
+    QStringList statuses;
+    for (const QueueRow &r : all.rows)
+        statuses << r.status;
+    QCOMPARE(statuses, (QStringList{oddText, "PROCESSING", oddText, "UNKNOWN_CODE_-1", oddText}));
+    QString error;
+    QCOMPARE(countOf(ws, request(QueueKind::Unknown), &error), qint64(5));
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+
+    QueueFilter other;
+    other.bizType = QStringLiteral("other");
+    QCOMPARE(queueTags(ws, request(QueueKind::Unknown, other), &error), QStringList{"record:u_other"});
+    QCOMPARE(countOf(ws, request(QueueKind::Unknown, other), &error), qint64(1));
+    QueueFilter byKey;
+    byKey.keySubstring = QStringLiteral("_young");
+    QCOMPARE(queueTags(ws, request(QueueKind::Unknown, byKey), &error), QStringList{"record:u_young"});
+    QCOMPARE(countOf(ws, request(QueueKind::Unknown, byKey), &error), qint64(1));
+    // In no other queue.
+    QCOMPARE(queueTags(ws, request(QueueKind::InFlight), &error), QStringList{"record:p_young"});
+    QCOMPARE(queueTags(ws, request(QueueKind::Failed), &error), QStringList{"record:f"});
+    QCOMPARE(queueTags(ws, request(QueueKind::Succeeded), &error), QStringList{"record:s"});
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+
+    // Marking it: the rules refuse a transition from a status the console does not know, and
+    // nothing changes.
+    const QString table = db.isShop() ? QStringLiteral("idem_requests") : QStringLiteral("idempotency_record");
+    const QString statusCol = db.isShop() ? QStringLiteral("state") : QStringLiteral("status");
+    const QString keyCol = db.isShop() ? QStringLiteral("request_key") : QStringLiteral("idem_key");
+    auto storedStatus = [&]() {
+        return db.adminQueryColumn(QStringLiteral("SELECT %1 FROM %2 WHERE %3 = 'u_old'").arg(statusCol, table, keyCol));
+    };
+    const KeyDetail seen = loadKeyDetail(ws, QStringLiteral("u_old")).result();
+    QVERIFY2(seen.record, qPrintable(errorsText(seen)));
+    QCOMPARE(seen.record->statusText, oddText);
+    QCOMPARE(seen.record->statusStored, std::optional<QString>(oddStored));
+    auto mark = [&](const ExpectedState &expect) {
+        MarkRequest r;
+        r.idemKey = QStringLiteral("u_old");
+        r.toStatus = Failed;
+        r.reason = QStringLiteral("checked: no ticket exists");
+        r.operatorName = QStringLiteral("alice");
+        r.expect = expect;
+        return markRecord(ws, r).result();
+    };
+    const auto refused = mark(expectedStateOf(*seen.record));
+    TRIAGE_VERIFY_OUTCOME(refused);
+    QCOMPARE(markKindName(refused->kind), QStringLiteral("refused"));
+    QCOMPARE(refused->message, oddText + QStringLiteral(" → FAILED is not an allowed transition (allowed: "
+                                                         "PROCESSING→SUCCESS, PROCESSING→FAILED, FAILED→SUCCESS)"));
+    QCOMPARE(storedStatus(), QStringList{oddStored});
+
+    // Someone fixed the stored value since (a spelling of PROCESSING, same updated_at): the
+    // operator's view of the raw value no longer holds, so the mark is a conflict.
+    const QString fixedSpelling = db.isShop() ? QStringLiteral("'pending'") : QStringLiteral("0");
+    TRIAGE_OK(db.adminExec(QStringLiteral("UPDATE %1 SET %2 = %3 WHERE %4 = 'u_old'").arg(table, statusCol, fixedSpelling, keyCol)));
+    const auto conflict = mark(expectedStateOf(*seen.record));
+    TRIAGE_VERIFY_OUTCOME(conflict);
+    QCOMPARE(markKindName(conflict->kind), QStringLiteral("conflict"));
+    QCOMPARE(conflict->current->statusText, QStringLiteral("PROCESSING"));
+    QCOMPARE(storedStatus(), QStringList{db.isShop() ? QStringLiteral("pending") : QStringLiteral("0")});
+    QCOMPARE(countOf(ws, request(QueueKind::Unknown), &error), qint64(5)); // now a stale PROCESSING row
+
+    // The compare-and-set on the value as seen now applies.
+    const KeyDetail now = loadKeyDetail(ws, QStringLiteral("u_old")).result();
+    QVERIFY2(now.record, qPrintable(errorsText(now)));
+    const auto applied = mark(expectedStateOf(*now.record));
+    TRIAGE_VERIFY_OUTCOME(applied);
+    QVERIFY2(applied->kind == MarkResult::Kind::Applied, qPrintable(applied->message));
+    QCOMPARE(storedStatus(), QStringList{db.isShop() ? QStringLiteral("ERROR") : QStringLiteral("2")});
+    QCOMPARE(countOf(ws, request(QueueKind::Unknown), &error), qint64(4));
 }
 
 QTEST_GUILESS_MAIN(TstBackendQueues)

@@ -67,6 +67,8 @@ private slots:
     void boundedEvidence();
     void insertIsBounded_data() { backends(); }
     void insertIsBounded();
+    void newerSchemaRefusesBeforeUpstream_data() { backends(); }
+    void newerSchemaRefusesBeforeUpstream();
 
 private:
     static void backends()
@@ -318,6 +320,78 @@ void TestUpstreamAudit::insertIsBounded()
     QVERIFY(id2.ok());
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT evidence FROM triage_audit WHERE id = %1").arg(*id2)),
              QStringList{QStringLiteral("{\"ticket_ids\":[1,2]}")});
+}
+
+void TestUpstreamAudit::newerSchemaRefusesBeforeUpstream()
+{
+    // DESIGN.md §10 "Schema version": an upstream answer is recorded in triage_audit, so a
+    // console older than the idempotency database's console schema refuses the query before
+    // the upstream is called — the console's checkUpstream() and triagectl query alike.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createSchemaWithoutBackstop(db), QString());
+    QCOMPARE(insertRecords(db, 2), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '3' WHERE meta_key = 'schema_version'")), QString());
+    const QString refusal = QStringLiteral("the idempotency database has console schema version 3; this build knows version 1: "
+                                           "upgrade the console before writing");
+    UpstreamSimulatorProcess sim;
+    QString error;
+    QVERIFY2(sim.start(db.url(), &error), qPrintable(error));
+    SimControl ctl(sim.baseUrl());
+
+    WorkspaceConfig c = db.config();
+    c.upstreams = {{QStringLiteral("ticket_create"), listConfig(sim.baseUrl(), 10000)}};
+    {
+        Workspace ws(c);
+        UpstreamClient client(c.upstreams);
+        const UpstreamCheck check = checkUpstream(ws, client, key(0)).result();
+        QVERIFY(check.refusal.has_value());
+        QCOMPARE(int(check.refusal->kind), int(DbError::Kind::Refused));
+        QCOMPARE(check.refusal->message, refusal);
+        QCOMPARE(check.evidence.sent, false);
+        QCOMPARE(check.evidence.classification, UpstreamClass::Unusable);
+        QCOMPARE(check.evidence.message, QStringLiteral("not sent: ") + refusal);
+        QCOMPARE(check.auditId, qint64(0));
+        QCOMPARE(check.recordNote, QStringLiteral("not recorded: ") + refusal);
+        QVERIFY(check.detail.record.has_value()); // reading still works
+        QCOMPARE(check.detail.record->idemKey, key(0));
+        QCOMPARE(ctl.requests().size(), 0);
+
+        // Read-only: nothing is recorded, so the query is allowed and made.
+        WorkspaceConfig ro = c;
+        ro.readOnly = true;
+        Workspace rws(ro);
+        const UpstreamCheck read = checkUpstream(rws, client, key(0)).result();
+        QVERIFY(!read.refusal);
+        QCOMPARE(read.evidence.classification, UpstreamClass::NotFound);
+        QCOMPARE(ctl.requests().size(), 1);
+    }
+
+    // triagectl query, one key and a queue: exit 4, the refusal, no upstream call.
+    QTemporaryDir dir;
+    const QString ini = dir.filePath(QStringLiteral("triage.ini"));
+    {
+        QSettings s(ini, QSettings::IniFormat);
+        for (const char *role : {"idempotency", "intent", "ticket"})
+            s.setValue(QStringLiteral("%1/url").arg(QLatin1String(role)), db.url());
+        s.setValue(QStringLiteral("biz.ticket_create/upstream_base_url"), sim.baseUrl().toString());
+        s.setValue(QStringLiteral("biz.ticket_create/upstream_query_url"), QStringLiteral("/tickets?idem_key={idem_key}"));
+        s.setValue(QStringLiteral("biz.ticket_create/upstream_not_found"), QStringLiteral("empty"));
+        s.setValue(QStringLiteral("biz.ticket_create/upstream_result_path"), QStringLiteral("tickets"));
+        s.sync();
+    }
+    const QStringList base{QStringLiteral("--config"), ini, QStringLiteral("--operator"), QStringLiteral("alice")};
+    const CtlRun one = runCtl(base + QStringList{QStringLiteral("query"), key(1)});
+    QVERIFY2(one.finished && one.exitCode == 4, one.describe().constData());
+    QCOMPARE(one.err, QByteArray("triagectl: ") + refusal.toUtf8() + "\n");
+    QCOMPARE(one.out, QByteArray());
+    const CtlRun queue = runCtl(base + QStringList{QStringLiteral("query"), QStringLiteral("--queue"), QStringLiteral("unknown")});
+    QVERIFY2(queue.finished && queue.exitCode == 4, queue.describe().constData());
+    QCOMPARE(queue.err, QByteArray("triagectl: ") + refusal.toUtf8() + "\n");
+    QCOMPARE(ctl.requests().size(), 1); // only the read-only query above
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit")), QStringList{QStringLiteral("0")});
+    sim.stop();
 }
 
 QTEST_GUILESS_MAIN(TestUpstreamAudit)
