@@ -23,7 +23,8 @@ public:
             QStringLiteral("Insert generated data: without --rows (or --rows 0) the demo set covering\n"
                            "every case; N > 0 gives N records at production-like proportions\n"
                            "(2 % stale PROCESSING, 1 % in flight, 0.1 % duplicate tickets), batched.\n"
-                           "Times are relative to each database's clock. Prints counts and time."),
+                           "Times are relative to each database's clock. Prints counts and time, and a\n"
+                           "note for what the schema mapping made it leave out or store differently."),
             {option("rows", QStringLiteral("N records at production-like proportions (0 = the demo set)."), QStringLiteral("N")),
              option("seed", QStringLiteral("Random seed (same seed, same data; default %1).").arg(SeedOptions().seed),
                     QStringLiteral("S"))},
