@@ -129,6 +129,7 @@ private slots:
     void mapSuggestDefault();
     void mapSuggestShop_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void mapSuggestShop();
+    void mapSuggestSchemasOneTableOneStore();
 };
 
 void TstSchemaCli::initSchemaLeavesExistingTicketTable()
@@ -562,6 +563,138 @@ void TstSchemaCli::mapSuggestShop()
                  "updated_at=changed_ms\n"
                  "time=epoch_ms\n"));
     QCOMPARE(r.err, QByteArray());
+}
+
+void TstSchemaCli::mapSuggestSchemasOneTableOneStore()
+{
+    // PostgreSQL: map --suggest looks at every non-system schema (a table outside the current
+    // schema is drafted schema-qualified, as the mapping takes it), and one table serves one
+    // store: `requests` looks as much like a record table as like a business table (7 each);
+    // billing.idem_records is the better record table, so `requests` is the business table.
+    // Without the billing schema both stores would want `requests`: the record store takes
+    // it, the business store's draft says so in a TODO.
+    TestDatabase db(QStringLiteral("postgresql"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    for (const char *sql : {
+             "CREATE SCHEMA billing",
+             "CREATE TABLE billing.idem_records (id BIGSERIAL PRIMARY KEY, idem_key VARCHAR(128) NOT NULL UNIQUE, biz_type VARCHAR(32), "
+             "status SMALLINT, result_snapshot TEXT, created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ)",
+             "CREATE TABLE requests (id BIGSERIAL PRIMARY KEY, idem_key VARCHAR(128) NOT NULL UNIQUE, tenant_id VARCHAR(64), "
+             "title VARCHAR(200), status VARCHAR(16), payload JSONB, created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ)",
+             "CREATE TABLE agent_steps (id BIGSERIAL PRIMARY KEY, task_id VARCHAR(64), step_id VARCHAR(64), action VARCHAR(64), "
+             "idem_key VARCHAR(128), status VARCHAR(24), request TEXT, response TEXT, error TEXT, state_before TEXT, "
+             "state_after TEXT, actor VARCHAR(64), created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ)",
+             "INSERT INTO requests (idem_key, status, payload) VALUES ('k1', 'open', '{}'), ('k2', 'cancelled', '{}')",
+         })
+        QCOMPARE(db.adminExec(QString::fromLatin1(sql)), QString());
+    const QString header = QStringLiteral(
+        "; Draft of the schema mapping (DESIGN.md §10), by `triagectl map --suggest` from the live catalogs.\n"
+        "; Names and encodings are guesses: review every line, settle each TODO, then run `triagectl doctor`.\n"
+        "\n");
+    const QString intents = QStringLiteral(
+        "[intent.map]\n"
+        "table=agent_steps\n"
+        "id=id\n"
+        "task_id=task_id\n"
+        "step_id=step_id\n"
+        "action=action\n"
+        "idem_key=idem_key\n"
+        "status=status\n"
+        "; TODO: the status column holds no value yet: the console's spellings are written; check them\n"
+        "status_intent=INTENT\n"
+        "status_succeeded=SUCCEEDED\n"
+        "status_failed=FAILED\n"
+        "status_unknown=UNKNOWN\n"
+        "status_reconcile_pending=RECONCILE_PENDING\n"
+        "status_escalated=ESCALATED\n"
+        "status_compensated=COMPENSATED\n"
+        "status_ignore_case=false\n"
+        "request=request\n"
+        "response=response\n"
+        "error=error\n"
+        "state_before=state_before\n"
+        "state_after=state_after\n"
+        "actor=actor\n"
+        "created_at=created_at\n"
+        "updated_at=updated_at\n"
+        "time=native\n");
+    RUN_EXIT(r, 0, dbArgs(db.url()) + QStringList{QStringLiteral("map"), QStringLiteral("--suggest")});
+    QCOMPARE(QString::fromUtf8(r.out),
+             header
+                 + QStringLiteral("[idempotency.map]\n"
+                                  "table=billing.idem_records\n"
+                                  "id=id\n"
+                                  "idem_key=idem_key\n"
+                                  "biz_type=biz_type\n"
+                                  "status=status\n"
+                                  "status_type=integer\n"
+                                  "; TODO: the status column holds no value yet: the seeds' codes are written; check them\n"
+                                  "status_processing=0\n"
+                                  "status_success=1\n"
+                                  "status_failed=2\n"
+                                  "result_snapshot=result_snapshot\n"
+                                  "created_at=created_at\n"
+                                  "updated_at=updated_at\n"
+                                  "expire_at=\n"
+                                  "version=\n"
+                                  "tenant=\n"
+                                  "time=native\n"
+                                  "\n")
+                 + intents
+                 + QStringLiteral("\n"
+                                  "[ticket.map]\n"
+                                  "table=requests\n"
+                                  "id=id\n"
+                                  "idem_key=idem_key\n"
+                                  "tenant_id=tenant_id\n"
+                                  "title=title\n"
+                                  "status=status\n"
+                                  "; TODO: status spellings guessed from the values the column holds (DISTINCT, at most 20): \"cancelled\", \"open\"\n"
+                                  "status_cancelled=cancelled\n"
+                                  "status_ignore_case=false\n"
+                                  "payload=payload\n"
+                                  "created_at=created_at\n"
+                                  "updated_at=updated_at\n"
+                                  "time=native\n"));
+    QCOMPARE(r.err, QByteArray());
+
+    QCOMPARE(db.adminExec(QStringLiteral("DROP SCHEMA billing CASCADE")), QString());
+    RUN_EXIT(again, 0, dbArgs(db.url()) + QStringList{QStringLiteral("map"), QStringLiteral("--suggest")});
+    QCOMPARE(QString::fromUtf8(again.out),
+             header
+                 + QStringLiteral("[idempotency.map]\n"
+                                  "table=requests\n"
+                                  "id=id\n"
+                                  "idem_key=idem_key\n"
+                                  "; TODO: no column looks like biz_type: name the table's one biz_type\n"
+                                  "biz_type=\n"
+                                  "; biz_type_value=\n"
+                                  "status=status\n"
+                                  "status_type=text\n"
+                                  "; TODO: status spellings guessed from the values the column holds (DISTINCT, at most 20): \"cancelled\", \"open\"; no guess for \"cancelled\", \"open\"\n"
+                                  "; TODO: no stored value looks like PROCESSING: spell it\n"
+                                  "; status_processing=\n"
+                                  "; TODO: no stored value looks like SUCCESS: spell it\n"
+                                  "; status_success=\n"
+                                  "; TODO: no stored value looks like FAILED: spell it\n"
+                                  "; status_failed=\n"
+                                  "status_ignore_case=false\n"
+                                  "; TODO: no column looks like result_snapshot: name it\n"
+                                  "; result_snapshot=\n"
+                                  "created_at=created_at\n"
+                                  "updated_at=updated_at\n"
+                                  "expire_at=\n"
+                                  "version=\n"
+                                  "tenant=tenant_id\n"
+                                  "time=native\n"
+                                  "\n")
+                 + intents
+                 + QStringLiteral("\n"
+                                  "[ticket.map]\n"
+                                  "; TODO: the table in the ticket database that looks most like a business table with a key column "
+                                  "(idem_key, request_key) and a payload, title or tenant, requests, is drafted as [idempotency.map] "
+                                  "(one table serves one store): set table and its columns\n"
+                                  "; table=\n"));
 }
 
 QTEST_GUILESS_MAIN(TstSchemaCli)
