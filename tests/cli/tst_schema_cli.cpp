@@ -125,6 +125,8 @@ private slots:
     void doctorDefaultShape();
     void doctorMappedProblems_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void doctorMappedProblems();
+    void doctorIsoTextForm_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void doctorIsoTextForm();
     void mapSuggestDefault_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void mapSuggestDefault();
     void mapSuggestShop_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
@@ -695,6 +697,54 @@ void TstSchemaCli::mapSuggestSchemasOneTableOneStore()
                                   "(idem_key, request_key) and a payload, title or tenant, requests, is drafted as [idempotency.map] "
                                   "(one table serves one store): set table and its columns\n"
                                   "; table=\n"));
+}
+
+void TstSchemaCli::doctorIsoTextForm()
+{
+    // iso_text times compare as text, so they must all be in one form (DESIGN.md §10):
+    // doctor samples the rows and names those in another (mixed precision), exit 1.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    RUN_EXIT(schema, 0, dbArgs(db.url()) + QStringList{QStringLiteral("init-schema")});
+    QCOMPARE(db.adminExec(QStringLiteral("CREATE TABLE tix (id INTEGER PRIMARY KEY, idem_key VARCHAR(64), tenant_id VARCHAR(64), "
+                                         "title VARCHAR(64), status VARCHAR(16), payload TEXT, created_at VARCHAR(32), "
+                                         "updated_at VARCHAR(32))")),
+             QString());
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO tix (id, idem_key, status, payload, created_at, updated_at) VALUES "
+                                         "(1, 'k1', 'OPEN', '{}', '2026-12-01T02:10:00.000000Z', '2026-12-01T02:10:00.123456Z'), "
+                                         "(2, 'k2', 'OPEN', '{}', '2026-12-01T02:10:00Z', '2026-12-01T02:10:00.5Z'), "
+                                         "(3, 'k3', 'OPEN', '{}', '2026-12-01T02:10:00.123Z', NULL), "
+                                         "(4, 'k4', 'OPEN', '{}', '2026-12-01 02:10:00', '2026-12-01T02:10:01.000000Z')")),
+             QString());
+    QTemporaryDir dir;
+    const QString ini = dir.filePath(QStringLiteral("iso.ini"));
+    QVERIFY(writeFile(ini, QByteArray("[ticket.map]\ntable=tix\ntime=iso_text\n")));
+    const QStringList args = QStringList{QStringLiteral("--config"), ini} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")};
+    auto problems = [](const QByteArray &out) {
+        QStringList lines;
+        for (const QString &l : QString::fromUtf8(out).split(QLatin1Char('\n')))
+            if (l.startsWith(QLatin1Char('[')))
+                lines << l;
+        return lines;
+    };
+    RUN_EXIT(r, 1, args);
+    const QString tail = QStringLiteral(": text times compare as text, so ordering, staleness and compare-and-set would be wrong "
+                                        "for them; rewrite them in that form");
+    QCOMPARE(problems(r.out),
+             (QStringList{QStringLiteral("[ticket.map] created_at: 3 of 4 sampled rows of tix.created_at are not in the iso_text form "
+                                         "YYYY-MM-DDTHH:MM:SS.ffffffZ (six fractional digits, UTC), e.g. \"2026-12-01 02:10:00\", "
+                                         "\"2026-12-01T02:10:00.123Z\", \"2026-12-01T02:10:00Z\"")
+                              + tail,
+                          QStringLiteral("[ticket.map] updated_at: 1 of 3 sampled rows of tix.updated_at are not in the iso_text form "
+                                         "YYYY-MM-DDTHH:MM:SS.ffffffZ (six fractional digits, UTC), e.g. \"2026-12-01T02:10:00.5Z\"")
+                              + tail}));
+    // Rewritten in the one form: no problem left (the missing indexes alone: exit 4).
+    QCOMPARE(db.adminExec(QStringLiteral("UPDATE tix SET created_at = '2026-12-01T02:10:00.000000Z', "
+                                         "updated_at = '2026-12-01T02:10:00.500000Z' WHERE id IN (2, 3, 4)")),
+             QString());
+    RUN_EXIT(fixed, 4, args);
+    QCOMPARE(problems(fixed.out), QStringList());
 }
 
 QTEST_GUILESS_MAIN(TstSchemaCli)
