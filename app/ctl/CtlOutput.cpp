@@ -81,8 +81,8 @@ void Output::printSummary(const QStringList &keys, const QVariantList &values, c
     }
     case Format::Csv: {
         QStringList fields;
-        for (const QVariant &v : values)
-            fields << v.toString();
+        for (const QVariant &v : values) // a list (notes) as one field, "; " between items
+            fields << (v.typeId() == QMetaType::QStringList ? v.toStringList().join(QStringLiteral("; ")) : v.toString());
         print(CsvWriter::record(keys));
         print(CsvWriter::record(fields));
         break;

@@ -23,7 +23,8 @@ public:
             QStringLiteral("Insert generated data: without --rows (or --rows 0) the demo set covering\n"
                            "every case; N > 0 gives N records at production-like proportions\n"
                            "(2 % stale PROCESSING, 1 % in flight, 0.1 % duplicate tickets), batched.\n"
-                           "Times are relative to each database's clock. Prints counts and time."),
+                           "Times are relative to each database's clock. Prints counts and time, and a\n"
+                           "note for what the schema mapping made it leave out or store differently."),
             {option("rows", QStringLiteral("N records at production-like proportions (0 = the demo set)."), QStringLiteral("N")),
              option("seed", QStringLiteral("Random seed (same seed, same data; default %1).").arg(SeedOptions().seed),
                     QStringLiteral("S"))},
@@ -67,16 +68,34 @@ public:
         const double elapsed = timer.elapsed() / 1000.0;
         const QString what = m_rows > 0 ? QStringLiteral("%1 records at production-like proportions").arg(m_rows)
                                         : QStringLiteral("the demo set");
-        c.out.printSummary({QStringLiteral("records"), QStringLiteral("tickets"), QStringLiteral("intents"), QStringLiteral("seed"),
-                            QStringLiteral("elapsed_seconds")},
-                           {outcome->records, outcome->tickets, outcome->intents, m_seed, elapsed},
-                           QStringLiteral("seeded %1 (seed %2): %3 records, %4 tickets, %5 intent-log rows in %6 s")
+        // What the mapping made seed-demo leave out or write differently (DESIGN.md §10 "seed-demo").
+        QStringList notes;
+        if (!outcome->bizTypeValue.isEmpty())
+            notes << QStringLiteral("the record table holds biz_type \"%1\" only (biz_type_value): %2 generated records of "
+                                    "other biz_types left out, with their tickets and intent-log rows")
+                         .arg(outcome->bizTypeValue)
+                         .arg(outcome->otherBizTypeRecords);
+        if (!outcome->unknownStatusNote.isEmpty())
+            notes << outcome->unknownStatusNote;
+        QString sentence = QStringLiteral("seeded %1 (seed %2): %3 records, %4 tickets, %5 intent-log rows in %6 s")
                                .arg(what)
                                .arg(m_seed)
                                .arg(outcome->records)
                                .arg(outcome->tickets)
                                .arg(outcome->intents)
-                               .arg(elapsed, 0, 'f', 2));
+                               .arg(elapsed, 0, 'f', 2);
+        for (const QString &n : std::as_const(notes))
+            sentence += QStringLiteral("\nnote: ") + n;
+        const QVariant nullText = QVariant::fromValue(nullptr); // JSON null (a null QString would print "")
+        c.out.printSummary({QStringLiteral("records"), QStringLiteral("tickets"), QStringLiteral("intents"), QStringLiteral("seed"),
+                            QStringLiteral("elapsed_seconds"), QStringLiteral("biz_type_value"),
+                            QStringLiteral("other_biz_type_records_left_out"), QStringLiteral("unknown_status_records"),
+                            QStringLiteral("unknown_status_stored"), QStringLiteral("notes")},
+                           {outcome->records, outcome->tickets, outcome->intents, m_seed, elapsed,
+                            outcome->bizTypeValue.isEmpty() ? nullText : QVariant(outcome->bizTypeValue),
+                            outcome->otherBizTypeRecords, outcome->unknownStatusRows,
+                            outcome->unknownStatusStored ? QVariant(*outcome->unknownStatusStored) : nullText, notes},
+                           sentence);
         return ExitOk;
     }
 

@@ -509,7 +509,8 @@ QString RecordSql::bizTypeIs(SqlBuilder &b, const QString &value, const QString 
 {
     if (bizTypeColumn.isEmpty())
         return value == map.bizTypeValue ? QStringLiteral("1 = 1") : QStringLiteral("1 = 0");
-    return QStringLiteral("%1 = %2").arg(qualified(alias, bizTypeColumn), b.bind(value));
+    // Exact on MySQL/MariaDB's case-insensitive collations too ('Ticket' is not 'ticket').
+    return textIs(b, time.dialect(), qualified(alias, bizTypeColumn), value);
 }
 
 QString RecordSql::bizTypeNotIn(SqlBuilder &b, const QStringList &values, const QString &alias) const
@@ -521,7 +522,8 @@ QString RecordSql::bizTypeNotIn(SqlBuilder &b, const QStringList &values, const 
     QStringList ph;
     for (const QString &v : values)
         ph << b.bind(v);
-    return QStringLiteral("%1 NOT IN (%2)").arg(qualified(alias, bizTypeColumn), ph.join(QStringLiteral(", ")));
+    // Exact on MySQL/MariaDB (BINARY: neither case nor trailing spaces ignored).
+    return QStringLiteral("%1 NOT IN (%2)").arg(exactText(time.dialect(), qualified(alias, bizTypeColumn)), ph.join(QStringLiteral(", ")));
 }
 
 QString RecordSql::expireAtText(const QString &alias) const

@@ -165,9 +165,10 @@ struct RecordSql {
     StatusSql statuses;
     /// Expression for the biz_type: the column, or the mapping's one value bound through `b`.
     QString bizType(SqlBuilder &b, const QString &alias = {}) const;
-    /// Condition: the row's biz_type is `value` (without a column: true or false outright).
+    /// Condition: the row's biz_type is exactly `value` (textIs(): case and trailing spaces
+    /// count on MySQL/MariaDB too; without a column: true or false outright).
     QString bizTypeIs(SqlBuilder &b, const QString &value, const QString &alias = {}) const;
-    /// Condition: the row's biz_type is none of `values`.
+    /// Condition: the row's biz_type is exactly none of `values` (BINARY on MySQL/MariaDB).
     QString bizTypeNotIn(SqlBuilder &b, const QStringList &values, const QString &alias = {}) const;
     /// Expression for expire_at as ISO text, or NULL when the table has none.
     QString expireAtText(const QString &alias = {}) const;

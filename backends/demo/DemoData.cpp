@@ -118,7 +118,9 @@ private:
         Key k;
         k.biz = &kBiz[m_rng.bounded(int(std::size(kBiz)))];
         k.tenant = QString::fromUtf8(pick(kTenants));
-        k.taskId = QStringLiteral("task_%1").arg(100000 + n);
+        // The seed is part of the task id (and so of task-style keys): two seeds into one
+        // database never collide (DESIGN.md §10 "seed-demo").
+        k.taskId = QStringLiteral("task_%1_%2").arg(m_opts.seed).arg(100000 + n);
         if (*k.biz->keyPrefix)
             k.key = QString::fromLatin1(k.biz->keyPrefix) + k.tenant + QLatin1Char(':') + uuid();
         else
@@ -382,6 +384,26 @@ private:
 SeedPlan makeSeedPlan(const SeedOptions &options)
 {
     return Generator(options).run();
+}
+
+void dropKeys(SeedPlan &plan, const QSet<QString> &keys)
+{
+    if (keys.isEmpty())
+        return;
+    plan.records.removeIf([&](const SeedRecord &r) { return keys.contains(r.idemKey); });
+    plan.tickets.removeIf([&](const SeedTicket &t) { return keys.contains(t.idemKey); });
+    plan.intents.removeIf([&](const SeedIntent &a) { return keys.contains(a.idemKey); });
+}
+
+qint64 keepBizType(SeedPlan &plan, const QString &bizType)
+{
+    QSet<QString> others;
+    for (const SeedRecord &r : std::as_const(plan.records))
+        if (r.bizType != bizType)
+            others.insert(r.idemKey);
+    const qint64 before = plan.records.size();
+    dropKeys(plan, others);
+    return before - plan.records.size();
 }
 
 QMap<QString, BizTypeConfig> demoBizTypes()

@@ -4,6 +4,7 @@
 #include "DbSession.h"
 #include "WorkspaceConfig.h"
 
+#include <QSet>
 #include <QString>
 #include <QVector>
 
@@ -15,7 +16,10 @@ namespace triage {
 /// in microseconds (negative = in the future), so each store is seeded on its own clock.
 struct SeedRecord {
     QString idemKey, bizType, tenant;
-    int status = 0;
+    int status = 0; ///< 0..2 a console status (RecordStatus), any other value an unknown code
+    /// The stored value to write instead of the code (an unknown code on a text status column,
+    /// see seed_sql::unknownStatusFit()); nullopt: the code's spelling, or the code itself.
+    std::optional<QString> storedStatus;
     std::optional<QString> snapshot;
     qint64 createdAgo = 0, updatedAgo = 0, expireAgo = 0;
 };
@@ -55,6 +59,14 @@ struct SeedOptions {
 /// malformed snapshot and records about to expire (demo set).
 SeedPlan makeSeedPlan(const SeedOptions &options);
 
+/// Keeps only the records of biz_type `bizType` in `plan`, with the tickets and intent-log
+/// rows of their keys (a mapped record table without a biz_type column holds one biz_type:
+/// `biz_type_value`, DESIGN.md §10). Returns the number of records left out.
+qint64 keepBizType(SeedPlan &plan, const QString &bizType);
+
+/// Removes the records whose key is in `keys`, and the tickets and intent-log rows of those keys.
+void dropKeys(SeedPlan &plan, const QSet<QString> &keys);
+
 /// The biz_type settings the demo data is made for (processing timeouts, tenant patterns).
 QMap<QString, BizTypeConfig> demoBizTypes();
 
@@ -84,6 +96,20 @@ qint64 insertIntents(DbSession &session, const WorkspaceConfig &config, const QV
 /// The next free ticket id: max(id) + 1 (or 1) for an integer id column; for any other
 /// column count + 1 with text ids (seedTicketIdText()).
 SeedTicketIds nextTicketIds(DbSession &session, const WorkspaceConfig &config);
+
+/// How the demo's record with an unknown status code is stored in the mapped status column
+/// (DESIGN.md §10: it must read back as UNKNOWN_CODE_<value>, never as a known status).
+struct UnknownStatusFit {
+    /// The value written: the code itself (or the next integer no status is mapped to) on an
+    /// integer column; "UNMAPPED" on a free-text column; an enum label no status is mapped
+    /// to on an enum column. nullopt: the row is left out (an enum whose every label is a
+    /// mapped spelling cannot hold an unknown value).
+    std::optional<QString> stored;
+    QString why; ///< one sentence for seed-demo's output ("" for the default integer code)
+};
+/// Decides UnknownStatusFit for `code` on the record table of `config` (reads the live
+/// catalog for a text mapping: an enum's labels). Throws DbException.
+UnknownStatusFit unknownStatusFit(DbSession &session, const WorkspaceConfig &config, int code);
 } // namespace seed_sql
 
 } // namespace triage

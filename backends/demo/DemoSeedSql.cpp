@@ -2,6 +2,7 @@
 #include "DemoData.h"
 
 #include "BusinessIdSql.h"
+#include "Catalog.h"
 #include "Log.h"
 #include "RecordStatus.h"
 #include "SchemaMap.h"
@@ -71,6 +72,49 @@ SeedTicketIds nextTicketIds(DbSession &session, const WorkspaceConfig &config)
     return ids;
 }
 
+UnknownStatusFit unknownStatusFit(DbSession &session, const WorkspaceConfig &config, int code)
+{
+    const RecordTableMap &map = config.schema.records;
+    const StatusMapping &statuses = map.statuses;
+    UnknownStatusFit fit;
+    if (!statuses.text) {
+        int value = code;
+        while (statuses.decode(QString::number(value)))
+            ++value;
+        fit.stored = QString::number(value);
+        if (value != code)
+            fit.why = QStringLiteral("code %1 is a mapped status, so the record with an unknown status holds %2").arg(code).arg(value);
+        return fit;
+    }
+    std::optional<CatalogColumn> column;
+    if (const auto columns = catalog_sql::columnsOf(session, map.table)) {
+        for (const CatalogColumn &c : *columns)
+            if (c.name.compare(map.status, Qt::CaseInsensitive) == 0)
+                column = c;
+    }
+    if (column && column->kind == ColumnKind::Enum) {
+        for (const QString &label : column->labels) {
+            if (!statuses.decode(label)) {
+                fit.stored = label;
+                fit.why = QStringLiteral("the record with an unknown status holds \"%1\", a label of the enum column %2 no status "
+                                         "is mapped to")
+                              .arg(label, map.status);
+                return fit;
+            }
+        }
+        fit.why = QStringLiteral("the record with an unknown status is left out: every label of the enum column %1 (%2) is a "
+                                 "mapped status")
+                      .arg(map.status, column->labels.join(QStringLiteral(", ")));
+        return fit;
+    }
+    QString value = QStringLiteral("UNMAPPED");
+    for (int n = 2; statuses.decode(value); ++n)
+        value = QStringLiteral("UNMAPPED_%1").arg(n);
+    fit.stored = value;
+    fit.why = QStringLiteral("the record with an unknown status holds \"%1\" (no status is mapped to it)").arg(value);
+    return fit;
+}
+
 qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QVector<SeedRecord> &rows)
 {
     const RecordSql m = config.records(session.dialect().kind());
@@ -89,7 +133,8 @@ qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QV
         for (int i = 0; i < n; ++i, ++r) {
             // A known code is written in the mapping's spelling; the demo's unknown code as itself.
             const QString name = r->status >= 0 && r->status <= 2 ? recordStatusNames().at(r->status) : QString();
-            const QString status = !name.isEmpty() && !m.map.statuses.written(name).isEmpty()
+            const QString status = r->storedStatus ? b.bind(*r->storedStatus)
+                : !name.isEmpty() && !m.map.statuses.written(name).isEmpty()
                 ? m.statuses.write(b, name)
                 : (m.map.statuses.text ? b.bind(QString::number(r->status)) : b.bind(r->status));
             QStringList v{b.bind(r->idemKey), status, b.bind(opt(r->snapshot)),

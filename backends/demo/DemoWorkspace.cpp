@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLockFile>
+#include <QSet>
 #include <QStandardPaths>
 
 #include <memory>
@@ -41,9 +42,37 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                   o.firstTicketId = first->first;
                   o.textTicketIds = first->text;
                   const auto plan = std::make_shared<SeedPlan>(makeSeedPlan(o));
+                  // A record table without a biz_type column holds one biz_type (DESIGN.md §10).
+                  const auto fitted = std::make_shared<SeedReport>();
+                  const RecordTableMap &rm = config.schema.records;
+                  if (rm.bizType.isEmpty()) {
+                      fitted->bizTypeValue = rm.bizTypeValue;
+                      fitted->otherBizTypeRecords = keepBizType(*plan, rm.bizTypeValue);
+                  }
                   return records
-                      ->run<qint64>([plan, config](DbSession &s) { return seed_sql::insertRecords(s, config, plan->records); },
-                                    DbWorker::Retry::Never)
+                      ->run<qint64>(
+                          [plan, fitted, config](DbSession &s) {
+                              // The record with an unknown status: stored as a value the column
+                              // holds and no status is mapped to, or left out (an enum of mapped labels).
+                              QSet<QString> leftOut;
+                              for (SeedRecord &r : plan->records) {
+                                  if (r.status >= 0 && r.status <= 2)
+                                      continue;
+                                  const seed_sql::UnknownStatusFit fit = seed_sql::unknownStatusFit(s, config, r.status);
+                                  fitted->unknownStatusRows++;
+                                  fitted->unknownStatusStored = fit.stored;
+                                  fitted->unknownStatusNote = fit.why;
+                                  if (!fit.stored)
+                                      leftOut.insert(r.idemKey);
+                                  else if (config.schema.records.statuses.text)
+                                      r.storedStatus = fit.stored;
+                                  else
+                                      r.status = fit.stored->toInt();
+                              }
+                              dropKeys(*plan, leftOut);
+                              return seed_sql::insertRecords(s, config, plan->records);
+                          },
+                          DbWorker::Retry::Never)
                       .then(pool,
                             [=](const Outcome<qint64> &r) {
                                 if (!r.ok())
@@ -58,12 +87,12 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                         [plan, config](DbSession &s) { return seed_sql::insertIntents(s, config, plan->intents); },
                                         DbWorker::Retry::Never);
                                 };
-                                auto report = [records = *r](const Outcome<qint64> &t, const Outcome<qint64> &i) {
+                                auto report = [records = *r, fitted](const Outcome<qint64> &t, const Outcome<qint64> &i) {
                                     if (!t.ok())
                                         return Outcome<SeedReport>::failure(*t.error);
                                     if (!i.ok())
                                         return Outcome<SeedReport>::failure(*i.error);
-                                    SeedReport rep;
+                                    SeedReport rep = *fitted;
                                     rep.records = records;
                                     rep.tickets = *t;
                                     rep.intents = *i;

@@ -14,6 +14,17 @@ namespace triage {
 /// Counts of what seed-demo inserted.
 struct SeedReport {
     qint64 records = 0, tickets = 0, intents = 0;
+    /// A record table without a biz_type column holds one biz_type (`biz_type_value`,
+    /// DESIGN.md §10): that value, and the generated records of other biz_types left out
+    /// (with their tickets and intent-log rows). "" and 0 with a biz_type column.
+    QString bizTypeValue;
+    qint64 otherBizTypeRecords = 0;
+    /// The generated records with an unknown status code (1 in the demo set, 0 with --rows or
+    /// when its biz_type was left out), how they were stored (seed_sql::UnknownStatusFit:
+    /// nullopt = left out, with their tickets and intent-log rows) and why ("" for the plain code).
+    qint64 unknownStatusRows = 0;
+    std::optional<QString> unknownStatusStored;
+    QString unknownStatusNote;
 };
 
 /// Generates `options` data (see makeSeedPlan()) and inserts it into the three stores of

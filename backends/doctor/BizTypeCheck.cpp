@@ -38,7 +38,39 @@ BizTypeCensus census(DbSession &session, const RecordSql &records, const QString
             break;
         }
         last = q.value(0).toString();
-        c.bizTypes << *last;
+        if (session.dialect().kind() != Dialect::MySql) {
+            c.bizTypes << *last;
+            continue;
+        }
+        // MySQL/MariaDB: a case- or accent-insensitive collation (the usual one, PAD SPACE
+        // too) makes 'Ticket', 'ticket' and 'ticket ' one value for `>` and `=`, so the seek
+        // above found one spelling of the group. The others are read exactly (BINARY) within
+        // the group's index range, one statement per spelling found plus one to see none is
+        // left (DESIGN.md §10).
+        QStringList spellings{*last};
+        while (true) {
+            SqlBuilder vb;
+            QStringList others;
+            for (const QString &v : std::as_const(spellings))
+                others << vb.bind(v);
+            QSqlQuery more = session.exec(QStringLiteral("SELECT %1 FROM %2 WHERE %1 = %3 AND BINARY %1 NOT IN (%4) LIMIT 1")
+                                              .arg(col, records.table, vb.bind(*last), others.join(QStringLiteral(", "))),
+                                          vb);
+            if (!more.next())
+                break;
+            spellings << QString::fromUtf8(more.value(0).toByteArray());
+        }
+        std::sort(spellings.begin(), spellings.end(),
+                  [](const QString &a, const QString &b) { return a.toUtf8() < b.toUtf8(); }); // byte order within a group
+        for (const QString &v : std::as_const(spellings)) {
+            if (c.bizTypes.size() == limit) {
+                c.complete = false;
+                break;
+            }
+            c.bizTypes << v;
+        }
+        if (!c.complete)
+            break;
     }
     if (!c.complete) {
         for (const QString &name : configured) {

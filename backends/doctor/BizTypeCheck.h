@@ -34,6 +34,10 @@ namespace biztype_sql {
 /// with the number of biz_types, not of records (`SELECT DISTINCT` reads every row where
 /// the server has no loose scan: 10 M rows on PostgreSQL and SQLite). Stops after `limit`
 /// values; then each of `configured` not yet seen is looked up by `biz_type = ? LIMIT 1`.
+/// On MySQL/MariaDB the census is exact whatever the column's collation: a case- or
+/// accent-insensitive one merges 'Ticket' and 'ticket' for the seek, so each group's other
+/// spellings are read with BINARY inside the group's index range (a range scan of that
+/// biz_type's index entries when it has one spelling: the cost of exactness there).
 /// A table without a biz_type column holds the mapping's biz_type_value only: the census is
 /// that value when the table has a row, else empty. Runs on the idempotency worker; throws
 /// DbException.

@@ -193,6 +193,53 @@ QString epochUnitFix(EpochUnit u)
     }
 }
 
+/// The one form an iso_text column must hold (DESIGN.md §10): text times compare as text,
+/// so only one fixed-width form orders like the instants.
+bool isCanonicalIsoText(const QString &v)
+{
+    static const QRegularExpression re(QStringLiteral("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$"));
+    return re.match(v).hasMatch() && parseUtcMicros(v).has_value();
+}
+
+/// The problem of the iso_text column `column` of `m` when sampled values are not in the
+/// canonical form: the rows of the 500 highest and 500 lowest ids (the id's own index, so it
+/// is cheap on any table), "" when all are.
+QString isoTextProblem(DbSession &session, const MappedTable &m, const char *key, const QString &column)
+{
+    const Dialect d = session.dialect().kind();
+    const QString id = m.columns.value(0).name; // every MappedTable lists "id" first
+    if (id.isEmpty())
+        return {};
+    constexpr int kHalf = 500;
+    QMap<QString, QString> sampled; // id → value (the two ends overlap on a small table)
+    for (const char *order : {"DESC", "ASC"}) {
+        QSqlQuery q = session.exec(QStringLiteral("SELECT CAST(%1 AS %2), %3 FROM %4 WHERE %3 IS NOT NULL ORDER BY %1 %5 LIMIT %6")
+                                       .arg(sqlName(d, id), d == Dialect::MySql ? QStringLiteral("CHAR") : QStringLiteral("TEXT"),
+                                            sqlName(d, column), sqlName(d, m.table), QLatin1String(order))
+                                       .arg(kHalf));
+        while (q.next())
+            sampled.insert(q.value(0).toString(), QString::fromUtf8(q.value(1).toByteArray()));
+    }
+    QStringList bad;
+    for (const QString &v : std::as_const(sampled))
+        if (!isCanonicalIsoText(v))
+            bad << v;
+    if (bad.isEmpty())
+        return {};
+    bad.sort();
+    bad.removeDuplicates();
+    QStringList examples;
+    for (const QString &v : bad.mid(0, 3))
+        examples << QLatin1Char('"') + v + QLatin1Char('"');
+    return QStringLiteral("[%1] %2: %3 of %4 sampled rows of %5.%6 are not in the iso_text form YYYY-MM-DDTHH:MM:SS.ffffffZ "
+                          "(six fractional digits, UTC), e.g. %7: text times compare as text, so ordering, staleness and "
+                          "compare-and-set would be wrong for them; rewrite them in that form")
+        .arg(m.section, QString::fromLatin1(key))
+        .arg(std::count_if(sampled.cbegin(), sampled.cend(), [](const QString &v) { return !isCanonicalIsoText(v); }))
+        .arg(sampled.size())
+        .arg(m.table, column, examples.join(QStringLiteral(", ")));
+}
+
 } // namespace
 
 namespace doctor_sql {
@@ -330,6 +377,9 @@ QStringList mappingProblems(DbSession &session, const SchemaMap &map)
                 problems << QStringLiteral("[%1] %2: column %3.%4 is %5, but time = %6 needs %7")
                                 .arg(m.section, QString::fromLatin1(mc.key), m.table, mc.name, c->type,
                                      timeEncodingName(m.time.encoding), needs);
+            else if (m.time.encoding == TimeEncoding::IsoText && findColumn(d, *columns, m.columns.value(0).name))
+                if (const QString bad = isoTextProblem(session, m, mc.key, mc.name); !bad.isEmpty())
+                    problems << bad;
         }
         if (mc.name == m.status)
             problems << statusProblems(m, *c);

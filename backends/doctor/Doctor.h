@@ -46,7 +46,10 @@ namespace doctor_sql {
 /// timestamptz or timestamp, MySQL/MariaDB DATETIME or TIMESTAMP, SQLite text), local a
 /// timestamp without zone, iso_text text; integer status_type an integer column, text
 /// statuses a text or enum column (or an integer one when every spelling is an integer); an
-/// enum column must have every mapped spelling among its labels. One
+/// enum column must have every mapped spelling among its labels. An iso_text column's values
+/// must all be in the one form YYYY-MM-DDTHH:MM:SS.ffffffZ (text times compare as text):
+/// the rows of the 500 highest and 500 lowest ids are sampled and any other form is a
+/// problem (DESIGN.md §10). One
 /// "[<section>] <key>: …" line per problem, in the order of the section's keys.
 /// Throws DbException.
 QStringList mappingProblems(DbSession &session, const SchemaMap &map);

@@ -438,13 +438,18 @@ QString statusColumnOf(const SuggestTable &t, DbRole role)
 
 } // namespace
 
-int chooseTable(const SuggestInput &input)
+namespace {
+
+/// chooseTable() with or without the tables other stores took; `*score` gets the winner's score.
+int bestTable(const SuggestInput &input, bool skipTaken, int *score = nullptr)
 {
     const int role = int(input.role);
     static const int threshold[3] = {5, 5, 3};
     int best = -1;
     int bestScore = 0;
     for (int i = 0; i < input.tables.size(); ++i) {
+        if (skipTaken && input.taken.contains(input.tables[i].name))
+            continue;
         const auto sc = scores(input.tables[i]);
         if (sc[role] < threshold[role])
             continue;
@@ -456,7 +461,42 @@ int chooseTable(const SuggestInput &input)
             bestScore = sc[role];
         }
     }
+    if (score)
+        *score = bestScore;
     return best;
+}
+
+} // namespace
+
+int chooseTable(const SuggestInput &input)
+{
+    return bestTable(input, true);
+}
+
+void assignTables(QVector<SuggestInput> &inputs, const std::function<bool(int, int)> &sameDatabase)
+{
+    QVector<bool> done(inputs.size(), false);
+    for (;;) {
+        int bestInput = -1, bestScore = -1, best = -1;
+        for (int i = 0; i < inputs.size(); ++i) {
+            if (done[i])
+                continue;
+            int score = 0;
+            const int t = bestTable(inputs[i], true, &score);
+            if (t >= 0 && score > bestScore) {
+                bestInput = i;
+                bestScore = score;
+                best = t;
+            }
+        }
+        if (bestInput < 0)
+            return;
+        done[bestInput] = true;
+        const QString name = inputs[bestInput].tables[best].name;
+        for (int j = 0; j < inputs.size(); ++j)
+            if (j != bestInput && sameDatabase(j, bestInput))
+                inputs[j].taken.insert(name, roleName(inputs[bestInput].role) + QStringLiteral(".map"));
+    }
 }
 
 QString draftMapSection(const SuggestInput &in)
@@ -468,8 +508,15 @@ QString draftMapSection(const SuggestInput &in)
             "a table with a unique key-like column (idem_key, request_key), a status and an updated time",
             "an append-only table with task and step columns",
             "a business table with a key column (idem_key, request_key) and a payload, title or tenant"};
-        s.todo(QStringLiteral("no table in the %1 looks like %2: set table and its columns")
-                   .arg(roleTitle(in.role), QString::fromLatin1(what[int(in.role)])));
+        if (const int taken = bestTable(in, false); taken >= 0) {
+            const QString name = in.tables[taken].name;
+            s.todo(QStringLiteral("the table in the %1 that looks most like %2, %3, is drafted as [%4] (one table serves one "
+                                  "store): set table and its columns")
+                       .arg(roleTitle(in.role), QString::fromLatin1(what[int(in.role)]), name, in.taken.value(name)));
+        } else {
+            s.todo(QStringLiteral("no table in the %1 looks like %2: set table and its columns")
+                       .arg(roleTitle(in.role), QString::fromLatin1(what[int(in.role)])));
+        }
         s.commented(QStringLiteral("table="));
         return s.text();
     }
@@ -484,22 +531,36 @@ QString draftMapSection(const SuggestInput &in)
 
 namespace map_suggest_sql {
 
-SuggestInput read(DbSession &session)
+SuggestInput readCatalog(DbSession &session)
 {
     SuggestInput in;
     in.role = session.role();
     in.dialect = session.dialect().kind();
     for (const QString &name : catalog_sql::tablesOf(session)) {
-        if (name.startsWith(QLatin1String("triage_"), Qt::CaseInsensitive))
+        if (name.section(QLatin1Char('.'), -1).startsWith(QLatin1String("triage_"), Qt::CaseInsensitive))
+            continue;
+        if (!isMappableName(name, true)) // a name the mapping cannot hold ("my table") is no draft
             continue;
         const auto columns = catalog_sql::columnsOf(session, name);
         if (!columns)
             continue;
         in.tables.append({name, *columns, catalog_sql::indexesOf(session, name)});
     }
+    return in;
+}
+
+SuggestInput read(DbSession &session)
+{
+    SuggestInput in = readCatalog(session);
+    readDetails(session, in);
+    return in;
+}
+
+void readDetails(DbSession &session, SuggestInput &in)
+{
     const int chosen = chooseTable(in);
     if (chosen < 0)
-        return in;
+        return;
     const SuggestTable &t = in.tables[chosen];
     if (const QString status = statusColumnOf(t, in.role); !status.isEmpty())
         in.statusValues = catalog_sql::distinctValues(session, t.name, status, 20);
@@ -513,31 +574,59 @@ SuggestInput read(DbSession &session)
             if (const auto max = catalog_sql::maxValue(session, t.name, c.name))
                 in.maxValues.insert(c.name, *max);
     }
-    return in;
 }
 
 } // namespace map_suggest_sql
 
 QFuture<Outcome<QString>> suggestMapping(Workspace &ws)
 {
-    QList<QFuture<Outcome<QString>>> parts;
+    // First the three catalogs; then one table per store where stores share a database
+    // (assignTables()); then each chosen table's values, and the drafts.
+    const QList<DbRole> roles{DbRole::Idempotency, DbRole::Intent, DbRole::Ticket};
+    QList<DbWorker *> workers;
+    QList<QFuture<Outcome<SuggestInput>>> catalogs;
     QList<QFuture<void>> all;
-    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
-        parts << ws.worker(role).run<QString>([](DbSession &s) { return draftMapSection(map_suggest_sql::read(s)); });
-        all << QFuture<void>(parts.last());
+    for (DbRole role : roles) {
+        workers << &ws.worker(role);
+        catalogs << workers.last()->run<SuggestInput>([](DbSession &s) { return map_suggest_sql::readCatalog(s); });
+        all << QFuture<void>(catalogs.last());
     }
-    return whenAllFinished(all).then(ws.mergePool(), [parts]() {
-        QString text = QStringLiteral(
-            "; Draft of the schema mapping (DESIGN.md §10), by `triagectl map --suggest` from the live catalogs.\n"
-            "; Names and encodings are guesses: review every line, settle each TODO, then run `triagectl doctor`.\n");
-        for (const auto &f : parts) {
-            const Outcome<QString> o = f.result(); // finished
-            if (!o.ok())
-                return Outcome<QString>::failure(*o.error);
-            text += QLatin1Char('\n') + *o;
-        }
-        return Outcome<QString>::success(text);
-    });
+    const WorkspaceConfig config = ws.config();
+    QThreadPool *pool = ws.mergePool();
+    return whenAllFinished(all)
+        .then(pool,
+              [catalogs, workers, roles, config, pool]() {
+                  QVector<SuggestInput> inputs;
+                  for (const auto &f : catalogs) {
+                      const Outcome<SuggestInput> o = f.result(); // finished
+                      if (!o.ok())
+                          return QtFuture::makeReadyFuture(Outcome<QString>::failure(*o.error));
+                      inputs << *o;
+                  }
+                  assignTables(inputs, [&](int i, int j) { return config.profile(roles[i]).sameDatabase(config.profile(roles[j])); });
+                  QList<QFuture<Outcome<QString>>> parts;
+                  QList<QFuture<void>> drafts;
+                  for (int i = 0; i < inputs.size(); ++i) {
+                      parts << workers[i]->run<QString>([in = inputs[i]](DbSession &s) mutable {
+                          map_suggest_sql::readDetails(s, in);
+                          return draftMapSection(in);
+                      });
+                      drafts << QFuture<void>(parts.last());
+                  }
+                  return whenAllFinished(drafts).then(pool, [parts]() {
+                      QString text = QStringLiteral(
+                          "; Draft of the schema mapping (DESIGN.md §10), by `triagectl map --suggest` from the live catalogs.\n"
+                          "; Names and encodings are guesses: review every line, settle each TODO, then run `triagectl doctor`.\n");
+                      for (const auto &f : parts) {
+                          const Outcome<QString> o = f.result(); // finished
+                          if (!o.ok())
+                              return Outcome<QString>::failure(*o.error);
+                          text += QLatin1Char('\n') + *o;
+                      }
+                      return Outcome<QString>::success(text);
+                  });
+              })
+        .unwrap();
 }
 
 } // namespace triage

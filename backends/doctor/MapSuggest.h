@@ -9,6 +9,8 @@
 #include <QStringList>
 #include <QVector>
 
+#include <functional>
+
 namespace triage {
 
 class Workspace;
@@ -24,7 +26,13 @@ struct SuggestTable {
 struct SuggestInput {
     DbRole role = DbRole::Idempotency;
     Dialect dialect = Dialect::PostgreSql;
-    QVector<SuggestTable> tables;            ///< the store's tables, triage_* left out
+    /// The store's tables, triage_* left out: on PostgreSQL those of every schema but the
+    /// system ones, "schema.table" where the schema is not the current one ("billing.idem_records");
+    /// on MySQL/MariaDB those of the current database; on SQLite the main schema's.
+    QVector<SuggestTable> tables;
+    /// Tables of this store's database already drafted for another store (one table serves one
+    /// store): table name → that store's section ("idempotency.map"). chooseTable() skips them.
+    QMap<QString, QString> taken;
     /// Filled for the chosen table only: up to 20 DISTINCT stored values of its status column
     /// (as text, exact) and the largest value of each integer time column.
     QStringList statusValues;
@@ -35,8 +43,15 @@ struct SuggestInput {
 /// heuristics: records a unique key-like column (idem_key, request_key, …) with a status and
 /// an updated time; the intent log task and step columns; the business table a key column and
 /// a payload, title or tenant. A table that looks more like another store's is never chosen.
-/// -1 when none fits.
+/// A table in `input.taken` is never chosen. -1 when none fits.
 int chooseTable(const SuggestInput &input);
+
+/// Assigns each table to one store at most where stores share a database (map --suggest):
+/// repeatedly the store whose best remaining table (chooseTable()) scores highest takes it, and
+/// that table goes into `taken` of every other store for which `sameDatabase(i, j)` holds
+/// (`inputs` indexed as given). A store left without a table gets a "; TODO:" draft naming
+/// the table another store took. Pure: no database.
+void assignTables(QVector<SuggestInput> &inputs, const std::function<bool(int, int)> &sameDatabase);
 
 /// The draft [<role>.map] section for `input` (chooseTable() and the column heuristics):
 /// every key of the section in the order of resources/triage.example.ini, each value it
@@ -50,6 +65,12 @@ namespace map_suggest_sql {
 /// DISTINCT values of its status column (LIMIT 20) and the largest value of each integer time
 /// column. Throws DbException.
 SuggestInput read(DbSession &session);
+/// The catalog part of read(): the tables, their columns and indexes. Throws DbException.
+SuggestInput readCatalog(DbSession &session);
+/// The rest of read() for the table chooseTable(`input`) picks now (after assignTables()):
+/// its status column's DISTINCT values and the largest value of each integer time column.
+/// Throws DbException.
+void readDetails(DbSession &session, SuggestInput &input);
 } // namespace map_suggest_sql
 
 /// The draft of all three [*.map] sections from `workspace`'s three databases (`triagectl map

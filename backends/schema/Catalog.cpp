@@ -316,8 +316,12 @@ QStringList tablesOf(DbSession &s)
     QString sql;
     switch (s.dialect().kind()) {
     case Dialect::PostgreSql:
-        sql = QStringLiteral("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
-                             "AND table_type = 'BASE TABLE' ORDER BY table_name");
+        // Every schema but the system ones; schema-qualified where not the current schema.
+        sql = QStringLiteral("SELECT CASE WHEN table_schema = current_schema() THEN table_name "
+                             "ELSE table_schema || '.' || table_name END FROM information_schema.tables "
+                             "WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') "
+                             "AND table_schema NOT LIKE 'pg\\_%' "
+                             "ORDER BY table_schema <> current_schema(), table_schema, table_name");
         break;
     case Dialect::MySql:
         sql = QStringLiteral("SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() "

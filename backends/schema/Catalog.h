@@ -53,7 +53,10 @@ namespace catalog_sql {
 std::optional<QVector<CatalogColumn>> columnsOf(DbSession &session, const QString &table);
 /// The indexes of `table` (none when it does not exist), by name.
 QVector<CatalogIndex> indexesOf(DbSession &session, const QString &table);
-/// The base tables of the current schema / database, sorted by name.
+/// The base tables a mapping may name, sorted by name: on PostgreSQL those of every schema but
+/// the system ones (pg_catalog, information_schema, pg_*), the current schema's first and
+/// unqualified, the others as "schema.table"; on MySQL/MariaDB the current database's; on
+/// SQLite the main schema's.
 QStringList tablesOf(DbSession &session);
 /// True when `table` exists (a base table or view).
 bool tableExists(DbSession &session, const QString &table);

@@ -64,12 +64,12 @@ private slots:
     void escapingScheme();
     void escapingUnescapes();
     void pluralText();
-    // Also on the <backend>/shop rows (ShopShape.h). oddText stays on the default schema: its
-    // ticket title and payload are SQL expressions (chr(), CONCAT) that the shape-aware
-    // insert helpers would quote as text.
+    // Also on the <backend>/shop rows (ShopShape.h). oddText's ticket title and payload are
+    // SQL expressions (chr(), CONCAT): the row goes in through the shape-aware insert, then
+    // an UPDATE of the shape's own columns sets them.
     void storeDown_data() { QTest::addColumn<QString>("backend"); triage::test::addBackendRows(false, true); }
     void storeDown();
-    void oddText_data() { QTest::addColumn<QString>("backend"); triage::test::addBackendRows(); }
+    void oddText_data() { QTest::addColumn<QString>("backend"); triage::test::addBackendRows(false, true); }
     void oddText();
     void invalidUtf8OnSqlite_data();
     void invalidUtf8OnSqlite();
@@ -215,7 +215,9 @@ void TstCliDisplay::oddText()
     QFETCH(QString, backend);
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
-    const QStringList base = dbArgs(db.url());
+    backend = db.backend(); // the SQL below follows the backend; the shape only names the tables
+    TRIAGE_OK(createAgentTables(db)); // the shop's tables first on a shop row (ShapeExpect.h)
+    const QStringList base = ctlDbArgs(db);
     RUN_OK(schema, base + QStringList{QStringLiteral("init-schema")});
     const QString key = QStringLiteral("ticket:create:acme:odd-text-1");
     const QString bigKey = QStringLiteral("ticket:create:acme:odd-text-big");
@@ -232,30 +234,39 @@ void TstCliDisplay::oddText()
     const QString c = backend == QLatin1String("sqlite") ? sqliteChr : chr;
     const QString title = cat({QStringLiteral("'VPN'"), c.arg(27), QStringLiteral("'[2J down'"), c.arg(9), QStringLiteral("'x'"),
                                c.arg(10), QStringLiteral("'y'"), c.arg(7)});
-    const QString payload = cat({QStringLiteral("'{\"n\":\"'"), backend == QLatin1String("mysql") ? QStringLiteral("_utf8mb4 X'EFBFBF'")
-                                                                                                 : c.arg(0xFFFF),
-                                 QStringLiteral("'\"}'")});
+    QString payload = cat({QStringLiteral("'{\"n\":\"'"), backend == QLatin1String("mysql") ? QStringLiteral("_utf8mb4 X'EFBFBF'")
+                                                                                           : c.arg(0xFFFF),
+                           QStringLiteral("'\"}'")});
+    if (db.isShop() && backend == QLatin1String("postgresql"))
+        payload = QStringLiteral("CAST(%1 AS jsonb)").arg(payload); // orders.body is JSONB
     const QString big = QStringLiteral("{\"text\":\"%1\"}").arg(QString(4990, QLatin1Char('a'))); // 5001 characters
-    for (const QString &sql : {
-             QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
-                            "VALUES ('%1', 'ticket_create', 1, '{\"ticket_id\":1}', %2, %2, %3)")
-                 .arg(key, serverNowMinus(backend, 3600), future(backend)),
-             QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) "
-                            "VALUES (1, '%1', 'acme', %2, 'OPEN', %3, %4, %4)")
-                 .arg(key, title, payload, serverNowMinus(backend, 3500)),
-             QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
-                            "VALUES ('%1', 'ticket_create', 1, '%2', %3, %3, %4)")
-                 .arg(bigKey, big, serverNowMinus(backend, 3600), future(backend)),
-             QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
-                            "VALUES ('%1', 'ticket_create', 1, '{\"ticket_id\": 7,', %2, %2, %3)")
-                 .arg(badKey, serverNowMinus(backend, 3600), future(backend)),
-             QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
-                            "VALUES ('%1', 'ticket_create', 1, '{\"status\":\"FAILED\",\"status\":\"SUCCESS\"}', %2, %2, %3)")
-                 .arg(dupKey, serverNowMinus(backend, 3600), future(backend)),
-         }) {
-        const QString error = db.adminExec(sql);
-        QVERIFY2(error.isEmpty(), qPrintable(error + QLatin1Char('\n') + sql));
+    // The same logical rows in either shape (BackendTestUtil's insert*()): SUCCESS records.
+    QVector<RecordSpec> records;
+    for (const auto &[k, snapshot] : {std::pair{key, ticketIdPayload(db, 1)}, std::pair{bigKey, big},
+                                      std::pair{badKey, QStringLiteral("{\"ticket_id\": 7,")},
+                                      std::pair{dupKey, QStringLiteral("{\"status\":\"FAILED\",\"status\":\"SUCCESS\"}")}}) {
+        RecordSpec r;
+        r.key = k;
+        r.status = QStringLiteral("1");
+        r.snapshot = snapshot;
+        r.updated = serverNowMinus(backend, 3600);
+        r.expire = future(backend);
+        records << r;
     }
+    TRIAGE_OK(insertRecords(db, records));
+    TicketSpec ticket;
+    ticket.id = 1;
+    ticket.key = key;
+    ticket.tenant = QStringLiteral("acme");
+    ticket.title = QStringLiteral("(set below)");
+    ticket.payload = QStringLiteral("{}");
+    ticket.created = serverNowMinus(backend, 3500);
+    ticket.updated = ticket.created;
+    TRIAGE_OK(insertTickets(db, {ticket}));
+    // The title and payload as SQL expressions, in the shape's own columns.
+    TRIAGE_OK(db.adminExec(db.isShop() ? QStringLiteral("UPDATE orders SET summary = %1, body = %2 WHERE request_key = '%3'").arg(title, payload, key)
+                                       : QStringLiteral("UPDATE ticket SET title = %1, payload = %2 WHERE idem_key = '%3'").arg(title, payload, key)));
+    const QString shownPayload = storedPayloadText(db, QStringLiteral("{\"n\":\"\uFFFF\"}"));
 
     // Table: the control characters are escaped; nothing raw reaches the terminal.
     const QStringList showArgs = base + QStringList{QStringLiteral("show"), key};
@@ -263,7 +274,7 @@ void TstCliDisplay::oddText()
     for (char ch : {'\x1b', '\x07', '\t', '\0'})
         QVERIFY2(!show.out.contains(ch), show.describe().constData());
     QVERIFY2(show.out.contains("VPN\\u{001B}[2J down\\tx\\ny\\u{0007}"), show.describe().constData());
-    QVERIFY2(show.out.contains(QStringLiteral("{\"n\":\"\uFFFF\"}").toUtf8()), show.describe().constData());
+    QVERIFY2(show.out.contains(shownPayload.toUtf8()), show.describe().constData());
     QVERIFY2(show.out.contains("Timeline (2 events)"), show.describe().constData()); // record created, ticket created
     QVERIFY2(show.out.contains("Tickets (1)"), show.describe().constData());
     // JSON: exactly as stored (U+FFFF stays U+FFFF), no warning.
@@ -271,7 +282,7 @@ void TstCliDisplay::oddText()
     RUN_OK(json, jsonArgs);
     const QJsonObject d = QJsonDocument::fromJson(json.out).object();
     const QJsonObject t = d.value(QStringLiteral("tickets")).toArray().at(0).toObject();
-    QCOMPARE(t.value(QStringLiteral("payload")).toString(), QStringLiteral("{\"n\":\"\uFFFF\"}"));
+    QCOMPARE(t.value(QStringLiteral("payload")).toString(), shownPayload);
     QCOMPARE(t.value(QStringLiteral("title")).toString(), QStringLiteral("VPN\x1b[2J down\tx\ny\x07"));
     QVERIFY(!t.contains(QStringLiteral("escaped_columns")));
     QCOMPARE(d.value(QStringLiteral("warnings")).toArray().size(), 0);

@@ -15,6 +15,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -42,6 +43,9 @@ struct Clock {
 };
 
 constexpr qint64 kHour = 60, kDay = 24 * 60;
+
+/// The demo set's tickets and intent-log rows (seed 20261129).
+constexpr qint64 kDemoTickets = 158, kDemoIntents = 307;
 
 /// Order `id`'s body (and shop-4's snapshot): it names the order by its own id.
 QString payloadOf(const TestDatabase &db, qint64 id)
@@ -156,7 +160,56 @@ private slots:
     void listShowMarkDuplicates();
     void expectStatusAsStored_data() { listShowMarkDuplicates_data(); }
     void expectStatusAsStored();
+    void seedDemo_data()
+    {
+        QTest::addColumn<QString>("backend");
+        addBackendRows(false, true);
+    }
+    void seedDemo();
 };
+
+void TstCliShop::seedDemo()
+{
+    // seed-demo through the mapping (DESIGN.md §10): the shop's free-text status column gets
+    // "UNMAPPED" for the demo's record with an unknown status, and the output says so; the
+    // default schema keeps the code 7 and says nothing more.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    {
+        Workspace ws(db.config());
+        TRIAGE_OK(setUpSchema(ws, false));
+    }
+    const QStringList base = ctlDbArgs(db);
+    RUN_OK(text, base + QStringList{QStringLiteral("seed-demo")});
+    QString out = QString::fromUtf8(text.out);
+    out.replace(QRegularExpression(QStringLiteral(" in [0-9]+\\.[0-9]{2} s\n")), QStringLiteral(" in X s\n"));
+    const QString note = db.isShop() ? QStringLiteral("note: the record with an unknown status holds \"UNMAPPED\" (no status is mapped to it)\n")
+                                     : QString();
+    QCOMPARE(out, QStringLiteral("seeded the demo set (seed 20261129): 242 records, %1 tickets, %2 intent-log rows in X s\n")
+                      .arg(kDemoTickets)
+                      .arg(kDemoIntents)
+                      + note);
+    RUN_OK(json, base + QStringList{QStringLiteral("seed-demo"), QStringLiteral("--seed"), QStringLiteral("7"), QStringLiteral("--format"),
+                                    QStringLiteral("json")});
+    QJsonObject o = QJsonDocument::fromJson(json.out).object();
+    QVERIFY(o.take(QStringLiteral("elapsed_seconds")).isDouble());
+    QJsonObject expected{{QStringLiteral("records"), QJsonValue::fromVariant(o.value(QStringLiteral("records")).toInteger())},
+                         {QStringLiteral("seed"), 7},
+                         {QStringLiteral("biz_type_value"), QJsonValue::Null},
+                         {QStringLiteral("other_biz_type_records_left_out"), 0},
+                         {QStringLiteral("unknown_status_records"), 1},
+                         {QStringLiteral("unknown_status_stored"), db.isShop() ? QStringLiteral("UNMAPPED") : QStringLiteral("7")},
+                         {QStringLiteral("notes"), db.isShop() ? QJsonArray{note.mid(6).chopped(1)} : QJsonArray{}},
+                         {QStringLiteral("tickets"), o.value(QStringLiteral("tickets"))},
+                         {QStringLiteral("intents"), o.value(QStringLiteral("intents"))}};
+    QCOMPARE(o, expected);
+    QCOMPARE(o.value(QStringLiteral("records")).toInteger(), 242);
+    // Both seeds are in the database (seed 7's keys differ from seed 20261129's).
+    QCOMPARE(db.adminQueryColumn(db.isShop() ? QStringLiteral("SELECT COUNT(*) FROM idem_requests")
+                                             : QStringLiteral("SELECT COUNT(*) FROM idempotency_record")),
+             QStringList{QStringLiteral("484")});
+}
 
 void TstCliShop::listShowMarkDuplicates()
 {

@@ -84,16 +84,6 @@ QStringList latestUnknownAttempts(const TestDatabase &db, const QString &column)
     return out;
 }
 
-/// A time literal for `backend` from canonical ISO text ("2026-01-02T03:04:05.123456Z").
-QString ts(const QString &backend, const QString &iso)
-{
-    if (triage::test::dialectOf(backend) == QLatin1String("postgresql"))
-        return QStringLiteral("TIMESTAMPTZ '%1'").arg(iso);
-    if (triage::test::dialectOf(backend) == QLatin1String("mysql"))
-        return QStringLiteral("'%1 %2'").arg(iso.left(10), iso.mid(11, 15));
-    return QStringLiteral("'%1'").arg(iso);
-}
-
 /// "server now minus `seconds`" as a value of the time column, for inserting edge rows.
 QString agoValue(const QString &backend, int seconds)
 {
@@ -107,16 +97,6 @@ QString futureValue(const QString &backend)
     if (triage::test::dialectOf(backend) == QLatin1String("mysql"))
         return QStringLiteral("UTC_TIMESTAMP(6) + INTERVAL 7 DAY");
     return QStringLiteral("strftime('%Y-%m-%dT%H:%M:%f', 'now', '+7 days') || '000Z'");
-}
-
-/// A string literal for `backend`: quotes doubled; backslashes doubled on MySQL/MariaDB,
-/// whose literals treat them as escapes.
-QString sqlString(const QString &backend, QString text)
-{
-    if (triage::test::dialectOf(backend) == QLatin1String("mysql"))
-        text.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
-    text.replace(QLatin1Char('\''), QStringLiteral("''"));
-    return QLatin1Char('\'') + text + QLatin1Char('\'');
 }
 
 QSet<QString> toSet(const QStringList &l)
@@ -312,7 +292,7 @@ void TstCliTriagectl::unknownQueueMatchesIndependentSql()
 void TstCliTriagectl::showAndFormats_data()
 {
     QTest::addColumn<QString>("backend");
-    triage::test::addBackendRows(true);
+    triage::test::addBackendRows(true, true); // and the shop shape (ShapeExpect.h)
 }
 
 void TstCliTriagectl::showAndFormats()
@@ -320,43 +300,67 @@ void TstCliTriagectl::showAndFormats()
     QFETCH(QString, backend);
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
-    const QStringList base = dbArgs(db.url());
+    TRIAGE_OK(createAgentTables(db)); // the shop's tables first on a shop row
+    const QStringList base = ctlDbArgs(db);
     RUN_OK(schema, base + QStringList{QStringLiteral("init-schema"), QStringLiteral("--without-backstop")});
+    const bool shop = db.isShop();
 
     // A stale PROCESSING record with two tickets (a breached backstop) and two attempts, a
     // SUCCESS record whose snapshot QJsonDocument would rewrite, and a FAILED record whose
-    // key needs CSV quoting. Microsecond times must come back exactly.
+    // key needs CSV quoting. Times come back exactly: to the microsecond on the default
+    // schema, to the millisecond the shop's epoch_ms columns keep (`back`). The same logical
+    // rows in either shape (BackendTestUtil's insert*()).
     const QString key = QStringLiteral("ticket:create:acme:cli-show-1");
     const QString snapshot = QString::fromUtf8(R"({"amount": 12345678901234567890, "ratio": 1.10, "name": "Zürich \"HQ\""})");
     const QString quotedKey = QStringLiteral("cli:quote:\"a,b\"");
-    auto t = [&](const char *iso) { return ts(backend, QString::fromLatin1(iso)); };
-    const QStringList fixture = {
-        QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
-                       "VALUES ('%1', 'ticket_create', 0, NULL, %2, %3, %4)")
-            .arg(key, t("2026-01-02T03:04:05.123456Z"), t("2026-01-02T03:09:05.654321Z"), t("2099-01-01T00:00:00.000001Z")),
-        QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, result_snapshot, created_at, updated_at, expire_at) "
-                       "VALUES ('ticket:create:acme:cli-show-2', 'ticket_create', 1, %1, %2, %2, %3)")
-            .arg(sqlString(backend, snapshot), t("2026-01-03T00:00:00.000000Z"),
-                 t("2099-01-01T00:00:00.000000Z")),
-        QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, expire_at) "
-                       "VALUES ('%1', 'refund_issue', 2, %2, %2, %3)")
-            .arg(QString(quotedKey), t("2026-01-04T00:00:00.000000Z"), t("2099-01-01T00:00:00.000000Z")),
-        QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) VALUES "
-                       "(900001, '%1', 'acme', 'VPN down', 'OPEN', '{\"ticket_id\":900001}', %2, %2)")
-            .arg(key, t("2026-01-02T03:04:06.000001Z")),
-        QStringLiteral("INSERT INTO ticket (id, idem_key, tenant_id, title, status, payload, created_at, updated_at) VALUES "
-                       "(900002, '%1', 'acme', 'VPN down', 'OPEN', '{\"ticket_id\":900002}', %2, %2)")
-            .arg(key, t("2026-01-02T03:06:00.500000Z")),
-        QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, request, error, actor, created_at, updated_at) "
-                       "VALUES ('task_1', 'step_1', 'create_ticket', '%1', 'UNKNOWN', '{\"n\":1}', 'timeout after 30000 ms', 'agent-1', %2, %3)")
-            .arg(key, t("2026-01-02T03:04:05.200000Z"), t("2026-01-02T03:04:35.200000Z")),
-        QStringLiteral("INSERT INTO intent_log (task_id, step_id, action, idem_key, status, request, error, actor, created_at, updated_at) "
-                       "VALUES ('task_1', 'step_1', 'create_ticket', '%1', 'UNKNOWN', '{\"n\":2}', 'connection reset', 'agent-2', %2, %3)")
-            .arg(key, t("2026-01-02T03:05:00.000000Z"), t("2026-01-02T03:05:30.000000Z")),
+    auto t = [&](const char *iso) { return timeLiteral(db, QString::fromLatin1(iso)); };
+    auto back = [&](const char *iso) {
+        const QString s = QString::fromLatin1(iso);
+        return shop ? s.left(23) + QStringLiteral("000Z") : s;
     };
-    for (const QString &sql : fixture) {
-        const QString error = db.adminExec(sql);
-        QVERIFY2(error.isEmpty(), qPrintable(error + QStringLiteral("\n") + sql));
+    {
+        RecordSpec stale, success, failed;
+        stale.key = key;
+        stale.created = t("2026-01-02T03:04:05.123456Z");
+        stale.updated = t("2026-01-02T03:09:05.654321Z");
+        stale.expire = t("2099-01-01T00:00:00.000001Z");
+        success.key = QStringLiteral("ticket:create:acme:cli-show-2");
+        success.status = QStringLiteral("1");
+        success.snapshot = snapshot;
+        success.updated = success.created = t("2026-01-03T00:00:00.000000Z");
+        success.expire = t("2099-01-01T00:00:00.000000Z");
+        failed.key = quotedKey;
+        failed.bizType = QStringLiteral("refund_issue");
+        failed.status = QStringLiteral("2");
+        failed.updated = failed.created = t("2026-01-04T00:00:00.000000Z");
+        failed.expire = t("2099-01-01T00:00:00.000000Z");
+        TRIAGE_OK(insertRecords(db, {stale, success, failed}));
+        QVector<TicketSpec> tickets;
+        for (const auto &[id, created] : {std::pair{900001, "2026-01-02T03:04:06.000001Z"}, std::pair{900002, "2026-01-02T03:06:00.500000Z"}}) {
+            TicketSpec ticket;
+            ticket.id = id;
+            ticket.key = key;
+            ticket.tenant = QStringLiteral("acme");
+            ticket.title = QStringLiteral("VPN down");
+            ticket.payload = ticketIdPayload(db, id);
+            ticket.updated = ticket.created = t(created);
+            tickets << ticket;
+        }
+        TRIAGE_OK(insertTickets(db, tickets));
+        QVector<IntentSpec> attempts;
+        for (const auto &[n, error, actor, created, updated] :
+             {std::tuple{1, "timeout after 30000 ms", "agent-1", "2026-01-02T03:04:05.200000Z", "2026-01-02T03:04:35.200000Z"},
+              std::tuple{2, "connection reset", "agent-2", "2026-01-02T03:05:00.000000Z", "2026-01-02T03:05:30.000000Z"}}) {
+            IntentSpec a;
+            a.key = key;
+            a.request = QStringLiteral("{\"n\":%1}").arg(n);
+            a.error = QString::fromLatin1(error);
+            a.actor = QString::fromLatin1(actor);
+            a.created = t(created);
+            a.updated = t(updated);
+            attempts << a;
+        }
+        TRIAGE_OK(insertIntents(db, attempts));
     }
 
     // show KEY --format json: exact values.
@@ -366,10 +370,12 @@ void TstCliTriagectl::showAndFormats()
     const QJsonObject rec = d.value(QStringLiteral("record")).toObject();
     QCOMPARE(rec.value(QStringLiteral("status")).toString(), QStringLiteral("PROCESSING"));
     QCOMPARE(rec.value(QStringLiteral("status_code")).toInteger(-1), 0);
-    QCOMPARE(rec.value(QStringLiteral("status_stored")), QJsonValue(0)); // the integer as stored
-    QCOMPARE(rec.value(QStringLiteral("created_at")).toString(), QStringLiteral("2026-01-02T03:04:05.123456Z"));
-    QCOMPARE(rec.value(QStringLiteral("updated_at")).toString(), QStringLiteral("2026-01-02T03:09:05.654321Z"));
-    QCOMPARE(rec.value(QStringLiteral("expire_at")).toString(), QStringLiteral("2099-01-01T00:00:00.000001Z"));
+    // The status as stored: the integer on the default schema, the shop's own spelling there.
+    QCOMPARE(rec.value(QStringLiteral("status_stored")), shop ? QJsonValue(QStringLiteral("pending ")) : QJsonValue(0));
+    QCOMPARE(rec.value(QStringLiteral("created_at")).toString(), back("2026-01-02T03:04:05.123456Z"));
+    QCOMPARE(rec.value(QStringLiteral("updated_at")).toString(), back("2026-01-02T03:09:05.654321Z"));
+    // The shop has no expire_at column: null, and no expiry.
+    QCOMPARE(rec.value(QStringLiteral("expire_at")), shop ? QJsonValue() : QJsonValue(QStringLiteral("2099-01-01T00:00:00.000001Z")));
     QVERIFY(rec.value(QStringLiteral("version")).isNull());
     QVERIFY(rec.value(QStringLiteral("result_snapshot")).isNull());
     QCOMPARE(rec.value(QStringLiteral("stale")).toBool(), true);
@@ -377,12 +383,15 @@ void TstCliTriagectl::showAndFormats()
     QCOMPARE(rec.value(QStringLiteral("tenant")).toString(), QStringLiteral("acme"));
     QCOMPARE(rec.value(QStringLiteral("biz_type")).toString(), QStringLiteral("ticket_create"));
     QVERIFY(rec.value(QStringLiteral("age_seconds")).toDouble() > 86400);
-    QVERIFY(rec.value(QStringLiteral("expires_in_seconds")).toDouble() > 86400);
+    if (shop)
+        QVERIFY(rec.value(QStringLiteral("expires_in_seconds")).isNull());
+    else
+        QVERIFY(rec.value(QStringLiteral("expires_in_seconds")).toDouble() > 86400);
     const QJsonArray tickets = d.value(QStringLiteral("tickets")).toArray();
     QCOMPARE(tickets.size(), 2);
-    QCOMPARE(tickets.at(0).toObject().value(QStringLiteral("id")).toInteger(), 900001);
-    QCOMPARE(tickets.at(1).toObject().value(QStringLiteral("payload")).toString(), QStringLiteral("{\"ticket_id\":900002}"));
-    QCOMPARE(tickets.at(0).toObject().value(QStringLiteral("created_at")).toString(), QStringLiteral("2026-01-02T03:04:06.000001Z"));
+    QCOMPARE(tickets.at(0).toObject().value(QStringLiteral("id")), ticketIdJson(db, 900001));
+    QCOMPARE(tickets.at(1).toObject().value(QStringLiteral("payload")).toString(), storedPayloadText(db, ticketIdPayload(db, 900002)));
+    QCOMPARE(tickets.at(0).toObject().value(QStringLiteral("created_at")).toString(), back("2026-01-02T03:04:06.000001Z"));
     const QJsonArray attempts = d.value(QStringLiteral("attempts")).toArray();
     QCOMPARE(attempts.size(), 2);
     QCOMPARE(attempts.at(1).toObject().value(QStringLiteral("error")).toString(), QStringLiteral("connection reset"));
@@ -390,7 +399,7 @@ void TstCliTriagectl::showAndFormats()
     // record created + updated, 2 × (intent + result), 2 tickets created.
     const QJsonArray timeline = d.value(QStringLiteral("timeline")).toArray();
     QCOMPARE(timeline.size(), 8);
-    QCOMPARE(timeline.first().toObject().value(QStringLiteral("time")).toString(), QStringLiteral("2026-01-02T03:04:05.123456Z"));
+    QCOMPARE(timeline.first().toObject().value(QStringLiteral("time")).toString(), back("2026-01-02T03:04:05.123456Z"));
     QCOMPARE(timeline.first().toObject().value(QStringLiteral("source")).toString(), QStringLiteral("idempotency_record"));
     QCOMPARE(timeline.last().toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("updated"));
     for (int i = 1; i < timeline.size(); ++i)
@@ -411,7 +420,10 @@ void TstCliTriagectl::showAndFormats()
     // The table form for humans.
     RUN_OK(showTable, base + QStringList{QStringLiteral("show"), key});
     const QString text = QString::fromUtf8(showTable.out);
-    QVERIFY2(text.contains(QStringLiteral("PROCESSING (code 0): stale, outcome UNKNOWN")), qPrintable(text));
+    // The stored spelling where it is not the code (the shop's "pending ", DESIGN.md §10).
+    QVERIFY2(text.contains(shop ? QStringLiteral("PROCESSING (stored \"pending \"): stale, outcome UNKNOWN")
+                                : QStringLiteral("PROCESSING (code 0): stale, outcome UNKNOWN")),
+             qPrintable(text));
     QVERIFY(text.contains(QStringLiteral("Tickets (2)")));
     QVERIFY(text.contains(QStringLiteral("Intent-log attempts (2)")));
     QVERIFY(text.contains(QStringLiteral("Timeline (8 events)")));
@@ -425,10 +437,11 @@ void TstCliTriagectl::showAndFormats()
     {
         QFile f(ini);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QStringLiteral("[idempotency]\nurl=%1\n[intent]\nurl=%1\n[ticket]\nurl=%1\n"
-                               "[biz.ticket_create]\nprocessing_timeout=999999999\n")
-                    .arg(db.url())
-                    .toUtf8());
+        f.write(shapeIniText(db) // the shop's map sections first on a shop row
+                + QStringLiteral("[idempotency]\nurl=%1\n[intent]\nurl=%1\n[ticket]\nurl=%1\n"
+                                 "[biz.ticket_create]\nprocessing_timeout=999999999\n")
+                      .arg(db.url())
+                      .toUtf8());
     }
     auto keysOf = [](const QByteArray &json) {
         QStringList keys;
@@ -465,8 +478,9 @@ void TstCliTriagectl::showAndFormats()
     QCOMPARE(csvLines.size(), 3); // header, one row, "" after the last CRLF
     QCOMPARE(csvLines.at(0), QByteArray("idem_key,source,biz_type,action,status,created_at,updated_at,expire_at,age_seconds,id,"
                                         "task_id,step_id\r"));
-    QVERIFY2(csvLines.at(1).startsWith("\"cli:quote:\"\"a,b\"\"\",record,refund_issue,,FAILED,2026-01-04T00:00:00.000000Z,"
-                                       "2026-01-04T00:00:00.000000Z,2099-01-01T00:00:00.000000Z,"),
+    QVERIFY2(csvLines.at(1).startsWith(QByteArray("\"cli:quote:\"\"a,b\"\"\",record,refund_issue,,FAILED,2026-01-04T00:00:00.000000Z,"
+                                                  "2026-01-04T00:00:00.000000Z,")
+                                       + (shop ? "," : "2099-01-01T00:00:00.000000Z,")),
              csvLines.at(1).constData());
     QVERIFY(csvLines.at(1).endsWith(",,\r"));
     QVERIFY(csvLines.at(2).isEmpty());

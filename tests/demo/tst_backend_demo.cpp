@@ -2,6 +2,7 @@
 // re-used and re-created, and that its data covers every case the console must show.
 
 #include "BackendTestUtil.h"
+#include "ShapeExpect.h"
 #include "JsonText.h"
 #include "Mark.h"
 #include "RecordStatus.h"
@@ -76,6 +77,13 @@ private slots:
     void coversEveryCase();
     void seedEveryBackend_data();
     void seedEveryBackend();
+    void seedShapes_data();
+    void seedShapes();
+    void seedEnumStatus_data();
+    void seedEnumStatus();
+    void seedOneBizType_data();
+    void seedOneBizType();
+    void seedKeysFollowTheSeed();
 
 private:
     QTemporaryDir m_data;
@@ -357,6 +365,238 @@ void TstBackendDemo::seedEveryBackend()
         m_firstCounts = counts;
     else
         QCOMPARE(counts, m_firstCounts);
+}
+
+namespace {
+
+/// The plan seed-demo generates for `seed` on `db` (ticket ids from 1; text ids on the shop's UUID column).
+SeedPlan planFor(const TestDatabase &db, quint32 seed)
+{
+    SeedOptions o;
+    o.seed = seed;
+    o.textTicketIds = db.isShop();
+    return makeSeedPlan(o);
+}
+
+/// The number of intent-log rows / tickets of `plan` carrying `key`.
+qint64 intentsOf(const SeedPlan &plan, const QString &key)
+{
+    return std::count_if(plan.intents.cbegin(), plan.intents.cend(), [&](const SeedIntent &a) { return a.idemKey == key; });
+}
+qint64 ticketsOf(const SeedPlan &plan, const QString &key)
+{
+    return std::count_if(plan.tickets.cbegin(), plan.tickets.cend(), [&](const SeedTicket &t) { return t.idemKey == key; });
+}
+
+/// The key of the demo's record with an unknown status code.
+QString unknownCodeKey(const SeedPlan &plan)
+{
+    for (const SeedRecord &r : plan.records)
+        if (r.status == 7)
+            return r.idemKey;
+    return {};
+}
+
+QString recordTable(const TestDatabase &db) { return db.isShop() ? QStringLiteral("idem_requests") : QStringLiteral("idempotency_record"); }
+QString intentTable(const TestDatabase &db) { return db.isShop() ? QStringLiteral("agent_steps") : QStringLiteral("intent_log"); }
+QString ticketTable(const TestDatabase &db) { return db.isShop() ? QStringLiteral("orders") : QStringLiteral("ticket"); }
+
+} // namespace
+
+void TstBackendDemo::seedShapes_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(false, true);
+}
+
+void TstBackendDemo::seedShapes()
+{
+    // seed-demo through the mapping (DESIGN.md §10): the record with an unknown status code
+    // is stored as a value the status column holds and no status is mapped to — the code 7 on
+    // the default integer column, "UNMAPPED" on the shop's free-text column — and reads back
+    // as UNKNOWN_CODE_<value>. A second seed into the same database collides with nothing.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    WorkspaceConfig config = db.config();
+    config.bizTypes = demoBizTypes();
+    Workspace ws(config);
+    TRIAGE_OK(setUpSchema(ws, false));
+    const SeedPlan plan = planFor(db, SeedOptions().seed);
+    const QString code7 = unknownCodeKey(plan);
+    QVERIFY(!code7.isEmpty());
+
+    const Outcome<SeedReport> report = seedWorkspace(ws, SeedOptions{}).result();
+    TRIAGE_VERIFY_OUTCOME(report);
+    QCOMPARE(report->records, qint64(plan.records.size()));
+    QCOMPARE(report->tickets, qint64(plan.tickets.size()));
+    QCOMPARE(report->intents, qint64(plan.intents.size()));
+    QCOMPARE(report->bizTypeValue, QString());
+    QCOMPARE(report->otherBizTypeRecords, qint64(0));
+    QCOMPARE(report->unknownStatusRows, qint64(1));
+    const QString stored = db.isShop() ? QStringLiteral("UNMAPPED") : QStringLiteral("7");
+    QCOMPARE(report->unknownStatusStored, std::optional<QString>(stored));
+    QCOMPARE(report->unknownStatusNote,
+             db.isShop() ? QStringLiteral("the record with an unknown status holds \"UNMAPPED\" (no status is mapped to it)") : QString());
+    QCOMPARE(storedRecordStatuses(db, {code7}), QStringList{stored});
+    QCOMPARE(loadKeyDetail(ws, code7).result().record->statusText, QStringLiteral("UNKNOWN_CODE_") + stored);
+
+    // --seed 2 into the same database: other keys (task-style keys too), other ticket ids.
+    SeedOptions two;
+    two.seed = 2;
+    const SeedPlan plan2 = planFor(db, 2);
+    const Outcome<SeedReport> again = seedWorkspace(ws, two).result();
+    TRIAGE_VERIFY_OUTCOME(again);
+    QCOMPARE(again->records, qint64(plan2.records.size()));
+    QCOMPARE(again->tickets, qint64(plan2.tickets.size()));
+    QCOMPARE(again->intents, qint64(plan2.intents.size()));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM %1").arg(recordTable(db))),
+             QStringList{QString::number(plan.records.size() + plan2.records.size())});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM %1").arg(ticketTable(db))),
+             QStringList{QString::number(plan.tickets.size() + plan2.tickets.size())});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM %1").arg(intentTable(db))),
+             QStringList{QString::number(plan.intents.size() + plan2.intents.size())});
+    const QString taskKeys = db.isShop() ? QStringLiteral("SELECT COUNT(*) FROM idem_requests WHERE request_key LIKE 'task\\_2\\_%'")
+                                         : QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE idem_key LIKE 'task\\_2\\_%'");
+    const qint64 taskKeys2 = std::count_if(plan2.records.cbegin(), plan2.records.cend(),
+                                           [](const SeedRecord &r) { return r.idemKey.startsWith(QLatin1String("task_2_")); });
+    QVERIFY(taskKeys2 > 0);
+    QCOMPARE(db.adminQueryColumn(db.dialect() == QLatin1String("sqlite") ? taskKeys + QStringLiteral(" ESCAPE '\\'") : taskKeys),
+             QStringList{QString::number(taskKeys2)});
+}
+
+void TstBackendDemo::seedEnumStatus_data()
+{
+    // Enums exist on PostgreSQL (a type) and MySQL/MariaDB (ENUM); SQLite has none.
+    QTest::addColumn<QString>("backend");
+    QTest::newRow("postgresql/shop") << QStringLiteral("postgresql/shop");
+    QTest::newRow("mysql/shop") << QStringLiteral("mysql/shop");
+}
+
+void TstBackendDemo::seedEnumStatus()
+{
+    // The shop's record status as an enum: an enum of mapped labels only cannot hold an unknown
+    // status, so that record (with its tickets and intent-log rows) is left out and seed-demo
+    // says so; with a label no status is mapped to, the record holds that label.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    WorkspaceConfig config = db.config();
+    config.bizTypes = demoBizTypes();
+    Workspace ws(config);
+    TRIAGE_OK(setUpSchema(ws, false));
+    const bool pg = db.dialect() == QLatin1String("postgresql");
+    if (pg) {
+        TRIAGE_OK(db.adminExec(QStringLiteral("CREATE TYPE shop_state AS ENUM ('PENDING', 'DONE', 'ERROR')")));
+        TRIAGE_OK(db.adminExec(QStringLiteral("ALTER TABLE idem_requests ALTER COLUMN state TYPE shop_state USING state::shop_state")));
+    } else {
+        TRIAGE_OK(db.adminExec(QStringLiteral("ALTER TABLE idem_requests MODIFY state ENUM('PENDING', 'DONE', 'ERROR')")));
+    }
+    const SeedPlan plan = planFor(db, SeedOptions().seed);
+    const QString code7 = unknownCodeKey(plan);
+    const Outcome<SeedReport> report = seedWorkspace(ws, SeedOptions{}).result();
+    TRIAGE_VERIFY_OUTCOME(report);
+    QCOMPARE(report->unknownStatusRows, qint64(1));
+    QCOMPARE(report->unknownStatusStored, std::optional<QString>());
+    QCOMPARE(report->unknownStatusNote, QStringLiteral("the record with an unknown status is left out: every label of the enum "
+                                                       "column state (PENDING, DONE, ERROR) is a mapped status"));
+    QCOMPARE(report->records, qint64(plan.records.size() - 1));
+    QCOMPARE(report->tickets, qint64(plan.tickets.size() - ticketsOf(plan, code7)));
+    QCOMPARE(report->intents, qint64(plan.intents.size() - intentsOf(plan, code7)));
+    QCOMPARE(intentsOf(plan, code7), qint64(1));
+    QCOMPARE(storedRecordStatuses(db, {code7}), QStringList{QStringLiteral("(no record)")});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM agent_steps WHERE request_key = '%1'").arg(code7)),
+             QStringList{QStringLiteral("0")});
+
+    // An unmapped label: the unknown record holds it, read back as UNKNOWN_CODE_ARCHIVED.
+    TRIAGE_OK(db.adminExec(pg ? QStringLiteral("ALTER TYPE shop_state ADD VALUE 'ARCHIVED'")
+                              : QStringLiteral("ALTER TABLE idem_requests MODIFY state ENUM('PENDING', 'DONE', 'ERROR', 'ARCHIVED')")));
+    SeedOptions two;
+    two.seed = 2;
+    const SeedPlan plan2 = planFor(db, 2);
+    const QString code7b = unknownCodeKey(plan2);
+    const Outcome<SeedReport> again = seedWorkspace(ws, two).result();
+    TRIAGE_VERIFY_OUTCOME(again);
+    QCOMPARE(again->unknownStatusStored, std::optional<QString>(QStringLiteral("ARCHIVED")));
+    QCOMPARE(again->unknownStatusNote,
+             QStringLiteral("the record with an unknown status holds \"ARCHIVED\", a label of the enum column state no status is mapped to"));
+    QCOMPARE(again->records, qint64(plan2.records.size()));
+    QCOMPARE(storedRecordStatuses(db, {code7b}), QStringList{QStringLiteral("ARCHIVED")});
+    QCOMPARE(loadKeyDetail(ws, code7b).result().record->statusText, QStringLiteral("UNKNOWN_CODE_ARCHIVED"));
+}
+
+void TstBackendDemo::seedOneBizType_data()
+{
+    QTest::addColumn<QString>("backend");
+    for (const QString &b : backendNames())
+        QTest::newRow(qPrintable(b + QStringLiteral("/shop"))) << b + QStringLiteral("/shop");
+}
+
+void TstBackendDemo::seedOneBizType()
+{
+    // A record table without a biz_type column holds one biz_type (biz_type_value): seed-demo
+    // writes only the generated records of that biz_type, with their tickets and intent-log
+    // rows, and says how many it left out.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    WorkspaceConfig config = db.config();
+    config.bizTypes = demoBizTypes();
+    config.schema.records.bizType.clear();
+    config.schema.records.bizTypeValue = QStringLiteral("payment_capture");
+    Workspace ws(config);
+    TRIAGE_OK(createAgentTables(db));
+    TRIAGE_OK(db.adminExec(QStringLiteral("ALTER TABLE idem_requests DROP COLUMN kind")));
+    TRIAGE_OK(setUpSchema(ws, false));
+    SeedPlan plan = planFor(db, SeedOptions().seed);
+    const qint64 all = plan.records.size();
+    qint64 payments = 0;
+    QSet<QString> keys;
+    for (const SeedRecord &r : plan.records)
+        if (r.bizType == QLatin1String("payment_capture"))
+            ++payments, keys.insert(r.idemKey);
+    const qint64 tickets = std::count_if(plan.tickets.cbegin(), plan.tickets.cend(), [&](const SeedTicket &t) { return keys.contains(t.idemKey); });
+    const qint64 intents = std::count_if(plan.intents.cbegin(), plan.intents.cend(), [&](const SeedIntent &a) { return keys.contains(a.idemKey); });
+    // The demo set's exact split (seed 20261129).
+    QCOMPARE(all, qint64(242));
+    QCOMPARE(payments, qint64(60));
+
+    const Outcome<SeedReport> report = seedWorkspace(ws, SeedOptions{}).result();
+    TRIAGE_VERIFY_OUTCOME(report);
+    QCOMPARE(report->bizTypeValue, QStringLiteral("payment_capture"));
+    QCOMPARE(report->otherBizTypeRecords, all - payments);
+    QCOMPARE(report->records, payments);
+    QCOMPARE(report->tickets, tickets);
+    QCOMPARE(report->intents, intents);
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM idem_requests WHERE request_key LIKE 'pay:capture:%'")),
+             QStringList{QString::number(payments)});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM idem_requests")), QStringList{QString::number(payments)});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM orders WHERE request_key LIKE 'pay:capture:%'")),
+             QStringList{QString::number(tickets)});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM agent_steps WHERE request_key LIKE 'pay:capture:%'")),
+             QStringList{QString::number(intents)});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM agent_steps")), QStringList{QString::number(intents)});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM orders")), QStringList{QString::number(tickets)});
+}
+
+void TstBackendDemo::seedKeysFollowTheSeed()
+{
+    // Every key of the demo set (task-style keys included) depends on the seed: two seeds
+    // share none, so both fit in one database (UNIQUE idem_key).
+    SeedOptions one, two;
+    two.seed = one.seed + 1;
+    QSet<QString> a;
+    for (const SeedRecord &r : makeSeedPlan(one).records)
+        a.insert(r.idemKey);
+    qint64 shared = 0, taskStyle = 0;
+    for (const SeedRecord &r : makeSeedPlan(two).records) {
+        shared += a.contains(r.idemKey);
+        taskStyle += r.idemKey.startsWith(QStringLiteral("task_%1_").arg(two.seed));
+    }
+    QCOMPARE(shared, 0);
+    QVERIFY(taskStyle > 0);
+    // Same seed, same keys.
+    QCOMPARE(makeSeedPlan(one).records.first().idemKey, makeSeedPlan(one).records.first().idemKey);
 }
 
 QTEST_GUILESS_MAIN(TstBackendDemo)

@@ -3,7 +3,11 @@
 #include "TestDatabases.h"
 #include "Schema.h"
 
+#include "BackendTestUtil.h"
+#include "BizTypeCheck.h"
+#include "Queue.h"
 #include "Doctor.h"
+#include "ServerTime.h"
 #include "Workspace.h"
 
 #include <QTest>
@@ -16,6 +20,8 @@ class TestDoctor : public QObject {
 private slots:
     void droppedIndex_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void droppedIndex();
+    void censusExactSpellings_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void censusExactSpellings();
 };
 
 void TestDoctor::droppedIndex()
@@ -63,6 +69,70 @@ void TestDoctor::droppedIndex()
     QCOMPARE(tickets[0].present, true);
     QCOMPARE(tickets[1].present, false);
     QCOMPARE(tickets[1].fix, create + QStringLiteral(" idx_ticket_created ON ticket (created_at, id)"));
+}
+
+void TestDoctor::censusExactSpellings()
+{
+    // The biz_type census keeps biz_types that differ only in case or trailing spaces apart on
+    // every backend: on MariaDB a case-insensitive PAD SPACE collation makes 'Ticket',
+    // 'ticket', 'TICKET' and 'ticket ' one value for its seek, and each is still listed.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    QVERIFY(initSchema(ws, SchemaOptions{}).result().ok());
+    const bool my = db.dialect() == QLatin1String("mysql");
+    if (my) // the users' usual collation, whatever the test server's default
+        QCOMPARE(db.adminExec(QStringLiteral("ALTER TABLE idempotency_record MODIFY biz_type VARCHAR(32) CHARACTER SET utf8mb4 "
+                                             "COLLATE utf8mb4_general_ci NOT NULL")),
+                 QString());
+    int n = 0;
+    for (const char *biz : {"ticket", "Ticket", "payment", "TICKET", "ticket ", "Ticket", "zeta"})
+        QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
+                                             "expire_at) VALUES ('census-%1', '%2', 0, %3, %3, %3)")
+                                  .arg(++n)
+                                  .arg(QLatin1String(biz), serverNowMinus(backend, 60))),
+                 QString());
+    if (my) // the collation merges them (what the census must not do)
+        QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(DISTINCT biz_type) FROM idempotency_record")),
+                 QStringList{QStringLiteral("3")});
+    auto census = [&](const QStringList &configured, int limit) {
+        const auto o = ws.worker(DbRole::Idempotency)
+                           .run<BizTypeCensus>([configured, limit, config = db.config()](DbSession &s) {
+                               return biztype_sql::census(s, config.records(s.dialect().kind()), configured, limit);
+                           })
+                           .result();
+        if (!o.ok())
+            qFatal("%s", qPrintable(o.error->message));
+        return *o;
+    };
+    const BizTypeCensus all = census({}, 100);
+    QVERIFY(all.complete);
+    const QStringList spellings{QStringLiteral("TICKET"), QStringLiteral("Ticket"), QStringLiteral("payment"), QStringLiteral("ticket"),
+                                QStringLiteral("ticket "), QStringLiteral("zeta")};
+    if (my) {
+        // The collation's order between groups, byte order within one.
+        QCOMPARE(all.bizTypes, (QStringList{QStringLiteral("payment"), QStringLiteral("TICKET"), QStringLiteral("Ticket"),
+                                            QStringLiteral("ticket"), QStringLiteral("ticket "), QStringLiteral("zeta")}));
+        // Cut at the limit inside a group; the configured ones looked up exactly.
+        const BizTypeCensus cut = census({QStringLiteral("ticket "), QStringLiteral("TickeT"), QStringLiteral("zeta")}, 3);
+        QCOMPARE(cut.bizTypes, (QStringList{QStringLiteral("payment"), QStringLiteral("TICKET"), QStringLiteral("Ticket")}));
+        QVERIFY(!cut.complete);
+        QCOMPARE(cut.configuredWithRecords, (QStringList{QStringLiteral("ticket "), QStringLiteral("zeta")}));
+    } else {
+        QStringList sorted = all.bizTypes; // the database's collation decides the order
+        std::sort(sorted.begin(), sorted.end());
+        QCOMPARE(sorted, spellings);
+    }
+    // The queues' biz_type filter is exact as well (every record is 60 s old: in flight).
+    for (const auto &[biz, count] : {std::pair{"Ticket", 2}, std::pair{"ticket", 1}, std::pair{"ticket ", 1}, std::pair{"TICKET", 1}}) {
+        QueueRequest req;
+        req.kind = QueueKind::InFlight;
+        req.filter.bizType = QString::fromLatin1(biz);
+        QString error;
+        QCOMPARE(countOf(ws, req, &error), qint64(count));
+        QCOMPARE(error, QString());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDoctor)

@@ -3,6 +3,7 @@
 // Helpers shared by the compensation tests: a fixture (record + two tickets sharing one key,
 // inserted by plain SQL), the upstream simulator and the compensation settings pointing at it.
 #include "MarkTestUtil.h"
+#include "ShapeExpect.h"
 #include "SimTestUtil.h"
 
 #include "Compensation.h"
@@ -11,16 +12,20 @@ namespace triage::test {
 
 const QString kCompKey = QStringLiteral("ticket:create:acme:dup-comp-1");
 
-/// Record (PROCESSING, stale) and tickets 101 (canonical) and 102 (extra) carrying kCompKey.
+/// Record (PROCESSING, stale) and tickets 101 (canonical) and 102 (extra) carrying kCompKey,
+/// in `db`'s shape (on a shop row the shop's tables first, orders with the UUID ids standing
+/// for 101 and 102, ShapeExpect.h).
 inline QString insertCompFixture(const TestDatabase &db)
 {
-    QString e = createSchemaWithoutBackstop(db);
+    QString e = createAgentTables(db);
+    if (e.isEmpty())
+        e = createSchemaWithoutBackstop(db);
     if (e.isEmpty())
         e = insertRecord(db, kCompKey, 0, 3600);
     if (e.isEmpty())
-        e = insertTicket(db, 101, kCompKey, QStringLiteral("{\"ticket_id\":101}"));
+        e = insertTicket(db, 101, kCompKey, ticketIdPayload(db, 101));
     if (e.isEmpty())
-        e = insertTicket(db, 102, kCompKey, QStringLiteral("{\"ticket_id\":101}"));
+        e = insertTicket(db, 102, kCompKey, ticketIdPayload(db, 101));
     return e;
 }
 
@@ -46,14 +51,19 @@ inline CompensationConfigs configsFor(const CompensationActionConfig &c)
     return out;
 }
 
+/// Side effects the simulator executed for the ticket whose id is `id` as text.
+inline int sideEffects(SimControl &ctl, const QString &id)
+{
+    return ctl.stats()[QStringLiteral("side_effects")][id].toInt();
+}
 /// Side effects the simulator executed for ticket `id`.
 inline int sideEffects(SimControl &ctl, qint64 id)
 {
-    return ctl.stats()[QStringLiteral("side_effects")][QString::number(id)].toInt();
+    return sideEffects(ctl, QString::number(id));
 }
 
-/// The X-Idempotency-Key of every cancel request for ticket `id` in the simulator's log.
-inline QStringList cancelKeys(SimControl &ctl, qint64 id)
+/// The X-Idempotency-Key of every cancel request for the ticket whose id is `id` as text.
+inline QStringList cancelKeys(SimControl &ctl, const QString &id)
 {
     QStringList keys;
     for (const QJsonValue &r : ctl.requests()) {
@@ -67,6 +77,12 @@ inline QStringList cancelKeys(SimControl &ctl, qint64 id)
         keys << key;
     }
     return keys;
+}
+
+/// The X-Idempotency-Key of every cancel request for ticket `id` in the simulator's log.
+inline QStringList cancelKeys(SimControl &ctl, qint64 id)
+{
+    return cancelKeys(ctl, QString::number(id));
 }
 
 } // namespace triage::test
