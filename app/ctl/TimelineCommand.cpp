@@ -7,8 +7,10 @@
 
 #include "TextEscape.h"
 #include "Window.h"
+#include "WindowSummary.h"
 #include "Workspace.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -71,7 +73,10 @@ public:
                 "console. Events newer than each store's now() minus --lookback (default 60 s) may still be\n"
                 "joined by late commits: they come last, marked settling (\"~\" in the table). A store whose\n"
                 "clock is more than 1 s off this machine's is named on stderr: the order across stores is\n"
-                "then approximate. Stops after --limit events; the table collapses gaps of 5 min or more."),
+                "then approximate. Stops after --limit events; the table collapses gaps of 5 min or more.\n"
+                "--summary: events and distinct keys per kind, keys with an UNKNOWN attempt, records\n"
+                "created in the window still PROCESSING, keys with 2+ tickets created in the window,\n"
+                "applied marks by operator, top biz_types and tenants, events per minute."),
             {option("from", QStringLiteral("Window start, included (ISO-8601; no zone = UTC)."), QStringLiteral("TIME")),
              option("to", QStringLiteral("Window end, excluded."), QStringLiteral("TIME")),
              option("biz-type", QStringLiteral("Only this biz_type (intent and ticket events through their key's record)."),
@@ -83,6 +88,7 @@ public:
              option("status", QStringLiteral("Only events with these statuses (comma-separated, exact)."), QStringLiteral("S")),
              option("lookback", QStringLiteral("Seconds before now() in which events still settle (default 60)."),
                     QStringLiteral("SECONDS")),
+             option("summary", QStringLiteral("Print the window's summary (aggregates on the servers) instead of its events.")),
              pageSizeOption()},
             0, QString(), false};
         return s;
@@ -131,6 +137,13 @@ public:
 
     int run(Workspace &workspace, const CommandContext &c) override
     {
+        if (c.parser.isSet(QStringLiteral("summary"))) {
+            const auto summary = summarizeWindow(workspace, m_query).result();
+            if (!summary.ok())
+                return c.out.dbFailure(*summary.error);
+            printSummary(c, *summary);
+            return ExitOk;
+        }
         const auto clocks = measureStoreClocks(workspace).result();
         if (!clocks.ok())
             return c.out.dbFailure(*clocks.error);
@@ -216,6 +229,90 @@ private:
                             end ? QString() : QStringLiteral("; --limit 0 lists all"))
                        .toUtf8();
             c.out.print(out);
+            break;
+        }
+        }
+    }
+
+    void printSummary(const CommandContext &c, const WindowSummary &s) const
+    {
+        const QVector<EventKind> kinds = selectedKinds(m_query);
+        auto names = [](const QVector<NameCount> &v) {
+            QStringList out;
+            for (const NameCount &n : v)
+                out << QStringLiteral("%1 %2").arg(n.name).arg(n.count);
+            return out;
+        };
+        switch (c.out.format()) {
+        case Format::Json: {
+            QJsonObject o;
+            o.insert(QStringLiteral("from"), formatUtcMicros(m_query.from));
+            o.insert(QStringLiteral("to"), formatUtcMicros(m_query.to));
+            QJsonObject perKind;
+            for (EventKind k : kinds)
+                perKind.insert(eventKindName(k), QJsonObject{{QStringLiteral("events"), s.events[int(k)]},
+                                                             {QStringLiteral("keys"), s.keys[int(k)]}});
+            o.insert(QStringLiteral("kinds"), perKind);
+            o.insert(QStringLiteral("unknown_keys"), s.unknownKeys);
+            o.insert(QStringLiteral("still_processing"), s.stillProcessing);
+            o.insert(QStringLiteral("duplicate_groups"), s.duplicateGroups);
+            auto array = [](const QVector<NameCount> &v) {
+                QJsonArray a;
+                for (const NameCount &n : v)
+                    a.append(QJsonObject{{QStringLiteral("name"), n.name}, {QStringLiteral("count"), n.count}});
+                return a;
+            };
+            o.insert(QStringLiteral("settled_by"), array(s.settledBy));
+            o.insert(QStringLiteral("top_biz_types"), array(s.topBizTypes));
+            o.insert(QStringLiteral("top_tenants"), array(s.topTenants));
+            QJsonArray minutes;
+            for (const MinuteCount &m : s.perMinute)
+                minutes.append(QJsonObject{{QStringLiteral("minute"), m.minute},
+                                           {QStringLiteral("kind"), eventKindName(m.kind)},
+                                           {QStringLiteral("events"), m.events}});
+            o.insert(QStringLiteral("per_minute"), minutes);
+            c.out.print(QJsonDocument(o).toJson(QJsonDocument::Indented));
+            break;
+        }
+        case Format::Csv: {
+            QByteArray out = CsvWriter::record({QStringLiteral("minute"), QStringLiteral("kind"), QStringLiteral("events")});
+            for (const MinuteCount &m : s.perMinute)
+                out += CsvWriter::record({m.minute, eventKindName(m.kind), QString::number(m.events)});
+            c.out.print(out);
+            break;
+        }
+        case Format::Table: {
+            QString out = QStringLiteral("Window %1 .. %2 (UTC, end excluded)\n")
+                              .arg(formatUtcMicros(m_query.from), formatUtcMicros(m_query.to));
+            TextTable perKind({QStringLiteral("KIND"), QStringLiteral("EVENTS"), QStringLiteral("KEYS")});
+            perKind.alignRight(1);
+            perKind.alignRight(2);
+            for (EventKind k : kinds)
+                perKind.addRow({eventKindName(k), QString::number(s.events[int(k)]), QString::number(s.keys[int(k)])});
+            out += QString::fromUtf8(perKind.render());
+            const QString none = QStringLiteral("none");
+            out += QStringLiteral("Keys with an UNKNOWN attempt: %1\n").arg(s.unknownKeys);
+            out += QStringLiteral("Records created in the window, still PROCESSING: %1\n").arg(s.stillProcessing);
+            out += QStringLiteral("Keys with 2+ tickets created in the window: %1\n").arg(s.duplicateGroups);
+            const QStringList settled = names(s.settledBy), biz = names(s.topBizTypes), tenants = names(s.topTenants);
+            out += QStringLiteral("Settled by operators: %1\n").arg(settled.isEmpty() ? none : settled.join(QStringLiteral(", ")));
+            out += QStringLiteral("Top biz_types: %1\n").arg(biz.isEmpty() ? none : biz.join(QStringLiteral(", ")));
+            out += QStringLiteral("Top tenants: %1\n").arg(tenants.isEmpty() ? none : tenants.join(QStringLiteral(", ")));
+            // Events per minute, one column per store (the Incident view's stacked histogram).
+            TextTable minutes({QStringLiteral("MINUTE (UTC)"), QStringLiteral("IDEMPOTENCY"), QStringLiteral("INTENT"),
+                               QStringLiteral("TICKET"), QStringLiteral("CONSOLE")});
+            for (int col = 1; col <= 4; ++col)
+                minutes.alignRight(col);
+            for (int i = 0; i < s.perMinute.size();) {
+                const QString minute = s.perMinute[i].minute;
+                qint64 perStore[4] = {};
+                for (; i < s.perMinute.size() && s.perMinute[i].minute == minute; ++i)
+                    perStore[int(storeOf(s.perMinute[i].kind))] += s.perMinute[i].events;
+                minutes.addRow({minute, QString::number(perStore[0]), QString::number(perStore[1]), QString::number(perStore[2]),
+                                QString::number(perStore[3])});
+            }
+            out += QString::fromUtf8(minutes.render());
+            c.out.print(out.toUtf8());
             break;
         }
         }

@@ -74,6 +74,11 @@ EventStore storeOf(EventKind kind)
     return info(kind).store;
 }
 
+DbRole roleOf(EventKind kind)
+{
+    return info(kind).role;
+}
+
 QVector<EventKind> allEventKinds()
 {
     QVector<EventKind> all;

@@ -41,6 +41,8 @@ std::optional<EventStore> eventStoreFromName(const QString &name);
 QString eventKindName(EventKind kind);
 std::optional<EventKind> eventKindFromName(const QString &name);
 EventStore storeOf(EventKind kind);
+/// The database a kind's stream reads (the console's rows live beside the records or the intent log).
+DbRole roleOf(EventKind kind);
 /// Every kind, in tie order.
 QVector<EventKind> allEventKinds();
 

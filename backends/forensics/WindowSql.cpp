@@ -1,6 +1,7 @@
 // The per-kind event streams of a window (DESIGN.md §7): one keyset statement per kind on
 // the mapped columns (DESIGN.md §10), on the index (time, id) of its table.
 #include "Window.h"
+#include "WindowStream.h"
 
 #include "BusinessId.h"
 #include "BusinessIdSql.h"
@@ -15,16 +16,6 @@
 namespace triage {
 
 namespace {
-
-/// One stream as SQL: its table (with alias), columns and time fragments. Columns are
-/// qualified; `status` etc. are expressions selected as they are.
-struct StreamSql {
-    QString from;      ///< "<table> x" (with a join for compensation attempts)
-    QString id, key, time, bizType, status, actor, detail; ///< expressions ("NULL" when none)
-    QString idTable, idColumn; ///< for an opaque id's bind value (tickets)
-    TimeSql clock;
-    QStringList where; ///< the stream's own conditions (record updates: later than created)
-};
 
 const QString kNull = QStringLiteral("NULL");
 
@@ -50,9 +41,10 @@ QString textOf(const QVariant &value)
     return columnText(value).value_or(QString());
 }
 
-/// One kind's stream as SQL with the query's filters and the window's bounds in `where`
-/// (no watermark, no cursor); nullopt when the console table it reads does not exist.
-/// Values bound through `b`; `*note` set when a filter cannot apply. Throws DbException.
+} // namespace
+
+namespace window_sql {
+
 std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &config, EventKind kind, const WindowQuery &query,
                                     SqlBuilder &b, QString *note)
 {
@@ -60,7 +52,7 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
     const SqlDialect &sd = session.dialect();
     const TimeSql native(d, TimeMapping{});
     const QString x = QStringLiteral("x");
-    StreamSql s{{}, {}, {}, {}, kNull, kNull, kNull, kNull, {}, {}, native, {}};
+    StreamSql s{{}, {}, {}, {}, kNull, kNull, kNull, kNull, kNull, {}, {}, native, {}};
     QStringList where;
     // Filters applied through the record of the same key (streams without a biz_type):
     // possible only where the record table is in this session's database.
@@ -76,6 +68,8 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
         s.bizType = r.bizType(b, x);
         s.status = r.statuses.read(qualified(x, r.status));
         s.clock = r.time;
+        if (!r.tenant.isEmpty())
+            s.tenant = qualified(x, r.tenant);
         if (kind == EventKind::RecordUpdated)
             s.where << QStringLiteral("%1 <> %2").arg(qualified(x, r.updatedAt), qualified(x, r.createdAt));
         if (!query.bizType.isEmpty())
@@ -118,6 +112,7 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
         s.time = qualified(x, t.createdAt);
         s.status = t.statuses.read(qualified(x, t.status));
         s.detail = t.titleOrNull(x);
+        s.tenant = t.tenantOrNull(x);
         s.idTable = t.table;
         s.idColumn = t.id;
         s.clock = t.time;
@@ -196,10 +191,6 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
     s.where << where;
     return s;
 }
-
-} // namespace
-
-namespace window_sql {
 
 QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &config, EventKind kind,
                                 const WindowQuery &query, const StreamCursor &cursor, bool settling, int limit,

@@ -4,6 +4,8 @@
 // apart from final pages; a late commit shown, never lost, never twice), the stores' clocks.
 #include "BackendTestUtil.h"
 #include "ShopShape.h"
+#include "CtlRun.h"
+#include "ShapeExpect.h"
 
 #include "Window.h"
 #include "Workspace.h"
@@ -78,7 +80,7 @@ QString ticket(const TestDatabase &db, int id, const QString &key, qint64 ms)
 QString audit(const TestDatabase &db, const QString &key, qint64 ms)
 {
     return db.adminExec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, action, idem_key, to_state, reason, "
-                                       "outcome) VALUES ('r-1', %1, 'alice', 'mark', %2, 'SUCCESS', 'upstream says created', "
+                                       "outcome) VALUES ('r-1', %1, 'alice', 'mark_success', %2, 'SUCCESS', 'upstream says created', "
                                        "'applied')")
                             .arg(ts(db, ms), textLiteral(db, key)));
 }
@@ -158,7 +160,7 @@ QStringList expected(const TestDatabase &db)
     QStringLiteral("2026-01-01T00:02:00.000000Z idempotency record.created k:b  now PROCESSING"),
     QStringLiteral("2026-01-01T00:02:30.000000Z idempotency record.updated k:a SUCCESS"),
     QStringLiteral("2026-01-01T00:02:30.000000Z intent intent.attempt k:b SUCCEEDED create_ticket"),
-    QStringLiteral("2026-01-01T00:02:30.000000Z console audit k:a applied mark -> SUCCESS"),
+    QStringLiteral("2026-01-01T00:02:30.000000Z console audit k:a applied mark_success -> SUCCESS"),
     QStringLiteral("2026-01-01T00:03:19.999000Z ticket ticket.created k:b OPEN VPN down"),
     };
     QStringList out = defaultShape;
@@ -188,6 +190,8 @@ private slots:
     void watermark();
     void clocks_data() { rows(true, false); }
     void clocks();
+    void timelineCli_data() { rows(false, true); }
+    void timelineCli();
 };
 
 void TestWindow::merge_takesNoRowBeyondAFullStream()
@@ -359,6 +363,77 @@ void TestWindow::clocks()
     // The test servers run on this machine: their clocks are this machine's.
     QVERIFY2(qAbs(clocks->first().offsetMs) <= clocks->first().roundTripMs + 5,
              qPrintable(QStringLiteral("offset %1 ms, round trip %2 ms").arg(clocks->first().offsetMs).arg(clocks->first().roundTripMs)));
+}
+
+void TestWindow::timelineCli()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    TRIAGE_OK(seed(db));
+    const QStringList window{QStringLiteral("timeline"), QStringLiteral("--from"), QStringLiteral("2026-01-01T00:01:40Z"),
+                             QStringLiteral("--to"), QStringLiteral("2026-01-01T00:03:20Z")};
+    const QString live = db.isShop() ? QStringLiteral("live") : QStringLiteral("OPEN");
+    CtlRun run = runCtl(ctlDbArgs(db) + window);
+    QVERIFY2(run.ok(), run.describe().constData());
+    QCOMPARE(QString::fromUtf8(run.out), QStringLiteral(
+        "AT (UTC)                     STORE        KIND            STATUS     IDEM_KEY  ACTOR    DETAIL\n"
+        "2026-01-01T00:01:40.000000Z  idempotency  record.created             k:a                now SUCCESS\n"
+        "2026-01-01T00:01:40.000000Z  intent       intent.attempt  UNKNOWN    k:a       agent-1  create_ticket\n"
+        "2026-01-01T00:01:40.000000Z  ticket       ticket.created  %1       k:a                VPN down\n"
+        "2026-01-01T00:02:00.000000Z  idempotency  record.created             k:b                now PROCESSING\n"
+        "2026-01-01T00:02:30.000000Z  idempotency  record.updated  SUCCESS    k:a\n"
+        "2026-01-01T00:02:30.000000Z  intent       intent.attempt  SUCCEEDED  k:b       agent-1  create_ticket\n"
+        "2026-01-01T00:02:30.000000Z  console      audit           applied    k:a       alice    mark_success -> SUCCESS\n"
+        "2026-01-01T00:03:19.999000Z  ticket       ticket.created  %1       k:b                VPN down\n"
+        "8 events\n").arg(live.leftJustified(4)));
+    if (!db.isShop()) // the shop's config names no biz_type: warnings about that on stderr
+        QCOMPARE(run.err, QByteArray());
+
+    run = runCtl(ctlDbArgs(db) + window + QStringList{QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("--kind"),
+                                                      QStringLiteral("audit,record.updated")});
+    QVERIFY2(run.ok(), run.describe().constData());
+    QCOMPARE(QString::fromUtf8(run.out), QStringLiteral(
+        "[\n"
+        "{\"actor\":\"\",\"at\":\"2026-01-01T00:02:30.000000Z\",\"biz_type\":\"ticket_create\",\"detail\":\"\",\"id\":\"1\","
+        "\"idem_key\":\"k:a\",\"kind\":\"record.updated\",\"settling\":false,\"status\":\"SUCCESS\",\"store\":\"idempotency\"},\n"
+        "{\"actor\":\"alice\",\"at\":\"2026-01-01T00:02:30.000000Z\",\"biz_type\":\"\",\"detail\":\"mark_success -> SUCCESS\",\"id\":\"1\","
+        "\"idem_key\":\"k:a\",\"kind\":\"audit\",\"settling\":false,\"status\":\"applied\",\"store\":\"console\"}\n"
+        "]\n"));
+
+    run = runCtl(ctlDbArgs(db) + window + QStringList{QStringLiteral("--summary")});
+    QVERIFY2(run.ok(), run.describe().constData());
+    QCOMPARE(QString::fromUtf8(run.out).split(QLatin1Char('\n')), QStringLiteral(
+        "Window 2026-01-01T00:01:40.000000Z .. 2026-01-01T00:03:20.000000Z (UTC, end excluded)\n"
+        "KIND                  EVENTS  KEYS\n"
+        "record.created             2     2\n"
+        "record.updated             1     1\n"
+        "intent.attempt             2     2\n"
+        "ticket.created             2     2\n"
+        "audit                      1     1\n"
+        "compensation               0     0\n"
+        "compensation.attempt       0     0\n"
+        "Keys with an UNKNOWN attempt: 1\n"
+        "Records created in the window, still PROCESSING: 1\n"
+        "Keys with 2+ tickets created in the window: 0\n"
+        "Settled by operators: alice SUCCESS 1\n"
+        "Top biz_types: pay_capture 1, ticket_create 1\n"
+        "Top tenants: acme 2\n"
+        "MINUTE (UTC)      IDEMPOTENCY  INTENT  TICKET  CONSOLE\n"
+        "2026-01-01T00:01            1       1       1        0\n"
+        "2026-01-01T00:02            2       1       0        1\n"
+        "2026-01-01T00:03            0       0       1        0\n").split(QLatin1Char('\n')));
+
+    // Bad input: a clear message, exit 1.
+    run = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("timeline"), QStringLiteral("--from"), QStringLiteral("2026-01-01T00:03:20Z"),
+                                             QStringLiteral("--to"), QStringLiteral("2026-01-01T00:01:40Z")});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.startsWith("triagectl: --from must be before --to\n"), run.describe().constData());
+    run = runCtl(ctlDbArgs(db) + window + QStringList{QStringLiteral("--kind"), QStringLiteral("record.deleted")});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.startsWith("triagectl: --kind \"record.deleted\": one of record.created, record.updated, intent.attempt, "
+                                "ticket.created, audit, compensation, compensation.attempt\n"),
+             run.describe().constData());
 }
 
 QTEST_GUILESS_MAIN(TestWindow)
