@@ -61,7 +61,7 @@ public:
     const CommandSpec &spec() const override
     {
         static const CommandSpec s{
-            QStringLiteral("timeline"), QStringLiteral("timeline --from T --to T"),
+            QStringLiteral("timeline"), QStringLiteral("timeline"),
             QStringLiteral("Every event of a time window across the stores (incident replay)."),
             QStringLiteral("timeline --from TIME --to TIME [--biz-type B] [--tenant T] [--key SUBSTR] [--store S,..] "
                            "[--kind K,..] [--status S,..] [--lookback SECONDS]"),
