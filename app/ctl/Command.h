@@ -80,5 +80,6 @@ std::unique_ptr<Command> makeCompensationsCommand();
 std::unique_ptr<Command> makeAuditCommand();
 std::unique_ptr<Command> makeDoctorCommand();
 std::unique_ptr<Command> makeMapCommand();
+std::unique_ptr<Command> makeTimelineCommand();
 
 } // namespace triage::ctl

@@ -78,6 +78,7 @@ const std::vector<CommandFactory> &commandTable()
         &makeInitSchemaCommand, &makeSeedDemoCommand, &makeListCommand,       &makeShowCommand,
         &makeMarkCommand,       &makeQueryCommand,    &makeDuplicatesCommand, &makeCompensateCommand,
         &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand, &makeMapCommand,
+        &makeTimelineCommand,
     };
     return table;
 }

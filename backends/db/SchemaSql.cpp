@@ -292,6 +292,14 @@ QVariant TimeSql::bind(UtcMicros t) const
     return SqlDialect(m_dialect).bindTime(t);
 }
 
+QVariant TimeSql::boundAt(UtcMicros t) const
+{
+    const TimeEncoding e = m_map.encoding;
+    if (e == TimeEncoding::EpochSeconds || e == TimeEncoding::EpochMillis)
+        return bind(t + (e == TimeEncoding::EpochMillis ? 999 : 999999));
+    return bind(t);
+}
+
 bool TimeSql::matchesStoredText() const
 {
     return m_map.encoding == TimeEncoding::IsoText
@@ -334,8 +342,8 @@ QString TimeSql::cursorAt(UtcMicros t, bool roundUp) const
     return formatUtcMicros(t);
 }
 
-QString TimeSql::keysetAfter(SqlBuilder &b, const QString &timeCol, const QString &idCol, const QVariant &value, qint64 id,
-                             bool descending) const
+QString TimeSql::keysetAfter(SqlBuilder &b, const QString &timeCol, const QString &idCol, const QVariant &value,
+                             const QVariant &id, bool descending) const
 {
     const QString op = descending ? QStringLiteral("<") : QStringLiteral(">");
     // A stored-text cursor is compared with the column as it is (param() leaves it alone

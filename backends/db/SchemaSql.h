@@ -62,6 +62,11 @@ public:
     /// The value to bind for instant `t` (see param()): ISO text, MySQL DATETIME text,
     /// or whole epoch seconds / milliseconds (truncated toward the past).
     QVariant bind(UtcMicros t) const;
+    /// The value to bind (see param()) for a window bound at instant `t`, so that
+    /// `column >= bound` and `column < bound` split the rows exactly at `t`: for an epoch
+    /// column the first whole unit not before `t` (a stored unit is the instant it starts);
+    /// other forms as bind().
+    QVariant boundAt(UtcMicros t) const;
 
     /// True when a stored time must be matched as the exact text stored (SQLite's native and
     /// local text, iso_text everywhere): a compare-and-set then reads the stored value in
@@ -81,8 +86,9 @@ public:
     /// Keyset condition "(timeCol, idCol) > (cursor, id)" (or "<" when descending), in the
     /// form each dialect's optimiser uses with the (…, timeCol, idCol) index; `cursorValue`
     /// from cursorValue(), bound through `b`.
+    /// `id` is bound as given: a qint64 for integer ids, the id text for an opaque one.
     QString keysetAfter(SqlBuilder &b, const QString &timeCol, const QString &idCol, const QVariant &cursorValue,
-                        qint64 id, bool descending) const;
+                        const QVariant &id, bool descending) const;
 
 private:
     /// Expression: `column` as a zoned instant of the dialect (PostgreSQL timestamptz,

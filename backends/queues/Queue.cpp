@@ -85,7 +85,7 @@ QString tenantFromKey(const QString &key, const QString &pattern)
     return tenant;
 }
 
-namespace {
+namespace queue_sql {
 
 /// Condition on the key column `keyColumn` (e.g. "idem_key" or "l.idem_key"): the key's
 /// tenant (per `pattern`) equals `tenant`. Index-friendly LIKE prefix when the pattern starts
@@ -133,6 +133,27 @@ QString tenantCondition(const SqlDialect &d, SqlBuilder &b, const QString &keyCo
     return prefixCond.isEmpty() ? regex : QStringLiteral("(%1 AND %2)").arg(prefixCond, regex);
 }
 
+QString tenantOnAnyPattern(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config, const QString &keyColumn,
+                           const QString &tenant)
+{
+    QStringList alternatives;
+    QStringList patterns;
+    for (const auto &bt : config.bizTypes)
+        if (!patterns.contains(bt.tenantPattern))
+            patterns << bt.tenantPattern;
+    if (!patterns.contains(BizTypeConfig().tenantPattern))
+        patterns << BizTypeConfig().tenantPattern;
+    for (const QString &p : patterns)
+        alternatives << tenantCondition(d, b, keyColumn, p, tenant);
+    return QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')');
+}
+
+} // namespace queue_sql
+
+namespace {
+
+using queue_sql::tenantCondition;
+
 /// The columns of one queue source as SQL (DESIGN.md §10): the mapped record table or
 /// intent log, its alias ("" or "l"), qualified column names and its time fragments.
 struct Source {
@@ -154,17 +175,6 @@ Source intentSource(const IntentSql &i)
     const QString l = QStringLiteral("l");
     return {i.table + QStringLiteral(" l"), l, qualified(l, i.id), qualified(l, i.key), qualified(l, i.status),
             qualified(l, i.createdAt), qualified(l, i.updatedAt), i.time, i.statuses, nullptr};
-}
-
-/// A window bound for `time`: the instant itself, or for whole epoch units the first unit
-/// not before it (so `col >= bound` and `col < bound` select exactly the rows at or after
-/// the instant, with no row of a cut unit on the wrong side).
-QVariant windowBound(const TimeSql &time, UtcMicros t)
-{
-    const TimeEncoding e = time.mapping().encoding;
-    if (e == TimeEncoding::EpochSeconds || e == TimeEncoding::EpochMillis)
-        return time.bind(t + (e == TimeEncoding::EpochMillis ? 999 : 999999));
-    return time.bind(t);
 }
 
 /// Filter conditions common to both sources (key substring, tenant, time windows) on the
@@ -202,23 +212,14 @@ QStringList commonConditions(const SqlDialect &d, SqlBuilder &b, const Workspace
             where << QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')');
         } else {
             // Intent-log rows have no biz_type: any configured pattern, or the default.
-            QStringList alternatives;
-            QStringList patterns;
-            for (const auto &bt : config.bizTypes)
-                if (!patterns.contains(bt.tenantPattern))
-                    patterns << bt.tenantPattern;
-            if (!patterns.contains(BizTypeConfig().tenantPattern))
-                patterns << BizTypeConfig().tenantPattern;
-            for (const QString &p : patterns)
-                alternatives << tenantCondition(d, b, keyColumn, p, f.tenant);
-            where << QLatin1Char('(') + alternatives.join(QStringLiteral(" OR ")) + QLatin1Char(')');
+            where << queue_sql::tenantOnAnyPattern(d, b, config, keyColumn, f.tenant);
         }
     }
     auto window = [&](const QString &column, const std::optional<UtcMicros> &from, const std::optional<UtcMicros> &to) {
         if (from)
-            where << QStringLiteral("%1 >= %2").arg(column, src.time.param(b.bind(windowBound(src.time, *from))));
+            where << QStringLiteral("%1 >= %2").arg(column, src.time.param(b.bind(src.time.boundAt(*from))));
         if (to)
-            where << QStringLiteral("%1 < %2").arg(column, src.time.param(b.bind(windowBound(src.time, *to))));
+            where << QStringLiteral("%1 < %2").arg(column, src.time.param(b.bind(src.time.boundAt(*to))));
     };
     window(src.createdAt, f.createdFrom, f.createdTo);
     window(src.updatedAt, f.updatedFrom, f.updatedTo);

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "DbSession.h"
+#include "SqlBuilder.h"
+#include "SqlDialect.h"
 #include "TimeText.h"
 #include "WorkspaceConfig.h"
 
@@ -105,6 +107,15 @@ bool queueUsesIntents(QueueKind kind, const QueueFilter &filter);
 /// SQL for the queues, run on the worker thread that owns `session`. Keyset pagination
 /// on (updated_at, id), never OFFSET; every value bound. Throws DbException.
 namespace queue_sql {
+/// Condition on the key column `keyColumn` (e.g. "idem_key" or "l.idem_key"): the key's
+/// tenant, read with the key pattern `pattern` ("{tenant}:*"), equals `tenant` (DESIGN.md §4
+/// "Tenants"). Index-friendly LIKE prefix where the pattern allows. Values bound through `b`.
+QString tenantCondition(const SqlDialect &d, SqlBuilder &b, const QString &keyColumn, const QString &pattern,
+                        const QString &tenant);
+/// tenantCondition() under any configured biz_type's pattern or the default one (for rows
+/// with no biz_type: intent-log rows, tickets).
+QString tenantOnAnyPattern(const SqlDialect &d, SqlBuilder &b, const WorkspaceConfig &config, const QString &keyColumn,
+                           const QString &tenant);
 /// Up to `limit` record rows of `req` after `cursor`.
 QVector<QueueRow> pageRecords(DbSession &session, const WorkspaceConfig &config, const QueueRequest &req,
                               const SourceCursor &cursor, int limit);

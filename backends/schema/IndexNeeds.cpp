@@ -139,7 +139,14 @@ QVector<IndexNeed> indexNeeds(const SchemaMap &map, Dialect dialect)
         statusNeed(DbRole::Intent, i.table, intentStatus, i.statuses, "Unknown / Escalated queues (intent steps)"),
         need(DbRole::Ticket, t.table, {t.key}, QStringLiteral("idem_key"), {t.key}, "detail view tickets and duplicate-key groups"),
         need(DbRole::Ticket, t.table, {t.createdAt}, QStringLiteral("created"), {t.createdAt, t.id},
-             "Duplicate keys queue (creation-time window scan, newest first)"),
+             "Duplicate keys queue (creation-time window scan, newest first) and incident window (ticket.created)"),
+        // The incident window (DESIGN.md §7): each event stream is a keyset range on (time, id).
+        need(DbRole::Idempotency, r.table, {r.createdAt}, QStringLiteral("created"), {r.createdAt, r.id},
+             "incident window (record.created events)"),
+        need(DbRole::Idempotency, r.table, {r.updatedAt}, QStringLiteral("updated"), {r.updatedAt, r.id},
+             "incident window (record.updated events)"),
+        need(DbRole::Intent, i.table, {i.createdAt}, QStringLiteral("created"), {i.createdAt, i.id},
+             "incident window (intent attempts)"),
     };
 }
 

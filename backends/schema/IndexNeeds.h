@@ -45,7 +45,9 @@ struct IndexNeed {
 /// The indexes the console's queues and views rely on, for `map`'s tables in `dialect`:
 /// records (status, updated_at, id) and (idem_key) (PostgreSQL: text_pattern_ops, for the
 /// tenant's key prefix), triage_audit (idem_key, at, id), intents (idem_key, created_at, id)
-/// and (status, updated_at, id), tickets (idem_key) and (created_at, id). Index names are
+/// and (status, updated_at, id), tickets (idem_key) and (created_at, id); for the incident
+/// window (DESIGN.md §7) records (created_at, id) and (updated_at, id), intents (created_at,
+/// id). Index names are
 /// "idx_<table>_<purpose>" (the table without its schema, lower-case, cut to fit 63
 /// characters): for the default mapping exactly the names resources/schema/ gives, so a
 /// fix run before init-schema never leaves two copies of one index.

@@ -45,7 +45,7 @@ void TestDoctor::droppedIndex()
         : QStringLiteral("DROP INDEX idx_idempotency_record_status_updated");
     QCOMPARE(db.adminExec(drop), QString());
     const QVector<IndexFinding> after = inspect(DbRole::Idempotency);
-    QCOMPARE(after.size(), 3);
+    QCOMPARE(after.size(), 5);
     QCOMPARE(after[0].need.columns, (QStringList{QStringLiteral("status"), QStringLiteral("updated_at"), QStringLiteral("id")}));
     QCOMPARE(after[0].present, false);
     // PostgreSQL: CONCURRENTLY, so the DBA's fix does not block the agents' writes (DESIGN.md §10).
@@ -59,6 +59,11 @@ void TestDoctor::droppedIndex()
     QCOMPARE(inspect(DbRole::Idempotency)[0].satisfiedBy, QStringLiteral("idx_idempotency_record_status_updated"));
     QCOMPARE(after[1].present, true); // idem_key: the UNIQUE index
     QCOMPARE(after[2].present, true); // triage_audit(idem_key, …)
+    // The incident window's streams (DESIGN.md §7): records by (created_at, id), (updated_at, id).
+    QCOMPARE(after[3].need.columns, QStringList{QStringLiteral("created_at")});
+    QCOMPARE(after[3].satisfiedBy, QStringLiteral("idx_idempotency_record_created"));
+    QCOMPARE(after[4].need.columns, QStringList{QStringLiteral("updated_at")});
+    QCOMPARE(after[4].satisfiedBy, QStringLiteral("idx_idempotency_record_updated"));
 
     // The Duplicate keys queue's creation-time index on the ticket store.
     const QString dropCreated = backend == QLatin1String("mysql") ? QStringLiteral("DROP INDEX idx_ticket_created ON ticket")

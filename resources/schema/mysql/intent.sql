@@ -20,3 +20,5 @@ CREATE INDEX IF NOT EXISTS idx_intent_log_key_created ON intent_log (idem_key, c
 -- Unknown / Escalated queues: status filter, keyset on (updated_at, id).
 CREATE INDEX IF NOT EXISTS idx_intent_log_status_updated ON intent_log (status, updated_at, id);
 CREATE INDEX IF NOT EXISTS idx_intent_log_task_step ON intent_log (task_id, step_id);
+-- The incident window (DESIGN.md §7): intent attempts by time.
+CREATE INDEX IF NOT EXISTS idx_intent_log_created ON intent_log (created_at, id);

@@ -18,6 +18,9 @@ CREATE INDEX IF NOT EXISTS idx_idempotency_record_status_updated
 -- The same with a biz_type filter.
 CREATE INDEX IF NOT EXISTS idx_idempotency_record_biz_status_updated
   ON idempotency_record (biz_type, status, updated_at, id);
+-- The incident window (DESIGN.md §7): record.created and record.updated events by time.
+CREATE INDEX IF NOT EXISTS idx_idempotency_record_created ON idempotency_record (created_at, id);
+CREATE INDEX IF NOT EXISTS idx_idempotency_record_updated ON idempotency_record (updated_at, id);
 -- Tenant filter: an index-friendly key prefix (LIKE 'ticket:create:acme:%').
 CREATE INDEX IF NOT EXISTS idx_idempotency_record_key_prefix
   ON idempotency_record (idem_key text_pattern_ops);

@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS triage_compensation (
 CREATE UNIQUE INDEX IF NOT EXISTS uq_triage_compensation_key ON triage_compensation (comp_key);
 CREATE INDEX IF NOT EXISTS idx_triage_compensation_source ON triage_compensation (source_key, created_at, id);
 CREATE INDEX IF NOT EXISTS idx_triage_compensation_status ON triage_compensation (status, updated_at, id);
+CREATE INDEX IF NOT EXISTS idx_triage_compensation_created ON triage_compensation (created_at, id);
 -- Every attempt of a compensation: the call (kind send) or the confirmation query (confirm).
 CREATE TABLE IF NOT EXISTS triage_compensation_attempt (
   id               INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -33,3 +34,4 @@ CREATE TABLE IF NOT EXISTS triage_compensation_attempt (
   error            TEXT
 );
 CREATE INDEX IF NOT EXISTS idx_triage_compensation_attempt_key ON triage_compensation_attempt (comp_key, id);
+CREATE INDEX IF NOT EXISTS idx_triage_compensation_attempt_at ON triage_compensation_attempt (at, id);

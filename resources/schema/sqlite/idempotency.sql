@@ -15,3 +15,6 @@ CREATE INDEX IF NOT EXISTS idx_idempotency_record_status_updated
   ON idempotency_record (status, updated_at, id);
 CREATE INDEX IF NOT EXISTS idx_idempotency_record_biz_status_updated
   ON idempotency_record (biz_type, status, updated_at, id);
+-- The incident window (DESIGN.md §7): record.created and record.updated events by time.
+CREATE INDEX IF NOT EXISTS idx_idempotency_record_created ON idempotency_record (created_at, id);
+CREATE INDEX IF NOT EXISTS idx_idempotency_record_updated ON idempotency_record (updated_at, id);

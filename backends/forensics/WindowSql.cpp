@@ -1,0 +1,270 @@
+// The per-kind event streams of a window (DESIGN.md §7): one keyset statement per kind on
+// the mapped columns (DESIGN.md §10), on the index (time, id) of its table.
+#include "Window.h"
+#include "WindowStream.h"
+
+#include "BusinessId.h"
+#include "BusinessIdSql.h"
+#include "Catalog.h"
+#include "ColumnText.h"
+#include "Queue.h"
+#include "RecordStatus.h"
+#include "SchemaSql.h"
+
+#include <QSqlQuery>
+
+namespace triage {
+
+namespace {
+
+const QString kNull = QStringLiteral("NULL");
+
+/// Condition: text expression `column` is exactly one of `values`.
+QString textIn(SqlBuilder &b, Dialect d, const QString &column, const QStringList &values)
+{
+    QStringList any;
+    for (const QString &v : values)
+        any << textIs(b, d, column, v);
+    return any.isEmpty() ? QStringLiteral("1 = 0") : QLatin1Char('(') + any.join(QStringLiteral(" OR ")) + QLatin1Char(')');
+}
+
+/// Expression: the text expressions `parts` joined (CONCAT on MySQL/MariaDB, || elsewhere).
+QString concatText(Dialect d, const QStringList &parts)
+{
+    return d == Dialect::MySql ? QStringLiteral("CONCAT(%1)").arg(parts.join(QStringLiteral(", ")))
+                               : QLatin1Char('(') + parts.join(QStringLiteral(" || ")) + QLatin1Char(')');
+}
+
+/// `value` as text, or "" for NULL.
+QString textOf(const QVariant &value)
+{
+    return columnText(value).value_or(QString());
+}
+
+} // namespace
+
+namespace window_sql {
+
+std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &config, EventKind kind, const WindowQuery &query,
+                                    SqlBuilder &b, QString *note)
+{
+    const Dialect d = session.dialect().kind();
+    const SqlDialect &sd = session.dialect();
+    const TimeSql native(d, TimeMapping{});
+    const QString x = QStringLiteral("x");
+    StreamSql s{{}, {}, {}, {}, kNull, kNull, kNull, kNull, kNull, {}, {}, native, {}};
+    QStringList where;
+    // Filters applied through the record of the same key (streams without a biz_type):
+    // possible only where the record table is in this session's database.
+    bool recordsHere = false;
+    switch (kind) {
+    case EventKind::RecordCreated:
+    case EventKind::RecordUpdated: {
+        const RecordSql r = config.records(d);
+        s.from = r.table + QStringLiteral(" x");
+        s.id = qualified(x, r.id);
+        s.key = qualified(x, r.key);
+        s.time = qualified(x, kind == EventKind::RecordCreated ? r.createdAt : r.updatedAt);
+        s.bizType = r.bizType(b, x);
+        s.status = r.statuses.read(qualified(x, r.status));
+        s.clock = r.time;
+        if (!r.tenant.isEmpty())
+            s.tenant = qualified(x, r.tenant);
+        if (kind == EventKind::RecordUpdated)
+            s.where << QStringLiteral("%1 <> %2").arg(qualified(x, r.updatedAt), qualified(x, r.createdAt));
+        if (!query.bizType.isEmpty())
+            where << r.bizTypeIs(b, query.bizType, x);
+        if (!query.tenant.isEmpty()) {
+            if (!r.tenant.isEmpty())
+                where << textIs(b, d, qualified(x, r.tenant), query.tenant);
+            else if (!query.bizType.isEmpty())
+                where << queue_sql::tenantCondition(sd, b, s.key, config.bizType(query.bizType).tenantPattern, query.tenant);
+            else
+                where << queue_sql::tenantOnAnyPattern(sd, b, config, s.key, query.tenant);
+        }
+        if (!query.statuses.isEmpty())
+            where << r.statuses.isAny(b, qualified(x, r.status), query.statuses);
+        break;
+    }
+    case EventKind::IntentAttempt: {
+        const IntentSql i = config.intents(d);
+        s.from = i.table + QStringLiteral(" x");
+        s.id = qualified(x, i.id);
+        s.key = qualified(x, i.key);
+        s.time = qualified(x, i.createdAt);
+        s.status = i.statuses.read(qualified(x, i.status));
+        s.actor = qualified(x, i.actor);
+        s.detail = qualified(x, i.action);
+        s.clock = i.time;
+        recordsHere = config.intent.sameDatabase(config.idempotency);
+        if (!query.statuses.isEmpty())
+            where << QStringLiteral("(%1 OR %2)").arg(i.statuses.isAny(b, qualified(x, i.status), query.statuses),
+                                                       textIn(b, d, s.status, query.statuses));
+        if (!query.tenant.isEmpty())
+            where << queue_sql::tenantOnAnyPattern(sd, b, config, s.key, query.tenant);
+        break;
+    }
+    case EventKind::TicketCreated: {
+        const TicketSql t = config.tickets(d);
+        s.from = t.table + QStringLiteral(" x");
+        s.id = qualified(x, t.id);
+        s.key = qualified(x, t.key);
+        s.time = qualified(x, t.createdAt);
+        s.status = t.statuses.read(qualified(x, t.status));
+        s.detail = t.titleOrNull(x);
+        s.tenant = t.tenantOrNull(x);
+        s.idTable = t.table;
+        s.idColumn = t.id;
+        s.clock = t.time;
+        recordsHere = config.ticket.sameDatabase(config.idempotency);
+        if (!query.statuses.isEmpty())
+            where << QStringLiteral("(%1 OR %2)").arg(t.statuses.isAny(b, qualified(x, t.status), query.statuses),
+                                                       textIn(b, d, s.status, query.statuses));
+        if (!query.tenant.isEmpty())
+            where << (t.tenant.isEmpty() ? queue_sql::tenantOnAnyPattern(sd, b, config, s.key, query.tenant)
+                                         : textIs(b, d, qualified(x, t.tenant), query.tenant));
+        break;
+    }
+    case EventKind::Audit:
+        if (!catalog_sql::tableExists(session, QStringLiteral("triage_audit")))
+            return std::nullopt;
+        s.from = QStringLiteral("triage_audit x");
+        s.id = QStringLiteral("x.id");
+        s.key = QStringLiteral("x.idem_key");
+        s.time = QStringLiteral("x.at");
+        s.status = QStringLiteral("x.outcome");
+        s.actor = QStringLiteral("x.operator");
+        s.detail = concatText(d, {QStringLiteral("x.action"), QStringLiteral("' -> '"), QStringLiteral("COALESCE(x.to_state, '-')")});
+        recordsHere = true;
+        break;
+    case EventKind::Compensation:
+    case EventKind::CompensationAttempt:
+        if (!catalog_sql::tableExists(session, QStringLiteral("triage_compensation")))
+            return std::nullopt;
+        if (kind == EventKind::Compensation) {
+            s.from = QStringLiteral("triage_compensation x");
+            s.id = QStringLiteral("x.id");
+            s.time = QStringLiteral("x.created_at");
+            s.status = QStringLiteral("x.status");
+            s.actor = QStringLiteral("x.operator");
+            s.detail = concatText(d, {QStringLiteral("x.action"), QStringLiteral("' '"), QStringLiteral("x.target"),
+                                  QStringLiteral("' '"), QStringLiteral("x.comp_key")});
+        } else {
+            s.from = QStringLiteral("triage_compensation_attempt x JOIN triage_compensation c ON c.comp_key = x.comp_key");
+            s.id = QStringLiteral("x.id");
+            s.time = QStringLiteral("x.at");
+            s.status = QStringLiteral("x.classification");
+            s.detail = concatText(d, {QStringLiteral("x.kind"), QStringLiteral("' '"), QStringLiteral("x.comp_key"),
+                                  QStringLiteral("' HTTP '"), QStringLiteral("COALESCE(CAST(x.http_status AS %1), '-')")
+                                                                  .arg(d == Dialect::MySql ? QStringLiteral("CHAR")
+                                                                                           : QStringLiteral("TEXT"))});
+        }
+        s.key = kind == EventKind::Compensation ? QStringLiteral("x.source_key") : QStringLiteral("c.source_key");
+        s.bizType = kind == EventKind::Compensation ? QStringLiteral("x.biz_type") : QStringLiteral("c.biz_type");
+        if (!query.bizType.isEmpty())
+            where << textIs(b, d, s.bizType, query.bizType);
+        break;
+    }
+    if (kind == EventKind::Audit || kind == EventKind::Compensation || kind == EventKind::CompensationAttempt) {
+        if (!query.statuses.isEmpty())
+            where << textIn(b, d, s.status, query.statuses);
+        if (!query.tenant.isEmpty())
+            where << queue_sql::tenantOnAnyPattern(sd, b, config, s.key, query.tenant);
+    }
+    if (!query.bizType.isEmpty() && (kind == EventKind::IntentAttempt || kind == EventKind::TicketCreated || kind == EventKind::Audit)) {
+        if (recordsHere) {
+            const RecordSql r = config.records(d);
+            where << QStringLiteral("EXISTS (SELECT 1 FROM %1 r WHERE %2 AND %3)")
+                         .arg(r.table, textSame(d, qualified(QStringLiteral("r"), r.key), s.key), r.bizTypeIs(b, query.bizType, QStringLiteral("r")));
+        } else if (note) {
+            *note = QStringLiteral("biz_type filter not applied to %1 events: that store is not in the records' database")
+                        .arg(eventKindName(kind));
+        }
+    }
+    if (!query.keySubstring.isEmpty())
+        where << QStringLiteral("%1 LIKE %2%3")
+                     .arg(exactText(d, s.key), b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(query.keySubstring) + QLatin1Char('%')),
+                          SqlDialect::likeEscapeClause());
+    // The window, then the watermark (each store's own clock: DESIGN.md §7 "late commits").
+    where << QStringLiteral("%1 >= %2").arg(s.time, s.clock.param(b.bind(s.clock.boundAt(query.from))));
+    where << QStringLiteral("%1 < %2").arg(s.time, s.clock.param(b.bind(s.clock.boundAt(query.to))));
+    s.where << where;
+    return s;
+}
+
+QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &config, EventKind kind,
+                                const WindowQuery &query, const StreamCursor &cursor, bool settling, int limit,
+                                QStringList *cursorTexts, QString *note)
+{
+    const Dialect d = session.dialect().kind();
+    SqlBuilder b;
+    const std::optional<StreamSql> stream = streamFor(session, config, kind, query, b, note);
+    if (!stream)
+        return {};
+    const StreamSql &s = *stream;
+    QStringList where = s.where;
+    where << QStringLiteral("%1 %2 %3").arg(s.time, settling ? QStringLiteral(">=") : QStringLiteral("<"),
+                                           s.clock.nowMinusSeconds(b.bind(query.lookbackS)));
+    if (cursor.started && !settling) {
+        QVariant id = cursor.id.toLongLong();
+        if (!s.idTable.isEmpty())
+            id = businessIdBindValue(session, s.idTable, s.idColumn, BusinessId(cursor.id)).value_or(QVariant(cursor.id));
+        where << s.clock.keysetAfter(b, s.time, s.id, s.clock.cursorValue(cursor.time), id, false);
+    }
+    const QString columns = QStringList{s.id,
+                                        s.key + QStringLiteral(" AS tc_key"),
+                                        s.bizType + QStringLiteral(" AS tc_biz"),
+                                        s.status + QStringLiteral(" AS tc_status"),
+                                        s.actor + QStringLiteral(" AS tc_actor"),
+                                        s.detail + QStringLiteral(" AS tc_detail"),
+                                        s.clock.text(s.time) + QStringLiteral(" AS tc_at"),
+                                        s.clock.cursor(s.time) + QStringLiteral(" AS tc_cursor")}
+                                .join(QStringLiteral(", "));
+    QSqlQuery q = session.exec(selectSql(b, columns, s.from, where, s.time + QStringLiteral(", ") + s.id, limit), b);
+    QVector<WindowEvent> events;
+    const RecordSql records = config.records(d);
+    const IntentSql intents = config.intents(d);
+    const TicketSql tickets = config.tickets(d);
+    while (q.next()) {
+        WindowEvent e;
+        e.kind = kind;
+        e.store = storeOf(kind);
+        e.id = BusinessId::fromColumn(q.value(0)).text();
+        e.idemKey = textOf(q.value(1));
+        e.bizType = textOf(q.value(2));
+        switch (kind) {
+        case EventKind::RecordCreated:
+            // The table keeps no history: the status at creation is not known (never invent
+            // a state); the current one goes into the detail.
+            e.detail = QStringLiteral("now ") + StoredRecordStatus::fromMapped(q.value(3), records.map.statuses).text;
+            break;
+        case EventKind::RecordUpdated:
+            e.status = StoredRecordStatus::fromMapped(q.value(3), records.map.statuses).text;
+            break;
+        case EventKind::IntentAttempt: e.status = intents.statusName(q.value(3)); break;
+        case EventKind::TicketCreated: e.status = tickets.statusName(q.value(3)).value_or(QStringLiteral("NULL")); break;
+        default: e.status = textOf(q.value(3)); break;
+        }
+        e.actor = textOf(q.value(4));
+        if (e.detail.isEmpty())
+            e.detail = textOf(q.value(5));
+        e.atText = canonicalTimeText(q.value(6));
+        e.at = parseUtcMicros(e.atText).value_or(0);
+        e.settling = settling;
+        if (cursorTexts)
+            *cursorTexts << q.value(7).toString();
+        events.append(std::move(e));
+    }
+    return events;
+}
+
+QString serverNow(DbSession &session)
+{
+    const TimeSql native(session.dialect().kind(), TimeMapping{});
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1").arg(native.text(native.nowValue())));
+    return q.next() ? canonicalTimeText(q.value(0)) : QString();
+}
+
+} // namespace window_sql
+
+} // namespace triage
