@@ -237,6 +237,7 @@ void TstSchemaCli::initSchemaOnShop()
                             "ALTER on an agents' table\n"
                             "  indexes the queues need, for the DBA to create:\n"
                             "    %2\n"
+                            "    %1 idx_idem_requests_created ON idem_requests (created_ms, req_id);\n"
                             "agent_steps_v2 (intent-log database, [intent.map]) does not exist: the console never creates a "
                             "mapped table (check [intent.map] table, then run `triagectl doctor`)\n"
                             "orders (ticket database, [ticket.map]) exists: init-schema runs no CREATE INDEX or ALTER on an "
@@ -329,8 +330,11 @@ void TstSchemaCli::doctorDefaultShape()
              QStringLiteral("ok       idempotency idempotency_record(status, updated_at, id) — index idx_idempotency_record_status_updated\n"
                             "ok       idempotency idempotency_record(idem_key) — index %1\n"
                             "ok       idempotency triage_audit(idem_key) — index idx_triage_audit_key_at\n"
+                            "ok       idempotency idempotency_record(created_at) — index idx_idempotency_record_created\n"
+                            "ok       idempotency idempotency_record(updated_at) — index idx_idempotency_record_updated\n"
                             "ok       intent intent_log(idem_key, created_at, id) — index idx_intent_log_key_created\n"
                             "ok       intent intent_log(status, updated_at, id) — index idx_intent_log_status_updated\n"
+                            "ok       intent intent_log(created_at) — index idx_intent_log_created\n"
                             "ok       ticket ticket(idem_key) — index uq_ticket_idem_key\n"
                             "ok       ticket ticket(created_at) — index idx_ticket_created\n"
                             "every index the queues need is present\n")
@@ -344,7 +348,7 @@ void TstSchemaCli::doctorDefaultShape()
     QVERIFY2(withoutPlans(missing.out)
                  .endsWith(QStringLiteral("ok       ticket ticket(idem_key) — index uq_ticket_idem_key\n"
                                           "MISSING  ticket ticket(created_at) — Duplicate keys queue (creation-time window scan, "
-                                          "newest first) would scan the whole table\n"
+                                          "newest first) and incident window (ticket.created) would scan the whole table\n"
                                           "         fix: %1 idx_ticket_created ON ticket (created_at, id)\n"
                                           "some indexes are missing: a DBA runs the fix statements above (init-schema never indexes an existing agents' table)\n")
                                .arg(createIndex(db))
@@ -410,11 +414,17 @@ void TstSchemaCli::doctorMappedProblems()
                        "         fix: %1 idx_idem_requests_status_updated ON idem_requests (state, updated_ms, req_id)\n"
                        "ok       idempotency idem_requests(request_key) — index %2\n"
                        "ok       idempotency triage_audit(idem_key) — index idx_triage_audit_key_at\n"
+                       "MISSING  idempotency idem_requests(created_ms) — incident window (record.created events) would scan the "
+                       "whole table\n"
+                       "         fix: %1 idx_idem_requests_created ON idem_requests (created_ms, req_id)\n"
+                       "ok       idempotency idem_requests(updated_ms) — index idem_requests_updated\n"
                        "ok       intent agent_steps(request_key, created_ms, step_pk) — index agent_steps_key\n"
                        "ok       intent agent_steps(step_state, updated_ms, step_pk) — index agent_steps_state\n"
+                       "MISSING  intent agent_steps(created_ms) — incident window (intent attempts) would scan the whole table\n"
+                       "         fix: %1 idx_agent_steps_created ON agent_steps (created_ms, step_pk)\n"
                        "ok       ticket orders(request_key) — index orders_key\n"
-                       "MISSING  ticket orders(placed_ms) — Duplicate keys queue (creation-time window scan, newest first) would "
-                       "scan the whole table\n"
+                       "MISSING  ticket orders(placed_ms) — Duplicate keys queue (creation-time window scan, newest first) and "
+                       "incident window (ticket.created) would scan the whole table\n"
                        "         fix: %1 idx_orders_created ON orders (placed_ms, order_id)\n")
             .arg(create, uniqueIndexName(db, QStringLiteral("idem_requests"), QStringLiteral("request_key")));
     // No triage_audit yet: init-schema has not run.
@@ -440,6 +450,8 @@ void TstSchemaCli::doctorMappedProblems()
     if (!mysql)
         QCOMPARE(db.adminExec(shopStatusIndexFix(db).chopped(1)), QString());
     QCOMPARE(db.adminExec(QStringLiteral("%1 idx_orders_created ON orders (placed_ms, order_id)").arg(create)), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("%1 idx_idem_requests_created ON idem_requests (created_ms, req_id)").arg(create)), QString());
+    QCOMPARE(db.adminExec(QStringLiteral("%1 idx_agent_steps_created ON agent_steps (created_ms, step_pk)").arg(create)), QString());
     RUN_EXIT(fixed, mysql ? 4 : 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("doctor")});
     if (mysql)
         QVERIFY2(withoutPlans(fixed.out).startsWith(shopStatusIndexMissing(db).toUtf8()), fixed.out.constData());
