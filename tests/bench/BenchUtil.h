@@ -14,6 +14,7 @@
 
 #include "DemoData.h"
 #include "WorkspaceConfig.h"
+#include "Workspace.h"
 #include <QString>
 #include <QVector>
 
@@ -151,6 +152,10 @@ inline QJsonArray printFigures(const QVector<Figure> &figures)
 /// PostgreSQL server `serverUrl` (unless it exists and !refill), measures the queues,
 /// detail and duplicates against raw statements on the shop tables, prints and writes
 /// `jsonPath`. Returns the exit code.
+/// The incident window's figures (window_bench.cpp): a 30-minute window's first 500 events
+/// and its summary, console against the per-store statements run raw on `raw`.
+QVector<Figure> windowFigures(Workspace &ws, QSqlDatabase &raw, int reps);
+
 int runShopBench(const QString &serverUrl, qint64 rows, int reps, const QString &jsonPath, bool refill, bool fillOnly);
 
 } // namespace triage::bench

@@ -601,6 +601,7 @@ int main(int argc, char **argv)
         figures << f;
     }
 
+    figures << windowFigures(ws, raw, reps);
     const QJsonArray out = printFigures(figures);
     QJsonObject doc;
     doc[QStringLiteral("rows")] = rows;

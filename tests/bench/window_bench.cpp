@@ -1,0 +1,85 @@
+// triage-bench: the incident window (DESIGN.md §7) against the same per-store statements
+// run raw in the same process: a 30-minute window's first 500 events, and its summary.
+#include "BenchUtil.h"
+
+#include "Window.h"
+#include "WindowSummary.h"
+#include "Workspace.h"
+
+#include <QDateTime>
+
+namespace triage::bench {
+
+QVector<Figure> windowFigures(Workspace &ws, QSqlDatabase &raw, int reps)
+{
+    // The window's streams need their (time, id) indexes; a bench database filled before
+    // they existed gets them here (its own fixture, not an agents' table).
+    for (const char *sql : {"CREATE INDEX IF NOT EXISTS idx_idempotency_record_created ON idempotency_record (created_at, id)",
+                            "CREATE INDEX IF NOT EXISTS idx_idempotency_record_updated ON idempotency_record (updated_at, id)",
+                            "CREATE INDEX IF NOT EXISTS idx_intent_log_created ON intent_log (created_at, id)",
+                            "CREATE INDEX IF NOT EXISTS idx_triage_compensation_created ON triage_compensation (created_at, id)",
+                            "CREATE INDEX IF NOT EXISTS idx_triage_compensation_attempt_at ON triage_compensation_attempt (at, id)"})
+        rawExec(raw, QString::fromLatin1(sql));
+    rawExec(raw, QStringLiteral("ANALYZE"));
+    // A 30-minute window ending 10 minutes ago: older than the watermark, so every event is final.
+    const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+    WindowQuery q;
+    q.from = (nowMs - 40 * 60 * 1000) * 1000;
+    q.to = (nowMs - 10 * 60 * 1000) * 1000;
+    const QString from = formatUtcMicros(q.from), to = formatUtcMicros(q.to);
+    auto in = [&](const QString &col) { return QStringLiteral("%1 >= '%2' AND %1 < '%3'").arg(col, from, to); };
+    QVector<Figure> figures;
+    {
+        Figure f;
+        f.name = QStringLiteral("window: first 500 events of 30 min");
+        int events = 0;
+        f.consoleMs = medianMs(reps, [&] {
+            const auto page = readWindowPage(ws, q, WindowCursor{}, 500).result();
+            if (!page.ok())
+                die(page.error->message);
+            events = int(page->events.size());
+        });
+        // The raw anchor: each stream's first 500 rows in (time, id) order, the same columns.
+        const QStringList raws{
+            QStringLiteral("SELECT id, idem_key, biz_type, status, created_at FROM idempotency_record WHERE %1 ORDER BY created_at, id LIMIT 500").arg(in(QStringLiteral("created_at"))),
+            QStringLiteral("SELECT id, idem_key, biz_type, status, updated_at FROM idempotency_record WHERE %1 AND updated_at <> created_at ORDER BY updated_at, id LIMIT 500").arg(in(QStringLiteral("updated_at"))),
+            QStringLiteral("SELECT id, idem_key, status, actor, action, created_at FROM intent_log WHERE %1 ORDER BY created_at, id LIMIT 500").arg(in(QStringLiteral("created_at"))),
+            QStringLiteral("SELECT id, idem_key, status, title, created_at FROM ticket WHERE %1 ORDER BY created_at, id LIMIT 500").arg(in(QStringLiteral("created_at"))),
+            QStringLiteral("SELECT id, idem_key, outcome, operator, action, at FROM triage_audit WHERE %1 ORDER BY at, id LIMIT 500").arg(in(QStringLiteral("at"))),
+            QStringLiteral("SELECT id, source_key, status, operator, created_at FROM triage_compensation WHERE %1 ORDER BY created_at, id LIMIT 500").arg(in(QStringLiteral("created_at"))),
+            QStringLiteral("SELECT a.id, c.source_key, a.classification, a.at FROM triage_compensation_attempt a JOIN triage_compensation c ON c.comp_key = a.comp_key WHERE %1 ORDER BY a.at, a.id LIMIT 500").arg(in(QStringLiteral("a.at")))};
+        f.rawMs = medianMs(reps, [&] {
+            for (const QString &sql : raws) {
+                auto r = rawExec(raw, sql);
+                drain(r);
+            }
+        });
+        f.note = QStringLiteral("%1 events; raw: the 7 per-stream statements, no merge").arg(events);
+        figures << f;
+    }
+    {
+        Figure f;
+        f.name = QStringLiteral("window: summary of 30 min");
+        f.consoleMs = medianMs(reps, [&] {
+            const auto s = summarizeWindow(ws, q).result();
+            if (!s.ok())
+                die(s.error->message);
+        });
+        f.rawMs = medianMs(reps, [&] {
+            for (const auto &[table, col] : {std::pair{"idempotency_record", "created_at"}, std::pair{"idempotency_record", "updated_at"},
+                                             std::pair{"intent_log", "created_at"}, std::pair{"ticket", "created_at"},
+                                             std::pair{"triage_audit", "at"}}) {
+                const QString t = QString::fromLatin1(table), c = QString::fromLatin1(col);
+                auto a = rawExec(raw, QStringLiteral("SELECT COUNT(*), COUNT(DISTINCT idem_key) FROM %1 WHERE %2").arg(t, in(c)));
+                drain(a);
+                auto m = rawExec(raw, QStringLiteral("SELECT date_trunc('minute', %2), COUNT(*) FROM %1 WHERE %3 GROUP BY 1 ORDER BY 1").arg(t, c, in(c)));
+                drain(m);
+            }
+        });
+        f.note = QStringLiteral("raw: counts, distinct keys and per-minute counts per stream");
+        figures << f;
+    }
+    return figures;
+}
+
+} // namespace triage::bench
