@@ -11,6 +11,8 @@
 #include "RecordStatus.h"
 #include "SchemaSql.h"
 
+#include <QMutex>
+#include <QSet>
 #include <QSqlQuery>
 
 namespace triage {
@@ -33,6 +35,27 @@ QString concatText(Dialect d, const QStringList &parts)
 {
     return d == Dialect::MySql ? QStringLiteral("CONCAT(%1)").arg(parts.join(QStringLiteral(", ")))
                                : QLatin1Char('(') + parts.join(QStringLiteral(" || ")) + QLatin1Char(')');
+}
+
+/// True when the console-owned `table` exists in `session`'s database. Once seen it is
+/// remembered for the process (init-schema never drops one), so a window page asks the
+/// catalog only until the table exists; an absent one is asked again next time, since
+/// init-schema may create it meanwhile.
+bool consoleTableExists(DbSession &session, const QString &table)
+{
+    static QMutex mutex;
+    static QSet<QString> seen; // "<database URL> <table>"
+    const QString key = session.profile().displayUrl() + QLatin1Char(' ') + table;
+    {
+        const QMutexLocker lock(&mutex);
+        if (seen.contains(key))
+            return true;
+    }
+    if (!catalog_sql::tableExists(session, table))
+        return false;
+    const QMutexLocker lock(&mutex);
+    seen.insert(key);
+    return true;
 }
 
 /// `value` as text, or "" for NULL.
@@ -126,7 +149,7 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
         break;
     }
     case EventKind::Audit:
-        if (!catalog_sql::tableExists(session, QStringLiteral("triage_audit")))
+        if (!consoleTableExists(session, QStringLiteral("triage_audit")))
             return std::nullopt;
         s.from = QStringLiteral("triage_audit x");
         s.id = QStringLiteral("x.id");
@@ -139,7 +162,7 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
         break;
     case EventKind::Compensation:
     case EventKind::CompensationAttempt:
-        if (!catalog_sql::tableExists(session, QStringLiteral("triage_compensation")))
+        if (!consoleTableExists(session, QStringLiteral("triage_compensation")))
             return std::nullopt;
         if (kind == EventKind::Compensation) {
             s.from = QStringLiteral("triage_compensation x");
