@@ -489,7 +489,14 @@ QFuture<Outcome<StoreCheck>> checkStore(Workspace &workspace, DbRole role)
 void installMappingCheck(Workspace &workspace)
 {
     const SchemaMap map = workspace.config().schema;
-    workspace.setOpenCheck([map](DbSession &s) { return doctor_sql::mappingProblems(s, map); });
+    // The structure first; when it matches, the sampled time values (a wrong epoch unit
+    // would otherwise move stale records silently: DESIGN.md §10). Warnings stay doctor's.
+    workspace.setOpenCheck([map](DbSession &s) {
+        QStringList problems = doctor_sql::mappingProblems(s, map);
+        if (problems.isEmpty())
+            problems = doctor_sql::timeValueFindings(s, map).problems;
+        return problems;
+    });
 }
 
 QFuture<Outcome<QVector<IndexFinding>>> inspectIndexes(Workspace &workspace, DbRole role)

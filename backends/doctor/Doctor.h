@@ -88,7 +88,9 @@ QFuture<Outcome<StoreCheck>> checkStore(Workspace &workspace, DbRole role);
 
 /// Makes doctor_sql::mappingProblems() with the workspace's mapping the check each store
 /// passes before its first job (Workspace::setOpenCheck(), DESIGN.md §10 "Checked at open"):
-/// once per store for the life of `workspace`, a few catalog reads. A store whose mapping
+/// once per store for the life of `workspace`, a few catalog reads and, when the structure
+/// matches, timeValueFindings()' problems (a sample of at most 100 rows per table: a wrong
+/// epoch unit is refused before it can move stale records). A store whose mapping
 /// does not match then fails every job with kind Config (CLI exit 1) and the message
 /// "<store>: the mapping does not match the database: [<section>] <key>: …; run `triagectl
 /// doctor`", and says so by connectionEvent(). A default table that does not exist yet

@@ -75,7 +75,10 @@ struct WindowQuery {
     QString keySubstring;      ///< case-sensitive substring of the idempotency key
     QVector<EventStore> stores; ///< empty: all four
     QVector<EventKind> kinds;   ///< empty: all
-    QStringList statuses;      ///< exact status names as WindowEvent::status shows them
+    /// Statuses: console names in any case (SUCCESS, escalated, …: the mapping's spellings),
+    /// or values exactly as shown (a ticket's stored status, an audit outcome such as applied).
+    /// Record events match the record's current status.
+    QStringList statuses;
     /// Seconds before each store's now() within which events are still settling.
     int lookbackS = 60;
 };

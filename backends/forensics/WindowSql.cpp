@@ -75,6 +75,10 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
     const SqlDialect &sd = session.dialect();
     const TimeSql native(d, TimeMapping{});
     const QString x = QStringLiteral("x");
+    // Console status names in any case ("escalated" is ESCALATED); stored values stay exact.
+    QStringList statusNames;
+    for (const QString &n : query.statuses)
+        statusNames << n.toUpper();
     StreamSql s{{}, {}, {}, {}, kNull, kNull, kNull, kNull, kNull, {}, {}, native, {}};
     QStringList where;
     // Filters applied through the record of the same key (streams without a biz_type):
@@ -106,7 +110,7 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
                 where << queue_sql::tenantOnAnyPattern(sd, b, config, s.key, query.tenant);
         }
         if (!query.statuses.isEmpty())
-            where << r.statuses.isAny(b, qualified(x, r.status), query.statuses);
+            where << r.statuses.isAny(b, qualified(x, r.status), statusNames);
         break;
     }
     case EventKind::IntentAttempt: {
@@ -121,7 +125,7 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
         s.clock = i.time;
         recordsHere = config.intent.sameDatabase(config.idempotency);
         if (!query.statuses.isEmpty())
-            where << QStringLiteral("(%1 OR %2)").arg(i.statuses.isAny(b, qualified(x, i.status), query.statuses),
+            where << QStringLiteral("(%1 OR %2)").arg(i.statuses.isAny(b, qualified(x, i.status), statusNames),
                                                        textIn(b, d, s.status, query.statuses));
         if (!query.tenant.isEmpty())
             where << queue_sql::tenantOnAnyPattern(sd, b, config, s.key, query.tenant);
@@ -141,7 +145,7 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
         s.clock = t.time;
         recordsHere = config.ticket.sameDatabase(config.idempotency);
         if (!query.statuses.isEmpty())
-            where << QStringLiteral("(%1 OR %2)").arg(t.statuses.isAny(b, qualified(x, t.status), query.statuses),
+            where << QStringLiteral("(%1 OR %2)").arg(t.statuses.isAny(b, qualified(x, t.status), statusNames),
                                                        textIn(b, d, s.status, query.statuses));
         if (!query.tenant.isEmpty())
             where << (t.tenant.isEmpty() ? queue_sql::tenantOnAnyPattern(sd, b, config, s.key, query.tenant)
@@ -157,7 +161,7 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
         s.time = QStringLiteral("x.at");
         s.status = QStringLiteral("x.outcome");
         s.actor = QStringLiteral("x.operator");
-        s.detail = concatText(d, {QStringLiteral("x.action"), QStringLiteral("' -> '"), QStringLiteral("COALESCE(x.to_state, '-')")});
+        s.detail = QStringLiteral("x.action"); // to_state is the new state as JSON: the action says it
         recordsHere = true;
         break;
     case EventKind::Compensation:

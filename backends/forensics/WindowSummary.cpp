@@ -145,8 +145,10 @@ void summarize(DbSession &session, const WorkspaceConfig &config, const WindowQu
         summary->settledBy = topNames(
             session, config, EventKind::Audit, query,
             [d](const StreamSql &) {
-                return d == Dialect::MySql ? QStringLiteral("CONCAT(x.operator, ' ', COALESCE(x.to_state, '-'))")
-                                           : QStringLiteral("(x.operator || ' ' || COALESCE(x.to_state, '-'))");
+                // triage_audit.to_state holds the record's new state as JSON: the action names
+                // the outcome ("alice mark_success").
+                return d == Dialect::MySql ? QStringLiteral("CONCAT(x.operator, ' ', x.action)")
+                                           : QStringLiteral("(x.operator || ' ' || x.action)");
             },
             [](const StreamSql &, SqlBuilder &b) {
                 return QStringList{QStringLiteral("x.action IN (%1, %2)").arg(b.bind(QStringLiteral("mark_success")),

@@ -31,7 +31,7 @@ struct WindowSummary {
     qint64 unknownKeys = 0;           ///< distinct keys with an intent attempt UNKNOWN in the window
     qint64 stillProcessing = 0;       ///< records created in the window whose current status is PROCESSING
     qint64 duplicateGroups = 0;       ///< keys with two or more tickets created in the window
-    QVector<NameCount> settledBy;     ///< applied marks in the window by "<operator> <to_state>", most first
+    QVector<NameCount> settledBy;     ///< applied marks in the window by "<operator> <action>" ("alice mark_success"), most first
     QVector<NameCount> topBizTypes;   ///< records created in the window by biz_type, most first (at most 5)
     QVector<NameCount> topTenants;    ///< tickets created in the window by tenant column, most first (at most 5; empty without one)
 };

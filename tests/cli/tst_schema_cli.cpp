@@ -563,6 +563,15 @@ void TstSchemaCli::doctorTimeValues()
                  "MISSING  idempotency idem_requests("),
              r.out.constData());
     QVERIFY2(r.out.endsWith("the mapping does not match the databases: fix the [*.map] keys named above\n"), r.out.constData());
+    // Checked at open too: list refuses before reading (a wrong unit would move stale
+    // records into In flight silently), naming the keys; exit 1.
+    RUN_EXIT(l, 1, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url()) + QStringList{QStringLiteral("list"), QStringLiteral("inflight")});
+    QCOMPARE(l.out, QByteArray());
+    QVERIFY2(l.err.startsWith("triagectl: idempotency database: the mapping does not match the database: [idempotency.map] "
+                              "created_at: values look like epoch seconds (e.g. 1764650000) but the mapping says time = epoch_ms; "
+                              "use time = epoch_s; [idempotency.map] updated_at: values look like epoch seconds (e.g. 1764650001) "
+                              "but the mapping says time = epoch_ms; use time = epoch_s; run `triagectl doctor`\n"),
+             l.err.constData());
 
     // epoch_s on millisecond values: the other way round.
     QCOMPARE(db.adminExec(QStringLiteral("DELETE FROM idem_requests")), QString());

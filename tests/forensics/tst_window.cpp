@@ -160,7 +160,7 @@ QStringList expected(const TestDatabase &db)
     QStringLiteral("2026-01-01T00:02:00.000000Z idempotency record.created k:b  now PROCESSING"),
     QStringLiteral("2026-01-01T00:02:30.000000Z idempotency record.updated k:a SUCCESS"),
     QStringLiteral("2026-01-01T00:02:30.000000Z intent intent.attempt k:b SUCCEEDED create_ticket"),
-    QStringLiteral("2026-01-01T00:02:30.000000Z console audit k:a applied mark_success -> SUCCESS"),
+    QStringLiteral("2026-01-01T00:02:30.000000Z console audit k:a applied mark_success"),
     QStringLiteral("2026-01-01T00:03:19.999000Z ticket ticket.created k:b OPEN VPN down"),
     };
     QStringList out = defaultShape;
@@ -384,7 +384,7 @@ void TestWindow::timelineCli()
         "2026-01-01T00:02:00.000000Z  idempotency  record.created             k:b                now PROCESSING\n"
         "2026-01-01T00:02:30.000000Z  idempotency  record.updated  SUCCESS    k:a\n"
         "2026-01-01T00:02:30.000000Z  intent       intent.attempt  SUCCEEDED  k:b       agent-1  create_ticket\n"
-        "2026-01-01T00:02:30.000000Z  console      audit           applied    k:a       alice    mark_success -> SUCCESS\n"
+        "2026-01-01T00:02:30.000000Z  console      audit           applied    k:a       alice    mark_success\n"
         "2026-01-01T00:03:19.999000Z  ticket       ticket.created  %1       k:b                VPN down\n"
         "8 events\n").arg(live.leftJustified(4)));
     if (!db.isShop()) // the shop's config names no biz_type: warnings about that on stderr
@@ -397,7 +397,7 @@ void TestWindow::timelineCli()
         "[\n"
         "{\"actor\":\"\",\"at\":\"2026-01-01T00:02:30.000000Z\",\"biz_type\":\"ticket_create\",\"detail\":\"\",\"id\":\"1\","
         "\"idem_key\":\"k:a\",\"kind\":\"record.updated\",\"settling\":false,\"status\":\"SUCCESS\",\"store\":\"idempotency\"},\n"
-        "{\"actor\":\"alice\",\"at\":\"2026-01-01T00:02:30.000000Z\",\"biz_type\":\"\",\"detail\":\"mark_success -> SUCCESS\",\"id\":\"1\","
+        "{\"actor\":\"alice\",\"at\":\"2026-01-01T00:02:30.000000Z\",\"biz_type\":\"\",\"detail\":\"mark_success\",\"id\":\"1\","
         "\"idem_key\":\"k:a\",\"kind\":\"audit\",\"settling\":false,\"status\":\"applied\",\"store\":\"console\"}\n"
         "]\n"));
 
@@ -416,7 +416,7 @@ void TestWindow::timelineCli()
         "Keys with an UNKNOWN attempt: 1\n"
         "Records created in the window, still PROCESSING: 1\n"
         "Keys with 2+ tickets created in the window: 0\n"
-        "Settled by operators: alice SUCCESS 1\n"
+        "Settled by operators: alice mark_success 1\n"
         "Top biz_types: pay_capture 1, ticket_create 1\n"
         "Top tenants: acme 2\n"
         "MINUTE (UTC)      IDEMPOTENCY  INTENT  TICKET  CONSOLE\n"
