@@ -169,7 +169,7 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     m_chartView = new QChartView(m_chart, this);
     m_chartView->setObjectName(QStringLiteral("incidentHistogram"));
     m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(170);
+    m_chartView->setMinimumHeight(200);
     connect(m_series, &QStackedBarSeries::clicked, this, [this](int index, QBarSet *) {
         if (index >= 0 && index < m_histogram.starts.size())
             scrollToTime(m_histogram.starts.at(index));
@@ -344,8 +344,14 @@ void IncidentView::showSummary(const WindowSummary &summary, const WindowQuery &
     for (qint64 v : stacked)
         top = qMax(top, v);
     if (auto *yAxis = qobject_cast<QValueAxis *>(m_chart->axes(Qt::Vertical).value(0))) {
-        yAxis->setRange(0, qMax<qint64>(1, top));
-        yAxis->applyNiceNumbers();
+        // Whole-number ticks: four steps of 1, 2 or 5 × 10^k events.
+        qint64 step = 1;
+        for (qint64 unit = 1; step * 4 < top; unit *= 10)
+            for (qint64 m : {1, 2, 5})
+                if (step * 4 < top)
+                    step = m * unit;
+        yAxis->setRange(0, qreal(step * 4));
+        yAxis->setTickCount(5);
         yAxis->setLabelFormat(QStringLiteral("%d"));
     }
     m_chart->setTitle(QStringLiteral("Events per %1 (UTC), by store")
