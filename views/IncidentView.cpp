@@ -274,6 +274,10 @@ void IncidentView::load()
     m_pendingScroll.reset();
     if (q.to <= q.from) {
         m_bar->showMessage(MessageBar::Level::Error, QStringLiteral("The window's end must be after its start."));
+        ++m_generation;
+        m_pending = 0;
+        // Nothing to read: the load is over (from the event loop, like every other ending).
+        QMetaObject::invokeMethod(this, &IncidentView::windowLoaded, Qt::QueuedConnection);
         return;
     }
     const quint64 generation = ++m_generation;

@@ -132,6 +132,10 @@ int main(int argc, char *argv[])
     }
     if (!parser.isSet(incidentFrom))
         incidentStart = incidentEnd - 24LL * 3600 * 1000000;
+    if (incident && incidentEnd <= incidentStart) {
+        std::fprintf(stderr, "triage-console: --incident-to must be after --incident-from\n");
+        return 1;
+    }
 
     // The demo's upstream is the simulator on the demo's ticket database, started here,
     // before the window exists (start() waits for its port line; QProcess must live on this

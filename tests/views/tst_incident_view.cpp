@@ -9,6 +9,7 @@
 #include "IncidentView.h"
 #include "KeyDetailView.h"
 #include "MainWindow.h"
+#include "MessageBar.h"
 #include "WindowEventsModel.h"
 
 #include <QBarSet>
@@ -158,6 +159,13 @@ void TestIncidentView::incidentTab()
     QTRY_VERIFY_WITH_TIMEOUT(view->eventsModel()->atEnd(), 30000);
     QCOMPARE(rowsOf(*table->model()), (QStringList{expectedRows[3], expectedRows[5], expectedRows[7]}));
     QCOMPARE(valuesOf(series->barSets()[1]), bars(18, {{1, 1}}));
+
+    // An end before the start: said, nothing read, the load is over.
+    loaded.clear();
+    view->setRange(at(200000), at(100000));
+    view->load();
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(view->messageBar()->text(), QStringLiteral("The window's end must be after its start."));
 
     // A preset: absolute times at once, 15 min apart, loaded.
     loaded.clear();
