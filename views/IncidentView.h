@@ -62,6 +62,9 @@ public:
     QString clockText() const;
     QString summaryText() const;
     MessageBar *messageBar() const { return m_bar; }
+    /// Shows measured clock offsets in the label, and the warning when one exceeds
+    /// kClockSkewWarnMs (load() calls it with measureStoreClocks()'s answer; public for tests).
+    void showClocks(const QVector<StoreClock> &clocks);
 
 signals:
     /// The operator asked to open the detail of `idemKey` (double-click on an event).
@@ -75,7 +78,6 @@ protected:
 
 private:
     void showSummary(const WindowSummary &summary, const WindowQuery &query);
-    void showClocks(const QVector<StoreClock> &clocks);
     void partDone(quint64 generation);
     void updateSpans(int first, int last);
     void tryPendingScroll();

@@ -160,6 +160,16 @@ void TestIncidentView::incidentTab()
     QCOMPARE(rowsOf(*table->model()), (QStringList{expectedRows[3], expectedRows[5], expectedRows[7]}));
     QCOMPARE(valuesOf(series->barSets()[1]), bars(18, {{1, 1}}));
 
+    // Clock offsets: every store named; one beyond kClockSkewWarnMs is warned about.
+    view->showClocks({StoreClock{DbRole::Idempotency, 12, 1}, StoreClock{DbRole::Intent, -3, 1}, StoreClock{DbRole::Ticket, 2300, 2}});
+    QCOMPARE(view->clockText(), QStringLiteral("clocks vs this machine: idempotency +12 ms, intent \u22123 ms, ticket +2.3 s"));
+    QCOMPARE(view->messageBar()->level(), MessageBar::Level::Warning);
+    QVERIFY2(view->messageBar()->text().contains(QStringLiteral("2.3 s ahead of this machine's: the order of events across stores is approximate")),
+             qPrintable(view->messageBar()->text()));
+    view->messageBar()->clearMessage();
+    view->showClocks({StoreClock{DbRole::Idempotency, 1000, 1}, StoreClock{DbRole::Ticket, -999, 1}}); // at the limit: no warning
+    QCOMPARE(view->messageBar()->text(), QString());
+
     // An end before the start: said, nothing read, the load is over.
     loaded.clear();
     view->setRange(at(200000), at(100000));
