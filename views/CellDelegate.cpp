@@ -17,8 +17,11 @@ void CellDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelInd
 {
     QStyledItemDelegate::initStyleOption(option, index);
     option->textElideMode = index.data(roles::ElideMiddle).toBool() ? Qt::ElideMiddle : Qt::ElideRight;
-    if (index.data(roles::Monospace).toBool())
+    if (index.data(roles::Monospace).toBool()) {
+        const bool italic = option->font.italic(); // Qt::FontRole's italic (settling events) stays
         option->font = theme::monospaceFont(-1);
+        option->font.setItalic(italic);
+    }
     if (index.data(roles::IsNull).toBool()) {
         option->font.setItalic(true);
         option->palette.setColor(QPalette::Text, theme::mutedText());

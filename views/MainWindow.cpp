@@ -2,6 +2,7 @@
 
 #include "CompensationsPane.h"
 #include "DuplicatesPane.h"
+#include "IncidentView.h"
 
 #include "BizTypeCheck.h"
 #include "BulkMarkDialog.h"
@@ -34,6 +35,7 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 
 namespace triage {
@@ -139,6 +141,10 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     connect(compensations, &CompensationsPane::keyActivated, this, &MainWindow::openKey);
     m_duplicates = duplicates;
     m_compensations = compensations;
+    // Incident replay: a time window across every store; loads when first shown.
+    m_incident = new IncidentView(workspace, m_queues);
+    m_queues->addTab(m_incident, tr("Incident"));
+    connect(m_incident, &IncidentView::keyActivated, this, &MainWindow::openKey);
     connect(duplicates, &DuplicatesPane::operatorActionFinished, this, &MainWindow::onOperatorAction);
     connect(compensations, &CompensationsPane::resumeFinished, this, [this](const QString &, const QString &) {
         onOperatorAction(m_detail->key());
@@ -152,6 +158,21 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     connect(m_detail, &KeyDetailView::recordChanged, this, [this] { refreshAfterAction(); });
     // Switching tabs shows the detail of that tab's selected row (if it has one).
     connect(m_queues, &QTabWidget::currentChanged, this, [this] {
+        // The Incident tab (chart and a seven-column list) gets most of the width while it
+        // is current; the queues get their split back afterwards.
+        // Deferred: before the window is first laid out the splitter has no sizes yet.
+        QTimer::singleShot(0, this, [this] {
+            const bool incident = m_queues->currentWidget() == m_incident;
+            if (incident && m_sizesBeforeIncident.isEmpty()) {
+                m_sizesBeforeIncident = m_splitter->sizes();
+                const int total = m_sizesBeforeIncident.value(0) + m_sizesBeforeIncident.value(1);
+                const int detail = qMax(m_detail->minimumWidth(), total * 3 / 10);
+                m_splitter->setSizes({total - detail, detail});
+            } else if (!incident && !m_sizesBeforeIncident.isEmpty()) {
+                m_splitter->setSizes(m_sizesBeforeIncident);
+                m_sizesBeforeIncident.clear();
+            }
+        });
         QueuePane *pane = currentPane();
         const QString key = pane ? pane->currentKey() : QString();
         if (!key.isEmpty() && key != m_detail->key())
@@ -235,6 +256,13 @@ QueuePane *MainWindow::queuePane(QueueKind kind) const
 QueuePane *MainWindow::currentPane() const
 {
     return qobject_cast<QueuePane *>(m_queues->currentWidget());
+}
+
+void MainWindow::showIncident(qint64 from, qint64 to)
+{
+    m_incident->setRange(from, to);
+    m_incident->load();
+    m_queues->setCurrentWidget(m_incident);
 }
 
 void MainWindow::openKey(const QString &key)

@@ -24,6 +24,7 @@ class BulkQueryDialog;
 class CompensationsPane;
 class ConnectionIndicator;
 class DuplicatesPane;
+class IncidentView;
 class KeyDetailView;
 class MessageBar;
 class QueuePane;
@@ -32,7 +33,8 @@ class Workspace;
 struct KeyDetail;
 
 /// The console's main window: on the left a tab per work queue (Unknown, In flight,
-/// Failed, Succeeded, Escalated; QueuePane each, titles with their counts), on the right
+/// Failed, Succeeded, Escalated; QueuePane each, titles with their counts), then the
+/// Duplicate keys, Compensations and Incident (a time window across every store) tabs; on the right
 /// the KeyDetailView of the selected row; a tool bar with the workspace's name, "Go to
 /// key" and Refresh; a status bar with each store's connection state (from
 /// Workspace::connectionEvent(); a connection that dropped and was re-opened is
@@ -75,6 +77,10 @@ public:
     /// The duplicate-key and compensation tabs (for tests).
     DuplicatesPane *duplicatesPane() const { return m_duplicates; }
     CompensationsPane *compensationsPane() const { return m_compensations; }
+    /// The Incident tab (a time window across every store, DESIGN.md §7).
+    IncidentView *incidentView() const { return m_incident; }
+    /// Makes the Incident tab current with the window [from, to) (µs, UTC) and loads it.
+    void showIncident(qint64 from, qint64 to);
     /// The upstream client (nullptr when no biz_type has an upstream).
     UpstreamClient *upstreamClient() const { return m_upstream.get(); }
     /// Loads the selected rows' details, then opens the bulk-mark confirmation for
@@ -111,6 +117,8 @@ private:
     QMap<int, QueuePane *> m_panes;
     DuplicatesPane *m_duplicates = nullptr;
     CompensationsPane *m_compensations = nullptr;
+    IncidentView *m_incident = nullptr;
+    QList<int> m_sizesBeforeIncident; ///< the split to restore when the Incident tab is left
     QMap<int, ConnectionIndicator *> m_indicators;
     std::unique_ptr<UpstreamClient> m_upstream;
     QLabel *m_selectionLabel = nullptr;

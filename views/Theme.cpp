@@ -46,6 +46,18 @@ QColor mutedText()
     return QColor(0x80, 0x86, 0x8b);
 }
 
+QColor storeColor(int store)
+{
+    // Okabe-Ito: blue, orange, bluish green, reddish purple.
+    switch (store) {
+    case 0: return QColor(0x00, 0x72, 0xb2);
+    case 1: return QColor(0xe6, 0x9f, 0x00);
+    case 2: return QColor(0x00, 0x9e, 0x73);
+    case 3: return QColor(0xcc, 0x79, 0xa7);
+    }
+    return mutedText();
+}
+
 } // namespace triage::theme
 
 namespace triage::theme {

@@ -33,6 +33,11 @@ QString badgeStyleSheet(Tone tone);
 /// Muted grey for secondary text (NULL cells, captions).
 QColor mutedText();
 
+/// The colour of a store in the Incident view (histogram bars, the event list's store cell):
+/// `store` is an EventStore as int (0 idempotency blue, 1 intent orange, 2 ticket green,
+/// 3 console purple), distinct for colour-blind readers and readable on white.
+QColor storeColor(int store);
+
 } // namespace triage::theme
 
 namespace triage::theme {

@@ -1,5 +1,6 @@
 #include "ScreenshotRunner.h"
 
+#include "IncidentView.h"
 #include "KeyDetailView.h"
 #include "Log.h"
 #include "MainWindow.h"
@@ -41,6 +42,11 @@ void ScreenshotRunner::start()
         }
     });
     connect(m_window->detailView(), &KeyDetailView::detailLoaded, this, &ScreenshotRunner::onDetailLoaded);
+    if (m_incident)
+        connect(m_window->incidentView(), &IncidentView::windowLoaded, this, [this] {
+            m_incidentReady = true;
+            maybeShoot();
+        });
     m_waitingFor = QStringLiteral("the first page of the Unknown queue");
     m_timeout.start();
 }
@@ -55,7 +61,7 @@ void ScreenshotRunner::onPageLoaded()
         m_detailWanted = true;
         m_waitingFor = QStringLiteral("the detail of %1").arg(m_selectKey);
         m_window->openKey(m_selectKey);
-    } else if (pane->model()->rowCount() > 0) {
+    } else if (pane->model()->rowCount() > 0 && !m_incident) {
         m_detailWanted = true;
         m_waitingFor = QStringLiteral("the detail of the first row");
         pane->selectRow(0);
@@ -102,6 +108,10 @@ void ScreenshotRunner::maybeShoot()
 {
     if (m_done || m_shooting || !m_pageReady || (m_detailWanted && !m_detailReady))
         return;
+    if (m_incident && !m_incidentReady) {
+        m_waitingFor = QStringLiteral("the Incident tab's window");
+        return;
+    }
     if (!m_action.isEmpty() && m_detailWanted && (!m_actionDone || m_window->detailView()->isLoading()))
         return;
     if (!m_countReady) {

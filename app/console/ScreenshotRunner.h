@@ -9,7 +9,7 @@ namespace triage {
 class MainWindow;
 
 /// Drives `triage-console --screenshot FILE.png`: waits until the default (Unknown) queue's
-/// first page is in, selects a row (the `selectKey`'s detail, or the first row), waits for
+/// first page is in (and, with setIncidentTab(), the Incident tab's window), selects a row (the `selectKey`'s detail, or the first row), waits for
 /// that detail, then saves QWidget::grab() of the window as `path` and emits finished().
 /// The count is waited for only up to 5 s more (a COUNT(*) over a big table may be slow;
 /// the shot then says "counting…"). Gives up after `timeoutMs` (finished() with exit code 2).
@@ -24,6 +24,10 @@ public:
     /// Runs `action` on the selected key before the shot: "query" (Query upstream; the shot
     /// then shows the Upstream tab with the evidence and verdict), or "" for none.
     void setAction(const QString &action) { m_action = action; }
+    /// Shoots the Incident tab instead of the Unknown queue's first row: waits, besides the
+    /// Unknown queue's first page, for IncidentView::windowLoaded() (the caller makes the tab
+    /// current with MainWindow::showIncident()); no row is selected unless `selectKey` is set.
+    void setIncidentTab(bool incident) { m_incident = incident; }
     /// Milliseconds to wait, once everything is in, for the last layouts and deferred paints
     /// before grabbing (default 250; the start-race stress test uses 0).
     void setSettleDelay(int ms) { m_settleMs = qMax(0, ms); }
@@ -62,6 +66,8 @@ private:
     bool m_actionStarted = false;
     bool m_actionDone = false;
     int m_settleMs = 250;
+    bool m_incident = false;
+    bool m_incidentReady = false;
 };
 
 } // namespace triage

@@ -14,9 +14,11 @@
 #include "Workspace.h"
 #include "DemoWorkspace.h"
 #include "Doctor.h"
+#include "TimeText.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDateTime>
 
 #include <cstdio>
 
@@ -56,9 +58,23 @@ int main(int argc, char *argv[])
                                                        "(\"query\": Query upstream)."),
                                         QStringLiteral("ACTION"));
     screenshotAction.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption screenshotTab(QStringLiteral("screenshot-tab"),
+                                     QStringLiteral("With --screenshot: shoot TAB (\"incident\": the Incident tab with the window "
+                                                    "of --incident-from/--incident-to, default the last 24 h)."),
+                                     QStringLiteral("TAB"));
+    screenshotTab.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption incidentFrom(QStringLiteral("incident-from"),
+                                    QStringLiteral("Open the Incident tab on a window starting at TIME (ISO UTC)."), QStringLiteral("TIME"));
+    incidentFrom.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption incidentTo(QStringLiteral("incident-to"),
+                                  QStringLiteral("Open the Incident tab on a window ending at TIME (ISO UTC, excluded)."), QStringLiteral("TIME"));
+    incidentTo.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(screenshot);
     parser.addOption(select);
     parser.addOption(screenshotAction);
+    parser.addOption(screenshotTab);
+    parser.addOption(incidentFrom);
+    parser.addOption(incidentTo);
     if (!parser.parse(QApplication::arguments())) {
         std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(parser.errorText()));
         return 1;
@@ -96,6 +112,31 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "triage-console: --screenshot-action must be \"query\"\n");
         return 1;
     }
+    if (parser.isSet(screenshotTab) && parser.value(screenshotTab) != QLatin1String("incident")) {
+        std::fprintf(stderr, "triage-console: --screenshot-tab must be \"incident\"\n");
+        return 1;
+    }
+    // The Incident tab's window: absolute UTC; a missing end is now, a missing start 24 h before the end.
+    const bool incident = parser.isSet(screenshotTab) || parser.isSet(incidentFrom) || parser.isSet(incidentTo);
+    UtcMicros incidentEnd = (QDateTime::currentMSecsSinceEpoch() / 1000 + 1) * 1000000;
+    UtcMicros incidentStart = 0;
+    for (const auto &[option, target] : {std::pair{&incidentTo, &incidentEnd}, std::pair{&incidentFrom, &incidentStart}}) {
+        if (!parser.isSet(*option))
+            continue;
+        const auto t = parseUtcMicros(parser.value(*option));
+        if (!t) {
+            std::fprintf(stderr, "triage-console: --%s: not an ISO time: \"%s\"\n", qUtf8Printable(option->names().first()),
+                         qUtf8Printable(parser.value(*option)));
+            return 1;
+        }
+        *target = *t;
+    }
+    if (!parser.isSet(incidentFrom))
+        incidentStart = incidentEnd - 24LL * 3600 * 1000000;
+    if (incident && incidentEnd <= incidentStart) {
+        std::fprintf(stderr, "triage-console: --incident-to must be after --incident-from\n");
+        return 1;
+    }
 
     // The demo's upstream is the simulator on the demo's ticket database, started here,
     // before the window exists (start() waits for its port line; QProcess must live on this
@@ -119,12 +160,15 @@ int main(int argc, char *argv[])
     installMappingCheck(workspace);
     MainWindow window(&workspace);
     window.resize(1400, 900);
+    if (incident)
+        window.showIncident(incidentStart, incidentEnd);
 
     int exitCode = 0;
     std::unique_ptr<ScreenshotRunner> runner;
     if (parser.isSet(screenshot)) {
         runner = std::make_unique<ScreenshotRunner>(&window, parser.value(screenshot), parser.value(select).trimmed());
         runner->setAction(parser.value(screenshotAction));
+        runner->setIncidentTab(incident);
         QObject::connect(runner.get(), &ScreenshotRunner::finished, &app, [&exitCode](int code, const QString &message) {
             if (!message.isEmpty())
                 std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(message));

@@ -1,0 +1,284 @@
+#include "WindowEventsModel.h"
+
+#include "TimeText.h"
+#include "WhenReady.h"
+#include "Workspace.h"
+
+#include <QFont>
+
+namespace triage {
+
+namespace {
+qint64 stringBytes(const QString &s)
+{
+    // Characters held (UTF-16) plus the shared array's header when the string has one.
+    return s.isNull() ? 0 : qint64(s.capacity()) * 2 + 24;
+}
+} // namespace
+
+WindowEventsModel::WindowEventsModel(Workspace *workspace, QObject *parent) : PagedTableModel(workspace, parent) {}
+
+void WindowEventsModel::setQuery(const WindowQuery &query)
+{
+    m_query = query;
+    refresh();
+}
+
+void WindowEventsModel::refresh()
+{
+    beginResetModel();
+    ++m_generation;
+    m_rows.clear();
+    m_rows.squeeze();
+    m_cursor = WindowCursor{};
+    m_finalDone = false;
+    m_lastAt.reset();
+    m_events = 0;
+    m_notes.clear();
+    // Not started until the reset is over (see DuplicateGroupsModel::refresh()).
+    m_started = false;
+    m_atEnd = false;
+    m_failed = false;
+    m_error.clear();
+    const bool wasLoading = m_loading;
+    m_loading = false;
+    endResetModel();
+    if (wasLoading)
+        emit loadingChanged(false);
+    m_started = true;
+    startPage();
+}
+
+QString WindowEventsModel::gapText(qint64 micros)
+{
+    const qint64 minutes = micros / (60LL * 1000 * 1000);
+    QString span;
+    if (minutes < 60)
+        span = QStringLiteral("%1 min").arg(minutes);
+    else if (minutes < 24 * 60)
+        span = minutes % 60 ? QStringLiteral("%1 h %2 min").arg(minutes / 60).arg(minutes % 60) : QStringLiteral("%1 h").arg(minutes / 60);
+    else
+        span = (minutes / 60) % 24 ? QStringLiteral("%1 d %2 h").arg(minutes / (24 * 60)).arg((minutes / 60) % 24)
+                                   : QStringLiteral("%1 d").arg(minutes / (24 * 60));
+    return QStringLiteral("\u2014 %1 without events \u2014").arg(span);
+}
+
+int WindowEventsModel::firstEventRowAtOrAfter(UtcMicros t) const
+{
+    // Rows are in time order: the first event row whose time is >= t.
+    auto it = std::lower_bound(m_rows.cbegin(), m_rows.cend(), t, [](const Row &r, UtcMicros v) { return r.at < v; });
+    for (; it != m_rows.cend(); ++it)
+        if (it->gapUs == 0)
+            return int(it - m_rows.cbegin());
+    return -1;
+}
+
+qint64 WindowEventsModel::bytesHeld() const
+{
+    qint64 bytes = qint64(m_rows.capacity()) * qint64(sizeof(Row));
+    for (const Row &r : m_rows)
+        bytes += stringBytes(r.id) + stringBytes(r.idemKey) + stringBytes(r.status) + stringBytes(r.actor) + stringBytes(r.detail);
+    return bytes;
+}
+
+int WindowEventsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+Qt::ItemFlags WindowEventsModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return Qt::NoItemFlags;
+    // A gap is not an event: it cannot be selected or opened.
+    return m_rows.at(index.row()).gapUs > 0 ? Qt::ItemIsEnabled : Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+}
+
+QVariant WindowEventsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row &r = m_rows.at(index.row());
+    const bool gap = r.gapUs > 0;
+    switch (role) {
+    case IsGapRole: return gap;
+    case StoreRole: return gap ? QVariant() : QVariant(int(r.store));
+    case KindRole: return gap ? QVariant() : QVariant(int(r.kind));
+    case SettlingRole: return r.settling;
+    case AtRole: return r.at;
+    case IdemKeyRole: return r.idemKey;
+    case GapMicrosRole: return r.gapUs;
+    case Qt::DisplayRole:
+        if (gap)
+            return index.column() == TimeColumn ? gapText(r.gapUs) : QString();
+        switch (index.column()) {
+        case TimeColumn: return r.settling ? QStringLiteral("~") + formatUtcMicros(r.at) : formatUtcMicros(r.at);
+        case StoreColumn: return eventStoreName(r.store);
+        case KindColumn: return eventKindName(r.kind);
+        case StatusColumn: return r.status;
+        case KeyColumn: return r.idemKey;
+        case ActorColumn: return r.actor;
+        case DetailColumn: return r.detail;
+        }
+        return {};
+    case roles::FullText:
+        if (!gap && index.column() == TimeColumn)
+            return formatUtcMicros(r.at);
+        return data(index, Qt::DisplayRole);
+    case roles::Monospace:
+        return !gap && (index.column() == TimeColumn || index.column() == KeyColumn);
+    case roles::ElideMiddle:
+        return !gap && index.column() == KeyColumn;
+    case Qt::FontRole:
+        if (gap || r.settling) {
+            QFont f;
+            f.setItalic(true);
+            return f;
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (gap)
+            return QStringLiteral("No event from %1 to %2 (UTC)")
+                .arg(formatUtcMicros(r.at), formatUtcMicros(r.at + r.gapUs));
+        if (r.settling && index.column() == TimeColumn)
+            return QStringLiteral("Settling: newer than the %1 store's watermark (now − %2 s); a later commit may still add "
+                                  "events before it")
+                .arg(eventStoreName(r.store))
+                .arg(m_query.lookbackS);
+        if (index.column() == StoreColumn || index.column() == KindColumn)
+            return QStringLiteral("%1 row %2").arg(eventKindName(r.kind), r.id);
+        return {};
+    }
+    return {};
+}
+
+QVariant WindowEventsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case TimeColumn: return QStringLiteral("Time (UTC)");
+    case StoreColumn: return QStringLiteral("Store");
+    case KindColumn: return QStringLiteral("Kind");
+    case StatusColumn: return QStringLiteral("Status");
+    case KeyColumn: return QStringLiteral("Idempotency key");
+    case ActorColumn: return QStringLiteral("Actor");
+    case DetailColumn: return QStringLiteral("Detail");
+    }
+    return {};
+}
+
+void WindowEventsModel::append(const QVector<WindowEvent> &events)
+{
+    QVector<Row> rows;
+    rows.reserve(events.size() * 2);
+    std::optional<UtcMicros> last = m_lastAt;
+    for (const WindowEvent &e : events) {
+        if (last && e.at - *last >= kGapMicros) {
+            Row gap;
+            gap.at = *last;
+            gap.gapUs = e.at - *last;
+            gap.settling = e.settling;
+            rows << gap;
+        }
+        Row r;
+        r.at = e.at;
+        r.store = e.store;
+        r.kind = e.kind;
+        r.settling = e.settling;
+        r.id = e.id;
+        r.idemKey = e.idemKey;
+        r.status = e.status;
+        r.actor = e.actor;
+        r.detail = e.detail.size() > kDetailChars ? e.detail.left(kDetailChars - 1) + QChar(0x2026) : e.detail;
+        rows << r;
+        last = e.at;
+    }
+    if (rows.isEmpty())
+        return;
+    const int first = int(m_rows.size());
+    beginInsertRows({}, first, first + int(rows.size()) - 1);
+    m_rows += rows;
+    m_lastAt = last;
+    m_events += int(events.size());
+    endInsertRows();
+}
+
+void WindowEventsModel::failPage(const QString &message)
+{
+    m_loading = false;
+    m_failed = true;
+    m_error = message;
+    emit loadingChanged(false);
+    emit errorOccurred(m_error);
+}
+
+void WindowEventsModel::startPage()
+{
+    if (!m_workspace || m_loading)
+        return;
+    m_loading = true;
+    emit loadingChanged(true);
+    const quint64 generation = m_generation;
+    if (m_finalDone) {
+        startTail(generation);
+        return;
+    }
+    whenReady(readWindowPage(*m_workspace, m_query, m_cursor, m_pageSize), this,
+              [this, generation](const Outcome<WindowPage> &page) {
+                  if (generation != m_generation)
+                      return; // a page of a window that was replaced meanwhile
+                  if (!page.ok()) {
+                      failPage(page.error->message);
+                      return;
+                  }
+                  m_error.clear();
+                  for (const QString &note : page->notes)
+                      if (!m_notes.contains(note))
+                          m_notes << note;
+                  // The cursor moves before the rows are announced and m_loading stays true
+                  // until they are in (a view calling fetchMore() from the insert signals).
+                  m_cursor = page->next;
+                  m_finalDone = page->end;
+                  const int first = int(m_rows.size());
+                  append(page->events);
+                  const int added = int(m_rows.size()) - first;
+                  if (m_finalDone || added == 0) {
+                      // The settling tail (or the next page of an empty one) follows in the same fetch.
+                      if (added > 0)
+                          emit pageLoaded(first, added, false);
+                      if (m_finalDone)
+                          startTail(generation);
+                      else {
+                          m_loading = false;
+                          startPage();
+                      }
+                      return;
+                  }
+                  m_loading = false;
+                  emit loadingChanged(false);
+                  emit pageLoaded(first, added, false);
+              });
+}
+
+void WindowEventsModel::startTail(quint64 generation)
+{
+    whenReady(readSettlingTail(*m_workspace, m_query, kTailLimit), this,
+              [this, generation](const Outcome<QVector<WindowEvent>> &tail) {
+                  if (generation != m_generation)
+                      return;
+                  if (!tail.ok()) {
+                      failPage(tail.error->message);
+                      return;
+                  }
+                  m_error.clear();
+                  m_atEnd = true;
+                  const int first = int(m_rows.size());
+                  append(*tail);
+                  m_loading = false;
+                  emit loadingChanged(false);
+                  emit pageLoaded(first, int(m_rows.size()) - first, true);
+              });
+}
+
+} // namespace triage

@@ -1,0 +1,116 @@
+#pragma once
+
+#include "ModelRoles.h"
+#include "PagedTableModel.h"
+#include "Window.h"
+
+#include <QStringList>
+#include <QVector>
+
+#include <optional>
+
+namespace triage {
+
+/// The Incident view's event list (DESIGN.md §7): the events of one time window across every
+/// store, in window order, as a lazily paged, read-only table over readWindowPage() (keyset
+/// pages of final events). Once the last final page is in, the settling tail
+/// (readSettlingTail(), events newer than a store's watermark) is appended in the same
+/// fetch, each row marked settling ("~" before its time, italic). Between two consecutive
+/// events at least kGapMicros apart the model inserts a *gap row* ("— 14 min without events
+/// —", IsGapRole true, enabled but not selectable); gap rows are not events.
+///
+/// Like the other paged models: fetchMore() starts one page and returns at once; the page is
+/// applied on the GUI thread (`whenReady(future, this, …)`) inside an exact beginInsertRows()
+/// range, every reset bumps a generation counter so pages of an older window are dropped, and
+/// errors go to errorOccurred() / lastError(). Each row keeps only what the table shows
+/// (the detail clipped to kDetailChars): bytesHeld() measures it.
+class WindowEventsModel : public PagedTableModel {
+    Q_OBJECT
+public:
+    /// Columns, in display order.
+    enum Column {
+        TimeColumn,   ///< canonical ISO UTC time ("2026-12-01T02:10:00.000000Z"; "~" before it when settling)
+        StoreColumn,  ///< eventStoreName(): idempotency, intent, ticket, console
+        KindColumn,   ///< eventKindName(): record.created, intent.attempt, …
+        StatusColumn, ///< WindowEvent::status as stored
+        KeyColumn,    ///< the idempotency key ("" when the row has none)
+        ActorColumn,  ///< intent actor, audit / compensation operator
+        DetailColumn, ///< one line (clipped to kDetailChars)
+        ColumnCount
+    };
+    /// Model-specific roles (valid on every column of a row).
+    enum Role {
+        IsGapRole = roles::FirstModelRole, ///< bool: a gap row (no event)
+        StoreRole,                         ///< int EventStore (invalid on gap rows)
+        KindRole,                          ///< int EventKind (invalid on gap rows)
+        SettlingRole,                      ///< bool: the event is settling (not final yet)
+        AtRole,                            ///< qint64 µs since the epoch: the event's time; a gap's start
+        IdemKeyRole,                       ///< QString: the event's idempotency key
+        GapMicrosRole,                     ///< qint64 µs: a gap row's length (0 on events)
+    };
+
+    /// Consecutive events at least this far apart (µs, 5 min) get a gap row between them.
+    static constexpr qint64 kGapMicros = 5LL * 60 * 1000 * 1000;
+    /// Characters of an event's detail kept per row (the key detail shows the rest).
+    static constexpr int kDetailChars = 200;
+    /// Settling events read per stream (readSettlingTail()'s limit).
+    static constexpr int kTailLimit = 1000;
+
+    /// `workspace` must outlive the model. Nothing loads until setQuery().
+    explicit WindowEventsModel(Workspace *workspace, QObject *parent = nullptr);
+
+    /// Replaces the window, resets the model and starts the first page.
+    void setQuery(const WindowQuery &query);
+    /// The current window.
+    const WindowQuery &query() const { return m_query; }
+    /// Reloads from the start (the settling tail is read again).
+    void refresh();
+
+    /// Events loaded (rows that are not gap rows).
+    int eventCount() const { return m_events; }
+    /// The first loaded event row at or after `t` (µs), or -1 when none is loaded yet.
+    int firstEventRowAtOrAfter(UtcMicros t) const;
+    /// Notes of the pages so far: filters a stream could not apply (deduplicated).
+    QStringList notes() const { return m_notes; }
+    /// Bytes the loaded rows hold (the row array's capacity and each string's characters).
+    qint64 bytesHeld() const;
+
+    /// "— 14 min without events —" for a gap of `micros` (whole minutes, or h / d above an hour).
+    static QString gapText(qint64 micros);
+
+    /// Read-only table interface (see Column and Role); rowCount(), canFetchMore() and
+    /// fetchMore() (one page of setPageSize() final events, then the settling tail) are
+    /// PagedTableModel's.
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+
+private:
+    /// One table row: an event (what the columns show, nothing more) or a gap.
+    struct Row {
+        UtcMicros at = 0;  ///< event time; a gap's start (the previous event's time)
+        qint64 gapUs = 0;  ///< > 0: a gap row of this length
+        EventStore store = EventStore::Idempotency;
+        EventKind kind = EventKind::RecordCreated;
+        bool settling = false;
+        QString id, idemKey, status, actor, detail;
+    };
+
+    int loadedRows() const override { return int(m_rows.size()); }
+    void startPage() override;
+    void startTail(quint64 generation);
+    /// Appends `events` (with their gap rows) inside one exact insert range.
+    void append(const QVector<WindowEvent> &events);
+    void failPage(const QString &message);
+
+    WindowQuery m_query;
+    QVector<Row> m_rows;
+    WindowCursor m_cursor;
+    bool m_finalDone = false; ///< the last final page is in; the tail comes next
+    std::optional<UtcMicros> m_lastAt;
+    int m_events = 0;
+    QStringList m_notes;
+};
+
+} // namespace triage

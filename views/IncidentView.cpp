@@ -1,0 +1,449 @@
+#include "IncidentView.h"
+
+#include "MessageBar.h"
+#include "StoreRole.h"
+#include "Theme.h"
+#include "TimeText.h"
+#include "WhenReady.h"
+#include "WindowEventsModel.h"
+#include "WindowSummary.h"
+#include "Workspace.h"
+
+#include <QBarSet>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QChartView>
+#include <QDateTime>
+#include <QDateTimeEdit>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QIdentityProxyModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStackedBarSeries>
+#include <QTableView>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+namespace triage {
+
+namespace {
+
+constexpr int kViewPageSize = 500;
+const QString kEditFormat = QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'");
+
+/// The event list as shown: the store's cell gets its colour (the palette is the view's).
+class StoreColorProxy : public QIdentityProxyModel {
+public:
+    using QIdentityProxyModel::QIdentityProxyModel;
+    QVariant data(const QModelIndex &index, int role) const override
+    {
+        if (index.column() == WindowEventsModel::StoreColumn && (role == Qt::DecorationRole || role == Qt::ForegroundRole)) {
+            const QVariant store = QIdentityProxyModel::data(index, WindowEventsModel::StoreRole);
+            if (store.isValid())
+                return theme::storeColor(store.toInt()).darker(role == Qt::ForegroundRole ? 130 : 100);
+        }
+        if (role == Qt::ForegroundRole && QIdentityProxyModel::data(index, WindowEventsModel::IsGapRole).toBool())
+            return theme::mutedText();
+        return QIdentityProxyModel::data(index, role);
+    }
+};
+
+UtcMicros micros(const QDateTimeEdit *edit)
+{
+    return edit->dateTime().toMSecsSinceEpoch() * 1000;
+}
+
+QDateTime utcOf(UtcMicros t)
+{
+    return QDateTime::fromMSecsSinceEpoch(t / 1000, Qt::UTC);
+}
+
+QString signedMs(qint64 ms)
+{
+    if (qAbs(ms) >= 1000)
+        return QStringLiteral("%1%2 s").arg(ms < 0 ? QStringLiteral("\u2212") : QStringLiteral("+")).arg(qAbs(ms) / 1000.0, 0, 'f', 1);
+    return QStringLiteral("%1%2 ms").arg(ms < 0 ? QStringLiteral("\u2212") : QStringLiteral("+")).arg(qAbs(ms));
+}
+
+} // namespace
+
+IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
+    : QWidget(parent), m_workspace(workspace), m_model(new WindowEventsModel(workspace, this))
+{
+    setObjectName(QStringLiteral("incidentView"));
+    m_model->setPageSize(kViewPageSize);
+    m_bar = new MessageBar(this);
+    m_bar->setObjectName(QStringLiteral("incidentMessage"));
+
+    auto makeEdit = [this](const QString &name) {
+        auto *edit = new QDateTimeEdit(this);
+        edit->setObjectName(name);
+        edit->setTimeSpec(Qt::UTC);
+        edit->setDisplayFormat(kEditFormat);
+        edit->setCalendarPopup(true);
+        edit->setFont(theme::monospaceFont(-0.5));
+        edit->setMinimumWidth(QFontMetrics(edit->font()).horizontalAdvance(QStringLiteral("2026-12-01 00:00:00 UTC")) + 44);
+        return edit;
+    };
+    m_from = makeEdit(QStringLiteral("incidentFrom"));
+    m_from->setToolTip(QStringLiteral("Start of the window (UTC, included)"));
+    m_to = makeEdit(QStringLiteral("incidentTo"));
+    m_to->setToolTip(QStringLiteral("End of the window (UTC, excluded)"));
+    m_load = new QPushButton(QStringLiteral("Load"), this);
+    m_load->setObjectName(QStringLiteral("incidentLoad"));
+    m_load->setDefault(true);
+
+    auto *range = new QHBoxLayout;
+    range->addWidget(new QLabel(QStringLiteral("From:"), this));
+    range->addWidget(m_from);
+    range->addWidget(new QLabel(QStringLiteral("to:"), this));
+    range->addWidget(m_to);
+    for (const auto &[label, minutes] : {std::pair{QStringLiteral("Last 15 min"), 15}, std::pair{QStringLiteral("Last 1 h"), 60},
+                                        std::pair{QStringLiteral("Last 24 h"), 24 * 60}}) {
+        auto *preset = new QPushButton(label, this);
+        preset->setObjectName(QStringLiteral("preset%1").arg(minutes));
+        preset->setToolTip(QStringLiteral("Sets the window to the last %1 before now, as absolute UTC times, and loads it").arg(label.mid(5)));
+        connect(preset, &QPushButton::clicked, this, [this, m = minutes] { applyPreset(m); });
+        range->addWidget(preset);
+    }
+    range->addStretch(1);
+
+    auto makeFilter = [this](const QString &name, const QString &placeholder, int width) {
+        auto *edit = new QLineEdit(this);
+        edit->setObjectName(name);
+        edit->setPlaceholderText(placeholder);
+        edit->setClearButtonEnabled(true);
+        if (width > 0)
+            edit->setMaximumWidth(width);
+        connect(edit, &QLineEdit::returnPressed, this, [this] { load(); });
+        return edit;
+    };
+    m_bizType = makeFilter(QStringLiteral("incidentBizType"), QStringLiteral("biz_type"), 150);
+    m_tenant = makeFilter(QStringLiteral("incidentTenant"), QStringLiteral("tenant"), 120);
+    m_key = makeFilter(QStringLiteral("incidentKey"), QStringLiteral("key contains… (case-sensitive)"), 0);
+    auto *filters = new QHBoxLayout;
+    filters->addWidget(m_bizType);
+    filters->addWidget(m_tenant);
+    filters->addWidget(m_key, 1);
+    filters->addWidget(m_load);
+
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("incidentSummary"));
+    m_summary->setTextFormat(Qt::PlainText);
+    m_summary->setWordWrap(true);
+    m_clocks = new QLabel(this);
+    m_clocks->setObjectName(QStringLiteral("incidentClocks"));
+    m_clocks->setTextFormat(Qt::PlainText);
+    m_clocks->setStyleSheet(QStringLiteral("color: %1;").arg(theme::mutedText().name()));
+    auto *info = new QHBoxLayout;
+    info->addWidget(m_summary, 1);
+    info->addWidget(m_clocks, 0, Qt::AlignRight | Qt::AlignTop);
+
+    // The histogram: one bar set per store, stacked.
+    m_series = new QStackedBarSeries;
+    m_series->setBarWidth(0.9);
+    for (int s = 0; s < 4; ++s) {
+        auto *set = new QBarSet(eventStoreName(EventStore(s)));
+        set->setColor(theme::storeColor(s));
+        set->setBorderColor(theme::storeColor(s).darker(115));
+        m_series->append(set);
+    }
+    m_chart = new QChart;
+    m_chart->addSeries(m_series);
+    m_chart->legend()->setAlignment(Qt::AlignTop);
+    m_chart->legend()->setFont(QFont(font().family(), qMax(7, font().pointSize() - 1)));
+    m_chart->setMargins(QMargins(4, 2, 4, 2));
+    m_chart->setBackgroundRoundness(0);
+    auto *xAxis = new QCategoryAxis;
+    xAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    xAxis->setGridLineVisible(false);
+    auto *yAxis = new QValueAxis;
+    yAxis->setLabelFormat(QStringLiteral("%d"));
+    m_chart->addAxis(xAxis, Qt::AlignBottom);
+    m_chart->addAxis(yAxis, Qt::AlignLeft);
+    m_series->attachAxis(xAxis);
+    m_series->attachAxis(yAxis);
+    m_chartView = new QChartView(m_chart, this);
+    m_chartView->setObjectName(QStringLiteral("incidentHistogram"));
+    m_chartView->setRenderHint(QPainter::Antialiasing);
+    m_chartView->setMinimumHeight(200);
+    connect(m_series, &QStackedBarSeries::clicked, this, [this](int index, QBarSet *) {
+        if (index >= 0 && index < m_histogram.starts.size())
+            scrollToTime(m_histogram.starts.at(index));
+    });
+
+    auto *proxy = new StoreColorProxy(this);
+    proxy->setSourceModel(m_model);
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("incidentEvents"));
+    m_table->setModel(proxy);
+    theme::setupTable(m_table);
+    const int timeWidth = QFontMetrics(theme::monospaceFont(-1)).horizontalAdvance(QStringLiteral("~2026-12-01T02:10:00.000000Z")) + 16;
+    theme::setColumnWidths(m_table, {timeWidth, 115, 130, 100, 230, 80});
+    connect(proxy, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) { updateSpans(first, last); });
+    connect(proxy, &QAbstractItemModel::modelReset, this, [this] { m_table->clearSpans(); });
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
+        const QString key = index.data(WindowEventsModel::IdemKeyRole).toString();
+        if (!index.data(WindowEventsModel::IsGapRole).toBool() && !key.isEmpty())
+            emit keyActivated(key);
+    });
+    connect(m_model, &WindowEventsModel::errorOccurred, this, [this](const QString &message) {
+        m_bar->showMessage(MessageBar::Level::Error, message);
+        m_pendingScroll.reset();
+        if (m_waitingFirstPage) {
+            m_waitingFirstPage = false;
+            partDone(m_generation);
+        }
+    });
+    connect(m_model, &WindowEventsModel::pageLoaded, this, [this](int, int, bool atEnd) {
+        if (!m_model->notes().isEmpty())
+            m_bar->showMessage(MessageBar::Level::Info, m_model->notes().join(QLatin1Char('\n')));
+        if (m_waitingFirstPage) {
+            m_waitingFirstPage = false;
+            partDone(m_generation);
+        }
+        Q_UNUSED(atEnd);
+        tryPendingScroll();
+    });
+
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->setChildrenCollapsible(false);
+    split->addWidget(m_chartView);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_bar);
+    layout->addLayout(range);
+    layout->addLayout(filters);
+    layout->addLayout(info);
+    layout->addWidget(split, 1);
+
+    connect(m_load, &QPushButton::clicked, this, [this] { load(); });
+
+    // The last hour until the first load (absolute: shown as it will be read).
+    const qint64 nowMs = QDateTime::currentMSecsSinceEpoch() / 1000 * 1000 + 1000;
+    setRange((nowMs - 3600 * 1000) * 1000, nowMs * 1000);
+    m_summary->setText(QStringLiteral("Pick a window (UTC) and press Load."));
+}
+
+IncidentView::~IncidentView() = default;
+
+void IncidentView::setRange(UtcMicros from, UtcMicros to)
+{
+    m_from->setDateTime(utcOf(from));
+    m_to->setDateTime(utcOf(to));
+}
+
+void IncidentView::applyPreset(int minutes)
+{
+    // Absolute at once: the window does not slide afterwards. The end is the next whole
+    // second, so events of the current second are in.
+    const qint64 endMs = QDateTime::currentMSecsSinceEpoch() / 1000 * 1000 + 1000;
+    setRange((endMs - qint64(minutes) * 60 * 1000) * 1000, endMs * 1000);
+    load();
+}
+
+WindowQuery IncidentView::currentQuery() const
+{
+    WindowQuery q;
+    q.from = micros(m_from);
+    q.to = micros(m_to);
+    q.bizType = m_bizType->text().trimmed();
+    q.tenant = m_tenant->text().trimmed();
+    q.keySubstring = m_key->text(); // case-sensitive, as typed
+    return q;
+}
+
+void IncidentView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (!m_loadedOnce)
+        load();
+}
+
+void IncidentView::load()
+{
+    m_loadedOnce = true;
+    const WindowQuery q = currentQuery();
+    m_bar->clearMessage();
+    m_pendingScroll.reset();
+    if (q.to <= q.from) {
+        m_bar->showMessage(MessageBar::Level::Error, QStringLiteral("The window's end must be after its start."));
+        ++m_generation;
+        m_pending = 0;
+        // Nothing to read: the load is over (from the event loop, like every other ending).
+        QMetaObject::invokeMethod(this, &IncidentView::windowLoaded, Qt::QueuedConnection);
+        return;
+    }
+    const quint64 generation = ++m_generation;
+    m_pending = 3;
+    m_waitingFirstPage = true;
+    m_summary->setText(QStringLiteral("Loading %1 – %2 UTC…").arg(utcOf(q.from).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                                                                  utcOf(q.to).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
+    m_model->setQuery(q);
+    whenReady(summarizeWindow(*m_workspace, q), this, [this, generation, q](const Outcome<WindowSummary> &summary) {
+        if (generation != m_generation)
+            return;
+        if (summary.ok())
+            showSummary(*summary, q);
+        else {
+            m_summary->setText(QStringLiteral("No summary."));
+            m_bar->showMessage(MessageBar::Level::Error, summary.error->message);
+        }
+        partDone(generation);
+    });
+    whenReady(measureStoreClocks(*m_workspace), this, [this, generation](const Outcome<QVector<StoreClock>> &clocks) {
+        if (generation != m_generation)
+            return;
+        if (clocks.ok())
+            showClocks(*clocks);
+        else
+            m_clocks->setText(QStringLiteral("clocks: not measured (%1)").arg(clocks.error->message));
+        partDone(generation);
+    });
+}
+
+void IncidentView::partDone(quint64 generation)
+{
+    if (generation != m_generation || m_pending <= 0)
+        return;
+    if (--m_pending == 0)
+        emit windowLoaded();
+}
+
+void IncidentView::showSummary(const WindowSummary &summary, const WindowQuery &query)
+{
+    m_histogram = bucketWindow(summary.perMinute, query.from, query.to);
+    const int n = int(m_histogram.starts.size());
+    QVector<qint64> stacked(n, 0);
+    for (int s = 0; s < 4; ++s) {
+        QBarSet *set = m_series->barSets().at(s);
+        set->remove(0, set->count());
+        QList<qreal> values;
+        values.reserve(n);
+        for (int i = 0; i < n; ++i) {
+            values << qreal(m_histogram.counts[s].at(i));
+            stacked[i] += m_histogram.counts[s].at(i);
+        }
+        set->append(values);
+    }
+    // X: bucket i at i; labels on about 8 buckets, with the date when the window spans days.
+    auto *xAxis = qobject_cast<QCategoryAxis *>(m_chart->axes(Qt::Horizontal).value(0));
+    if (xAxis) {
+        for (const QString &label : xAxis->categoriesLabels())
+            xAxis->remove(label);
+        const bool days = query.to - query.from > 24LL * 3600 * 1000000;
+        const int step = qMax(1, n / 6);
+        for (int i = 0; i < n; i += step)
+            xAxis->append(utcOf(m_histogram.starts.at(i)).toString(days ? QStringLiteral("MM-dd HH'h'") : QStringLiteral("HH:mm")), i);
+        xAxis->setStartValue(-0.5);
+        xAxis->setRange(-0.5, qMax(0.5, n - 0.5));
+    }
+    qint64 top = 0;
+    for (qint64 v : stacked)
+        top = qMax(top, v);
+    if (auto *yAxis = qobject_cast<QValueAxis *>(m_chart->axes(Qt::Vertical).value(0))) {
+        // Whole-number ticks: four steps of 1, 2 or 5 × 10^k events.
+        qint64 step = 1;
+        for (qint64 unit = 1; step * 4 < top; unit *= 10)
+            for (qint64 m : {1, 2, 5})
+                if (step * 4 < top)
+                    step = m * unit;
+        yAxis->setRange(0, qreal(step * 4));
+        yAxis->setTickCount(5);
+        yAxis->setLabelFormat(QStringLiteral("%d"));
+    }
+    m_chart->setTitle(QStringLiteral("Events per %1 (UTC), by store")
+                          .arg(m_histogram.bucketMinutes == 1    ? QStringLiteral("minute")
+                               : m_histogram.bucketMinutes < 60 ? QStringLiteral("%1 min").arg(m_histogram.bucketMinutes)
+                                                                : QStringLiteral("%1 h").arg(m_histogram.bucketMinutes / 60)));
+    qint64 events = 0;
+    for (qint64 e : summary.events)
+        events += e;
+    QStringList parts{QStringLiteral("%1 event(s)").arg(events)};
+    parts << QStringLiteral("%1 key(s) with an UNKNOWN attempt").arg(summary.unknownKeys)
+          << QStringLiteral("%1 record(s) still PROCESSING").arg(summary.stillProcessing)
+          << QStringLiteral("%1 duplicate group(s)").arg(summary.duplicateGroups);
+    if (!summary.settledBy.isEmpty())
+        parts << QStringLiteral("%1 applied mark(s)").arg([&] {
+            qint64 n = 0;
+            for (const NameCount &c : summary.settledBy)
+                n += c.count;
+            return n;
+        }());
+    m_summary->setText(parts.join(QStringLiteral(" · ")));
+}
+
+void IncidentView::showClocks(const QVector<StoreClock> &clocks)
+{
+    QStringList parts;
+    QStringList skewed;
+    for (const StoreClock &c : clocks) {
+        parts << QStringLiteral("%1 %2").arg(roleName(c.role), signedMs(c.offsetMs));
+        if (qAbs(c.offsetMs) > kClockSkewWarnMs)
+            skewed << QStringLiteral("%1's clock is %2 %3 this machine's").arg(roleTitle(c.role), signedMs(qAbs(c.offsetMs)).mid(1),
+                                                                                 c.offsetMs > 0 ? QStringLiteral("ahead of")
+                                                                                                : QStringLiteral("behind"));
+    }
+    // Roles sharing one database share one measurement: a single one speaks for every store.
+    m_clocks->setText(clocks.size() == 1 ? QStringLiteral("clock vs this machine: %1 (one database)").arg(signedMs(clocks.first().offsetMs))
+                                         : QStringLiteral("clocks vs this machine: %1").arg(parts.join(QStringLiteral(", "))));
+    m_clocks->setToolTip(QStringLiteral("Each store's now() minus this machine's clock at the round trip's middle (DESIGN.md §7)"));
+    if (!skewed.isEmpty()) {
+        const theme::ToneColors warn = theme::toneColors(Tone::Warning);
+        m_clocks->setStyleSheet(QStringLiteral("color: %1; font-weight: bold;").arg(warn.foreground.name()));
+        m_bar->showMessage(MessageBar::Level::Warning,
+                           QStringLiteral("%1: the order of events across stores is approximate.").arg(skewed.join(QStringLiteral("; "))));
+    } else {
+        m_clocks->setStyleSheet(QStringLiteral("color: %1;").arg(theme::mutedText().name()));
+    }
+}
+
+QString IncidentView::clockText() const
+{
+    return m_clocks->text();
+}
+
+QString IncidentView::summaryText() const
+{
+    return m_summary->text();
+}
+
+void IncidentView::updateSpans(int first, int last)
+{
+    for (int r = first; r <= last; ++r)
+        if (m_model->index(r, 0).data(WindowEventsModel::IsGapRole).toBool())
+            m_table->setSpan(r, 0, 1, WindowEventsModel::ColumnCount);
+}
+
+void IncidentView::scrollToTime(UtcMicros t)
+{
+    m_pendingScroll = t;
+    tryPendingScroll();
+}
+
+void IncidentView::tryPendingScroll()
+{
+    if (!m_pendingScroll)
+        return;
+    const int row = m_model->firstEventRowAtOrAfter(*m_pendingScroll);
+    if (row < 0 && !m_model->atEnd()) {
+        // Not loaded yet: the next page (one at a time) comes back through pageLoaded.
+        if (m_model->canFetchMore({}))
+            m_model->fetchMore({});
+        return;
+    }
+    m_pendingScroll.reset();
+    if (row < 0)
+        return;
+    const QModelIndex index = m_table->model()->index(row, WindowEventsModel::TimeColumn);
+    m_table->setCurrentIndex(index);
+    m_table->scrollTo(index, QAbstractItemView::PositionAtTop);
+}
+
+} // namespace triage

@@ -1,0 +1,109 @@
+#pragma once
+
+#include "Window.h"
+#include "WindowHistogram.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QChart;
+class QChartView;
+class QDateTimeEdit;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QStackedBarSeries;
+class QTableView;
+
+namespace triage {
+
+class MessageBar;
+class WindowEventsModel;
+class Workspace;
+
+/// The Incident tab (DESIGN.md §7): what happened across every store in one time window.
+/// A range bar with two absolute UTC times (presets "Last 15 min", "Last 1 h", "Last 24 h"
+/// fill them with absolute times at once: the window is then fixed, not sliding), filters
+/// (biz_type, tenant, key substring) and Load; a histogram of the window's events stacked by
+/// store (Qt Charts, one QBarSet per store, from summarizeWindow()'s per-minute counts bucketed
+/// by bucketWindow(); clicking a bar scrolls the list to that bucket's first event); the event
+/// list (WindowEventsModel: final events page by page, then the settling tail, gap rows); the
+/// stores' clock offsets (measureStoreClocks()), with a warning above kClockSkewWarnMs.
+/// Every read is a Workspace future continued with whenReady(); no SQL, no domain rule here.
+///
+/// Integration: `new IncidentView(workspace, parent)`; connect keyActivated() to open a key's
+/// detail. The window first loads when the tab is first shown (or on load()).
+class IncidentView : public QWidget {
+    Q_OBJECT
+public:
+    /// `workspace` must outlive the view. The range starts as the last hour; nothing loads yet.
+    explicit IncidentView(Workspace *workspace, QWidget *parent = nullptr);
+    ~IncidentView() override;
+
+    /// Sets the range edits to [from, to) (µs since the epoch, UTC; shown to the second).
+    void setRange(UtcMicros from, UtcMicros to);
+    /// Sets the range to the last `minutes` before now (absolute times) and loads it.
+    void applyPreset(int minutes);
+    /// The query the range bar and filters describe now.
+    WindowQuery currentQuery() const;
+    /// Loads the window the range bar describes: the event list, the histogram, the clocks.
+    void load();
+    /// Scrolls the list to the first event at or after `t` (µs), fetching pages until it is
+    /// loaded or the window ends; selects it.
+    void scrollToTime(UtcMicros t);
+
+    /// For tests and the screenshot driver.
+    WindowEventsModel *eventsModel() const { return m_model; }
+    QTableView *eventTable() const { return m_table; }
+    QChart *chart() const { return m_chart; }
+    QStackedBarSeries *histogramSeries() const { return m_series; }
+    const WindowHistogram &histogram() const { return m_histogram; }
+    QString clockText() const;
+    QString summaryText() const;
+    MessageBar *messageBar() const { return m_bar; }
+    /// Shows measured clock offsets in the label, and the warning when one exceeds
+    /// kClockSkewWarnMs (load() calls it with measureStoreClocks()'s answer; public for tests).
+    void showClocks(const QVector<StoreClock> &clocks);
+
+signals:
+    /// The operator asked to open the detail of `idemKey` (double-click on an event).
+    void keyActivated(const QString &idemKey);
+    /// The last load()'s first page, summary and clock offsets are in (each may have failed:
+    /// see the message bar).
+    void windowLoaded();
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+    void showSummary(const WindowSummary &summary, const WindowQuery &query);
+    void partDone(quint64 generation);
+    void updateSpans(int first, int last);
+    void tryPendingScroll();
+
+    Workspace *m_workspace;
+    WindowEventsModel *m_model;
+    WindowHistogram m_histogram;
+    quint64 m_generation = 0;
+    int m_pending = 0;         ///< parts of the current load still to come (page, summary, clocks)
+    bool m_loadedOnce = false;
+    bool m_waitingFirstPage = false;
+    std::optional<UtcMicros> m_pendingScroll;
+
+    MessageBar *m_bar;
+    QDateTimeEdit *m_from;
+    QDateTimeEdit *m_to;
+    QLineEdit *m_bizType;
+    QLineEdit *m_tenant;
+    QLineEdit *m_key;
+    QPushButton *m_load;
+    QLabel *m_summary;
+    QLabel *m_clocks;
+    QChart *m_chart;
+    QChartView *m_chartView;
+    QStackedBarSeries *m_series;
+    QTableView *m_table;
+};
+
+} // namespace triage
