@@ -104,7 +104,7 @@ void TestIncidentView::incidentTab()
         QStringLiteral("2026-01-01T00:02:00.000000Z | idempotency | record.created |  | k:b |  | now PROCESSING"),
         QStringLiteral("2026-01-01T00:02:30.000000Z | idempotency | record.updated | SUCCESS | k:a |  | "),
         QStringLiteral("2026-01-01T00:02:30.000000Z | intent | intent.attempt | SUCCEEDED | k:b | agent-1 | create_ticket"),
-        QStringLiteral("2026-01-01T00:02:30.000000Z | console | audit | applied | k:a | alice | mark_success -> SUCCESS"),
+        QStringLiteral("2026-01-01T00:02:30.000000Z | console | audit | applied | k:a | alice | mark_success"),
         QStringLiteral("2026-01-01T00:03:19.999000Z | ticket | ticket.created | OPEN | k:b |  | VPN down"),
         QStringLiteral("2026-01-01T00:03:20.000000Z | idempotency | record.created |  | k:c |  | now PROCESSING"),
         QStringLiteral("2026-01-01T00:03:20.000000Z | intent | intent.attempt | UNKNOWN | k:c | agent-1 | create_ticket"),
