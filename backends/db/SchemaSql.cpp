@@ -542,8 +542,9 @@ QString RecordSql::expireAtText(const QString &alias) const
 IntentSql::IntentSql(Dialect d, const IntentTableMap &m)
     : map(m), table(sqlName(d, m.table)), id(sqlName(d, m.id)), taskId(sqlName(d, m.taskId)), stepId(sqlName(d, m.stepId)),
       action(sqlName(d, m.action)), key(sqlName(d, m.key)), status(sqlName(d, m.status)), request(sqlName(d, m.request)),
-      response(sqlName(d, m.response)), error(sqlName(d, m.error)), stateBefore(sqlName(d, m.stateBefore)),
-      stateAfter(sqlName(d, m.stateAfter)), actor(sqlName(d, m.actor)), createdAt(sqlName(d, m.createdAt)),
+      response(sqlName(d, m.response)), error(sqlName(d, m.error)), stateBefore(m.stateBefore.isEmpty() ? QString() : sqlName(d, m.stateBefore)),
+      stateAfter(m.stateAfter.isEmpty() ? QString() : sqlName(d, m.stateAfter)),
+      actor(m.actor.isEmpty() ? QString() : sqlName(d, m.actor)), createdAt(sqlName(d, m.createdAt)),
       updatedAt(sqlName(d, m.updatedAt)), time(d, m.time), statuses(d, m.statuses)
 {
 }

@@ -233,20 +233,32 @@ qint64 insertIntents(DbSession &session, const WorkspaceConfig &config, const QV
 {
     const IntentSql m = config.intents(session.dialect().kind());
     const UtcMicros now = parseUtcMicros(serverNow(session)).value_or(0);
-    const QStringList columns{m.taskId, m.stepId, m.action, m.key, m.status, m.request, m.response,
-                              m.error, m.stateBefore, m.stateAfter, m.actor, m.createdAt, m.updatedAt};
+    const QStringList all{m.taskId, m.stepId, m.action, m.key, m.status, m.request, m.response,
+                          m.error, m.stateBefore, m.stateAfter, m.actor, m.createdAt, m.updatedAt};
+    // A log mapped without state snapshots or actor ("") gets none of them.
+    QStringList columns;
+    for (const QString &c : all)
+        if (!c.isEmpty())
+            columns << c;
     const QString head = QStringLiteral("INSERT INTO %1 (%2) VALUES ").arg(m.table, columns.join(QStringLiteral(", ")));
     return batched<SeedIntent>(session, rows, 100, [&](const SeedIntent *a, int n) {
         SqlBuilder b;
         QStringList values;
         for (int i = 0; i < n; ++i, ++a) {
             const QString spelled = m.map.statuses.written(a->status);
-            const QStringList v{b.bind(a->taskId), b.bind(a->stepId), b.bind(a->action), b.bind(a->idemKey),
-                                b.bind(spelled.isEmpty() ? a->status : spelled), b.bind(opt(a->request)),
-                                b.bind(opt(a->response)), b.bind(opt(a->error)), b.bind(opt(a->stateBefore)),
-                                b.bind(opt(a->stateAfter)), b.bind(opt(a->actor)),
-                                m.time.param(b.bind(m.time.bind(now - a->createdAgo))),
-                                m.time.param(b.bind(m.time.bind(now - a->updatedAgo)))};
+            // Bound only for the columns the log has (no placeholder without its column).
+            const std::function<QString()> valueOf[] = {
+                [&] { return b.bind(a->taskId); }, [&] { return b.bind(a->stepId); }, [&] { return b.bind(a->action); },
+                [&] { return b.bind(a->idemKey); }, [&] { return b.bind(spelled.isEmpty() ? a->status : spelled); },
+                [&] { return b.bind(opt(a->request)); }, [&] { return b.bind(opt(a->response)); },
+                [&] { return b.bind(opt(a->error)); }, [&] { return b.bind(opt(a->stateBefore)); },
+                [&] { return b.bind(opt(a->stateAfter)); }, [&] { return b.bind(opt(a->actor)); },
+                [&] { return m.time.param(b.bind(m.time.bind(now - a->createdAgo))); },
+                [&] { return m.time.param(b.bind(m.time.bind(now - a->updatedAgo))); }};
+            QStringList v;
+            for (int c = 0; c < all.size(); ++c)
+                if (!all[c].isEmpty())
+                    v << valueOf[c]();
             values << QLatin1Char('(') + v.join(QStringLiteral(", ")) + QLatin1Char(')');
         }
         session.exec(head + values.join(QStringLiteral(", ")), b);

@@ -240,8 +240,12 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const WorkspaceConfig &c
     const IntentTableMap &m = is.map;
     SqlBuilder b;
     const QStringList columns{is.id, is.taskId, is.stepId, is.action, is.key, is.statuses.read(is.status),
-                              d.rawText(is.request), d.rawText(is.response), d.rawText(is.error), d.rawText(is.stateBefore),
-                              d.rawText(is.stateAfter), is.actor, is.time.text(is.createdAt), is.time.text(is.updatedAt)};
+                              d.rawText(is.request), d.rawText(is.response), d.rawText(is.error),
+                              // A log without state snapshots or actor (mapped ""): NULL.
+                              is.stateBefore.isEmpty() ? QStringLiteral("NULL") : d.rawText(is.stateBefore),
+                              is.stateAfter.isEmpty() ? QStringLiteral("NULL") : d.rawText(is.stateAfter),
+                              is.actor.isEmpty() ? QStringLiteral("NULL") : is.actor, is.time.text(is.createdAt),
+                              is.time.text(is.updatedAt)};
     QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4, %5")
                                    .arg(columns.join(QStringLiteral(", ")), is.table, textIs(b, d.kind(), is.key, key),
                                         is.createdAt, is.id),

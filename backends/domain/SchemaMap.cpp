@@ -312,8 +312,11 @@ std::optional<SchemaMap> SchemaMap::fromSettings(QSettings &s, QString *error)
                  {"id", &t.id}, {"task_id", &t.taskId}, {"step_id", &t.stepId}, {"action", &t.action}, {"idem_key", &t.key},
                  {"status", &t.status}, {"request", &t.request}, {"response", &t.response}, {"error", &t.error},
                  {"state_before", &t.stateBefore}, {"state_after", &t.stateAfter}, {"actor", &t.actor},
-                 {"created_at", &t.createdAt}, {"updated_at", &t.updatedAt}})
-            r.name(key, field);
+                 {"created_at", &t.createdAt}, {"updated_at", &t.updatedAt}}) {
+            // An intent log may lack the state snapshots and the actor (DESIGN.md §10): "" = none.
+            const QByteArray k(key);
+            r.name(key, field, k == "state_before" || k == "state_after" || k == "actor");
+        }
         if (r.ok())
             r.statuses(&t.statuses, intentStatuses(), false);
         if (r.ok())

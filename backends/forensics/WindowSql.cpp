@@ -120,7 +120,7 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
         s.key = qualified(x, i.key);
         s.time = qualified(x, i.createdAt);
         s.status = i.statuses.read(qualified(x, i.status));
-        s.actor = qualified(x, i.actor);
+        s.actor = i.actor.isEmpty() ? kNull : qualified(x, i.actor);
         s.detail = qualified(x, i.action);
         s.clock = i.time;
         recordsHere = config.intent.sameDatabase(config.idempotency);

@@ -12,6 +12,9 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 #include <algorithm>
@@ -171,6 +174,8 @@ private slots:
     void doctorTimeValues();
     void doctorSqliteNativeNumbers();
     void ignoreCaseIndexUsed();
+    void intentLogWithoutStateColumns_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
+    void intentLogWithoutStateColumns();
     void doctorIsoTextForm_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
     void doctorIsoTextForm();
     void mapSuggestDefault_data() { QTest::addColumn<QString>("backend"); addBackendRows(); }
@@ -960,6 +965,37 @@ void TstSchemaCli::mapSuggestSchemasOneTableOneStore()
                                   "(idem_key, request_key) and a payload, title or tenant, requests, is drafted as [idempotency.map] "
                                   "(one table serves one store): set table and its columns\n"
                                   "; table=\n"));
+}
+
+void TstSchemaCli::intentLogWithoutStateColumns()
+{
+    // An intent log without state snapshots or actor: those keys mapped to nothing (key=),
+    // doctor finds no problem, seed-demo writes the log without them, show reads NULL.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createShopTables(db), QString());
+    for (const char *c : {"before_json", "after_json", "agent"})
+        QCOMPARE(db.adminExec(QStringLiteral("ALTER TABLE agent_steps DROP COLUMN %1").arg(QLatin1String(c))), QString());
+    QTemporaryDir dir;
+    const QString ini = dir.filePath(QStringLiteral("nostate.ini"));
+    QVERIFY(writeFile(ini, shopIniWith({{"state_before=before_json\nstate_after=after_json\nactor=agent",
+                                         "state_before=\nstate_after=\nactor="}})));
+    const QStringList base = QStringList{QStringLiteral("--config"), ini} + dbArgs(db.url());
+    RUN_EXIT(schema, 0, base + QStringList{QStringLiteral("init-schema")});
+    RUN_EXIT(doctor, 4, base + QStringList{QStringLiteral("doctor")}); // indexes only: no mapping problem
+    QVERIFY2(!doctor.out.contains("[intent.map]"), doctor.out.constData());
+    RUN_EXIT(seed, 0, base + QStringList{QStringLiteral("seed-demo")});
+    const QStringList keys = db.adminQueryColumn(QStringLiteral("SELECT request_key FROM agent_steps WHERE request_key IS NOT NULL "
+                                                                "ORDER BY step_pk LIMIT 1"));
+    QCOMPARE(keys.size(), 1);
+    RUN_EXIT(show, 0, base + QStringList{QStringLiteral("show"), keys.first(), QStringLiteral("--format"), QStringLiteral("json")});
+    const QJsonArray attempts = QJsonDocument::fromJson(show.out).object().value(QStringLiteral("attempts")).toArray();
+    QVERIFY2(!attempts.isEmpty(), show.out.constData());
+    const QJsonObject first = attempts.first().toObject();
+    QCOMPARE(first.value(QStringLiteral("state_before")), QJsonValue(QJsonValue::Null));
+    QCOMPARE(first.value(QStringLiteral("state_after")), QJsonValue(QJsonValue::Null));
+    QCOMPARE(first.value(QStringLiteral("actor")), QJsonValue(QJsonValue::Null));
 }
 
 void TstSchemaCli::doctorIsoTextForm()
