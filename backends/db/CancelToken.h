@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 
 namespace triage {
 
@@ -32,6 +33,14 @@ struct SessionActivity {
     /// PostgreSQL: true while a statement of DbSession::exec() waits for the server (a job
     /// busy in the client has nothing to cancel).
     std::atomic<bool> statementOnServer{false};
+    /// PostgreSQL: held by a cancel task from its last "still running?" check to the end of
+    /// its cancel request, and taken by DbSession::exec() before a statement starts. A
+    /// statement therefore never starts while a cancel meant for the one before is still
+    /// being delivered: the postmaster signals the backend twice (its pid, then its process
+    /// group), and a second SIGINT landing after the next statement was read cancels that
+    /// one. Once PQcancel() has returned both signals are pending, and the backend drops a
+    /// cancel that is pending when it reads its next command (DESIGN.md §4 "Cancel").
+    std::mutex cancelDelivery;
 };
 
 /// A handle on a group of jobs that can be cancelled together (e.g. one queue load: its

@@ -412,8 +412,11 @@ QSqlQuery DbSession::execPostgres(const QString &sql, const SqlBuilder &binds)
     const QStringList preamble = pgStatementPreamble(m_profile.statementTimeoutMs);
     QSqlQuery q(m_db);
     q.setForwardOnly(true);
-    if (m_activity)
+    if (m_activity) {
+        // Not while a cancel meant for an earlier statement is being delivered (SessionActivity).
+        const std::lock_guard<std::mutex> delivered(m_activity->cancelDelivery);
         m_activity->statementOnServer.store(true);
+    }
     bool ok = q.exec(preamble.join(QStringLiteral("; ")) + QStringLiteral("; ") + *inlined);
     if (m_activity)
         m_activity->statementOnServer.store(false);

@@ -56,6 +56,9 @@ Outcome<CancelResult> sendCancel(const ConnectionProfile &profile, const std::sh
         // The protocol-level cancel of the worker's own connection: no second login, and
         // correct behind a pooler (PgCancel.h).
         const std::shared_ptr<PgCancelHandle> handle = activity->pgCancel.get();
+        // The check and the request under cancelDelivery: the worker starts no statement in
+        // between, nor before the request has been delivered (SessionActivity).
+        const std::lock_guard<std::mutex> delivering(activity->cancelDelivery);
         if (!handle || !stillRunning() || !activity->statementOnServer.load())
             return Outcome<CancelResult>::success(nothingToCancel(role));
         activity->cancelRequested.store(job);
