@@ -130,4 +130,25 @@ inline QStringList expected(const TestDatabase &db)
 }
 
 
+/// The rows the Incident view's event list shows for the fixture over the wide window
+/// (00:01:40 .. 00:18:20): "time | store | kind | status | key | actor | detail", gap rows
+/// included; shared by the model and the view tests.
+inline QStringList wideWindowRows()
+{
+    return {
+        QStringLiteral("2026-01-01T00:01:40.000000Z | idempotency | record.created |  | k:a |  | now SUCCESS"),
+        QStringLiteral("2026-01-01T00:01:40.000000Z | intent | intent.attempt | UNKNOWN | k:a | agent-1 | create_ticket"),
+        QStringLiteral("2026-01-01T00:01:40.000000Z | ticket | ticket.created | OPEN | k:a |  | VPN down"),
+        QStringLiteral("2026-01-01T00:02:00.000000Z | idempotency | record.created |  | k:b |  | now PROCESSING"),
+        QStringLiteral("2026-01-01T00:02:30.000000Z | idempotency | record.updated | SUCCESS | k:a |  | "),
+        QStringLiteral("2026-01-01T00:02:30.000000Z | intent | intent.attempt | SUCCEEDED | k:b | agent-1 | create_ticket"),
+        QStringLiteral("2026-01-01T00:02:30.000000Z | console | audit | applied | k:a | alice | mark_success"),
+        QStringLiteral("2026-01-01T00:03:19.999000Z | ticket | ticket.created | OPEN | k:b |  | VPN down"),
+        QStringLiteral("2026-01-01T00:03:20.000000Z | idempotency | record.created |  | k:c |  | now PROCESSING"),
+        QStringLiteral("2026-01-01T00:03:20.000000Z | intent | intent.attempt | UNKNOWN | k:c | agent-1 | create_ticket"),
+        QStringLiteral("\u2014 13 min without events \u2014 |  |  |  |  |  | "),
+        QStringLiteral("2026-01-01T00:16:40.000000Z | intent | intent.attempt | UNKNOWN | k:late | agent-1 | create_ticket"),
+    };
+}
+
 } // namespace triage::test::wfix
