@@ -2,6 +2,7 @@
 
 #include "CompensationHttp.h"
 #include "CompensationSteps.h"
+#include "ThreadExit.h"
 #include "Log.h"
 #include "Workspace.h"
 
@@ -64,12 +65,19 @@ CompensationRunner::CompensationRunner(Workspace &workspace, CompensationConfigs
     m_thread.setObjectName(QStringLiteral("compensation-http"));
     m_http = new CompensationHttp;
     m_http->moveToThread(&m_thread);
-    QObject::connect(&m_thread, &QThread::finished, m_http, &QObject::deleteLater);
     m_thread.start();
 }
 
 CompensationRunner::~CompensationRunner()
 {
+    QMetaObject::invokeMethod(
+        m_http,
+        [http = m_http]() {
+            delete http;
+            releaseThreadLibraryState(); // HTTPS used OpenSSL on this thread: ThreadExit.h
+        },
+        Qt::BlockingQueuedConnection);
+    m_http = nullptr;
     m_thread.quit();
     m_thread.wait();
 }

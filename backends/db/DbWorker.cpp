@@ -1,6 +1,7 @@
 #include "DbWorker.h"
 
 #include "Log.h"
+#include "ThreadExit.h"
 
 #include <QAtomicInt>
 
@@ -32,6 +33,7 @@ DbWorker::~DbWorker()
         m_context,
         [this]() {
             m_session.reset();
+            releaseThreadLibraryState(); // before the thread ends: ThreadExit.h
             m_thread.quit();
         },
         Qt::QueuedConnection);

@@ -3,6 +3,7 @@
 #include "DbSession.h"
 #include "DbWorker.h"
 #include "Log.h"
+#include "ThreadExit.h"
 
 #include <QAtomicInteger>
 #include <QPromise>
@@ -148,7 +149,12 @@ QFuture<Outcome<CancelResult>> cancelIf(DbWorker &worker, quint64 onlyToken)
         return QtFuture::makeReadyFuture(Outcome<CancelResult>::success(nothingToCancel(role)));
     QThreadPool *pool = s_cancelPool();
     return QtConcurrent::run(pool,
-                             [profile, activity, job, backendId]() { return sendCancel(profile, activity, job, backendId); });
+                             [profile, activity, job, backendId]() {
+                                 Outcome<CancelResult> r = sendCancel(profile, activity, job, backendId);
+                                 // The pool's threads end on their own, possibly at exit: ThreadExit.h.
+                                 releaseThreadLibraryState();
+                                 return r;
+                             });
 }
 
 } // namespace

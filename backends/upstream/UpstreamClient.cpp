@@ -3,6 +3,7 @@
 #include "KeyDetail.h"
 #include "Log.h"
 #include "Queue.h"
+#include "ThreadExit.h"
 #include "UpstreamEngine.h"
 #include "WorkspaceConfig.h"
 
@@ -56,7 +57,12 @@ UpstreamClient::~UpstreamClient()
 {
     if (m_engine) {
         QMetaObject::invokeMethod(
-            m_engine, [engine = m_engine.data()]() { delete engine; }, Qt::BlockingQueuedConnection);
+            m_engine,
+            [engine = m_engine.data()]() {
+                delete engine;
+                releaseThreadLibraryState(); // HTTPS used OpenSSL on this thread: ThreadExit.h
+            },
+            Qt::BlockingQueuedConnection);
     }
     m_thread.quit();
     m_thread.wait();
