@@ -163,9 +163,12 @@ void UpstreamEngine::start(Job &job)
     job.request.headers = redactHeaders(headers);
     job.request.sentAt = formatUtcMicros(QDateTime::currentDateTimeUtc().toMSecsSinceEpoch() * 1000);
 
+    // Started before the request leaves: QNAM's own thread may send it, and the upstream
+    // answer it, while this thread is not scheduled (tst_upstream_bulk measured 34 ms for an
+    // answer held 50 ms when the clock started after post()).
+    job.clock.start();
     QNetworkReply *reply = c.method == "POST" ? nam()->post(req, QByteArray()) : nam()->get(req);
     job.reply = reply;
-    job.clock.start();
     const quint64 id = job.id;
     job.deadline = new QTimer(this);
     job.deadline->setSingleShot(true);
