@@ -350,6 +350,33 @@ void TestAsOf::realKey()
     QCOMPARE(states(s, AsOfPart::OperatorActions), QStringList{QStringLiteral("audit %1 written applied applied").arg(d.audit[0].id)});
     QCOMPARE(s.sections[3].summary, QStringLiteral("1 action at T (1 created after T)"));
     QCOMPARE(s.sections[4].summary, QStringLiteral("none at T"));
+    // A compensation of k:a (intent-log database) started at 00:02:40 and last written at
+    // 00:03:00: its call at 00:02:50 and a confirmation at 00:03:10, read by loadKeyDetail().
+    TRIAGE_OK(db.adminExec(QStringLiteral("INSERT INTO triage_compensation (comp_key, source_key, biz_type, action, target, request, "
+                                          "status, attempts, operator, reason, created_at, updated_at) VALUES ('comp:cancel:2:k:a', "
+                                          "'k:a', 'ticket_create', 'cancel', '2', '{}', 'SUCCEEDED', 1, 'bob', 'duplicate ticket', %1, %2)")
+                               .arg(ts(db, 160000), ts(db, 180000))));
+    TRIAGE_OK(db.adminExec(QStringLiteral("INSERT INTO triage_compensation_attempt (comp_key, kind, at, http_status, classification) "
+                                          "VALUES ('comp:cancel:2:k:a', 'send', %1, 200, 'SUCCEEDED'), "
+                                          "('comp:cancel:2:k:a', 'confirm', %2, 200, 'CONFIRMED')")
+                               .arg(ts(db, 170000), ts(db, 190000))));
+    const KeyDetail withComp = loadKeyDetail(ws, QStringLiteral("k:a")).result();
+    QVERIFY(withComp.errors.isEmpty());
+    QCOMPARE(withComp.compensationAttempts.size(), 2);
+    s = keyStateAsOf(withComp, at(175000));
+    QCOMPARE(states(s, AsOfPart::Compensations), (QStringList{QStringLiteral("compensation %1 not_recorded - SUCCEEDED").arg(withComp.compensations[0].id),
+                                                              QStringLiteral("compensation attempt %1 not_recorded - SUCCEEDED")
+                                                                  .arg(withComp.compensationAttempts[0].id)}));
+    s = keyStateAsOf(withComp, at(190000));
+    QCOMPARE(states(s, AsOfPart::Compensations), (QStringList{QStringLiteral("compensation %1 unchanged SUCCEEDED SUCCEEDED").arg(withComp.compensations[0].id),
+                                                              QStringLiteral("compensation attempt %1 unchanged SUCCEEDED SUCCEEDED")
+                                                                  .arg(withComp.compensationAttempts[0].id),
+                                                              QStringLiteral("compensation attempt %1 written CONFIRMED CONFIRMED")
+                                                                  .arg(withComp.compensationAttempts[1].id)}));
+    QCOMPARE(s.sections[4].items[0].text, QStringLiteral("compensation %1 cancel of ticket 2 by bob at 2026-01-01T00:02:40.000000Z: "
+                                                         "SUCCEEDED (last written at 2026-01-01T00:03:00.000000Z, not after T)")
+                                              .arg(withComp.compensations[0].id));
+
     // Before the record: not yet; the attempt and the ticket did not exist either.
     s = keyStateAsOf(d, at(99999));
     QCOMPARE(states(s, AsOfPart::Record), QStringList{QStringLiteral("record %1 not_yet - SUCCESS").arg(d.record->id)});
