@@ -281,4 +281,22 @@ void WindowEventsModel::startTail(quint64 generation)
               });
 }
 
+int WindowEventsModel::nextEventRow(int row, bool sameKeyOnly, int direction) const
+{
+    if (row < 0 || row >= m_rows.size() || m_rows.at(row).gapUs > 0 || direction == 0)
+        return -1;
+    const QString &key = m_rows.at(row).idemKey;
+    if (sameKeyOnly && key.isEmpty())
+        return -1;
+    const int step = direction > 0 ? 1 : -1;
+    for (int r = row + step; r >= 0 && r < m_rows.size(); r += step) {
+        const Row &candidate = m_rows.at(r);
+        if (candidate.gapUs > 0)
+            continue;
+        if (!sameKeyOnly || candidate.idemKey == key)
+            return r;
+    }
+    return -1;
+}
+
 } // namespace triage

@@ -70,6 +70,12 @@ public:
     int eventCount() const { return m_events; }
     /// The first loaded event row at or after `t` (µs), or -1 when none is loaded yet.
     int firstEventRowAtOrAfter(UtcMicros t) const;
+    /// Replay stepping (DESIGN.md §7 "Replay"): the loaded event row after `row` (`direction`
+    /// > 0) or before it (< 0), skipping gap rows; with `sameKeyOnly`, the next one whose
+    /// idempotency key equals `row`'s (a row without a key has none). -1 when no such row is
+    /// loaded (rows past the loaded end may still come: see EventStepper) or `row` is not an
+    /// event row.
+    int nextEventRow(int row, bool sameKeyOnly, int direction) const;
     /// Notes of the pages so far: filters a stream could not apply (deduplicated).
     QStringList notes() const { return m_notes; }
     /// Bytes the loaded rows hold (the row array's capacity and each string's characters).

@@ -1,6 +1,7 @@
 #include "IncidentView.h"
 
 #include "MessageBar.h"
+#include "ReplayPanel.h"
 #include "StoreRole.h"
 #include "Theme.h"
 #include "TimeText.h"
@@ -209,12 +210,29 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
         tryPendingScroll();
     });
 
+    m_replay = new ReplayPanel(m_workspace, m_model, m_table, this);
+    connect(m_replay, &ReplayPanel::sameKeyRequested, this, [this](const QString &key, UtcMicros at) {
+        m_key->setText(key);
+        load();
+        scrollToTime(at);
+    });
+    connect(m_replay, &ReplayPanel::contextWindowRequested, this, [this](UtcMicros from, UtcMicros to, UtcMicros at) {
+        m_bizType->clear();
+        m_tenant->clear();
+        m_key->clear();
+        setRange(from, to);
+        load();
+        scrollToTime(at);
+    });
+
     auto *split = new QSplitter(Qt::Vertical, this);
     split->setChildrenCollapsible(false);
     split->addWidget(m_chartView);
     split->addWidget(m_table);
+    split->addWidget(m_replay);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2);
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_bar);

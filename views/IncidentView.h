@@ -19,6 +19,7 @@ class QTableView;
 namespace triage {
 
 class MessageBar;
+class ReplayPanel;
 class WindowEventsModel;
 class Workspace;
 
@@ -29,7 +30,9 @@ class Workspace;
 /// store (Qt Charts, one QBarSet per store, from summarizeWindow()'s per-minute counts bucketed
 /// by bucketWindow(); clicking a bar scrolls the list to that bucket's first event); the event
 /// list (WindowEventsModel: final events page by page, then the settling tail, gap rows); the
-/// stores' clock offsets (measureStoreClocks()), with a warning above kClockSkewWarnMs.
+/// stores' clock offsets (measureStoreClocks()), with a warning above kClockSkewWarnMs; the
+/// replay panel (ReplayPanel: playhead, stepping, "As of T", the event context menu, whose
+/// "Same key" and "±N s" reload this view's window).
 /// Every read is a Workspace future continued with whenReady(); no SQL, no domain rule here.
 ///
 /// Integration: `new IncidentView(workspace, parent)`; connect keyActivated() to open a key's
@@ -62,6 +65,7 @@ public:
     QString clockText() const;
     QString summaryText() const;
     MessageBar *messageBar() const { return m_bar; }
+    ReplayPanel *replayPanel() const { return m_replay; }
     /// Shows measured clock offsets in the label, and the warning when one exceeds
     /// kClockSkewWarnMs (load() calls it with measureStoreClocks()'s answer; public for tests).
     void showClocks(const QVector<StoreClock> &clocks);
@@ -104,6 +108,7 @@ private:
     QChartView *m_chartView;
     QStackedBarSeries *m_series;
     QTableView *m_table;
+    ReplayPanel *m_replay; ///< the playhead, stepping, "As of T" and the event context menu (DESIGN.md §7 "Replay")
 };
 
 } // namespace triage

@@ -1,6 +1,8 @@
 #include "ScreenshotRunner.h"
 
 #include "IncidentView.h"
+#include "ReplayPanel.h"
+#include "WindowEventsModel.h"
 #include "KeyDetailView.h"
 #include "Log.h"
 #include "MainWindow.h"
@@ -11,6 +13,7 @@
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QPixmap>
+#include <QTableView>
 
 namespace triage {
 
@@ -44,6 +47,22 @@ void ScreenshotRunner::start()
     connect(m_window->detailView(), &KeyDetailView::detailLoaded, this, &ScreenshotRunner::onDetailLoaded);
     if (m_incident)
         connect(m_window->incidentView(), &IncidentView::windowLoaded, this, [this] {
+            IncidentView *view = m_window->incidentView();
+            const QAbstractItemModel *events = view->eventTable()->model();
+            if (m_incidentSelect >= 0 && m_incidentSelect < events->rowCount()
+                && !events->index(m_incidentSelect, 0).data(WindowEventsModel::IsGapRole).toBool()) {
+                // The playhead on that event: shoot once its "As of T" panel is in.
+                m_waitingFor = QStringLiteral("the As of T panel of event row %1").arg(m_incidentSelect);
+                connect(view->replayPanel(), &ReplayPanel::asOfLoaded, this, [this] {
+                    m_incidentReady = true;
+                    maybeShoot();
+                }, Qt::SingleShotConnection);
+                view->eventTable()->setCurrentIndex(events->index(m_incidentSelect, 0));
+                m_incidentSelect = -1;
+                return;
+            }
+            if (m_incidentSelect >= 0)
+                logger("app")->warn("--incident-select {}: not an event row of the window's first page (a gap row, or past its end)", m_incidentSelect);
             m_incidentReady = true;
             maybeShoot();
         });

@@ -28,6 +28,9 @@ public:
     /// Unknown queue's first page, for IncidentView::windowLoaded() (the caller makes the tab
     /// current with MainWindow::showIncident()); no row is selected unless `selectKey` is set.
     void setIncidentTab(bool incident) { m_incident = incident; }
+    /// With setIncidentTab(): once the window is in, makes event row `row` of the Incident tab's
+    /// list current (the replay panel's playhead) and waits for its "As of T" panel; -1: none.
+    void setIncidentSelect(int row) { m_incidentSelect = row; }
     /// Milliseconds to wait, once everything is in, for the last layouts and deferred paints
     /// before grabbing (default 250; the start-race stress test uses 0).
     void setSettleDelay(int ms) { m_settleMs = qMax(0, ms); }
@@ -68,6 +71,7 @@ private:
     int m_settleMs = 250;
     bool m_incident = false;
     bool m_incidentReady = false;
+    int m_incidentSelect = -1;
 };
 
 } // namespace triage

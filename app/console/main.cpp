@@ -69,12 +69,18 @@ int main(int argc, char *argv[])
     QCommandLineOption incidentTo(QStringLiteral("incident-to"),
                                   QStringLiteral("Open the Incident tab on a window ending at TIME (ISO UTC, excluded)."), QStringLiteral("TIME"));
     incidentTo.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption incidentSelect(QStringLiteral("incident-select"),
+                                      QStringLiteral("With --screenshot-tab incident: make event row ROW (0 = first) the playhead "
+                                                     "and shoot its \"As of T\" panel."),
+                                      QStringLiteral("ROW"));
+    incidentSelect.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(screenshot);
     parser.addOption(select);
     parser.addOption(screenshotAction);
     parser.addOption(screenshotTab);
     parser.addOption(incidentFrom);
     parser.addOption(incidentTo);
+    parser.addOption(incidentSelect);
     if (!parser.parse(QApplication::arguments())) {
         std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(parser.errorText()));
         return 1;
@@ -133,6 +139,16 @@ int main(int argc, char *argv[])
     }
     if (!parser.isSet(incidentFrom))
         incidentStart = incidentEnd - 24LL * 3600 * 1000000;
+    int incidentRow = -1;
+    if (parser.isSet(incidentSelect)) {
+        bool ok = false;
+        incidentRow = parser.value(incidentSelect).toInt(&ok);
+        if (!ok || incidentRow < 0) {
+            std::fprintf(stderr, "triage-console: --incident-select: not a row number: \"%s\"\n",
+                         qUtf8Printable(parser.value(incidentSelect)));
+            return 1;
+        }
+    }
     if (incident && incidentEnd <= incidentStart) {
         std::fprintf(stderr, "triage-console: --incident-to must be after --incident-from\n");
         return 1;
@@ -169,6 +185,7 @@ int main(int argc, char *argv[])
         runner = std::make_unique<ScreenshotRunner>(&window, parser.value(screenshot), parser.value(select).trimmed());
         runner->setAction(parser.value(screenshotAction));
         runner->setIncidentTab(incident);
+        runner->setIncidentSelect(incidentRow);
         QObject::connect(runner.get(), &ScreenshotRunner::finished, &app, [&exitCode](int code, const QString &message) {
             if (!message.isEmpty())
                 std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(message));

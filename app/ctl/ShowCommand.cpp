@@ -5,11 +5,14 @@
 #include "JsonExport.h"
 #include "TextTable.h"
 
+#include "AsOf.h"
 #include "TextEscape.h"
 #include "Workspace.h"
 #include "KeyDetail.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 
 namespace triage::ctl {
 
@@ -157,6 +160,32 @@ void printShowTable(const KeyDetail &d, bool full, Output &output)
     output.print(out);
 }
 
+/// `show KEY --as-of T` as JSON: the key, T, and per part its summary and items, each with
+/// its basis and its state at T (null when not established; DESIGN.md §7 "As of T").
+QJsonObject asOfJson(const KeyStateAsOf &state)
+{
+    QJsonArray parts;
+    for (const AsOfSection &s : state.sections) {
+        QJsonArray items;
+        for (const AsOfItem &i : s.items)
+            items.append(QJsonObject{{QStringLiteral("ref"), i.ref},
+                                     {QStringLiteral("since"), i.since.isNull() ? QJsonValue() : QJsonValue(i.since)},
+                                     {QStringLiteral("basis"), asOfBasisName(i.basis)},
+                                     {QStringLiteral("state_at_t"), i.stateAtT ? QJsonValue(*i.stateAtT) : QJsonValue()},
+                                     {QStringLiteral("state_now"), i.stateNow},
+                                     {QStringLiteral("text"), i.text}});
+        parts.append(QJsonObject{{QStringLiteral("part"), asOfPartName(s.part)},
+                                 {QStringLiteral("summary"), s.summary},
+                                 {QStringLiteral("unknown"), s.unknown},
+                                 {QStringLiteral("created_after_t"), s.later},
+                                 {QStringLiteral("items"), items}});
+    }
+    return QJsonObject{{QStringLiteral("idem_key"), state.idemKey},
+                       {QStringLiteral("as_of"), state.atText},
+                       {QStringLiteral("inclusive"), true},
+                       {QStringLiteral("parts"), parts}};
+}
+
 class ShowCommand final : public Command {
 public:
     const CommandSpec &spec() const override
@@ -164,13 +193,19 @@ public:
         static const CommandSpec s{
             QStringLiteral("show"), QStringLiteral("show KEY"),
             QStringLiteral("Everything about one key: record, tickets, intent-log attempts, timeline."),
-            QStringLiteral("show KEY [--full]"),
+            QStringLiteral("show KEY [--full] [--as-of TIME]"),
             QStringLiteral("Everything about one idempotency key: the record (every field), warnings,\n"
                            "tickets, intent-log attempts and the merged timeline (table or json).\n"
                            "The table format previews a result_snapshot over 2000 characters\n"
                            "(--full prints all of it). A key found in no store exits 1; a store\n"
-                           "that fails is shown as unknown, the others still shown, and exits 2."),
-            {option("full", QStringLiteral("Print a large result_snapshot in full (table format)."))},
+                           "that fails is shown as unknown, the others still shown, and exits 2.\n"
+                           "--as-of TIME prints instead what each store held at TIME (UTC, a row\n"
+                           "written exactly at TIME counts) as far as its history allows: the\n"
+                           "record's status only where updated_at or an audit row establishes it,\n"
+                           "attempts, tickets, operator actions and compensations existing then\n"
+                           "(DESIGN.md \u00a77 \"As of T\")."),
+            {option("full", QStringLiteral("Print a large result_snapshot in full (table format).")),
+             option("as-of", QStringLiteral("Show the key as of this time (ISO-8601; no zone = UTC)."), QStringLiteral("TIME"))},
             1, QString(), false};
         return s;
     }
@@ -181,6 +216,12 @@ public:
             return c.out.usage(QStringLiteral("show has no csv form: use --format table or json"));
         if (c.args.first().isEmpty())
             return c.out.usage(QStringLiteral("show: the key is empty"));
+        if (c.parser.isSet(QStringLiteral("as-of"))) {
+            m_asOf = parseTimeOption(c.parser.value(QStringLiteral("as-of")));
+            if (!m_asOf)
+                return c.out.usage(QStringLiteral("--as-of \"%1\": give an ISO-8601 time (e.g. 2026-12-01T02:10:00Z)")
+                                       .arg(c.parser.value(QStringLiteral("as-of"))));
+        }
         return ExitOk;
     }
 
@@ -193,10 +234,22 @@ public:
             c.out.message(QStringLiteral("no record, ticket or intent-log entry has key \"%1\"").arg(key));
             return ExitUsage;
         }
-        if (c.out.format() == Format::Json)
+        if (m_asOf) {
+            const KeyStateAsOf state = keyStateAsOf(detail, *m_asOf);
+            if (c.out.format() == Format::Json)
+                c.out.print(QJsonDocument(asOfJson(state)).toJson(QJsonDocument::Indented));
+            else
+            {
+                QString text;
+                for (const QString &line : asOfTextLines(state))
+                    text += escapeControlChars(line) + QLatin1Char('\n');
+                c.out.print(text.toUtf8());
+            }
+        } else if (c.out.format() == Format::Json) {
             c.out.print(QJsonDocument(json_export::keyDetail(detail)).toJson(QJsonDocument::Indented));
-        else
+        } else {
             printShowTable(detail, c.parser.isSet(QStringLiteral("full")), c.out);
+        }
         if (detail.errors.isEmpty())
             return ExitOk;
         int code = ExitOk;
@@ -207,6 +260,9 @@ public:
         }
         return code;
     }
+
+private:
+    std::optional<UtcMicros> m_asOf; ///< --as-of: the key as of this time instead of now
 };
 
 } // namespace

@@ -414,6 +414,7 @@ KeyDetail keepEarlierParts(const KeyDetail &fresh, const KeyDetail &earlier)
         case DbRole::Intent:
             d.attempts = earlier.attempts;
             d.compensations = earlier.compensations;
+            d.compensationAttempts = earlier.compensationAttempts;
             break;
         }
         d.keptFromEarlier << role;

@@ -46,14 +46,19 @@ QFuture<KeyDetail> loadKeyDetail(Workspace &ws, const QString &idemKey)
         q.limit = 0;
         return audit_sql::read(s, q);
     });
-    auto compensations = ws.worker(DbRole::Intent).run<QVector<CompensationRow>>([=](DbSession &s) {
+    using Compensations = QPair<QVector<CompensationRow>, QVector<CompensationAttemptRow>>;
+    auto compensations = ws.worker(DbRole::Intent).run<Compensations>([=](DbSession &s) {
         // Databases whose schema predates triage_compensation have no such table.
         if (!tableExists(s, QStringLiteral("triage_compensation")))
-            return QVector<CompensationRow>();
+            return Compensations();
         CompensationQuery q;
         q.sourceKey = idemKey;
         q.limit = 0;
-        return compensation_sql::read(s, q);
+        Compensations out;
+        out.first = compensation_sql::read(s, q);
+        for (const CompensationRow &c : std::as_const(out.first)) // a key has few compensations
+            out.second << compensation_sql::attempts(s, c.compKey);
+        return out;
     });
     return whenAllFinishedOf(record, tickets, attempts, audit, compensations).then(ws.mergePool(), [=]() {
         KeyDetail d;
@@ -79,8 +84,10 @@ QFuture<KeyDetail> loadKeyDetail(Workspace &ws, const QString &idemKey)
         else if (!d.errors.contains(DbRole::Idempotency))
             d.errors.insert(DbRole::Idempotency, *au.error);
         const auto comp = compensations.result();
-        if (comp.ok())
-            d.compensations = *comp;
+        if (comp.ok()) {
+            d.compensations = comp->first;
+            d.compensationAttempts = comp->second;
+        }
         else if (!d.errors.contains(DbRole::Intent))
             d.errors.insert(DbRole::Intent, *comp.error);
         if (d.record)

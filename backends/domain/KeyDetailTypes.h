@@ -116,6 +116,9 @@ struct KeyDetail {
     /// Compensations whose source is this key (triage_compensation, intent-log database;
     /// empty when the table does not exist), oldest first.
     QVector<CompensationRow> compensations;
+    /// Every attempt row (calls and confirmation queries) of those compensations
+    /// (triage_compensation_attempt), per compensation in id order, compensations oldest first.
+    QVector<CompensationAttemptRow> compensationAttempts;
     QVector<TimelineEvent> timeline;
     QStringList warnings;               ///< expiry and data problems, for operators
     QMap<DbRole, DbError> errors;

@@ -1,0 +1,84 @@
+#pragma once
+
+#include "TimeText.h"
+
+#include <QWidget>
+
+class QAbstractItemView;
+class QLabel;
+class QMenu;
+class QModelIndex;
+class QPushButton;
+class QSpinBox;
+class QTreeView;
+
+namespace triage {
+
+class AsOfModel;
+class EventStepper;
+class WindowEventsModel;
+class Workspace;
+
+/// The Incident tab's replay panel (DESIGN.md §7 "Replay"): the playhead is the current event
+/// row of the event list (its time shown in absolute UTC); Previous / Next step to the
+/// previous or next event of the window (Alt+Left / Alt+Right), "◀ Key" / "Key ▶" to the
+/// previous or next event of the selected event's key (Alt+Shift+Left / Alt+Shift+Right),
+/// fetching pages as needed (EventStepper). Below, "As of T" for the playhead's key: the key
+/// is read with loadKeyDetail() on the workspace's workers and keyStateAsOf() runs on its
+/// merge pool, never on the GUI thread; a newer playhead drops an older answer. The event
+/// list's context menu (installed here) offers "Same key" and "±N s around" (N from the spin
+/// box, default 30), answered by signals the Incident view turns into a reload. No SQL and no
+/// domain rule here.
+class ReplayPanel : public QWidget {
+    Q_OBJECT
+public:
+    /// `workspace` and `events` (whose model shows `model`, possibly through an identity
+    /// proxy: rows are the same) must outlive the panel.
+    ReplayPanel(Workspace *workspace, WindowEventsModel *model, QAbstractItemView *events, QWidget *parent = nullptr);
+
+    /// Steps the playhead: `direction` > 0 next, < 0 previous; `sameKeyOnly` within its key.
+    /// Without a playhead, Next starts at the first event.
+    void step(int direction, bool sameKeyOnly);
+    /// The event list's context menu for event row `row` (nullptr for a gap row or none):
+    /// "Same key (<key>)" and "±N s around <time> (all keys)". The caller owns it.
+    QMenu *contextMenuFor(int row);
+
+    /// For tests and the screenshot driver.
+    AsOfModel *asOfModel() const { return m_asOf; }
+    QString playheadText() const;
+    QString statusText() const;
+    int contextSeconds() const;
+    void setContextSeconds(int seconds);
+
+signals:
+    /// The as-of panel shows the playhead's key at its time (or says why it cannot).
+    void asOfLoaded();
+    /// "Same key": show only `key`'s events, keeping the playhead near `at` (µs UTC).
+    void sameKeyRequested(const QString &key, UtcMicros at);
+    /// "±N s": show every event in [from, to) (µs UTC, whole seconds) across all keys and stores,
+    /// keeping the playhead near `at`.
+    void contextWindowRequested(UtcMicros from, UtcMicros to, UtcMicros at);
+
+private:
+    void onCurrentChanged(const QModelIndex &current);
+    void moveTo(int row);
+    void loadAsOf(const QString &key, UtcMicros at);
+
+    Workspace *m_workspace;
+    WindowEventsModel *m_model;
+    QAbstractItemView *m_events;
+    EventStepper *m_stepper;
+    AsOfModel *m_asOf;
+    quint64 m_generation = 0;
+
+    QLabel *m_playhead;
+    QLabel *m_status;
+    QPushButton *m_prev;
+    QPushButton *m_next;
+    QPushButton *m_prevKey;
+    QPushButton *m_nextKey;
+    QSpinBox *m_context;
+    QTreeView *m_tree;
+};
+
+} // namespace triage
