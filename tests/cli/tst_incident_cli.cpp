@@ -96,19 +96,19 @@ void TestIncidentCli::lifecycle()
                             " 1  open    Ticket service timeouts  2026-01-01T00:01:40.000000Z  2026-01-01T00:03:20.000000Z     2      1  alice\n"
                             "1 incident\n"));
     RUN_OK(show, args("incident show 1"));
-    QCOMPARE(nowed(show.out),
+    QCOMPARE(nowed(show.out).split(QLatin1Char('\n')),
              QStringLiteral("Incident 1: Ticket service timeouts\n"
                             "Status: open\n"
                             "Window: 2026-01-01T00:01:40.000000Z .. 2026-01-01T00:03:20.000000Z (UTC, end excluded)\n"
                             "Filters: kinds record.created, intent.attempt, ticket.created\n"
                             "Created: alice at <now>\n"
                             "Pins: 2\n"
-                            "  AT (UTC)                     KIND            ID  EVENT                                   NOTE           PINNED_BY\n"
+                            "  AT (UTC)                     KIND            ID  EVENT                                 NOTE           PINNED_BY\n"
                             "  2026-01-01T00:01:40.000000Z  intent.attempt  1   UNKNOWN k:a create_ticket by agent-1  first UNKNOWN  alice\n"
                             "  2026-01-01T00:03:19.999000Z  ticket.created  2   OPEN k:b VPN down                                    alice\n"
                             "Notes: 1\n"
-                            "  AT (UTC)  OPERATOR  ABOUT  TEXT\n"
-                            "  <now>     alice            ticket API timed out from 00:01:40\n"));
+                            "  AT (UTC)                     OPERATOR  ABOUT  TEXT\n"
+                            "  <now>  alice            ticket API timed out from 00:01:40\n").split(QLatin1Char('\n')));
     RUN_OK(json, args("incident show 1 --format json"));
     const QJsonObject o = QJsonDocument::fromJson(json.out).object();
     QCOMPARE(o.value(QStringLiteral("filters")).toObject().value(QStringLiteral("kinds")).toArray().size(), 3);

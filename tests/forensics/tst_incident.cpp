@@ -179,7 +179,8 @@ void TestIncident::schemaVersion()
              QStringList{QString::number(kConsoleSchemaVersion)});
     {
         Workspace ws(db.config());
-        TRIAGE_VERIFY_OUTCOME(await(createIncident(ws, QStringLiteral("Outage"), window(), QStringLiteral("bob"))));
+        const auto done_ = await(createIncident(ws, QStringLiteral("Outage"), window(), QStringLiteral("bob")));
+        TRIAGE_VERIFY_OUTCOME(done_);
     }
     // A newer console brought the database to version 3: every change is refused, reading works.
     TRIAGE_ADMIN(db, QStringLiteral("UPDATE triage_meta SET meta_value = '3' WHERE meta_key = 'schema_version'"));
