@@ -51,7 +51,7 @@ public:
     const CommandSpec &spec() const override
     {
         static const CommandSpec s{
-            QStringLiteral("incident"), QStringLiteral("incident ACTION [ID]"),
+            QStringLiteral("incident"), QStringLiteral("incident"),
             QStringLiteral("Incidents: a saved window with its filters, pinned events and notes."),
             QStringLiteral("incident create --title TEXT --from TIME --to TIME [timeline's filters]  |  incident list [--all]"
                            "  |  incident show ID  |  incident pin ID --kind K --event-id X [--note TEXT]"
