@@ -73,6 +73,10 @@ int main(int argc, char *argv[])
     parser.addOption(select);
     parser.addOption(screenshotAction);
     parser.addOption(screenshotTab);
+    const QCommandLineOption incidentId(QStringLiteral("incident"),
+                                        QStringLiteral("Open the Incident tab on incident ID (its window, filters, pins and notes)."),
+                                        QStringLiteral("ID"));
+    parser.addOption(incidentId);
     parser.addOption(incidentFrom);
     parser.addOption(incidentTo);
     if (!parser.parse(QApplication::arguments())) {
@@ -133,6 +137,15 @@ int main(int argc, char *argv[])
     }
     if (!parser.isSet(incidentFrom))
         incidentStart = incidentEnd - 24LL * 3600 * 1000000;
+    qint64 openIncidentId = 0;
+    if (parser.isSet(incidentId)) {
+        bool ok = false;
+        openIncidentId = parser.value(incidentId).trimmed().toLongLong(&ok);
+        if (!ok || openIncidentId <= 0) {
+            std::fprintf(stderr, "triage-console: --incident \"%s\": give an incident id\n", qUtf8Printable(parser.value(incidentId)));
+            return 1;
+        }
+    }
     if (incident && incidentEnd <= incidentStart) {
         std::fprintf(stderr, "triage-console: --incident-to must be after --incident-from\n");
         return 1;
@@ -160,7 +173,9 @@ int main(int argc, char *argv[])
     installMappingCheck(workspace);
     MainWindow window(&workspace);
     window.resize(1400, 900);
-    if (incident)
+    if (openIncidentId > 0)
+        window.openIncident(openIncidentId);
+    else if (incident)
         window.showIncident(incidentStart, incidentEnd);
 
     int exitCode = 0;
@@ -168,7 +183,7 @@ int main(int argc, char *argv[])
     if (parser.isSet(screenshot)) {
         runner = std::make_unique<ScreenshotRunner>(&window, parser.value(screenshot), parser.value(select).trimmed());
         runner->setAction(parser.value(screenshotAction));
-        runner->setIncidentTab(incident);
+        runner->setIncidentTab(incident || openIncidentId > 0);
         QObject::connect(runner.get(), &ScreenshotRunner::finished, &app, [&exitCode](int code, const QString &message) {
             if (!message.isEmpty())
                 std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(message));
