@@ -58,11 +58,15 @@ IncidentPanel::IncidentPanel(Workspace *workspace, QWidget *parent)
     m_pins = new QListWidget(this);
     m_pins->setObjectName(QStringLiteral("incidentPins"));
     m_pins->setToolTip(QStringLiteral("Pinned events: double-click to find one in the list"));
+    m_pins->setWordWrap(true);
+    m_pins->setAlternatingRowColors(true);
+    m_pins->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_pin = new QPushButton(QStringLiteral("Pin event"), this);
     m_pin->setObjectName(QStringLiteral("incidentPin"));
     m_notes = new QListWidget(this);
     m_notes->setObjectName(QStringLiteral("incidentNotes"));
     m_notes->setWordWrap(true);
+    m_notes->setAlternatingRowColors(true);
     m_noteEdit = new QLineEdit(this);
     m_noteEdit->setObjectName(QStringLiteral("incidentNoteEdit"));
     m_noteEdit->setPlaceholderText(QStringLiteral("Add a note…"));
@@ -183,12 +187,18 @@ void IncidentPanel::display(const std::optional<IncidentDetail> &detail)
                                     shortTime(formatUtcMicros(i.query.from)), shortTime(formatUtcMicros(i.query.to)),
                                     incidentFiltersText(i.query)));
         for (const IncidentPin &p : m_current->pins) {
-            auto *item = new QListWidgetItem(QStringLiteral("%1  %2  %3%4")
-                                                 .arg(shortTime(p.eventAt).mid(11), eventKindName(p.kind), pinnedEventLine(p),
-                                                      p.note.isEmpty() ? QString() : QStringLiteral(" — ") + p.note),
+            // Two lines that fit the panel: when and what (with the note), then the event as the
+            // list shows it, a long key shortened in the middle (the tooltip has it whole).
+            QString line = pinnedEventLine(p);
+            if (p.event && p.event->idemKey.size() > 36)
+                line.replace(p.event->idemKey, p.event->idemKey.left(17) + QChar(0x2026) + p.event->idemKey.right(17));
+            auto *item = new QListWidgetItem(QStringLiteral("%1  %2%3\n%4")
+                                                 .arg(shortTime(p.eventAt).mid(11), eventKindName(p.kind),
+                                                      p.note.isEmpty() ? QString() : QStringLiteral(" — ") + p.note, line),
                                              m_pins);
             item->setData(Qt::UserRole, parseUtcMicros(p.eventAt).value_or(0));
-            item->setToolTip(QStringLiteral("%1 %2 %3, pinned by %4 at %5").arg(p.eventAt, eventKindName(p.kind), p.eventId, p.pinnedBy, p.pinnedAt));
+            item->setToolTip(QStringLiteral("%1 %2 %3: %4\npinned by %5 at %6")
+                                 .arg(p.eventAt, eventKindName(p.kind), p.eventId, pinnedEventLine(p), p.pinnedBy, p.pinnedAt));
             keys.insert(WindowEventsModel::pinKey(p.kind, p.eventId));
         }
         for (const IncidentNote &n : m_current->notes) {

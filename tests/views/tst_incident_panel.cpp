@@ -95,7 +95,7 @@ void TestIncidentPanel::openPinNoteClose()
                                                            "filters: kinds record.created, intent.attempt, ticket.created"));
     QTRY_COMPARE(itemsOf(panel->incidentCombo()), (QStringList{QStringLiteral("— no incident —"), QStringLiteral("#1 Ticket service timeouts")}));
     QCOMPARE(panel->incidentCombo()->currentIndex(), 1);
-    QCOMPARE(textsOf(panel->pinList()), QStringList{QStringLiteral("00:01:40  intent.attempt  UNKNOWN k:a create_ticket by agent-1 — first UNKNOWN")});
+    QCOMPARE(textsOf(panel->pinList()), QStringList{QStringLiteral("00:01:40  intent.attempt — first UNKNOWN\nUNKNOWN k:a create_ticket by agent-1")});
     QCOMPARE(textsOf(panel->noteList()), QStringList{panel->noteList()->item(0)->text()});
     QVERIFY2(panel->noteList()->item(0)->text().endsWith(QStringLiteral(" alice: ticket API timed out")),
              qPrintable(panel->noteList()->item(0)->text()));
