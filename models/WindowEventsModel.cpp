@@ -100,6 +100,19 @@ QVariant WindowEventsModel::data(const QModelIndex &index, int role) const
         return {};
     const Row &r = m_rows.at(index.row());
     const bool gap = r.gapUs > 0;
+    if (role == EventIdRole)
+        return gap ? QVariant() : QVariant(r.id);
+    if (role == PinnedRole || (role == Qt::FontRole && !gap)) {
+        const bool pinned = !gap && !m_pinned.isEmpty() && m_pinned.contains(pinKey(r.kind, r.id));
+        if (role == PinnedRole)
+            return pinned;
+        if (pinned) {
+            QFont f;
+            f.setBold(true);
+            f.setItalic(r.settling);
+            return f;
+        }
+    }
     switch (role) {
     case IsGapRole: return gap;
     case StoreRole: return gap ? QVariant() : QVariant(int(r.store));
@@ -150,6 +163,18 @@ QVariant WindowEventsModel::data(const QModelIndex &index, int role) const
         return {};
     }
     return {};
+}
+
+QString WindowEventsModel::pinKey(EventKind kind, const QString &id)
+{
+    return eventKindName(kind) + QLatin1Char(' ') + id;
+}
+
+void WindowEventsModel::setPinnedEvents(const QSet<QString> &keys)
+{
+    m_pinned = keys;
+    if (!m_rows.isEmpty())
+        emit dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1), {PinnedRole, Qt::FontRole});
 }
 
 QVariant WindowEventsModel::headerData(int section, Qt::Orientation orientation, int role) const

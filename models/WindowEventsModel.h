@@ -4,6 +4,7 @@
 #include "PagedTableModel.h"
 #include "Window.h"
 
+#include <QSet>
 #include <QStringList>
 #include <QVector>
 
@@ -92,6 +93,18 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex &index) const override;
 
+    // Pinned events (an open incident's pins, DESIGN.md §7 "Incidents"): marked in the list.
+    /// Roles of the incident pins (after the model's own roles; valid on every column).
+    enum PinRole {
+        EventIdRole = roles::FirstModelRole + 40, ///< QString: the event's row id (invalid on gap rows)
+        PinnedRole,                               ///< bool: the event is pinned (bold)
+    };
+    /// The key of an event for setPinnedEvents(): its kind and row id.
+    static QString pinKey(EventKind kind, const QString &id);
+    /// Marks the events whose pinKey() is in `keys` as pinned (PinnedRole, bold), the others
+    /// not; emits dataChanged() over every row.
+    void setPinnedEvents(const QSet<QString> &keys);
+
 private:
     /// One table row: an event (what the columns show, nothing more) or a gap.
     struct Row {
@@ -117,6 +130,7 @@ private:
     std::optional<UtcMicros> m_lastAt;
     int m_events = 0;
     QStringList m_notes;
+    QSet<QString> m_pinned; ///< pinKey()s of the pinned events
 };
 
 } // namespace triage

@@ -1,5 +1,6 @@
 #include "IncidentView.h"
 
+#include "IncidentPanel.h"
 #include "MessageBar.h"
 #include "ReplayPanel.h"
 #include "StoreRole.h"
@@ -22,6 +23,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QItemSelectionModel>
 #include <QSplitter>
 #include <QStackedBarSeries>
 #include <QTableView>
@@ -234,12 +236,32 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     split->setStretchFactor(1, 3);
     split->setStretchFactor(2, 2);
 
+    // Incidents (DESIGN.md §7): the panel beside the chart and the list.
+    m_panel = new IncidentPanel(workspace, this);
+    m_panel->setQueryProvider([this] { return currentQuery(); });
+    connect(m_panel, &IncidentPanel::openWindow, this, &IncidentView::openQuery);
+    connect(m_panel, &IncidentPanel::openFailed, this, [this] { load(); });
+    connect(m_panel, &IncidentPanel::pinsChanged, m_model, &WindowEventsModel::setPinnedEvents);
+    connect(m_panel, &IncidentPanel::jumpTo, this, &IncidentView::scrollToTime);
+    connect(m_panel, &IncidentPanel::message, m_bar, &MessageBar::showMessage);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &index) {
+        const QVariant kind = index.data(WindowEventsModel::KindRole);
+        m_panel->setSelectedEvent(kind.isValid() ? std::optional(std::pair(EventKind(kind.toInt()), index.data(WindowEventsModel::EventIdRole).toString()))
+                                                 : std::nullopt);
+    });
+    auto *sides = new QSplitter(Qt::Horizontal, this);
+    sides->setChildrenCollapsible(false);
+    sides->addWidget(split);
+    sides->addWidget(m_panel);
+    sides->setStretchFactor(0, 4);
+    sides->setStretchFactor(1, 1);
+
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_bar);
     layout->addLayout(range);
     layout->addLayout(filters);
     layout->addLayout(info);
-    layout->addWidget(split, 1);
+    layout->addWidget(sides, 1);
 
     connect(m_load, &QPushButton::clicked, this, [this] { load(); });
 
@@ -274,7 +296,26 @@ WindowQuery IncidentView::currentQuery() const
     q.bizType = m_bizType->text().trimmed();
     q.tenant = m_tenant->text().trimmed();
     q.keySubstring = m_key->text(); // case-sensitive, as typed
+    q.stores = m_kept.stores;
+    q.kinds = m_kept.kinds;
+    q.statuses = m_kept.statuses;
     return q;
+}
+
+void IncidentView::openIncident(qint64 id)
+{
+    m_loadedOnce = true; // the incident's window, not the default one
+    m_panel->openIncident(id);
+}
+
+void IncidentView::openQuery(const WindowQuery &query)
+{
+    setRange(query.from, query.to);
+    m_bizType->setText(query.bizType);
+    m_tenant->setText(query.tenant);
+    m_key->setText(query.keySubstring);
+    m_kept = query;
+    load();
 }
 
 void IncidentView::showEvent(QShowEvent *event)

@@ -18,6 +18,7 @@ class QTableView;
 
 namespace triage {
 
+class IncidentPanel;
 class MessageBar;
 class ReplayPanel;
 class WindowEventsModel;
@@ -55,6 +56,14 @@ public:
     /// Scrolls the list to the first event at or after `t` (µs), fetching pages until it is
     /// loaded or the window ends; selects it.
     void scrollToTime(UtcMicros t);
+
+    /// Opens incident `id` (the panel reads it, then its window and filters load); the
+    /// default window does not load meanwhile. A missing incident loads the range shown.
+    void openIncident(qint64 id);
+    /// Shows `query`'s window and filters (stores, kinds and statuses, which have no edit
+    /// here, are kept for the loads that follow, until another incident opens) and loads it.
+    void openQuery(const WindowQuery &query);
+    IncidentPanel *incidentPanel() const { return m_panel; }
 
     /// For tests and the screenshot driver.
     WindowEventsModel *eventsModel() const { return m_model; }
@@ -109,6 +118,8 @@ private:
     QStackedBarSeries *m_series;
     QTableView *m_table;
     ReplayPanel *m_replay; ///< the playhead, stepping, "As of T" and the event context menu (DESIGN.md §7 "Replay")
+    IncidentPanel *m_panel;
+    WindowQuery m_kept; ///< stores, kinds and statuses of the incident opened (openQuery())
 };
 
 } // namespace triage

@@ -258,6 +258,12 @@ QueuePane *MainWindow::currentPane() const
     return qobject_cast<QueuePane *>(m_queues->currentWidget());
 }
 
+void MainWindow::openIncident(qint64 id)
+{
+    m_incident->openIncident(id);
+    m_queues->setCurrentWidget(m_incident);
+}
+
 void MainWindow::showIncident(qint64 from, qint64 to)
 {
     m_incident->setRange(from, to);

@@ -81,6 +81,8 @@ public:
     IncidentView *incidentView() const { return m_incident; }
     /// Makes the Incident tab current with the window [from, to) (µs, UTC) and loads it.
     void showIncident(qint64 from, qint64 to);
+    /// Makes the Incident tab current on incident `id` (its window, filters, pins and notes).
+    void openIncident(qint64 id);
     /// The upstream client (nullptr when no biz_type has an upstream).
     UpstreamClient *upstreamClient() const { return m_upstream.get(); }
     /// Loads the selected rows' details, then opens the bulk-mark confirmation for

@@ -78,6 +78,10 @@ int main(int argc, char *argv[])
     parser.addOption(select);
     parser.addOption(screenshotAction);
     parser.addOption(screenshotTab);
+    const QCommandLineOption incidentId(QStringLiteral("incident"),
+                                        QStringLiteral("Open the Incident tab on incident ID (its window, filters, pins and notes)."),
+                                        QStringLiteral("ID"));
+    parser.addOption(incidentId);
     parser.addOption(incidentFrom);
     parser.addOption(incidentTo);
     parser.addOption(incidentSelect);
@@ -149,6 +153,15 @@ int main(int argc, char *argv[])
             return 1;
         }
     }
+    qint64 openIncidentId = 0;
+    if (parser.isSet(incidentId)) {
+        bool ok = false;
+        openIncidentId = parser.value(incidentId).trimmed().toLongLong(&ok);
+        if (!ok || openIncidentId <= 0) {
+            std::fprintf(stderr, "triage-console: --incident \"%s\": give an incident id\n", qUtf8Printable(parser.value(incidentId)));
+            return 1;
+        }
+    }
     if (incident && incidentEnd <= incidentStart) {
         std::fprintf(stderr, "triage-console: --incident-to must be after --incident-from\n");
         return 1;
@@ -176,7 +189,9 @@ int main(int argc, char *argv[])
     installMappingCheck(workspace);
     MainWindow window(&workspace);
     window.resize(1400, 900);
-    if (incident)
+    if (openIncidentId > 0)
+        window.openIncident(openIncidentId);
+    else if (incident)
         window.showIncident(incidentStart, incidentEnd);
 
     int exitCode = 0;
@@ -184,7 +199,7 @@ int main(int argc, char *argv[])
     if (parser.isSet(screenshot)) {
         runner = std::make_unique<ScreenshotRunner>(&window, parser.value(screenshot), parser.value(select).trimmed());
         runner->setAction(parser.value(screenshotAction));
-        runner->setIncidentTab(incident);
+        runner->setIncidentTab(incident || openIncidentId > 0);
         runner->setIncidentSelect(incidentRow);
         QObject::connect(runner.get(), &ScreenshotRunner::finished, &app, [&exitCode](int code, const QString &message) {
             if (!message.isEmpty())

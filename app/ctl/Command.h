@@ -34,6 +34,9 @@ struct CommandSpec {
     /// there (installMappingCheck(), DESIGN.md §10 "Checked at open"). False only for the
     /// commands that fix a mapping or a schema: doctor, init-schema, map.
     bool checksMapping = true;
+    /// `arguments` is the least number of positional arguments; prepare() checks the rest
+    /// (incident: a subcommand, then an ID for most of them).
+    bool variadic = false;
 };
 
 /// One parsed command line as a command sees it.
@@ -81,5 +84,6 @@ std::unique_ptr<Command> makeAuditCommand();
 std::unique_ptr<Command> makeDoctorCommand();
 std::unique_ptr<Command> makeMapCommand();
 std::unique_ptr<Command> makeTimelineCommand();
+std::unique_ptr<Command> makeIncidentCommand();
 
 } // namespace triage::ctl

@@ -28,6 +28,88 @@ QList<QCommandLineOption> queueFilterOptions()
     };
 }
 
+QList<QCommandLineOption> windowFilterOptions()
+{
+    return {
+        option("biz-type", QStringLiteral("Only this biz_type (intent and ticket events through their key's record)."),
+               QStringLiteral("B")),
+        option("tenant", QStringLiteral("Only keys of this tenant (tenant column or key pattern)."), QStringLiteral("T")),
+        option("key", QStringLiteral("Only keys containing this text (case-sensitive)."), QStringLiteral("SUBSTR")),
+        option("store", QStringLiteral("Only these stores (comma-separated)."), QStringLiteral("S")),
+        option("kind", QStringLiteral("Only these event kinds (comma-separated)."), QStringLiteral("K")),
+        option("status",
+               QStringLiteral("Only events with these statuses (comma-separated): console names in any case, other values as shown."),
+               QStringLiteral("S")),
+    };
+}
+
+namespace {
+/// A comma-separated option's values, trimmed, empty ones dropped.
+QStringList listOption(const CommandContext &c, const QString &name)
+{
+    QStringList values;
+    for (const QString &v : c.parser.values(name))
+        for (const QString &part : v.split(QLatin1Char(',')))
+            if (!part.trimmed().isEmpty())
+                values << part.trimmed();
+    return values;
+}
+} // namespace
+
+bool windowFiltersGiven(const CommandContext &context)
+{
+    for (const QCommandLineOption &o : windowFilterOptions())
+        if (context.parser.isSet(o.names().first()))
+            return true;
+    return false;
+}
+
+std::optional<EventKind> readEventKind(const CommandContext &context, const QString &name)
+{
+    if (const auto k = eventKindFromName(name))
+        return k;
+    QStringList names;
+    for (EventKind kind : allEventKinds())
+        names << eventKindName(kind);
+    context.out.usage(QStringLiteral("--kind \"%1\": one of %2").arg(name, names.join(QStringLiteral(", "))));
+    return std::nullopt;
+}
+
+bool readWindowQuery(const CommandContext &c, const QString &command, WindowQuery *query)
+{
+    const std::optional<UtcMicros> from = parseTimeOption(c.parser.value(QStringLiteral("from")));
+    const std::optional<UtcMicros> to = parseTimeOption(c.parser.value(QStringLiteral("to")));
+    if (!from || !to) {
+        c.out.usage(QStringLiteral("%1 needs --from and --to, ISO-8601 times (e.g. 2026-12-01T02:10:00Z)").arg(command));
+        return false;
+    }
+    if (*from >= *to) {
+        c.out.usage(QStringLiteral("--from must be before --to"));
+        return false;
+    }
+    query->from = *from;
+    query->to = *to;
+    query->bizType = c.parser.value(QStringLiteral("biz-type"));
+    query->tenant = c.parser.value(QStringLiteral("tenant"));
+    query->keySubstring = c.parser.value(QStringLiteral("key"));
+    query->statuses = listOption(c, QStringLiteral("status"));
+    for (const QString &name : listOption(c, QStringLiteral("store"))) {
+        const auto s = eventStoreFromName(name);
+        if (!s) {
+            c.out.usage(QStringLiteral("--store \"%1\": idempotency, intent, ticket or console").arg(name));
+            return false;
+        }
+        query->stores << *s;
+    }
+    for (const QString &name : listOption(c, QStringLiteral("kind"))) {
+        const auto k = readEventKind(c, name);
+        if (!k)
+            return false;
+        query->kinds << *k;
+    }
+    return true;
+}
+
 QCommandLineOption pageSizeOption()
 {
     QCommandLineOption pageSize = option("page-size", QStringLiteral("Rows per round trip (default %1).").arg(kDefaultPageSize),

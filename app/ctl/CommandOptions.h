@@ -5,6 +5,7 @@
 #include "KeyDetail.h"
 #include "Queue.h"
 #include "TimeText.h"
+#include "Window.h"
 
 #include <QCommandLineOption>
 #include <QList>
@@ -39,6 +40,18 @@ bool readPageSize(const CommandContext &context, int *pageSize);
 
 /// ISO-8601 text as parseUtcMicros() reads it, or a bare date (midnight UTC).
 std::optional<UtcMicros> parseTimeOption(const QString &text);
+
+/// The window filters of timeline and incident create (DESIGN.md §7): --biz-type, --tenant,
+/// --key, --store, --kind, --status (the last three comma-separated).
+QList<QCommandLineOption> windowFilterOptions();
+/// True when any of windowFilterOptions() is given.
+bool windowFiltersGiven(const CommandContext &context);
+/// Reads --from and --to (`command` names the command in the message) and the window
+/// filters into `*query`; false after a usage message ("--store \"x\": idempotency, intent,
+/// ticket or console", "--kind \"x\": one of record.created, …").
+bool readWindowQuery(const CommandContext &context, const QString &command, WindowQuery *query);
+/// An event kind named by --kind (one of allEventKinds()); nullopt after a usage message.
+std::optional<EventKind> readEventKind(const CommandContext &context, const QString &name);
 
 /// The queue `queue` with the filters of queueFilterOptions(); nullopt after a usage message.
 std::optional<QueueRequest> readQueueRequest(const CommandContext &context, const QString &queue);

@@ -5,6 +5,7 @@
 #include "CsvWriter.h"
 #include "TextTable.h"
 
+#include "Incident.h"
 #include "TextEscape.h"
 #include "Window.h"
 #include "WindowSummary.h"
@@ -45,17 +46,6 @@ QJsonObject jsonEvent(const WindowEvent &e)
     return o;
 }
 
-/// A comma-separated option's values, trimmed, empty ones dropped.
-QStringList listOption(const CommandContext &c, const QString &name)
-{
-    QStringList values;
-    for (const QString &v : c.parser.values(name))
-        for (const QString &part : v.split(QLatin1Char(',')))
-            if (!part.trimmed().isEmpty())
-                values << part.trimmed();
-    return values;
-}
-
 class TimelineCommand final : public Command {
 public:
     const CommandSpec &spec() const override
@@ -64,7 +54,7 @@ public:
             QStringLiteral("timeline"), QStringLiteral("timeline"),
             QStringLiteral("Every event of a time window across the stores (incident replay)."),
             QStringLiteral("timeline --from TIME --to TIME [--biz-type B] [--tenant T] [--key SUBSTR] [--store S,..] "
-                           "[--kind K,..] [--status S,..] [--lookback SECONDS]"),
+                           "[--kind K,..] [--status S,..] [--lookback SECONDS]  |  timeline --incident ID [--lookback SECONDS]"),
             QStringLiteral(
                 "Every event in [--from, --to) (UTC; --from included, --to excluded) across the stores, in one\n"
                 "order (time, store, kind, id): record.created, record.updated (to its CURRENT status: the\n"
@@ -76,17 +66,15 @@ public:
                 "then approximate. Stops after --limit events; the table collapses gaps of 5 min or more.\n"
                 "--summary: events and distinct keys per kind, keys with an UNKNOWN attempt, records\n"
                 "created in the window still PROCESSING, keys with 2+ tickets created in the window,\n"
-                "applied marks by operator, top biz_types and tenants, events per minute."),
-            {option("from", QStringLiteral("Window start, included (ISO-8601; no zone = UTC)."), QStringLiteral("TIME")),
-             option("to", QStringLiteral("Window end, excluded."), QStringLiteral("TIME")),
-             option("biz-type", QStringLiteral("Only this biz_type (intent and ticket events through their key's record)."),
-                    QStringLiteral("B")),
-             option("tenant", QStringLiteral("Only keys of this tenant (tenant column or key pattern)."), QStringLiteral("T")),
-             option("key", QStringLiteral("Only keys containing this text (case-sensitive)."), QStringLiteral("SUBSTR")),
-             option("store", QStringLiteral("Only these stores (comma-separated)."), QStringLiteral("S")),
-             option("kind", QStringLiteral("Only these event kinds (comma-separated)."), QStringLiteral("K")),
-             option("status", QStringLiteral("Only events with these statuses (comma-separated): console names in any case, other values as shown."),
-                    QStringLiteral("S")),
+                "applied marks by operator, top biz_types and tenants, events per minute.\n"
+                "--incident ID reads the window and filters saved with that incident (triagectl incident)."),
+            QList<QCommandLineOption>{option("from", QStringLiteral("Window start, included (ISO-8601; no zone = UTC)."),
+                                             QStringLiteral("TIME")),
+                                      option("to", QStringLiteral("Window end, excluded."), QStringLiteral("TIME"))}
+                + windowFilterOptions()
+                + QList<QCommandLineOption>{
+             option("incident", QStringLiteral("The window and filters of incident ID (instead of --from, --to and filters)."),
+                    QStringLiteral("ID")),
              option("lookback", QStringLiteral("Seconds before now() in which events still settle (default 60)."),
                     QStringLiteral("SECONDS")),
              option("summary", QStringLiteral("Print the window's summary (aggregates on the servers) instead of its events.")),
@@ -99,33 +87,17 @@ public:
     {
         if (!readPageSize(c, &m_pageSize))
             return ExitUsage;
-        const std::optional<UtcMicros> from = parseTimeOption(c.parser.value(QStringLiteral("from")));
-        const std::optional<UtcMicros> to = parseTimeOption(c.parser.value(QStringLiteral("to")));
-        if (!from || !to)
-            return c.out.usage(QStringLiteral("timeline needs --from and --to, ISO-8601 times (e.g. 2026-12-01T02:10:00Z)"));
-        if (*from >= *to)
-            return c.out.usage(QStringLiteral("--from must be before --to"));
-        m_query.from = *from;
-        m_query.to = *to;
-        m_query.bizType = c.parser.value(QStringLiteral("biz-type"));
-        m_query.tenant = c.parser.value(QStringLiteral("tenant"));
-        m_query.keySubstring = c.parser.value(QStringLiteral("key"));
-        m_query.statuses = listOption(c, QStringLiteral("status"));
-        for (const QString &name : listOption(c, QStringLiteral("store"))) {
-            const auto s = eventStoreFromName(name);
-            if (!s)
-                return c.out.usage(QStringLiteral("--store \"%1\": idempotency, intent, ticket or console").arg(name));
-            m_query.stores << *s;
-        }
-        for (const QString &name : listOption(c, QStringLiteral("kind"))) {
-            const auto k = eventKindFromName(name);
-            if (!k) {
-                QStringList names;
-                for (EventKind kind : allEventKinds())
-                    names << eventKindName(kind);
-                return c.out.usage(QStringLiteral("--kind \"%1\": one of %2").arg(name, names.join(QStringLiteral(", "))));
-            }
-            m_query.kinds << *k;
+        if (c.parser.isSet(QStringLiteral("incident"))) {
+            bool ok = false;
+            m_incident = c.parser.value(QStringLiteral("incident")).trimmed().toLongLong(&ok);
+            if (!ok || m_incident <= 0)
+                return c.out.usage(
+                    QStringLiteral("--incident \"%1\": give an incident id").arg(c.parser.value(QStringLiteral("incident"))));
+            if (c.parser.isSet(QStringLiteral("from")) || c.parser.isSet(QStringLiteral("to")) || windowFiltersGiven(c))
+                return c.out.usage(QStringLiteral("--incident takes the window and filters from the incident: leave out --from, "
+                                                  "--to and the filters"));
+        } else if (!readWindowQuery(c, QStringLiteral("timeline"), &m_query)) {
+            return ExitUsage;
         }
         if (c.parser.isSet(QStringLiteral("lookback"))) {
             bool ok = false;
@@ -138,6 +110,19 @@ public:
 
     int run(Workspace &workspace, const CommandContext &c) override
     {
+        if (m_incident > 0) {
+            // The incident's window and filters (DESIGN.md §7 "Incidents"); the lookback stays ours.
+            const auto incident = readIncident(workspace, m_incident).result();
+            if (!incident.ok())
+                return c.out.dbFailure(*incident.error);
+            if (!*incident.value) {
+                c.out.message(QStringLiteral("no incident %1").arg(m_incident));
+                return ExitUsage;
+            }
+            const int lookback = m_query.lookbackS;
+            m_query = incident.value->value().incident.query;
+            m_query.lookbackS = lookback;
+        }
         if (c.parser.isSet(QStringLiteral("summary"))) {
             const auto summary = summarizeWindow(workspace, m_query).result();
             if (!summary.ok())
@@ -321,6 +306,7 @@ private:
 
     int m_pageSize = kDefaultPageSize;
     WindowQuery m_query;
+    qint64 m_incident = 0; ///< --incident ID: the window and filters of that incident
 };
 
 } // namespace

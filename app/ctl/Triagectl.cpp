@@ -78,7 +78,7 @@ const std::vector<CommandFactory> &commandTable()
         &makeInitSchemaCommand, &makeSeedDemoCommand, &makeListCommand,       &makeShowCommand,
         &makeMarkCommand,       &makeQueryCommand,    &makeDuplicatesCommand, &makeCompensateCommand,
         &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand, &makeMapCommand,
-        &makeTimelineCommand,
+        &makeTimelineCommand, &makeIncidentCommand,
     };
     return table;
 }
@@ -194,7 +194,7 @@ int Triagectl::checkShape(const Command &command, const QStringList &args)
         if (args.isEmpty() == !m_parser.isSet(s.alternative))
             return m_output.usage(
                 QStringLiteral("%1: give either a KEY or --%2 (usage: triagectl %3)").arg(s.name, s.alternative, s.synopsis));
-    } else if (args.size() != s.arguments) {
+    } else if (s.variadic ? args.size() < s.arguments : args.size() != s.arguments) {
         return m_output.usage(args.size() < s.arguments
                                   ? QStringLiteral("%1: missing argument (usage: triagectl %2)").arg(s.name, s.synopsis)
                                   : QStringLiteral("%1: unexpected argument \"%2\"").arg(s.name, args.value(s.arguments)));
@@ -218,7 +218,7 @@ int Triagectl::checkShape(const Command &command, const QStringList &args)
 int Triagectl::run(const QStringList &arguments)
 {
     static const QString commandNames =
-        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor or map");
+        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline or incident");
     if (!m_parser.parse(arguments))
         return m_output.usage(m_parser.errorText());
     const QStringList positional = m_parser.positionalArguments();

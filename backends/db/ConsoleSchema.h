@@ -8,7 +8,8 @@ namespace triage {
 /// console-owned tables (triage_*) as resources/schema/ creates them. Raised by the release
 /// that changes them; init-schema records it in triage_meta (key schema_version).
 /// 1: triage_audit, triage_compensation, triage_compensation_attempt, triage_meta.
-constexpr int kConsoleSchemaVersion = 1;
+/// 2: + triage_incident, triage_incident_pin, triage_incident_note (DESIGN.md §7 "Incidents").
+constexpr int kConsoleSchemaVersion = 2;
 
 /// The key of the schema version row of triage_meta.
 inline QString consoleSchemaVersionKey()

@@ -29,6 +29,13 @@ inline constexpr char16_t MarkFailed[] = u"mark_failed";
 inline constexpr char16_t QueryUpstream[] = u"query_upstream";
 inline constexpr char16_t Compensate[] = u"compensate";
 inline constexpr char16_t CompensateResume[] = u"compensate_resume";
+// Incidents (DESIGN.md §7): kind.verb, idem_key "incident:<id>".
+inline constexpr char16_t IncidentCreate[] = u"incident.create";
+inline constexpr char16_t IncidentPin[] = u"incident.pin";
+inline constexpr char16_t IncidentUnpin[] = u"incident.unpin";
+inline constexpr char16_t IncidentNote[] = u"incident.note";
+inline constexpr char16_t IncidentClose[] = u"incident.close";
+inline constexpr char16_t IncidentReopen[] = u"incident.reopen";
 } // namespace audit_action
 
 /// An action as stored, in today's spelling: lower case, '-' and ' ' as '_' (rows written

@@ -69,7 +69,7 @@ QString textOf(const QVariant &value)
 namespace window_sql {
 
 std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &config, EventKind kind, const WindowQuery &query,
-                                    SqlBuilder &b, QString *note)
+                                    SqlBuilder &b, QString *note, bool bounded)
 {
     const Dialect d = session.dialect().kind();
     const SqlDialect &sd = session.dialect();
@@ -213,10 +213,27 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
                      .arg(exactText(d, s.key), b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(query.keySubstring) + QLatin1Char('%')),
                           SqlDialect::likeEscapeClause());
     // The window, then the watermark (each store's own clock: DESIGN.md §7 "late commits").
+    if (!bounded) {
+        s.where << where;
+        return s;
+    }
     where << QStringLiteral("%1 >= %2").arg(s.time, s.clock.param(b.bind(s.clock.boundAt(query.from))));
     where << QStringLiteral("%1 < %2").arg(s.time, s.clock.param(b.bind(s.clock.boundAt(query.to))));
     s.where << where;
     return s;
+}
+
+QString eventColumns(const StreamSql &s)
+{
+    return QStringList{s.id,
+                       s.key + QStringLiteral(" AS tc_key"),
+                       s.bizType + QStringLiteral(" AS tc_biz"),
+                       s.status + QStringLiteral(" AS tc_status"),
+                       s.actor + QStringLiteral(" AS tc_actor"),
+                       s.detail + QStringLiteral(" AS tc_detail"),
+                       s.clock.text(s.time) + QStringLiteral(" AS tc_at"),
+                       s.clock.cursor(s.time) + QStringLiteral(" AS tc_cursor")}
+        .join(QStringLiteral(", "));
 }
 
 QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &config, EventKind kind,
@@ -238,21 +255,49 @@ QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &confi
             id = businessIdBindValue(session, s.idTable, s.idColumn, BusinessId(cursor.id)).value_or(QVariant(cursor.id));
         where << s.clock.keysetAfter(b, s.time, s.id, s.clock.cursorValue(cursor.time), id, false);
     }
-    const QString columns = QStringList{s.id,
-                                        s.key + QStringLiteral(" AS tc_key"),
-                                        s.bizType + QStringLiteral(" AS tc_biz"),
-                                        s.status + QStringLiteral(" AS tc_status"),
-                                        s.actor + QStringLiteral(" AS tc_actor"),
-                                        s.detail + QStringLiteral(" AS tc_detail"),
-                                        s.clock.text(s.time) + QStringLiteral(" AS tc_at"),
-                                        s.clock.cursor(s.time) + QStringLiteral(" AS tc_cursor")}
-                                .join(QStringLiteral(", "));
-    QSqlQuery q = session.exec(selectSql(b, columns, s.from, where, s.time + QStringLiteral(", ") + s.id, limit), b);
+    QSqlQuery q = session.exec(selectSql(b, eventColumns(s), s.from, where, s.time + QStringLiteral(", ") + s.id, limit), b);
     QVector<WindowEvent> events;
-    const RecordSql records = config.records(d);
-    const IntentSql intents = config.intents(d);
-    const TicketSql tickets = config.tickets(d);
+    const EventSql sql{config.records(d), config.intents(d), config.tickets(d)};
     while (q.next()) {
+        events.append(eventFrom(q, sql, kind, settling));
+        if (cursorTexts)
+            *cursorTexts << q.value(7).toString();
+    }
+    return events;
+}
+
+std::optional<WindowEvent> readEvent(DbSession &session, const WorkspaceConfig &config, EventKind kind, const QString &id)
+{
+    const Dialect d = session.dialect().kind();
+    SqlBuilder b;
+    const std::optional<StreamSql> stream = streamFor(session, config, kind, WindowQuery{}, b, nullptr, false);
+    if (!stream)
+        return std::nullopt;
+    QVariant idValue;
+    if (!stream->idTable.isEmpty()) {
+        // An opaque business id, bound by the one rule of BusinessIdSql.h.
+        const std::optional<QVariant> v = businessIdBindValue(session, stream->idTable, stream->idColumn, BusinessId(id));
+        if (!v)
+            return std::nullopt;
+        idValue = *v;
+    } else {
+        bool ok = false;
+        const qint64 n = id.toLongLong(&ok);
+        if (!ok || QString::number(n) != id)
+            return std::nullopt; // not a canonical integer: no row of an integer key has it
+        idValue = n;
+    }
+    QStringList where = stream->where;
+    where << QStringLiteral("%1 = %2").arg(stream->id, b.bind(idValue));
+    QSqlQuery q = session.exec(selectSql(b, eventColumns(*stream), stream->from, where, stream->id, 1), b);
+    if (!q.next())
+        return std::nullopt;
+    return eventFrom(q, EventSql{config.records(d), config.intents(d), config.tickets(d)}, kind, false);
+}
+
+WindowEvent eventFrom(const QSqlQuery &q, const EventSql &sql, EventKind kind, bool settling)
+{
+    {
         WindowEvent e;
         e.kind = kind;
         e.store = storeOf(kind);
@@ -263,13 +308,13 @@ QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &confi
         case EventKind::RecordCreated:
             // The table keeps no history: the status at creation is not known (never invent
             // a state); the current one goes into the detail.
-            e.detail = QStringLiteral("now ") + StoredRecordStatus::fromMapped(q.value(3), records.map.statuses).text;
+            e.detail = QStringLiteral("now ") + StoredRecordStatus::fromMapped(q.value(3), sql.records.map.statuses).text;
             break;
         case EventKind::RecordUpdated:
-            e.status = StoredRecordStatus::fromMapped(q.value(3), records.map.statuses).text;
+            e.status = StoredRecordStatus::fromMapped(q.value(3), sql.records.map.statuses).text;
             break;
-        case EventKind::IntentAttempt: e.status = intents.statusName(q.value(3)); break;
-        case EventKind::TicketCreated: e.status = tickets.statusName(q.value(3)).value_or(QStringLiteral("NULL")); break;
+        case EventKind::IntentAttempt: e.status = sql.intents.statusName(q.value(3)); break;
+        case EventKind::TicketCreated: e.status = sql.tickets.statusName(q.value(3)).value_or(QStringLiteral("NULL")); break;
         default: e.status = textOf(q.value(3)); break;
         }
         e.actor = textOf(q.value(4));
@@ -278,11 +323,8 @@ QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &confi
         e.atText = canonicalTimeText(q.value(6));
         e.at = parseUtcMicros(e.atText).value_or(0);
         e.settling = settling;
-        if (cursorTexts)
-            *cursorTexts << q.value(7).toString();
-        events.append(std::move(e));
+        return e;
     }
-    return events;
 }
 
 QString serverNow(DbSession &session)

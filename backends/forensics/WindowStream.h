@@ -5,6 +5,8 @@
 #include "SchemaSql.h"
 #include "Window.h"
 
+#include <QSqlQuery>
+
 #include <optional>
 
 namespace triage::window_sql {
@@ -23,8 +25,28 @@ struct StreamSql {
 /// One kind's stream as SQL with the query's filters and the window's bounds in `where`
 /// (no watermark, no cursor), columns aliased "x" (and "c" for a compensation attempt's
 /// compensation); nullopt when the console table it reads does not exist. Values bound
-/// through `b`; `*note` set when a filter cannot apply. Throws DbException.
+/// through `b`; `*note` set when a filter cannot apply. `bounded` false leaves the window's
+/// bounds out (one event read by its id, readEvent()). Throws DbException.
 std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &config, EventKind kind,
-                                   const WindowQuery &query, SqlBuilder &b, QString *note);
+                                   const WindowQuery &query, SqlBuilder &b, QString *note, bool bounded = true);
+
+/// The select list of a stream's events: id, key, biz_type, status, actor, detail, the
+/// time's canonical text and its cursor text, in that order.
+QString eventColumns(const StreamSql &s);
+/// The event a row selected with eventColumns() describes (statuses read through the
+/// mapping; a record.created event's current status in its detail, DESIGN.md §7 "Honesty").
+/// `sql`: the three agents' tables as mapped, built once per statement.
+struct EventSql {
+    RecordSql records;
+    IntentSql intents;
+    TicketSql tickets;
+};
+WindowEvent eventFrom(const QSqlQuery &q, const EventSql &sql, EventKind kind, bool settling);
+
+/// The event of `kind` whose row id is `id` (its text as WindowEvent::id gives it: an opaque
+/// business id for tickets, a decimal integer elsewhere), as a window would list it, whatever
+/// its time; nullopt when no such row (or, for record.updated, when the record was never
+/// updated), or when the console table of `kind` does not exist. Throws DbException.
+std::optional<WindowEvent> readEvent(DbSession &session, const WorkspaceConfig &config, EventKind kind, const QString &id);
 
 } // namespace triage::window_sql

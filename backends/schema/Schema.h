@@ -52,8 +52,9 @@ struct SchemaReport {
 QStringList agentsTableStatements(Dialect dialect, DbRole role, const SchemaOptions &options);
 
 /// The console-owned tables kept in `role`'s database: for the idempotency role audit.sql
-/// (triage_audit) and meta.sql (triage_meta), for the intent role compensation.sql
-/// (triage_compensation, triage_compensation_attempt) and meta.sql; none for the ticket role.
+/// (triage_audit), incident.sql (triage_incident, _pin, _note) and meta.sql (triage_meta),
+/// for the intent role compensation.sql (triage_compensation, triage_compensation_attempt)
+/// and meta.sql; none for the ticket role.
 QStringList consoleTableStatements(Dialect dialect, DbRole role);
 
 /// agentsTableStatements() followed by consoleTableStatements(): everything init-schema

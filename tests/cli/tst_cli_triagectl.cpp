@@ -778,6 +778,7 @@ void TstCliTriagectl::helpListsCommands()
         "  doctor          Check the mapping and every index the queues and views need.\n"
         "  map --suggest   Draft the [*.map] sections of the config from the databases' catalogs.\n"
         "  timeline        Every event of a time window across the stores (incident replay).\n"
+        "  incident        Incidents: a saved window with its filters, pinned events and notes.\n"
         "Run \"triagectl COMMAND --help\" for a command's arguments and options.\n"
         "\n"
         "Global options (before or after the command):\n"

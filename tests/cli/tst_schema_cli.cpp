@@ -5,6 +5,7 @@
 #include "ShopShape.h"
 #include "TestDatabases.h"
 
+#include "ConsoleSchema.h"
 #include "Doctor.h"
 #include "Queue.h"
 #include "Workspace.h"
@@ -216,7 +217,7 @@ void TstSchemaCli::initSchemaLeavesExistingTicketTable()
     QVERIFY(indexNames(db, QStringLiteral("idempotency_record")).contains(QStringLiteral("idx_idempotency_record_status_updated")));
     QVERIFY(indexNames(db, QStringLiteral("intent_log")).contains(QStringLiteral("idx_intent_log_key_created")));
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta WHERE meta_key = 'schema_version'")),
-             QStringList{QStringLiteral("1")});
+             QStringList{QString::number(kConsoleSchemaVersion)});
 }
 
 void TstSchemaCli::initSchemaOnShop()
@@ -268,7 +269,7 @@ void TstSchemaCli::initSchemaOnShop()
     // With the shop mapping as it is, a second run finds every mapped table (JSON form).
     RUN_EXIT(again, 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url())
                            + QStringList{QStringLiteral("init-schema"), QStringLiteral("--format"), QStringLiteral("json")});
-    QVERIFY2(again.out.contains("\"console_schema_version\": 1"), again.out.constData());
+    QVERIFY2(again.out.contains("\"console_schema_version\": 2"), again.out.constData());
     QVERIFY2(again.out.contains("\"state\": \"mapped\""), again.out.constData());
     QVERIFY2(!again.out.contains("\"state\": \"created\""), again.out.constData());
 }
@@ -287,7 +288,7 @@ void TstSchemaCli::schemaVersionRefusesWrites()
     // A newer console brought the database to version 3.
     QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '3' WHERE meta_key = 'schema_version'")), QString());
     const QByteArray refusal =
-        "the idempotency database has console schema version 3; this build knows version 1: upgrade the console before writing";
+        "the idempotency database has console schema version 3; this build knows version 2: upgrade the console before writing";
 
     const CtlRun mark = runCtl(base + QStringList{QStringLiteral("mark"), rec.key, QStringLiteral("--to"), QStringLiteral("failed"),
                                                   QStringLiteral("--reason"), QStringLiteral("nothing was created upstream")});

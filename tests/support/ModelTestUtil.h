@@ -10,10 +10,24 @@
 #include "DemoWorkspace.h"
 #include "Schema.h"
 
+#include <QAbstractItemModel>
 #include <QFuture>
 #include <QTest>
 
 namespace triage::test {
+
+/// Every row of a table model, its cells' DisplayRole text joined by " | ".
+inline QStringList tableRows(const QAbstractItemModel &model)
+{
+    QStringList out;
+    for (int r = 0; r < model.rowCount(); ++r) {
+        QStringList cells;
+        for (int c = 0; c < model.columnCount(); ++c)
+            cells << model.index(r, c).data().toString();
+        out << cells.join(QStringLiteral(" | "));
+    }
+    return out;
+}
 
 /// Spins the event loop until `future` has finished (at most `ms`), then returns its result.
 /// Returns a default-constructed T (and the caller's QVERIFY on it fails) on timeout.

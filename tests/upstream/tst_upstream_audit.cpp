@@ -333,7 +333,7 @@ void TestUpstreamAudit::newerSchemaRefusesBeforeUpstream()
     QCOMPARE(createSchemaWithoutBackstop(db), QString());
     QCOMPARE(insertRecords(db, 2), QString());
     QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '3' WHERE meta_key = 'schema_version'")), QString());
-    const QString refusal = QStringLiteral("the idempotency database has console schema version 3; this build knows version 1: "
+    const QString refusal = QStringLiteral("the idempotency database has console schema version 3; this build knows version 2: "
                                            "upgrade the console before writing");
     UpstreamSimulatorProcess sim;
     QString error;

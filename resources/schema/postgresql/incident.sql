@@ -1,0 +1,43 @@
+-- Console-owned incidents (DESIGN.md §7 "Incidents"), in the idempotency database beside
+-- triage_audit, so that every change and its audit row commit in one transaction. An incident
+-- names a window [window_from, window_to) (UTC) and the window's filters as JSON text
+-- ({"biz_type","tenant","key","stores","kinds","statuses"}); status open or closed, changed by
+-- compare-and-set on version. Pins name one event (kind, store, row id as text, its time);
+-- notes are an operator's text, optionally about one event. Console schema version 2.
+CREATE TABLE IF NOT EXISTS triage_incident (
+  id           BIGSERIAL PRIMARY KEY,
+  title        VARCHAR(200) NOT NULL,
+  window_from  TIMESTAMPTZ(6) NOT NULL,
+  window_to    TIMESTAMPTZ(6) NOT NULL,
+  filters      TEXT NOT NULL,
+  status       VARCHAR(8) NOT NULL CHECK (status IN ('open', 'closed')),
+  created_by   VARCHAR(64) NOT NULL,
+  created_at   TIMESTAMPTZ(6) NOT NULL DEFAULT clock_timestamp(),
+  closed_by    VARCHAR(64),
+  closed_at    TIMESTAMPTZ(6),
+  version      BIGINT NOT NULL DEFAULT 1,
+  CHECK (window_from < window_to)
+);
+CREATE INDEX IF NOT EXISTS idx_triage_incident_status ON triage_incident (status, id);
+CREATE TABLE IF NOT EXISTS triage_incident_pin (
+  id           BIGSERIAL PRIMARY KEY,
+  incident_id  BIGINT NOT NULL REFERENCES triage_incident (id),
+  event_kind   VARCHAR(32) NOT NULL,
+  event_store  VARCHAR(16) NOT NULL,
+  event_id     VARCHAR(128) NOT NULL,
+  event_at     TIMESTAMPTZ(6) NOT NULL,
+  note         VARCHAR(1000),
+  pinned_by    VARCHAR(64) NOT NULL,
+  pinned_at    TIMESTAMPTZ(6) NOT NULL DEFAULT clock_timestamp(),
+  UNIQUE (incident_id, event_kind, event_id)
+);
+CREATE TABLE IF NOT EXISTS triage_incident_note (
+  id           BIGSERIAL PRIMARY KEY,
+  incident_id  BIGINT NOT NULL REFERENCES triage_incident (id),
+  operator     VARCHAR(64) NOT NULL,
+  at           TIMESTAMPTZ(6) NOT NULL DEFAULT clock_timestamp(),
+  body         VARCHAR(4000) NOT NULL,
+  event_kind   VARCHAR(32),
+  event_id     VARCHAR(128)
+);
+CREATE INDEX IF NOT EXISTS idx_triage_incident_note_incident ON triage_incident_note (incident_id, id);

@@ -1,0 +1,43 @@
+-- Console-owned incidents (DESIGN.md §7 "Incidents"), in the idempotency database beside
+-- triage_audit, so that every change and its audit row commit in one transaction. An incident
+-- names a window [window_from, window_to) (UTC) and the window's filters as JSON text
+-- ({"biz_type","tenant","key","stores","kinds","statuses"}); status open or closed, changed by
+-- compare-and-set on version. Pins name one event (kind, store, row id as text, its time);
+-- notes are an operator's text, optionally about one event. Console schema version 2.
+CREATE TABLE IF NOT EXISTS triage_incident (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  title        VARCHAR(200) NOT NULL CHECK (length(title) <= 200),
+  window_from  TEXT NOT NULL,
+  window_to    TEXT NOT NULL,
+  filters      TEXT NOT NULL,
+  status       VARCHAR(8) NOT NULL CHECK (status IN ('open', 'closed')),
+  created_by   VARCHAR(64) NOT NULL CHECK (length(created_by) <= 64),
+  created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000Z'),
+  closed_by    VARCHAR(64) CHECK (closed_by IS NULL OR length(closed_by) <= 64),
+  closed_at    TEXT,
+  version      BIGINT NOT NULL DEFAULT 1,
+  CHECK (window_from < window_to)
+);
+CREATE INDEX IF NOT EXISTS idx_triage_incident_status ON triage_incident (status, id);
+CREATE TABLE IF NOT EXISTS triage_incident_pin (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  incident_id  BIGINT NOT NULL REFERENCES triage_incident (id),
+  event_kind   VARCHAR(32) NOT NULL CHECK (length(event_kind) <= 32),
+  event_store  VARCHAR(16) NOT NULL CHECK (length(event_store) <= 16),
+  event_id     VARCHAR(128) NOT NULL CHECK (length(event_id) <= 128),
+  event_at     TEXT NOT NULL,
+  note         VARCHAR(1000) CHECK (note IS NULL OR length(note) <= 1000),
+  pinned_by    VARCHAR(64) NOT NULL CHECK (length(pinned_by) <= 64),
+  pinned_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000Z'),
+  UNIQUE (incident_id, event_kind, event_id)
+);
+CREATE TABLE IF NOT EXISTS triage_incident_note (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  incident_id  BIGINT NOT NULL REFERENCES triage_incident (id),
+  operator     VARCHAR(64) NOT NULL CHECK (length(operator) <= 64),
+  at           TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000Z'),
+  body         VARCHAR(4000) NOT NULL CHECK (length(body) <= 4000),
+  event_kind   VARCHAR(32) CHECK (event_kind IS NULL OR length(event_kind) <= 32),
+  event_id     VARCHAR(128) CHECK (event_id IS NULL OR length(event_id) <= 128)
+);
+CREATE INDEX IF NOT EXISTS idx_triage_incident_note_incident ON triage_incident_note (incident_id, id);
