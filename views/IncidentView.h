@@ -15,6 +15,7 @@ class QLineEdit;
 class QPushButton;
 class QStackedBarSeries;
 class QTableView;
+class QTimer;
 
 namespace triage {
 
@@ -30,6 +31,8 @@ class Workspace;
 /// by bucketWindow(); clicking a bar scrolls the list to that bucket's first event); the event
 /// list (WindowEventsModel: final events page by page, then the settling tail, gap rows); the
 /// stores' clock offsets (measureStoreClocks()), with a warning above kClockSkewWarnMs.
+/// While shown, a timer re-reads the settling tail every kTailRefreshMs when the model says
+/// it may still change (WindowEventsModel::settlingTailOpen(), refreshSettlingTail()).
 /// Every read is a Workspace future continued with whenReady(); no SQL, no domain rule here.
 ///
 /// Integration: `new IncidentView(workspace, parent)`; connect keyActivated() to open a key's
@@ -53,6 +56,9 @@ public:
     /// loaded or the window ends; selects it.
     void scrollToTime(UtcMicros t);
 
+    /// How often the settling tail is re-read while the tab is shown (ms).
+    static constexpr int kTailRefreshMs = 5000;
+
     /// For tests and the screenshot driver.
     WindowEventsModel *eventsModel() const { return m_model; }
     QTableView *eventTable() const { return m_table; }
@@ -75,6 +81,7 @@ signals:
 
 protected:
     void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
 
 private:
     void showSummary(const WindowSummary &summary, const WindowQuery &query);
@@ -104,6 +111,7 @@ private:
     QChartView *m_chartView;
     QStackedBarSeries *m_series;
     QTableView *m_table;
+    QTimer *m_tailTimer;
 };
 
 } // namespace triage
