@@ -121,15 +121,20 @@ struct SeedTicketIds {
 namespace seed_sql {
 /// Inserts in batched multi-row INSERTs, one transaction per 5,000 rows. Returns the row
 /// count. Throws DbException.
-qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QVector<SeedRecord> &rows);
+/// `*now` (when given) gets the server time the records' ages were taken from.
+qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QVector<SeedRecord> &rows,
+                     UtcMicros *now = nullptr);
 /// Tickets: a key's extra tickets are inserted one by one, and those a UNIQUE(idem_key)
 /// backstop refuses are left out (their ids added to `*refused` when given).
 qint64 insertTickets(DbSession &session, const WorkspaceConfig &config, const QVector<SeedTicket> &rows,
                      QSet<qint64> *refused = nullptr);
 qint64 insertIntents(DbSession &session, const WorkspaceConfig &config, const QVector<SeedIntent> &rows);
 /// Inserts into the console's triage_audit (idempotency database) at the given times, leaving
-/// out the rows about a ticket in `refusedTickets`. Returns the row count. Throws DbException.
-qint64 insertAudits(DbSession &session, const QVector<SeedAudit> &rows, const QSet<qint64> &refusedTickets);
+/// out the rows about a ticket in `refusedTickets`; ages are taken from `now` (the records'
+/// server time, so a mark's audit row and its record's updated_at agree), else the server's
+/// now(). Returns the row count. Throws DbException.
+qint64 insertAudits(DbSession &session, const QVector<SeedAudit> &rows, const QSet<qint64> &refusedTickets,
+                    std::optional<UtcMicros> now = std::nullopt);
 /// Inserts into triage_compensation and triage_compensation_attempt (intent-log database),
 /// leaving out compensations of a ticket in `refusedTickets`. Returns the compensations
 /// inserted. Throws DbException.

@@ -122,10 +122,12 @@ UnknownStatusFit unknownStatusFit(DbSession &session, const WorkspaceConfig &con
     return fit;
 }
 
-qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QVector<SeedRecord> &rows)
+qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QVector<SeedRecord> &rows, UtcMicros *nowOut)
 {
     const RecordSql m = config.records(session.dialect().kind());
     const UtcMicros now = parseUtcMicros(serverNow(session)).value_or(0);
+    if (nowOut)
+        *nowOut = now;
     QStringList columns{m.key, m.status, m.snapshot, m.createdAt, m.updatedAt};
     if (!m.bizTypeColumn.isEmpty())
         columns << m.bizTypeColumn;
@@ -274,11 +276,12 @@ qint64 insertIntents(DbSession &session, const WorkspaceConfig &config, const QV
     });
 }
 
-qint64 insertAudits(DbSession &session, const QVector<SeedAudit> &rows, const QSet<qint64> &refusedTickets)
+qint64 insertAudits(DbSession &session, const QVector<SeedAudit> &rows, const QSet<qint64> &refusedTickets,
+                    std::optional<UtcMicros> recordsNow)
 {
     requireKnownConsoleSchema(session);
     const SqlDialect &d = session.dialect();
-    const UtcMicros now = parseUtcMicros(serverNow(session)).value_or(0);
+    const UtcMicros now = recordsNow ? *recordsNow : parseUtcMicros(serverNow(session)).value_or(0);
     const QString dbUser = auditDbUser(session.profile());
     QVector<SeedAudit> kept;
     for (const SeedAudit &a : rows)

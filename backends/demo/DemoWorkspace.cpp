@@ -70,7 +70,7 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                       r.status = fit.stored->toInt();
                               }
                               dropKeys(*plan, leftOut);
-                              return seed_sql::insertRecords(s, config, plan->records);
+                              return seed_sql::insertRecords(s, config, plan->records, &fitted->recordsNow);
                           },
                           DbWorker::Retry::Never)
                       .then(pool,
@@ -94,8 +94,11 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                 // intent log) last, one after the other, without those about a refused ticket.
                                 auto consoleRows = [=](SeedReport rep) {
                                     return records
-                                        ->run<qint64>([plan, refused](DbSession &s) { return seed_sql::insertAudits(s, plan->audits, *refused); },
-                                                      DbWorker::Retry::Never)
+                                        ->run<qint64>(
+                                            [plan, refused, now = rep.recordsNow > 0 ? std::optional<UtcMicros>(rep.recordsNow) : std::nullopt](DbSession &s) {
+                                                return seed_sql::insertAudits(s, plan->audits, *refused, now);
+                                            },
+                                            DbWorker::Retry::Never)
                                         .then(pool,
                                               [=](const Outcome<qint64> &a) {
                                                   if (!a.ok())

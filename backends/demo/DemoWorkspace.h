@@ -15,6 +15,7 @@ namespace triage {
 struct SeedReport {
     qint64 records = 0, tickets = 0, intents = 0;
     qint64 audits = 0, compensations = 0; ///< console-owned rows: the demo outage's operator actions
+    UtcMicros recordsNow = 0; ///< the idempotency store's now() the records' (and audit rows') ages were taken from
     /// A record table without a biz_type column holds one biz_type (`biz_type_value`,
     /// DESIGN.md §10): that value, and the generated records of other biz_types left out
     /// (with their tickets and intent-log rows). "" and 0 with a biz_type column.
