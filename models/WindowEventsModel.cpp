@@ -4,7 +4,9 @@
 #include "WhenReady.h"
 #include "Workspace.h"
 
+#include <QDateTime>
 #include <QFont>
+#include <QSet>
 
 namespace triage {
 
@@ -35,6 +37,7 @@ void WindowEventsModel::refresh()
     m_lastAt.reset();
     m_events = 0;
     m_notes.clear();
+    m_tailRefreshing = false;
     // Not started until the reset is over (see DuplicateGroupsModel::refresh()).
     m_started = false;
     m_atEnd = false;
@@ -322,6 +325,86 @@ int WindowEventsModel::nextEventRow(int row, bool sameKeyOnly, int direction) co
             return r;
     }
     return -1;
+bool WindowEventsModel::settlingTailOpen() const
+{
+    if (!m_finalDone || !m_atEnd || m_failed)
+        return false;
+    if (!m_rows.isEmpty() && m_rows.constLast().settling)
+        return true;
+    const qint64 slackMs = qint64(m_query.lookbackS) * 1000 + kClockSkewWarnMs;
+    return m_query.to > (QDateTime::currentMSecsSinceEpoch() - slackMs) * 1000;
+}
+
+void WindowEventsModel::refreshSettlingTail()
+{
+    if (!m_workspace || m_loading || m_tailRefreshing || !m_finalDone || !m_atEnd || m_failed)
+        return;
+    m_tailRefreshing = true;
+    const quint64 generation = m_generation;
+    // The tail first, the final pages second: an event the watermark passed in between is in
+    // both (and kept once, as final), never in neither.
+    whenReady(readSettlingTail(*m_workspace, m_query, kTailLimit), this,
+              [this, generation](const Outcome<QVector<WindowEvent>> &tail) {
+                  if (generation != m_generation)
+                      return;
+                  if (!tail.ok()) {
+                      m_tailRefreshing = false;
+                      emit errorOccurred(tail.error->message);
+                      return;
+                  }
+                  WindowCursor from = m_cursor;
+                  for (StreamCursor &c : from.streams)
+                      c.done = false; // selectedKinds() decides again which streams are read
+                  readFinalsAfter(from, {}, *tail, generation);
+              });
+}
+
+void WindowEventsModel::readFinalsAfter(WindowCursor cursor, QVector<WindowEvent> finals, QVector<WindowEvent> tail,
+                                        quint64 generation)
+{
+    whenReady(readWindowPage(*m_workspace, m_query, cursor, m_pageSize), this,
+              [this, finals, tail, generation](const Outcome<WindowPage> &page) mutable {
+                  if (generation != m_generation)
+                      return;
+                  if (!page.ok()) {
+                      m_tailRefreshing = false;
+                      emit errorOccurred(page.error->message);
+                      return;
+                  }
+                  finals << page->events;
+                  if (page->end)
+                      applyTailRefresh(page->next, finals, tail);
+                  else
+                      readFinalsAfter(page->next, finals, tail, generation);
+              });
+}
+
+void WindowEventsModel::applyTailRefresh(const WindowCursor &cursor, const QVector<WindowEvent> &finals, QVector<WindowEvent> tail)
+{
+    m_tailRefreshing = false;
+    m_cursor = cursor;
+    QSet<QString> final;
+    for (const WindowEvent &e : finals)
+        final.insert(QString::number(int(e.kind)) + QLatin1Char(' ') + e.id);
+    tail.removeIf([&](const WindowEvent &e) { return final.contains(QString::number(int(e.kind)) + QLatin1Char(' ') + e.id); });
+    // The shown settling rows (and their gap rows) are the rows' suffix.
+    int first = int(m_rows.size());
+    while (first > 0 && m_rows.at(first - 1).settling)
+        --first;
+    if (first < m_rows.size()) {
+        beginRemoveRows({}, first, int(m_rows.size()) - 1);
+        for (int r = first; r < m_rows.size(); ++r)
+            if (m_rows.at(r).gapUs == 0)
+                --m_events;
+        m_rows.resize(first);
+        endRemoveRows();
+    }
+    m_lastAt.reset();
+    for (int r = first - 1; r >= 0 && !m_lastAt; --r)
+        if (m_rows.at(r).gapUs == 0)
+            m_lastAt = m_rows.at(r).at;
+    append(finals + tail);
+    emit tailRefreshed(first, int(m_rows.size()) - first);
 }
 
 } // namespace triage

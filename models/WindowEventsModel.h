@@ -67,6 +67,19 @@ public:
     /// Reloads from the start (the settling tail is read again).
     void refresh();
 
+    /// True when the shown settling tail may still change (DESIGN.md §7 "settling timer"):
+    /// the window is loaded to its end, and settling rows are shown (they must turn final) or
+    /// the window's `to` is newer than this machine's now − lookback − kClockSkewWarnMs (a
+    /// store's clock may be that far ahead without a warning).
+    bool settlingTailOpen() const;
+    /// Re-reads the settling tail without a reload: the tail (readSettlingTail()), then the
+    /// final events after the cursor (those a store's watermark has passed since the last
+    /// read); the shown settling rows are replaced by those final events and the tail events
+    /// not among them, so a late commit appears and an event that became final is shown once.
+    /// Does nothing while a page or another refresh is loading, or before the window is loaded
+    /// to its end. Emits tailRefreshed() when applied; errors go to errorOccurred().
+    void refreshSettlingTail();
+
     /// Events loaded (rows that are not gap rows).
     int eventCount() const { return m_events; }
     /// The first loaded event row at or after `t` (µs), or -1 when none is loaded yet.
@@ -116,7 +129,15 @@ private:
         QString id, idemKey, status, actor, detail;
     };
 
+signals:
+    /// refreshSettlingTail() replaced the settling rows (from row `first` on, `added` rows now).
+    void tailRefreshed(int first, int added);
+
+private:
     int loadedRows() const override { return int(m_rows.size()); }
+    /// refreshSettlingTail()'s final pages after `cursor`, then applyTailRefresh().
+    void readFinalsAfter(WindowCursor cursor, QVector<WindowEvent> finals, QVector<WindowEvent> tail, quint64 generation);
+    void applyTailRefresh(const WindowCursor &cursor, const QVector<WindowEvent> &finals, QVector<WindowEvent> tail);
     void startPage() override;
     void startTail(quint64 generation);
     /// Appends `events` (with their gap rows) inside one exact insert range.
@@ -131,6 +152,7 @@ private:
     int m_events = 0;
     QStringList m_notes;
     QSet<QString> m_pinned; ///< pinKey()s of the pinned events
+    bool m_tailRefreshing = false; ///< a refreshSettlingTail() is under way
 };
 
 } // namespace triage

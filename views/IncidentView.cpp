@@ -27,6 +27,7 @@
 #include <QSplitter>
 #include <QStackedBarSeries>
 #include <QTableView>
+#include <QTimer>
 #include <QValueAxis>
 #include <QVBoxLayout>
 
@@ -264,6 +265,12 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     layout->addWidget(sides, 1);
 
     connect(m_load, &QPushButton::clicked, this, [this] { load(); });
+    m_tailTimer = new QTimer(this);
+    m_tailTimer->setInterval(kTailRefreshMs);
+    connect(m_tailTimer, &QTimer::timeout, this, [this] {
+        if (m_model->settlingTailOpen())
+            m_model->refreshSettlingTail();
+    });
 
     // The last hour until the first load (absolute: shown as it will be read).
     const qint64 nowMs = QDateTime::currentMSecsSinceEpoch() / 1000 * 1000 + 1000;
@@ -321,8 +328,15 @@ void IncidentView::openQuery(const WindowQuery &query)
 void IncidentView::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
+    m_tailTimer->start();
     if (!m_loadedOnce)
         load();
+}
+
+void IncidentView::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    m_tailTimer->stop();
 }
 
 void IncidentView::load()

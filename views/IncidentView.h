@@ -15,6 +15,7 @@ class QLineEdit;
 class QPushButton;
 class QStackedBarSeries;
 class QTableView;
+class QTimer;
 
 namespace triage {
 
@@ -33,7 +34,9 @@ class Workspace;
 /// list (WindowEventsModel: final events page by page, then the settling tail, gap rows); the
 /// stores' clock offsets (measureStoreClocks()), with a warning above kClockSkewWarnMs; the
 /// replay panel (ReplayPanel: playhead, stepping, "As of T", the event context menu, whose
-/// "Same key" and "±N s" reload this view's window).
+/// "Same key" and "±N s" reload this view's window). While shown, a timer re-reads the
+/// settling tail every kTailRefreshMs when the model says it may still change
+/// (WindowEventsModel::settlingTailOpen(), refreshSettlingTail()).
 /// Every read is a Workspace future continued with whenReady(); no SQL, no domain rule here.
 ///
 /// Integration: `new IncidentView(workspace, parent)`; connect keyActivated() to open a key's
@@ -64,6 +67,8 @@ public:
     /// here, are kept for the loads that follow, until another incident opens) and loads it.
     void openQuery(const WindowQuery &query);
     IncidentPanel *incidentPanel() const { return m_panel; }
+    /// How often the settling tail is re-read while the tab is shown (ms).
+    static constexpr int kTailRefreshMs = 5000;
 
     /// For tests and the screenshot driver.
     WindowEventsModel *eventsModel() const { return m_model; }
@@ -88,6 +93,7 @@ signals:
 
 protected:
     void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
 
 private:
     void showSummary(const WindowSummary &summary, const WindowQuery &query);
@@ -120,6 +126,7 @@ private:
     ReplayPanel *m_replay; ///< the playhead, stepping, "As of T" and the event context menu (DESIGN.md §7 "Replay")
     IncidentPanel *m_panel;
     WindowQuery m_kept; ///< stores, kinds and statuses of the incident opened (openQuery())
+    QTimer *m_tailTimer;
 };
 
 } // namespace triage

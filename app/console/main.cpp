@@ -6,6 +6,7 @@
 
 #include "AppSetup.h"
 #include "Log.h"
+#include "IncidentView.h"
 #include "MainWindow.h"
 #include "ScreenshotRunner.h"
 #include "UpstreamCheck.h"
@@ -21,6 +22,7 @@
 #include <QDateTime>
 
 #include <cstdio>
+#include <tuple>
 
 using namespace triage;
 
@@ -60,7 +62,7 @@ int main(int argc, char *argv[])
     screenshotAction.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption screenshotTab(QStringLiteral("screenshot-tab"),
                                      QStringLiteral("With --screenshot: shoot TAB (\"incident\": the Incident tab with the window "
-                                                    "of --incident-from/--incident-to, default the last 24 h)."),
+                                                    "of --incident-from/--incident-to, default the last 24 h; on the demo its outage)."),
                                      QStringLiteral("TAB"));
     screenshotTab.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption incidentFrom(QStringLiteral("incident-from"),
@@ -162,6 +164,12 @@ int main(int argc, char *argv[])
             return 1;
         }
     }
+    // The demo's Incident tab opens on its outage unless a window was given (DESIGN.md §7).
+    const auto demoWindow = config->isDemo && !parser.isSet(incidentFrom) && !parser.isSet(incidentTo)
+        ? DemoWorkspace::incidentWindow()
+        : std::nullopt;
+    if (demoWindow)
+        std::tie(incidentStart, incidentEnd) = *demoWindow;
     if (incident && incidentEnd <= incidentStart) {
         std::fprintf(stderr, "triage-console: --incident-to must be after --incident-from\n");
         return 1;
@@ -193,6 +201,8 @@ int main(int argc, char *argv[])
         window.openIncident(openIncidentId);
     else if (incident)
         window.showIncident(incidentStart, incidentEnd);
+    else if (demoWindow)
+        window.incidentView()->setRange(incidentStart, incidentEnd); // loads when first shown
 
     int exitCode = 0;
     std::unique_ptr<ScreenshotRunner> runner;

@@ -77,21 +77,28 @@ public:
                          .arg(outcome->otherBizTypeRecords);
         if (!outcome->unknownStatusNote.isEmpty())
             notes << outcome->unknownStatusNote;
-        QString sentence = QStringLiteral("seeded %1 (seed %2): %3 records, %4 tickets, %5 intent-log rows in %6 s")
+        // The console's own rows (the demo outage's operator actions) are named when there are any.
+        const QString consoleRows = outcome->audits + outcome->compensations == 0
+            ? QString()
+            : QStringLiteral(", %1 audit rows, %2 compensation(s)").arg(outcome->audits).arg(outcome->compensations);
+        QString sentence = QStringLiteral("seeded %1 (seed %2): %3 records, %4 tickets, %5 intent-log rows%6 in %7 s")
                                .arg(what)
                                .arg(m_seed)
                                .arg(outcome->records)
                                .arg(outcome->tickets)
                                .arg(outcome->intents)
+                               .arg(consoleRows)
                                .arg(elapsed, 0, 'f', 2);
         for (const QString &n : std::as_const(notes))
             sentence += QStringLiteral("\nnote: ") + n;
         const QVariant nullText = QVariant::fromValue(nullptr); // JSON null (a null QString would print "")
-        c.out.printSummary({QStringLiteral("records"), QStringLiteral("tickets"), QStringLiteral("intents"), QStringLiteral("seed"),
+        c.out.printSummary({QStringLiteral("records"), QStringLiteral("tickets"), QStringLiteral("intents"), QStringLiteral("audit_rows"),
+                            QStringLiteral("compensations"), QStringLiteral("seed"),
                             QStringLiteral("elapsed_seconds"), QStringLiteral("biz_type_value"),
                             QStringLiteral("other_biz_type_records_left_out"), QStringLiteral("unknown_status_records"),
                             QStringLiteral("unknown_status_stored"), QStringLiteral("notes")},
-                           {outcome->records, outcome->tickets, outcome->intents, m_seed, elapsed,
+                           {outcome->records, outcome->tickets, outcome->intents, outcome->audits, outcome->compensations, m_seed,
+                            elapsed,
                             outcome->bizTypeValue.isEmpty() ? nullText : QVariant(outcome->bizTypeValue),
                             outcome->otherBizTypeRecords, outcome->unknownStatusRows,
                             outcome->unknownStatusStored ? QVariant(*outcome->unknownStatusStored) : nullText, notes},

@@ -1,8 +1,12 @@
 #include "DemoData.h"
 
+#include "AuditEntry.h"
+#include "CompensationKeys.h"
+#include "CompensationPlan.h"
 #include "Log.h"
 #include "RecordStatus.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
@@ -104,6 +108,7 @@ private:
             for (int i = 0; i < count; ++i)
                 makeCase(c, n++);
         makeSpecialCases(n);
+        makeOutage(1000);
     }
 
     struct Key {
@@ -133,7 +138,7 @@ private:
     QString payloadFor(const Key &k, qint64 ticketId, const QString &title, qint64 businessId)
     {
         QJsonObject o;
-        o[QStringLiteral("ticket_id")] = m_opts.textTicketIds ? QJsonValue(seedTicketIdText(ticketId)) : QJsonValue(double(ticketId));
+        o[QStringLiteral("ticket_id")] = ticketIdJson(ticketId);
         o[QStringLiteral("tenant")] = k.tenant;
         o[QStringLiteral("title")] = title;
         o[QStringLiteral("priority")] = QStringList{QStringLiteral("P1"), QStringLiteral("P2"), QStringLiteral("P3")}.at(int(businessId % 3));
@@ -373,6 +378,160 @@ private:
         }
     }
 
+    QString ticketIdText(qint64 id) const { return m_opts.textTicketIds ? seedTicketIdText(id) : QString::number(id); }
+    QJsonValue ticketIdJson(qint64 id) const { return m_opts.textTicketIds ? QJsonValue(seedTicketIdText(id)) : QJsonValue(double(id)); }
+
+    SeedAudit &addAudit(const QString &key, const char *op, const char16_t *action, qint64 atAgo, const QString &outcome,
+                        const QString &reason)
+    {
+        SeedAudit a;
+        a.requestId = uuid();
+        a.idemKey = key;
+        a.operatorName = QString::fromLatin1(op);
+        a.host = a.operatorName + QStringLiteral("-laptop");
+        a.action = QString::fromUtf16(action);
+        a.outcome = outcome;
+        a.reason = reason;
+        a.atAgo = atAgo;
+        m_plan.audits.append(a);
+        return m_plan.audits.last();
+    }
+
+    /// A mark's audit row (states as the mark service writes them, DESIGN.md §2) and the
+    /// record it changed (status and updated_at, the snapshot of a SUCCESS).
+    void addMark(SeedRecord &r, const char *op, RecordStatusCode to, qint64 atAgo, const QString &reason, const QString &evidence)
+    {
+        SeedAudit &a = addAudit(r.idemKey, op, to == Success ? audit_action::MarkSuccess : audit_action::MarkFailed, atAgo,
+                                QStringLiteral("applied"), reason);
+        a.fromState = json({{QStringLiteral("status"), QStringLiteral("PROCESSING")}, {QStringLiteral("status_code"), 0}});
+        a.toState = json({{QStringLiteral("status"), recordStatusName(to)}, {QStringLiteral("status_code"), int(to)}});
+        a.evidence = evidence;
+        r.status = to;
+        r.updatedAgo = atAgo;
+    }
+
+    /// The outage (kDemoOutageStartAgo .. kDemoOutageEndAgo): the ticket service timed out
+    /// for 30 minutes; agents retried; operators settled part of it afterwards.
+    void makeOutage(int n)
+    {
+        const BizSpec *ticketCreate = &kBiz[0];
+        auto outageKey = [&](int i) {
+            Key k = newKey(n + i);
+            k.biz = ticketCreate;
+            k.key = QStringLiteral("ticket:create:") + k.tenant + QLatin1Char(':') + uuid();
+            return k;
+        };
+        auto callAt = [&] { return between(kDemoOutageEndAgo + kMinute, kDemoOutageStartAgo - kMinute); };
+        // Timed out after the ticket service had created the ticket; the retry with the same
+        // key created it again (no backstop). 12 keys: 5 marked SUCCESS by alice after an
+        // upstream query, the duplicate of the first compensated by bob, bob's late mark of
+        // the second a conflict; 7 still PROCESSING with their duplicates.
+        for (int i = 0; i < 12; ++i) {
+            const Key k = outageKey(i);
+            // The compensated key is the outage's first call (not the newest duplicate group).
+            const qint64 t = i == 0 ? kDemoOutageStartAgo - 30 * kSecond : callAt();
+            addAttempt(k, 1, QStringLiteral("UNKNOWN"), t, 30 * kSecond);
+            const SeedTicket first = addTicket(k, t - 2 * kSecond, QStringLiteral("OPEN"));
+            addAttempt(k, 1, QStringLiteral("UNKNOWN"), t - 40 * kSecond, 30 * kSecond);
+            const SeedTicket extra = addTicket(k, t - 42 * kSecond, QStringLiteral("OPEN"), &first);
+            addRecord(k, Processing, t, t, std::nullopt);
+            if (i >= 5)
+                continue;
+            const qint64 markAgo = 20 * kMinute - i * 2 * kMinute;
+            SeedAudit &q = addAudit(k.key, "alice", audit_action::QueryUpstream, markAgo + 40 * kSecond, QStringLiteral("recorded"),
+                                    QStringLiteral("outage clean-up: is the ticket there?"));
+            q.detail = json({{QStringLiteral("answer"), QStringLiteral("FOUND")}, {QStringLiteral("http_status"), 200}});
+            addMark(m_plan.records.last(), "alice", Success, markAgo,
+                    QStringLiteral("ticket service outage: upstream shows the ticket was created"),
+                    json({{QStringLiteral("ticket_ids"), QJsonArray{ticketIdJson(first.id), ticketIdJson(extra.id)}}}));
+            m_plan.records.last().snapshot = first.payload;
+            if (i == 0)
+                addCompensation(k, extra, markAgo - 3 * kMinute);
+            if (i == 1) {
+                SeedAudit &c = addAudit(k.key, "bob", audit_action::MarkSuccess, markAgo - 30 * kSecond, QStringLiteral("conflict"),
+                                        QStringLiteral("ticket service outage: ticket exists upstream"));
+                c.fromState = json({{QStringLiteral("status"), QStringLiteral("PROCESSING")}, {QStringLiteral("status_code"), 0}});
+                c.toState = json({{QStringLiteral("status"), QStringLiteral("SUCCESS")}, {QStringLiteral("status_code"), 1}});
+                c.detail = QStringLiteral("the record is SUCCESS now (changed by alice)");
+            }
+        }
+        // Timed out before anything was created, most in the outage's first 12 minutes (the
+        // burst): 30 keys, 6 marked FAILED by carol (stale and no ticket is proof for
+        // ticket_create), 24 still PROCESSING.
+        for (int i = 0; i < 30; ++i) {
+            const Key k = outageKey(100 + i);
+            const qint64 t = between(kDemoOutageStartAgo - 12 * kMinute, kDemoOutageStartAgo - 20 * kSecond);
+            addAttempt(k, 1, QStringLiteral("UNKNOWN"), t, 30 * kSecond);
+            addRecord(k, Processing, t, t, std::nullopt);
+            if (i < 6)
+                addMark(m_plan.records.last(), "carol", Failed, 12 * kMinute - i * kMinute,
+                        QStringLiteral("ticket service outage: no ticket carries the key"),
+                        json({{QStringLiteral("ticket_ids"), QJsonArray{}}}));
+        }
+        // An agent that built a new key per retry (3 tasks x 3 keys): the service created a
+        // ticket for the first two tries of each, under different keys. All still open.
+        for (int task = 0; task < 3; ++task) {
+            const Key base = outageKey(200 + task);
+            const qint64 t = callAt();
+            SeedTicket firstTicket;
+            for (int attempt = 0; attempt < 3; ++attempt) {
+                Key retry = base;
+                retry.key = QStringLiteral("%1:attempt%2").arg(base.key.left(55)).arg(attempt + 1);
+                const qint64 at = t - attempt * 45 * kSecond;
+                addAttempt(retry, 1, QStringLiteral("UNKNOWN"), at, 30 * kSecond);
+                if (attempt < 2) {
+                    const SeedTicket made = addTicket(retry, at - 3 * kSecond, QStringLiteral("OPEN"), attempt ? &firstTicket : nullptr);
+                    if (attempt == 0)
+                        firstTicket = made;
+                }
+                addRecord(retry, Processing, at, at, std::nullopt);
+            }
+        }
+        // Calls that got through, slowly: 6 keys SUCCESS.
+        for (int i = 0; i < 6; ++i) {
+            const Key k = outageKey(300 + i);
+            const qint64 t = callAt();
+            const qint64 latency = between(18 * kSecond, 29 * kSecond);
+            addAttempt(k, 1, QStringLiteral("SUCCEEDED"), t, latency);
+            const SeedTicket made = addTicket(k, t - latency + kSecond, QStringLiteral("OPEN"));
+            addRecord(k, Success, t, t - latency, made.payload);
+        }
+    }
+
+    /// bob cancels `extra` (a duplicate of `k`) through the demo's compensation (DESIGN.md §1):
+    /// the intent, the call and its confirmation, the audit row; the ticket is CANCELLED.
+    void addCompensation(const Key &k, const SeedTicket &extra, qint64 atAgo)
+    {
+        SeedCompensation c;
+        c.action = QStringLiteral("cancel_ticket");
+        c.target = ticketIdText(extra.id);
+        c.compKey = compensationKey(c.action, c.target, k.key);
+        c.sourceKey = k.key;
+        c.bizType = QString::fromLatin1(k.biz->bizType);
+        c.ticketId = extra.id;
+        CompensationHttpRequest req;
+        req.url = QStringLiteral("/tickets/%1/cancel").arg(c.target);
+        req.headers.append({QByteArrayLiteral("X-Idempotency-Key"), c.compKey.toUtf8()});
+        req.body = QStringLiteral("{\"reason\":\"duplicate of %1\"}").arg(k.key).toUtf8();
+        req.confirmUrl = QStringLiteral("/tickets/%1").arg(c.target);
+        c.request = QString::fromUtf8(req.toJson());
+        c.status = QStringLiteral("SUCCEEDED");
+        c.operatorName = QStringLiteral("bob");
+        c.reason = QStringLiteral("duplicate ticket from the outage retry");
+        c.response = QStringLiteral("{\"status\":\"CANCELLED\",\"ticket_id\":\"%1\"}").arg(c.target);
+        c.createdAgo = atAgo;
+        c.updatedAgo = atAgo - 2 * kSecond;
+        c.attempts = {{QStringLiteral("send"), QStringLiteral("SUCCEEDED"), c.response, 200, atAgo - kSecond},
+                      {QStringLiteral("confirm"), QStringLiteral("CONFIRMED"), c.response, 200, atAgo - 2 * kSecond}};
+        m_plan.compensations.append(c);
+        for (SeedTicket &t : m_plan.tickets)
+            if (t.id == extra.id)
+                t.status = QStringLiteral("CANCELLED"), t.updatedAgo = atAgo - kSecond;
+        SeedAudit &a = addAudit(k.key, "bob", audit_action::Compensate, atAgo - 2 * kSecond, QStringLiteral("applied"), c.reason);
+        a.detail = json({{QStringLiteral("comp_key"), c.compKey}, {QStringLiteral("target"), c.target}});
+        a.ticketId = extra.id;
+    }
+
     QRandomGenerator m_rng;
     qint64 m_nextTicket;
     SeedOptions m_opts;
@@ -393,6 +552,8 @@ void dropKeys(SeedPlan &plan, const QSet<QString> &keys)
     plan.records.removeIf([&](const SeedRecord &r) { return keys.contains(r.idemKey); });
     plan.tickets.removeIf([&](const SeedTicket &t) { return keys.contains(t.idemKey); });
     plan.intents.removeIf([&](const SeedIntent &a) { return keys.contains(a.idemKey); });
+    plan.audits.removeIf([&](const SeedAudit &a) { return keys.contains(a.idemKey); });
+    plan.compensations.removeIf([&](const SeedCompensation &c) { return keys.contains(c.sourceKey); });
 }
 
 qint64 keepBizType(SeedPlan &plan, const QString &bizType)

@@ -33,11 +33,37 @@ struct SeedIntent {
     std::optional<QString> request, response, error, stateBefore, stateAfter, actor;
     qint64 createdAgo = 0, updatedAgo = 0;
 };
+/// A console-owned audit row (triage_audit, beside the records): an operator's action.
+struct SeedAudit {
+    QString requestId, idemKey, operatorName, host, action, fromState, toState, reason, evidence, outcome, detail;
+    qint64 atAgo = 0;
+    std::optional<qint64> ticketId; ///< the ticket the action is about: left out when that ticket was refused
+};
+/// A console-owned compensation (triage_compensation beside the intent log) and its attempts.
+struct SeedCompensation {
+    struct Attempt {
+        QString kind, classification, preview;
+        int httpStatus = 0;
+        qint64 atAgo = 0;
+    };
+    QString compKey, sourceKey, bizType, action, target, request, status, operatorName, reason, response;
+    qint64 ticketId = 0; ///< the seeded ticket `target` names
+    qint64 createdAgo = 0, updatedAgo = 0;
+    QVector<Attempt> attempts;
+};
 struct SeedPlan {
     QVector<SeedRecord> records;
     QVector<SeedTicket> tickets;
     QVector<SeedIntent> intents;
+    QVector<SeedAudit> audits;
+    QVector<SeedCompensation> compensations;
 };
+
+/// The demo set's outage of the ticket service (DESIGN.md §7, "the demo's outage"): from
+/// this long before each database's now() (µs) ...
+constexpr qint64 kDemoOutageStartAgo = 55LL * 60 * 1000000;
+/// ... to this long before it; the operators settle part of it in the 20 minutes after.
+constexpr qint64 kDemoOutageEndAgo = 25LL * 60 * 1000000;
 
 /// Options for the generator.
 struct SeedOptions {
@@ -56,7 +82,11 @@ struct SeedOptions {
 /// FAILED, duplicate tickets for one key, tickets whose record is still PROCESSING,
 /// intent steps in every status with several attempts for one step, regenerated keys,
 /// before/after snapshots, NULL columns, non-ASCII text, an unknown status code, a
-/// malformed snapshot and records about to expire (demo set).
+/// malformed snapshot and records about to expire (demo set), and the outage of the ticket
+/// service (kDemoOutageStartAgo .. kDemoOutageEndAgo): a burst of calls that went UNKNOWN,
+/// retries that created duplicate tickets (same key, and keys regenerated per retry), marks
+/// by named operators afterwards (audit rows, one conflict), one compensated duplicate, and
+/// part of it still open.
 SeedPlan makeSeedPlan(const SeedOptions &options);
 
 /// Keeps only the records of biz_type `bizType` in `plan`, with the tickets and intent-log
@@ -64,7 +94,8 @@ SeedPlan makeSeedPlan(const SeedOptions &options);
 /// `biz_type_value`, DESIGN.md §10). Returns the number of records left out.
 qint64 keepBizType(SeedPlan &plan, const QString &bizType);
 
-/// Removes the records whose key is in `keys`, and the tickets and intent-log rows of those keys.
+/// Removes the records whose key is in `keys`, and the tickets, intent-log rows, audit rows
+/// and compensations of those keys.
 void dropKeys(SeedPlan &plan, const QSet<QString> &keys);
 
 /// The biz_type settings the demo data is made for (processing timeouts, tenant patterns).
@@ -90,9 +121,24 @@ struct SeedTicketIds {
 namespace seed_sql {
 /// Inserts in batched multi-row INSERTs, one transaction per 5,000 rows. Returns the row
 /// count. Throws DbException.
-qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QVector<SeedRecord> &rows);
-qint64 insertTickets(DbSession &session, const WorkspaceConfig &config, const QVector<SeedTicket> &rows);
+/// `*now` (when given) gets the server time the records' ages were taken from.
+qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QVector<SeedRecord> &rows,
+                     UtcMicros *now = nullptr);
+/// Tickets: a key's extra tickets are inserted one by one, and those a UNIQUE(idem_key)
+/// backstop refuses are left out (their ids added to `*refused` when given).
+qint64 insertTickets(DbSession &session, const WorkspaceConfig &config, const QVector<SeedTicket> &rows,
+                     QSet<qint64> *refused = nullptr);
 qint64 insertIntents(DbSession &session, const WorkspaceConfig &config, const QVector<SeedIntent> &rows);
+/// Inserts into the console's triage_audit (idempotency database) at the given times, leaving
+/// out the rows about a ticket in `refusedTickets`; ages are taken from `now` (the records'
+/// server time, so a mark's audit row and its record's updated_at agree), else the server's
+/// now(). Returns the row count. Throws DbException.
+qint64 insertAudits(DbSession &session, const QVector<SeedAudit> &rows, const QSet<qint64> &refusedTickets,
+                    std::optional<UtcMicros> now = std::nullopt);
+/// Inserts into triage_compensation and triage_compensation_attempt (intent-log database),
+/// leaving out compensations of a ticket in `refusedTickets`. Returns the compensations
+/// inserted. Throws DbException.
+qint64 insertCompensations(DbSession &session, const QVector<SeedCompensation> &rows, const QSet<qint64> &refusedTickets);
 /// The next free ticket id: max(id) + 1 (or 1) for an integer id column; for any other
 /// column count + 1 with text ids (seedTicketIdText()).
 SeedTicketIds nextTicketIds(DbSession &session, const WorkspaceConfig &config);

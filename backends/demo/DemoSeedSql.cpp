@@ -1,8 +1,10 @@
 // seed-demo's SQL part: writes a SeedPlan into the mapped tables (DESIGN.md §10).
 #include "DemoData.h"
 
+#include "Audit.h"
 #include "BusinessIdSql.h"
 #include "Catalog.h"
+#include "ConsoleSchema.h"
 #include "Log.h"
 #include "RecordStatus.h"
 #include "SchemaMap.h"
@@ -42,6 +44,11 @@ QString serverNow(DbSession &session)
     QSqlQuery q = session.exec(QStringLiteral("SELECT ") + session.dialect().nowText());
     q.next();
     return q.value(0).toString();
+}
+
+QVariant textOrNull(const QString &s)
+{
+    return s.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(s);
 }
 
 QVariant opt(const std::optional<QString> &s)
@@ -115,10 +122,12 @@ UnknownStatusFit unknownStatusFit(DbSession &session, const WorkspaceConfig &con
     return fit;
 }
 
-qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QVector<SeedRecord> &rows)
+qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QVector<SeedRecord> &rows, UtcMicros *nowOut)
 {
     const RecordSql m = config.records(session.dialect().kind());
     const UtcMicros now = parseUtcMicros(serverNow(session)).value_or(0);
+    if (nowOut)
+        *nowOut = now;
     QStringList columns{m.key, m.status, m.snapshot, m.createdAt, m.updatedAt};
     if (!m.bizTypeColumn.isEmpty())
         columns << m.bizTypeColumn;
@@ -152,7 +161,7 @@ qint64 insertRecords(DbSession &session, const WorkspaceConfig &config, const QV
     });
 }
 
-qint64 insertTickets(DbSession &session, const WorkspaceConfig &config, const QVector<SeedTicket> &rows)
+qint64 insertTickets(DbSession &session, const WorkspaceConfig &config, const QVector<SeedTicket> &rows, QSet<qint64> *refusedIds)
 {
     const Dialect d = session.dialect().kind();
     const TicketSql m = config.tickets(d);
@@ -214,6 +223,8 @@ qint64 insertTickets(DbSession &session, const WorkspaceConfig &config, const QV
             if (c != QLatin1String("23505") && c != QLatin1String("1062") && c != QLatin1String("2067"))
                 throw;
             ++refused;
+            if (refusedIds)
+                refusedIds->insert(t.id);
         }
     }
     if (refused)
@@ -262,6 +273,63 @@ qint64 insertIntents(DbSession &session, const WorkspaceConfig &config, const QV
             values << QLatin1Char('(') + v.join(QStringLiteral(", ")) + QLatin1Char(')');
         }
         session.exec(head + values.join(QStringLiteral(", ")), b);
+    });
+}
+
+qint64 insertAudits(DbSession &session, const QVector<SeedAudit> &rows, const QSet<qint64> &refusedTickets,
+                    std::optional<UtcMicros> recordsNow)
+{
+    requireKnownConsoleSchema(session);
+    const SqlDialect &d = session.dialect();
+    const UtcMicros now = recordsNow ? *recordsNow : parseUtcMicros(serverNow(session)).value_or(0);
+    const QString dbUser = auditDbUser(session.profile());
+    QVector<SeedAudit> kept;
+    for (const SeedAudit &a : rows)
+        if (!a.ticketId || !refusedTickets.contains(*a.ticketId))
+            kept << a;
+    return batched<SeedAudit>(session, kept, 100, [&](const SeedAudit *a, int n) {
+        SqlBuilder b;
+        QStringList values;
+        for (int i = 0; i < n; ++i, ++a)
+            values << QStringLiteral("(%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13)")
+                          .arg(b.bind(a->requestId), d.timeParam(b.bind(d.bindTime(now - a->atAgo))), b.bind(a->operatorName),
+                               b.bind(textOrNull(dbUser)), b.bind(a->host), b.bind(a->action), b.bind(a->idemKey),
+                               b.bind(textOrNull(a->fromState)), b.bind(textOrNull(a->toState)))
+                          .arg(b.bind(a->reason), b.bind(textOrNull(a->evidence)), b.bind(a->outcome), b.bind(textOrNull(a->detail)));
+        session.exec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, db_user, host, action, idem_key, from_state, "
+                                    "to_state, reason, evidence, outcome, detail) VALUES ")
+                         + values.join(QStringLiteral(", ")),
+                     b);
+    });
+}
+
+qint64 insertCompensations(DbSession &session, const QVector<SeedCompensation> &rows, const QSet<qint64> &refusedTickets)
+{
+    requireKnownConsoleSchema(session);
+    const SqlDialect &d = session.dialect();
+    const UtcMicros now = parseUtcMicros(serverNow(session)).value_or(0);
+    auto time = [&](SqlBuilder &b, qint64 ago) { return d.timeParam(b.bind(d.bindTime(now - ago))); };
+    QVector<SeedCompensation> kept;
+    for (const SeedCompensation &c : rows)
+        if (!refusedTickets.contains(c.ticketId))
+            kept << c;
+    return batched<SeedCompensation>(session, kept, 1, [&](const SeedCompensation *c, int) {
+        SqlBuilder b;
+        session.exec(QStringLiteral("INSERT INTO triage_compensation (comp_key, source_key, biz_type, action, target, request, status, "
+                                    "attempts, operator, reason, created_at, updated_at, response) VALUES "
+                                    "(%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13)")
+                         .arg(b.bind(c->compKey), b.bind(c->sourceKey), b.bind(c->bizType), b.bind(c->action), b.bind(c->target),
+                              b.bind(c->request), b.bind(c->status), b.bind(int(c->attempts.size())), b.bind(c->operatorName))
+                         .arg(b.bind(c->reason), time(b, c->createdAgo), time(b, c->updatedAgo), b.bind(textOrNull(c->response))),
+                     b);
+        for (const SeedCompensation::Attempt &a : c->attempts) {
+            SqlBuilder ab;
+            session.exec(QStringLiteral("INSERT INTO triage_compensation_attempt (comp_key, kind, at, http_status, classification, "
+                                        "response_preview) VALUES (%1, %2, %3, %4, %5, %6)")
+                             .arg(ab.bind(c->compKey), ab.bind(a.kind), time(ab, a.atAgo), ab.bind(a.httpStatus), ab.bind(a.classification),
+                                  ab.bind(a.preview)),
+                         ab);
+        }
     });
 }
 

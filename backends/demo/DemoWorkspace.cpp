@@ -70,16 +70,19 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                       r.status = fit.stored->toInt();
                               }
                               dropKeys(*plan, leftOut);
-                              return seed_sql::insertRecords(s, config, plan->records);
+                              return seed_sql::insertRecords(s, config, plan->records, &fitted->recordsNow);
                           },
                           DbWorker::Retry::Never)
                       .then(pool,
                             [=](const Outcome<qint64> &r) {
                                 if (!r.ok())
                                     return failed(*r.error);
+                                const auto refused = std::make_shared<QSet<qint64>>();
                                 auto insertTickets = [=] {
                                     return tickets->run<qint64>(
-                                        [plan, config](DbSession &s) { return seed_sql::insertTickets(s, config, plan->tickets); },
+                                        [plan, config, refused](DbSession &s) {
+                                            return seed_sql::insertTickets(s, config, plan->tickets, refused.get());
+                                        },
                                         DbWorker::Retry::Never);
                                 };
                                 auto insertIntents = [=] {
@@ -87,16 +90,46 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                         [plan, config](DbSession &s) { return seed_sql::insertIntents(s, config, plan->intents); },
                                         DbWorker::Retry::Never);
                                 };
-                                auto report = [records = *r, fitted](const Outcome<qint64> &t, const Outcome<qint64> &i) {
+                                // The console's rows (audit beside the records, compensations beside the
+                                // intent log) last, one after the other, without those about a refused ticket.
+                                auto consoleRows = [=](SeedReport rep) {
+                                    return records
+                                        ->run<qint64>(
+                                            [plan, refused, now = rep.recordsNow > 0 ? std::optional<UtcMicros>(rep.recordsNow) : std::nullopt](DbSession &s) {
+                                                return seed_sql::insertAudits(s, plan->audits, *refused, now);
+                                            },
+                                            DbWorker::Retry::Never)
+                                        .then(pool,
+                                              [=](const Outcome<qint64> &a) {
+                                                  if (!a.ok())
+                                                      return failed(*a.error);
+                                                  return intents
+                                                      ->run<qint64>(
+                                                          [plan, refused](DbSession &s) {
+                                                              return seed_sql::insertCompensations(s, plan->compensations, *refused);
+                                                          },
+                                                          DbWorker::Retry::Never)
+                                                      .then(pool, [rep, audits = *a](const Outcome<qint64> &c) {
+                                                          if (!c.ok())
+                                                              return Outcome<SeedReport>::failure(*c.error);
+                                                          SeedReport done = rep;
+                                                          done.audits = audits;
+                                                          done.compensations = *c;
+                                                          return Outcome<SeedReport>::success(done);
+                                                      });
+                                              })
+                                        .unwrap();
+                                };
+                                auto report = [=, recordCount = *r](const Outcome<qint64> &t, const Outcome<qint64> &i) {
                                     if (!t.ok())
-                                        return Outcome<SeedReport>::failure(*t.error);
+                                        return failed(*t.error);
                                     if (!i.ok())
-                                        return Outcome<SeedReport>::failure(*i.error);
+                                        return failed(*i.error);
                                     SeedReport rep = *fitted;
-                                    rep.records = records;
+                                    rep.records = recordCount;
                                     rep.tickets = *t;
                                     rep.intents = *i;
-                                    return Outcome<SeedReport>::success(rep);
+                                    return consoleRows(rep);
                                 };
                                 if (oneWriter) {
                                     return insertTickets()
@@ -104,13 +137,13 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                               [=](const Outcome<qint64> &t) {
                                                   if (!t.ok())
                                                       return failed(*t.error);
-                                                  return insertIntents().then(pool, [=](const Outcome<qint64> &i) { return report(t, i); });
+                                                  return insertIntents().then(pool, [=](const Outcome<qint64> &i) { return report(t, i); }).unwrap();
                                               })
                                         .unwrap();
                                 }
                                 auto t = insertTickets();
                                 auto i = insertIntents();
-                                return whenAllFinishedOf(t, i).then(pool, [=]() { return report(t.result(), i.result()); });
+                                return whenAllFinishedOf(t, i).then(pool, [=]() { return report(t.result(), i.result()); }).unwrap();
                             })
                       .unwrap();
               })
@@ -168,6 +201,25 @@ QString DemoWorkspace::ensure(bool reset)
         return QStringLiteral("cannot write %1").arg(stamp);
     stampFile.write(QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toUtf8());
     return {};
+}
+
+std::optional<std::pair<UtcMicros, UtcMicros>> DemoWorkspace::incidentWindow()
+{
+    QFile stampFile(path() + QStringLiteral(".created"));
+    if (!stampFile.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    const QDateTime created = QDateTime::fromString(QString::fromUtf8(stampFile.readAll()).trimmed(), Qt::ISODate);
+    if (!created.isValid())
+        return std::nullopt;
+    // The stamp is written just after seeding (the seed's now() is at most a few seconds
+    // earlier): whole minutes outward cover the outage.
+    constexpr qint64 minute = 60LL * 1000000;
+    const UtcMicros stamp = created.toMSecsSinceEpoch() * 1000;
+    const UtcMicros from = (stamp - kDemoOutageStartAgo - 5 * minute) / minute * minute;
+    // It ends 5 minutes before the seeding: the operators' actions are in, the demo's
+    // in-flight calls of the last minutes (another story) are not.
+    const UtcMicros to = (stamp - 5 * minute) / minute * minute;
+    return std::pair{from, to};
 }
 
 QMap<QString, UpstreamConfig> demoUpstreams(const QUrl &base)

@@ -14,6 +14,8 @@ namespace triage {
 /// Counts of what seed-demo inserted.
 struct SeedReport {
     qint64 records = 0, tickets = 0, intents = 0;
+    qint64 audits = 0, compensations = 0; ///< console-owned rows: the demo outage's operator actions
+    UtcMicros recordsNow = 0; ///< the idempotency store's now() the records' (and audit rows') ages were taken from
     /// A record table without a biz_type column holds one biz_type (`biz_type_value`,
     /// DESIGN.md §10): that value, and the generated records of other biz_types left out
     /// (with their tickets and intent-log rows). "" and 0 with a biz_type column.
@@ -50,6 +52,13 @@ public:
     /// or an empty string on success. Not for the GUI thread: call it before the window
     /// opens, or from a worker.
     static QString ensure(bool reset);
+    /// The window the console's Incident tab opens on for the demo (DESIGN.md §7 "the demo's
+    /// outage"): from 5 minutes before the outage (kDemoOutageStartAgo before the demo was
+    /// seeded) to 5 minutes before the seeding (the operators' actions are in, the in-flight
+    /// calls of the last minutes are not), in whole UTC minutes [from, to), µs since the
+    /// epoch; read from the demo's creation stamp (this machine's clock, the demo's database
+    /// clock too). nullopt when there is no stamp (no demo yet).
+    static std::optional<std::pair<UtcMicros, UtcMicros>> incidentWindow();
 };
 
 /// The upstream settings for the demo workspace's biz types, pointing at the upstream

@@ -44,8 +44,8 @@ struct Clock {
 
 constexpr qint64 kHour = 60, kDay = 24 * 60;
 
-/// The demo set's tickets and intent-log rows (seed 20261129).
-constexpr qint64 kDemoTickets = 158, kDemoIntents = 307;
+/// The demo set's tickets, intent-log rows, and the console's rows of its outage (seed 20261129).
+constexpr qint64 kDemoTickets = 194, kDemoIntents = 376, kDemoAudits = 18, kDemoCompensations = 1;
 
 /// Order `id`'s body (and shop-4's snapshot): it names the order by its own id.
 QString payloadOf(const TestDatabase &db, qint64 id)
@@ -186,9 +186,12 @@ void TstCliShop::seedDemo()
     out.replace(QRegularExpression(QStringLiteral(" in [0-9]+\\.[0-9]{2} s\n")), QStringLiteral(" in X s\n"));
     const QString note = db.isShop() ? QStringLiteral("note: the record with an unknown status holds \"UNMAPPED\" (no status is mapped to it)\n")
                                      : QString();
-    QCOMPARE(out, QStringLiteral("seeded the demo set (seed 20261129): 242 records, %1 tickets, %2 intent-log rows in X s\n")
+    QCOMPARE(out, QStringLiteral("seeded the demo set (seed 20261129): 299 records, %1 tickets, %2 intent-log rows, %3 audit rows, "
+                                 "%4 compensation(s) in X s\n")
                       .arg(kDemoTickets)
                       .arg(kDemoIntents)
+                      .arg(kDemoAudits)
+                      .arg(kDemoCompensations)
                       + note);
     RUN_OK(json, base + QStringList{QStringLiteral("seed-demo"), QStringLiteral("--seed"), QStringLiteral("7"), QStringLiteral("--format"),
                                     QStringLiteral("json")});
@@ -202,13 +205,15 @@ void TstCliShop::seedDemo()
                          {QStringLiteral("unknown_status_stored"), db.isShop() ? QStringLiteral("UNMAPPED") : QStringLiteral("7")},
                          {QStringLiteral("notes"), db.isShop() ? QJsonArray{note.mid(6).chopped(1)} : QJsonArray{}},
                          {QStringLiteral("tickets"), o.value(QStringLiteral("tickets"))},
-                         {QStringLiteral("intents"), o.value(QStringLiteral("intents"))}};
+                         {QStringLiteral("intents"), o.value(QStringLiteral("intents"))},
+                         {QStringLiteral("audit_rows"), kDemoAudits},
+                         {QStringLiteral("compensations"), kDemoCompensations}};
     QCOMPARE(o, expected);
-    QCOMPARE(o.value(QStringLiteral("records")).toInteger(), 242);
+    QCOMPARE(o.value(QStringLiteral("records")).toInteger(), 299);
     // Both seeds are in the database (seed 7's keys differ from seed 20261129's).
     QCOMPARE(db.adminQueryColumn(db.isShop() ? QStringLiteral("SELECT COUNT(*) FROM idem_requests")
                                              : QStringLiteral("SELECT COUNT(*) FROM idempotency_record")),
-             QStringList{QStringLiteral("484")});
+             QStringList{QStringLiteral("598")});
 }
 
 void TstCliShop::listShowMarkDuplicates()

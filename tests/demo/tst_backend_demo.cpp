@@ -558,7 +558,7 @@ void TstBackendDemo::seedOneBizType()
     const qint64 tickets = std::count_if(plan.tickets.cbegin(), plan.tickets.cend(), [&](const SeedTicket &t) { return keys.contains(t.idemKey); });
     const qint64 intents = std::count_if(plan.intents.cbegin(), plan.intents.cend(), [&](const SeedIntent &a) { return keys.contains(a.idemKey); });
     // The demo set's exact split (seed 20261129).
-    QCOMPARE(all, qint64(242));
+    QCOMPARE(all, qint64(299));
     QCOMPARE(payments, qint64(60));
 
     const Outcome<SeedReport> report = seedWorkspace(ws, SeedOptions{}).result();

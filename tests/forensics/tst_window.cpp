@@ -22,45 +22,6 @@ using namespace triage;
 using namespace triage::test;
 using namespace triage::test::wfix;
 
-namespace {
-
-/// "<at> <store> <kind> <key> <status> <detail>" per event.
-QStringList lines(const QVector<WindowEvent> &events)
-{
-    QStringList out;
-    for (const WindowEvent &e : events)
-        out << QStringLiteral("%1 %2 %3 %4 %5 %6")
-                   .arg(e.atText, eventStoreName(e.store), eventKindName(e.kind), e.idemKey, e.status, e.detail)
-                   .trimmed();
-    return out;
-}
-
-/// Every final event of `query`, paging by `pageSize`; checks each page's size.
-QVector<WindowEvent> wholeWindow(Workspace &ws, const WindowQuery &query, int pageSize, QString *error)
-{
-    QVector<WindowEvent> all;
-    WindowCursor cursor;
-    for (int guard = 0; guard < 1000; ++guard) {
-        const auto page = await(readWindowPage(ws, query, cursor, pageSize));
-        if (!page.ok()) {
-            *error = page.error->message;
-            return all;
-        }
-        if (page->events.size() > pageSize) {
-            *error = QStringLiteral("page of %1 > %2").arg(page->events.size()).arg(pageSize);
-            return all;
-        }
-        all << page->events;
-        cursor = page->next;
-        if (page->end)
-            return all;
-    }
-    *error = QStringLiteral("no end after 1000 pages");
-    return all;
-}
-
-} // namespace
-
 class TestWindow : public QObject {
     Q_OBJECT
     static void rows(bool withPooler, bool withShop)
@@ -173,18 +134,8 @@ void TestWindow::watermark()
     TRIAGE_OK(seed(db));
     Workspace ws(db.config());
     // A window reaching now: one old intent (final) and one 5 s old (settling at a 60 s lookback).
-    IntentSpec old;
-    old.key = QStringLiteral("w:old");
-    old.created = serverAgoSeconds(db, 600);
-    IntentSpec recent;
-    recent.key = QStringLiteral("w:recent");
-    recent.created = serverAgoSeconds(db, 5);
-    TRIAGE_OK(insertIntents(db, {old, recent}));
-    WindowQuery q;
-    q.from = (QDateTime::currentMSecsSinceEpoch() - 3600 * 1000) * 1000;
-    q.to = (QDateTime::currentMSecsSinceEpoch() + 3600 * 1000) * 1000;
-    q.kinds = {EventKind::IntentAttempt};
-    q.lookbackS = 60;
+    TRIAGE_OK(insertOldAndRecent(db));
+    WindowQuery q = intentsAroundNow();
     auto keys = [](const QVector<WindowEvent> &events) {
         QStringList k;
         for (const WindowEvent &e : events)

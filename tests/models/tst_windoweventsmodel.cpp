@@ -9,7 +9,10 @@
 #include "WindowEventsModel.h"
 #include "WindowHistogram.h"
 
+#include "TimeText.h"
+
 #include <QAbstractItemModelTester>
+#include <QDateTime>
 #include <QFont>
 #include <QSignalSpy>
 #include <QTest>
@@ -53,6 +56,8 @@ private slots:
     void eventsGapsAndPaging();
     void settlingTail_data() { QTest::addColumn<QString>("backend"); addBackendRows(false, false); }
     void settlingTail();
+    void settlingTailRefresh_data() { QTest::addColumn<QString>("backend"); addBackendRows(false, false); }
+    void settlingTailRefresh();
     void gapText();
     void histogram();
 };
@@ -129,20 +134,10 @@ void TestWindowEventsModel::settlingTail()
     Workspace ws(db.config());
     TRIAGE_OK(setUpSchema(ws));
     // One attempt 10 min old (final at a 60 s lookback) and one 5 s old (settling).
-    IntentSpec old;
-    old.key = QStringLiteral("w:old");
-    old.created = serverAgoSeconds(db, 600);
-    IntentSpec recent;
-    recent.key = QStringLiteral("w:recent");
-    recent.created = serverAgoSeconds(db, 5);
-    TRIAGE_OK(insertIntents(db, {old, recent}));
+    TRIAGE_OK(insertOldAndRecent(db));
     WindowEventsModel model(&ws);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    WindowQuery q;
-    q.from = (QDateTime::currentMSecsSinceEpoch() - 3600 * 1000) * 1000;
-    q.to = (QDateTime::currentMSecsSinceEpoch() + 3600 * 1000) * 1000;
-    q.kinds = {EventKind::IntentAttempt};
-    q.lookbackS = 60;
+    WindowQuery q = intentsAroundNow();
     model.setPageSize(1);
     model.setQuery(q);
     loadAll(model);
@@ -168,6 +163,94 @@ void TestWindowEventsModel::settlingTail()
     QCOMPARE(model.rowCount(), 0);
     loadAll(model);
     QCOMPARE(model.rowCount(), 3);
+}
+
+void TestWindowEventsModel::settlingTailRefresh()
+{
+    // DESIGN.md §7 "settling timer": refreshSettlingTail() shows a late commit without a
+    // reload, and an event that became final once (as final), never twice.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws));
+    constexpr int kLookbackS = 10;
+    TRIAGE_OK(insertOldAndRecent(db, 1)); // w:recent settling for the next 9 s
+    WindowEventsModel model(&ws);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy refreshed(&model, &WindowEventsModel::tailRefreshed);
+    QVERIFY(refreshed.isValid());
+    WindowQuery q = intentsAroundNow(kLookbackS);
+    QCOMPARE(model.settlingTailOpen(), false); // nothing loaded
+    model.setQuery(q);
+    loadAll(model);
+    QVERIFY2(model.lastError().isEmpty(), qPrintable(model.lastError()));
+    // "<key> <status>" per event ("~" first when settling), a gap row's text; each time cell
+    // is the event's own time ("~" first when settling).
+    auto shown = [&model] {
+        QStringList out;
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const QModelIndex time = model.index(r, WindowEventsModel::TimeColumn);
+            if (time.data(WindowEventsModel::IsGapRole).toBool()) {
+                out << time.data().toString();
+                continue;
+            }
+            const bool settling = time.data(WindowEventsModel::SettlingRole).toBool();
+            const QString at = formatUtcMicros(time.data(WindowEventsModel::AtRole).toLongLong());
+            out << QStringLiteral("%1%2 %3%4")
+                       .arg(settling ? QStringLiteral("~") : QString(), model.index(r, WindowEventsModel::KeyColumn).data().toString(),
+                            model.index(r, WindowEventsModel::StatusColumn).data().toString(),
+                            time.data().toString() == (settling ? QStringLiteral("~") : QString()) + at ? QString()
+                                                                                                       : QStringLiteral(" (bad time cell)"));
+        }
+        return out;
+    };
+    const QString gap = QStringLiteral("\u2014 9 min without events \u2014");
+    QCOMPARE(shown(), (QStringList{QStringLiteral("w:old UNKNOWN"), gap, QStringLiteral("~w:recent UNKNOWN")}));
+    QCOMPARE(model.settlingTailOpen(), true);
+
+    // A late commit inside the settling tail: shown at the next refresh, without a reset.
+    IntentSpec late;
+    late.key = QStringLiteral("w:late");
+    late.status = QStringLiteral("SUCCEEDED");
+    late.created = serverAgoSeconds(db, 0);
+    TRIAGE_OK(insertIntents(db, {late}));
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    model.refreshSettlingTail();
+    QVERIFY(refreshed.wait(10000));
+    QCOMPARE(refreshed.takeFirst(), (QVariantList{1, 3}));
+    QCOMPARE(shown(), (QStringList{QStringLiteral("w:old UNKNOWN"), gap, QStringLiteral("~w:recent UNKNOWN"),
+                                   QStringLiteral("~w:late SUCCEEDED")}));
+    QCOMPARE(model.eventCount(), 3);
+
+    // Once the server's clock has passed both by the lookback, a refresh shows them final,
+    // each once (waiting on the server's own clock, not on a duration).
+    QVERIFY(QTest::qWaitFor([&] {
+        return db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM intent_log WHERE created_at >= %1")
+                                       .arg(serverAgoSeconds(db, kLookbackS + 1)))
+            == QStringList{QStringLiteral("0")};
+    }, 30000));
+    model.refreshSettlingTail();
+    QVERIFY(refreshed.wait(10000));
+    QCOMPARE(refreshed.takeFirst(), (QVariantList{1, 3}));
+    QCOMPARE(shown(), (QStringList{QStringLiteral("w:old UNKNOWN"), gap, QStringLiteral("w:recent UNKNOWN"),
+                                   QStringLiteral("w:late SUCCEEDED")}));
+    QCOMPARE(model.eventCount(), 3);
+    QCOMPARE(model.index(1, 0).data(WindowEventsModel::SettlingRole).toBool(), false); // the gap is final too
+    // Nothing settling is shown, but the window still reaches past now − lookback.
+    QCOMPARE(model.settlingTailOpen(), true);
+    // A refresh with nothing new changes nothing (the same rows, no duplicate).
+    model.refreshSettlingTail();
+    QVERIFY(refreshed.wait(10000));
+    QCOMPARE(refreshed.takeFirst(), (QVariantList{4, 0}));
+    QCOMPARE(shown().size(), 4);
+    QCOMPARE(resets.size(), 0);
+    // A window that ended before now − lookback is closed once nothing settles.
+    q.to = (QDateTime::currentMSecsSinceEpoch() - 3LL * 60 * 1000) * 1000;
+    model.setQuery(q);
+    loadAll(model);
+    QCOMPARE(shown(), QStringList{QStringLiteral("w:old UNKNOWN")});
+    QCOMPARE(model.settlingTailOpen(), false);
 }
 
 void TestWindowEventsModel::gapText()

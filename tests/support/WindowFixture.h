@@ -151,4 +151,77 @@ inline QStringList wideWindowRows()
     };
 }
 
+/// Two intent attempts for the watermark tests: "w:old" 600 s and "w:recent" `recentAgoS`
+/// before the server's now. Returns the error text.
+inline QString insertOldAndRecent(const TestDatabase &db, qint64 recentAgoS = 5)
+{
+    IntentSpec old;
+    old.key = QStringLiteral("w:old");
+    old.created = serverAgoSeconds(db, 600);
+    IntentSpec recent;
+    recent.key = QStringLiteral("w:recent");
+    recent.created = serverAgoSeconds(db, recentAgoS);
+    return insertIntents(db, {old, recent});
+}
+
+/// The intent attempts from an hour before to an hour after this machine's now, with a
+/// lookback of `lookbackS` (the watermark tests' window).
+inline WindowQuery intentsAroundNow(int lookbackS = 60)
+{
+    WindowQuery q;
+    q.from = (QDateTime::currentMSecsSinceEpoch() - 3600 * 1000) * 1000;
+    q.to = (QDateTime::currentMSecsSinceEpoch() + 3600 * 1000) * 1000;
+    q.kinds = {EventKind::IntentAttempt};
+    q.lookbackS = lookbackS;
+    return q;
+}
+
+/// "<at> <store> <kind> <key> <status> <detail>" per event.
+inline QStringList lines(const QVector<WindowEvent> &events)
+{
+    QStringList out;
+    for (const WindowEvent &e : events)
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6")
+                   .arg(e.atText, eventStoreName(e.store), eventKindName(e.kind), e.idemKey, e.status, e.detail)
+                   .trimmed();
+    return out;
+}
+
+/// Every final event of `query`, paging by `pageSize`; checks each page's size. `*error` is
+/// set on a failed page, an oversized page or no end after 1000 pages.
+inline QVector<WindowEvent> wholeWindow(Workspace &ws, const WindowQuery &query, int pageSize, QString *error)
+{
+    QVector<WindowEvent> all;
+    WindowCursor cursor;
+    for (int guard = 0; guard < 1000; ++guard) {
+        const auto page = await(readWindowPage(ws, query, cursor, pageSize));
+        if (!page.ok()) {
+            *error = page.error->message;
+            return all;
+        }
+        if (page->events.size() > pageSize) {
+            *error = QStringLiteral("page of %1 > %2").arg(page->events.size()).arg(pageSize);
+            return all;
+        }
+        all << page->events;
+        cursor = page->next;
+        if (page->end)
+            return all;
+    }
+    *error = QStringLiteral("no end after 1000 pages");
+    return all;
+}
+
+/// Fixes NOW() and UTC_TIMESTAMP() of `ws`'s own idempotency-store connection at `epochS`
+/// (MariaDB's session `SET timestamp`, on the worker's one connection: a server clock forced
+/// off for that session only; DESIGN.md §7 "Zones and clocks"). Returns the error text.
+inline QString freezeIdempotencyClock(Workspace &ws, qint64 epochS)
+{
+    const auto done = await(ws.worker(DbRole::Idempotency).run<int>([epochS](DbSession &s) {
+        s.exec(QStringLiteral("SET timestamp = %1").arg(epochS));
+        return 0;
+    }));
+    return done.ok() ? QString() : done.error->message;
+}
+
 } // namespace triage::test::wfix

@@ -17,6 +17,7 @@
 #include <QDateTimeEdit>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStackedBarSeries>
 #include <QTabWidget>
@@ -70,6 +71,7 @@ class TestIncidentView : public QObject {
     Q_OBJECT
 private slots:
     void incidentTab();
+    void clockWarningFromServer();
 };
 
 void TestIncidentView::incidentTab()
@@ -172,6 +174,36 @@ void TestIncidentView::incidentTab()
     QVERIFY(qAbs(q.to / 1000 - QDateTime::currentMSecsSinceEpoch()) < 5000);
     QCOMPARE(view->eventsModel()->query().from, q.from);
     QVERIFY(loaded.wait(30000));
+}
+
+void TestIncidentView::clockWarningFromServer()
+{
+    // A server clock forced off (MariaDB's session timestamp, set on the workspace's own
+    // idempotency connection; DESIGN.md §7 "Zones and clocks"): the message
+    // bar says which database, how far and which way; the number lies within the bounds this
+    // machine's clock gives around the load.
+    TestDatabase db(QStringLiteral("mysql"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    constexpr qint64 kFrozenMs = 1893456000LL * 1000; // 2030-01-01T00:00:00Z
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws));
+    TRIAGE_OK(freezeIdempotencyClock(ws, kFrozenMs / 1000));
+    IncidentView view(&ws);
+    QSignalSpy loaded(&view, &IncidentView::windowLoaded);
+    view.setRange(at(0), at(3600000));
+    const qint64 before = QDateTime::currentMSecsSinceEpoch();
+    view.load();
+    QVERIFY(loaded.wait(30000));
+    const qint64 after = QDateTime::currentMSecsSinceEpoch();
+    QCOMPARE(view.messageBar()->level(), MessageBar::Level::Warning);
+    const QRegularExpression warning(QStringLiteral("^Idempotency database's clock is ([0-9]+\\.[0-9]) s ahead of this machine's: "
+                                                    "the order of events across stores is approximate\\.$"));
+    const QRegularExpressionMatch m = warning.match(view.messageBar()->text());
+    QVERIFY2(m.hasMatch(), qPrintable(view.messageBar()->text()));
+    const double shownS = m.captured(1).toDouble();
+    QVERIFY2(shownS >= (kFrozenMs - after) / 1000.0 - 0.05 && shownS <= (kFrozenMs - before) / 1000.0 + 0.05,
+             qPrintable(m.captured(1)));
+    QCOMPARE(view.clockText(), QStringLiteral("clock vs this machine: +%1 s (one database)").arg(m.captured(1)));
 }
 
 QTEST_MAIN(TestIncidentView)

@@ -114,14 +114,14 @@ private slots:
         QCOMPARE(model->rowCount(), 100); // one page
         QVERIFY(model->count() > 100);
 
-        // Counts: the demo set has exactly 30 FAILED, 93 SUCCESS and 15 escalated keys.
+        // Counts: the demo set has exactly 36 FAILED, 104 SUCCESS and 15 escalated keys (its outage included).
         QCOMPARE(unknown->countLabel()->text(), QStringLiteral("%1 records and steps").arg(model->count()));
         QCOMPARE(tabText(w, QueueKind::Unknown), QStringLiteral("Unknown (%1)").arg(model->count()));
-        QCOMPARE(w.queuePane(QueueKind::Failed)->countLabel()->text(), QStringLiteral("30 records"));
-        QCOMPARE(tabText(w, QueueKind::Failed), QStringLiteral("Failed (30)"));
-        QCOMPARE(w.queuePane(QueueKind::Succeeded)->countLabel()->text(), QStringLiteral("93 records"));
+        QCOMPARE(w.queuePane(QueueKind::Failed)->countLabel()->text(), QStringLiteral("36 records"));
+        QCOMPARE(tabText(w, QueueKind::Failed), QStringLiteral("Failed (36)"));
+        QCOMPARE(w.queuePane(QueueKind::Succeeded)->countLabel()->text(), QStringLiteral("104 records"));
         QCOMPARE(w.queuePane(QueueKind::Escalated)->countLabel()->text(), QStringLiteral("15 steps"));
-        QCOMPARE(w.queuePane(QueueKind::Failed)->model()->rowCount(), 30);
+        QCOMPARE(w.queuePane(QueueKind::Failed)->model()->rowCount(), 36);
 
         QCOMPARE(unknown->findChild<QLabel *>(QStringLiteral("loadedLabel"))->text(),
                  QStringLiteral("\u00b7 100 loaded; scroll for more"));
