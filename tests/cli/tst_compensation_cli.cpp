@@ -422,8 +422,10 @@ void TestCompensationCli::tokenSentNeverStored()
 void TestCompensationCli::demoStartsSimulator()
 {
     // --demo: the CLI starts the upstream simulator on the demo file and compensates there.
+    // A fresh demo: the demo file outlives a run (a day), and an earlier run's compensation
+    // would leave the first group resolved and make a key-reuse group the first one.
     CliEnv env;
-    CtlRun r = env.run({QStringLiteral("--demo"), QStringLiteral("duplicates"), QStringLiteral("--format"), QStringLiteral("json")});
+    CtlRun r = env.run({QStringLiteral("--demo-reset"), QStringLiteral("duplicates"), QStringLiteral("--format"), QStringLiteral("json")});
     QVERIFY2(r.exitCode == 0, r.describe());
     const QJsonArray groups = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("groups")).toArray();
     QVERIFY(!groups.isEmpty());
