@@ -20,6 +20,7 @@
 #include "WindowEventsModel.h"
 
 #include <QApplication>
+#include <QEvent>
 #include <QEventLoop>
 #include <QFile>
 #include <QJsonDocument>
@@ -109,9 +110,23 @@ struct LoadRun {
     double longest = 0, p99 = 0, median = 0;
     double longestCpu = 0, p99Cpu = 0; ///< the GUI thread's CPU time within the gaps
     qint64 ticks = 0;
+    int paints = 0;   ///< paint events of the table's viewport during the load
+    int pages = 0;    ///< pages applied (pageLoaded signals)
     QVector<Gap> top; ///< the five longest gaps, longest first
     qint64 heapGrowth = 0;
     qint64 modelBytes = 0;
+};
+
+/// Counts the paint events `watched` receives.
+class PaintCounter : public QObject {
+public:
+    int paints = 0;
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Paint)
+            ++paints;
+        return QObject::eventFilter(watched, event);
+    }
 };
 
 /// Loads `view`'s window (the empty window [warmFrom, warmTo) first, so the model starts
@@ -146,10 +161,14 @@ LoadRun loadWindow(IncidentView &view, UtcMicros from, UtcMicros to, Drive drive
     end.setInterval(16);
     QObject::connect(&end, &QTimer::timeout, table, [table] { table->scrollToBottom(); });
     QEventLoop done;
+    int pageCount = 0;
     const QMetaObject::Connection pages = QObject::connect(model, &WindowEventsModel::pageLoaded, &done, [&](int, int, bool atEnd) {
+        ++pageCount;
         if (atEnd)
             done.quit();
     });
+    PaintCounter paints;
+    table->viewport()->installEventFilter(&paints);
     const QMetaObject::Connection errors =
         QObject::connect(model, &WindowEventsModel::errorOccurred, &done, [](const QString &message) { die(message); });
     QTimer limit;
@@ -174,6 +193,9 @@ LoadRun loadWindow(IncidentView &view, UtcMicros from, UtcMicros to, Drive drive
     limit.stop();
     QObject::disconnect(pages);
     QObject::disconnect(errors);
+    table->viewport()->removeEventFilter(&paints);
+    r.paints = paints.paints;
+    r.pages = pageCount;
     QCoreApplication::processEvents();
     r.heapGrowth = heapInUse() - heapBefore;
     r.events = model->eventCount();
@@ -287,7 +309,9 @@ int main(int argc, char **argv)
             std::printf("\n%s: %s\n", name,
                         drive == Drive::Jump ? "scrollToTime(window end), the view stays put (a click on the last histogram bar)"
                                              : "the table scrolled to the bottom every 16 ms (End held): the view fetches and repaints");
-            std::printf("  load time                   %10.1f ms   (load() until the model holds the whole window)\n", r.loadMs);
+            std::printf("  load time                   %10.1f ms   (load() until the model holds the whole window; %d pages applied, "
+                        "%d paints of the table's viewport)\n",
+                        r.loadMs, r.pages, r.paints);
             std::printf("  GUI event loop: longest gap %10.2f ms   (target <= 50 ms: %s)\n", r.longest, r.longest <= 50 ? "met" : "MISSED");
             std::printf("  GUI event loop: p99 gap     %10.2f ms   (median %.2f ms; %lld ticks of a 1 ms timer)\n", r.p99, r.median, r.ticks);
             std::printf("  GUI thread's CPU in a gap:  %10.2f ms longest, %.2f ms p99 (the rest of a gap: waiting for a core)\n",
@@ -307,6 +331,8 @@ int main(int argc, char **argv)
             o[QStringLiteral("gui_longest_gap_cpu_ms")] = r.longestCpu;
             o[QStringLiteral("gui_p99_gap_cpu_ms")] = r.p99Cpu;
             o[QStringLiteral("timer_ticks")] = r.ticks;
+            o[QStringLiteral("pages")] = r.pages;
+            o[QStringLiteral("table_paints")] = r.paints;
             o[QStringLiteral("heap_growth_bytes")] = r.heapGrowth;
             o[QStringLiteral("heap_bytes_per_event")] = double(r.heapGrowth) / r.events;
             o[QStringLiteral("model_bytes_per_event")] = double(r.modelBytes) / r.events;
