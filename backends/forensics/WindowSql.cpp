@@ -238,14 +238,19 @@ QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &confi
             id = businessIdBindValue(session, s.idTable, s.idColumn, BusinessId(cursor.id)).value_or(QVariant(cursor.id));
         where << s.clock.keysetAfter(b, s.time, s.id, s.clock.cursorValue(cursor.time), id, false);
     }
+    // Where the cursor is the time's text itself (native PostgreSQL and MySQL times), it is
+    // read once: the server formats each row's time once (to_char per row is a measurable
+    // part of a page's cost: tests/bench/window_bench.cpp).
+    const QString atText = s.clock.text(s.time), cursorText = s.clock.cursor(s.time);
+    const bool cursorIsText = cursorText == atText;
     const QString columns = QStringList{s.id,
                                         s.key + QStringLiteral(" AS tc_key"),
                                         s.bizType + QStringLiteral(" AS tc_biz"),
                                         s.status + QStringLiteral(" AS tc_status"),
                                         s.actor + QStringLiteral(" AS tc_actor"),
                                         s.detail + QStringLiteral(" AS tc_detail"),
-                                        s.clock.text(s.time) + QStringLiteral(" AS tc_at"),
-                                        s.clock.cursor(s.time) + QStringLiteral(" AS tc_cursor")}
+                                        atText + QStringLiteral(" AS tc_at"),
+                                        (cursorIsText ? kNull : cursorText) + QStringLiteral(" AS tc_cursor")}
                                 .join(QStringLiteral(", "));
     QSqlQuery q = session.exec(selectSql(b, columns, s.from, where, s.time + QStringLiteral(", ") + s.id, limit), b);
     QVector<WindowEvent> events;
@@ -279,7 +284,7 @@ QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &confi
         e.at = parseUtcMicros(e.atText).value_or(0);
         e.settling = settling;
         if (cursorTexts)
-            *cursorTexts << q.value(7).toString();
+            *cursorTexts << q.value(cursorIsText ? 6 : 7).toString();
         events.append(std::move(e));
     }
     return events;
