@@ -325,6 +325,8 @@ int WindowEventsModel::nextEventRow(int row, bool sameKeyOnly, int direction) co
             return r;
     }
     return -1;
+}
+
 bool WindowEventsModel::settlingTailOpen() const
 {
     if (!m_finalDone || !m_atEnd || m_failed)

@@ -4,6 +4,8 @@
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QSqlDatabase>
@@ -13,6 +15,7 @@
 #include <QUrl>
 
 #include "DemoData.h"
+#include "Schema.h"
 #include "WorkspaceConfig.h"
 #include "Workspace.h"
 #include <QString>
@@ -75,6 +78,62 @@ inline int drain(QSqlQuery &q)
 }
 
 
+/// The --server option every bench program takes.
+inline QCommandLineOption serverOption()
+{
+    return {QStringLiteral("server"), QStringLiteral("PostgreSQL server URL (the database is created). Default: $TRIAGE_TEST_PG_URL."),
+            QStringLiteral("URL")};
+}
+
+/// The server URL from --server or $TRIAGE_TEST_PG_URL (dies without one); the password
+/// comes from TRIAGE_DB_PASSWORD, else from the test servers' TRIAGE_TEST_PG_PASSWORD.
+inline QString benchServer(const QCommandLineParser &p)
+{
+    const QString url = p.isSet(QStringLiteral("server")) ? p.value(QStringLiteral("server")) : qEnvironmentVariable("TRIAGE_TEST_PG_URL");
+    if (url.isEmpty())
+        die(QStringLiteral("no server: pass --server postgresql://user@host:port/db or set TRIAGE_TEST_PG_URL"));
+    if (qEnvironmentVariableIsEmpty("TRIAGE_DB_PASSWORD") && !qEnvironmentVariableIsEmpty("TRIAGE_TEST_PG_PASSWORD"))
+        qputenv("TRIAGE_DB_PASSWORD", qgetenv("TRIAGE_TEST_PG_PASSWORD"));
+    return url;
+}
+
+/// Drops the bench database `dbName` through `admin` unless `keep` (disk is limited), and
+/// says which it did.
+inline void dropUnlessKept(QSqlDatabase &admin, const QString &dbName, bool keep)
+{
+    if (keep)
+        return (void)std::printf("kept database %s\n", qPrintable(dbName));
+    QSqlQuery q(admin);
+    if (!q.exec(QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(dbName)))
+        die(q.lastError().text());
+    std::printf("dropped database %s (pass --keep to keep it)\n", qPrintable(dbName));
+}
+
+/// `server`'s URL naming the database `dbName` instead.
+inline QUrl databaseUrl(QUrl server, const QString &dbName)
+{
+    server.setPath(QLatin1Char('/') + dbName);
+    return server;
+}
+
+/// Creates the console's schema in an empty bench database: init-schema without the
+/// ticket backstop (duplicated keys are part of the data). Dies on failure.
+inline void createBenchSchema(Workspace &ws)
+{
+    const auto s = initSchema(ws, SchemaOptions{false}).result();
+    if (!s.ok())
+        die(s.error->message);
+}
+
+/// Writes `doc` to `path` as JSON and says so.
+inline void writeJson(const QString &path, const QJsonObject &doc)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(doc).toJson()) < 0)
+        die(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    std::printf("wrote %s\n", qPrintable(path));
+}
+
 /// Opens a QPSQL connection `name` to database `db` on `server` (password from
 /// TRIAGE_DB_PASSWORD); dies on failure.
 inline QSqlDatabase openPg(const QUrl &server, const QString &name, const QString &db)
@@ -116,6 +175,16 @@ inline WorkspaceConfig benchConfig(const QUrl &dbUrl)
     config.bizTypes[QStringLiteral("notify_send")].tenantPattern = QStringLiteral("notify:send:{tenant}");
     config.operatorName = QStringLiteral("bench");
     return config;
+}
+
+/// The idempotency key of generated row `g` as an SQL expression over the integer
+/// expression `g`: the demo's tenant patterns ("ticket:create:acme:<md5>"), so the tenant
+/// filter is a key prefix.
+inline QString benchKeySql(const QString &g)
+{
+    return QStringLiteral("(ARRAY['ticket:create:','pay:capture:','refund:issue:','notify:send:'])[1 + (%1 / 7) % 4] "
+                          "|| (ARRAY['acme','globex','initech','umbrella','zurich'])[1 + %1 % 5] || ':' || md5(%1::text)")
+        .arg(g);
 }
 
 /// Prints the table of `figures` (operation, console ms, raw ms, ratio, anchor / note) and

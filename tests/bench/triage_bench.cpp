@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     p.setApplicationDescription(QStringLiteral("Benchmarks Triage Console's queries against raw SQL on PostgreSQL."));
     p.addHelpOption();
     p.addOptions({
-        {QStringLiteral("server"), QStringLiteral("PostgreSQL server URL (database is created). Default: $TRIAGE_TEST_PG_URL."), QStringLiteral("URL")},
+        serverOption(),
         {QStringLiteral("rows"), QStringLiteral("Idempotency records to generate (default 1000000)."), QStringLiteral("N"), QStringLiteral("1000000")},
         {QStringLiteral("reps"), QStringLiteral("Repetitions per measurement (median; default 7)."), QStringLiteral("N"), QStringLiteral("7")},
         {QStringLiteral("json"), QStringLiteral("Write every figure to this JSON file (default bench-results.json)."), QStringLiteral("FILE"), QStringLiteral("bench-results.json")},
@@ -66,11 +66,7 @@ int main(int argc, char **argv)
          QStringLiteral("N"), QStringLiteral("100000")},
     });
     p.process(app);
-    const QString serverUrl = p.isSet(QStringLiteral("server")) ? p.value(QStringLiteral("server")) : qEnvironmentVariable("TRIAGE_TEST_PG_URL");
-    if (serverUrl.isEmpty())
-        die(QStringLiteral("no server: pass --server postgresql://user@host:port/db or set TRIAGE_TEST_PG_URL"));
-    if (qEnvironmentVariableIsEmpty("TRIAGE_DB_PASSWORD") && !qEnvironmentVariableIsEmpty("TRIAGE_TEST_PG_PASSWORD"))
-        qputenv("TRIAGE_DB_PASSWORD", qgetenv("TRIAGE_TEST_PG_PASSWORD"));
+    const QString serverUrl = benchServer(p);
     const qint64 rows = p.value(QStringLiteral("rows")).toLongLong();
     const int reps = qMax(1, p.value(QStringLiteral("reps")).toInt());
     const int bulk = p.value(QStringLiteral("bulk")).toInt();
