@@ -158,21 +158,8 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     connect(m_detail, &KeyDetailView::recordChanged, this, [this] { refreshAfterAction(); });
     // Switching tabs shows the detail of that tab's selected row (if it has one).
     connect(m_queues, &QTabWidget::currentChanged, this, [this] {
-        // The Incident tab (chart and a seven-column list) gets most of the width while it
-        // is current; the queues get their split back afterwards.
         // Deferred: before the window is first laid out the splitter has no sizes yet.
-        QTimer::singleShot(0, this, [this] {
-            const bool incident = m_queues->currentWidget() == m_incident;
-            if (incident && m_sizesBeforeIncident.isEmpty()) {
-                m_sizesBeforeIncident = m_splitter->sizes();
-                const int total = m_sizesBeforeIncident.value(0) + m_sizesBeforeIncident.value(1);
-                const int detail = qMax(m_detail->minimumWidth(), total * 3 / 10);
-                m_splitter->setSizes({total - detail, detail});
-            } else if (!incident && !m_sizesBeforeIncident.isEmpty()) {
-                m_splitter->setSizes(m_sizesBeforeIncident);
-                m_sizesBeforeIncident.clear();
-            }
-        });
+        QTimer::singleShot(0, this, [this] { fitSplitterToTab(); });
         QueuePane *pane = currentPane();
         const QString key = pane ? pane->currentKey() : QString();
         if (!key.isEmpty() && key != m_detail->key())
@@ -438,6 +425,31 @@ void MainWindow::onConnectionEvent(DbRole role, bool up, const QString &message)
         logger("views")->info("{}", message);
         statusBar()->showMessage(QStringLiteral("\u2714 %1").arg(message), 30000);
     }
+}
+
+void MainWindow::fitSplitterToTab()
+{
+    // The Incident tab (chart, list, replay and incident panels) gets most of the width while
+    // it is current; the queues get their split back afterwards. Only once the splitter is
+    // laid out: sizes set before the first show are rescaled by the stretch factors.
+    if (!m_splitter->isVisible())
+        return; // showEvent() calls again
+    const bool incident = m_queues->currentWidget() == m_incident;
+    if (incident && m_sizesBeforeIncident.isEmpty()) {
+        m_sizesBeforeIncident = m_splitter->sizes();
+        const int total = m_sizesBeforeIncident.value(0) + m_sizesBeforeIncident.value(1);
+        const int detail = qMax(m_detail->minimumSizeHint().width(), total * 3 / 10);
+        m_splitter->setSizes({total - detail, detail});
+    } else if (!incident && !m_sizesBeforeIncident.isEmpty()) {
+        m_splitter->setSizes(m_sizesBeforeIncident);
+        m_sizesBeforeIncident.clear();
+    }
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    QTimer::singleShot(0, this, [this] { fitSplitterToTab(); });
 }
 
 } // namespace triage

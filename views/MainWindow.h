@@ -102,7 +102,13 @@ public:
     /// when there are none or the check failed; a failure is logged).
     Q_SIGNAL void bizTypeCheckFinished(const QStringList &warnings);
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
+    /// Gives the Incident tab most of the width while it is current, and the queues their
+    /// split back after (once the splitter is laid out).
+    void fitSplitterToTab();
     void onConnectionEvent(DbRole role, bool up, const QString &message);
     void onOperatorAction(const QString &idemKey);
     void updateTabTitle(QueueKind kind, qint64 count);

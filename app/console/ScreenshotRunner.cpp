@@ -58,6 +58,7 @@ void ScreenshotRunner::start()
                     maybeShoot();
                 }, Qt::SingleShotConnection);
                 view->eventTable()->setCurrentIndex(events->index(m_incidentSelect, 0));
+                view->eventTable()->scrollTo(events->index(m_incidentSelect, 0), QAbstractItemView::PositionAtCenter);
                 m_incidentSelect = -1;
                 return;
             }
