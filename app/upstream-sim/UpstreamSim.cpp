@@ -4,6 +4,7 @@
 #include "KeyDetail.h"
 #include "SqlBuilder.h"
 #include "TimeText.h"
+#include "WhenReady.h"
 
 #include <QDateTime>
 #include <QHttpServerRequest>
@@ -423,8 +424,8 @@ void UpstreamSim::route(const CallPtr &call)
             return;
         }
         const QString key = call->query.queryItemValue(QStringLiteral("idem_key"), QUrl::FullyDecoded);
-        m_tickets->run<QVector<TicketRow>>([key, config = m_config](DbSession &s) { return detail_sql::readTickets(s, config, key); })
-            .then(this, [this, call](const Outcome<QVector<TicketRow>> &o) {
+        whenReady(m_tickets->run<QVector<TicketRow>>([key, config = m_config](DbSession &s) { return detail_sql::readTickets(s, config, key); }),
+            this, [this, call](const Outcome<QVector<TicketRow>> &o) {
                 if (!o.ok()) {
                     respondJson(call, 503, errorJson(QStringLiteral("ticket_store_unavailable"), o.error->message));
                     return;
@@ -450,8 +451,8 @@ void UpstreamSim::route(const CallPtr &call)
             respondJson(call, 405, errorJson(QStringLiteral("method_not_allowed")));
             return;
         }
-        m_tickets->run<std::optional<TicketRow>>([id, config = m_config](DbSession &s) { return readTicketById(s, config, id); })
-            .then(this, [this, call](const Outcome<std::optional<TicketRow>> &o) {
+        whenReady(m_tickets->run<std::optional<TicketRow>>([id, config = m_config](DbSession &s) { return readTicketById(s, config, id); }),
+            this, [this, call](const Outcome<std::optional<TicketRow>> &o) {
                 if (!o.ok())
                     respondJson(call, 503, errorJson(QStringLiteral("ticket_store_unavailable"), o.error->message));
                 else if (!*o.value)
@@ -490,8 +491,8 @@ void UpstreamSim::cancelTicket(const CallPtr &call, const BusinessId &id)
         }
         m_replies.insert(key, StoredReply{target, true, 0, {}});
     }
-    m_tickets->run<CancelResult>([id, config = m_config](DbSession &s) { return cancelInDb(s, config, id); }, DbWorker::Retry::Never)
-        .then(this, [this, call, key, target](const Outcome<CancelResult> &o) {
+    whenReady(m_tickets->run<CancelResult>([id, config = m_config](DbSession &s) { return cancelInDb(s, config, id); }, DbWorker::Retry::Never),
+        this, [this, call, key, target](const Outcome<CancelResult> &o) {
             if (!o.ok()) {
                 m_replies.remove(key);
                 respondJson(call, 503, errorJson(QStringLiteral("ticket_store_unavailable"), o.error->message));
