@@ -201,12 +201,18 @@ void UpstreamBulkRun::onAnswer(int index, const UpstreamEvidence &e)
     emit progress(m_done, m_total);
     if (m_options.keep && e.kind != UnusableKind::Cancelled) {
         m_keeping.insert(index);
-        // Always through the event loop, also for a future that is ready already: the pause
-        // check below comes first, and onKept() never runs inside this function.
-        auto later = [this, index](bool ok) {
-            QMetaObject::invokeMethod(this, [this, index, ok]() { onKept(index, ok); }, Qt::QueuedConnection);
-        };
-        m_options.keep(index, e).then(this, later).onCanceled(this, [later]() { later(false); });
+        // Always through the event loop, also for a future that is ready already (a
+        // QFutureWatcher posts its finished notification): the pause check below comes
+        // first, and onKept() never runs inside this function. Not Qt 6.4's
+        // future.then(context, …), whose continuation can run twice (docs/QT-PITFALLS.md).
+        // A cancelled keep (or one without a result) counts as not kept.
+        auto *watcher = new QFutureWatcher<bool>(this);
+        connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, index]() {
+            watcher->deleteLater();
+            const bool ok = !watcher->isCanceled() && watcher->future().resultCount() > 0 && watcher->result();
+            onKept(index, ok);
+        });
+        watcher->setFuture(m_options.keep(index, e));
     }
     if (state() == UpstreamBulkState::Running && m_options.pauseAfterUnusable > 0
         && m_consecutiveUnusable >= m_options.pauseAfterUnusable && m_next < m_total) {
