@@ -64,11 +64,11 @@ private slots:
     void badInput();
 };
 
-#define RUN_OK(name, args)                                                 \
-    const CtlRun name = runCtl(args);                                      \
+#define RUN_OK(name, ...)                                                  \
+    const CtlRun name = runCtl(__VA_ARGS__);                               \
     QVERIFY2(name.ok(), name.describe().constData())
-#define RUN_EXIT(name, code, args)                                         \
-    const CtlRun name = runCtl(args);                                      \
+#define RUN_EXIT(name, code, ...)                                          \
+    const CtlRun name = runCtl(__VA_ARGS__);                               \
     QVERIFY2(name.finished && name.exitCode == (code), name.describe().constData())
 
 void TestBundleCli::exportAndVerify_data()
@@ -180,13 +180,13 @@ void TestBundleCli::storeDown()
                       QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("--from"), QStringLiteral("2026-01-01T00:01:40Z"),
                       QStringLiteral("--to"), QStringLiteral("2026-01-01T00:03:20Z"), QStringLiteral("--out"), file};
     RUN_EXIT(down, 2, args);
-    QVERIFY2(down.err.contains("the ticket database failed during the export (named in the bundle): ticket database"), down.err.constData());
+    QVERIFY2(down.err.contains("the ticket database failed during the export (named in the bundle): cannot connect to the ticket database"), down.err.constData());
     const auto b = readBundle(file);
     QVERIFY(b);
     QVERIFY(!b->complete());
     QCOMPARE(b->events.size(), 6); // all but the two tickets
     RUN_OK(verified, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), file}));
-    QVERIFY2(verified.out.contains("\nincomplete: failed during the export: ticket (ticket database"), verified.out.constData());
+    QVERIFY2(verified.out.contains("\nincomplete: failed during the export: ticket (cannot connect to the ticket database"), verified.out.constData());
 }
 
 void TestBundleCli::badInput()
@@ -195,15 +195,15 @@ void TestBundleCli::badInput()
     TRIAGE_OK(seed(db));
     const QStringList base = ctlDbArgs(db);
     RUN_EXIT(noOut, 1, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("1")});
-    QVERIFY2(noOut.err.startsWith("incident export needs --out FILE"), noOut.err.constData());
+    QVERIFY2(noOut.err.contains("incident export needs --out FILE"), noOut.err.constData());
     RUN_EXIT(both, 1, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("--out"),
                                          QStringLiteral("x.json"), QStringLiteral("--kind"), QStringLiteral("audit")});
-    QVERIFY2(both.err.startsWith("incident export ID takes the incident's window and filters: no --from, --to or filters"), both.err.constData());
+    QVERIFY2(both.err.contains("incident export ID takes the incident's window and filters: no --from, --to or filters"), both.err.constData());
     RUN_EXIT(noWindow, 1, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("--out"), QStringLiteral("x.json")});
     QVERIFY2(noWindow.err.contains("--from"), noWindow.err.constData());
     RUN_EXIT(notFound, 1, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("7"), QStringLiteral("--out"),
                                              QStringLiteral("x.json")});
-    QVERIFY2(notFound.err.startsWith("no incident 7\n"), notFound.err.constData());
+    QVERIFY2(notFound.err.contains("no incident 7\n"), notFound.err.constData());
     QTemporaryDir dir;
     const QString junk = dir.filePath(QStringLiteral("junk.json"));
     {
@@ -212,11 +212,11 @@ void TestBundleCli::badInput()
         f.write("{\"format\":\"triage-incident-bundle\",\"format_version\":9}");
     }
     RUN_EXIT(newer, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), junk}));
-    QCOMPARE(newer.err, (junk + QStringLiteral(": bundle format version 9 is newer than this build reads (1): upgrade the console\n")).toUtf8());
+    QCOMPARE(newer.err, (QStringLiteral("triagectl: ") + junk + QStringLiteral(": bundle format version 9 is newer than this build reads (1): upgrade the console\n")).toUtf8());
     RUN_EXIT(missing, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), dir.filePath(QStringLiteral("none.json"))}));
     QVERIFY2(missing.err.startsWith("cannot read "), missing.err.constData());
     RUN_EXIT(action, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("check"), junk}));
-    QVERIFY2(action.err.startsWith("bundle: unknown action \"check\" (verify)"), action.err.constData());
+    QVERIFY2(action.err.contains("bundle: unknown action \"check\" (verify)"), action.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestBundleCli)

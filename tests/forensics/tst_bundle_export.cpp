@@ -53,7 +53,7 @@ QString seedOdd(const TestDatabase &db)
     QStringList errors{record(db, kOdd, 110000, 110000, 2), insertIntents(db, {a}), ticket(db, 3, kOdd, 130000)};
     const QString d = db.dialect();
     const QString blob = d == QLatin1String("sqlite")
-        ? QStringLiteral("'{\"blob\":\"' || replace(hex(zeroblob(%1)), '00', 'x') || char(0) || 'nul\"}'").arg(kBlobChars / 2)
+        ? QStringLiteral("'{\"blob\":\"' || replace(hex(zeroblob(%1)), '00', 'x') || char(0) || 'nul\"}'").arg(kBlobChars)
         : d == QLatin1String("mysql") ? QStringLiteral("CONCAT('{\"blob\":\"', REPEAT('x', %1), CHAR(0 USING utf8mb4), 'nul\"}')").arg(kBlobChars)
                                       : QStringLiteral("'{\"blob\":\"' || repeat('x', %1) || '\"}'").arg(kBlobChars);
     errors << db.adminExec(QStringLiteral("UPDATE idempotency_record SET result_snapshot = %1 WHERE idem_key = 'k:odd'").arg(blob));
@@ -170,7 +170,7 @@ void TestBundleExport::roundTrip()
     QCOMPARE(*odd->tickets[0].title, expectedTitle(db));
     if (db.dialect() == QLatin1String("sqlite")) {
         QCOMPARE(odd->tickets[0].escapedColumns, QStringList{QStringLiteral("title")});
-        QCOMPARE(unescapeInvalidUtf8(*odd->tickets[0].title), std::optional<QByteArray>(QByteArray("VPN\0down Z\xFCrich", 16)));
+        QCOMPARE(unescapeInvalidUtf8(*odd->tickets[0].title), std::optional<QByteArray>(QByteArray("VPN\0down Z\xFCrich", 15)));
     }
     bool titleEvent = false;
     for (const WindowEvent &e : back->events)
@@ -223,7 +223,7 @@ void TestBundleExport::storeDown()
     QVERIFY(!out->complete());
     QCOMPARE(out->stores[2].role, DbRole::Ticket);
     QVERIFY(!out->stores[2].ok);
-    QVERIFY2(out->stores[2].error.startsWith(QStringLiteral("ticket database")), qPrintable(out->stores[2].error));
+    QVERIFY2(out->stores[2].error.startsWith(QStringLiteral("cannot connect to the ticket database")), qPrintable(out->stores[2].error));
     QCOMPARE(out->stores[2].watermark, QString());
     QVERIFY(out->stores[0].ok && out->stores[1].ok);
     // Everything but the tickets is exported.
@@ -233,7 +233,7 @@ void TestBundleExport::storeDown()
     QVERIFY(!kinds.contains(QStringLiteral("ticket.created")));
     QCOMPARE(kinds.count(QStringLiteral("intent.attempt")), 2);
     QCOMPARE(kinds.count(QStringLiteral("audit")), 1);
-    QCOMPARE(out->keys.size(), 3);
+    QCOMPARE(out->keys.size(), 2);
     QVERIFY(out->keys[0].errors.contains(DbRole::Ticket));
     // Named in the file, and recorded all the same.
     const auto back = readBundleJson(writeBundleJson(*out), &error);
