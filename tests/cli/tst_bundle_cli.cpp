@@ -214,7 +214,7 @@ void TestBundleCli::badInput()
     RUN_EXIT(newer, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), junk}));
     QCOMPARE(newer.err, (QStringLiteral("triagectl: ") + junk + QStringLiteral(": bundle format version 9 is newer than this build reads (1): upgrade the console\n")).toUtf8());
     RUN_EXIT(missing, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), dir.filePath(QStringLiteral("none.json"))}));
-    QVERIFY2(missing.err.startsWith("cannot read "), missing.err.constData());
+    QVERIFY2(missing.err.startsWith("triagectl: cannot read "), missing.err.constData());
     RUN_EXIT(action, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("check"), junk}));
     QVERIFY2(action.err.contains("bundle: unknown action \"check\" (verify)"), action.err.constData());
 }
