@@ -62,6 +62,11 @@ public:
     virtual bool dryRun(const QCommandLineParser &parser) const { Q_UNUSED(parser); return false; }
     /// Runs the command on `workspace`; its exit code (DESIGN.md §5).
     virtual int run(Workspace &workspace, const CommandContext &context) = 0;
+    /// False when this invocation can run without a database (`bundle verify` with none
+    /// configured): runOffline() is called instead of opening a workspace.
+    virtual bool needsDatabase(const CommandContext &context) const { Q_UNUSED(context); return true; }
+    /// Runs the command without a database (when needsDatabase() is false); its exit code.
+    virtual int runOffline(const CommandContext &context) { Q_UNUSED(context); return ExitOk; }
 };
 
 /// Makes one command object.
@@ -85,5 +90,6 @@ std::unique_ptr<Command> makeDoctorCommand();
 std::unique_ptr<Command> makeMapCommand();
 std::unique_ptr<Command> makeTimelineCommand();
 std::unique_ptr<Command> makeIncidentCommand();
+std::unique_ptr<Command> makeBundleCommand();
 
 } // namespace triage::ctl

@@ -78,7 +78,7 @@ const std::vector<CommandFactory> &commandTable()
         &makeInitSchemaCommand, &makeSeedDemoCommand, &makeListCommand,       &makeShowCommand,
         &makeMarkCommand,       &makeQueryCommand,    &makeDuplicatesCommand, &makeCompensateCommand,
         &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand, &makeMapCommand,
-        &makeTimelineCommand, &makeIncidentCommand,
+        &makeTimelineCommand, &makeIncidentCommand, &makeBundleCommand,
     };
     return table;
 }
@@ -218,7 +218,7 @@ int Triagectl::checkShape(const Command &command, const QStringList &args)
 int Triagectl::run(const QStringList &arguments)
 {
     static const QString commandNames =
-        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline or incident");
+        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline, incident or bundle");
     if (!m_parser.parse(arguments))
         return m_output.usage(m_parser.errorText());
     const QStringList positional = m_parser.positionalArguments();
@@ -252,6 +252,8 @@ int Triagectl::run(const QStringList &arguments)
     const CommandContext context{m_parser, m_output, args, limit};
     if (const int code = command->prepare(context); code != ExitOk)
         return code;
+    if (!command->needsDatabase(context))
+        return command->runOffline(context);
 
     app::setupLogging(QStringLiteral("triagectl"), m_parser.isSet(QStringLiteral("verbose")));
     if (!m_parser.isSet(QStringLiteral("verbose")))

@@ -10,6 +10,7 @@
 #include "Queue.h"
 #include "RecordStatus.h"
 #include "SchemaSql.h"
+#include "TextEscape.h"
 
 #include <QMutex>
 #include <QSet>
@@ -58,10 +59,10 @@ bool consoleTableExists(DbSession &session, const QString &table)
     return true;
 }
 
-/// `value` as text, or "" for NULL.
+/// `value` as text (bytes that are not UTF-8 escaped), or "" for NULL.
 QString textOf(const QVariant &value)
 {
-    return columnText(value).value_or(QString());
+    return decodeStoredText(value).text.value_or(QString());
 }
 
 } // namespace
@@ -223,18 +224,22 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
     return s;
 }
 
-QString eventColumns(const StreamSql &s)
+QString eventColumns(const StreamSql &s, const SqlDialect &d)
 {
+    // SQLite's text API turns bytes that are not UTF-8 into U+FFFD: its texts are read as
+    // bytes and escaped (escapeInvalidUtf8(), DESIGN.md §4 "Odd bytes"); PostgreSQL and
+    // MariaDB hold valid text only.
+    auto raw = [&](const QString &e) { return d.kind() == Dialect::Sqlite && e != kNull ? d.rawText(e) : e; };
     // Where the cursor is the time's text itself (native PostgreSQL and MySQL times), it is
     // read once (tc_cursor NULL): the server formats each row's time once (to_char per row is
     // a measurable part of a page's cost: tests/bench/window_bench.cpp).
     const QString atText = s.clock.text(s.time), cursorText = s.clock.cursor(s.time);
     return QStringList{s.id,
-                       s.key + QStringLiteral(" AS tc_key"),
+                       raw(s.key) + QStringLiteral(" AS tc_key"),
                        s.bizType + QStringLiteral(" AS tc_biz"),
                        s.status + QStringLiteral(" AS tc_status"),
-                       s.actor + QStringLiteral(" AS tc_actor"),
-                       s.detail + QStringLiteral(" AS tc_detail"),
+                       raw(s.actor) + QStringLiteral(" AS tc_actor"),
+                       raw(s.detail) + QStringLiteral(" AS tc_detail"),
                        atText + QStringLiteral(" AS tc_at"),
                        (cursorText == atText ? kNull : cursorText) + QStringLiteral(" AS tc_cursor")}
         .join(QStringLiteral(", "));
@@ -259,7 +264,7 @@ QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &confi
             id = businessIdBindValue(session, s.idTable, s.idColumn, BusinessId(cursor.id)).value_or(QVariant(cursor.id));
         where << s.clock.keysetAfter(b, s.time, s.id, s.clock.cursorValue(cursor.time), id, false);
     }
-    QSqlQuery q = session.exec(selectSql(b, eventColumns(s), s.from, where, s.time + QStringLiteral(", ") + s.id, limit), b);
+    QSqlQuery q = session.exec(selectSql(b, eventColumns(s, session.dialect()), s.from, where, s.time + QStringLiteral(", ") + s.id, limit), b);
     QVector<WindowEvent> events;
     const EventSql sql{config.records(d), config.intents(d), config.tickets(d)};
     while (q.next()) {
@@ -293,7 +298,7 @@ std::optional<WindowEvent> readEvent(DbSession &session, const WorkspaceConfig &
     }
     QStringList where = stream->where;
     where << QStringLiteral("%1 = %2").arg(stream->id, b.bind(idValue));
-    QSqlQuery q = session.exec(selectSql(b, eventColumns(*stream), stream->from, where, stream->id, 1), b);
+    QSqlQuery q = session.exec(selectSql(b, eventColumns(*stream, session.dialect()), stream->from, where, stream->id, 1), b);
     if (!q.next())
         return std::nullopt;
     return eventFrom(q, EventSql{config.records(d), config.intents(d), config.tickets(d)}, kind, false);

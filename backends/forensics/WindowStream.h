@@ -31,8 +31,9 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
                                    const WindowQuery &query, SqlBuilder &b, QString *note, bool bounded = true);
 
 /// The select list of a stream's events: id, key, biz_type, status, actor, detail, the
-/// time's canonical text and its cursor text, in that order.
-QString eventColumns(const StreamSql &s);
+/// time's canonical text and its cursor text, in that order (on SQLite key, actor and detail
+/// as bytes, for textOf() to escape what is not UTF-8).
+QString eventColumns(const StreamSql &s, const SqlDialect &dialect);
 /// The event a row selected with eventColumns() describes (statuses read through the
 /// mapping; a record.created event's current status in its detail, DESIGN.md §7 "Honesty").
 /// `sql`: the three agents' tables as mapped, built once per statement.
