@@ -1,6 +1,7 @@
 // triagectl incident: console-owned incidents — a window and its filters, pinned events and
 // notes (DESIGN.md §5, §7 "Incidents").
 #include "Command.h"
+#include "JsonExport.h"
 #include "CommandOptions.h"
 
 #include "CsvWriter.h"
@@ -238,11 +239,7 @@ private:
             QJsonObject o = incidentJson(d.incident);
             QJsonArray pins;
             for (const IncidentPin &p : d.pins) {
-                QJsonObject event;
-                if (p.event)
-                    event = {{QStringLiteral("status"), p.event->status},   {QStringLiteral("idem_key"), p.event->idemKey},
-                             {QStringLiteral("biz_type"), p.event->bizType}, {QStringLiteral("actor"), p.event->actor},
-                             {QStringLiteral("detail"), p.event->detail}};
+                const QJsonObject event = p.event ? json_export::windowEvent(*p.event) : QJsonObject();
                 pins.append(QJsonObject{{QStringLiteral("id"), p.id},
                                         {QStringLiteral("kind"), eventKindName(p.kind)},
                                         {QStringLiteral("store"), eventStoreName(storeOf(p.kind))},

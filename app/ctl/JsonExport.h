@@ -4,6 +4,7 @@
 #include "KeyDetail.h"
 #include "Mark.h"
 #include "Queue.h"
+#include "Window.h"
 
 #include <QJsonObject>
 #include <QStringList>
@@ -36,6 +37,11 @@ QJsonObject ticket(const TicketRow &ticket);
 QJsonObject attempt(const IntentAttempt &attempt);
 /// One timeline event.
 QJsonObject timelineEvent(const TimelineEvent &event);
+
+/// One window event (timeline, incident show's pins): at, store, kind, id, idem_key,
+/// biz_type, status, status_now, status_unmapped, actor, detail, settling. A null text
+/// (SQL NULL, or no such value for the kind) is null, a stored empty string "" (DESIGN.md §7).
+QJsonObject windowEvent(const WindowEvent &event);
 
 /// One audit row (triage_audit): from/to states and evidence are the stored JSON text.
 QJsonObject auditEntry(const AuditEntry &entry);
