@@ -117,9 +117,9 @@ bool readWindowQuery(const CommandContext &c, const QString &command, WindowQuer
             kinds << eventKindName(k);
         for (EventStore st : std::as_const(query->stores))
             stores << eventStoreName(st);
-        c.out.usage(QStringLiteral("--kind %1 and --store %2 select no event stream: %3 not in %4")
+        c.out.usage(QStringLiteral("--kind %1 and --store %2 select no event stream: %3 in %4")
                         .arg(kinds.join(QLatin1Char(',')), stores.join(QLatin1Char(',')),
-                             kinds.size() == 1 ? QStringLiteral("that kind is") : QStringLiteral("none of those kinds is"),
+                             kinds.size() == 1 ? QStringLiteral("that kind is not") : QStringLiteral("none of those kinds is"),
                              stores.size() == 1 ? QStringLiteral("that store") : QStringLiteral("those stores")));
         return false;
     }
