@@ -74,7 +74,7 @@ QVariant DuplicateGroupsModel::data(const QModelIndex &index, int role) const
         case KeyColumn: return g.idemKey;
         case SizeColumn: return g.size;
         case LiveColumn: return g.live;
-        case TenantsColumn: return g.tenants.join(QStringLiteral(", "));
+        case TenantsColumn: return g.tenantsText(QStringLiteral(", "));
         case FirstCreatedColumn: return utcToSecond(g.firstCreatedAt);
         case LastCreatedColumn: return utcToSecond(g.lastCreatedAt);
         case RecordColumn: return g.recordText();

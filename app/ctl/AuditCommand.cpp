@@ -36,11 +36,8 @@ public:
         AuditQuery q;
         q.idemKey = c.parser.value(QStringLiteral("key"));
         q.limit = c.limit;
-        if (c.parser.isSet(QStringLiteral("since"))) {
-            q.since = parseTimeOption(c.parser.value(QStringLiteral("since")));
-            if (!q.since)
-                return c.out.usage(QStringLiteral("--since \"%1\": ISO-8601 UTC (2026-11-29T21:55:07Z) or a date").arg(c.parser.value(QStringLiteral("since"))));
-        }
+        if (!readTimeOption(c, QStringLiteral("since"), &q.since))
+            return ExitUsage;
         const auto rows = readAudit(workspace, q).result();
         if (!rows.ok())
             return c.out.dbFailure(*rows.error);

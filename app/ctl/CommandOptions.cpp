@@ -91,14 +91,17 @@ bool readLookback(const CommandContext &c, WindowQuery *query)
 
 bool readWindowQuery(const CommandContext &c, const QString &command, WindowQuery *query)
 {
-    const std::optional<UtcMicros> from = parseTimeOption(c.parser.value(QStringLiteral("from")));
-    const std::optional<UtcMicros> to = parseTimeOption(c.parser.value(QStringLiteral("to")));
-    if (!from || !to) {
-        c.out.usage(QStringLiteral("%1 needs --from and --to, ISO-8601 times (e.g. 2026-12-01T02:10:00Z)").arg(command));
+    const QString fromName = QStringLiteral("from"), toName = QStringLiteral("to");
+    if (!c.parser.isSet(fromName) || !c.parser.isSet(toName)) {
+        c.out.usage(QStringLiteral("%1 needs --from and --to, UTC times (e.g. 2026-12-01T02:10:00Z)").arg(command));
         return false;
     }
+    std::optional<UtcMicros> from, to;
+    if (!readTimeOption(c, fromName, &from) || !readTimeOption(c, toName, &to))
+        return false;
     if (*from >= *to) {
-        c.out.usage(QStringLiteral("--from must be before --to"));
+        c.out.usage(QStringLiteral("--from %1 is not before --to %2: the window is empty")
+                        .arg(formatUtcMicros(*from), formatUtcMicros(*to)));
         return false;
     }
     query->from = *from;
@@ -120,6 +123,19 @@ bool readWindowQuery(const CommandContext &c, const QString &command, WindowQuer
         if (!k)
             return false;
         query->kinds << *k;
+    }
+    // Filters that together select no stream: an empty answer would read as "nothing happened".
+    if (selectedKinds(*query).isEmpty()) {
+        QStringList kinds, stores;
+        for (EventKind k : std::as_const(query->kinds))
+            kinds << eventKindName(k);
+        for (EventStore st : std::as_const(query->stores))
+            stores << eventStoreName(st);
+        c.out.usage(QStringLiteral("--kind %1 and --store %2 select no event stream: %3 in %4")
+                        .arg(kinds.join(QLatin1Char(',')), stores.join(QLatin1Char(',')),
+                             kinds.size() == 1 ? QStringLiteral("that kind is not") : QStringLiteral("none of those kinds is"),
+                             stores.size() == 1 ? QStringLiteral("that store") : QStringLiteral("those stores")));
+        return false;
     }
     return true;
 }
@@ -152,7 +168,25 @@ std::optional<UtcMicros> parseTimeOption(const QString &text)
     static const QRegularExpression dateOnly(QStringLiteral(R"(^\s*\d{4}-\d{2}-\d{2}\s*$)"));
     if (dateOnly.match(text).hasMatch())
         return parseUtcMicros(text.trimmed() + QStringLiteral("T00:00:00Z"));
+    // Minute precision ("2026-12-01T02:10Z", "2026-12-01 02:10"): the minute's first second.
+    static const QRegularExpression minute(QStringLiteral(R"(^\s*(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})(\S*)\s*$)"));
+    if (const QRegularExpressionMatch m = minute.match(text); m.hasMatch() && !m.captured(2).startsWith(QLatin1Char(':')))
+        return parseUtcMicros(m.captured(1) + QStringLiteral(":00") + m.captured(2));
     return std::nullopt;
+}
+
+bool readTimeOption(const CommandContext &context, const QString &name, std::optional<UtcMicros> *time)
+{
+    if (!context.parser.isSet(name))
+        return true;
+    const QString text = context.parser.value(name);
+    *time = parseTimeOption(text);
+    if (*time)
+        return true;
+    context.out.usage(QStringLiteral("--%1: cannot read \"%2\" as a UTC time (expected e.g. 2026-12-01T02:10:00Z, "
+                                     "2026-12-01T02:10Z or 2026-12-01; no zone means UTC)")
+                          .arg(name, text));
+    return false;
 }
 
 std::optional<QueueRequest> readQueueRequest(const CommandContext &context, const QString &queue)
@@ -179,14 +213,8 @@ std::optional<QueueRequest> readQueueRequest(const CommandContext &context, cons
         const QString option = QString::fromLatin1(name);
         if (!p.isSet(option))
             continue;
-        const QString text = p.value(option);
-        *target = parseTimeOption(text);
-        if (!*target) {
-            context.out.usage(QStringLiteral("--%1 \"%2\" is not an ISO-8601 time (e.g. 2026-11-29T21:55:07Z, "
-                                             "2026-11-29T21:55:07.123456+01:00 or 2026-11-29; no zone means UTC)")
-                                  .arg(option, text));
+        if (!readTimeOption(context, option, target))
             return std::nullopt;
-        }
     }
     return req;
 }

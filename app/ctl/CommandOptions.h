@@ -38,8 +38,13 @@ QCommandLineOption pageSizeOption();
 /// `*pageSize`; false after a usage message.
 bool readPageSize(const CommandContext &context, int *pageSize);
 
-/// ISO-8601 text as parseUtcMicros() reads it, or a bare date (midnight UTC).
+/// ISO-8601 text as parseUtcMicros() reads it (no zone means UTC: the console works in UTC),
+/// the same to the minute ("2026-12-01T02:10Z": its first second), or a bare date (midnight UTC).
 std::optional<UtcMicros> parseTimeOption(const QString &text);
+/// Reads time option --`name` with parseTimeOption() into `*time` (left alone when the option
+/// is not given); false after a usage message naming the option and its value ("--from:
+/// cannot read \"yesterday\" as a UTC time (expected e.g. 2026-12-01T02:10:00Z, …)").
+bool readTimeOption(const CommandContext &context, const QString &name, std::optional<UtcMicros> *time);
 
 /// The window filters of timeline and incident create (DESIGN.md §7): --biz-type, --tenant,
 /// --key, --store, --kind, --status (the last three comma-separated).
@@ -48,7 +53,8 @@ QList<QCommandLineOption> windowFilterOptions();
 bool windowFiltersGiven(const CommandContext &context);
 /// Reads --from and --to (`command` names the command in the message) and the window
 /// filters into `*query`; false after a usage message ("--store \"x\": idempotency, intent,
-/// ticket or console", "--kind \"x\": one of record.created, …").
+/// ticket or console", "--kind \"x\": one of record.created, …"); also when --from is not
+/// before --to or when --kind and --store together select no stream.
 bool readWindowQuery(const CommandContext &context, const QString &command, WindowQuery *query);
 /// Reads --lookback (seconds from 0 to 86400) into `query->lookbackS` when given; false after
 /// a usage message ("--lookback: seconds from 0 to 86400").

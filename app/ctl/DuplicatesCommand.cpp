@@ -18,6 +18,15 @@ namespace triage::ctl {
 
 namespace {
 
+/// The tenants as JSON: a null QString (SQL NULL) is null, not "NULL".
+QJsonArray tenantsJson(const QStringList &tenants)
+{
+    QJsonArray a;
+    for (const QString &t : tenants)
+        a.append(t.isNull() ? QJsonValue() : QJsonValue(t));
+    return a;
+}
+
 class DuplicatesCommand final : public Command {
 public:
     const CommandSpec &spec() const override
@@ -107,7 +116,7 @@ public:
                 g.append(QJsonObject{{QStringLiteral("idem_key"), x.idemKey},
                                      {QStringLiteral("size"), x.size},
                                      {QStringLiteral("live"), x.live},
-                                     {QStringLiteral("tenants"), QJsonArray::fromStringList(x.tenants)},
+                                     {QStringLiteral("tenants"), tenantsJson(x.tenants)},
                                      {QStringLiteral("first_created_at"), x.firstCreatedAt},
                                      {QStringLiteral("last_created_at"), x.lastCreatedAt},
                                      {QStringLiteral("record_status"), x.recordText()},
@@ -135,7 +144,7 @@ public:
                                                 QStringLiteral("tenants"), QStringLiteral("first_created_at"),
                                                 QStringLiteral("last_created_at"), QStringLiteral("record_status"), QStringLiteral("resolved")});
             for (const DuplicateGroup &x : std::as_const(groups))
-                out += CsvWriter::record({x.idemKey, QString::number(x.size), QString::number(x.live), x.tenants.join(QLatin1Char(' ')),
+                out += CsvWriter::record({x.idemKey, QString::number(x.size), QString::number(x.live), x.tenantsText(QStringLiteral(" ")),
                                           x.firstCreatedAt, x.lastCreatedAt, x.recordText(),
                                           x.resolved ? QStringLiteral("true") : QStringLiteral("false")});
             c.out.print(out);
@@ -145,7 +154,7 @@ public:
             TextTable t({QStringLiteral("IDEM_KEY"), QStringLiteral("TICKETS"), QStringLiteral("LIVE"), QStringLiteral("TENANTS"),
                          QStringLiteral("FIRST CREATED (UTC)"), QStringLiteral("LAST CREATED (UTC)"), QStringLiteral("RECORD")});
             for (const DuplicateGroup &x : std::as_const(groups))
-                t.addRow({x.idemKey, QString::number(x.size), QString::number(x.live), x.tenants.join(QLatin1Char(' ')), x.firstCreatedAt,
+                t.addRow({x.idemKey, QString::number(x.size), QString::number(x.live), x.tenantsText(QStringLiteral(" ")), x.firstCreatedAt,
                           x.lastCreatedAt, x.recordText()});
             QByteArray out = t.render();
             out += QStringLiteral("%1%2%3\n")

@@ -2,6 +2,7 @@
 // notes (DESIGN.md §5, §7 "Incidents").
 #include "BundleCli.h"
 #include "Command.h"
+#include "JsonExport.h"
 #include "CommandOptions.h"
 
 #include "CsvWriter.h"
@@ -269,11 +270,7 @@ private:
             QJsonObject o = incidentJson(d.incident);
             QJsonArray pins;
             for (const IncidentPin &p : d.pins) {
-                QJsonObject event;
-                if (p.event)
-                    event = {{QStringLiteral("status"), p.event->status},   {QStringLiteral("idem_key"), p.event->idemKey},
-                             {QStringLiteral("biz_type"), p.event->bizType}, {QStringLiteral("actor"), p.event->actor},
-                             {QStringLiteral("detail"), p.event->detail}};
+                const QJsonObject event = p.event ? json_export::windowEvent(*p.event) : QJsonObject();
                 pins.append(QJsonObject{{QStringLiteral("id"), p.id},
                                         {QStringLiteral("kind"), eventKindName(p.kind)},
                                         {QStringLiteral("store"), eventStoreName(storeOf(p.kind))},

@@ -34,6 +34,22 @@ QJsonObject queueRow(const QueueRow &row)
     return o;
 }
 
+QJsonObject windowEvent(const WindowEvent &e)
+{
+    return {{QStringLiteral("at"), e.atText},
+            {QStringLiteral("store"), eventStoreName(e.store)},
+            {QStringLiteral("kind"), eventKindName(e.kind)},
+            {QStringLiteral("id"), e.id},
+            {QStringLiteral("idem_key"), str(e.idemKey)},
+            {QStringLiteral("biz_type"), str(e.bizType)},
+            {QStringLiteral("status"), str(e.status)},
+            {QStringLiteral("status_now"), str(e.statusNow)},
+            {QStringLiteral("status_unmapped"), e.statusUnmapped},
+            {QStringLiteral("actor"), str(e.actor)},
+            {QStringLiteral("detail"), str(e.detail)},
+            {QStringLiteral("settling"), e.settling}};
+}
+
 const QStringList &queueCsvHeader()
 {
     static const QStringList header = {

@@ -5,6 +5,7 @@
 #include "KeyDetailJson.h"
 #include "Mark.h"
 #include "Queue.h"
+#include "Window.h"
 
 #include <QJsonObject>
 #include <QStringList>
@@ -35,6 +36,11 @@ using key_json::keyDetail;
 using key_json::record;
 using key_json::ticket;
 using key_json::timelineEvent;
+
+/// One window event (timeline, incident show's pins): at, store, kind, id, idem_key,
+/// biz_type, status, status_now, status_unmapped, actor, detail, settling. A null text
+/// (SQL NULL, or no such value for the kind) is null, a stored empty string "" (DESIGN.md §7).
+QJsonObject windowEvent(const WindowEvent &event);
 
 /// The outcome of one mark: idem_key, outcome (applied|conflict|refused|error|dry-run),
 /// message, request_id, audit_id, warnings, current (the record now, or null), changed_by.

@@ -6,6 +6,7 @@
 #include "TextTable.h"
 
 #include "AsOf.h"
+#include "Window.h"
 #include "TextEscape.h"
 #include "Workspace.h"
 #include "KeyDetail.h"
@@ -45,7 +46,7 @@ void printShowTable(const KeyDetail &d, bool full, Output &output)
     QByteArray out;
     auto line = [&](const QString &s) { out += (s + QLatin1Char('\n')).toUtf8(); };
     auto failedStore = [&](DbRole role) {
-        return QStringLiteral("%1 failed: %2").arg(roleTitle(role), escapeControlChars(d.errors.value(role).message));
+        return escapeControlChars(storeFailureText(role, d.errors.value(role).message));
     };
     line(QStringLiteral("idem_key: %1").arg(d.idemKey));
     line(QString());
@@ -104,9 +105,15 @@ void printShowTable(const KeyDetail &d, bool full, Output &output)
         line(QStringLiteral("Record: unknown (%1)").arg(failedStore(DbRole::Idempotency)));
     }
     line(QString());
-    if (!d.warnings.isEmpty()) {
+    QStringList warnings = d.warnings;
+    // A status no rule reads (as the console's detail view says it).
+    if (d.record && (d.record->statusText.startsWith(QLatin1String("UNKNOWN_CODE_")) || d.record->statusText == QLatin1String("NULL")))
+        warnings.prepend(QStringLiteral("Status %1 is not one the console knows (the seeds' codes 0, 1, 2 or the [idempotency.map] "
+                                        "spellings): treat the outcome as unknown.")
+                             .arg(d.record->statusText));
+    if (!warnings.isEmpty()) {
         line(QStringLiteral("Warnings"));
-        for (const QString &w : d.warnings)
+        for (const QString &w : std::as_const(warnings))
             line(QStringLiteral("  ! ") + escapeControlChars(w));
         line(QString());
     }
@@ -160,8 +167,15 @@ void printShowTable(const KeyDetail &d, bool full, Output &output)
     output.print(out);
 }
 
+/// A text, or null for a null QString.
+QJsonValue orJsonNull(const QString &s)
+{
+    return s.isNull() ? QJsonValue() : QJsonValue(s);
+}
+
 /// `show KEY --as-of T` as JSON: the key, T, and per part its summary and items, each with
-/// its basis and its state at T (null when not established; DESIGN.md §7 "As of T").
+/// its creation time, its basis, its state at T and from when that state is known to hold
+/// ("since"; both null when not established; DESIGN.md §7 "As of T").
 QJsonObject asOfJson(const KeyStateAsOf &state)
 {
     QJsonArray parts;
@@ -169,10 +183,11 @@ QJsonObject asOfJson(const KeyStateAsOf &state)
         QJsonArray items;
         for (const AsOfItem &i : s.items)
             items.append(QJsonObject{{QStringLiteral("ref"), i.ref},
-                                     {QStringLiteral("since"), i.since.isNull() ? QJsonValue() : QJsonValue(i.since)},
+                                     {QStringLiteral("created_at"), orJsonNull(i.createdAt)},
+                                     {QStringLiteral("since"), orJsonNull(i.since)},
                                      {QStringLiteral("basis"), asOfBasisName(i.basis)},
                                      {QStringLiteral("state_at_t"), i.stateAtT ? QJsonValue(*i.stateAtT) : QJsonValue()},
-                                     {QStringLiteral("state_now"), i.stateNow},
+                                     {QStringLiteral("state_now"), orJsonNull(i.stateNow)},
                                      {QStringLiteral("text"), i.text}});
         parts.append(QJsonObject{{QStringLiteral("part"), asOfPartName(s.part)},
                                  {QStringLiteral("summary"), s.summary},
@@ -216,12 +231,8 @@ public:
             return c.out.usage(QStringLiteral("show has no csv form: use --format table or json"));
         if (c.args.first().isEmpty())
             return c.out.usage(QStringLiteral("show: the key is empty"));
-        if (c.parser.isSet(QStringLiteral("as-of"))) {
-            m_asOf = parseTimeOption(c.parser.value(QStringLiteral("as-of")));
-            if (!m_asOf)
-                return c.out.usage(QStringLiteral("--as-of \"%1\": give an ISO-8601 time (e.g. 2026-12-01T02:10:00Z)")
-                                       .arg(c.parser.value(QStringLiteral("as-of"))));
-        }
+        if (!readTimeOption(c, QStringLiteral("as-of"), &m_asOf))
+            return ExitUsage;
         return ExitOk;
     }
 
@@ -235,6 +246,17 @@ public:
             return ExitUsage;
         }
         if (m_asOf) {
+            // T after the database's now: every row is as last written, the current state.
+            if (!detail.errors.contains(DbRole::Idempotency)) {
+                const auto now = workspace.worker(DbRole::Idempotency)
+                                     .run<QString>([](DbSession &s) { return window_sql::serverNow(s); })
+                                     .result();
+                if (!now.ok())
+                    return c.out.dbFailure(*now.error);
+                if (const auto n = parseUtcMicros(*now); n && *m_asOf > *n)
+                    c.out.message(QStringLiteral("warning: --as-of %1 is after the database's now (%2): showing the current state")
+                                      .arg(formatUtcMicros(*m_asOf), *now));
+            }
             const KeyStateAsOf state = keyStateAsOf(detail, *m_asOf);
             if (c.out.format() == Format::Json)
                 c.out.print(QJsonDocument(asOfJson(state)).toJson(QJsonDocument::Indented));

@@ -3,11 +3,13 @@
 #include "CommandOptions.h"
 
 #include "CsvWriter.h"
+#include "JsonExport.h"
 #include "TextTable.h"
 
 #include "Incident.h"
 #include "TextEscape.h"
 #include "Window.h"
+#include "WindowNotes.h"
 #include "WindowSummary.h"
 #include "Workspace.h"
 
@@ -19,31 +21,34 @@ namespace triage::ctl {
 
 namespace {
 
+/// Said after a listing cut short by --limit while the window holds more.
+const QString kMoreInWindow = QStringLiteral("more in the window (--limit 0 for all)");
+
 /// Gaps at least this long (s) between two events are shown as one line in the table.
 constexpr qint64 kIdleGapS = 300;
 
 QStringList csvHeader()
 {
-    return {QStringLiteral("at"),     QStringLiteral("store"),    QStringLiteral("kind"),  QStringLiteral("id"),
-            QStringLiteral("idem_key"), QStringLiteral("biz_type"), QStringLiteral("status"), QStringLiteral("actor"),
-            QStringLiteral("detail"), QStringLiteral("settling")};
+    return {QStringLiteral("at"),       QStringLiteral("store"),      QStringLiteral("kind"),   QStringLiteral("id"),
+            QStringLiteral("idem_key"), QStringLiteral("biz_type"),   QStringLiteral("status"), QStringLiteral("actor"),
+            QStringLiteral("detail"),   QStringLiteral("settling"),   QStringLiteral("status_now"),
+            QStringLiteral("status_unmapped")};
 }
 
+/// CSV has no NULL: a null text and "" are both an empty field.
 QStringList csvFields(const WindowEvent &e)
 {
-    return {e.atText, eventStoreName(e.store), eventKindName(e.kind), e.id, e.idemKey, e.bizType, e.status, e.actor,
-            e.detail, e.settling ? QStringLiteral("true") : QStringLiteral("false")};
+    auto flag = [](bool b) { return b ? QStringLiteral("true") : QStringLiteral("false"); };
+    return {e.atText, eventStoreName(e.store), eventKindName(e.kind), e.id,           e.idemKey,     e.bizType,
+            e.status, e.actor,                 e.detail,              flag(e.settling), e.statusNow, flag(e.statusUnmapped)};
 }
 
-QJsonObject jsonEvent(const WindowEvent &e)
+/// The status column of the table: the status, marked where the console cannot map it.
+QString statusCell(const WindowEvent &e)
 {
-    QJsonObject o;
-    const QStringList keys = csvHeader();
-    const QStringList values = csvFields(e);
-    for (int i = 0; i + 1 < keys.size(); ++i)
-        o.insert(keys[i], values[i]);
-    o.insert(QStringLiteral("settling"), e.settling);
-    return o;
+    return e.statusUnmapped && !e.status.isNull() && !e.status.startsWith(QLatin1String("UNKNOWN_CODE_"))
+        ? e.status + QStringLiteral(" (unmapped)")
+        : e.status;
 }
 
 class TimelineCommand final : public Command {
@@ -58,15 +63,17 @@ public:
             QStringLiteral(
                 "Every event in [--from, --to) (UTC; --from included, --to excluded) across the stores, in one\n"
                 "order (time, store, kind, id): record.created, record.updated (to its CURRENT status: the\n"
-                "idempotency table keeps no history), intent.attempt, ticket.created, and the console's own\n"
+                "idempotency table keeps no history), intent.attempt, ticket.created (its status \"now …\"), and the console's own\n"
                 "rows (audit, compensation, compensation.attempt). Stores: idempotency, intent, ticket,\n"
                 "console. Events newer than each store's now() minus --lookback (default 60 s) may still be\n"
                 "joined by late commits: they come last, marked settling (\"~\" in the table). A store whose\n"
                 "clock is more than 1 s off this machine's is named on stderr: the order across stores is\n"
-                "then approximate. Stops after --limit events; the table collapses gaps of 5 min or more.\n"
+                "then approximate. Stops after --limit events and says when the window holds more; the table\n"
+                "collapses gaps of 5 min or more. Times: ISO-8601 UTC, to the second or minute, or a date.\n"
                 "--summary: events and distinct keys per kind, keys with an UNKNOWN attempt, records\n"
                 "created in the window still PROCESSING, keys with 2+ tickets created in the window,\n"
-                "applied marks by operator, top biz_types and tenants, events per minute.\n"
+                "applied marks by operator, top biz_types and tenants, events per minute; a figure a filter\n"
+                "leaves out is \"not counted\" (JSON null), never 0.\n"
                 "--incident ID reads the window and filters saved with that incident (triagectl incident)."),
             QList<QCommandLineOption>{option("from", QStringLiteral("Window start, included (ISO-8601; no zone = UTC)."),
                                              QStringLiteral("TIME")),
@@ -121,7 +128,7 @@ public:
             const auto summary = summarizeWindow(workspace, m_query).result();
             if (!summary.ok())
                 return c.out.dbFailure(*summary.error);
-            printSummary(c, *summary);
+            printSummary(c, *summary, windowStatusNotes(workspace.config(), m_query));
             return ExitOk;
         }
         const auto clocks = measureStoreClocks(workspace).result();
@@ -138,7 +145,8 @@ public:
         WindowCursor cursor;
         QStringList notes;
         bool end = false;
-        while (!end && (c.limit <= 0 || events.size() < c.limit)) {
+        const auto full = [&] { return c.limit > 0 && events.size() >= c.limit; };
+        while (!end && !full()) {
             const int want = c.limit <= 0 ? m_pageSize : qMin(m_pageSize, int(c.limit - events.size()));
             const auto page = readWindowPage(workspace, m_query, cursor, want).result();
             if (!page.ok())
@@ -150,29 +158,57 @@ public:
             cursor = page->next;
             end = page->end;
         }
-        if (end && (c.limit <= 0 || events.size() < c.limit)) {
-            const auto tail = readSettlingTail(workspace, m_query, c.limit <= 0 ? 0 : int(c.limit - events.size())).result();
-            if (!tail.ok())
-                return c.out.dbFailure(*tail.error);
-            for (const WindowEvent &e : *tail)
-                if (c.limit <= 0 || events.size() < c.limit)
+        // More in the window after --limit: a final event after the cursor, or a settling one
+        // not shown (one more row read, never a count: the window may still change).
+        bool more = false;
+        if (!end) {
+            const auto next = readWindowPage(workspace, m_query, cursor, 1).result();
+            if (!next.ok())
+                return c.out.dbFailure(*next.error);
+            more = !next->events.isEmpty();
+            end = next->end && !more;
+        }
+        if (end) {
+            const int room = c.limit <= 0 ? 0 : int(c.limit - events.size());
+            if (c.limit > 0 && room == 0) {
+                const auto tail = readSettlingTail(workspace, m_query, 1).result();
+                if (!tail.ok())
+                    return c.out.dbFailure(*tail.error);
+                more = !tail->isEmpty();
+            } else {
+                // One row more per stream than there is room for: a row left over means more.
+                const auto tail = readSettlingTail(workspace, m_query, room == 0 ? 0 : room + 1).result();
+                if (!tail.ok())
+                    return c.out.dbFailure(*tail.error);
+                for (const WindowEvent &e : *tail) {
+                    if (full()) {
+                        more = true;
+                        break;
+                    }
                     events << e;
+                }
+            }
         }
         for (const QString &n : std::as_const(notes))
             c.out.message(n);
-        print(c, events, end);
+        for (const QString &n : windowStatusNotes(workspace.config(), m_query))
+            c.out.message(QStringLiteral("note: ") + n);
+        print(c, events, more);
         return ExitOk;
     }
 
 private:
-    void print(const CommandContext &c, const QVector<WindowEvent> &events, bool end) const
+    void print(const CommandContext &c, const QVector<WindowEvent> &events, bool more) const
     {
+        // JSON and CSV stay lists of events; the truncation is said on stderr.
+        if (more && c.out.format() != Format::Table)
+            c.out.message(QStringLiteral("%1 shown; %2").arg(countText(events.size(), QStringLiteral("event")), kMoreInWindow));
         switch (c.out.format()) {
         case Format::Json: {
             QByteArray out = "[";
             for (int i = 0; i < events.size(); ++i) {
                 out += i == 0 ? "\n" : ",\n";
-                out += QJsonDocument(jsonEvent(events[i])).toJson(QJsonDocument::Compact);
+                out += QJsonDocument(json_export::windowEvent(events[i])).toJson(QJsonDocument::Compact);
             }
             out += events.isEmpty() ? "]\n" : "\n]\n";
             c.out.print(out);
@@ -200,13 +236,13 @@ private:
                 }
                 settling += e.settling ? 1 : 0;
                 table.addRow({e.atText + (e.settling ? QStringLiteral(" ~") : QString()), eventStoreName(e.store),
-                              eventKindName(e.kind), e.status, escapeControlChars(e.idemKey), e.actor, escapeControlChars(e.detail)});
+                              eventKindName(e.kind), statusCell(e), escapeControlChars(e.idemKey), e.actor, escapeControlChars(e.detail)});
             }
             QByteArray out = table.render();
             out += QStringLiteral("%1%2%3\n")
                        .arg(countText(events.size(), QStringLiteral("event")),
                             settling > 0 ? QStringLiteral(" (%1 settling)").arg(settling) : QString(),
-                            end ? QString() : QStringLiteral("; --limit 0 lists all"))
+                            more ? QStringLiteral(" shown; ") + kMoreInWindow : QString())
                        .toUtf8();
             c.out.print(out);
             break;
@@ -214,8 +250,12 @@ private:
         }
     }
 
-    void printSummary(const CommandContext &c, const WindowSummary &s) const
+    /// The summary; `notes` (windowStatusNotes()) go into JSON's "notes", else to stderr.
+    void printSummary(const CommandContext &c, const WindowSummary &s, const QStringList &notes) const
     {
+        if (c.out.format() != Format::Json)
+            for (const QString &n : notes)
+                c.out.message(QStringLiteral("note: ") + n);
         const QVector<EventKind> kinds = selectedKinds(m_query);
         auto names = [](const QVector<NameCount> &v) {
             QStringList out;
@@ -233,18 +273,27 @@ private:
                 perKind.insert(eventKindName(k), QJsonObject{{QStringLiteral("events"), s.events[int(k)]},
                                                              {QStringLiteral("keys"), s.keys[int(k)]}});
             o.insert(QStringLiteral("kinds"), perKind);
-            o.insert(QStringLiteral("unknown_keys"), s.unknownKeys);
-            o.insert(QStringLiteral("still_processing"), s.stillProcessing);
-            o.insert(QStringLiteral("duplicate_groups"), s.duplicateGroups);
+            // A figure a filter leaves out is null, never 0; "not_counted" says why (DESIGN.md §7).
+            QJsonObject notCounted;
+            auto figure = [&](const char *name, SummaryFigure f, const QJsonValue &value) {
+                o.insert(QLatin1String(name), s.counted(f) ? value : QJsonValue());
+                if (!s.counted(f))
+                    notCounted.insert(QLatin1String(name), s.notCounted[int(f)]);
+            };
             auto array = [](const QVector<NameCount> &v) {
                 QJsonArray a;
                 for (const NameCount &n : v)
                     a.append(QJsonObject{{QStringLiteral("name"), n.name}, {QStringLiteral("count"), n.count}});
                 return a;
             };
-            o.insert(QStringLiteral("settled_by"), array(s.settledBy));
-            o.insert(QStringLiteral("top_biz_types"), array(s.topBizTypes));
-            o.insert(QStringLiteral("top_tenants"), array(s.topTenants));
+            figure("unknown_keys", SummaryFigure::UnknownKeys, s.unknownKeys);
+            figure("still_processing", SummaryFigure::StillProcessing, s.stillProcessing);
+            figure("duplicate_groups", SummaryFigure::DuplicateGroups, s.duplicateGroups);
+            figure("settled_by", SummaryFigure::SettledBy, array(s.settledBy));
+            figure("top_biz_types", SummaryFigure::TopBizTypes, array(s.topBizTypes));
+            figure("top_tenants", SummaryFigure::TopTenants, array(s.topTenants));
+            o.insert(QStringLiteral("not_counted"), notCounted);
+            o.insert(QStringLiteral("notes"), QJsonArray::fromStringList(notes));
             QJsonArray minutes;
             for (const MinuteCount &m : s.perMinute)
                 minutes.append(QJsonObject{{QStringLiteral("minute"), m.minute},
@@ -271,25 +320,41 @@ private:
                 perKind.addRow({eventKindName(k), QString::number(s.events[int(k)]), QString::number(s.keys[int(k)])});
             out += QString::fromUtf8(perKind.render());
             const QString none = QStringLiteral("none");
-            out += QStringLiteral("Keys with an UNKNOWN attempt: %1\n").arg(s.unknownKeys);
-            out += QStringLiteral("Records created in the window, still PROCESSING: %1\n").arg(s.stillProcessing);
-            out += QStringLiteral("Keys with 2+ tickets created in the window: %1\n").arg(s.duplicateGroups);
+            // A figure a filter leaves out says so: 0 or "none" would read as "nothing happened".
+            auto figure = [&](const QString &title, SummaryFigure f, const QString &value) {
+                out += QStringLiteral("%1: %2\n").arg(title, s.counted(f) ? value
+                                                                         : QStringLiteral("not counted (filtered out by %1)")
+                                                                               .arg(s.notCounted[int(f)]));
+            };
             const QStringList settled = names(s.settledBy), biz = names(s.topBizTypes), tenants = names(s.topTenants);
-            out += QStringLiteral("Settled by operators: %1\n").arg(settled.isEmpty() ? none : settled.join(QStringLiteral(", ")));
-            out += QStringLiteral("Top biz_types: %1\n").arg(biz.isEmpty() ? none : biz.join(QStringLiteral(", ")));
-            out += QStringLiteral("Top tenants: %1\n").arg(tenants.isEmpty() ? none : tenants.join(QStringLiteral(", ")));
+            figure(QStringLiteral("Keys with an UNKNOWN attempt"), SummaryFigure::UnknownKeys, QString::number(s.unknownKeys));
+            figure(QStringLiteral("Records created in the window, still PROCESSING"), SummaryFigure::StillProcessing,
+                   QString::number(s.stillProcessing));
+            figure(QStringLiteral("Keys with 2+ tickets created in the window"), SummaryFigure::DuplicateGroups,
+                   QString::number(s.duplicateGroups));
+            figure(QStringLiteral("Settled by operators"), SummaryFigure::SettledBy,
+                   settled.isEmpty() ? none : settled.join(QStringLiteral(", ")));
+            figure(QStringLiteral("Top biz_types"), SummaryFigure::TopBizTypes, biz.isEmpty() ? none : biz.join(QStringLiteral(", ")));
+            figure(QStringLiteral("Top tenants"), SummaryFigure::TopTenants,
+                   tenants.isEmpty() ? none : tenants.join(QStringLiteral(", ")));
             // Events per minute, one column per store (the Incident view's stacked histogram).
             TextTable minutes({QStringLiteral("MINUTE (UTC)"), QStringLiteral("IDEMPOTENCY"), QStringLiteral("INTENT"),
                                QStringLiteral("TICKET"), QStringLiteral("CONSOLE")});
             for (int col = 1; col <= 4; ++col)
                 minutes.alignRight(col);
+            bool storeCounted[4] = {};
+            for (EventKind k : kinds)
+                storeCounted[int(storeOf(k))] = true;
             for (int i = 0; i < s.perMinute.size();) {
                 const QString minute = s.perMinute[i].minute;
                 qint64 perStore[4] = {};
                 for (; i < s.perMinute.size() && s.perMinute[i].minute == minute; ++i)
                     perStore[int(storeOf(s.perMinute[i].kind))] += s.perMinute[i].events;
-                minutes.addRow({minute, QString::number(perStore[0]), QString::number(perStore[1]), QString::number(perStore[2]),
-                                QString::number(perStore[3])});
+                // A store none of whose kinds is selected: "-" (not counted), never 0.
+                QStringList row{minute};
+                for (int st = 0; st < 4; ++st)
+                    row << (storeCounted[st] ? QString::number(perStore[st]) : QStringLiteral("-"));
+                minutes.addRow(row);
             }
             out += QString::fromUtf8(minutes.render());
             c.out.print(out.toUtf8());

@@ -404,6 +404,7 @@ private:
         SeedAudit &a = addAudit(r.idemKey, op, to == Success ? audit_action::MarkSuccess : audit_action::MarkFailed, atAgo,
                                 QStringLiteral("applied"), reason);
         a.fromState = json({{QStringLiteral("status"), QStringLiteral("PROCESSING")}, {QStringLiteral("status_code"), 0}});
+        a.fromUpdatedAgo = r.updatedAgo; // the state the operator saw: before this mark wrote it
         a.toState = json({{QStringLiteral("status"), recordStatusName(to)}, {QStringLiteral("status_code"), int(to)}});
         a.evidence = evidence;
         r.status = to;
@@ -451,6 +452,7 @@ private:
                 SeedAudit &c = addAudit(k.key, "bob", audit_action::MarkSuccess, markAgo - 30 * kSecond, QStringLiteral("conflict"),
                                         QStringLiteral("ticket service outage: ticket exists upstream"));
                 c.fromState = json({{QStringLiteral("status"), QStringLiteral("PROCESSING")}, {QStringLiteral("status_code"), 0}});
+                c.fromUpdatedAgo = t; // bob saw the record as it was before alice's mark
                 c.toState = json({{QStringLiteral("status"), QStringLiteral("SUCCESS")}, {QStringLiteral("status_code"), 1}});
                 c.detail = QStringLiteral("the record is SUCCESS now (changed by alice)");
             }

@@ -38,6 +38,10 @@ struct SeedAudit {
     QString requestId, idemKey, operatorName, host, action, fromState, toState, reason, evidence, outcome, detail;
     qint64 atAgo = 0;
     std::optional<qint64> ticketId; ///< the ticket the action is about: left out when that ticket was refused
+    /// A mark's from-state updated_at (ago, as the records' times): insertAudits() adds it to
+    /// fromState as "updated_at" (with "version": null), as the mark service writes it, so the
+    /// demo's as-of view can show seen_by_mark (DESIGN.md §7 "As of T").
+    std::optional<qint64> fromUpdatedAgo;
 };
 /// A console-owned compensation (triage_compensation beside the intent log) and its attempts.
 struct SeedCompensation {

@@ -9,6 +9,8 @@
 #include "RecordStatus.h"
 #include "SchemaMap.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSet>
 #include <QSqlQuery>
 
@@ -282,6 +284,14 @@ qint64 insertAudits(DbSession &session, const QVector<SeedAudit> &rows, const QS
     requireKnownConsoleSchema(session);
     const SqlDialect &d = session.dialect();
     const UtcMicros now = recordsNow ? *recordsNow : parseUtcMicros(serverNow(session)).value_or(0);
+    const auto fromState = [&](const SeedAudit &a) {
+        if (!a.fromUpdatedAgo)
+            return a.fromState;
+        QJsonObject o = QJsonDocument::fromJson(a.fromState.toUtf8()).object();
+        o.insert(QStringLiteral("updated_at"), formatUtcMicros(now - *a.fromUpdatedAgo));
+        o.insert(QStringLiteral("version"), QJsonValue());
+        return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+    };
     const QString dbUser = auditDbUser(session.profile());
     QVector<SeedAudit> kept;
     for (const SeedAudit &a : rows)
@@ -294,7 +304,7 @@ qint64 insertAudits(DbSession &session, const QVector<SeedAudit> &rows, const QS
             values << QStringLiteral("(%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13)")
                           .arg(b.bind(a->requestId), d.timeParam(b.bind(d.bindTime(now - a->atAgo))), b.bind(a->operatorName),
                                b.bind(textOrNull(dbUser)), b.bind(a->host), b.bind(a->action), b.bind(a->idemKey),
-                               b.bind(textOrNull(a->fromState)), b.bind(textOrNull(a->toState)))
+                               b.bind(textOrNull(fromState(*a))), b.bind(textOrNull(a->toState)))
                           .arg(b.bind(a->reason), b.bind(textOrNull(a->evidence)), b.bind(a->outcome), b.bind(textOrNull(a->detail)));
         session.exec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, db_user, host, action, idem_key, from_state, "
                                     "to_state, reason, evidence, outcome, detail) VALUES ")

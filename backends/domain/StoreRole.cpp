@@ -22,6 +22,13 @@ QString roleTitle(DbRole role)
     return {};
 }
 
+QString storeFailureText(DbRole role, const QString &message)
+{
+    if (message.contains(roleTitle(role)))
+        return message;
+    return QStringLiteral("%1 failed: %2").arg(roleTitle(role), message);
+}
+
 QString passwordEnvVar(DbRole role)
 {
     return QStringLiteral("TRIAGE_%1_DB_PASSWORD").arg(roleName(role).toUpper());

@@ -179,7 +179,7 @@ void fillTenants(DbSession &s, const TicketSql &t, QVector<DuplicateGroup> &grou
     QSqlQuery tq = s.exec(QStringLiteral("SELECT DISTINCT %1, %2 FROM %3 WHERE %1 IN %4").arg(t.key, t.tenantOrNull(), t.table, inList(b, keys)), b);
     QHash<QString, QStringList> tenants;
     while (tq.next())
-        tenants[columnText(tq.value(0)).value_or(QString())] << columnText(tq.value(1)).value_or(QStringLiteral("NULL"));
+        tenants[columnText(tq.value(0)).value_or(QString())] << columnText(tq.value(1)).value_or(QString()); // NULL: a null QString
     for (DuplicateGroup &g : groups) {
         g.tenants = tenants.value(g.idemKey);
         g.tenants.sort();
@@ -590,6 +590,14 @@ QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, 
                   });
               })
         .unwrap();
+}
+
+QString DuplicateGroup::tenantsText(const QString &separator) const
+{
+    QStringList out;
+    for (const QString &t : tenants)
+        out << (t.isNull() ? QStringLiteral("NULL") : t);
+    return out.join(separator);
 }
 
 } // namespace triage

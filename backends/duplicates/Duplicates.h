@@ -29,7 +29,9 @@ struct DuplicateGroup {
     QString idemKey;
     int size = 0;               ///< tickets with the key
     int live = 0;               ///< of which not CANCELLED
-    QStringList tenants;        ///< distinct tenant_id values, sorted
+    QStringList tenants;        ///< distinct tenant_id values, sorted; a null QString for NULL (and without a tenant column)
+    /// The tenants for people: joined by `separator`, NULL spelled "NULL".
+    QString tenantsText(const QString &separator) const;
     QString firstCreatedAt, lastCreatedAt; ///< canonical ISO UTC
     std::optional<StoredRecordStatus> record; ///< the key's record status; nullopt: the key has no record
     bool resolved = false;      ///< live <= 1

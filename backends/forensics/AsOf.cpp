@@ -72,6 +72,7 @@ void stateByLastWrite(AsOfItem &item, const QString &lastWritten, bool hasLastWr
     } else if (u && *u <= t) {
         item.basis = AsOfBasis::Unchanged;
         item.stateAtT = stateNow;
+        item.since = lastWritten;
         item.text += QStringLiteral("%1 (last written at %2, not after T)").arg(stateNow, lastWritten);
     } else if (!u) {
         item.basis = AsOfBasis::NotRecorded;
@@ -88,7 +89,7 @@ AsOfSection unknownSection(AsOfPart part, const KeyDetail &d, DbRole role)
     AsOfSection s;
     s.part = part;
     s.unknown = true;
-    s.summary = QStringLiteral("unknown (%1 failed: %2)").arg(roleTitle(role), d.errors.value(role).message);
+    s.summary = QStringLiteral("unknown (%1)").arg(storeFailureText(role, d.errors.value(role).message));
     return s;
 }
 
@@ -105,7 +106,7 @@ AsOfSection recordSection(const KeyDetail &d, UtcMicros t)
     const RecordDetail &r = *d.record;
     AsOfItem item;
     item.ref = QStringLiteral("record %1").arg(r.id);
-    item.since = r.createdAt;
+    item.createdAt = r.createdAt;
     item.stateNow = r.statusText;
     const std::optional<UtcMicros> created = timeOf(r.createdAt);
     const std::optional<UtcMicros> updated = timeOf(r.updatedAt);
@@ -121,6 +122,7 @@ AsOfSection recordSection(const KeyDetail &d, UtcMicros t)
     } else if (updated && *updated <= t) {
         item.basis = AsOfBasis::Unchanged;
         item.stateAtT = r.statusText;
+        item.since = r.updatedAt;
         item.text = QStringLiteral("%1: last written at %2, not after T (created at %3)").arg(r.statusText, r.updatedAt, r.createdAt);
     } else {
         // The table keeps only the current state: only an applied mark after T that found the
@@ -134,6 +136,7 @@ AsOfSection recordSection(const KeyDetail &d, UtcMicros t)
                 continue;
             item.basis = AsOfBasis::SeenByMark;
             item.stateAtT = from.status;
+            item.since = formatUtcMicros(*from.updatedAt);
             item.text = QStringLiteral("%1: unchanged from %2 until %3's %4 at %5 found it so (audit %6); now %7")
                             .arg(from.status, formatUtcMicros(*from.updatedAt), a.operatorName, canonicalAuditAction(a.action), a.at,
                                  QString::number(a.id), r.statusText);
@@ -181,7 +184,7 @@ std::optional<AsOfItem> overwrittenRowAsOf(const QString &ref, const QString &he
     }
     AsOfItem item;
     item.ref = ref;
-    item.since = createdAt;
+    item.createdAt = createdAt;
     item.text = header;
     if (!created) {
         item.basis = AsOfBasis::Unreadable;
@@ -242,7 +245,7 @@ AsOfSection auditSection(const KeyDetail &d, UtcMicros t)
         }
         AsOfItem item;
         item.ref = QStringLiteral("audit %1").arg(a.id);
-        item.since = a.at;
+        item.createdAt = a.at;
         item.stateNow = a.outcome;
         const QString to = markState(a.toState).status;
         item.text = QStringLiteral("audit %1 at %2: %3 %4 %5%6")
@@ -251,6 +254,7 @@ AsOfSection auditSection(const KeyDetail &d, UtcMicros t)
         if (at) {
             item.basis = AsOfBasis::Written; // audit rows are never changed
             item.stateAtT = a.outcome;
+            item.since = a.at;
         } else {
             item.basis = AsOfBasis::Unreadable;
             item.text += QStringLiteral(" (its time is not readable: whether it happened by T is unknown)");
@@ -288,7 +292,7 @@ AsOfSection compensationSection(const KeyDetail &d, UtcMicros t)
                 continue;
             AsOfItem ai;
             ai.ref = QStringLiteral("compensation attempt %1").arg(a.id);
-            ai.since = a.at;
+            ai.createdAt = a.at;
             ai.stateNow = a.classification;
             ai.text = QStringLiteral("  %1 %2 at %3: ").arg(ai.ref, a.kind, orNullTime(a.at));
             if (!at) {
@@ -297,6 +301,7 @@ AsOfSection compensationSection(const KeyDetail &d, UtcMicros t)
             } else if (a.kind != QLatin1String("send")) {
                 ai.basis = AsOfBasis::Written; // a confirmation query is written once, complete
                 ai.stateAtT = a.classification;
+                ai.since = a.at;
                 ai.text += a.classification;
             } else if (a.classification == QLatin1String("IN_FLIGHT") || settledByT) {
                 // A call's row is written IN_FLIGHT before the call and completed in place; the
@@ -304,6 +309,9 @@ AsOfSection compensationSection(const KeyDetail &d, UtcMicros t)
                 // written by T had its replies recorded by T.
                 ai.basis = AsOfBasis::Unchanged;
                 ai.stateAtT = a.classification;
+                // IN_FLIGHT holds from the row's time; a reply at the latest from the
+                // compensation's last write (written after the reply).
+                ai.since = a.classification == QLatin1String("IN_FLIGHT") ? a.at : c.updatedAt;
                 ai.text += a.classification;
             } else {
                 ai.basis = AsOfBasis::NotRecorded;

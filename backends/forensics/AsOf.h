@@ -27,10 +27,14 @@ QString asOfBasisName(AsOfBasis basis);
 /// One row as of T: what it was then as far as its store's history says, never more.
 struct AsOfItem {
     QString ref;                       ///< "record 12", "attempt 3", "ticket 1001", "audit 7", "compensation 2", "compensation attempt 5"
-    QString since;                     ///< when the row was created (ISO UTC as stored)
+    QString createdAt;                 ///< when the row was created (ISO UTC as stored; an audit row's time)
+    /// From when `stateAtT` is known to hold (ISO UTC): the row's last write (Unchanged), the
+    /// mark's from-state updated_at (SeenByMark), the row's time (Written); null when no state
+    /// at T is established.
+    QString since;
     AsOfBasis basis = AsOfBasis::NotRecorded;
     std::optional<QString> stateAtT;   ///< the status (or outcome) it had at T; set only when established
-    QString stateNow;                  ///< the status it has now, for contrast ("" when none)
+    QString stateNow;                  ///< the status it has now, for contrast (null when none)
     QString text;                      ///< one line for people, saying how it is known
 };
 

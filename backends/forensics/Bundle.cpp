@@ -19,15 +19,24 @@ const QStringList &eventColumns()
     static const QStringList columns = {
         QStringLiteral("at"),       QStringLiteral("store"),  QStringLiteral("kind"),
         QStringLiteral("id"),       QStringLiteral("idem_key"), QStringLiteral("biz_type"),
-        QStringLiteral("status"),   QStringLiteral("actor"),  QStringLiteral("detail"),
-        QStringLiteral("settling")};
+        QStringLiteral("status"),   QStringLiteral("status_now"), QStringLiteral("status_unmapped"),
+        QStringLiteral("actor"),    QStringLiteral("detail"), QStringLiteral("settling")};
     return columns;
+}
+
+/// A nullable text: JSON null for a null QString (SQL NULL, or no such value for the kind), else
+/// the text ("" for a stored empty string). QJsonValue(QString()) would write "".
+QJsonValue nullableText(const QString &s)
+{
+    return s.isNull() ? QJsonValue(QJsonValue::Null) : QJsonValue(s);
 }
 
 QJsonArray eventArray(const WindowEvent &e)
 {
-    return QJsonArray{e.atText, eventStoreName(e.store), eventKindName(e.kind), e.id, e.idemKey, e.bizType,
-                      e.status, e.actor, e.detail, e.settling};
+    return QJsonArray{e.atText,          eventStoreName(e.store), eventKindName(e.kind),
+                      e.id,              nullableText(e.idemKey), nullableText(e.bizType),
+                      nullableText(e.status), nullableText(e.statusNow), e.statusUnmapped,
+                      nullableText(e.actor),  nullableText(e.detail),    e.settling};
 }
 
 /// One event's canonical line (without its "\n").
@@ -41,13 +50,19 @@ WindowEvent readEvent(const JsonIn &in, const QJsonValue &value, const QString &
 {
     WindowEvent e;
     const QJsonArray a = value.toArray();
-    bool shape = value.isArray() && a.size() == 10 && a.at(9).isBool();
-    for (int i = 0; shape && i < 9; ++i)
+    // [at, store, kind, id, idem_key, biz_type, status, status_now, status_unmapped, actor, detail, settling]
+    bool shape = value.isArray() && a.size() == 12 && a.at(8).isBool() && a.at(11).isBool();
+    for (int i = 0; shape && i < 4; ++i)
         shape = a.at(i).isString();
+    for (int i : {4, 5, 6, 7, 9, 10})
+        shape = shape && (a.at(i).isString() || a.at(i).isNull());
     if (!shape) {
-        in.fail(QStringLiteral("\"%1\" must be an array of 9 strings and a boolean").arg(path));
+        in.fail(QStringLiteral("\"%1\" must be [at, store, kind, id, idem_key, biz_type, status, status_now, "
+                               "status_unmapped, actor, detail, settling]: texts (null where absent) and two booleans")
+                    .arg(path));
         return e;
     }
+    const auto text = [&a](int i) { return a.at(i).isNull() ? QString() : a.at(i).toString(); };
     e.atText = a.at(0).toString();
     const auto at = parseUtcMicros(e.atText);
     const auto store = eventStoreFromName(a.at(1).toString());
@@ -62,12 +77,14 @@ WindowEvent readEvent(const JsonIn &in, const QJsonValue &value, const QString &
     e.store = store.value_or(EventStore::Idempotency);
     e.kind = kind.value_or(EventKind::RecordCreated);
     e.id = a.at(3).toString();
-    e.idemKey = a.at(4).toString();
-    e.bizType = a.at(5).toString();
-    e.status = a.at(6).toString();
-    e.actor = a.at(7).toString();
-    e.detail = a.at(8).toString();
-    e.settling = a.at(9).toBool();
+    e.idemKey = text(4);
+    e.bizType = text(5);
+    e.status = text(6);
+    e.statusNow = text(7);
+    e.statusUnmapped = a.at(8).toBool();
+    e.actor = text(9);
+    e.detail = text(10);
+    e.settling = a.at(11).toBool();
     return e;
 }
 

@@ -95,10 +95,11 @@ struct IncidentBundle {
 
 /// The canonical serialisation of an event list that the bundle's hash covers (documented in
 /// DESIGN.md §7 "Bundles"): one line per event, each a compact JSON array
-/// [at, store, kind, id, idem_key, biz_type, status, actor, detail, settling] with `at` the
-/// canonical ISO UTC text, store and kind as eventStoreName()/eventKindName() spell them,
-/// strings as stored ("" for none) and settling a JSON boolean; lines joined by "\n" with a
-/// final "\n"; UTF-8.
+/// [at, store, kind, id, idem_key, biz_type, status, status_now, status_unmapped, actor,
+/// detail, settling] with `at` the canonical ISO UTC text, store and kind as
+/// eventStoreName()/eventKindName() spell them, texts as stored (null for a null QString: SQL
+/// NULL or no such value for the kind; "" only for a stored empty string) and
+/// status_unmapped and settling JSON booleans; each line ended by "\n"; UTF-8.
 QByteArray canonicalEventList(const QVector<WindowEvent> &events);
 /// Lower-case hex SHA-256 of canonicalEventList(events).
 QString bundleEventsSha256(const QVector<WindowEvent> &events);

@@ -245,6 +245,27 @@ QFuture<Outcome<std::optional<IncidentDetail>>> readIncident(Workspace &workspac
         .unwrap();
 }
 
+QString pinOutsideIncident(qint64 incidentId, const WindowQuery &query, const WindowEvent &event, bool passesFilters)
+{
+    const QString name = QStringLiteral("%1 %2").arg(eventKindName(event.kind), event.id);
+    if (!selectedKinds(query).contains(event.kind)) {
+        QStringList kinds;
+        for (EventKind k : selectedKinds(query))
+            kinds << eventKindName(k);
+        return QStringLiteral("incident %1 covers no %2 events (its kinds: %3): %4 not pinned")
+            .arg(incidentId)
+            .arg(eventKindName(event.kind), kinds.join(QStringLiteral(", ")), name);
+    }
+    if (event.at < query.from || event.at >= query.to)
+        return QStringLiteral("%1 at %2 is outside incident %3's window [%4, %5): not pinned")
+            .arg(name, event.atText)
+            .arg(incidentId)
+            .arg(formatUtcMicros(query.from), formatUtcMicros(query.to));
+    if (!passesFilters)
+        return QStringLiteral("%1 does not pass incident %2's filters (%3): not pinned").arg(name).arg(incidentId).arg(incidentFiltersText(query));
+    return QString();
+}
+
 QFuture<Outcome<IncidentChange>> pinEvent(Workspace &workspace, qint64 incidentId, EventKind kind, const QString &eventId,
                                           const QString &note, const QString &operatorName)
 {
@@ -258,17 +279,39 @@ QFuture<Outcome<IncidentChange>> pinEvent(Workspace &workspace, qint64 incidentI
     const QString op = operatorOf(workspace, operatorName);
     const WorkspaceConfig config = workspace.config();
     Workspace *ws = &workspace;
-    // The event is read from its own store first: a pin names a row that exists.
-    return workspace.worker(roleOf(kind))
-        .run<std::optional<WindowEvent>>([=](DbSession &s) { return window_sql::readEvent(s, config, kind, eventId); })
-        .then(workspace.mergePool(), [=](Outcome<std::optional<WindowEvent>> event) -> QFuture<Outcome<IncidentChange>> {
-            if (!event.ok())
-                return QtFuture::makeReadyFuture(Outcome<IncidentChange>::failure(*event.error));
-            if (!*event.value)
-                return ready(IncidentChange::Kind::NotFound, incidentId,
-                             QStringLiteral("no %1 event with id %2").arg(eventKindName(kind), eventId));
-            const WindowEvent e = **event.value;
-            return write(*ws, [=](DbSession &s) { return incident_sql::pin(s, incidentId, e, note, op); });
+    QThreadPool *pool = workspace.mergePool();
+    using Event = std::optional<WindowEvent>;
+    // The incident's window first (no such incident: the write says so), then the event from
+    // its own store, as it is and through the incident's filters: a pin names a row that
+    // exists, in the incident's window, kinds and filters (DESIGN.md §7 "Incidents").
+    return workspace.worker(DbRole::Idempotency)
+        .run<std::optional<IncidentDetail>>([incidentId](DbSession &s) { return incident_sql::read(s, incidentId); })
+        .then(pool, [=](Outcome<std::optional<IncidentDetail>> incident) -> QFuture<Outcome<IncidentChange>> {
+            if (!incident.ok())
+                return QtFuture::makeReadyFuture(Outcome<IncidentChange>::failure(*incident.error));
+            const std::optional<WindowQuery> query =
+                *incident.value ? std::optional<WindowQuery>(incident.value->value().incident.query) : std::nullopt;
+            return ws->worker(roleOf(kind))
+                .run<std::pair<Event, Event>>([=](DbSession &s) {
+                    Event plain = window_sql::readEvent(s, config, kind, eventId);
+                    Event filtered = plain && query ? window_sql::readEvent(s, config, kind, eventId, *query) : plain;
+                    return std::make_pair(plain, filtered);
+                })
+                .then(pool, [=](Outcome<std::pair<Event, Event>> event) -> QFuture<Outcome<IncidentChange>> {
+                    if (!event.ok())
+                        return QtFuture::makeReadyFuture(Outcome<IncidentChange>::failure(*event.error));
+                    if (!event.value->first)
+                        return ready(IncidentChange::Kind::NotFound, incidentId,
+                                     QStringLiteral("no %1 event with id %2").arg(eventKindName(kind), eventId));
+                    const WindowEvent e = *event.value->first;
+                    if (query) {
+                        const QString refused = pinOutsideIncident(incidentId, *query, e, event.value->second.has_value());
+                        if (!refused.isEmpty())
+                            return ready(IncidentChange::Kind::Invalid, incidentId, refused);
+                    }
+                    return write(*ws, [=](DbSession &s) { return incident_sql::pin(s, incidentId, e, note, op); });
+                })
+                .unwrap();
         })
         .unwrap();
 }

@@ -134,8 +134,17 @@ QFuture<Outcome<QVector<Incident>>> listIncidents(Workspace &workspace, bool all
 /// One incident with its pins — each pin's event read again from its own store — and notes;
 /// nullopt when there is no incident `id`.
 QFuture<Outcome<std::optional<IncidentDetail>>> readIncident(Workspace &workspace, qint64 id);
+/// Why the incident `incidentId` with window and filters `query` refuses to pin `event`
+/// (`passesFilters`: the event passes the biz_type, tenant, key and status filters, as
+/// window_sql::readEvent() with them says), or "" when it may: "incident 1 covers no audit
+/// events (its kinds: …): audit 3 not pinned", "intent.attempt 7 at <time> is outside
+/// incident 1's window [<from>, <to>): not pinned", "… does not pass incident 1's filters
+/// (<incidentFiltersText()>): not pinned". Pure (DESIGN.md §7 "Incidents").
+QString pinOutsideIncident(qint64 incidentId, const WindowQuery &query, const WindowEvent &event, bool passesFilters);
 /// Pins the event of `kind` with row id `eventId` (read from its store first: an id with no
-/// such row is NotFound, "no intent.attempt event with id 99"), with an optional note.
+/// such row is NotFound, "no intent.attempt event with id 99"), with an optional note. An
+/// event outside the incident's window, kinds or filters is refused (Invalid, nothing
+/// written: pinOutsideIncident()); widen the incident (a new one) to pin it.
 QFuture<Outcome<IncidentChange>> pinEvent(Workspace &workspace, qint64 incidentId, EventKind kind, const QString &eventId,
                                           const QString &note = QString(), const QString &operatorName = QString());
 /// Removes a pin (Conflict when that event is not pinned).

@@ -55,11 +55,22 @@ struct WindowEvent {
     EventStore store = EventStore::Idempotency;
     EventKind kind = EventKind::RecordCreated;
     QString id;           ///< the row's id in its table
-    QString idemKey;      ///< the idempotency key (the compensation's source key); "" when NULL
-    QString bizType;      ///< records and compensations; "" elsewhere
-    QString status;       ///< record status name / intent status / ticket status / audit outcome / compensation status
-    QString actor;        ///< intent actor, audit operator, compensation operator; "" when none
-    QString detail;       ///< one line: the intent's action, the ticket's title, the audit's action and target state, …
+    // Text fields are a null QString for SQL NULL and where the kind has no such value, and
+    // "" only for a stored empty string (JSON writes null and "" apart; DESIGN.md §7).
+    QString idemKey;      ///< the idempotency key (the compensation's source key)
+    QString bizType;      ///< records and compensations; null elsewhere
+    /// The status at the event: record.updated's status name (its current one: the event is the
+    /// last write) / intent status / audit outcome / compensation status; null for the creation
+    /// events (record.created, ticket.created), whose status then is not recorded: see `statusNow`.
+    QString status;
+    /// record.created and ticket.created: the row's CURRENT status (the store keeps no earlier
+    /// one, DESIGN.md §7 "Honesty"; the detail says "now …"); null for the other kinds.
+    QString statusNow;
+    /// The stored status matches no spelling of the mapping (a record's UNKNOWN_CODE_<value> or
+    /// NULL, an intent status shown as stored): the console cannot map it (DESIGN.md §10).
+    bool statusUnmapped = false;
+    QString actor;        ///< intent actor, audit operator, compensation operator; null when none
+    QString detail;       ///< one line: the intent's action, the ticket's title "(now <status>)", the audit's action, …
     /// Newer than the store's watermark (its now() minus the lookback): a later commit may
     /// still add events before it, so it is re-read, never final (DESIGN.md §7).
     bool settling = false;

@@ -275,11 +275,12 @@ QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &confi
     return events;
 }
 
-std::optional<WindowEvent> readEvent(DbSession &session, const WorkspaceConfig &config, EventKind kind, const QString &id)
+std::optional<WindowEvent> readEvent(DbSession &session, const WorkspaceConfig &config, EventKind kind, const QString &id,
+                                     const WindowQuery &filters)
 {
     const Dialect d = session.dialect().kind();
     SqlBuilder b;
-    const std::optional<StreamSql> stream = streamFor(session, config, kind, WindowQuery{}, b, nullptr, false);
+    const std::optional<StreamSql> stream = streamFor(session, config, kind, filters, b, nullptr, false);
     if (!stream)
         return std::nullopt;
     QVariant idValue;
@@ -315,15 +316,31 @@ WindowEvent eventFrom(const QSqlQuery &q, const EventSql &sql, EventKind kind, b
         e.bizType = textOf(q.value(2));
         switch (kind) {
         case EventKind::RecordCreated:
+        case EventKind::RecordUpdated: {
+            const StoredRecordStatus st = StoredRecordStatus::fromMapped(q.value(3), sql.records.map.statuses);
+            e.statusUnmapped = !st.known();
             // The table keeps no history: the status at creation is not known (never invent
-            // a state); the current one goes into the detail.
-            e.detail = QStringLiteral("now ") + StoredRecordStatus::fromMapped(q.value(3), sql.records.map.statuses).text;
+            // a state); the current one is said as such.
+            if (kind == EventKind::RecordCreated) {
+                e.statusNow = st.text;
+                e.detail = QStringLiteral("now ") + st.text;
+            } else {
+                e.status = st.text;
+            }
             break;
-        case EventKind::RecordUpdated:
-            e.status = StoredRecordStatus::fromMapped(q.value(3), sql.records.map.statuses).text;
+        }
+        case EventKind::IntentAttempt:
+            e.status = sql.intents.statusName(q.value(3));
+            e.statusUnmapped = !q.isNull(3) && !sql.intents.statuses.decode(q.value(3));
             break;
-        case EventKind::IntentAttempt: e.status = sql.intents.statusName(q.value(3)); break;
-        case EventKind::TicketCreated: e.status = sql.tickets.statusName(q.value(3)).value_or(QStringLiteral("NULL")); break;
+        case EventKind::TicketCreated: {
+            // As for a record: the ticket's current status, said as such (DESIGN.md §7 "Honesty").
+            e.statusNow = sql.tickets.statusName(q.value(3)).value_or(QStringLiteral("NULL"));
+            const QString title = textOf(q.value(5));
+            e.detail = title.isEmpty() ? QStringLiteral("now ") + e.statusNow
+                                       : QStringLiteral("%1 (now %2)").arg(title, e.statusNow);
+            break;
+        }
         default: e.status = textOf(q.value(3)); break;
         }
         e.actor = textOf(q.value(4));

@@ -47,7 +47,10 @@ WindowEvent eventFrom(const QSqlQuery &q, const EventSql &sql, EventKind kind, b
 /// The event of `kind` whose row id is `id` (its text as WindowEvent::id gives it: an opaque
 /// business id for tickets, a decimal integer elsewhere), as a window would list it, whatever
 /// its time; nullopt when no such row (or, for record.updated, when the record was never
-/// updated), or when the console table of `kind` does not exist. Throws DbException.
-std::optional<WindowEvent> readEvent(DbSession &session, const WorkspaceConfig &config, EventKind kind, const QString &id);
+/// updated), or when the console table of `kind` does not exist. With `filters`, also nullopt
+/// when the row does not pass their biz_type, tenant, key and status filters (their window
+/// and kinds are not applied: an incident's pin check, Incident.cpp). Throws DbException.
+std::optional<WindowEvent> readEvent(DbSession &session, const WorkspaceConfig &config, EventKind kind, const QString &id,
+                                     const WindowQuery &filters = WindowQuery{});
 
 } // namespace triage::window_sql

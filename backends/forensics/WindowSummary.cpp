@@ -104,7 +104,8 @@ void summarize(DbSession &session, const WorkspaceConfig &config, const WindowQu
         }
     }
     const auto count = [](const StreamSql &) { return QStringLiteral("COUNT(*)"); };
-    if (kinds.contains(EventKind::IntentAttempt)) {
+    const auto counted = [&](SummaryFigure f) { return summaryFigureFilteredOut(query, f).isEmpty(); };
+    if (kinds.contains(EventKind::IntentAttempt) && counted(SummaryFigure::UnknownKeys)) {
         WindowQuery unknown = query;
         unknown.statuses = {QStringLiteral("UNKNOWN")};
         SqlBuilder b;
@@ -116,7 +117,8 @@ void summarize(DbSession &session, const WorkspaceConfig &config, const WindowQu
         WindowQuery processing = query;
         processing.statuses = {QStringLiteral("PROCESSING")};
         SqlBuilder b;
-        summary->stillProcessing = countOf(session, streamSelect(session, config, EventKind::RecordCreated, processing, b, count), b);
+        if (counted(SummaryFigure::StillProcessing))
+            summary->stillProcessing = countOf(session, streamSelect(session, config, EventKind::RecordCreated, processing, b, count), b);
         if (config.schema.records.bizType.isEmpty()) {
             // A table without a biz_type column holds one biz_type (DESIGN.md §10).
             if (summary->events[int(EventKind::RecordCreated)] > 0)
@@ -140,7 +142,7 @@ void summarize(DbSession &session, const WorkspaceConfig &config, const WindowQu
             summary->topTenants = topNames(session, config, EventKind::TicketCreated, query,
                                            [](const StreamSql &s) { return s.tenant; });
     }
-    if (kinds.contains(EventKind::Audit)) {
+    if (kinds.contains(EventKind::Audit) && counted(SummaryFigure::SettledBy)) {
         const Dialect d = session.dialect().kind();
         summary->settledBy = topNames(
             session, config, EventKind::Audit, query,
@@ -159,6 +161,29 @@ void summarize(DbSession &session, const WorkspaceConfig &config, const WindowQu
 }
 
 } // namespace window_sql
+
+QString summaryFigureFilteredOut(const WindowQuery &query, SummaryFigure figure)
+{
+    EventKind kind = EventKind::RecordCreated;
+    QString status; // the status the figure counts, when a --status filter must include it
+    bool exact = false; // the status is a stored value (an audit outcome), not a console name
+    switch (figure) {
+    case SummaryFigure::UnknownKeys: kind = EventKind::IntentAttempt; status = QStringLiteral("UNKNOWN"); break;
+    case SummaryFigure::StillProcessing: kind = EventKind::RecordCreated; status = QStringLiteral("PROCESSING"); break;
+    case SummaryFigure::DuplicateGroups: kind = EventKind::TicketCreated; break;
+    case SummaryFigure::SettledBy: kind = EventKind::Audit; status = QStringLiteral("applied"); exact = true; break;
+    case SummaryFigure::TopBizTypes: kind = EventKind::RecordCreated; break;
+    case SummaryFigure::TopTenants: kind = EventKind::TicketCreated; break;
+    }
+    if (!query.stores.isEmpty() && !query.stores.contains(storeOf(kind)))
+        return QStringLiteral("--store: %1 not selected").arg(eventKindName(kind));
+    if (!selectedKinds(query).contains(kind))
+        return QStringLiteral("--kind: %1 not selected").arg(eventKindName(kind));
+    if (!status.isEmpty() && !query.statuses.isEmpty()
+        && !query.statuses.contains(status, exact ? Qt::CaseSensitive : Qt::CaseInsensitive))
+        return QStringLiteral("--status: %1 not selected").arg(status);
+    return QString();
+}
 
 QFuture<Outcome<WindowSummary>> summarizeWindow(Workspace &workspace, const WindowQuery &query)
 {
@@ -180,8 +205,10 @@ QFuture<Outcome<WindowSummary>> summarizeWindow(Workspace &workspace, const Wind
     QList<QFuture<void>> all;
     for (const auto &f : std::as_const(parts))
         all << QFuture<void>(f);
-    return whenAllFinished(all).then(workspace.mergePool(), [parts]() -> Outcome<WindowSummary> {
+    return whenAllFinished(all).then(workspace.mergePool(), [parts, query]() -> Outcome<WindowSummary> {
         WindowSummary sum;
+        for (int f = 0; f < kSummaryFigures; ++f)
+            sum.notCounted[f] = summaryFigureFilteredOut(query, SummaryFigure(f));
         for (const auto &f : parts) {
             const Outcome<WindowSummary> o = f.result();
             if (!o.ok())

@@ -206,7 +206,7 @@ QFuture<MarkRequest> withTicketSnapshot(Workspace &ws, MarkRequest request)
             if (!rows.ok()) {
                 // No ticket to take the snapshot from: apply() reports the unreadable ticket
                 // store as an error (exit 2) and audits it like every real outcome.
-                request.snapshotMissingReason = QStringLiteral("the ticket database failed: ") + rows.error->message;
+                request.snapshotMissingReason = storeFailureText(DbRole::Ticket, rows.error->message);
             } else {
                 KeyDetail d;
                 d.idemKey = request.idemKey;

@@ -61,8 +61,9 @@ void TestAsOfCli::showAsOf()
             "items": [
                 {
                     "basis": "unchanged",
+                    "created_at": "2026-01-01T00:01:40.000000Z",
                     "ref": "record 1",
-                    "since": "2026-01-01T00:01:40.000000Z",
+                    "since": "2026-01-01T00:02:30.000000Z",
                     "state_at_t": "SUCCESS",
                     "state_now": "SUCCESS",
                     "text": "SUCCESS: last written at 2026-01-01T00:02:30.000000Z, not after T (created at 2026-01-01T00:01:40.000000Z)"
@@ -77,6 +78,7 @@ void TestAsOfCli::showAsOf()
             "items": [
                 {
                     "basis": "unchanged",
+                    "created_at": "2026-01-01T00:01:40.000000Z",
                     "ref": "attempt 1",
                     "since": "2026-01-01T00:01:40.000000Z",
                     "state_at_t": "UNKNOWN",
@@ -93,6 +95,7 @@ void TestAsOfCli::showAsOf()
             "items": [
                 {
                     "basis": "unchanged",
+                    "created_at": "2026-01-01T00:01:40.000000Z",
                     "ref": "ticket %1",
                     "since": "2026-01-01T00:01:40.000000Z",
                     "state_at_t": "%2",
@@ -109,6 +112,7 @@ void TestAsOfCli::showAsOf()
             "items": [
                 {
                     "basis": "written",
+                    "created_at": "2026-01-01T00:02:30.000000Z",
                     "ref": "audit 1",
                     "since": "2026-01-01T00:02:30.000000Z",
                     "state_at_t": "applied",
@@ -132,10 +136,35 @@ void TestAsOfCli::showAsOf()
 }
 )json").arg(ticketId, open).split(QLatin1Char('\n')));
 
+    // Before its last write, as json: no state at T, so no "since"; a NULL-free "state_now".
+    run = runCtl(ctlDbArgs(db) + show + QStringList{QStringLiteral("2026-01-01T00:02Z"), QStringLiteral("--format"),
+                                                     QStringLiteral("json")});
+    QVERIFY2(run.ok(), run.describe().constData());
+    QVERIFY2(run.out.contains(R"json(                {
+                    "basis": "not_recorded",
+                    "created_at": "2026-01-01T00:01:40.000000Z",
+                    "ref": "record 1",
+                    "since": null,
+                    "state_at_t": null,
+                    "state_now": "SUCCESS",)json"),
+             run.describe().constData());
+
+    // T after the database's now: a warning, and the current state (every row as last written).
+    run = runCtl(ctlDbArgs(db) + show + QStringList{QStringLiteral("2999-01-01T00:00Z")});
+    QVERIFY2(run.ok(), run.describe().constData());
+    QVERIFY2(run.err.startsWith("triagectl: warning: --as-of 2999-01-01T00:00:00.000000Z is after the database's now ("),
+             run.describe().constData());
+    QVERIFY2(run.err.split('\n').first().endsWith("): showing the current state"), run.describe().constData());
+    QVERIFY2(run.out.contains("Record: status at T: SUCCESS\n"), run.describe().constData());
+    // A T before now warns of nothing.
+    run = runCtl(ctlDbArgs(db) + show + QStringList{QStringLiteral("2026-01-01T00:02:00Z")});
+    QVERIFY2(run.ok() && !run.err.contains("--as-of"), run.describe().constData());
+
     // Bad input: a clear message, exit 1; a key found nowhere exits 1 as show does.
     run = runCtl(ctlDbArgs(db) + show + QStringList{QStringLiteral("yesterday")});
     QCOMPARE(run.exitCode, 1);
-    QVERIFY2(run.err.startsWith("triagectl: --as-of \"yesterday\": give an ISO-8601 time (e.g. 2026-12-01T02:10:00Z)\n"),
+    QVERIFY2(run.err.startsWith("triagectl: --as-of: cannot read \"yesterday\" as a UTC time (expected e.g. "
+                                "2026-12-01T02:10:00Z, 2026-12-01T02:10Z or 2026-12-01; no zone means UTC)\n"),
              run.describe().constData());
     QCOMPARE(run.out, QByteArray());
     run = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("show"), QStringLiteral("k:none"), QStringLiteral("--as-of"),

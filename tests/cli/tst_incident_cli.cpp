@@ -105,7 +105,7 @@ void TestIncidentCli::lifecycle()
                             "Pins: 2\n"
                             "  AT (UTC)                     KIND            ID  EVENT                                 NOTE           PINNED_BY\n"
                             "  2026-01-01T00:01:40.000000Z  intent.attempt  1   UNKNOWN k:a create_ticket by agent-1  first UNKNOWN  alice\n"
-                            "  2026-01-01T00:03:19.999000Z  ticket.created  2   OPEN k:b VPN down                                    alice\n"
+                            "  2026-01-01T00:03:19.999000Z  ticket.created  2   k:b VPN down (now OPEN)                              alice\n"
                             "Notes: 1\n"
                             "  AT (UTC)                     OPERATOR  ABOUT  TEXT\n"
                             "  <now>  alice            ticket API timed out from 00:01:40\n").split(QLatin1Char('\n')));
@@ -123,10 +123,10 @@ void TestIncidentCli::lifecycle()
              QStringLiteral("AT (UTC)                     STORE        KIND            STATUS     IDEM_KEY  ACTOR    DETAIL\n"
                             "2026-01-01T00:01:40.000000Z  idempotency  record.created             k:a                now SUCCESS\n"
                             "2026-01-01T00:01:40.000000Z  intent       intent.attempt  UNKNOWN    k:a       agent-1  create_ticket\n"
-                            "2026-01-01T00:01:40.000000Z  ticket       ticket.created  OPEN       k:a                VPN down\n"
+                            "2026-01-01T00:01:40.000000Z  ticket       ticket.created             k:a                VPN down (now OPEN)\n"
                             "2026-01-01T00:02:00.000000Z  idempotency  record.created             k:b                now PROCESSING\n"
                             "2026-01-01T00:02:30.000000Z  intent       intent.attempt  SUCCEEDED  k:b       agent-1  create_ticket\n"
-                            "2026-01-01T00:03:19.999000Z  ticket       ticket.created  OPEN       k:b                VPN down\n"
+                            "2026-01-01T00:03:19.999000Z  ticket       ticket.created             k:b                VPN down (now OPEN)\n"
                             "6 events\n"));
 
     RUN_OK(close, args("incident close 1"));
@@ -200,7 +200,7 @@ void TestIncidentCli::badInput()
          "triagectl: --store \"tickets\": idempotency, intent, ticket or console\n"},
         {QStringList{QStringLiteral("incident"), QStringLiteral("create"), QStringLiteral("--title"), QStringLiteral("x"),
                      QStringLiteral("--from"), QStringLiteral("2026-01-01T00:03:20Z"), QStringLiteral("--to"), QStringLiteral("2026-01-01T00:01:40Z")},
-         1, "triagectl: --from must be before --to\n"},
+         1, "triagectl: --from 2026-01-01T00:03:20.000000Z is not before --to 2026-01-01T00:01:40.000000Z: the window is empty\n"},
         {QStringList{QStringLiteral("incident"), QStringLiteral("show"), QStringLiteral("99")}, 1, "triagectl: no incident 99\n"},
         {QStringList{QStringLiteral("incident"), QStringLiteral("close"), QStringLiteral("99")}, 1, "triagectl: no incident 99\n"},
         {QStringList{QStringLiteral("incident"), QStringLiteral("show"), QStringLiteral("x1")}, 1,

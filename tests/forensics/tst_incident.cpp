@@ -86,11 +86,31 @@ void TestIncident::pinsAndFilters()
     QCOMPARE(created->message, QStringLiteral("incident 1 created: VPN tickets"));
     QVERIFY(created->auditId > 0);
     const qint64 id = created->incidentId;
-    for (const auto &[kind, eventId] : {std::pair{EventKind::Audit, QStringLiteral("1")}, std::pair{EventKind::TicketCreated, QStringLiteral("1")},
-                                        std::pair{EventKind::RecordUpdated, QStringLiteral("1")}}) {
-        const auto pinned = await(pinEvent(ws, id, kind, eventId, QString(), QStringLiteral("bob")));
+    // A pin lies in the incident: the ticket does; the audit row fails its tenant filter (its
+    // key "k:a" matches no tenant pattern for acme), the record update its stores.
+    {
+        const auto pinned = await(pinEvent(ws, id, EventKind::TicketCreated, QStringLiteral("1"), QString(), QStringLiteral("bob")));
         TRIAGE_VERIFY_OUTCOME(pinned);
-        QCOMPARE(pinned->kind, IncidentChange::Kind::Applied);
+        QVERIFY2(pinned->kind == IncidentChange::Kind::Applied, qPrintable(pinned->message));
+    }
+    const std::pair<EventKind, QString> refusals[] = {
+        {EventKind::Audit, QStringLiteral("audit 1 does not pass incident 1's filters (tenant acme; stores ticket, console; "
+                                          "statuses OPEN, applied): not pinned")},
+        {EventKind::RecordUpdated, QStringLiteral("incident 1 covers no record.updated events (its kinds: ticket.created, audit, "
+                                                  "compensation, compensation.attempt): record.updated 1 not pinned")}};
+    for (const auto &[kind, message] : refusals) {
+        const auto refused = await(pinEvent(ws, id, kind, QStringLiteral("1"), QString(), QStringLiteral("bob")));
+        TRIAGE_VERIFY_OUTCOME(refused);
+        QCOMPARE(refused->kind, IncidentChange::Kind::Invalid);
+        QCOMPARE(refused->message, message);
+    }
+    // Without filters the same events are in the window: pinned to a second incident.
+    const auto wide = await(createIncident(ws, QStringLiteral("Wide"), window(), QStringLiteral("bob")));
+    TRIAGE_VERIFY_OUTCOME(wide);
+    for (const EventKind kind : {EventKind::Audit, EventKind::RecordUpdated}) {
+        const auto pinned = await(pinEvent(ws, wide->incidentId, kind, QStringLiteral("1"), QString(), QStringLiteral("bob")));
+        TRIAGE_VERIFY_OUTCOME(pinned);
+        QVERIFY2(pinned->kind == IncidentChange::Kind::Applied, qPrintable(pinned->message));
     }
     // An id that is not an integer names no row of an integer key: not found, never a SQL error.
     const auto odd = await(pinEvent(ws, id, EventKind::IntentAttempt, QStringLiteral("1x"), QString(), QStringLiteral("bob")));
@@ -115,19 +135,23 @@ void TestIncident::pinsAndFilters()
     QCOMPARE(d.incident.query.stores, q.stores);
     QCOMPARE(d.incident.query.statuses, q.statuses);
     QVERIFY(d.incident.open);
-    QCOMPARE(d.incident.version, 5);
-    QCOMPARE(d.pins.size(), 3);
-    // By event time: the ticket (100 s), then the audit row and the update (150 s; by pin id).
+    QCOMPARE(d.incident.version, 3); // create, the pin, the note
+    QCOMPARE(d.pins.size(), 1);
     QCOMPARE(d.pins[0].kind, EventKind::TicketCreated);
     QCOMPARE(d.pins[0].eventAt, QStringLiteral("2026-01-01T00:01:40.000000Z"));
     QVERIFY(!d.pins[0].event.has_value());
-    QCOMPARE(d.pins[1].kind, EventKind::Audit);
-    QVERIFY(d.pins[1].event.has_value());
-    QCOMPARE(d.pins[1].event->detail, QStringLiteral("mark_success"));
-    QCOMPARE(d.pins[1].event->actor, QStringLiteral("alice"));
-    QCOMPARE(d.pins[2].kind, EventKind::RecordUpdated);
-    QCOMPARE(d.pins[2].event->status, QStringLiteral("SUCCESS"));
-    QCOMPARE(d.pins[2].event->idemKey, QStringLiteral("k:a"));
+    // The wide incident's pins by event time (150 s both; by pin id): the audit row, the update.
+    const auto readWide = await(readIncident(ws, wide->incidentId));
+    TRIAGE_VERIFY_OUTCOME(readWide);
+    const IncidentDetail &w = readWide->value();
+    QCOMPARE(w.pins.size(), 2);
+    QCOMPARE(w.pins[0].kind, EventKind::Audit);
+    QVERIFY(w.pins[0].event.has_value());
+    QCOMPARE(w.pins[0].event->detail, QStringLiteral("mark_success"));
+    QCOMPARE(w.pins[0].event->actor, QStringLiteral("alice"));
+    QCOMPARE(w.pins[1].kind, EventKind::RecordUpdated);
+    QCOMPARE(w.pins[1].event->status, QStringLiteral("SUCCESS"));
+    QCOMPARE(w.pins[1].event->idemKey, QStringLiteral("k:a"));
     QCOMPARE(d.notes.size(), 1);
     QCOMPARE(d.notes[0].operatorName, QStringLiteral("carol"));
     QCOMPARE(d.notes[0].eventKind, std::optional<EventKind>(EventKind::TicketCreated));
@@ -138,9 +162,10 @@ void TestIncident::pinsAndFilters()
     QVERIFY(!none->has_value());
     const auto listed = await(listIncidents(ws, false));
     TRIAGE_VERIFY_OUTCOME(listed);
-    QCOMPARE(listed->size(), 1);
-    QCOMPARE(listed->at(0).pins, 3);
-    QCOMPARE(listed->at(0).notes, 1);
+    QCOMPARE(listed->size(), 2); // newest first
+    QCOMPARE(listed->at(0).pins, 2);
+    QCOMPARE(listed->at(1).pins, 1);
+    QCOMPARE(listed->at(1).notes, 1);
 }
 
 void TestIncident::schemaVersion_data()

@@ -115,17 +115,17 @@ inline QStringList expected(const TestDatabase &db)
     static const QStringList defaultShape{
     QStringLiteral("2026-01-01T00:01:40.000000Z idempotency record.created k:a  now SUCCESS"),
     QStringLiteral("2026-01-01T00:01:40.000000Z intent intent.attempt k:a UNKNOWN create_ticket"),
-    QStringLiteral("2026-01-01T00:01:40.000000Z ticket ticket.created k:a OPEN VPN down"),
+    QStringLiteral("2026-01-01T00:01:40.000000Z ticket ticket.created k:a  VPN down (now OPEN)"),
     QStringLiteral("2026-01-01T00:02:00.000000Z idempotency record.created k:b  now PROCESSING"),
     QStringLiteral("2026-01-01T00:02:30.000000Z idempotency record.updated k:a SUCCESS"),
     QStringLiteral("2026-01-01T00:02:30.000000Z intent intent.attempt k:b SUCCEEDED create_ticket"),
     QStringLiteral("2026-01-01T00:02:30.000000Z console audit k:a applied mark_success"),
-    QStringLiteral("2026-01-01T00:03:19.999000Z ticket ticket.created k:b OPEN VPN down"),
+    QStringLiteral("2026-01-01T00:03:19.999000Z ticket ticket.created k:b  VPN down (now OPEN)"),
     };
     QStringList out = defaultShape;
     if (db.isShop())
         for (QString &line : out)
-            line.replace(QStringLiteral(" OPEN "), QLatin1Char(' ') + *shopTicketStatus(QStringLiteral("OPEN")) + QLatin1Char(' '));
+            line.replace(QStringLiteral("(now OPEN)"), QStringLiteral("(now %1)").arg(*shopTicketStatus(QStringLiteral("OPEN"))));
     return out;
 }
 
@@ -138,12 +138,12 @@ inline QStringList wideWindowRows()
     return {
         QStringLiteral("2026-01-01T00:01:40.000000Z | idempotency | record.created |  | k:a |  | now SUCCESS"),
         QStringLiteral("2026-01-01T00:01:40.000000Z | intent | intent.attempt | UNKNOWN | k:a | agent-1 | create_ticket"),
-        QStringLiteral("2026-01-01T00:01:40.000000Z | ticket | ticket.created | OPEN | k:a |  | VPN down"),
+        QStringLiteral("2026-01-01T00:01:40.000000Z | ticket | ticket.created |  | k:a |  | VPN down (now OPEN)"),
         QStringLiteral("2026-01-01T00:02:00.000000Z | idempotency | record.created |  | k:b |  | now PROCESSING"),
         QStringLiteral("2026-01-01T00:02:30.000000Z | idempotency | record.updated | SUCCESS | k:a |  | "),
         QStringLiteral("2026-01-01T00:02:30.000000Z | intent | intent.attempt | SUCCEEDED | k:b | agent-1 | create_ticket"),
         QStringLiteral("2026-01-01T00:02:30.000000Z | console | audit | applied | k:a | alice | mark_success"),
-        QStringLiteral("2026-01-01T00:03:19.999000Z | ticket | ticket.created | OPEN | k:b |  | VPN down"),
+        QStringLiteral("2026-01-01T00:03:19.999000Z | ticket | ticket.created |  | k:b |  | VPN down (now OPEN)"),
         QStringLiteral("2026-01-01T00:03:20.000000Z | idempotency | record.created |  | k:c |  | now PROCESSING"),
         QStringLiteral("2026-01-01T00:03:20.000000Z | intent | intent.attempt | UNKNOWN | k:c | agent-1 | create_ticket"),
         QStringLiteral("\u2014 13 min without events \u2014 |  |  |  |  |  | "),
