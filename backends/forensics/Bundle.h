@@ -105,7 +105,8 @@ QByteArray canonicalEventList(const QVector<WindowEvent> &events);
 QString bundleEventsSha256(const QVector<WindowEvent> &events);
 
 /// The bundle as its JSON document (indented, members in a fixed order: two exports of the
-/// same data are byte-identical except "generated_at").
+/// same data are byte-identical except "generated_at" and "clocks", both measured at the
+/// export); each event and each key one compact line (DESIGN.md §7 "Bundles").
 QByteArray writeBundleJson(const IncidentBundle &bundle);
 /// Reads a bundle file's bytes. nullopt with `*error` set when the bytes are not JSON, not a
 /// bundle ("not a triage incident bundle (no \"format\")"), of a newer format version, or

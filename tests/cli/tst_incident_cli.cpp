@@ -206,7 +206,7 @@ void TestIncidentCli::badInput()
         {QStringList{QStringLiteral("incident"), QStringLiteral("show"), QStringLiteral("x1")}, 1,
          "triagectl: incident show: \"x1\" is not an incident ID\n"},
         {QStringList{QStringLiteral("incident"), QStringLiteral("open")}, 1,
-         "triagectl: incident: unknown action \"open\" (create, list, show, pin, unpin, note, close, reopen)\n"},
+         "triagectl: incident: unknown action \"open\" (create, list, show, pin, unpin, note, close, reopen, export)\n"},
         {QStringList{QStringLiteral("incident"), QStringLiteral("close")}, 1, "triagectl: incident close: missing incident ID\n"},
         {QStringList{QStringLiteral("incident"), QStringLiteral("close"), QStringLiteral("1"), QStringLiteral("--all")}, 1,
          "triagectl: incident close takes no --all\n"},

@@ -268,7 +268,7 @@ void TestBundle::malformed()
     wrongCount.replace("\"event_count\": 3,", "\"event_count\": 4,");
     QCOMPARE(readError(wrongCount), QStringLiteral("malformed bundle: \"event_count\" is 4 but \"events\" holds 3"));
     QByteArray wrongKey = good;
-    wrongKey.replace("\"id\": 9007199254740993,", "\"id\": \"x\",");
+    wrongKey.replace("\"id\":9007199254740993,", "\"id\":\"x\",");
     QCOMPARE(readError(wrongKey), QStringLiteral("malformed bundle: \"keys[0].record.id\" must be a number, not a string"));
     QByteArray missing = good;
     missing.replace("\"events_sha256\"", "\"events_sha\"");
