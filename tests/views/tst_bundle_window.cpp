@@ -12,6 +12,7 @@
 #include "AsOfModel.h"
 #include "WindowEventsModel.h"
 
+#include <QComboBox>
 #include <QDateTimeEdit>
 #include <QLabel>
 #include <QLineEdit>
