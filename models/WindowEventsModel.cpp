@@ -18,7 +18,24 @@ qint64 stringBytes(const QString &s)
 }
 } // namespace
 
-WindowEventsModel::WindowEventsModel(Workspace *workspace, QObject *parent) : PagedTableModel(workspace, parent) {}
+WindowEventsModel::WindowEventsModel(Workspace *workspace, QObject *parent)
+    : PagedTableModel(workspace, parent), m_source(workspace ? storeEventSource(workspace) : nullptr)
+{
+}
+
+WindowEventsModel::~WindowEventsModel() = default;
+
+void WindowEventsModel::setSource(std::unique_ptr<WindowEventSource> source)
+{
+    // Pages of the old source still on their way are dropped by the generation (refresh()).
+    ++m_generation;
+    m_source = std::move(source);
+}
+
+bool WindowEventsModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && m_started && !m_loading && !m_atEnd && !m_failed && m_source;
+}
 
 void WindowEventsModel::setQuery(const WindowQuery &query)
 {
@@ -196,16 +213,15 @@ QVariant WindowEventsModel::headerData(int section, Qt::Orientation orientation,
     return {};
 }
 
-void WindowEventsModel::append(const QVector<WindowEvent> &events)
+QVector<WindowEventsModel::Row> WindowEventsModel::toRows(const QVector<WindowEvent> &events, std::optional<UtcMicros> *lastAt)
 {
     QVector<Row> rows;
-    rows.reserve(events.size() * 2);
-    std::optional<UtcMicros> last = m_lastAt;
+    rows.reserve(events.size() + 8);
     for (const WindowEvent &e : events) {
-        if (last && e.at - *last >= kGapMicros) {
+        if (*lastAt && e.at - **lastAt >= kGapMicros) {
             Row gap;
-            gap.at = *last;
-            gap.gapUs = e.at - *last;
+            gap.at = **lastAt;
+            gap.gapUs = e.at - **lastAt;
             gap.settling = e.settling;
             rows << gap;
         }
@@ -220,16 +236,33 @@ void WindowEventsModel::append(const QVector<WindowEvent> &events)
         r.actor = e.actor;
         r.detail = e.detail.size() > kDetailChars ? e.detail.left(kDetailChars - 1) + QChar(0x2026) : e.detail;
         rows << r;
-        last = e.at;
+        *lastAt = e.at;
     }
-    if (rows.isEmpty())
+    return rows;
+}
+
+void WindowEventsModel::insertPrepared(Prepared &page)
+{
+    if (page.rows.isEmpty())
         return;
     const int first = int(m_rows.size());
-    beginInsertRows({}, first, first + int(rows.size()) - 1);
-    m_rows += rows;
-    m_lastAt = last;
-    m_events += int(events.size());
+    beginInsertRows({}, first, first + int(page.rows.size()) - 1);
+    if (m_rows.isEmpty())
+        m_rows = std::move(page.rows);
+    else
+        m_rows.append(std::move(page.rows));
+    m_lastAt = page.lastAt;
+    m_events += page.events;
     endInsertRows();
+}
+
+void WindowEventsModel::append(const QVector<WindowEvent> &events)
+{
+    Prepared page;
+    page.lastAt = m_lastAt;
+    page.rows = toRows(events, &page.lastAt);
+    page.events = int(events.size());
+    insertPrepared(page);
 }
 
 void WindowEventsModel::failPage(const QString &message)
@@ -243,7 +276,7 @@ void WindowEventsModel::failPage(const QString &message)
 
 void WindowEventsModel::startPage()
 {
-    if (!m_workspace || m_loading)
+    if (!m_source || m_loading)
         return;
     m_loading = true;
     emit loadingChanged(true);
@@ -252,61 +285,88 @@ void WindowEventsModel::startPage()
         startTail(generation);
         return;
     }
-    whenReady(readWindowPage(*m_workspace, m_query, m_cursor, m_pageSize), this,
-              [this, generation](const Outcome<WindowPage> &page) {
-                  if (generation != m_generation)
-                      return; // a page of a window that was replaced meanwhile
-                  if (!page.ok()) {
-                      failPage(page.error->message);
-                      return;
-                  }
-                  m_error.clear();
-                  for (const QString &note : page->notes)
-                      if (!m_notes.contains(note))
-                          m_notes << note;
-                  // The cursor moves before the rows are announced and m_loading stays true
-                  // until they are in (a view calling fetchMore() from the insert signals).
-                  m_cursor = page->next;
-                  m_finalDone = page->end;
-                  const int first = int(m_rows.size());
-                  append(page->events);
-                  const int added = int(m_rows.size()) - first;
-                  if (m_finalDone || added == 0) {
-                      // The settling tail (or the next page of an empty one) follows in the same fetch.
-                      if (added > 0)
-                          emit pageLoaded(first, added, false);
-                      if (m_finalDone)
-                          startTail(generation);
-                      else {
-                          m_loading = false;
-                          startPage();
-                      }
-                      return;
-                  }
-                  m_loading = false;
-                  emit loadingChanged(false);
-                  emit pageLoaded(first, added, false);
-              });
+    // The rows are built on the source's pool (pages are read one at a time, so the last
+    // event's time is known now); the GUI thread only inserts them.
+    QFuture<Prepared> prepared = m_source->readPage(m_query, m_cursor, m_pageSize)
+                                     .then(m_source->pool(), [lastAt = m_lastAt](const Outcome<WindowPage> &page) {
+                                         Prepared p;
+                                         if (!page.ok()) {
+                                             p.error = page.error;
+                                             return p;
+                                         }
+                                         p.lastAt = lastAt;
+                                         p.rows = toRows(page->events, &p.lastAt);
+                                         p.events = int(page->events.size());
+                                         p.next = page->next;
+                                         p.end = page->end;
+                                         p.notes = page->notes;
+                                         return p;
+                                     });
+    whenReady(prepared, this, [this, generation](Prepared page) {
+        if (generation != m_generation)
+            return; // a page of a window that was replaced meanwhile
+        if (page.error) {
+            failPage(page.error->message);
+            return;
+        }
+        m_error.clear();
+        for (const QString &note : std::as_const(page.notes))
+            if (!m_notes.contains(note))
+                m_notes << note;
+        // The cursor moves before the rows are announced and m_loading stays true
+        // until they are in (a view calling fetchMore() from the insert signals).
+        m_cursor = page.next;
+        m_finalDone = page.end;
+        const int first = int(m_rows.size());
+        insertPrepared(page);
+        const int added = int(m_rows.size()) - first;
+        if (m_finalDone || added == 0) {
+            // The settling tail (or the next page of an empty one) follows in the same fetch.
+            if (added > 0)
+                emit pageLoaded(first, added, false);
+            if (m_finalDone)
+                startTail(generation);
+            else {
+                m_loading = false;
+                startPage();
+            }
+            return;
+        }
+        m_loading = false;
+        emit loadingChanged(false);
+        emit pageLoaded(first, added, false);
+    });
 }
 
 void WindowEventsModel::startTail(quint64 generation)
 {
-    whenReady(readSettlingTail(*m_workspace, m_query, kTailLimit), this,
-              [this, generation](const Outcome<QVector<WindowEvent>> &tail) {
-                  if (generation != m_generation)
-                      return;
-                  if (!tail.ok()) {
-                      failPage(tail.error->message);
-                      return;
-                  }
-                  m_error.clear();
-                  m_atEnd = true;
-                  const int first = int(m_rows.size());
-                  append(*tail);
-                  m_loading = false;
-                  emit loadingChanged(false);
-                  emit pageLoaded(first, int(m_rows.size()) - first, true);
-              });
+    QFuture<Prepared> prepared = m_source->readTail(m_query, kTailLimit)
+                                     .then(m_source->pool(), [lastAt = m_lastAt](const Outcome<QVector<WindowEvent>> &tail) {
+                                         Prepared p;
+                                         if (!tail.ok()) {
+                                             p.error = tail.error;
+                                             return p;
+                                         }
+                                         p.lastAt = lastAt;
+                                         p.rows = toRows(*tail, &p.lastAt);
+                                         p.events = int(tail->size());
+                                         return p;
+                                     });
+    whenReady(prepared, this, [this, generation](Prepared tail) {
+        if (generation != m_generation)
+            return;
+        if (tail.error) {
+            failPage(tail.error->message);
+            return;
+        }
+        m_error.clear();
+        m_atEnd = true;
+        const int first = int(m_rows.size());
+        insertPrepared(tail);
+        m_loading = false;
+        emit loadingChanged(false);
+        emit pageLoaded(first, int(m_rows.size()) - first, true);
+    });
 }
 
 int WindowEventsModel::nextEventRow(int row, bool sameKeyOnly, int direction) const
@@ -329,7 +389,7 @@ int WindowEventsModel::nextEventRow(int row, bool sameKeyOnly, int direction) co
 
 bool WindowEventsModel::settlingTailOpen() const
 {
-    if (!m_finalDone || !m_atEnd || m_failed)
+    if (!isLiveSource() || !m_finalDone || !m_atEnd || m_failed)
         return false;
     if (!m_rows.isEmpty() && m_rows.constLast().settling)
         return true;
@@ -339,13 +399,13 @@ bool WindowEventsModel::settlingTailOpen() const
 
 void WindowEventsModel::refreshSettlingTail()
 {
-    if (!m_workspace || m_loading || m_tailRefreshing || !m_finalDone || !m_atEnd || m_failed)
+    if (!isLiveSource() || m_loading || m_tailRefreshing || !m_finalDone || !m_atEnd || m_failed)
         return;
     m_tailRefreshing = true;
     const quint64 generation = m_generation;
     // The tail first, the final pages second: an event the watermark passed in between is in
     // both (and kept once, as final), never in neither.
-    whenReady(readSettlingTail(*m_workspace, m_query, kTailLimit), this,
+    whenReady(m_source->readTail(m_query, kTailLimit), this,
               [this, generation](const Outcome<QVector<WindowEvent>> &tail) {
                   if (generation != m_generation)
                       return;
@@ -364,7 +424,7 @@ void WindowEventsModel::refreshSettlingTail()
 void WindowEventsModel::readFinalsAfter(WindowCursor cursor, QVector<WindowEvent> finals, QVector<WindowEvent> tail,
                                         quint64 generation)
 {
-    whenReady(readWindowPage(*m_workspace, m_query, cursor, m_pageSize), this,
+    whenReady(m_source->readPage(m_query, cursor, m_pageSize), this,
               [this, finals, tail, generation](const Outcome<WindowPage> &page) mutable {
                   if (generation != m_generation)
                       return;

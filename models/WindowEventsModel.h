@@ -3,11 +3,13 @@
 #include "ModelRoles.h"
 #include "PagedTableModel.h"
 #include "Window.h"
+#include "WindowEventSource.h"
 
 #include <QSet>
 #include <QStringList>
 #include <QVector>
 
+#include <memory>
 #include <optional>
 
 namespace triage {
@@ -20,11 +22,13 @@ namespace triage {
 /// events at least kGapMicros apart the model inserts a *gap row* ("— 14 min without events
 /// —", IsGapRole true, enabled but not selectable); gap rows are not events.
 ///
-/// Like the other paged models: fetchMore() starts one page and returns at once; the page is
-/// applied on the GUI thread (`whenReady(future, this, …)`) inside an exact beginInsertRows()
-/// range, every reset bumps a generation counter so pages of an older window are dropped, and
-/// errors go to errorOccurred() / lastError(). Each row keeps only what the table shows
-/// (the detail clipped to kDetailChars): bytesHeld() measures it.
+/// Like the other paged models: fetchMore() starts one page and returns at once; the page's
+/// rows (gap rows included) are built on the source's pool, off the GUI thread, and applied on
+/// the GUI thread (`whenReady(future, this, …)`) inside an exact beginInsertRows() range;
+/// every reset bumps a generation counter so pages of an older window are dropped, and errors
+/// go to errorOccurred() / lastError(). Each row keeps only what the table shows (the detail
+/// clipped to kDetailChars): bytesHeld() measures it. The events come from a
+/// WindowEventSource: the workspace's stores by default, or a bundle's events (setSource()).
 class WindowEventsModel : public PagedTableModel {
     Q_OBJECT
 public:
@@ -57,8 +61,16 @@ public:
     /// Settling events read per stream (readSettlingTail()'s limit).
     static constexpr int kTailLimit = 1000;
 
-    /// `workspace` must outlive the model. Nothing loads until setQuery().
+    /// `workspace` must outlive the model; its stores are the source (none when null: call
+    /// setSource()). Nothing loads until setQuery().
     explicit WindowEventsModel(Workspace *workspace, QObject *parent = nullptr);
+    ~WindowEventsModel() override;
+
+    /// Replaces where the events come from (e.g. memoryEventSource() over a bundle's events);
+    /// takes effect at the next setQuery() / refresh().
+    void setSource(std::unique_ptr<WindowEventSource> source);
+    /// True when the source may still change (the stores): see settlingTailOpen().
+    bool isLiveSource() const { return m_source && m_source->isLive(); }
 
     /// Replaces the window, resets the model and starts the first page.
     void setQuery(const WindowQuery &query);
@@ -105,6 +117,7 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex &index) const override;
+    bool canFetchMore(const QModelIndex &parent) const override;
 
     // Pinned events (an open incident's pins, DESIGN.md §7 "Incidents"): marked in the list.
     /// Roles of the incident pins (after the model's own roles; valid on every column).
@@ -134,6 +147,22 @@ signals:
     void tailRefreshed(int first, int added);
 
 private:
+    /// A page made ready on the source's pool: its rows with their gap rows, counted.
+    struct Prepared {
+        std::optional<DbError> error;
+        QVector<Row> rows;
+        int events = 0;
+        std::optional<UtcMicros> lastAt;
+        WindowCursor next;
+        bool end = false;
+        QStringList notes;
+    };
+    /// `events` as rows after an event at `lastAt` (a gap row before each event at least
+    /// kGapMicros after the previous one); `*lastAt` moves to the last event. Pure.
+    static QVector<Row> toRows(const QVector<WindowEvent> &events, std::optional<UtcMicros> *lastAt);
+    /// Appends prepared rows inside one exact insert range.
+    void insertPrepared(Prepared &page);
+
     int loadedRows() const override { return int(m_rows.size()); }
     /// refreshSettlingTail()'s final pages after `cursor`, then applyTailRefresh().
     void readFinalsAfter(WindowCursor cursor, QVector<WindowEvent> finals, QVector<WindowEvent> tail, quint64 generation);
@@ -144,6 +173,7 @@ private:
     void append(const QVector<WindowEvent> &events);
     void failPage(const QString &message);
 
+    std::unique_ptr<WindowEventSource> m_source;
     WindowQuery m_query;
     QVector<Row> m_rows;
     WindowCursor m_cursor;

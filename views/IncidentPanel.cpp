@@ -119,6 +119,16 @@ IncidentPanel::IncidentPanel(Workspace *workspace, QWidget *parent)
     display(std::nullopt);
 }
 
+void IncidentPanel::showReadOnly(const std::optional<IncidentDetail> &detail)
+{
+    m_readOnly = true;
+    m_listed = true; // nothing to list: no database
+    ++m_generation;
+    display(detail);
+    if (!detail)
+        m_summary->setText(QStringLiteral("The bundle was not exported from an incident: no pins or notes."));
+}
+
 void IncidentPanel::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
@@ -139,6 +149,8 @@ void IncidentPanel::setSelectedEvent(std::optional<std::pair<EventKind, QString>
 
 void IncidentPanel::openIncident(qint64 id)
 {
+    if (m_readOnly || !m_workspace)
+        return; // a bundle: nothing is written or read
     const quint64 generation = ++m_generation;
     whenReady(readIncident(*m_workspace, id), this, [this, generation, id](const Outcome<std::optional<IncidentDetail>> &out) {
         if (generation != m_generation)
@@ -217,7 +229,7 @@ void IncidentPanel::fillCombo()
 {
     m_combo->clear();
     m_combo->addItem(QStringLiteral("— no incident —"), qint64(0));
-    for (int r = 0; r < m_model->rowCount(); ++r) {
+    for (int r = 0; !m_readOnly && r < m_model->rowCount(); ++r) {
         const Incident &i = m_model->incident(r);
         m_combo->addItem(QStringLiteral("#%1 %2").arg(i.id).arg(i.title), i.id);
     }
@@ -244,6 +256,13 @@ bool IncidentPanel::selectedIsPinned() const
 
 void IncidentPanel::updateButtons()
 {
+    if (m_readOnly) {
+        for (QWidget *w : std::initializer_list<QWidget *>{m_combo, m_save, m_close, m_pin, m_noteEdit, m_addNote}) {
+            w->setEnabled(false);
+            w->setToolTip(QStringLiteral("A bundle is read-only"));
+        }
+        return;
+    }
     const bool open = m_current && m_current->incident.open;
     m_close->setEnabled(m_current.has_value());
     m_close->setText(m_current && !open ? QStringLiteral("Reopen") : QStringLiteral("Close incident"));
@@ -272,12 +291,16 @@ void IncidentPanel::report(const Outcome<IncidentChange> &out, bool adopt)
 
 void IncidentPanel::saveWindowAs(const QString &title)
 {
+    if (m_readOnly || !m_workspace)
+        return; // a bundle: nothing is written or read
     const WindowQuery q = m_query ? m_query() : WindowQuery{};
     whenReady(createIncident(*m_workspace, title, q), this, [this](const Outcome<IncidentChange> &out) { report(out, true); });
 }
 
 void IncidentPanel::togglePin()
 {
+    if (m_readOnly || !m_workspace)
+        return; // a bundle: nothing is written or read
     if (!m_current || !m_selected)
         return;
     const qint64 id = m_current->incident.id;
@@ -288,6 +311,8 @@ void IncidentPanel::togglePin()
 
 void IncidentPanel::addNote(const QString &text)
 {
+    if (m_readOnly || !m_workspace)
+        return; // a bundle: nothing is written or read
     if (!m_current)
         return;
     whenReady(addIncidentNote(*m_workspace, m_current->incident.id, text), this, [this](const Outcome<IncidentChange> &out) {
@@ -299,6 +324,8 @@ void IncidentPanel::addNote(const QString &text)
 
 void IncidentPanel::toggleClosed()
 {
+    if (m_readOnly || !m_workspace)
+        return; // a bundle: nothing is written or read
     if (!m_current)
         return;
     const qint64 id = m_current->incident.id;

@@ -46,6 +46,9 @@ public:
     /// Reads incident `id` and opens it (openWindow() with its window and filters); a missing
     /// incident or a store error is reported by openFailed().
     void openIncident(qint64 id);
+    /// Offline (a bundle, DESIGN.md §7 "Offline viewer"): shows `detail`'s pins and notes (or
+    /// "no incident") with every write action disabled; nothing is read from a database.
+    void showReadOnly(const std::optional<IncidentDetail> &detail);
     /// Saves the provider's window as a new incident titled `title` and opens it (the
     /// button asks for the title with a dialog, then calls this).
     void saveWindowAs(const QString &title);
@@ -99,6 +102,7 @@ private:
     std::optional<std::pair<EventKind, QString>> m_selected;
     quint64 m_generation = 0;
     bool m_listed = false; ///< the incidents were listed once (first show)
+    bool m_readOnly = false; ///< showReadOnly(): a bundle, no database
 
     QComboBox *m_combo;
     QPushButton *m_save;

@@ -1,5 +1,6 @@
 #include "IncidentView.h"
 
+#include "EventTableView.h"
 #include "IncidentPanel.h"
 #include "MessageBar.h"
 #include "ReplayPanel.h"
@@ -128,10 +129,14 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     m_bizType = makeFilter(QStringLiteral("incidentBizType"), QStringLiteral("biz_type"), 150);
     m_tenant = makeFilter(QStringLiteral("incidentTenant"), QStringLiteral("tenant"), 120);
     m_key = makeFilter(QStringLiteral("incidentKey"), QStringLiteral("key contains… (case-sensitive)"), 0);
+    m_task = makeFilter(QStringLiteral("incidentTask"), QStringLiteral("task_id"), 180);
+    m_task->setToolTip(QStringLiteral("An agent task (the intent log's task_id, exact): its attempts, and the other events of "
+                                      "the keys it attempted"));
     auto *filters = new QHBoxLayout;
     filters->addWidget(m_bizType);
     filters->addWidget(m_tenant);
     filters->addWidget(m_key, 1);
+    filters->addWidget(m_task);
     filters->addWidget(m_load);
 
     m_summary = new QLabel(this);
@@ -181,7 +186,7 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
 
     auto *proxy = new StoreColorProxy(this);
     proxy->setSourceModel(m_model);
-    m_table = new QTableView(this);
+    m_table = new EventTableView(this); // no full repaint for rows appended out of sight
     m_table->setObjectName(QStringLiteral("incidentEvents"));
     m_table->setModel(proxy);
     theme::setupTable(m_table);
@@ -216,6 +221,13 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     m_replay = new ReplayPanel(m_workspace, m_model, m_table, this);
     connect(m_replay, &ReplayPanel::sameKeyRequested, this, [this](const QString &key, UtcMicros at) {
         m_key->setText(key);
+        m_task->clear();
+        load();
+        scrollToTime(at);
+    });
+    connect(m_replay, &ReplayPanel::sameTaskRequested, this, [this](const QString &task, UtcMicros at) {
+        m_key->clear(); // a task spans keys
+        m_task->setText(task);
         load();
         scrollToTime(at);
     });
@@ -223,6 +235,7 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
         m_bizType->clear();
         m_tenant->clear();
         m_key->clear();
+        m_task->clear();
         setRange(from, to);
         load();
         scrollToTime(at);
@@ -241,7 +254,12 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     m_panel = new IncidentPanel(workspace, this);
     m_panel->setQueryProvider([this] { return currentQuery(); });
     connect(m_panel, &IncidentPanel::openWindow, this, &IncidentView::openQuery);
-    connect(m_panel, &IncidentPanel::openFailed, this, [this] { load(); });
+    connect(m_panel, &IncidentPanel::openFailed, this, [this](const QString &why) {
+        // The range shown loads (the tab stays usable); the reason stays in the bar (load()
+        // clears it first).
+        load();
+        m_bar->showMessage(MessageBar::Level::Error, QStringLiteral("Incident not opened: %1").arg(why));
+    });
     connect(m_panel, &IncidentPanel::pinsChanged, m_model, &WindowEventsModel::setPinnedEvents);
     connect(m_panel, &IncidentPanel::jumpTo, this, &IncidentView::scrollToTime);
     connect(m_panel, &IncidentPanel::message, m_bar, &MessageBar::showMessage);
@@ -303,6 +321,7 @@ WindowQuery IncidentView::currentQuery() const
     q.bizType = m_bizType->text().trimmed();
     q.tenant = m_tenant->text().trimmed();
     q.keySubstring = m_key->text(); // case-sensitive, as typed
+    q.taskId = m_task->text().trimmed();
     q.stores = m_kept.stores;
     q.kinds = m_kept.kinds;
     q.statuses = m_kept.statuses;
@@ -321,6 +340,7 @@ void IncidentView::openQuery(const WindowQuery &query)
     m_bizType->setText(query.bizType);
     m_tenant->setText(query.tenant);
     m_key->setText(query.keySubstring);
+    m_task->setText(query.taskId);
     m_kept = query;
     load();
 }
@@ -341,6 +361,8 @@ void IncidentView::hideEvent(QHideEvent *event)
 
 void IncidentView::load()
 {
+    if (m_offline)
+        return; // a bundle's window is fixed
     m_loadedOnce = true;
     const WindowQuery q = currentQuery();
     m_bar->clearMessage();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ReplayPanel.h"
 #include "Window.h"
 #include "WindowHistogram.h"
 
@@ -15,20 +16,21 @@ class QLineEdit;
 class QPushButton;
 class QStackedBarSeries;
 class QTableView;
+class QThreadPool;
 class QTimer;
 
 namespace triage {
 
+struct IncidentBundle;
 class IncidentPanel;
 class MessageBar;
-class ReplayPanel;
 class WindowEventsModel;
 class Workspace;
 
 /// The Incident tab (DESIGN.md §7): what happened across every store in one time window.
 /// A range bar with two absolute UTC times (presets "Last 15 min", "Last 1 h", "Last 24 h"
 /// fill them with absolute times at once: the window is then fixed, not sliding), filters
-/// (biz_type, tenant, key substring) and Load; a histogram of the window's events stacked by
+/// (biz_type, tenant, key substring, task id) and Load; a histogram of the window's events stacked by
 /// store (Qt Charts, one QBarSet per store, from summarizeWindow()'s per-minute counts bucketed
 /// by bucketWindow(); clicking a bar scrolls the list to that bucket's first event); the event
 /// list (WindowEventsModel: final events page by page, then the settling tail, gap rows); the
@@ -67,6 +69,14 @@ public:
     /// here, are kept for the loads that follow, until another incident opens) and loads it.
     void openQuery(const WindowQuery &query);
     IncidentPanel *incidentPanel() const { return m_panel; }
+    /// Offline (DESIGN.md §7 "Offline viewer"): shows `bundle` read-only and reads nothing from
+    /// a database: every event (paged from memory, memoryEventSource()), the histogram and
+    /// summary from its summary, its clocks, its pins and notes; keys' details come from
+    /// `reader` (keyStateAsOf() on `pool`). The range and filters show the bundle's and cannot
+    /// be edited; Load, presets, incident changes and the menu's reloads are disabled.
+    void showBundle(const IncidentBundle &bundle, ReplayPanel::KeyDetailReader reader, QThreadPool *pool);
+    /// True once showBundle() was called.
+    bool isOffline() const { return m_offline; }
     /// How often the settling tail is re-read while the tab is shown (ms).
     static constexpr int kTailRefreshMs = 5000;
 
@@ -107,6 +117,7 @@ private:
     quint64 m_generation = 0;
     int m_pending = 0;         ///< parts of the current load still to come (page, summary, clocks)
     bool m_loadedOnce = false;
+    bool m_offline = false; ///< showBundle(): no database
     bool m_waitingFirstPage = false;
     std::optional<UtcMicros> m_pendingScroll;
 
@@ -116,6 +127,7 @@ private:
     QLineEdit *m_bizType;
     QLineEdit *m_tenant;
     QLineEdit *m_key;
+    QLineEdit *m_task; ///< WindowQuery::taskId ("Same task" fills it)
     QPushButton *m_load;
     QLabel *m_summary;
     QLabel *m_clocks;

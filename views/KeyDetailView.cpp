@@ -104,7 +104,7 @@ void KeyDetailView::loadKey(const QString &key)
     m_stack->setCurrentIndex(1);
     setLoading(true);
     logger("views")->debug("loading the detail of {}", k);
-    whenReady(loadKeyDetail(*m_workspace, k), this, [this, generation](const KeyDetail &d) {
+    whenReady(m_readDetail ? m_readDetail(k) : loadKeyDetail(*m_workspace, k), this, [this, generation](const KeyDetail &d) {
         if (generation != m_generation)
             return; // the operator moved on to another key meanwhile
         apply(d);

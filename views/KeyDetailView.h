@@ -5,7 +5,10 @@
 #include "RecordStatus.h"
 #include "UpstreamCheck.h"
 
+#include <QFuture>
 #include <QWidget>
+
+#include <functional>
 
 class QComboBox;
 class QLabel;
@@ -58,6 +61,9 @@ public:
     void loadKey(const QString &key);
     /// Loads the current key again.
     void reload();
+    /// Offline (a bundle, DESIGN.md §7 "Offline viewer"): details come from `reader` instead
+    /// of loadKeyDetail(); with a null workspace every action is disabled (read-only).
+    void setDetailReader(std::function<QFuture<KeyDetail>(const QString &key)> reader) { m_readDetail = std::move(reader); }
     /// Shows the "nothing selected" placeholder.
     void clear();
 
@@ -127,6 +133,7 @@ private:
     void setLoading(bool loading);
 
     Workspace *m_workspace;
+    std::function<QFuture<KeyDetail>(const QString &key)> m_readDetail;
     QString m_key;
     KeyDetail m_detail;
     quint64 m_generation = 0;

@@ -170,7 +170,7 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     // pushes the window past its size (a layout uses a set minimum instead of the
     // contents' minimum size hints).
     left->setMinimumWidth(420);
-    m_detail->setMinimumWidth(520);
+    m_detail->setMinimumWidth(kDetailMinWidth);
     m_splitter->addWidget(left);
     m_splitter->addWidget(m_detail);
     m_splitter->setStretchFactor(0, 5);
@@ -435,12 +435,17 @@ void MainWindow::fitSplitterToTab()
     if (!m_splitter->isVisible())
         return; // showEvent() calls again
     const bool incident = m_queues->currentWidget() == m_incident;
+    // The detail pane's own minimum (what its header and tables need side by side) would hold
+    // it at about 540 px: while the Incident tab is current it may narrow to kIncidentDetailWidth
+    // (its contents scroll or elide), and gets its minimum back with the queues.
     if (incident && m_sizesBeforeIncident.isEmpty()) {
         m_sizesBeforeIncident = m_splitter->sizes();
         const int total = m_sizesBeforeIncident.value(0) + m_sizesBeforeIncident.value(1);
-        const int detail = qMax(m_detail->minimumSizeHint().width(), total * 3 / 10);
+        m_detail->setMinimumWidth(kIncidentDetailWidth);
+        const int detail = qMax(kIncidentDetailWidth, total / 4);
         m_splitter->setSizes({total - detail, detail});
     } else if (!incident && !m_sizesBeforeIncident.isEmpty()) {
+        m_detail->setMinimumWidth(kDetailMinWidth);
         m_splitter->setSizes(m_sizesBeforeIncident);
         m_sizesBeforeIncident.clear();
     }

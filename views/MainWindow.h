@@ -127,6 +127,8 @@ private:
     CompensationsPane *m_compensations = nullptr;
     IncidentView *m_incident = nullptr;
     QList<int> m_sizesBeforeIncident; ///< the split to restore when the Incident tab is left
+    static constexpr int kDetailMinWidth = 520;      ///< the detail pane's minimum beside the queues (px)
+    static constexpr int kIncidentDetailWidth = 320; ///< its minimum while the Incident tab is current (px)
     QMap<int, ConnectionIndicator *> m_indicators;
     std::unique_ptr<UpstreamClient> m_upstream;
     QLabel *m_selectionLabel = nullptr;

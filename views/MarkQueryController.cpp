@@ -31,7 +31,7 @@ void MarkQueryController::setUpstreamClient(UpstreamClient *client)
 
 void MarkQueryController::updateActions()
 {
-    const bool readOnly = m_workspace->config().readOnly;
+    const bool readOnly = !m_workspace || m_workspace->config().readOnly; // no workspace: a bundle
     const bool ready = m_view->hasDetail() && !m_view->isLoading() && !m_markBusy;
     const std::optional<RecordDetail> &r = m_view->detail().record;
 
@@ -42,7 +42,9 @@ void MarkQueryController::updateActions()
                                                              "in the audit trail; changes nothing)"));
 
     QString why; // why neither mark is possible
-    if (readOnly)
+    if (!m_workspace)
+        why = QStringLiteral("A bundle is read-only: marks are disabled");
+    else if (readOnly)
         why = QStringLiteral("Read-only workspace: marks are disabled");
     else if (!r)
         why = QStringLiteral("No idempotency record carries this key");

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QSpinBox>
+#include <QThreadPool>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -34,12 +35,24 @@ UtcMicros floorSecond(UtcMicros t)
     return t >= 0 ? t / kSecond * kSecond : -((-t + kSecond - 1) / kSecond) * kSecond;
 }
 
+/// The task ids of `detail`'s intent attempts: (attempt id, task id), attempts without one left out.
+QVector<std::pair<QString, QString>> tasksOf(const KeyDetail &detail)
+{
+    QVector<std::pair<QString, QString>> tasks;
+    for (const IntentAttempt &a : detail.attempts)
+        if (a.taskId && !a.taskId->isEmpty())
+            tasks.append({QString::number(a.id), *a.taskId});
+    return tasks;
+}
+
 } // namespace
 
 ReplayPanel::ReplayPanel(Workspace *workspace, WindowEventsModel *model, QAbstractItemView *events, QWidget *parent)
     : QWidget(parent), m_workspace(workspace), m_model(model), m_events(events), m_stepper(new EventStepper(model, this)),
-      m_asOf(new AsOfModel(this))
+      m_asOf(new AsOfModel(this)), m_pool(workspace ? workspace->mergePool() : QThreadPool::globalInstance())
 {
+    if (workspace)
+        m_readDetail = [workspace](const QString &key) { return loadKeyDetail(*workspace, key); };
     setObjectName(QStringLiteral("replayPanel"));
     m_playhead = new QLabel(this);
     m_playhead->setObjectName(QStringLiteral("replayPlayhead"));
@@ -199,17 +212,31 @@ void ReplayPanel::onCurrentChanged(const QModelIndex &current)
     loadAsOf(key, at);
 }
 
+void ReplayPanel::setKeyDetailReader(KeyDetailReader reader, QThreadPool *pool)
+{
+    m_readDetail = std::move(reader);
+    m_pool = pool;
+}
+
 void ReplayPanel::loadAsOf(const QString &key, UtcMicros at)
 {
     const quint64 generation = ++m_generation;
+    if (!m_readDetail)
+        return;
     m_status->setText(QStringLiteral("Reading %1 as of %2 UTC\u2026").arg(key, formatUtcMicros(at)));
+    struct Read {
+        KeyStateAsOf state;
+        QVector<std::pair<QString, QString>> tasks; // attempt id, task id
+    };
     // The key is read on the stores' workers; the as-of rules run on the merge pool.
-    QFuture<KeyStateAsOf> state = loadKeyDetail(*m_workspace, key).then(m_workspace->mergePool(), [at](const KeyDetail &detail) {
-        return keyStateAsOf(detail, at);
+    QFuture<Read> state = m_readDetail(key).then(m_pool, [at](const KeyDetail &detail) {
+        return Read{keyStateAsOf(detail, at), tasksOf(detail)};
     });
-    whenReady(state, this, [this, generation](const KeyStateAsOf &s) {
+    whenReady(state, this, [this, generation, key](const Read &read) {
         if (generation != m_generation)
             return; // the playhead moved on
+        setTasks(key, read.tasks);
+        const KeyStateAsOf &s = read.state;
         m_asOf->setState(s);
         m_tree->expandAll();
         QStringList unknown;
@@ -237,12 +264,30 @@ QMenu *ReplayPanel::contextMenuFor(int row)
     QAction *same = menu->addAction(key.isEmpty() ? QStringLiteral("Same key (this event has none)")
                                                   : QStringLiteral("Same key (%1)").arg(key));
     same->setObjectName(QStringLiteral("replaySameKey"));
-    same->setEnabled(!key.isEmpty());
+    same->setEnabled(m_reloads && !key.isEmpty());
     connect(same, &QAction::triggered, this, [this, key, at] { emit sameKeyRequested(key, at); });
+    if (!key.isEmpty()) {
+        QAction *wait = menu->addAction(QStringLiteral("Same task (reading the key\u2026)"));
+        wait->setObjectName(QStringLiteral("replaySameTaskWait"));
+        wait->setEnabled(false);
+        m_menu = menu;
+        m_taskWait = wait;
+        m_menuRow = row;
+        if (m_tasksKey == key)
+            addTaskActions(menu, wait, row);
+        else if (m_readDetail) // not the playhead's key (or not read yet): read its tasks
+            whenReady(m_readDetail(key).then(m_pool, [](const KeyDetail &d) { return tasksOf(d); }), this,
+                      [this, key](const QVector<std::pair<QString, QString>> &tasks) { setTasks(key, tasks); });
+    }
     const int n = m_context->value();
     QAction *around = menu->addAction(
         QStringLiteral("\u00B1%1 s around %2 UTC (all keys)").arg(n).arg(formatUtcMicros(at)));
     around->setObjectName(QStringLiteral("replayAround"));
+    around->setEnabled(m_reloads);
+    if (!m_reloads)
+        for (QAction *a : {same, around})
+            a->setToolTip(QStringLiteral("A bundle holds its own window only"));
+    menu->setToolTipsVisible(!m_reloads);
     connect(around, &QAction::triggered, this, [this, at, n] {
         // [at − N s, at + N s), widened to whole seconds (the range edits show seconds).
         const UtcMicros from = floorSecond(at - n * kSecond);
@@ -251,6 +296,45 @@ QMenu *ReplayPanel::contextMenuFor(int row)
         emit contextWindowRequested(from, to, at);
     });
     return menu;
+}
+
+void ReplayPanel::setTasks(const QString &key, const QVector<std::pair<QString, QString>> &tasks)
+{
+    m_tasksKey = key;
+    m_tasks = tasks;
+    if (m_menu && m_taskWait)
+        addTaskActions(m_menu, m_taskWait, m_menuRow);
+}
+
+void ReplayPanel::addTaskActions(QMenu *menu, QAction *before, int row)
+{
+    const QModelIndex index = m_events->model()->index(row, 0);
+    const QString key = index.data(WindowEventsModel::IdemKeyRole).toString();
+    if (!index.isValid() || key != m_tasksKey)
+        return; // the rows changed meanwhile: the placeholder stays
+    const UtcMicros at = index.data(WindowEventsModel::AtRole).toLongLong();
+    // An attempt's own task; any other event: every task among its key's attempts.
+    const bool attempt = index.data(WindowEventsModel::KindRole).toInt() == int(EventKind::IntentAttempt);
+    const QString id = index.data(WindowEventsModel::EventIdRole).toString();
+    if (before == m_taskWait)
+        m_taskWait = nullptr; // filled once
+    QStringList tasks;
+    for (const auto &[attemptId, task] : std::as_const(m_tasks))
+        if ((!attempt || attemptId == id) && !tasks.contains(task))
+            tasks << task;
+    for (const QString &task : std::as_const(tasks)) {
+        auto *action = new QAction(QStringLiteral("Same task (%1)").arg(task), menu);
+        action->setObjectName(QStringLiteral("replaySameTask"));
+        action->setEnabled(m_reloads);
+        connect(action, &QAction::triggered, this, [this, task, at] { emit sameTaskRequested(task, at); });
+        menu->insertAction(before, action);
+    }
+    if (tasks.isEmpty()) {
+        before->setText(QStringLiteral("Same task (no intent attempt of this key has a task id)"));
+        return;
+    }
+    menu->removeAction(before);
+    before->deleteLater();
 }
 
 } // namespace triage

@@ -5,7 +5,9 @@
 // 2 database error (including a screenshot that timed out waiting for the databases).
 
 #include "AppSetup.h"
+#include "BundleViewer.h"
 #include "Log.h"
+#include "IncidentPanel.h"
 #include "IncidentView.h"
 #include "MainWindow.h"
 #include "ScreenshotRunner.h"
@@ -84,6 +86,12 @@ int main(int argc, char *argv[])
                                         QStringLiteral("Open the Incident tab on incident ID (its window, filters, pins and notes)."),
                                         QStringLiteral("ID"));
     parser.addOption(incidentId);
+    const QCommandLineOption openBundle(QStringLiteral("open-bundle"),
+                                        QStringLiteral("Open an incident bundle (FILE, JSON) read-only, offline: no database needed. "
+                                                       "With --config, --demo or --*-db its events hash is also checked against the "
+                                                       "exports recorded there."),
+                                        QStringLiteral("FILE"));
+    parser.addOption(openBundle);
     parser.addOption(incidentFrom);
     parser.addOption(incidentTo);
     parser.addOption(incidentSelect);
@@ -112,6 +120,19 @@ int main(int argc, char *argv[])
     }
 
     app::setupLogging(QStringLiteral("triage-console"), parser.isSet(QStringLiteral("verbose")));
+    if (parser.isSet(openBundle)) {
+        int row = -1;
+        if (parser.isSet(incidentSelect)) {
+            bool ok = false;
+            row = parser.value(incidentSelect).toInt(&ok);
+            if (!ok || row < 0) {
+                std::fprintf(stderr, "triage-console: --incident-select: not a row number: \"%s\"\n",
+                             qUtf8Printable(parser.value(incidentSelect)));
+                return 1;
+            }
+        }
+        return runBundleViewer(parser, parser.value(openBundle), parser.value(screenshot), row);
+    }
     QString error;
     bool dbError = false;
     auto config = app::workspaceFromOptions(parser, /*demoByDefault*/ true, &error, &dbError);
@@ -197,8 +218,12 @@ int main(int argc, char *argv[])
     installMappingCheck(workspace);
     MainWindow window(&workspace);
     window.resize(1400, 900);
-    if (openIncidentId > 0)
+    if (openIncidentId > 0) {
+        QObject::connect(window.incidentView()->incidentPanel(), &IncidentPanel::openFailed, &app, [](const QString &why) {
+            std::fprintf(stderr, "triage-console: incident not opened: %s\n", qUtf8Printable(why));
+        });
         window.openIncident(openIncidentId);
+    }
     else if (incident)
         window.showIncident(incidentStart, incidentEnd);
     else if (demoWindow)

@@ -35,6 +35,9 @@ QList<QCommandLineOption> windowFilterOptions()
                QStringLiteral("B")),
         option("tenant", QStringLiteral("Only keys of this tenant (tenant column or key pattern)."), QStringLiteral("T")),
         option("key", QStringLiteral("Only keys containing this text (case-sensitive)."), QStringLiteral("SUBSTR")),
+        option("task",
+               QStringLiteral("Only this agent task (intent log task_id; other events through their key's attempts of it)."),
+               QStringLiteral("ID")),
         option("store", QStringLiteral("Only these stores (comma-separated)."), QStringLiteral("S")),
         option("kind", QStringLiteral("Only these event kinds (comma-separated)."), QStringLiteral("K")),
         option("status",
@@ -109,6 +112,7 @@ bool readWindowQuery(const CommandContext &c, const QString &command, WindowQuer
     query->bizType = c.parser.value(QStringLiteral("biz-type"));
     query->tenant = c.parser.value(QStringLiteral("tenant"));
     query->keySubstring = c.parser.value(QStringLiteral("key"));
+    query->taskId = c.parser.value(QStringLiteral("task"));
     query->statuses = listOption(c, QStringLiteral("status"));
     for (const QString &name : listOption(c, QStringLiteral("store"))) {
         const auto s = eventStoreFromName(name);

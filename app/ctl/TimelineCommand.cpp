@@ -58,7 +58,8 @@ public:
         static const CommandSpec s{
             QStringLiteral("timeline"), QStringLiteral("timeline"),
             QStringLiteral("Every event of a time window across the stores (incident replay)."),
-            QStringLiteral("timeline --from TIME --to TIME [--biz-type B] [--tenant T] [--key SUBSTR] [--store S,..] "
+            QStringLiteral("timeline --from TIME --to TIME [--biz-type B] [--tenant T] [--key SUBSTR] [--task ID] "
+                           "[--store S,..] "
                            "[--kind K,..] [--status S,..] [--lookback SECONDS]  |  timeline --incident ID [--lookback SECONDS]"),
             QStringLiteral(
                 "Every event in [--from, --to) (UTC; --from included, --to excluded) across the stores, in one\n"

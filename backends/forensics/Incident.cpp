@@ -80,8 +80,9 @@ QString incidentFiltersJson(const WindowQuery &query)
     // Written by hand to keep the keys in one documented order (QJsonObject sorts them).
     auto str = [](const QString &s) { return QString::fromUtf8(QJsonDocument(QJsonArray{s}).toJson(QJsonDocument::Compact)).mid(1).chopped(1); };
     auto arr = [](const QStringList &l) { return QString::fromUtf8(QJsonDocument(names(l)).toJson(QJsonDocument::Compact)); };
-    return QStringLiteral("{\"biz_type\":%1,\"tenant\":%2,\"key\":%3,\"stores\":%4,\"kinds\":%5,\"statuses\":%6}")
-        .arg(str(query.bizType), str(query.tenant), str(query.keySubstring), arr(stores), arr(kinds), arr(query.statuses));
+    return QStringLiteral("{\"biz_type\":%1,\"tenant\":%2,\"key\":%3,\"task\":%4,\"stores\":%5,\"kinds\":%6,\"statuses\":%7}")
+        .arg(str(query.bizType), str(query.tenant), str(query.keySubstring), str(query.taskId), arr(stores), arr(kinds),
+             arr(query.statuses));
 }
 
 bool readIncidentFiltersJson(const QString &json, WindowQuery *query, QString *error)
@@ -97,6 +98,7 @@ bool readIncidentFiltersJson(const QString &json, WindowQuery *query, QString *e
     q.bizType = o.value(QStringLiteral("biz_type")).toString();
     q.tenant = o.value(QStringLiteral("tenant")).toString();
     q.keySubstring = o.value(QStringLiteral("key")).toString();
+    q.taskId = o.value(QStringLiteral("task")).toString(); // absent in incidents saved before the task filter
     q.stores.clear();
     q.kinds.clear();
     q.statuses.clear();
@@ -131,6 +133,8 @@ QString incidentFiltersText(const WindowQuery &q)
         parts << QStringLiteral("tenant %1").arg(q.tenant);
     if (!q.keySubstring.isEmpty())
         parts << QStringLiteral("key contains \"%1\"").arg(q.keySubstring);
+    if (!q.taskId.isEmpty())
+        parts << QStringLiteral("task %1").arg(q.taskId);
     QStringList names;
     for (EventStore s : q.stores)
         names << eventStoreName(s);

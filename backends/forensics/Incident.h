@@ -78,7 +78,7 @@ struct IncidentChange {
 QString incidentChangeKindName(IncidentChange::Kind kind);
 
 /// The filters of `query` as the JSON text stored in triage_incident.filters:
-/// {"biz_type":"","tenant":"","key":"","stores":[…],"kinds":[…],"statuses":[…]}
+/// {"biz_type":"","tenant":"","key":"","task":"","stores":[…],"kinds":[…],"statuses":[…]}
 /// (names as eventStoreName() / eventKindName() spell them), compact, keys in that order.
 QString incidentFiltersJson(const WindowQuery &query);
 /// Reads incidentFiltersJson()'s text into `query`'s filters (its from / to untouched).
@@ -87,7 +87,7 @@ QString incidentFiltersJson(const WindowQuery &query);
 bool readIncidentFiltersJson(const QString &json, WindowQuery *query, QString *error);
 
 /// The filters of `query` for people: "biz_type ticket_create; kinds intent.attempt,
-/// ticket.created" (biz_type, tenant, key contains "…", stores, kinds, statuses), or "none".
+/// ticket.created" (biz_type, tenant, key contains "…", task, stores, kinds, statuses), or "none".
 QString incidentFiltersText(const WindowQuery &query);
 /// A pinned event in one line as the window lists it ("UNKNOWN k:a create_ticket by
 /// agent-1": status, key, detail, actor), or "(no longer in the ticket store)".

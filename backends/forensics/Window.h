@@ -84,6 +84,9 @@ struct WindowQuery {
     QString bizType;           ///< records and compensations by column; intents and tickets by their key's record when in the same database
     QString tenant;            ///< a tenant column where mapped, else the biz_type's key pattern
     QString keySubstring;      ///< case-sensitive substring of the idempotency key
+    /// An agent task (intent log task_id, exact): intent attempts by column, every other
+    /// stream through its key's attempts of that task where the intent log is in its database.
+    QString taskId;
     QVector<EventStore> stores; ///< empty: all four
     QVector<EventKind> kinds;   ///< empty: all
     /// Statuses: console names in any case (SUCCESS, escalated, …: the mapping's spellings),

@@ -209,6 +209,21 @@ std::optional<StreamSql> streamFor(DbSession &session, const WorkspaceConfig &co
                         .arg(eventKindName(kind));
         }
     }
+    if (!query.taskId.isEmpty()) {
+        // The intent log's own rows by column; every other stream through its key's attempts
+        // of that task, where the intent log is in this stream's database (DESIGN.md §7).
+        const IntentSql i = config.intents(d);
+        if (kind == EventKind::IntentAttempt)
+            where << textIs(b, d, qualified(x, i.taskId), query.taskId);
+        else if (config.intent.sameDatabase(config.profile(roleOf(kind))))
+            where << QStringLiteral("EXISTS (SELECT 1 FROM %1 t WHERE %2 AND %3)")
+                         .arg(i.table, textSame(d, qualified(QStringLiteral("t"), i.key), s.key),
+                              textIs(b, d, qualified(QStringLiteral("t"), i.taskId), query.taskId));
+        else if (note)
+            *note += (note->isEmpty() ? QString() : QStringLiteral("\n"))
+                     + QStringLiteral("task filter not applied to %1 events: that store is not in the intent log's database")
+                           .arg(eventKindName(kind));
+    }
     if (!query.keySubstring.isEmpty())
         where << QStringLiteral("%1 LIKE %2%3")
                      .arg(exactText(d, s.key), b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(query.keySubstring) + QLatin1Char('%')),

@@ -44,16 +44,20 @@ void TestIncident::checks()
     f.bizType = QStringLiteral("ticket_create");
     f.tenant = QStringLiteral("acme");
     f.keySubstring = QStringLiteral("k:\"a");
+    f.taskId = QStringLiteral("task_7");
     f.stores = {EventStore::Intent, EventStore::Console};
     f.kinds = {EventKind::IntentAttempt};
     f.statuses = {QStringLiteral("UNKNOWN")};
     const QString json = incidentFiltersJson(f);
-    QCOMPARE(json, QStringLiteral("{\"biz_type\":\"ticket_create\",\"tenant\":\"acme\",\"key\":\"k:\\\"a\",\"stores\":[\"intent\","
+    QCOMPARE(json, QStringLiteral("{\"biz_type\":\"ticket_create\",\"tenant\":\"acme\",\"key\":\"k:\\\"a\",\"task\":\"task_7\",\"stores\":[\"intent\","
                                   "\"console\"],\"kinds\":[\"intent.attempt\"],\"statuses\":[\"UNKNOWN\"]}"));
     WindowQuery back;
     QString error;
     QVERIFY(readIncidentFiltersJson(json, &back, &error));
     QCOMPARE(back.keySubstring, f.keySubstring);
+    QCOMPARE(back.taskId, f.taskId);
+    QCOMPARE(incidentFiltersText(back), QStringLiteral("biz_type ticket_create; tenant acme; key contains \"k:\"a\"; task task_7; "
+                                                       "stores intent, console; kinds intent.attempt; statuses UNKNOWN"));
     QCOMPARE(back.stores, f.stores);
     QCOMPARE(back.kinds, f.kinds);
     QCOMPARE(back.statuses, f.statuses);

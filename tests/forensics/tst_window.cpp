@@ -9,6 +9,7 @@
 #include "WindowFixture.h"
 
 #include "Window.h"
+#include "WindowSummary.h"
 #include "Workspace.h"
 
 #include <QDateTime>
@@ -124,6 +125,32 @@ void TestWindow::filters()
     q = window();
     q.bizType = QStringLiteral("pay_capture");
     QCOMPARE(run(q), (QStringList{kExpected[3], kExpected[5], kExpected[7]}));
+    // task: intent attempts by task_id; the other streams through their key's attempts of
+    // that task (one database here). k:b's attempt of task_b is outside the window: its key's
+    // record and ticket are in, its attempt in the window (task_1) is not.
+    IntentSpec other;
+    other.key = QStringLiteral("k:b");
+    other.taskId = QStringLiteral("task_b");
+    other.created = ts(db, 300000);
+    TRIAGE_OK(insertIntents(db, {other}));
+    q = window();
+    q.taskId = QStringLiteral("task_b");
+    QCOMPARE(run(q), (QStringList{kExpected[3], kExpected[7]}));
+    q.taskId = QStringLiteral("task_1");
+    QCOMPARE(run(q), kExpected);
+    q.kinds = {EventKind::IntentAttempt, EventKind::TicketCreated};
+    q.keySubstring = QStringLiteral(":a");
+    QCOMPARE(run(q), (QStringList{kExpected[1], kExpected[2]}));
+    q = window();
+    q.taskId = QStringLiteral("task_none");
+    QCOMPARE(run(q), QStringList());
+    // The summary counts through the same streams.
+    q.taskId = QStringLiteral("task_b");
+    const auto summary = await(summarizeWindow(ws, q));
+    TRIAGE_VERIFY_OUTCOME(summary);
+    QCOMPARE(summary->events[int(EventKind::RecordCreated)], 1);
+    QCOMPARE(summary->events[int(EventKind::IntentAttempt)], 0);
+    QCOMPARE(summary->events[int(EventKind::TicketCreated)], 1);
 }
 
 void TestWindow::watermark()
@@ -241,6 +268,23 @@ void TestWindow::timelineCli()
         "{\"actor\":\"alice\",\"at\":\"2026-01-01T00:02:30.000000Z\",\"biz_type\":null,\"detail\":\"mark_success\",\"id\":\"1\","
         "\"idem_key\":\"k:a\",\"kind\":\"audit\",\"settling\":false,\"status\":\"applied\",\"status_now\":null,"
         "\"status_unmapped\":false,\"store\":\"console\"}\n"
+        "]\n"));
+
+    // --task: the key's record through its attempts of that task (k:b's task_b attempt is
+    // after the window).
+    IntentSpec other;
+    other.key = QStringLiteral("k:b");
+    other.taskId = QStringLiteral("task_b");
+    other.created = ts(db, 300000);
+    TRIAGE_OK(insertIntents(db, {other}));
+    run = runCtl(ctlDbArgs(db) + window + QStringList{QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("--kind"),
+                                                      QStringLiteral("record.created,intent.attempt"), QStringLiteral("--task"),
+                                                      QStringLiteral("task_b")});
+    QVERIFY2(run.ok(), run.describe().constData());
+    QCOMPARE(QString::fromUtf8(run.out), QStringLiteral(
+        "[\n"
+        "{\"actor\":\"\",\"at\":\"2026-01-01T00:02:00.000000Z\",\"biz_type\":\"pay_capture\",\"detail\":\"now PROCESSING\",\"id\":\"2\","
+        "\"idem_key\":\"k:b\",\"kind\":\"record.created\",\"settling\":false,\"status\":\"\",\"store\":\"idempotency\"}\n"
         "]\n"));
 
     run = runCtl(ctlDbArgs(db) + window + QStringList{QStringLiteral("--summary")});

@@ -6,6 +6,8 @@
 #include "BackendTestUtil.h"
 #include "WindowFixture.h"
 
+#include "Bundle.h"
+#include "WindowEventSource.h"
 #include "WindowEventsModel.h"
 #include "WindowHistogram.h"
 
@@ -60,6 +62,8 @@ private slots:
     void settlingTailRefresh();
     void gapText();
     void histogram();
+    void bundleOffline_data();
+    void bundleOffline();
 };
 
 void TestWindowEventsModel::eventsGapsAndPaging_data()
@@ -251,6 +255,79 @@ void TestWindowEventsModel::settlingTailRefresh()
     loadAll(model);
     QCOMPARE(shown(), QStringList{QStringLiteral("w:old UNKNOWN")});
     QCOMPARE(model.settlingTailOpen(), false);
+}
+
+void TestWindowEventsModel::bundleOffline_data()
+{
+    QTest::addColumn<QString>("backend");
+    QTest::addColumn<int>("pageSize");
+    for (const char *backend : {"sqlite", "postgresql", "mysql"})
+        for (int n : {1, 5, 500})
+            QTest::addRow("%s/page%d", backend, n) << QString::fromLatin1(backend) << n;
+}
+
+void TestWindowEventsModel::bundleOffline()
+{
+    // The offline viewer's list (DESIGN.md §7 "Offline viewer"): the window's events read from
+    // the database, written as a bundle (writeBundleJson()), read back (readBundleJson()) and
+    // paged from memory by a model with no workspace at all: the same rows as the live list,
+    // gap rows included, and a hand-built settling event kept in its place, flagged.
+    QFETCH(QString, backend);
+    QFETCH(int, pageSize);
+    QVector<WindowEvent> events;
+    {
+        TestDatabase db(backend);
+        TRIAGE_REQUIRE_BACKEND(db);
+        TRIAGE_OK(seed(db));
+        TRIAGE_OK(intent(db, QStringLiteral("k:late"), 1000000));
+        Workspace ws(db.config());
+        WindowQuery q = window();
+        q.to = at(1100000);
+        QString error;
+        events = wholeWindow(ws, q, 1000, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+    } // the database is gone from here on
+    WindowEvent settling = events.constLast();
+    settling.at += 1000;
+    settling.atText = formatUtcMicros(settling.at);
+    settling.id = QStringLiteral("99");
+    settling.idemKey = QStringLiteral("k:tail");
+    settling.settling = true;
+    events << settling;
+
+    IncidentBundle bundle;
+    bundle.generatedAt = QStringLiteral("2026-01-02T00:00:00.000000Z");
+    bundle.generatedBy = QStringLiteral("alice");
+    bundle.query = window();
+    bundle.query.to = at(1100000);
+    bundle.events = events;
+    bundle.eventsSha256 = bundleEventsSha256(events);
+    QString error;
+    const std::optional<IncidentBundle> back = readBundleJson(writeBundleJson(bundle), &error);
+    QVERIFY2(back, qPrintable(error));
+    QVERIFY(verifyBundleHash(*back));
+
+    WindowEventsModel model(nullptr);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.canFetchMore({}), false);
+    model.setSource(memoryEventSource(back->events));
+    model.setPageSize(pageSize);
+    QSignalSpy pages(&model, &WindowEventsModel::pageLoaded);
+    model.setQuery(back->query);
+    loadAll(model);
+    QVERIFY2(model.lastError().isEmpty(), qPrintable(model.lastError()));
+    QVERIFY(model.atEnd());
+    QVERIFY(!model.isLiveSource());
+    QVERIFY(!model.settlingTailOpen());
+    QStringList expectedRows = wideWindowRows();
+    expectedRows << QStringLiteral("~2026-01-01T00:16:40.001000Z | intent | intent.attempt | UNKNOWN | k:tail | agent-1 | create_ticket");
+    QCOMPARE(rowsOf(model), expectedRows);
+    QCOMPARE(model.eventCount(), 12);
+    QCOMPARE(model.index(12, 0).data(WindowEventsModel::SettlingRole).toBool(), true);
+    QCOMPARE(model.index(12, 0).data(WindowEventsModel::EventIdRole).toString(), QStringLiteral("99"));
+    // Paged like the live list: ceil(12 / pageSize) pages of events, the last one at the end.
+    QCOMPARE(pages.constLast().at(2).toBool(), true);
+    QVERIFY(pages.size() >= (12 + pageSize - 1) / pageSize);
 }
 
 void TestWindowEventsModel::gapText()

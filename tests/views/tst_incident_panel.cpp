@@ -152,6 +152,15 @@ void TestIncidentPanel::openPinNoteClose()
     QTRY_COMPARE(itemsOf(panel->incidentCombo()), (QStringList{QStringLiteral("— no incident —"), QStringLiteral("#2 Second look")}));
     QCOMPARE(panel->pinList()->count(), 0);
     QVERIFY(!pinned(1));
+
+    // No such incident: said in the message bar; the range shown loads, the tab stays usable.
+    loaded.clear();
+    w.openIncident(99);
+    QVERIFY(loaded.wait(30000));
+    QTRY_COMPARE(view->messageBar()->text(), QStringLiteral("Incident not opened: no incident 99"));
+    QCOMPARE(view->messageBar()->level(), MessageBar::Level::Error);
+    QTRY_VERIFY_WITH_TIMEOUT(view->eventsModel()->atEnd(), 30000);
+    QCOMPARE(view->eventsModel()->eventCount(), 6);
 }
 
 QTEST_MAIN(TestIncidentPanel)

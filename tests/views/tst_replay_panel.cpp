@@ -39,7 +39,11 @@ void TestReplayPanel::replay()
     TestDatabase db(QStringLiteral("sqlite"));
     TRIAGE_REQUIRE_BACKEND(db);
     TRIAGE_OK(seed(db));
-    TRIAGE_OK(intent(db, QStringLiteral("k:late"), 1000000));
+    IntentSpec late; // another agent task
+    late.key = QStringLiteral("k:late");
+    late.taskId = QStringLiteral("task_late");
+    late.created = ts(db, 1000000);
+    TRIAGE_OK(insertIntents(db, {late}));
     Workspace ws(db.config());
     MainWindow w(&ws);
     w.resize(1400, 1000);
@@ -114,11 +118,16 @@ void TestReplayPanel::replay()
     QCOMPARE(panel->contextMenuFor(10), nullptr);
     std::unique_ptr<QMenu> menu(panel->contextMenuFor(6));
     QVERIFY(menu);
-    QStringList texts;
-    for (const QAction *a : menu->actions())
-        texts << a->text();
-    QCOMPARE(texts, (QStringList{QStringLiteral("Same key (k:a)"),
-                                 QStringLiteral("\u00B130 s around 2026-01-01T00:02:30.000000Z UTC (all keys)")}));
+    auto texts = [&] {
+        QStringList out;
+        for (const QAction *a : menu->actions())
+            out << a->text();
+        return out;
+    };
+    // k:a is not the playhead's key: its task is read for the menu, a placeholder meanwhile.
+    QVERIFY(texts().contains(QStringLiteral("Same task (reading the key\u2026)")) || texts().contains(QStringLiteral("Same task (task_1)")));
+    QTRY_COMPARE(texts(), (QStringList{QStringLiteral("Same key (k:a)"), QStringLiteral("Same task (task_1)"),
+                                       QStringLiteral("\u00B130 s around 2026-01-01T00:02:30.000000Z UTC (all keys)")}));
     loaded.clear();
     menu->findChild<QAction *>(QStringLiteral("replaySameKey"))->trigger();
     QVERIFY(loaded.wait(30000));
@@ -130,7 +139,7 @@ void TestReplayPanel::replay()
     // "±10 s" around that event: [00:02:20, 00:02:40) across all keys, the playhead on its first event.
     panel->setContextSeconds(10);
     menu.reset(panel->contextMenuFor(3));
-    QCOMPARE(menu->actions().at(1)->text(), QStringLiteral("\u00B110 s around 2026-01-01T00:02:30.000000Z UTC (all keys)"));
+    QCOMPARE(menu->actions().constLast()->text(), QStringLiteral("\u00B110 s around 2026-01-01T00:02:30.000000Z UTC (all keys)"));
     loaded.clear();
     menu->findChild<QAction *>(QStringLiteral("replayAround"))->trigger();
     QVERIFY(loaded.wait(30000));
@@ -148,6 +157,47 @@ void TestReplayPanel::replay()
     }
     QCOMPARE(shown, (QStringList{rows[4], rows[5], rows[6]}));
     QTRY_COMPARE(table->currentIndex().row(), 0);
+
+    // "Same task": on k:late's attempt (the playhead), its own task: that task's events only.
+    loaded.clear();
+    w.showIncident(at(100000), at(1100000));
+    QVERIFY(loaded.wait(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(view->eventsModel()->atEnd(), 30000);
+    asOf.clear();
+    table->setCurrentIndex(table->model()->index(11, 0));
+    QVERIFY(asOf.wait(30000));
+    menu.reset(panel->contextMenuFor(11));
+    QCOMPARE(texts(), (QStringList{QStringLiteral("Same key (k:late)"), QStringLiteral("Same task (task_late)"),
+                                   QStringLiteral("\u00B110 s around 2026-01-01T00:16:40.000000Z UTC (all keys)")}));
+    loaded.clear();
+    menu->findChild<QAction *>(QStringLiteral("replaySameTask"))->trigger();
+    QVERIFY(loaded.wait(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(view->eventsModel()->atEnd(), 30000);
+    QCOMPARE(view->findChild<QLineEdit *>(QStringLiteral("incidentTask"))->text(), QStringLiteral("task_late"));
+    QCOMPARE(view->currentQuery().taskId, QStringLiteral("task_late"));
+    QCOMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(table->model()->index(0, WindowEventsModel::KeyColumn).data().toString(), QStringLiteral("k:late"));
+    // On k:a's audit row, task_1 (k:a's attempt): k:a's, k:b's and k:c's events, not k:late's.
+    view->findChild<QLineEdit *>(QStringLiteral("incidentTask"))->clear();
+    loaded.clear();
+    view->load();
+    QVERIFY(loaded.wait(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(view->eventsModel()->atEnd(), 30000);
+    menu.reset(panel->contextMenuFor(6));
+    QTRY_VERIFY(menu->findChild<QAction *>(QStringLiteral("replaySameTask")));
+    loaded.clear();
+    menu->findChild<QAction *>(QStringLiteral("replaySameTask"))->trigger();
+    QVERIFY(loaded.wait(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(view->eventsModel()->atEnd(), 30000);
+    shown.clear();
+    for (int r = 0; r < table->model()->rowCount(); ++r) {
+        QStringList cells;
+        for (int c = 0; c < table->model()->columnCount(); ++c)
+            cells << table->model()->index(r, c).data().toString();
+        shown << cells.join(QStringLiteral(" | "));
+    }
+    QCOMPARE(shown, rows.mid(0, 10));
+    QTRY_COMPARE(table->currentIndex().row(), 4); // the first event at 00:02:30, where the audit row was
 }
 
 QTEST_MAIN(TestReplayPanel)

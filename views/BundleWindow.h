@@ -1,0 +1,61 @@
+#pragma once
+
+#include "Bundle.h"
+
+#include <QMainWindow>
+#include <QThreadPool>
+
+#include <memory>
+
+class QLabel;
+
+namespace triage {
+
+class IncidentView;
+class KeyDetailView;
+class Workspace;
+
+/// The offline viewer (DESIGN.md §7 "Offline viewer", `triage-console --open-bundle FILE`): one
+/// bundle, read-only, with no database needed. The Incident view shows every event of the
+/// bundle (IncidentView::showBundle(): paged from memory, histogram and summary from the
+/// bundle's summary, pins and notes); the detail pane and the "As of T" panel read each key's
+/// detail from the bundle (a key the bundle does not hold says so). Above them, the events
+/// hash: recomputed from the events (bundleEventsSha256(), off the GUI thread) and, when a
+/// workspace is given, looked up among the recorded exports (findBundleExports()):
+/// "events hash <sha> — matches the export recorded by <operator> at <time>", "… not checked:
+/// no database", or in red when the events do not hash to the recorded value. Every write
+/// action is disabled; the title says "bundle (read-only)".
+class BundleWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    /// `path` is the file it was read from (for the title); `workspace` (may be null: no
+    /// database) only checks the hash and must outlive the window.
+    BundleWindow(std::shared_ptr<const IncidentBundle> bundle, const QString &path, Workspace *workspace,
+                 QWidget *parent = nullptr);
+    ~BundleWindow() override;
+
+    IncidentView *incidentView() const { return m_incident; }
+    KeyDetailView *detailView() const { return m_detail; }
+    /// The hash line as shown ("" until the check is done).
+    QString hashText() const;
+    /// True once the hash check is over (hashChecked() emitted).
+    bool hashDone() const { return m_hashDone; }
+
+signals:
+    /// The hash line is final (matched, mismatched, not checked).
+    void hashChecked();
+
+private:
+    void checkHash();
+    void showHash(const QString &text, int tone);
+
+    std::shared_ptr<const IncidentBundle> m_bundle;
+    Workspace *m_workspace;
+    QThreadPool m_pool; ///< hashing and keyStateAsOf(): never the GUI thread
+    QLabel *m_hash;
+    IncidentView *m_incident;
+    KeyDetailView *m_detail;
+    bool m_hashDone = false;
+};
+
+} // namespace triage
