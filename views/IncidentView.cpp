@@ -1,7 +1,9 @@
 #include "IncidentView.h"
 
 #include "HistogramChart.h"
+#include "DeepLink.h"
 #include "IncidentPanel.h"
+#include "Retention.h"
 #include "MessageBar.h"
 #include "ReplayPanel.h"
 #include "StoreRole.h"
@@ -15,6 +17,8 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QDateTime>
 #include <QDateTimeEdit>
 #include <QHBoxLayout>
@@ -80,6 +84,8 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     m_model->setPageSize(kViewPageSize);
     m_bar = new MessageBar(this);
     m_bar->setObjectName(QStringLiteral("incidentMessage"));
+    m_retentionBar = new MessageBar(this);
+    m_retentionBar->setObjectName(QStringLiteral("incidentRetention"));
 
     auto makeEdit = [this](const QString &name) {
         auto *edit = new QDateTimeEdit(this);
@@ -132,6 +138,12 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     filters->addWidget(m_tenant);
     filters->addWidget(m_key, 1);
     filters->addWidget(m_load);
+    m_copyLink = new QPushButton(QStringLiteral("Copy link"), this);
+    m_copyLink->setObjectName(QStringLiteral("incidentCopyLink"));
+    m_copyLink->setToolTip(QStringLiteral("Copies a triage://window link to the window loaded, its filters and the selected event "
+                                          "(absolute UTC): triage-console --open LINK opens it"));
+    connect(m_copyLink, &QPushButton::clicked, this, &IncidentView::copyLink);
+    filters->addWidget(m_copyLink);
 
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("incidentSummary"));
@@ -174,6 +186,7 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     connect(m_model, &WindowEventsModel::errorOccurred, this, [this](const QString &message) {
         m_bar->showMessage(MessageBar::Level::Error, message);
         m_pendingScroll.reset();
+        m_pendingEvent.reset();
         if (m_waitingFirstPage) {
             m_waitingFirstPage = false;
             partDone(m_generation);
@@ -188,6 +201,7 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
         }
         Q_UNUSED(atEnd);
         tryPendingScroll();
+        tryPendingEvent();
     });
 
     m_replay = new ReplayPanel(m_workspace, m_model, m_table, this);
@@ -235,6 +249,7 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     sides->setStretchFactor(1, 1);
 
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_retentionBar);
     layout->addWidget(m_bar);
     layout->addLayout(range);
     layout->addLayout(filters);
@@ -321,7 +336,10 @@ void IncidentView::load()
     m_loadedOnce = true;
     const WindowQuery q = currentQuery();
     m_bar->clearMessage();
+    m_retentionBar->clearMessage();
     m_pendingScroll.reset();
+    m_pendingEvent.reset();
+    m_loadedQuery = q;
     if (q.to <= q.from) {
         m_bar->showMessage(MessageBar::Level::Error, QStringLiteral("The window's end must be after its start."));
         ++m_generation;
@@ -452,6 +470,65 @@ void IncidentView::tryPendingScroll()
     const QModelIndex index = m_table->model()->index(row, WindowEventsModel::TimeColumn);
     m_table->setCurrentIndex(index);
     m_table->scrollTo(index, QAbstractItemView::PositionAtTop);
+}
+
+void IncidentView::openLink(const WindowQuery &query, const std::optional<std::pair<EventKind, QString>> &event)
+{
+    openQuery(query);
+    m_pendingEvent = event;
+    const quint64 generation = m_generation;
+    whenReady(checkWindowRetention(*m_workspace, m_loadedQuery), this, [this, generation](const Outcome<QString> &note) {
+        if (generation != m_generation)
+            return;
+        if (!note.ok())
+            m_retentionBar->showMessage(MessageBar::Level::Warning,
+                                        QStringLiteral("Could not check the window against the records still held: %1").arg(note.error->message));
+        else if (!note->isEmpty())
+            m_retentionBar->showMessage(MessageBar::Level::Warning, *note);
+    });
+    // The event is looked for as pages arrive (pageLoaded): the first one is on its way.
+}
+
+void IncidentView::tryPendingEvent()
+{
+    if (!m_pendingEvent)
+        return;
+    const QAbstractItemModel *model = m_table->model();
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const QModelIndex index = model->index(row, WindowEventsModel::TimeColumn);
+        const QVariant kind = index.data(WindowEventsModel::KindRole);
+        if (kind.isValid() && EventKind(kind.toInt()) == m_pendingEvent->first
+            && index.data(WindowEventsModel::EventIdRole).toString() == m_pendingEvent->second) {
+            m_pendingEvent.reset();
+            m_table->setCurrentIndex(index);
+            m_table->scrollTo(index, QAbstractItemView::PositionAtCenter);
+            return;
+        }
+    }
+    if (!m_model->atEnd()) {
+        if (m_model->canFetchMore({}))
+            m_model->fetchMore({});
+        return;
+    }
+    m_bar->showMessage(MessageBar::Level::Warning, QStringLiteral("The linked event %1 %2 is not in this window (any more).")
+                                                       .arg(eventKindName(m_pendingEvent->first), m_pendingEvent->second));
+    m_pendingEvent.reset();
+}
+
+QString IncidentView::currentLink() const
+{
+    const QModelIndex current = m_table->currentIndex();
+    const QVariant kind = current.data(WindowEventsModel::KindRole);
+    return windowLink(m_loadedQuery, kind.isValid() ? std::optional(std::pair(EventKind(kind.toInt()),
+                                                                              current.data(WindowEventsModel::EventIdRole).toString()))
+                                                    : std::nullopt);
+}
+
+void IncidentView::copyLink()
+{
+    const QString link = currentLink();
+    QGuiApplication::clipboard()->setText(link);
+    m_bar->showMessage(MessageBar::Level::Info, QStringLiteral("Link copied: %1").arg(link));
 }
 
 } // namespace triage

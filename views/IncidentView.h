@@ -66,6 +66,18 @@ public:
     /// Shows `query`'s window and filters (stores, kinds and statuses, which have no edit
     /// here, are kept for the loads that follow, until another incident opens) and loads it.
     void openQuery(const WindowQuery &query);
+    /// Opens a window link (DESIGN.md §7 "Links"): `query`'s window and filters (as
+    /// openQuery()), then selects `event` (kind and row id) once its page is loaded (pages are
+    /// fetched until it is found or the window ends: "the linked event … is not in this
+    /// window"), and checks the window against the records still held (checkWindowRetention():
+    /// a window older than them gets the retention banner).
+    void openLink(const WindowQuery &query, const std::optional<std::pair<EventKind, QString>> &event);
+    /// The link of the window loaded last, its filters and the selected event (windowLink()).
+    QString currentLink() const;
+    /// Puts currentLink() on the clipboard and says so in the message bar ("Copy link").
+    void copyLink();
+    /// The banner above the range bar for a linked window older than the data still held.
+    MessageBar *retentionBar() const { return m_retentionBar; }
     IncidentPanel *incidentPanel() const { return m_panel; }
     /// How often the settling tail is re-read while the tab is shown (ms).
     static constexpr int kTailRefreshMs = 5000;
@@ -100,6 +112,7 @@ private:
     void partDone(quint64 generation);
     void updateSpans(int first, int last);
     void tryPendingScroll();
+    void tryPendingEvent();
 
     Workspace *m_workspace;
     WindowEventsModel *m_model;
@@ -109,8 +122,12 @@ private:
     bool m_loadedOnce = false;
     bool m_waitingFirstPage = false;
     std::optional<UtcMicros> m_pendingScroll;
+    std::optional<std::pair<EventKind, QString>> m_pendingEvent; ///< a linked event to select once loaded
+    WindowQuery m_loadedQuery; ///< the window and filters of the last load()
 
     MessageBar *m_bar;
+    MessageBar *m_retentionBar;
+    QPushButton *m_copyLink;
     QDateTimeEdit *m_from;
     QDateTimeEdit *m_to;
     QLineEdit *m_bizType;

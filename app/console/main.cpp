@@ -5,6 +5,7 @@
 // 2 database error (including a screenshot that timed out waiting for the databases).
 
 #include "AppSetup.h"
+#include "DeepLink.h"
 #include "Log.h"
 #include "IncidentView.h"
 #include "MainWindow.h"
@@ -84,6 +85,12 @@ int main(int argc, char *argv[])
                                         QStringLiteral("Open the Incident tab on incident ID (its window, filters, pins and notes)."),
                                         QStringLiteral("ID"));
     parser.addOption(incidentId);
+    const QCommandLineOption openLink(QStringLiteral("open"),
+                                      QStringLiteral("Open a triage:// link: triage://key/KEY shows that key's detail, "
+                                                     "triage://window?from=…&to=…&… the Incident tab on that window with its "
+                                                     "event selected."),
+                                      QStringLiteral("LINK"));
+    parser.addOption(openLink);
     parser.addOption(incidentFrom);
     parser.addOption(incidentTo);
     parser.addOption(incidentSelect);
@@ -111,6 +118,22 @@ int main(int argc, char *argv[])
         return 1;
     }
 
+    std::optional<DeepLink> link;
+    if (parser.isSet(openLink)) {
+        QString linkError;
+        link = parseDeepLink(parser.value(openLink), &linkError);
+        if (!link) {
+            std::fprintf(stderr, "triage-console: --open: %s\n", qUtf8Printable(linkError));
+            return 1;
+        }
+        for (const QCommandLineOption *other : {&select, &incidentId, &incidentFrom, &incidentTo})
+            if (parser.isSet(*other)) {
+                std::fprintf(stderr, "triage-console: --open takes the key or window from the link: leave out --%s\n",
+                             qUtf8Printable(other->names().first()));
+                return 1;
+            }
+    }
+
     app::setupLogging(QStringLiteral("triage-console"), parser.isSet(QStringLiteral("verbose")));
     QString error;
     bool dbError = false;
@@ -129,7 +152,8 @@ int main(int argc, char *argv[])
         return 1;
     }
     // The Incident tab's window: absolute UTC; a missing end is now, a missing start 24 h before the end.
-    const bool incident = parser.isSet(screenshotTab) || parser.isSet(incidentFrom) || parser.isSet(incidentTo);
+    const bool windowLink = link && link->kind == DeepLink::Kind::Window;
+    const bool incident = parser.isSet(screenshotTab) || parser.isSet(incidentFrom) || parser.isSet(incidentTo) || windowLink;
     UtcMicros incidentEnd = (QDateTime::currentMSecsSinceEpoch() / 1000 + 1) * 1000000;
     UtcMicros incidentStart = 0;
     for (const auto &[option, target] : {std::pair{&incidentTo, &incidentEnd}, std::pair{&incidentFrom, &incidentStart}}) {
@@ -165,7 +189,7 @@ int main(int argc, char *argv[])
         }
     }
     // The demo's Incident tab opens on its outage unless a window was given (DESIGN.md §7).
-    const auto demoWindow = config->isDemo && !parser.isSet(incidentFrom) && !parser.isSet(incidentTo)
+    const auto demoWindow = config->isDemo && !parser.isSet(incidentFrom) && !parser.isSet(incidentTo) && !windowLink
         ? DemoWorkspace::incidentWindow()
         : std::nullopt;
     if (demoWindow)
@@ -197,7 +221,9 @@ int main(int argc, char *argv[])
     installMappingCheck(workspace);
     MainWindow window(&workspace);
     window.resize(1400, 900);
-    if (openIncidentId > 0)
+    if (link)
+        window.openLink(*link);
+    else if (openIncidentId > 0)
         window.openIncident(openIncidentId);
     else if (incident)
         window.showIncident(incidentStart, incidentEnd);
@@ -207,7 +233,8 @@ int main(int argc, char *argv[])
     int exitCode = 0;
     std::unique_ptr<ScreenshotRunner> runner;
     if (parser.isSet(screenshot)) {
-        runner = std::make_unique<ScreenshotRunner>(&window, parser.value(screenshot), parser.value(select).trimmed());
+        const QString selectKey = link && link->kind == DeepLink::Kind::Key ? link->key : parser.value(select).trimmed();
+        runner = std::make_unique<ScreenshotRunner>(&window, parser.value(screenshot), selectKey);
         runner->setAction(parser.value(screenshotAction));
         runner->setIncidentTab(incident || openIncidentId > 0);
         runner->setIncidentSelect(incidentRow);

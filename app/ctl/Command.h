@@ -37,6 +37,15 @@ struct CommandSpec {
     /// `arguments` is the least number of positional arguments; prepare() checks the rest
     /// (incident: a subcommand, then an ID for most of them).
     bool variadic = false;
+    /// False for commands that read only files (report): no workspace is opened, no
+    /// database options are needed, and runOffline() runs instead of run().
+    bool needsWorkspace = true;
+    /// True when the command reads --format itself (report: html or pdf), not as the
+    /// global table / json / csv.
+    bool ownsFormat = false;
+    /// True when the command draws (fonts, charts): main() then makes a QApplication on the
+    /// offscreen platform instead of a QCoreApplication (Triagectl::needsGui()).
+    bool needsGui = false;
 };
 
 /// One parsed command line as a command sees it.
@@ -62,6 +71,8 @@ public:
     virtual bool dryRun(const QCommandLineParser &parser) const { Q_UNUSED(parser); return false; }
     /// Runs the command on `workspace`; its exit code (DESIGN.md §5).
     virtual int run(Workspace &workspace, const CommandContext &context) = 0;
+    /// Runs a command whose spec().needsWorkspace is false; its exit code.
+    virtual int runOffline(const CommandContext &context) { Q_UNUSED(context); return ExitUsage; }
 };
 
 /// Makes one command object.
@@ -85,5 +96,6 @@ std::unique_ptr<Command> makeDoctorCommand();
 std::unique_ptr<Command> makeMapCommand();
 std::unique_ptr<Command> makeTimelineCommand();
 std::unique_ptr<Command> makeIncidentCommand();
+std::unique_ptr<Command> makeReportCommand();
 
 } // namespace triage::ctl

@@ -26,7 +26,8 @@ QFuture<Outcome<QString>> checkWindowRetention(Workspace &workspace, const Windo
         .then(workspace.mergePool(), [window](const Outcome<WindowPage> &page) -> Outcome<QString> {
             if (!page.ok())
                 return Outcome<QString>::failure(*page.error);
-            return purgedWindowNote(window, page->events.isEmpty() ? std::nullopt : std::optional(page->events.first().at));
+            return Outcome<QString>::success(
+                purgedWindowNote(window, page->events.isEmpty() ? std::nullopt : std::optional(page->events.first().at)));
         });
 }
 
