@@ -126,7 +126,7 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "triage-console: --open: %s\n", qUtf8Printable(linkError));
             return 1;
         }
-        for (const QCommandLineOption *other : {&select, &incidentId, &incidentFrom, &incidentTo})
+        for (const QCommandLineOption *other : std::initializer_list<const QCommandLineOption *>{&select, &incidentId, &incidentFrom, &incidentTo})
             if (parser.isSet(*other)) {
                 std::fprintf(stderr, "triage-console: --open takes the key or window from the link: leave out --%s\n",
                              qUtf8Printable(other->names().first()));
