@@ -37,9 +37,6 @@ struct CommandSpec {
     /// `arguments` is the least number of positional arguments; prepare() checks the rest
     /// (incident: a subcommand, then an ID for most of them).
     bool variadic = false;
-    /// False for commands that read only files (report): no workspace is opened, no
-    /// database options are needed, and runOffline() runs instead of run().
-    bool needsWorkspace = true;
     /// True when the command reads --format itself (report: html or pdf), not as the
     /// global table / json / csv.
     bool ownsFormat = false;
@@ -71,8 +68,11 @@ public:
     virtual bool dryRun(const QCommandLineParser &parser) const { Q_UNUSED(parser); return false; }
     /// Runs the command on `workspace`; its exit code (DESIGN.md §5).
     virtual int run(Workspace &workspace, const CommandContext &context) = 0;
-    /// Runs a command whose spec().needsWorkspace is false; its exit code.
-    virtual int runOffline(const CommandContext &context) { Q_UNUSED(context); return ExitUsage; }
+    /// False when this invocation can run without a database (`bundle verify` with none
+    /// configured): runOffline() is called instead of opening a workspace.
+    virtual bool needsDatabase(const CommandContext &context) const { Q_UNUSED(context); return true; }
+    /// Runs the command without a database (when needsDatabase() is false); its exit code.
+    virtual int runOffline(const CommandContext &context) { Q_UNUSED(context); return ExitOk; }
 };
 
 /// Makes one command object.
@@ -96,6 +96,7 @@ std::unique_ptr<Command> makeDoctorCommand();
 std::unique_ptr<Command> makeMapCommand();
 std::unique_ptr<Command> makeTimelineCommand();
 std::unique_ptr<Command> makeIncidentCommand();
+std::unique_ptr<Command> makeBundleCommand();
 std::unique_ptr<Command> makeReportCommand();
 
 } // namespace triage::ctl

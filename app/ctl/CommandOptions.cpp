@@ -81,6 +81,20 @@ std::optional<EventKind> readEventKind(const CommandContext &context, const QStr
     return std::nullopt;
 }
 
+bool readLookback(const CommandContext &c, WindowQuery *query)
+{
+    if (!c.parser.isSet(QStringLiteral("lookback")))
+        return true;
+    bool ok = false;
+    const int seconds = c.parser.value(QStringLiteral("lookback")).trimmed().toInt(&ok);
+    if (!ok || seconds < 0 || seconds > 86400) {
+        c.out.usage(QStringLiteral("--lookback: seconds from 0 to 86400"));
+        return false;
+    }
+    query->lookbackS = seconds;
+    return true;
+}
+
 bool readWindowQuery(const CommandContext &c, const QString &command, WindowQuery *query)
 {
     const std::optional<UtcMicros> from = parseTimeOption(c.parser.value(QStringLiteral("from")));

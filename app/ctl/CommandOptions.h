@@ -53,6 +53,9 @@ bool windowFiltersGiven(const CommandContext &context);
 /// filters into `*query`; false after a usage message ("--store \"x\": idempotency, intent,
 /// ticket or console", "--kind \"x\": one of record.created, …").
 bool readWindowQuery(const CommandContext &context, const QString &command, WindowQuery *query);
+/// Reads --lookback (seconds from 0 to 86400) into `query->lookbackS` when given; false after
+/// a usage message ("--lookback: seconds from 0 to 86400").
+bool readLookback(const CommandContext &context, WindowQuery *query);
 /// An event kind named by --kind (one of allEventKinds()); nullopt after a usage message.
 std::optional<EventKind> readEventKind(const CommandContext &context, const QString &name);
 

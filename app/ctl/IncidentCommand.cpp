@@ -1,5 +1,6 @@
 // triagectl incident: console-owned incidents — a window and its filters, pinned events and
 // notes (DESIGN.md §5, §7 "Incidents").
+#include "BundleCli.h"
 #include "Command.h"
 #include "CommandOptions.h"
 
@@ -21,7 +22,7 @@ namespace {
 
 const QStringList kSubcommands = {QStringLiteral("create"), QStringLiteral("list"),  QStringLiteral("show"),
                                   QStringLiteral("pin"),    QStringLiteral("unpin"), QStringLiteral("note"),
-                                  QStringLiteral("close"),  QStringLiteral("reopen")};
+                                  QStringLiteral("close"),  QStringLiteral("reopen"), QStringLiteral("export")};
 
 QJsonValue textOrNull(const QString &s)
 {
@@ -56,7 +57,9 @@ public:
             QStringLiteral("incident create --title TEXT --from TIME --to TIME [timeline's filters]  |  incident list [--all]"
                            "  |  incident show ID  |  incident pin ID --kind K --event-id X [--note TEXT]"
                            "  |  incident unpin ID --kind K --event-id X  |  incident note ID --text TEXT [--kind K --event-id X]"
-                           "  |  incident close ID  |  incident reopen ID"),
+                           "  |  incident close ID  |  incident reopen ID"
+                           "  |  incident export ID --out FILE [--no-redact] [--redact-field NAME].. [--no-record]"
+                           "  |  incident export --from TIME --to TIME [timeline's filters] --out FILE [..]"),
             QStringLiteral(
                 "An incident names a window [--from, --to) (UTC) and timeline's filters; `triagectl timeline\n"
                 "--incident ID` and the console's Incident tab (triage-console --incident ID) read it. Pin\n"
@@ -68,7 +71,16 @@ public:
                 "Lists the open incidents, newest first (--all: closed ones too). Limits: title 200\n"
                 "characters, note 4000, a pin's note 1000. Exit 1 for bad input or an unknown incident or\n"
                 "event, 3 when the incident's state wins (closing a closed one, pinning an event twice,\n"
-                "changing a closed one), 4 in read-only mode."),
+                "changing a closed one), 4 in read-only mode.\n"
+                "export writes an incident's window (or --from/--to with timeline's filters) as one JSON\n"
+                "bundle (DESIGN.md §7 \"Bundles\"): every event as stored, the involved keys' details, pins,\n"
+                "notes, the summary, clock offsets and a SHA-256 over the canonical event list, recorded in\n"
+                "triage_incident_export with an incident.export audit row (not in read-only mode, nor with\n"
+                "--no-record). Authorization and cookie headers and JSON fields named token, password,\n"
+                "secret, api_key, apikey, access_token, refresh_token, authorization, cookie (and each\n"
+                "--redact-field) are replaced by \"[redacted sha256:<hex>]\"; --no-redact keeps them and is\n"
+                "audited. Exit 2 when a store failed during the export (the bundle is written and names it).\n"
+                "`triagectl bundle verify FILE` checks a bundle later."),
             QList<QCommandLineOption>{
                 option("title", QStringLiteral("create: the incident's title."), QStringLiteral("TEXT")),
                 option("from", QStringLiteral("create: window start, included (ISO-8601; no zone = UTC)."), QStringLiteral("TIME")),
@@ -78,7 +90,8 @@ public:
                     option("all", QStringLiteral("list: closed incidents too.")),
                     option("event-id", QStringLiteral("pin, unpin, note: the event's row id (timeline's \"id\")."), QStringLiteral("X")),
                     option("note", QStringLiteral("pin: a note on the pin."), QStringLiteral("TEXT")),
-                    option("text", QStringLiteral("note: the note's text."), QStringLiteral("TEXT"))},
+                    option("text", QStringLiteral("note: the note's text."), QStringLiteral("TEXT"))}
+                + bundleExportOptions(),
             1, QString(), false, true, true};
         return s;
     }
@@ -88,7 +101,9 @@ public:
         m_action = c.args.value(0);
         if (!kSubcommands.contains(m_action))
             return c.out.usage(QStringLiteral("incident: unknown action \"%1\" (%2)").arg(m_action, kSubcommands.join(QStringLiteral(", "))));
-        const bool takesId = m_action != QLatin1String("create") && m_action != QLatin1String("list");
+        // export takes an ID, or --from/--to and filters instead.
+        const bool takesId = m_action != QLatin1String("create") && m_action != QLatin1String("list")
+            && (m_action != QLatin1String("export") || c.args.size() > 1);
         if (c.args.size() != (takesId ? 2 : 1))
             return c.out.usage(c.args.size() > (takesId ? 2 : 1)
                                    ? QStringLiteral("incident %1: unexpected argument \"%2\"").arg(m_action, c.args.value(takesId ? 2 : 1))
@@ -105,6 +120,10 @@ public:
                                         QStringLiteral("tenant"), QStringLiteral("key"), QStringLiteral("store"), QStringLiteral("kind"),
                                         QStringLiteral("status")}},
             {QStringLiteral("list"), {QStringLiteral("all")}},
+            {QStringLiteral("export"), {QStringLiteral("from"), QStringLiteral("to"), QStringLiteral("biz-type"), QStringLiteral("tenant"),
+                                        QStringLiteral("key"), QStringLiteral("store"), QStringLiteral("kind"), QStringLiteral("status"),
+                                        QStringLiteral("out"), QStringLiteral("no-redact"), QStringLiteral("redact-field"),
+                                        QStringLiteral("no-record"), QStringLiteral("lookback")}},
             {QStringLiteral("pin"), {QStringLiteral("kind"), QStringLiteral("event-id"), QStringLiteral("note")}},
             {QStringLiteral("unpin"), {QStringLiteral("kind"), QStringLiteral("event-id")}},
             {QStringLiteral("note"), {QStringLiteral("text"), QStringLiteral("kind"), QStringLiteral("event-id")}},
@@ -130,6 +149,16 @@ public:
                 return ExitUsage;
             m_eventId = c.parser.value(QStringLiteral("event-id")).trimmed();
         }
+        if (m_action == QLatin1String("export")) {
+            if (!c.parser.isSet(QStringLiteral("out")) || c.parser.value(QStringLiteral("out")).isEmpty())
+                return c.out.usage(QStringLiteral("incident export needs --out FILE"));
+            if (takesId && (c.parser.isSet(QStringLiteral("from")) || c.parser.isSet(QStringLiteral("to")) || windowFiltersGiven(c)))
+                return c.out.usage(QStringLiteral("incident export ID takes the incident's window and filters: no --from, --to or filters"));
+            if (!takesId && !readWindowQuery(c, QStringLiteral("incident export"), &m_query))
+                return ExitUsage;
+            if (!readLookback(c, &m_query))
+                return ExitUsage;
+        }
         if (m_action == QLatin1String("note") && !c.parser.isSet(QStringLiteral("text")))
             return c.out.usage(QStringLiteral("incident note needs --text"));
         return ExitOk;
@@ -141,6 +170,8 @@ public:
             return list(ws, c);
         if (m_action == QLatin1String("show"))
             return show(ws, c);
+        if (m_action == QLatin1String("export"))
+            return runBundleExport(ws, c, m_query, m_id > 0 ? std::optional<qint64>(m_id) : std::nullopt);
         QFuture<Outcome<IncidentChange>> change;
         if (m_action == QLatin1String("create"))
             change = createIncident(ws, m_title, m_query);

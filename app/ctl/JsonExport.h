@@ -2,6 +2,7 @@
 
 #include "CompensationRow.h"
 #include "KeyDetail.h"
+#include "KeyDetailJson.h"
 #include "Mark.h"
 #include "Queue.h"
 
@@ -25,33 +26,19 @@ const QStringList &queueCsvHeader();
 /// One queue row as CSV fields (NULL → empty field), in queueCsvHeader() order.
 QStringList queueCsvFields(const QueueRow &row);
 
-/// Every field of a record (plus the columns the console does not know, under
-/// "other_columns": each as its text, SQL NULL as null), with "status_stored", the status
-/// exactly as stored (a JSON number where the column holds a number, else the stored text;
-/// null for NULL): the value `mark --expect-status` takes (DESIGN.md §5, §10).
-QJsonObject record(const RecordDetail &record);
-/// One ticket row.
-QJsonObject ticket(const TicketRow &ticket);
-/// One intent-log attempt.
-QJsonObject attempt(const IntentAttempt &attempt);
-/// One timeline event.
-QJsonObject timelineEvent(const TimelineEvent &event);
+// The key-detail forms live in the backends (KeyDetailJson.h), shared with the incident bundle.
+using key_json::attempt;
+using key_json::auditEntry;
+using key_json::compensation;
+using key_json::compensationAttempt;
+using key_json::keyDetail;
+using key_json::record;
+using key_json::ticket;
+using key_json::timelineEvent;
 
-/// One audit row (triage_audit): from/to states and evidence are the stored JSON text.
-QJsonObject auditEntry(const AuditEntry &entry);
 /// The outcome of one mark: idem_key, outcome (applied|conflict|refused|error|dry-run),
 /// message, request_id, audit_id, warnings, current (the record now, or null), changed_by.
 QJsonObject markResult(const MarkResult &result);
-
-/// One compensation (triage_compensation): target is a JSON number when it is a whole
-/// number (today's ticket ids), else the text; request/response are the stored texts.
-QJsonObject compensation(const CompensationRow &row);
-/// One attempt of a compensation (http_status, response_preview, error null when absent).
-QJsonObject compensationAttempt(const CompensationAttemptRow &attempt);
-
-/// Everything about one key: {idem_key, record|null, tickets, attempts, audit, timeline,
-/// warnings, errors: {role: message}}.
-QJsonObject keyDetail(const KeyDetail &detail);
 
 } // namespace json_export
 

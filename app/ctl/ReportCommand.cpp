@@ -35,7 +35,6 @@ public:
                  option("zone", QStringLiteral("The reader's time zone (IANA name; default this machine's)."), QStringLiteral("ZONE"))},
                 1, QString(), false};
             spec.checksMapping = false;
-            spec.needsWorkspace = false;
             spec.ownsFormat = true;
             spec.needsGui = true;
             return spec;
@@ -65,6 +64,7 @@ public:
         return ExitOk;
     }
 
+    bool needsDatabase(const CommandContext &) const override { return false; }
     int run(Workspace &, const CommandContext &c) override { return runOffline(c); }
 
     int runOffline(const CommandContext &c) override

@@ -118,13 +118,7 @@ public:
         } else if (!readWindowQuery(c, QStringLiteral("timeline"), &m_query)) {
             return ExitUsage;
         }
-        if (c.parser.isSet(QStringLiteral("lookback"))) {
-            bool ok = false;
-            m_query.lookbackS = c.parser.value(QStringLiteral("lookback")).trimmed().toInt(&ok);
-            if (!ok || m_query.lookbackS < 0 || m_query.lookbackS > 86400)
-                return c.out.usage(QStringLiteral("--lookback: seconds from 0 to 86400"));
-        }
-        return ExitOk;
+        return readLookback(c, &m_query) ? ExitOk : ExitUsage;
     }
 
     int run(Workspace &workspace, const CommandContext &c) override

@@ -78,7 +78,7 @@ const std::vector<CommandFactory> &commandTable()
         &makeInitSchemaCommand, &makeSeedDemoCommand, &makeListCommand,       &makeShowCommand,
         &makeMarkCommand,       &makeQueryCommand,    &makeDuplicatesCommand, &makeCompensateCommand,
         &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand, &makeMapCommand,
-        &makeTimelineCommand, &makeIncidentCommand, &makeReportCommand,
+        &makeTimelineCommand, &makeIncidentCommand, &makeBundleCommand, &makeReportCommand,
     };
     return table;
 }
@@ -226,7 +226,7 @@ bool Triagectl::needsGui(const QStringList &arguments)
 int Triagectl::run(const QStringList &arguments)
 {
     static const QString commandNames =
-        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline, incident or report");
+        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline, incident, bundle or report");
     if (!m_parser.parse(arguments))
         return m_output.usage(m_parser.errorText());
     const QStringList positional = m_parser.positionalArguments();
@@ -260,12 +260,12 @@ int Triagectl::run(const QStringList &arguments)
     const CommandContext context{m_parser, m_output, args, limit};
     if (const int code = command->prepare(context); code != ExitOk)
         return code;
+    if (!command->needsDatabase(context))
+        return command->runOffline(context);
 
     app::setupLogging(QStringLiteral("triagectl"), m_parser.isSet(QStringLiteral("verbose")));
     if (!m_parser.isSet(QStringLiteral("verbose")))
         quietConsoleLog(); // this command reports its own errors; the log file keeps the rest
-    if (!command->spec().needsWorkspace)
-        return command->runOffline(context);
 
     QString error;
     bool demoFailed = false;

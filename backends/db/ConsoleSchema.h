@@ -9,7 +9,8 @@ namespace triage {
 /// that changes them; init-schema records it in triage_meta (key schema_version).
 /// 1: triage_audit, triage_compensation, triage_compensation_attempt, triage_meta.
 /// 2: + triage_incident, triage_incident_pin, triage_incident_note (DESIGN.md §7 "Incidents").
-constexpr int kConsoleSchemaVersion = 2;
+/// 3: + triage_incident_export (recorded bundle exports, DESIGN.md §7 "Bundles").
+constexpr int kConsoleSchemaVersion = 3;
 
 /// The key of the schema version row of triage_meta.
 inline QString consoleSchemaVersionKey()

@@ -36,6 +36,8 @@ inline constexpr char16_t IncidentUnpin[] = u"incident.unpin";
 inline constexpr char16_t IncidentNote[] = u"incident.note";
 inline constexpr char16_t IncidentClose[] = u"incident.close";
 inline constexpr char16_t IncidentReopen[] = u"incident.reopen";
+/// A bundle exported (DESIGN.md §7 "Bundles"): idem_key "incident:<id>", or "window:<from>/<to>".
+inline constexpr char16_t IncidentExport[] = u"incident.export";
 } // namespace audit_action
 
 /// An action as stored, in today's spelling: lower case, '-' and ' ' as '_' (rows written

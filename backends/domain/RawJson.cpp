@@ -96,35 +96,48 @@ QString decodeString(const QByteArray &literal)
     return d.isArray() && !d.array().isEmpty() ? d.array().at(0).toString() : QString();
 }
 
-/// The value span for `key` in the object at `obj`, or nullopt.
-std::optional<RawSpan> member(const QByteArray &j, RawSpan obj, const QString &key)
+} // namespace
+
+QVector<RawMember> objectMembers(const QByteArray &j, RawSpan obj)
 {
+    QVector<RawMember> out;
     if (obj.begin >= j.size() || j.at(obj.begin) != '{')
-        return std::nullopt;
+        return out;
     qsizetype p = skipWs(j, obj.begin + 1);
     if (p < j.size() && j.at(p) == '}')
-        return std::nullopt;
+        return out;
     while (p < obj.end) {
         const qsizetype keyEnd = skipString(j, p);
         if (keyEnd < 0)
-            return std::nullopt;
+            return out;
         const QByteArray literal = j.mid(p, keyEnd - p);
+        const RawSpan name{p, keyEnd};
         p = skipWs(j, keyEnd);
         if (p >= j.size() || j.at(p) != ':')
-            return std::nullopt;
+            return out;
         p = skipWs(j, p + 1);
         const qsizetype valueEnd = skipValue(j, p);
         if (valueEnd < 0)
-            return std::nullopt;
+            return out;
         const bool plain = !literal.contains('\\');
-        const bool match = plain ? literal.mid(1, literal.size() - 2) == key.toUtf8() : decodeString(literal) == key;
-        if (match)
-            return RawSpan{p, valueEnd};
+        out.append({plain ? QString::fromUtf8(literal.mid(1, literal.size() - 2)) : decodeString(literal), name,
+                    RawSpan{p, valueEnd}});
         p = skipWs(j, valueEnd);
         if (p >= j.size() || j.at(p) != ',')
-            return std::nullopt;
+            return out;
         p = skipWs(j, p + 1);
     }
+    return out;
+}
+
+namespace {
+
+/// The value span for `key` in the object at `obj` (its first occurrence), or nullopt.
+std::optional<RawSpan> member(const QByteArray &j, RawSpan obj, const QString &key)
+{
+    for (const RawMember &m : objectMembers(j, obj))
+        if (m.name == key)
+            return m.value;
     return std::nullopt;
 }
 

@@ -30,6 +30,18 @@ std::optional<RawSpan> root(const QByteArray &json);
 /// occurrence of a duplicated key wins).
 std::optional<RawSpan> find(const QByteArray &json, const QStringList &path);
 
+/// One member of an object: its name (decoded), the span of its name literal (with the
+/// quotes) and of its value.
+struct RawMember {
+    QString name;
+    RawSpan nameSpan;
+    RawSpan value;
+};
+
+/// The members of the object at `obj` in the order written (a repeated name listed each
+/// time); empty when `obj` is not an object.
+QVector<RawMember> objectMembers(const QByteArray &json, RawSpan obj);
+
 /// The spans of the elements of the array at `array` (empty for an empty array or when
 /// `array` is not an array).
 QVector<RawSpan> arrayElements(const QByteArray &json, RawSpan array);

@@ -53,6 +53,16 @@ struct RedactionRules {
                           QStringLiteral("refresh_token"), QStringLiteral("authorization"), QStringLiteral("cookie")};
 };
 
+/// A recorded export of a bundle hash (triage_incident_export).
+struct BundleExportRecord {
+    qint64 id = 0;
+    std::optional<qint64> incidentId;
+    QString eventsSha256;
+    qint64 eventCount = 0;
+    QString exportedBy, exportedAt; ///< operator; canonical ISO UTC
+    bool redacted = true;
+};
+
 /// An export as it is written to and read from the bundle file. Times are canonical ISO UTC
 /// text; events keep WindowEvent's values exactly as read (text that was not valid UTF-8 is
 /// already escapeInvalidUtf8()-escaped by the readers and stays so).
@@ -72,6 +82,12 @@ struct IncidentBundle {
     RedactionRules redactionRules;     ///< as applied
     QVector<Redaction> redactions;     ///< what was redacted, in bundle order
     QStringList notes;                 ///< filters a stream could not apply (WindowPage::notes)
+    /// Not in the file: the export as exportBundle() recorded it (triage_incident_export), or
+    /// nullopt with `notRecordedReason` saying why ("read-only mode: the export is not
+    /// recorded", "not recorded (--no-record)").
+    std::optional<BundleExportRecord> recorded;
+    QString notRecordedReason;
+    std::optional<DbError> recordError; ///< not in the file: why recording failed (a database without the table: kind Config)
 
     /// True when every store was read whole.
     bool complete() const;
@@ -112,14 +128,6 @@ QFuture<Outcome<IncidentBundle>> exportBundle(Workspace &workspace, const Window
                                               std::optional<qint64> incidentId, const RedactionRules &rules,
                                               bool recordExport);
 
-/// A recorded export of a bundle hash (triage_incident_export).
-struct BundleExportRecord {
-    qint64 id = 0;
-    std::optional<qint64> incidentId;
-    QString eventsSha256;
-    QString exportedBy, exportedAt; ///< operator; canonical ISO UTC
-    bool redacted = true;
-};
 /// The recorded exports whose hash is `sha256` (oldest first); empty when none.
 QFuture<Outcome<QVector<BundleExportRecord>>> findBundleExports(Workspace &workspace, const QString &sha256);
 

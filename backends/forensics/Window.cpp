@@ -227,6 +227,23 @@ QFuture<Outcome<QVector<WindowEvent>>> readSettlingTail(Workspace &workspace, co
     });
 }
 
+namespace window_sql {
+StoreClock measureClock(DbSession &session, DbRole role, QString *now)
+{
+    StoreClock c;
+    c.role = role;
+    const qint64 before = QDateTime::currentMSecsSinceEpoch();
+    const QString serverTime = serverNow(session);
+    const qint64 after = QDateTime::currentMSecsSinceEpoch();
+    c.roundTripMs = after - before;
+    const auto server = parseUtcMicros(serverTime);
+    c.offsetMs = server ? *server / 1000 - (before + after) / 2 : 0;
+    if (now)
+        *now = serverTime;
+    return c;
+}
+} // namespace window_sql
+
 QFuture<Outcome<QVector<StoreClock>>> measureStoreClocks(Workspace &workspace)
 {
     const WorkspaceConfig config = workspace.config();
@@ -239,17 +256,7 @@ QFuture<Outcome<QVector<StoreClock>>> measureStoreClocks(Workspace &workspace)
         if (shared)
             continue;
         measured << role;
-        parts << workspace.worker(role).run<StoreClock>([role](DbSession &s) {
-            StoreClock c;
-            c.role = role;
-            const qint64 before = QDateTime::currentMSecsSinceEpoch();
-            const QString now = window_sql::serverNow(s);
-            const qint64 after = QDateTime::currentMSecsSinceEpoch();
-            c.roundTripMs = after - before;
-            const auto server = parseUtcMicros(now);
-            c.offsetMs = server ? *server / 1000 - (before + after) / 2 : 0;
-            return c;
-        });
+        parts << workspace.worker(role).run<StoreClock>([role](DbSession &s) { return window_sql::measureClock(s, role); });
     }
     QList<QFuture<void>> all;
     for (const auto &f : std::as_const(parts))

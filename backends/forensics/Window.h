@@ -141,6 +141,9 @@ QVector<WindowEvent> readStream(DbSession &session, const WorkspaceConfig &confi
                                 QStringList *cursorTexts, QString *note);
 /// The session's server clock as canonical ISO UTC text (its now() at the statement).
 QString serverNow(DbSession &session);
+/// One now() round trip on `session` (`role`'s store) measured against this machine's clock
+/// (DESIGN.md §7 "Clock skew"); `*now` gets the server's time read (canonical ISO UTC).
+StoreClock measureClock(DbSession &session, DbRole role, QString *now = nullptr);
 } // namespace window_sql
 
 /// The next page of final events of `query` after `cursor` (DESIGN.md §7): each selected

@@ -41,3 +41,17 @@ CREATE TABLE IF NOT EXISTS triage_incident_note (
   event_id     VARCHAR(128)
 );
 CREATE INDEX IF NOT EXISTS idx_triage_incident_note_incident ON triage_incident_note (incident_id, id);
+-- Recorded bundle exports (DESIGN.md §7 "Bundles"): the SHA-256 of each exported bundle's
+-- canonical event list, who exported it and when, so a bundle can be checked against the
+-- database later; incident_id NULL for a window exported without an incident. redacted 1 or
+-- 0 (0: --no-redact). Console schema version 3.
+CREATE TABLE IF NOT EXISTS triage_incident_export (
+  id             BIGSERIAL PRIMARY KEY,
+  incident_id    BIGINT REFERENCES triage_incident (id),
+  events_sha256  CHAR(64) NOT NULL,
+  event_count    BIGINT NOT NULL,
+  exported_by    VARCHAR(64) NOT NULL,
+  exported_at    TIMESTAMPTZ(6) NOT NULL DEFAULT clock_timestamp(),
+  redacted       SMALLINT NOT NULL CHECK (redacted IN (0, 1))
+);
+CREATE INDEX IF NOT EXISTS idx_triage_incident_export_sha ON triage_incident_export (events_sha256, id);

@@ -1,0 +1,223 @@
+// triagectl incident export and bundle verify (DESIGN.md §5, §7 "Bundles") on every backend:
+// the one-line summary, the file read back, the recorded export found by verify (and not
+// found, and a changed file refused), --no-redact audited, a store down during the export
+// (named, exit 2), and bad input with its exact messages.
+#include "BackendTestUtil.h"
+#include "CtlRun.h"
+#include "ShapeExpect.h"
+#include "SimFixture.h"
+#include "WindowFixture.h"
+
+#include "Bundle.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace triage;
+using namespace triage::test;
+using namespace triage::test::wfix;
+
+namespace {
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+std::optional<IncidentBundle> readBundle(const QString &path)
+{
+    QString error;
+    auto b = readBundleJson(readAll(path), &error);
+    if (!b)
+        qWarning("%s", qPrintable(error));
+    return b;
+}
+
+/// `text` with each canonical time of the server's clock (after the fixture's hour) as "<now>".
+QString nowed(const QByteArray &text)
+{
+    static const QRegularExpression serverTime(QStringLiteral(R"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)"));
+    QString out = QString::fromUtf8(text);
+    QRegularExpressionMatchIterator it = serverTime.globalMatch(QString::fromUtf8(text));
+    while (it.hasNext()) {
+        const QString t = it.next().captured(0);
+        if (!t.startsWith(QLatin1String("2026-01-01T00:0")))
+            out.replace(t, QStringLiteral("<now>"));
+    }
+    return out;
+}
+
+} // namespace
+
+class TestBundleCli : public QObject {
+    Q_OBJECT
+private slots:
+    void exportAndVerify_data();
+    void exportAndVerify();
+    void storeDown_data();
+    void storeDown();
+    void badInput();
+};
+
+#define RUN_OK(name, args)                                                 \
+    const CtlRun name = runCtl(args);                                      \
+    QVERIFY2(name.ok(), name.describe().constData())
+#define RUN_EXIT(name, code, args)                                         \
+    const CtlRun name = runCtl(args);                                      \
+    QVERIFY2(name.finished && name.exitCode == (code), name.describe().constData())
+
+void TestBundleCli::exportAndVerify_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(false, false);
+}
+
+void TestBundleCli::exportAndVerify()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    TRIAGE_OK(seed(db));
+    QTemporaryDir dir;
+    const QStringList base = ctlDbArgs(db) + QStringList{QStringLiteral("--operator"), QStringLiteral("alice")};
+    const QString file = dir.filePath(QStringLiteral("window.json"));
+    const QStringList window{QStringLiteral("--from"), QStringLiteral("2026-01-01T00:01:40Z"), QStringLiteral("--to"),
+                             QStringLiteral("2026-01-01T00:03:20Z")};
+
+    RUN_OK(exported, base + QStringList{QStringLiteral("incident"), QStringLiteral("export")} + window
+                         + QStringList{QStringLiteral("--out"), file});
+    const auto b = readBundle(file);
+    QVERIFY(b);
+    QVERIFY(verifyBundleHash(*b));
+    QCOMPARE(b->events.size(), 8);
+    QCOMPARE(nowed(exported.out),
+             QStringLiteral("exported 8 events, 2 keys, sha256 %1, 0 redactions → %2; recorded as export 1 by alice at <now>\n")
+                 .arg(b->eventsSha256, file));
+
+    // verify: with the database, without, and after a change to the file.
+    RUN_OK(verified, base + QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), file});
+    QCOMPARE(nowed(verified.out), QStringLiteral("sha256 %1 matches its 8 events\nmatches the export recorded by alice at <now> (export 1)\n")
+                                      .arg(b->eventsSha256));
+    RUN_OK(offline, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), file}));
+    QCOMPARE(QString::fromUtf8(offline.out),
+             QStringLiteral("sha256 %1 matches its 8 events\nnot checked against a database\n").arg(b->eventsSha256));
+    QByteArray changed = readAll(file);
+    changed.replace("\"mark_success\",false]", "\"mark_failed\",false]");
+    const QString changedFile = dir.filePath(QStringLiteral("changed.json"));
+    {
+        QFile f(changedFile);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(changed);
+    }
+    RUN_EXIT(refused, 4, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), changedFile}));
+    QVERIFY2(refused.out.startsWith(QStringLiteral("sha256 %1 does NOT match its 8 events (they hash to ").arg(b->eventsSha256).toUtf8()),
+             refused.out.constData());
+
+    // --no-record: the same hash, so verify still finds the first export; --no-redact audited.
+    const QString plain = dir.filePath(QStringLiteral("plain.json"));
+    RUN_OK(unrecorded, base + QStringList{QStringLiteral("incident"), QStringLiteral("export")} + window
+                           + QStringList{QStringLiteral("--out"), plain, QStringLiteral("--no-record"), QStringLiteral("--no-redact")});
+    QVERIFY2(unrecorded.out.endsWith("; not recorded (--no-record)\n"), unrecorded.out.constData());
+    QVERIFY2(unrecorded.out.contains(", not redacted (--no-redact) → "), unrecorded.out.constData());
+    QCOMPARE(readBundle(plain)->eventsSha256, b->eventsSha256);
+    RUN_OK(createIncident, base + QStringList{QStringLiteral("incident"), QStringLiteral("create"), QStringLiteral("--title"),
+                                              QStringLiteral("Outage")} + window + QStringList{QStringLiteral("--kind"), QStringLiteral("audit")});
+    const QString fromIncident = dir.filePath(QStringLiteral("incident.json"));
+    RUN_OK(incidentExport, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("1"),
+                                              QStringLiteral("--out"), fromIncident, QStringLiteral("--no-redact"),
+                                              QStringLiteral("--format"), QStringLiteral("json")});
+    const QJsonObject summary = QJsonDocument::fromJson(incidentExport.out).object();
+    QCOMPARE(summary.value(QStringLiteral("events")).toInt(), 1);
+    QCOMPARE(summary.value(QStringLiteral("redacted")).toBool(true), false);
+    QCOMPARE(summary.value(QStringLiteral("export_id")).toInt(), 2);
+    QCOMPARE(summary.value(QStringLiteral("complete")).toBool(), true);
+    QCOMPARE(readBundle(fromIncident)->incident->incident.title, QStringLiteral("Outage"));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT idem_key FROM triage_audit WHERE action = 'incident.export' ORDER BY id")),
+             (QStringList{QStringLiteral("window:2026-01-01T00:01:40.000000Z/2026-01-01T00:03:20.000000Z"), QStringLiteral("incident:1")}));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT detail FROM triage_audit WHERE action = 'incident.export' ORDER BY id")).value(1),
+             QStringLiteral("--no-redact: secrets in the bundle are not redacted"));
+    RUN_OK(incidentVerified, base + QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), fromIncident});
+    QCOMPARE(nowed(incidentVerified.out).split(QLatin1Char('\n')).value(1), QStringLiteral("matches the export recorded by alice at <now> (export 2)"));
+    // A window never recorded: verify says so (exit 3).
+    const QString intents = dir.filePath(QStringLiteral("intents.json"));
+    RUN_OK(intentsExport, base + QStringList{QStringLiteral("incident"), QStringLiteral("export")} + window
+                              + QStringList{QStringLiteral("--kind"), QStringLiteral("intent.attempt"), QStringLiteral("--out"), intents,
+                                            QStringLiteral("--no-record")});
+    RUN_EXIT(unknown, 3, base + QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), intents});
+    QCOMPARE(QString::fromUtf8(unknown.out), QStringLiteral("sha256 %1 matches its 2 events\nno recorded export with this hash\n")
+                                                 .arg(readBundle(intents)->eventsSha256));
+
+    // Read-only: exported, not recorded, said so.
+    RUN_OK(readOnly, base + QStringList{QStringLiteral("--read-only"), QStringLiteral("incident"), QStringLiteral("export")} + window
+                         + QStringList{QStringLiteral("--out"), plain, QStringLiteral("--redact-field"), QStringLiteral("title")});
+    QVERIFY2(readOnly.out.endsWith("; read-only mode: the export is not recorded\n"), readOnly.out.constData());
+    QCOMPARE(readBundle(plain)->redactionRules.fields.last(), QStringLiteral("title"));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_incident_export")), QStringList{QStringLiteral("2")});
+}
+
+void TestBundleCli::storeDown_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(false, false);
+}
+
+void TestBundleCli::storeDown()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    TRIAGE_OK(seed(db));
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("down.json"));
+    const QString scheme = db.dialect() == QLatin1String("mysql") ? QStringLiteral("mysql") : QStringLiteral("postgresql");
+    const QStringList args = ctlDbArgs(db)
+        + QStringList{QStringLiteral("--ticket-db"), QStringLiteral("%1://triage@127.0.0.1:%2/gone").arg(scheme).arg(closedPort()),
+                      QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("--from"), QStringLiteral("2026-01-01T00:01:40Z"),
+                      QStringLiteral("--to"), QStringLiteral("2026-01-01T00:03:20Z"), QStringLiteral("--out"), file};
+    RUN_EXIT(down, 2, args);
+    QVERIFY2(down.err.contains("the ticket database failed during the export (named in the bundle): ticket database"), down.err.constData());
+    const auto b = readBundle(file);
+    QVERIFY(b);
+    QVERIFY(!b->complete());
+    QCOMPARE(b->events.size(), 6); // all but the two tickets
+    RUN_OK(verified, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), file}));
+    QVERIFY2(verified.out.contains("\nincomplete: failed during the export: ticket (ticket database"), verified.out.constData());
+}
+
+void TestBundleCli::badInput()
+{
+    TestDatabase db(QStringLiteral("sqlite"));
+    TRIAGE_OK(seed(db));
+    const QStringList base = ctlDbArgs(db);
+    RUN_EXIT(noOut, 1, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("1")});
+    QVERIFY2(noOut.err.startsWith("incident export needs --out FILE"), noOut.err.constData());
+    RUN_EXIT(both, 1, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("--out"),
+                                         QStringLiteral("x.json"), QStringLiteral("--kind"), QStringLiteral("audit")});
+    QVERIFY2(both.err.startsWith("incident export ID takes the incident's window and filters: no --from, --to or filters"), both.err.constData());
+    RUN_EXIT(noWindow, 1, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("--out"), QStringLiteral("x.json")});
+    QVERIFY2(noWindow.err.contains("--from"), noWindow.err.constData());
+    RUN_EXIT(notFound, 1, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("7"), QStringLiteral("--out"),
+                                             QStringLiteral("x.json")});
+    QVERIFY2(notFound.err.startsWith("no incident 7\n"), notFound.err.constData());
+    QTemporaryDir dir;
+    const QString junk = dir.filePath(QStringLiteral("junk.json"));
+    {
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\":\"triage-incident-bundle\",\"format_version\":9}");
+    }
+    RUN_EXIT(newer, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), junk}));
+    QCOMPARE(newer.err, (junk + QStringLiteral(": bundle format version 9 is newer than this build reads (1): upgrade the console\n")).toUtf8());
+    RUN_EXIT(missing, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), dir.filePath(QStringLiteral("none.json"))}));
+    QVERIFY2(missing.err.startsWith("cannot read "), missing.err.constData());
+    RUN_EXIT(action, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("check"), junk}));
+    QVERIFY2(action.err.startsWith("bundle: unknown action \"check\" (verify)"), action.err.constData());
+}
+
+QTEST_GUILESS_MAIN(TestBundleCli)
+#include "tst_bundle_cli.moc"

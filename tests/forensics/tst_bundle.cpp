@@ -1,0 +1,429 @@
+// The incident bundle's file form (DESIGN.md §7 "Bundles"): canonical event list and hash,
+// the writer's determinism, the exact round trip of odd values (invalid UTF-8 in its escaped
+// form, NUL characters, a 10 MB value, SQL NULL), the reader's messages, redaction. Pure; no
+// database.
+#include "Bundle.h"
+#include "KeyDetailJson.h"
+#include "TextEscape.h"
+
+#include <QCryptographicHash>
+#include <QRegularExpression>
+#include <QTest>
+
+using namespace triage;
+
+namespace {
+
+WindowEvent windowEvent(const QString &at, EventKind kind, const QString &id, const QString &key, const QString &detail)
+{
+    WindowEvent e;
+    e.atText = at;
+    e.at = *parseUtcMicros(at);
+    e.kind = kind;
+    e.store = storeOf(kind);
+    e.id = id;
+    e.idemKey = key;
+    e.status = QStringLiteral("UNKNOWN");
+    e.detail = detail;
+    return e;
+}
+
+const QByteArray kOddBytes("bad \xff\xfe utf8 \\ and \xc3", 19);
+
+QString bigValue()
+{
+    QString s = QStringLiteral("{\"blob\":\"");
+    s += QString(10 * 1024 * 1024, QLatin1Char('x'));
+    s[100] = QChar(0); // a NUL inside
+    s += QStringLiteral("\"}");
+    return s;
+}
+
+/// A bundle with every odd value the stores can give.
+IncidentBundle oddBundle()
+{
+    IncidentBundle b;
+    b.toolVersion = QStringLiteral("0.1.0");
+    b.generatedAt = QStringLiteral("2026-12-02T10:00:00.000000Z");
+    b.generatedBy = QStringLiteral("alice");
+    b.query.from = *parseUtcMicros(u"2026-12-01T02:00:00Z");
+    b.query.to = *parseUtcMicros(u"2026-12-01T03:00:00Z");
+    b.query.bizType = QStringLiteral("ticket_create");
+    b.query.kinds = {EventKind::IntentAttempt, EventKind::TicketCreated};
+    b.query.statuses = {QStringLiteral("UNKNOWN")};
+    b.stores = {{DbRole::Idempotency, true, {}, QStringLiteral("2026-12-02T09:59:00.000000Z")},
+                {DbRole::Intent, true, {}, QStringLiteral("2026-12-02T09:59:00.000000Z")},
+                {DbRole::Ticket, true, {}, QStringLiteral("2026-12-02T09:59:00.000000Z")}};
+    b.clocks = {{DbRole::Idempotency, 12, 3}, {DbRole::Ticket, -1500, 4}};
+    b.events = {windowEvent(QStringLiteral("2026-12-01T02:10:00.000001Z"), EventKind::IntentAttempt, QStringLiteral("7"),
+                      QStringLiteral("k:1"), QStringLiteral("create_ticket")),
+                windowEvent(QStringLiteral("2026-12-01T02:10:00.000001Z"), EventKind::TicketCreated, QStringLiteral("T-0042"),
+                      escapeInvalidUtf8(kOddBytes), QString::fromUtf8("nul\0inside", 10)),
+                windowEvent(QStringLiteral("2026-12-01T02:59:59.999999Z"), EventKind::RecordUpdated, QStringLiteral("3"),
+                      QStringLiteral("k:ü/%#"), QString())};
+    b.events[2].settling = true;
+    b.eventsSha256 = bundleEventsSha256(b.events);
+    b.summary.events[int(EventKind::IntentAttempt)] = 1;
+    b.summary.perMinute = {{QStringLiteral("2026-12-01T02:10"), EventKind::IntentAttempt, 1}};
+    b.summary.topBizTypes = {{QStringLiteral("ticket_create"), 2}};
+    b.notes = {QStringLiteral("biz_type filter not applied to ticket.created")};
+
+    KeyDetail d;
+    d.idemKey = QStringLiteral("k:1");
+    RecordDetail r;
+    r.id = 9007199254740993; // above 2^53: must not go through a double
+    r.idemKey = d.idemKey;
+    r.bizType = std::nullopt;
+    r.statusText = QStringLiteral("PROCESSING");
+    r.statusCode = 0;
+    r.statusStored = QStringLiteral("0");
+    r.statusStoredIsNumber = true;
+    r.resultSnapshot = bigValue();
+    r.createdAt = QStringLiteral("2026-12-01T02:10:00.000000Z");
+    r.updatedAt = QStringLiteral("2026-12-01T02:10:00.000000Z");
+    r.hasExpireAtColumn = false;
+    r.ageSeconds = 0.1 + 0.2;
+    r.failedEvidence = FailedEvidence::TicketAbsent;
+    r.allColumns = {{QStringLiteral("id"), QStringLiteral("9007199254740993")},
+                    {QStringLiteral("note"), QStringLiteral("NULL")},
+                    {QStringLiteral("extra"), QStringLiteral("NULL")}};
+    r.nullColumns = {QStringLiteral("note")};
+    r.escapedColumns = {QStringLiteral("result_snapshot")};
+    d.record = r;
+    TicketRow t;
+    t.id = BusinessId(QStringLiteral("042"));
+    t.idemKey = d.idemKey;
+    t.title = escapeInvalidUtf8(kOddBytes);
+    t.escapedColumns = {QStringLiteral("title")};
+    t.hasUpdatedAtColumn = false;
+    d.tickets = {t};
+    IntentAttempt a;
+    a.id = 7;
+    a.request = QStringLiteral("{\"token\":\"abc\",\"n\":12345678901234567890}");
+    a.response = escapeInvalidUtf8(kOddBytes);
+    a.escapedColumns = {QStringLiteral("response")};
+    a.createdAt = QStringLiteral("2026-12-01T02:10:00.000001Z");
+    d.attempts = {a};
+    CompensationRow c;
+    c.id = 4;
+    c.compKey = QStringLiteral("comp:1");
+    c.target = QStringLiteral("42");
+    c.request = QStringLiteral("{\"headers\":{\"Authorization\":\"Bearer x\"}}");
+    d.compensations = {c};
+    CompensationAttemptRow ca;
+    ca.id = 5;
+    ca.compKey = c.compKey;
+    ca.httpStatus = 503;
+    d.compensationAttempts = {ca};
+    d.errors.insert(DbRole::Ticket, DbError{DbRole::Ticket, DbError::Kind::Connection, QStringLiteral("ticket database: down"),
+                                            QStringLiteral("08006")});
+    d.tickets.clear(); // a failed store's part is empty
+    d.warnings = {QStringLiteral("result_snapshot is not valid UTF-8")};
+    b.keys = {d};
+    KeyDetail d2 = d;
+    d2.idemKey = QStringLiteral("k:2");
+    d2.errors.clear();
+    d2.tickets = {t};
+    d2.record.reset();
+    b.keys.append(d2);
+    return b;
+}
+
+QByteArray withoutGeneratedAt(QByteArray json)
+{
+    return json.replace(QRegularExpression(QStringLiteral("\"generated_at\": \"[^\"]*\"")).match(QString::fromUtf8(json)).captured().toUtf8(), "");
+}
+
+QString readError(const QByteArray &bytes)
+{
+    QString error;
+    const auto b = readBundleJson(bytes, &error);
+    return b ? QStringLiteral("(read)") : error;
+}
+
+} // namespace
+
+class TestBundle : public QObject {
+    Q_OBJECT
+
+private slots:
+    void canonicalList();
+    void roundTrip();
+    void determinism();
+    void malformed();
+    void hashMismatch();
+    void redaction();
+    void redactionOff();
+};
+
+void TestBundle::canonicalList()
+{
+    const IncidentBundle b = oddBundle();
+    const QByteArray list = canonicalEventList(b.events);
+    QCOMPARE(list.count('\n'), 3);
+    QCOMPARE(list.split('\n').at(0),
+             QByteArray(R"(["2026-12-01T02:10:00.000001Z","intent","intent.attempt","7","k:1","","UNKNOWN","","create_ticket",false])"));
+    QCOMPARE(list.split('\n').at(2).right(6), QByteArray(",true]"));
+    QCOMPARE(bundleEventsSha256(b.events),
+             QString::fromLatin1(QCryptographicHash::hash(list, QCryptographicHash::Sha256).toHex()));
+    QCOMPARE(canonicalEventList({}), QByteArray());
+    QCOMPARE(bundleEventsSha256({}), QStringLiteral("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+}
+
+void TestBundle::roundTrip()
+{
+    const IncidentBundle b = oddBundle();
+    const QByteArray json = writeBundleJson(b);
+    QVERIFY(json.startsWith("{\n    \"format\": \"triage-incident-bundle\",\n    \"format_version\": 1,\n"));
+    QString error;
+    const auto back = readBundleJson(json, &error);
+    QVERIFY2(back, qPrintable(error));
+    QCOMPARE(writeBundleJson(*back), json);
+    QVERIFY(verifyBundleHash(*back));
+    QCOMPARE(back->eventsSha256, b.eventsSha256);
+    QVERIFY(back->complete());
+    // Events exactly.
+    QCOMPARE(back->events.size(), 3);
+    for (int i = 0; i < 3; ++i) {
+        QCOMPARE(back->events[i].at, b.events[i].at);
+        QCOMPARE(back->events[i].kind, b.events[i].kind);
+        QCOMPARE(back->events[i].store, b.events[i].store);
+        QCOMPARE(back->events[i].idemKey, b.events[i].idemKey);
+        QCOMPARE(back->events[i].detail, b.events[i].detail);
+        QCOMPARE(back->events[i].settling, b.events[i].settling);
+    }
+    QCOMPARE(back->events[1].detail.size(), 10);
+    QCOMPARE(back->events[1].detail.at(3), QChar(0));
+    QCOMPARE(unescapeInvalidUtf8(back->events[1].idemKey), std::optional<QByteArray>(kOddBytes));
+    // The window and its filters.
+    QCOMPARE(back->query.from, b.query.from);
+    QCOMPARE(back->query.to, b.query.to);
+    QCOMPARE(back->query.bizType, b.query.bizType);
+    QCOMPARE(back->query.kinds, b.query.kinds);
+    QCOMPARE(back->query.statuses, b.query.statuses);
+    QCOMPARE(back->clocks.at(1).offsetMs, qint64(-1500));
+    QCOMPARE(back->notes, b.notes);
+    // The keys' details: the 10 MB value with its NUL byte-exact, escaped text and its flag, NULLs.
+    QCOMPARE(back->keys.size(), 2);
+    const KeyDetail &k = back->keys.at(0);
+    QVERIFY(k.record);
+    QCOMPARE(k.record->id, qint64(9007199254740993));
+    QCOMPARE(k.record->resultSnapshot->size(), b.keys[0].record->resultSnapshot->size());
+    QVERIFY(*k.record->resultSnapshot == *b.keys[0].record->resultSnapshot);
+    QCOMPARE(k.record->bizType, std::optional<QString>());
+    QCOMPARE(k.record->statusStored, std::optional<QString>(QStringLiteral("0")));
+    QVERIFY(k.record->statusStoredIsNumber);
+    QCOMPARE(k.record->ageSeconds, 0.1 + 0.2);
+    QCOMPARE(k.record->failedEvidence, FailedEvidence::TicketAbsent);
+    QVERIFY(!k.record->hasExpireAtColumn);
+    QVERIFY(k.record->expireAt.isNull());
+    QCOMPARE(k.record->allColumns, b.keys[0].record->allColumns);
+    QCOMPARE(k.record->nullColumns, QStringList{QStringLiteral("note")});
+    QCOMPARE(k.record->escapedColumns, QStringList{QStringLiteral("result_snapshot")});
+    QCOMPARE(k.attempts.at(0).request, b.keys[0].attempts[0].request);
+    QCOMPARE(unescapeInvalidUtf8(*k.attempts.at(0).response), std::optional<QByteArray>(kOddBytes));
+    QCOMPARE(k.attempts.at(0).escapedColumns, QStringList{QStringLiteral("response")});
+    QCOMPARE(k.attempts.at(0).error, std::optional<QString>());
+    QVERIFY(k.tickets.isEmpty());
+    QCOMPARE(k.errors.value(DbRole::Ticket).message, QStringLiteral("ticket database: down"));
+    QCOMPARE(k.errors.value(DbRole::Ticket).kind, DbError::Kind::Connection);
+    QCOMPARE(k.errors.value(DbRole::Ticket).nativeCode, QStringLiteral("08006"));
+    QCOMPARE(k.compensations.at(0).id, qint64(4));
+    QCOMPARE(k.compensations.at(0).target, QStringLiteral("42"));
+    QCOMPARE(k.compensationAttempts.at(0).compKey, QStringLiteral("comp:1"));
+    QCOMPARE(k.compensationAttempts.at(0).httpStatus, std::optional<int>(503));
+    const KeyDetail &k2 = back->keys.at(1);
+    QVERIFY(!k2.record);
+    QCOMPARE(k2.tickets.at(0).id.text(), QStringLiteral("042")); // not re-spelled as 42
+    QCOMPARE(unescapeInvalidUtf8(*k2.tickets.at(0).title), std::optional<QByteArray>(kOddBytes));
+    QVERIFY(!k2.tickets.at(0).hasUpdatedAtColumn);
+}
+
+void TestBundle::determinism()
+{
+    IncidentBundle b = oddBundle();
+    const QByteArray first = writeBundleJson(b);
+    QCOMPARE(writeBundleJson(b), first);
+    b.generatedAt = QStringLiteral("2026-12-03T11:11:11.000000Z");
+    const QByteArray second = writeBundleJson(b);
+    QVERIFY(first != second);
+    QCOMPARE(withoutGeneratedAt(second), withoutGeneratedAt(first));
+    QVERIFY(withoutGeneratedAt(first).size() < first.size());
+}
+
+void TestBundle::malformed()
+{
+    const QByteArray good = writeBundleJson(oddBundle());
+    QCOMPARE(readError("not json"), QStringLiteral("not JSON: illegal value at offset 1"));
+    QCOMPARE(readError("[1]"), QStringLiteral("not a triage incident bundle (not a JSON object)"));
+    QCOMPARE(readError("{}"), QStringLiteral("not a triage incident bundle (no \"format\")"));
+    QCOMPARE(readError(R"({"format":"other"})"), QStringLiteral("not a triage incident bundle (format \"other\")"));
+    QByteArray newer = good;
+    newer.replace("\"format_version\": 1,", "\"format_version\": 2,");
+    QCOMPARE(readError(newer), QStringLiteral("bundle format version 2 is newer than this build reads (1): upgrade the console"));
+    QByteArray wrongType = good;
+    wrongType.replace("\"event_count\": 3,", "\"event_count\": \"3\",");
+    QCOMPARE(readError(wrongType), QStringLiteral("malformed bundle: \"event_count\" must be a number, not a string"));
+    QByteArray wrongCount = good;
+    wrongCount.replace("\"event_count\": 3,", "\"event_count\": 4,");
+    QCOMPARE(readError(wrongCount), QStringLiteral("malformed bundle: \"event_count\" is 4 but \"events\" holds 3"));
+    QByteArray wrongKey = good;
+    wrongKey.replace("\"id\": 9007199254740993,", "\"id\": \"x\",");
+    QCOMPARE(readError(wrongKey), QStringLiteral("malformed bundle: \"keys[0].record.id\" must be a number, not a string"));
+    QByteArray missing = good;
+    missing.replace("\"events_sha256\"", "\"events_sha\"");
+    QCOMPARE(readError(missing), QStringLiteral("malformed bundle: \"events_sha256\" is missing"));
+    QByteArray badKind = good;
+    badKind.replace("\"intent.attempt\",\"7\"", "\"intent.nope\",\"7\"");
+    QCOMPARE(readError(badKind), QStringLiteral("malformed bundle: \"events[0][2]\" names an unknown kind \"intent.nope\""));
+    QByteArray badEvent = good;
+    badEvent.replace(",\"create_ticket\",false]", ",\"create_ticket\",0]");
+    QCOMPARE(readError(badEvent), QStringLiteral("malformed bundle: \"events[0]\" must be an array of 9 strings and a boolean"));
+}
+
+void TestBundle::hashMismatch()
+{
+    IncidentBundle b = oddBundle();
+    QVERIFY(verifyBundleHash(b));
+    QByteArray json = writeBundleJson(b);
+    // An event changed in the file after export: read fine, the hash no longer matches.
+    json.replace("\"create_ticket\",false]", "\"create_tickeT\",false]");
+    QString error;
+    const auto tampered = readBundleJson(json, &error);
+    QVERIFY2(tampered, qPrintable(error));
+    QVERIFY(!verifyBundleHash(*tampered));
+    b.events.removeLast();
+    QVERIFY(!verifyBundleHash(b));
+}
+
+namespace {
+
+QString sha(const QByteArray &bytes)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+}
+
+QString marker(const QByteArray &bytes)
+{
+    return QStringLiteral("[redacted sha256:%1]").arg(sha(bytes));
+}
+
+QString redactionLine(const Redaction &r)
+{
+    return QStringLiteral("%1 %2 %3").arg(r.where, r.field, r.sha256);
+}
+
+} // namespace
+
+void TestBundle::redaction()
+{
+    IncidentBundle b;
+    KeyDetail d;
+    d.idemKey = QStringLiteral("k:1");
+    IntentAttempt a;
+    // Headers as an object, fields in any case, a nested member, a number kept exactly, a
+    // secret inside a string holding JSON (a body), a list's element.
+    a.request = QStringLiteral(R"({"headers": {"Authorization": "Bearer abc", "COOKIE": "sid=1", "Accept": "*/*"},)"
+                               R"( "n": 12345678901234567890, "user": {"Password": "hunter2", "name": "bob"},)"
+                               R"( "body": "{\"api_key\":\"k-9\",\"x\":1}", "items": [{"token": 7}], "ticket_id": 42})");
+    a.response = QStringLiteral(R"({"Set-Cookie": "sid=2; HttpOnly", "secret": null, "ok": true})");
+    a.error = QStringLiteral(R"({"password": "not redacted: errors are not bodies"})");
+    IntentAttempt plain;
+    plain.request = QStringLiteral("Authorization: Bearer abc"); // not JSON: left whole
+    plain.response = QStringLiteral("{\"token\": \"cut"); // broken JSON: left whole
+    d.attempts = {a, plain};
+    CompensationRow c;
+    c.request = QStringLiteral(R"({"method":"POST","headers":[["Authorization","Bearer t0"],["X-Idempotency-Key","comp:1"],)"
+                               R"(["set-cookie","a=b"]],"body":"{\"reason\":\"dup\",\"customer_ref\":\"c-1\"}"})");
+    c.response = QStringLiteral(R"({"refresh_token":"r-1"})");
+    d.compensations = {c};
+    CompensationAttemptRow ca;
+    ca.responsePreview = QStringLiteral(R"({"access_token":"a-1","status":"done"})");
+    d.compensationAttempts = {ca};
+    RecordDetail r;
+    r.resultSnapshot = QStringLiteral(R"({"ticket_id":1,"customer_ref":"c-2"})");
+    d.record = r;
+    b.keys = {d};
+    WindowEvent e = windowEvent(QStringLiteral("2026-12-01T02:10:00.000001Z"), EventKind::Audit, QStringLiteral("1"), QStringLiteral("k:1"),
+                          QStringLiteral(R"({"apikey":"z"})"));
+    b.events = {e, windowEvent(QStringLiteral("2026-12-01T02:10:00.000001Z"), EventKind::TicketCreated, QStringLiteral("2"),
+                         QStringLiteral("k:1"), QStringLiteral("password reset for bob"))};
+
+    RedactionRules rules;
+    rules.fields << QStringLiteral("Customer_Ref"); // --redact-field, matched in any case
+    redactBundle(&b, rules);
+    const IntentAttempt &ra = b.keys[0].attempts[0];
+    QCOMPARE(*ra.request,
+             QStringLiteral(R"({"headers": {"Authorization": "%1", "COOKIE": "%2", "Accept": "*/*"},)"
+                            R"( "n": 12345678901234567890, "user": {"Password": "%3", "name": "bob"},)"
+                            R"( "body": "{\"api_key\":\"%4\",\"x\":1}", "items": [{"token": "%5"}], "ticket_id": 42})")
+                 .arg(marker("Bearer abc"), marker("sid=1"), marker("hunter2"), marker("k-9"), marker("7")));
+    QCOMPARE(*ra.response, QStringLiteral(R"({"Set-Cookie": "%1", "secret": "%2", "ok": true})").arg(marker("sid=2; HttpOnly"), marker("null")));
+    QCOMPARE(ra.error, a.error);
+    QCOMPARE(b.keys[0].attempts[1].request, plain.request);
+    QCOMPARE(b.keys[0].attempts[1].response, plain.response);
+    QCOMPARE(b.keys[0].compensations[0].request,
+             QStringLiteral(R"({"method":"POST","headers":[["Authorization","%1"],["X-Idempotency-Key","comp:1"],)"
+                            R"(["set-cookie","%2"]],"body":"{\"reason\":\"dup\",\"customer_ref\":\"%3\"}"})")
+                 .arg(marker("Bearer t0"), marker("a=b"), marker("c-1")));
+    QCOMPARE(*b.keys[0].compensations[0].response, QStringLiteral(R"({"refresh_token":"%1"})").arg(marker("r-1")));
+    QCOMPARE(*b.keys[0].compensationAttempts[0].responsePreview,
+             QStringLiteral(R"({"access_token":"%1","status":"done"})").arg(marker("a-1")));
+    QCOMPARE(*b.keys[0].record->resultSnapshot, QStringLiteral(R"({"ticket_id":1,"customer_ref":"%1"})").arg(marker("c-2")));
+    QCOMPARE(b.events[0].detail, QStringLiteral(R"({"apikey":"%1"})").arg(marker("z")));
+    QCOMPARE(b.events[1].detail, QStringLiteral("password reset for bob"));
+    QStringList lines;
+    for (const Redaction &x : b.redactions)
+        lines << redactionLine(x);
+    QCOMPARE(lines, (QStringList{
+                        QStringLiteral("events[0].detail.apikey apikey ") + sha("z"),
+                        QStringLiteral("keys[k:1].record.result_snapshot.customer_ref customer_ref ") + sha("c-2"),
+                        QStringLiteral("keys[k:1].attempts[0].request.headers.Authorization Authorization ") + sha("Bearer abc"),
+                        QStringLiteral("keys[k:1].attempts[0].request.headers.COOKIE COOKIE ") + sha("sid=1"),
+                        QStringLiteral("keys[k:1].attempts[0].request.user.Password Password ") + sha("hunter2"),
+                        QStringLiteral("keys[k:1].attempts[0].request.body.api_key api_key ") + sha("k-9"),
+                        QStringLiteral("keys[k:1].attempts[0].request.items[0].token token ") + sha("7"),
+                        QStringLiteral("keys[k:1].attempts[0].response.Set-Cookie Set-Cookie ") + sha("sid=2; HttpOnly"),
+                        QStringLiteral("keys[k:1].attempts[0].response.secret secret ") + sha("null"),
+                        QStringLiteral("keys[k:1].compensations[0].request.headers[0][1] Authorization ") + sha("Bearer t0"),
+                        QStringLiteral("keys[k:1].compensations[0].request.headers[2][1] set-cookie ") + sha("a=b"),
+                        QStringLiteral("keys[k:1].compensations[0].request.body.customer_ref customer_ref ") + sha("c-1"),
+                        QStringLiteral("keys[k:1].compensations[0].response.refresh_token refresh_token ") + sha("r-1"),
+                        QStringLiteral("keys[k:1].compensation_attempts[0].response_preview.access_token access_token ") + sha("a-1"),
+                    }));
+    QCOMPARE(b.redactionRules.fields.last(), QStringLiteral("Customer_Ref"));
+    // Redacting again changes nothing (markers are not redacted twice).
+    const IncidentBundle once = b;
+    redactBundle(&b, rules);
+    QCOMPARE(b.keys[0].attempts[0].request, once.keys[0].attempts[0].request);
+    QVERIFY(b.redactions.isEmpty());
+    // The redactions travel in the file.
+    QString error;
+    const auto back = readBundleJson(writeBundleJson(once), &error);
+    QVERIFY2(back, qPrintable(error));
+    QCOMPARE(back->redactions.size(), once.redactions.size());
+    QCOMPARE(redactionLine(back->redactions.at(3)), redactionLine(once.redactions.at(3)));
+    QVERIFY(back->redactionRules.enabled);
+}
+
+void TestBundle::redactionOff()
+{
+    IncidentBundle b = oddBundle();
+    const QString request = *b.keys[0].attempts[0].request;
+    RedactionRules off;
+    off.enabled = false;
+    redactBundle(&b, off);
+    QCOMPARE(*b.keys[0].attempts[0].request, request);
+    QVERIFY(b.redactions.isEmpty());
+    QVERIFY(!b.redactionRules.enabled);
+    QString error;
+    QVERIFY(!readBundleJson(writeBundleJson(b), &error)->redactionRules.enabled);
+    // On: the 10 MB snapshot (no secret in it) is kept byte-exact, the token goes.
+    IncidentBundle on = oddBundle();
+    redactBundle(&on, RedactionRules());
+    QVERIFY(*on.keys[0].record->resultSnapshot == bigValue());
+    QCOMPARE(*on.keys[0].attempts[0].request, QStringLiteral("{\"token\":\"%1\",\"n\":12345678901234567890}").arg(marker("abc")));
+}
+
+QTEST_GUILESS_MAIN(TestBundle)
+#include "tst_bundle.moc"
