@@ -20,6 +20,7 @@
 #include <QPainter>
 #include <QPdfWriter>
 #include <QStackedBarSeries>
+#include <QSet>
 #include <QSvgGenerator>
 #include <QTextDocument>
 #include <QUrl>

@@ -40,9 +40,10 @@ QByteArray bundleHistogramSvg(const IncidentBundle &bundle, QSize size = QSize(9
 /// Needs a QApplication.
 QString bundleReportHtml(const IncidentBundle &bundle, const ReportOptions &options = {});
 
-/// The same content as a PDF (QTextDocument on a QPdfWriter, A4 landscape, page numbers;
-/// table rows kept whole across pages, the event table's header repeated on each page; the
-/// histogram as an image; a cell over 2000 characters clipped with its length named).
+/// The same content as a PDF (QTextDocument on a QPdfWriter, A4 landscape, page numbers; the
+/// event table's header repeated on each page; the histogram as an image; a cell over 2000
+/// characters clipped with its length named). Known limit: QTextDocument continues a cell
+/// taller than the rest of a page on the next page (long details split there).
 /// False with `*error` set when the file cannot be written. Needs a QApplication.
 bool writeBundleReportPdf(const IncidentBundle &bundle, const QString &path, const ReportOptions &options, QString *error);
 

@@ -1,9 +1,7 @@
 #include "IncidentView.h"
 
 #include "HistogramChart.h"
-#include "DeepLink.h"
 #include "IncidentPanel.h"
-#include "Retention.h"
 #include "MessageBar.h"
 #include "ReplayPanel.h"
 #include "StoreRole.h"
@@ -17,8 +15,6 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
-#include <QClipboard>
-#include <QGuiApplication>
 #include <QDateTime>
 #include <QDateTimeEdit>
 #include <QHBoxLayout>
@@ -144,6 +140,12 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
                                           "(absolute UTC): triage-console --open LINK opens it"));
     connect(m_copyLink, &QPushButton::clicked, this, &IncidentView::copyLink);
     filters->addWidget(m_copyLink);
+    m_export = new QPushButton(QStringLiteral("Export\u2026"), this);
+    m_export->setObjectName(QStringLiteral("incidentExport"));
+    m_export->setToolTip(QStringLiteral("Saves the window shown (or the open incident) as a bundle (.json) or its report (.html, .pdf); "
+                                        "secrets redacted, the hash recorded"));
+    connect(m_export, &QPushButton::clicked, this, &IncidentView::exportDialog);
+    filters->addWidget(m_export);
 
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("incidentSummary"));
@@ -470,65 +472,6 @@ void IncidentView::tryPendingScroll()
     const QModelIndex index = m_table->model()->index(row, WindowEventsModel::TimeColumn);
     m_table->setCurrentIndex(index);
     m_table->scrollTo(index, QAbstractItemView::PositionAtTop);
-}
-
-void IncidentView::openLink(const WindowQuery &query, const std::optional<std::pair<EventKind, QString>> &event)
-{
-    openQuery(query);
-    m_pendingEvent = event;
-    const quint64 generation = m_generation;
-    whenReady(checkWindowRetention(*m_workspace, m_loadedQuery), this, [this, generation](const Outcome<QString> &note) {
-        if (generation != m_generation)
-            return;
-        if (!note.ok())
-            m_retentionBar->showMessage(MessageBar::Level::Warning,
-                                        QStringLiteral("Could not check the window against the records still held: %1").arg(note.error->message));
-        else if (!note->isEmpty())
-            m_retentionBar->showMessage(MessageBar::Level::Warning, *note);
-    });
-    // The event is looked for as pages arrive (pageLoaded): the first one is on its way.
-}
-
-void IncidentView::tryPendingEvent()
-{
-    if (!m_pendingEvent)
-        return;
-    const QAbstractItemModel *model = m_table->model();
-    for (int row = 0; row < model->rowCount(); ++row) {
-        const QModelIndex index = model->index(row, WindowEventsModel::TimeColumn);
-        const QVariant kind = index.data(WindowEventsModel::KindRole);
-        if (kind.isValid() && EventKind(kind.toInt()) == m_pendingEvent->first
-            && index.data(WindowEventsModel::EventIdRole).toString() == m_pendingEvent->second) {
-            m_pendingEvent.reset();
-            m_table->setCurrentIndex(index);
-            m_table->scrollTo(index, QAbstractItemView::PositionAtCenter);
-            return;
-        }
-    }
-    if (!m_model->atEnd()) {
-        if (m_model->canFetchMore({}))
-            m_model->fetchMore({});
-        return;
-    }
-    m_bar->showMessage(MessageBar::Level::Warning, QStringLiteral("The linked event %1 %2 is not in this window (any more).")
-                                                       .arg(eventKindName(m_pendingEvent->first), m_pendingEvent->second));
-    m_pendingEvent.reset();
-}
-
-QString IncidentView::currentLink() const
-{
-    const QModelIndex current = m_table->currentIndex();
-    const QVariant kind = current.data(WindowEventsModel::KindRole);
-    return windowLink(m_loadedQuery, kind.isValid() ? std::optional(std::pair(EventKind(kind.toInt()),
-                                                                              current.data(WindowEventsModel::EventIdRole).toString()))
-                                                    : std::nullopt);
-}
-
-void IncidentView::copyLink()
-{
-    const QString link = currentLink();
-    QGuiApplication::clipboard()->setText(link);
-    m_bar->showMessage(MessageBar::Level::Info, QStringLiteral("Link copied: %1").arg(link));
 }
 
 } // namespace triage

@@ -76,6 +76,15 @@ public:
     QString currentLink() const;
     /// Puts currentLink() on the clipboard and says so in the message bar ("Copy link").
     void copyLink();
+    /// "Export…" (DESIGN.md §7 "Bundles", "Reports"): asks for a file name, then exportTo().
+    void exportDialog();
+    /// Exports the window loaded last — the open incident when its window is the one shown —
+    /// with exportBundle() (default redaction; the hash recorded in the database unless
+    /// read-only) and writes `path` by its extension: the bundle's JSON for .json, its report
+    /// for .html / .pdf (views/BundleReport.h). The outcome goes to the message bar and to
+    /// exportFinished(): "Exported 240 events to /x/outage.json (SHA-256 ab12…)"; a store that
+    /// failed during the export is named (Error) and the file is still written.
+    void exportTo(const QString &path);
     /// The banner above the range bar for a linked window older than the data still held.
     MessageBar *retentionBar() const { return m_retentionBar; }
     IncidentPanel *incidentPanel() const { return m_panel; }
@@ -102,6 +111,8 @@ signals:
     /// The last load()'s first page, summary and clock offsets are in (each may have failed:
     /// see the message bar).
     void windowLoaded();
+    /// An exportTo() finished: `ok` when the file was written from a complete bundle.
+    void exportFinished(bool ok, const QString &message);
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -128,6 +139,7 @@ private:
     MessageBar *m_bar;
     MessageBar *m_retentionBar;
     QPushButton *m_copyLink;
+    QPushButton *m_export;
     QDateTimeEdit *m_from;
     QDateTimeEdit *m_to;
     QLineEdit *m_bizType;

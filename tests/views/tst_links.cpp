@@ -2,10 +2,12 @@
 // (tests/support/WindowFixture.h) on SQLite: "Copy link" in the key detail and the Incident
 // view puts the exact link on the clipboard; a window link opens the Incident tab on its
 // window and filters with its event selected (fetched page by page), says when the event is
-// not there, and a window older than the records still held gets the retention banner.
+// not there, and a window older than the records still held gets the retention banner;
+// "Export…" writes the bundle or its report by the file name (saves incident-export.png).
 #include "BackendTestUtil.h"
 #include "WindowFixture.h"
 
+#include "Bundle.h"
 #include "DeepLink.h"
 #include "IncidentView.h"
 #include "KeyDetailView.h"
@@ -18,6 +20,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace triage;
@@ -29,6 +32,7 @@ class TestLinks : public QObject {
 private slots:
     void keyDetailCopyLink();
     void windowLinkOpensAndCopies();
+    void exportFromTheView();
 };
 
 void TestLinks::keyDetailCopyLink()
@@ -118,6 +122,66 @@ void TestLinks::windowLinkOpensAndCopies()
     // Loading another window clears it.
     w.showIncident(q.from, q.to);
     QCOMPARE(view->retentionBar()->text(), QString());
+}
+
+void TestLinks::exportFromTheView()
+{
+    TestDatabase db(QStringLiteral("sqlite"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    TRIAGE_OK(seed(db));
+    Workspace ws(db.config());
+    MainWindow w(&ws);
+    w.resize(1400, 900);
+    w.show();
+    IncidentView *view = w.incidentView();
+    QSignalSpy loaded(view, &IncidentView::windowLoaded);
+    w.showIncident(at(100000), at(200000));
+    QVERIFY(loaded.wait(30000));
+    QTemporaryDir dir;
+    QSignalSpy done(view, &IncidentView::exportFinished);
+
+    // The bundle: the window's 8 events, its hash checked.
+    const QString json = dir.filePath(QStringLiteral("window.json"));
+    view->exportTo(json);
+    QVERIFY(done.wait(60000));
+    QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QString error;
+    const auto bundle = readBundleJson(f.readAll(), &error);
+    QVERIFY2(bundle, qPrintable(error));
+    QCOMPARE(bundle->events.size(), 8);
+    QVERIFY(verifyBundleHash(*bundle));
+    QCOMPARE(bundle->query.from, at(100000));
+    QCOMPARE(done.at(0).at(1).toString(),
+             QStringLiteral("Exported 8 events to %1 (SHA-256 %2\u2026)").arg(json, bundle->eventsSha256.left(12)));
+
+    // The report by its name: HTML, then PDF.
+    done.clear();
+    const QString html = dir.filePath(QStringLiteral("window.html"));
+    view->exportTo(html);
+    QVERIFY(done.wait(60000));
+    QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+    QFile h(html);
+    QVERIFY(h.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(h.readAll());
+    QCOMPARE(text.count(QStringLiteral("<tr class=\"ev")), 8);
+    QVERIFY(text.contains(QStringLiteral("<svg")));
+    done.clear();
+    const QString pdf = dir.filePath(QStringLiteral("window.PDF"));
+    view->exportTo(pdf);
+    QVERIFY(done.wait(60000));
+    QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+    QFile p(pdf);
+    QVERIFY(p.open(QIODevice::ReadOnly));
+    QVERIFY(p.read(5) == "%PDF-");
+    QVERIFY(w.grab().save(QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/incident-export.png")));
+
+    // A name of another kind: said, nothing exported.
+    done.clear();
+    view->exportTo(dir.filePath(QStringLiteral("window.txt")));
+    QCOMPARE(done.size(), 1);
+    QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("Export: name a .json, .html or .pdf file (%1)").arg(dir.filePath(QStringLiteral("window.txt"))));
 }
 
 QTEST_MAIN(TestLinks)
