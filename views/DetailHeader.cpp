@@ -1,5 +1,7 @@
 #include "DetailHeader.h"
 
+#include "DeepLink.h"
+
 #include "MessageBar.h"
 #include "StatusTone.h"
 #include "TextEscape.h"
@@ -7,6 +9,8 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -83,11 +87,23 @@ QWidget *DetailHeader::buildActions()
     row->addWidget(m_markFailedButton);
     row->addWidget(m_readOnlyNote);
     row->addStretch(1);
+    m_copyLinkButton = new QPushButton(QStringLiteral("Copy link"), box);
+    m_copyLinkButton->setObjectName(QStringLiteral("copyKeyLink"));
+    m_copyLinkButton->setToolTip(QStringLiteral("Copies triage://key/<key> (percent-encoded): triage-console --open LINK opens this key"));
+    m_copyLinkButton->setEnabled(false);
+    connect(m_copyLinkButton, &QPushButton::clicked, this, [this] {
+        const QString link = keyLink(m_key);
+        QGuiApplication::clipboard()->setText(link);
+        m_actionBar->showMessage(MessageBar::Level::Info, QStringLiteral("Link copied: %1").arg(link));
+    });
+    row->addWidget(m_copyLinkButton);
     return box;
 }
 
 void DetailHeader::setKey(const QString &key)
 {
+    m_key = key;
+    m_copyLinkButton->setEnabled(!key.isEmpty());
     m_keyLabel->setText(key);
     m_keyLabel->setToolTip(key);
 }

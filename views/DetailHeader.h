@@ -41,6 +41,9 @@ public:
     QPushButton *markSuccessButton() const { return m_markSuccessButton; }
     QPushButton *markFailedButton() const { return m_markFailedButton; }
     QLabel *readOnlyNote() const { return m_readOnlyNote; }
+    /// "Copy link": puts keyLink() of the shown key on the clipboard (DESIGN.md §7 "Links")
+    /// and says so in the action bar.
+    QPushButton *copyLinkButton() const { return m_copyLinkButton; }
     MessageBar *actionBar() const { return m_actionBar; }
     MessageBar *conflictBar() const { return m_conflictBar; }
 
@@ -62,6 +65,8 @@ private:
     QPushButton *m_markSuccessButton = nullptr;
     QPushButton *m_markFailedButton = nullptr;
     QLabel *m_readOnlyNote = nullptr;
+    QPushButton *m_copyLinkButton = nullptr;
+    QString m_key;
     MessageBar *m_actionBar = nullptr;
     MessageBar *m_conflictBar = nullptr;
 };

@@ -1,6 +1,7 @@
 #include "IncidentView.h"
 
 #include "EventTableView.h"
+#include "HistogramChart.h"
 #include "IncidentPanel.h"
 #include "MessageBar.h"
 #include "ReplayPanel.h"
@@ -13,7 +14,6 @@
 #include "Workspace.h"
 
 #include <QBarSet>
-#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QDateTime>
@@ -29,7 +29,6 @@
 #include <QStackedBarSeries>
 #include <QTableView>
 #include <QTimer>
-#include <QValueAxis>
 #include <QVBoxLayout>
 
 namespace triage {
@@ -82,6 +81,8 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     m_model->setPageSize(kViewPageSize);
     m_bar = new MessageBar(this);
     m_bar->setObjectName(QStringLiteral("incidentMessage"));
+    m_retentionBar = new MessageBar(this);
+    m_retentionBar->setObjectName(QStringLiteral("incidentRetention"));
 
     auto makeEdit = [this](const QString &name) {
         auto *edit = new QDateTimeEdit(this);
@@ -138,6 +139,18 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     filters->addWidget(m_key, 1);
     filters->addWidget(m_task);
     filters->addWidget(m_load);
+    m_copyLink = new QPushButton(QStringLiteral("Copy link"), this);
+    m_copyLink->setObjectName(QStringLiteral("incidentCopyLink"));
+    m_copyLink->setToolTip(QStringLiteral("Copies a triage://window link to the window loaded, its filters and the selected event "
+                                          "(absolute UTC): triage-console --open LINK opens it"));
+    connect(m_copyLink, &QPushButton::clicked, this, &IncidentView::copyLink);
+    filters->addWidget(m_copyLink);
+    m_export = new QPushButton(QStringLiteral("Export\u2026"), this);
+    m_export->setObjectName(QStringLiteral("incidentExport"));
+    m_export->setToolTip(QStringLiteral("Saves the window shown (or the open incident) as a bundle (.json) or its report (.html, .pdf); "
+                                        "secrets redacted, the hash recorded"));
+    connect(m_export, &QPushButton::clicked, this, &IncidentView::exportDialog);
+    filters->addWidget(m_export);
 
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("incidentSummary"));
@@ -151,30 +164,8 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     info->addWidget(m_summary, 1);
     info->addWidget(m_clocks, 0, Qt::AlignRight | Qt::AlignTop);
 
-    // The histogram: one bar set per store, stacked.
-    m_series = new QStackedBarSeries;
-    m_series->setBarWidth(0.9);
-    for (int s = 0; s < 4; ++s) {
-        auto *set = new QBarSet(eventStoreName(EventStore(s)));
-        set->setColor(theme::storeColor(s));
-        set->setBorderColor(theme::storeColor(s).darker(115));
-        m_series->append(set);
-    }
-    m_chart = new QChart;
-    m_chart->addSeries(m_series);
-    m_chart->legend()->setAlignment(Qt::AlignTop);
-    m_chart->legend()->setFont(QFont(font().family(), qMax(7, font().pointSize() - 1)));
-    m_chart->setMargins(QMargins(4, 2, 4, 2));
-    m_chart->setBackgroundRoundness(0);
-    auto *xAxis = new QCategoryAxis;
-    xAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-    xAxis->setGridLineVisible(false);
-    auto *yAxis = new QValueAxis;
-    yAxis->setLabelFormat(QStringLiteral("%d"));
-    m_chart->addAxis(xAxis, Qt::AlignBottom);
-    m_chart->addAxis(yAxis, Qt::AlignLeft);
-    m_series->attachAxis(xAxis);
-    m_series->attachAxis(yAxis);
+    // The histogram: one bar set per store, stacked (shared with the bundle report).
+    m_chart = createHistogramChart(&m_series, QFont(font().family(), qMax(7, font().pointSize() - 1)));
     m_chartView = new QChartView(m_chart, this);
     m_chartView->setObjectName(QStringLiteral("incidentHistogram"));
     m_chartView->setRenderHint(QPainter::Antialiasing);
@@ -202,6 +193,7 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     connect(m_model, &WindowEventsModel::errorOccurred, this, [this](const QString &message) {
         m_bar->showMessage(MessageBar::Level::Error, message);
         m_pendingScroll.reset();
+        m_pendingEvent.reset();
         if (m_waitingFirstPage) {
             m_waitingFirstPage = false;
             partDone(m_generation);
@@ -216,6 +208,7 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
         }
         Q_UNUSED(atEnd);
         tryPendingScroll();
+        tryPendingEvent();
     });
 
     m_replay = new ReplayPanel(m_workspace, m_model, m_table, this);
@@ -276,6 +269,7 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     sides->setStretchFactor(1, 1);
 
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_retentionBar);
     layout->addWidget(m_bar);
     layout->addLayout(range);
     layout->addLayout(filters);
@@ -366,7 +360,10 @@ void IncidentView::load()
     m_loadedOnce = true;
     const WindowQuery q = currentQuery();
     m_bar->clearMessage();
+    m_retentionBar->clearMessage();
     m_pendingScroll.reset();
+    m_pendingEvent.reset();
+    m_loadedQuery = q;
     if (q.to <= q.from) {
         m_bar->showMessage(MessageBar::Level::Error, QStringLiteral("The window's end must be after its start."));
         ++m_generation;
@@ -414,49 +411,7 @@ void IncidentView::partDone(quint64 generation)
 void IncidentView::showSummary(const WindowSummary &summary, const WindowQuery &query)
 {
     m_histogram = bucketWindow(summary.perMinute, query.from, query.to);
-    const int n = int(m_histogram.starts.size());
-    QVector<qint64> stacked(n, 0);
-    for (int s = 0; s < 4; ++s) {
-        QBarSet *set = m_series->barSets().at(s);
-        set->remove(0, set->count());
-        QList<qreal> values;
-        values.reserve(n);
-        for (int i = 0; i < n; ++i) {
-            values << qreal(m_histogram.counts[s].at(i));
-            stacked[i] += m_histogram.counts[s].at(i);
-        }
-        set->append(values);
-    }
-    // X: bucket i at i; labels on about 8 buckets, with the date when the window spans days.
-    auto *xAxis = qobject_cast<QCategoryAxis *>(m_chart->axes(Qt::Horizontal).value(0));
-    if (xAxis) {
-        for (const QString &label : xAxis->categoriesLabels())
-            xAxis->remove(label);
-        const bool days = query.to - query.from > 24LL * 3600 * 1000000;
-        const int step = qMax(1, n / 6);
-        for (int i = 0; i < n; i += step)
-            xAxis->append(utcOf(m_histogram.starts.at(i)).toString(days ? QStringLiteral("MM-dd HH'h'") : QStringLiteral("HH:mm")), i);
-        xAxis->setStartValue(-0.5);
-        xAxis->setRange(-0.5, qMax(0.5, n - 0.5));
-    }
-    qint64 top = 0;
-    for (qint64 v : stacked)
-        top = qMax(top, v);
-    if (auto *yAxis = qobject_cast<QValueAxis *>(m_chart->axes(Qt::Vertical).value(0))) {
-        // Whole-number ticks: four steps of 1, 2 or 5 × 10^k events.
-        qint64 step = 1;
-        for (qint64 unit = 1; step * 4 < top; unit *= 10)
-            for (qint64 m : {1, 2, 5})
-                if (step * 4 < top)
-                    step = m * unit;
-        yAxis->setRange(0, qreal(step * 4));
-        yAxis->setTickCount(5);
-        yAxis->setLabelFormat(QStringLiteral("%d"));
-    }
-    m_chart->setTitle(QStringLiteral("Events per %1 (UTC), by store")
-                          .arg(m_histogram.bucketMinutes == 1    ? QStringLiteral("minute")
-                               : m_histogram.bucketMinutes < 60 ? QStringLiteral("%1 min").arg(m_histogram.bucketMinutes)
-                                                                : QStringLiteral("%1 h").arg(m_histogram.bucketMinutes / 60)));
+    fillHistogramChart(m_chart, m_series, m_histogram, query.from, query.to);
     qint64 events = 0;
     for (qint64 e : summary.events)
         events += e;

@@ -68,6 +68,27 @@ public:
     /// Shows `query`'s window and filters (stores, kinds and statuses, which have no edit
     /// here, are kept for the loads that follow, until another incident opens) and loads it.
     void openQuery(const WindowQuery &query);
+    /// Opens a window link (DESIGN.md §7 "Links"): `query`'s window and filters (as
+    /// openQuery()), then selects `event` (kind and row id) once its page is loaded (pages are
+    /// fetched until it is found or the window ends: "the linked event … is not in this
+    /// window"), and checks the window against the records still held (checkWindowRetention():
+    /// a window older than them gets the retention banner).
+    void openLink(const WindowQuery &query, const std::optional<std::pair<EventKind, QString>> &event);
+    /// The link of the window loaded last, its filters and the selected event (windowLink()).
+    QString currentLink() const;
+    /// Puts currentLink() on the clipboard and says so in the message bar ("Copy link").
+    void copyLink();
+    /// "Export…" (DESIGN.md §7 "Bundles", "Reports"): asks for a file name, then exportTo().
+    void exportDialog();
+    /// Exports the window loaded last — the open incident when its window is the one shown —
+    /// with exportBundle() (default redaction; the hash recorded in the database unless
+    /// read-only) and writes `path` by its extension: the bundle's JSON for .json, its report
+    /// for .html / .pdf (views/BundleReport.h). The outcome goes to the message bar and to
+    /// exportFinished(): "Exported 240 events to /x/outage.json (SHA-256 ab12…)"; a store that
+    /// failed during the export is named (Error) and the file is still written.
+    void exportTo(const QString &path);
+    /// The banner above the range bar for a linked window older than the data still held.
+    MessageBar *retentionBar() const { return m_retentionBar; }
     IncidentPanel *incidentPanel() const { return m_panel; }
     /// Offline (DESIGN.md §7 "Offline viewer"): shows `bundle` read-only and reads nothing from
     /// a database: every event (paged from memory, memoryEventSource()), the histogram and
@@ -100,6 +121,8 @@ signals:
     /// The last load()'s first page, summary and clock offsets are in (each may have failed:
     /// see the message bar).
     void windowLoaded();
+    /// An exportTo() finished: `ok` when the file was written from a complete bundle.
+    void exportFinished(bool ok, const QString &message);
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -110,6 +133,7 @@ private:
     void partDone(quint64 generation);
     void updateSpans(int first, int last);
     void tryPendingScroll();
+    void tryPendingEvent();
 
     Workspace *m_workspace;
     WindowEventsModel *m_model;
@@ -120,8 +144,13 @@ private:
     bool m_offline = false; ///< showBundle(): no database
     bool m_waitingFirstPage = false;
     std::optional<UtcMicros> m_pendingScroll;
+    std::optional<std::pair<EventKind, QString>> m_pendingEvent; ///< a linked event to select once loaded
+    WindowQuery m_loadedQuery; ///< the window and filters of the last load()
 
     MessageBar *m_bar;
+    MessageBar *m_retentionBar;
+    QPushButton *m_copyLink;
+    QPushButton *m_export;
     QDateTimeEdit *m_from;
     QDateTimeEdit *m_to;
     QLineEdit *m_bizType;

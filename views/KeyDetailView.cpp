@@ -73,6 +73,7 @@ QTableView *KeyDetailView::ticketsTable() const { return m_tabs->ticketsTable();
 QTableView *KeyDetailView::attemptsTable() const { return m_tabs->attemptsTable(); }
 QTabWidget *KeyDetailView::tabs() const { return m_tabs; }
 QPushButton *KeyDetailView::queryButton() const { return m_header->queryButton(); }
+QPushButton *KeyDetailView::copyLinkButton() const { return m_header->copyLinkButton(); }
 QPushButton *KeyDetailView::markSuccessButton() const { return m_header->markSuccessButton(); }
 QPushButton *KeyDetailView::markFailedButton() const { return m_header->markFailedButton(); }
 MessageBar *KeyDetailView::actionBar() const { return m_header->actionBar(); }

@@ -91,6 +91,8 @@ public:
     QTableView *attemptsTable() const;
     QTabWidget *tabs() const;
     QPushButton *queryButton() const;
+    /// "Copy link": the shown key's triage://key/ link to the clipboard (DESIGN.md §7 "Links").
+    QPushButton *copyLinkButton() const;
     QPushButton *markSuccessButton() const;
     QPushButton *markFailedButton() const;
     /// The inline bar with the last action's outcome, and the conflict panel.

@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 
+#include "DeepLink.h"
+
 #include "CompensationsPane.h"
 #include "DuplicatesPane.h"
 #include "IncidentView.h"
@@ -248,6 +250,18 @@ QueuePane *MainWindow::currentPane() const
 void MainWindow::openIncident(qint64 id)
 {
     m_incident->openIncident(id);
+    m_queues->setCurrentWidget(m_incident);
+}
+
+void MainWindow::openLink(const DeepLink &link)
+{
+    if (link.kind == DeepLink::Kind::Key) {
+        m_detail->loadKey(link.key);
+        if (QueuePane *pane = currentPane())
+            pane->selectKey(link.key);
+        return;
+    }
+    m_incident->openLink(link.query, link.event);
     m_queues->setCurrentWidget(m_incident);
 }
 

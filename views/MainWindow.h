@@ -30,6 +30,7 @@ class MessageBar;
 class QueuePane;
 class UpstreamClient;
 class Workspace;
+struct DeepLink;
 struct KeyDetail;
 
 /// The console's main window: on the left a tab per work queue (Unknown, In flight,
@@ -81,6 +82,10 @@ public:
     IncidentView *incidentView() const { return m_incident; }
     /// Makes the Incident tab current with the window [from, to) (µs, UTC) and loads it.
     void showIncident(qint64 from, qint64 to);
+    /// Opens a deep link (DESIGN.md §7 "Links"): a key link shows that key's detail (the key
+    /// exactly, untrimmed); a window link makes the Incident tab current on its window and
+    /// filters and selects its event (IncidentView::openLink()).
+    void openLink(const DeepLink &link);
     /// Makes the Incident tab current on incident `id` (its window, filters, pins and notes).
     void openIncident(qint64 id);
     /// The upstream client (nullptr when no biz_type has an upstream).

@@ -6,6 +6,7 @@
 
 #include "AppSetup.h"
 #include "BundleViewer.h"
+#include "DeepLink.h"
 #include "Log.h"
 #include "IncidentPanel.h"
 #include "IncidentView.h"
@@ -92,6 +93,12 @@ int main(int argc, char *argv[])
                                                        "exports recorded there."),
                                         QStringLiteral("FILE"));
     parser.addOption(openBundle);
+    const QCommandLineOption openLink(QStringLiteral("open"),
+                                      QStringLiteral("Open a triage:// link: triage://key/KEY shows that key's detail, "
+                                                     "triage://window?from=…&to=…&… the Incident tab on that window with its "
+                                                     "event selected."),
+                                      QStringLiteral("LINK"));
+    parser.addOption(openLink);
     parser.addOption(incidentFrom);
     parser.addOption(incidentTo);
     parser.addOption(incidentSelect);
@@ -117,6 +124,22 @@ int main(int argc, char *argv[])
     if (parser.isSet(screenshot) && parser.value(screenshot).trimmed().isEmpty()) {
         std::fprintf(stderr, "triage-console: --screenshot needs a file name\n");
         return 1;
+    }
+
+    std::optional<DeepLink> link;
+    if (parser.isSet(openLink)) {
+        QString linkError;
+        link = parseDeepLink(parser.value(openLink), &linkError);
+        if (!link) {
+            std::fprintf(stderr, "triage-console: --open: %s\n", qUtf8Printable(linkError));
+            return 1;
+        }
+        for (const QCommandLineOption *other : std::initializer_list<const QCommandLineOption *>{&select, &incidentId, &incidentFrom, &incidentTo})
+            if (parser.isSet(*other)) {
+                std::fprintf(stderr, "triage-console: --open takes the key or window from the link: leave out --%s\n",
+                             qUtf8Printable(other->names().first()));
+                return 1;
+            }
     }
 
     app::setupLogging(QStringLiteral("triage-console"), parser.isSet(QStringLiteral("verbose")));
@@ -150,7 +173,8 @@ int main(int argc, char *argv[])
         return 1;
     }
     // The Incident tab's window: absolute UTC; a missing end is now, a missing start 24 h before the end.
-    const bool incident = parser.isSet(screenshotTab) || parser.isSet(incidentFrom) || parser.isSet(incidentTo);
+    const bool windowLink = link && link->kind == DeepLink::Kind::Window;
+    const bool incident = parser.isSet(screenshotTab) || parser.isSet(incidentFrom) || parser.isSet(incidentTo) || windowLink;
     UtcMicros incidentEnd = (QDateTime::currentMSecsSinceEpoch() / 1000 + 1) * 1000000;
     UtcMicros incidentStart = 0;
     for (const auto &[option, target] : {std::pair{&incidentTo, &incidentEnd}, std::pair{&incidentFrom, &incidentStart}}) {
@@ -186,7 +210,7 @@ int main(int argc, char *argv[])
         }
     }
     // The demo's Incident tab opens on its outage unless a window was given (DESIGN.md §7).
-    const auto demoWindow = config->isDemo && !parser.isSet(incidentFrom) && !parser.isSet(incidentTo)
+    const auto demoWindow = config->isDemo && !parser.isSet(incidentFrom) && !parser.isSet(incidentTo) && !windowLink
         ? DemoWorkspace::incidentWindow()
         : std::nullopt;
     if (demoWindow)
@@ -218,7 +242,9 @@ int main(int argc, char *argv[])
     installMappingCheck(workspace);
     MainWindow window(&workspace);
     window.resize(1400, 900);
-    if (openIncidentId > 0) {
+    if (link) {
+        window.openLink(*link);
+    } else if (openIncidentId > 0) {
         QObject::connect(window.incidentView()->incidentPanel(), &IncidentPanel::openFailed, &app, [](const QString &why) {
             std::fprintf(stderr, "triage-console: incident not opened: %s\n", qUtf8Printable(why));
         });
@@ -232,7 +258,8 @@ int main(int argc, char *argv[])
     int exitCode = 0;
     std::unique_ptr<ScreenshotRunner> runner;
     if (parser.isSet(screenshot)) {
-        runner = std::make_unique<ScreenshotRunner>(&window, parser.value(screenshot), parser.value(select).trimmed());
+        const QString selectKey = link && link->kind == DeepLink::Kind::Key ? link->key : parser.value(select).trimmed();
+        runner = std::make_unique<ScreenshotRunner>(&window, parser.value(screenshot), selectKey);
         runner->setAction(parser.value(screenshotAction));
         runner->setIncidentTab(incident || openIncidentId > 0);
         runner->setIncidentSelect(incidentRow);

@@ -37,6 +37,12 @@ struct CommandSpec {
     /// `arguments` is the least number of positional arguments; prepare() checks the rest
     /// (incident: a subcommand, then an ID for most of them).
     bool variadic = false;
+    /// True when the command reads --format itself (report: html or pdf), not as the
+    /// global table / json / csv.
+    bool ownsFormat = false;
+    /// True when the command draws (fonts, charts): main() then makes a QApplication on the
+    /// offscreen platform instead of a QCoreApplication (Triagectl::needsGui()).
+    bool needsGui = false;
 };
 
 /// One parsed command line as a command sees it.
@@ -91,5 +97,6 @@ std::unique_ptr<Command> makeMapCommand();
 std::unique_ptr<Command> makeTimelineCommand();
 std::unique_ptr<Command> makeIncidentCommand();
 std::unique_ptr<Command> makeBundleCommand();
+std::unique_ptr<Command> makeReportCommand();
 
 } // namespace triage::ctl

@@ -59,6 +59,12 @@ QStringList listOption(const CommandContext &c, const QString &name)
 }
 } // namespace
 
+QCommandLineOption linkOption()
+{
+    return option("link", QStringLiteral("A triage:// link: show takes triage://key/KEY, timeline triage://window?from=…&to=…&…."),
+                  QStringLiteral("LINK"));
+}
+
 bool windowFiltersGiven(const CommandContext &context)
 {
     for (const QCommandLineOption &o : windowFilterOptions())

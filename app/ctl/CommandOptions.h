@@ -49,6 +49,9 @@ bool readTimeOption(const CommandContext &context, const QString &name, std::opt
 /// The window filters of timeline and incident create (DESIGN.md §7): --biz-type, --tenant,
 /// --key, --store, --kind, --status (the last three comma-separated).
 QList<QCommandLineOption> windowFilterOptions();
+/// --link LINK: a deep link (DESIGN.md §7 "Links"): show takes triage://key/…, timeline
+/// triage://window?…, in place of the KEY or the window and filters.
+QCommandLineOption linkOption();
 /// True when any of windowFilterOptions() is given.
 bool windowFiltersGiven(const CommandContext &context);
 /// Reads --from and --to (`command` names the command in the message) and the window

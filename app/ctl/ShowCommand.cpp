@@ -7,6 +7,7 @@
 
 #include "AsOf.h"
 #include "Window.h"
+#include "DeepLink.h"
 #include "TextEscape.h"
 #include "Workspace.h"
 #include "KeyDetail.h"
@@ -208,7 +209,7 @@ public:
         static const CommandSpec s{
             QStringLiteral("show"), QStringLiteral("show KEY"),
             QStringLiteral("Everything about one key: record, tickets, intent-log attempts, timeline."),
-            QStringLiteral("show KEY [--full] [--as-of TIME]"),
+            QStringLiteral("show KEY [--full] [--as-of TIME]  |  show --link triage://key/KEY [--full] [--as-of TIME]"),
             QStringLiteral("Everything about one idempotency key: the record (every field), warnings,\n"
                            "tickets, intent-log attempts and the merged timeline (table or json).\n"
                            "The table format previews a result_snapshot over 2000 characters\n"
@@ -218,10 +219,12 @@ public:
                            "written exactly at TIME counts) as far as its history allows: the\n"
                            "record's status only where updated_at or an audit row establishes it,\n"
                            "attempts, tickets, operator actions and compensations existing then\n"
-                           "(DESIGN.md \u00a77 \"As of T\")."),
+                           "(DESIGN.md \u00a77 \"As of T\").\n"
+                           "--link takes the key from a key link (triage://key/<percent-encoded key>)."),
             {option("full", QStringLiteral("Print a large result_snapshot in full (table format).")),
-             option("as-of", QStringLiteral("Show the key as of this time (ISO-8601; no zone = UTC)."), QStringLiteral("TIME"))},
-            1, QString(), false};
+             option("as-of", QStringLiteral("Show the key as of this time (ISO-8601; no zone = UTC)."), QStringLiteral("TIME")),
+             linkOption()},
+            -1, QStringLiteral("link"), false};
         return s;
     }
 
@@ -229,7 +232,19 @@ public:
     {
         if (c.out.format() == Format::Csv)
             return c.out.usage(QStringLiteral("show has no csv form: use --format table or json"));
-        if (c.args.first().isEmpty())
+        if (c.parser.isSet(QStringLiteral("link"))) {
+            QString error;
+            const auto link = parseDeepLink(c.parser.value(QStringLiteral("link")), &error);
+            if (!link)
+                return c.out.usage(QStringLiteral("--link: ") + error);
+            if (link->kind != DeepLink::Kind::Key)
+                return c.out.usage(QStringLiteral("--link: show takes a key link (triage://key/<key>); open a window link with "
+                                                  "triagectl timeline --link"));
+            m_key = link->key;
+        } else {
+            m_key = c.args.first();
+        }
+        if (m_key.isEmpty())
             return c.out.usage(QStringLiteral("show: the key is empty"));
         if (!readTimeOption(c, QStringLiteral("as-of"), &m_asOf))
             return ExitUsage;
@@ -238,7 +253,7 @@ public:
 
     int run(Workspace &workspace, const CommandContext &c) override
     {
-        const QString &key = c.args.first();
+        const QString &key = m_key;
         const KeyDetail detail = loadKeyDetail(workspace, key).result();
         const bool found = detail.record || !detail.tickets.isEmpty() || !detail.attempts.isEmpty();
         if (!found && detail.errors.isEmpty()) {
@@ -284,6 +299,7 @@ public:
     }
 
 private:
+    QString m_key;                   ///< KEY, or the key of --link
     std::optional<UtcMicros> m_asOf; ///< --as-of: the key as of this time instead of now
 };
 

@@ -6,6 +6,7 @@
 #include "JsonExport.h"
 #include "TextTable.h"
 
+#include "DeepLink.h"
 #include "Incident.h"
 #include "TextEscape.h"
 #include "Window.h"
@@ -60,7 +61,8 @@ public:
             QStringLiteral("Every event of a time window across the stores (incident replay)."),
             QStringLiteral("timeline --from TIME --to TIME [--biz-type B] [--tenant T] [--key SUBSTR] [--task ID] "
                            "[--store S,..] "
-                           "[--kind K,..] [--status S,..] [--lookback SECONDS]  |  timeline --incident ID [--lookback SECONDS]"),
+                           "[--kind K,..] [--status S,..] [--lookback SECONDS]  |  timeline --incident ID [--lookback SECONDS]  |  "
+                           "timeline --link triage://window?... [--lookback SECONDS]"),
             QStringLiteral(
                 "Every event in [--from, --to) (UTC; --from included, --to excluded) across the stores, in one\n"
                 "order (time, store, kind, id): record.created, record.updated (to its CURRENT status: the\n"
@@ -75,7 +77,9 @@ public:
                 "created in the window still PROCESSING, keys with 2+ tickets created in the window,\n"
                 "applied marks by operator, top biz_types and tenants, events per minute; a figure a filter\n"
                 "leaves out is \"not counted\" (JSON null), never 0.\n"
-                "--incident ID reads the window and filters saved with that incident (triagectl incident)."),
+                "--incident ID reads the window and filters saved with that incident (triagectl incident).\n"
+                "--link reads them from a window link (triage://window?from=…&to=…&…, DESIGN.md \u00a77 \"Links\"):\n"
+                "the same output as the same --from, --to and filters; its selected event is ignored here."),
             QList<QCommandLineOption>{option("from", QStringLiteral("Window start, included (ISO-8601; no zone = UTC)."),
                                              QStringLiteral("TIME")),
                                       option("to", QStringLiteral("Window end, excluded."), QStringLiteral("TIME"))}
@@ -85,6 +89,7 @@ public:
                     QStringLiteral("ID")),
              option("lookback", QStringLiteral("Seconds before now() in which events still settle (default 60)."),
                     QStringLiteral("SECONDS")),
+             linkOption(),
              option("summary", QStringLiteral("Print the window's summary (aggregates on the servers) instead of its events.")),
              pageSizeOption()},
             0, QString(), false};
@@ -95,6 +100,8 @@ public:
     {
         if (!readPageSize(c, &m_pageSize))
             return ExitUsage;
+        if (c.parser.isSet(QStringLiteral("incident")) && c.parser.isSet(QStringLiteral("link")))
+            return c.out.usage(QStringLiteral("give either --incident or --link, not both"));
         if (c.parser.isSet(QStringLiteral("incident"))) {
             bool ok = false;
             m_incident = c.parser.value(QStringLiteral("incident")).trimmed().toLongLong(&ok);
@@ -104,6 +111,18 @@ public:
             if (c.parser.isSet(QStringLiteral("from")) || c.parser.isSet(QStringLiteral("to")) || windowFiltersGiven(c))
                 return c.out.usage(QStringLiteral("--incident takes the window and filters from the incident: leave out --from, "
                                                   "--to and the filters"));
+        } else if (c.parser.isSet(QStringLiteral("link"))) {
+            if (c.parser.isSet(QStringLiteral("from")) || c.parser.isSet(QStringLiteral("to")) || windowFiltersGiven(c))
+                return c.out.usage(QStringLiteral("--link takes the window and filters from the link: leave out --from, --to and "
+                                                  "the filters"));
+            QString error;
+            const auto link = parseDeepLink(c.parser.value(QStringLiteral("link")), &error);
+            if (!link)
+                return c.out.usage(QStringLiteral("--link: ") + error);
+            if (link->kind != DeepLink::Kind::Window)
+                return c.out.usage(QStringLiteral("--link: timeline takes a window link (triage://window?from=…&to=…); open a key "
+                                                  "link with triagectl show --link"));
+            m_query = link->query;
         } else if (!readWindowQuery(c, QStringLiteral("timeline"), &m_query)) {
             return ExitUsage;
         }

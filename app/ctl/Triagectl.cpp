@@ -78,7 +78,7 @@ const std::vector<CommandFactory> &commandTable()
         &makeInitSchemaCommand, &makeSeedDemoCommand, &makeListCommand,       &makeShowCommand,
         &makeMarkCommand,       &makeQueryCommand,    &makeDuplicatesCommand, &makeCompensateCommand,
         &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand, &makeMapCommand,
-        &makeTimelineCommand, &makeIncidentCommand, &makeBundleCommand,
+        &makeTimelineCommand, &makeIncidentCommand, &makeBundleCommand, &makeReportCommand,
     };
     return table;
 }
@@ -215,10 +215,18 @@ int Triagectl::checkShape(const Command &command, const QStringList &args)
     return ExitOk;
 }
 
+bool Triagectl::needsGui(const QStringList &arguments)
+{
+    if (!m_parser.parse(arguments) || m_parser.isSet(QStringLiteral("help")) || m_parser.isSet(QStringLiteral("version")))
+        return false;
+    const Command *command = find(m_parser.positionalArguments().value(0));
+    return command && command->spec().needsGui;
+}
+
 int Triagectl::run(const QStringList &arguments)
 {
     static const QString commandNames =
-        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline, incident or bundle");
+        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline, incident, bundle or report");
     if (!m_parser.parse(arguments))
         return m_output.usage(m_parser.errorText());
     const QStringList positional = m_parser.positionalArguments();
@@ -240,7 +248,7 @@ int Triagectl::run(const QStringList &arguments)
     if (const int code = checkShape(*command, args); code != ExitOk)
         return code;
 
-    const auto format = formatFromText(m_parser.value(QStringLiteral("format")));
+    const auto format = command->spec().ownsFormat ? std::optional(Format::Table) : formatFromText(m_parser.value(QStringLiteral("format")));
     if (!format)
         return m_output.usage(QStringLiteral("--format \"%1\": use table, json or csv").arg(m_parser.value(QStringLiteral("format"))));
     m_output.setFormat(*format);

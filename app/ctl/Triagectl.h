@@ -25,6 +25,12 @@ public:
     explicit Triagectl(FILE *out = stdout, FILE *err = stderr);
     ~Triagectl();
 
+    /// True when `arguments` (argv, program name first) name a command that draws
+    /// (CommandSpec::needsGui: report): main() then creates a QApplication on the offscreen
+    /// platform, and a QCoreApplication for every other command (no GUI libraries' start-up
+    /// cost, no display needed). Needs no application object.
+    bool needsGui(const QStringList &arguments);
+
     /// Runs the command in `arguments` (argv, program name first) and returns its exit code.
     int run(const QStringList &arguments);
 

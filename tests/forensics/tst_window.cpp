@@ -8,6 +8,7 @@
 #include "ShapeExpect.h"
 #include "WindowFixture.h"
 
+#include "DeepLink.h"
 #include "Window.h"
 #include "WindowSummary.h"
 #include "Workspace.h"
@@ -309,6 +310,45 @@ void TestWindow::timelineCli()
         "2026-01-01T00:01            1       1       1        0\n"
         "2026-01-01T00:02            2       1       0        1\n"
         "2026-01-01T00:03            0       0       1        0\n").split(QLatin1Char('\n')));
+
+    // The same window and filters as a link (DESIGN.md §7 "Links"): the same output.
+    WindowQuery linked = window();
+    linked.keySubstring = QStringLiteral("k:");
+    linked.kinds = {EventKind::Audit, EventKind::RecordUpdated};
+    const QString link = windowLink(linked, std::pair(EventKind::Audit, QStringLiteral("1")));
+    for (const QStringList &format : {QStringList{}, QStringList{QStringLiteral("--format"), QStringLiteral("json")},
+                                      QStringList{QStringLiteral("--summary")}}) {
+        const CtlRun flags = runCtl(ctlDbArgs(db) + window + format + QStringList{QStringLiteral("--key"), QStringLiteral("k:"),
+                                                                                  QStringLiteral("--kind"), QStringLiteral("audit,record.updated")});
+        QVERIFY2(flags.ok(), flags.describe().constData());
+        run = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("timeline"), QStringLiteral("--link"), link} + format);
+        QVERIFY2(run.ok(), run.describe().constData());
+        QCOMPARE(run.out, flags.out);
+    }
+    run = runCtl(ctlDbArgs(db) + window + QStringList{QStringLiteral("--link"), link});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.startsWith("triagectl: --link takes the window and filters from the link: leave out --from, --to and the filters\n"),
+             run.describe().constData());
+    run = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("timeline"), QStringLiteral("--link"), keyLink(QStringLiteral("k:a"))});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.startsWith("triagectl: --link: timeline takes a window link (triage://window?from=…&to=…); open a key link "
+                                "with triagectl show --link\n"),
+             run.describe().constData());
+    run = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("timeline"), QStringLiteral("--link"), QStringLiteral("triage://window?to=x")});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.startsWith("triagectl: --link: to: not an ISO time: \"x\"\n"), run.describe().constData());
+    // show --link: the key from a key link, the same output as the key.
+    const QStringList asOf{QStringLiteral("--as-of"), QStringLiteral("2026-01-01T00:02:00Z")};
+    const CtlRun byKey = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("show"), QStringLiteral("k:a")} + asOf);
+    QVERIFY2(byKey.ok(), byKey.describe().constData());
+    run = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("show"), QStringLiteral("--link"), keyLink(QStringLiteral("k:a"))} + asOf);
+    QVERIFY2(run.ok(), run.describe().constData());
+    QCOMPARE(run.out, byKey.out);
+    run = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("show"), QStringLiteral("--link"), link});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.startsWith("triagectl: --link: show takes a key link (triage://key/<key>); open a window link with "
+                                "triagectl timeline --link\n"),
+             run.describe().constData());
 
     // Bad input: a clear message, exit 1.
     run = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("timeline"), QStringLiteral("--from"), QStringLiteral("2026-01-01T00:03:20Z"),
