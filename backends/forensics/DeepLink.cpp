@@ -70,6 +70,7 @@ QString windowLink(const WindowQuery &query, const std::optional<std::pair<Event
     add("biz_type", encode(query.bizType));
     add("tenant", encode(query.tenant));
     add("key", encode(query.keySubstring));
+    add("task", encode(query.taskId));
     QStringList stores, kinds;
     for (EventStore s : query.stores)
         stores << eventStoreName(s);
@@ -120,7 +121,8 @@ std::optional<DeepLink> parseDeepLink(const QString &input, QString *error)
         return fail(error, QStringLiteral("the window link has a path (expected triage://window?from=…&to=…)"));
     const QString query = after.mid(after.indexOf(QLatin1Char('?')) + 1);
     static const QStringList known{QStringLiteral("from"),   QStringLiteral("to"),    QStringLiteral("biz_type"),
-                                   QStringLiteral("tenant"), QStringLiteral("key"),   QStringLiteral("stores"),
+                                   QStringLiteral("tenant"), QStringLiteral("key"),   QStringLiteral("task"),
+                                   QStringLiteral("stores"),
                                    QStringLiteral("kinds"),  QStringLiteral("statuses"), QStringLiteral("event")};
     QSet<QString> seen;
     bool hasFrom = false, hasTo = false;
@@ -160,6 +162,8 @@ std::optional<DeepLink> parseDeepLink(const QString &input, QString *error)
             link.query.tenant = value;
         } else if (name == QLatin1String("key")) {
             link.query.keySubstring = value;
+        } else if (name == QLatin1String("task")) {
+            link.query.taskId = value;
         } else if (name == QLatin1String("stores")) {
             for (const QString &p : parts) {
                 const auto s = eventStoreFromName(p);

@@ -28,7 +28,7 @@ struct DeepLink {
 QString keyLink(const QString &key);
 
 /// `triage://window?from=<ISO UTC>&to=<ISO UTC>` followed by the filters that are set, in the
-/// order biz_type, tenant, key, stores, kinds, statuses, and `event=<kind>:<id>` when
+/// order biz_type, tenant, key, task, stores, kinds, statuses, and `event=<kind>:<id>` when
 /// `event` is set. Times are formatUtcMicros() text (always absolute UTC, microseconds);
 /// every value percent-encoded as one component; the lists' elements are encoded one by one
 /// and joined by "," (so a status holding "," survives). The lookback is not part of a link.
@@ -45,7 +45,7 @@ QString printDeepLink(const DeepLink &link);
 ///   "the window link has a path (expected triage://window?from=…&to=…)", "the link has a fragment (encode # as %23)",
 ///   "the window link has no from", "… has no to", "from: not an ISO time: \"x\"",
 ///   "the window's start must be before its end", "unknown link parameter \"x\" (known: from, to, biz_type,
-///   tenant, key, stores, kinds, statuses, event)", "link parameter \"x\" given twice",
+///   tenant, key, task, stores, kinds, statuses, event)", "link parameter \"x\" given twice",
 ///   "stores: unknown store \"x\"", "kinds: unknown kind \"x\"", "event: give <kind>:<id>",
 ///   "event: unknown kind \"x\"", "<parameter>: not percent-encoded UTF-8".
 std::optional<DeepLink> parseDeepLink(const QString &text, QString *error);

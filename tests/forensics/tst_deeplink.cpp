@@ -56,6 +56,7 @@ private slots:
             q.bizType = value;
             q.tenant = value + QStringLiteral("-t");
             q.keySubstring = value;
+            q.taskId = value + QStringLiteral("-task");
             q.stores = {EventStore::Intent, EventStore::Console};
             q.kinds = {EventKind::IntentAttempt, EventKind::CompensationAttempt};
             q.statuses = {QStringLiteral("UNKNOWN"), value};
@@ -70,6 +71,7 @@ private slots:
             QCOMPARE(link->query.bizType, q.bizType);
             QCOMPARE(link->query.tenant, q.tenant);
             QCOMPARE(link->query.keySubstring, q.keySubstring);
+            QCOMPARE(link->query.taskId, q.taskId);
             QCOMPARE(link->query.stores, q.stores);
             QCOMPARE(link->query.kinds, q.kinds);
             QCOMPARE(link->query.statuses, q.statuses);
@@ -85,10 +87,11 @@ private slots:
         q.to = at("2026-12-01T03:00:00Z");
         q.bizType = QStringLiteral("ticket_create");
         q.keySubstring = QStringLiteral("k/a b");
+        q.taskId = QStringLiteral("task 7");
         q.statuses = {QStringLiteral("UNKNOWN"), QStringLiteral("a,b")};
         QCOMPARE(windowLink(q, std::pair(EventKind::IntentAttempt, QStringLiteral("42"))),
                  QStringLiteral("triage://window?from=2026-12-01T02%3A10%3A00.000000Z&to=2026-12-01T03%3A00%3A00.000000Z"
-                                "&biz_type=ticket_create&key=k%2Fa%20b&statuses=UNKNOWN,a%2Cb&event=intent.attempt:42"));
+                                "&biz_type=ticket_create&key=k%2Fa%20b&task=task%207&statuses=UNKNOWN,a%2Cb&event=intent.attempt:42"));
         // Hand-written links: raw ':' in times, a zone offset, any parameter order, surrounding spaces.
         QString error;
         const auto link = parseDeepLink(QStringLiteral("  triage://window?to=2026-12-01T03:00:00Z&from=2026-12-01T10:10:00%2B08:00  "), &error);
@@ -128,7 +131,7 @@ private slots:
                                << QStringLiteral("the window's start must be before its end");
         QTest::newRow("unknown") << ok + QStringLiteral("&lookback=5")
                                  << QStringLiteral("unknown link parameter \"lookback\" (known: from, to, biz_type, tenant, key, "
-                                                   "stores, kinds, statuses, event)");
+                                                   "task, stores, kinds, statuses, event)");
         QTest::newRow("twice") << ok + QStringLiteral("&from=2026-12-01T02:00:00Z") << QStringLiteral("link parameter \"from\" given twice");
         QTest::newRow("store") << ok + QStringLiteral("&stores=intent,disk") << QStringLiteral("stores: unknown store \"disk\"");
         QTest::newRow("kind name") << ok + QStringLiteral("&kinds=record.deleted") << QStringLiteral("kinds: unknown kind \"record.deleted\"");
