@@ -531,7 +531,7 @@ void TstCliTriagectl::exitCodes()
     EXPECT_EXIT(sqlite + QStringList{QStringLiteral("list")}, 1, "missing argument");
     EXPECT_EXIT(sqlite + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--created-from"),
                                      QStringLiteral("yesterday")},
-                1, "--created-from \"yesterday\" is not an ISO-8601 time");
+                1, "--created-from: cannot read \"yesterday\" as a UTC time");
     EXPECT_EXIT(sqlite + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--limit"), QStringLiteral("lots")},
                 1, "--limit");
     EXPECT_EXIT(sqlite + QStringList{QStringLiteral("list"), QStringLiteral("unknown"), QStringLiteral("--format"), QStringLiteral("xml")},
