@@ -312,7 +312,7 @@ void TestWindow::timelineCli()
         "2026-01-01T00:03            0       0       1        0\n").split(QLatin1Char('\n')));
 
     // The same window and filters as a link (DESIGN.md §7 "Links"): the same output.
-    WindowQuery linked = window();
+    WindowQuery linked = wfix::window();
     linked.keySubstring = QStringLiteral("k:");
     linked.kinds = {EventKind::Audit, EventKind::RecordUpdated};
     const QString link = windowLink(linked, std::pair(EventKind::Audit, QStringLiteral("1")));
