@@ -226,15 +226,22 @@ QString summarySection(const IncidentBundle &b)
     for (EventKind k : selectedKinds(b.query))
         rows << row({esc(eventKindName(k)), QStringLiteral("<td class=\"num\">%1</td>").arg(s.events[int(k)]),
                      QStringLiteral("<td class=\"num\">%1</td>").arg(s.keys[int(k)])});
+    // A figure the export's stream filters leave out is "not counted", never 0 (DESIGN.md §7 "summary").
+    const auto figure = [&b](SummaryFigure f, const QString &value) {
+        const QString why = summaryFigureFilteredOut(b.query, f);
+        return why.isEmpty() ? value : QStringLiteral("not counted (filtered out by %1)").arg(esc(why));
+    };
     QString out = QStringLiteral("<h2>Summary</h2>")
         + table({QStringLiteral("Kind"), QStringLiteral("Events"), QStringLiteral("Keys")}, rows);
     out += QStringLiteral("<p>Keys with an UNKNOWN attempt: <b>%1</b> · records created in the window still PROCESSING: <b>%2</b>"
                           " · keys with 2+ tickets created in the window: <b>%3</b><br>Settled by operators: %4<br>Top biz_types: %5"
                           "<br>Top tenants: %6</p>")
-               .arg(s.unknownKeys)
-               .arg(s.stillProcessing)
-               .arg(s.duplicateGroups)
-               .arg(nameCounts(s.settledBy), nameCounts(s.topBizTypes), nameCounts(s.topTenants));
+               .arg(figure(SummaryFigure::UnknownKeys, QString::number(s.unknownKeys)),
+                    figure(SummaryFigure::StillProcessing, QString::number(s.stillProcessing)),
+                    figure(SummaryFigure::DuplicateGroups, QString::number(s.duplicateGroups)),
+                    figure(SummaryFigure::SettledBy, nameCounts(s.settledBy)),
+                    figure(SummaryFigure::TopBizTypes, nameCounts(s.topBizTypes)),
+                    figure(SummaryFigure::TopTenants, nameCounts(s.topTenants)));
     return out;
 }
 

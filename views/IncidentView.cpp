@@ -416,9 +416,14 @@ void IncidentView::showSummary(const WindowSummary &summary, const WindowQuery &
     for (qint64 e : summary.events)
         events += e;
     QStringList parts{QStringLiteral("%1 event(s)").arg(events)};
-    parts << QStringLiteral("%1 key(s) with an UNKNOWN attempt").arg(summary.unknownKeys)
-          << QStringLiteral("%1 record(s) still PROCESSING").arg(summary.stillProcessing)
-          << QStringLiteral("%1 duplicate group(s)").arg(summary.duplicateGroups);
+    // A figure the window's stream filters leave out is "not counted", never 0 (DESIGN.md §7 "summary").
+    const auto figure = [&query](SummaryFigure f, qint64 n, const QString &what) {
+        return summaryFigureFilteredOut(query, f).isEmpty() ? QStringLiteral("%1 %2").arg(n).arg(what)
+                                                            : QStringLiteral("%1: not counted").arg(what);
+    };
+    parts << figure(SummaryFigure::UnknownKeys, summary.unknownKeys, QStringLiteral("key(s) with an UNKNOWN attempt"))
+          << figure(SummaryFigure::StillProcessing, summary.stillProcessing, QStringLiteral("record(s) still PROCESSING"))
+          << figure(SummaryFigure::DuplicateGroups, summary.duplicateGroups, QStringLiteral("duplicate group(s)"));
     if (!summary.settledBy.isEmpty())
         parts << QStringLiteral("%1 applied mark(s)").arg([&] {
             qint64 n = 0;
