@@ -8,6 +8,7 @@
 
 #include <QDateTime>
 
+#include <algorithm>
 #include <tuple>
 
 namespace triage::bench {
@@ -23,8 +24,15 @@ QVector<Figure> windowFigures(Workspace &ws, QSqlDatabase &raw, int reps)
                             "CREATE INDEX IF NOT EXISTS idx_triage_compensation_attempt_at ON triage_compensation_attempt (at, id)"})
         rawExec(raw, QString::fromLatin1(sql));
     rawExec(raw, QStringLiteral("ANALYZE"));
-    // A 30-minute window ending 10 minutes ago: older than the watermark, so every event is final.
-    const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+    // A 30-minute window ending 10 minutes before the newest record (at most 10 minutes ago):
+    // older than the watermark, so every event is final, and inside the data of a database
+    // kept from an earlier run (--keep), whose rows end where that run's clock was.
+    qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+    if (raw.driverName() == QLatin1String("QPSQL")) {
+        auto newest = rawExec(raw, QStringLiteral("SELECT (EXTRACT(EPOCH FROM max(created_at)) * 1000)::bigint FROM idempotency_record"));
+        if (newest.next() && !newest.value(0).isNull())
+            nowMs = std::min(nowMs, newest.value(0).toLongLong());
+    }
     WindowQuery q;
     q.from = (nowMs - 40 * 60 * 1000) * 1000;
     q.to = (nowMs - 10 * 60 * 1000) * 1000;
