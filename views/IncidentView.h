@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 
 class QChart;
@@ -22,6 +23,7 @@ class QTimer;
 namespace triage {
 
 struct IncidentBundle;
+enum class ReportFormat;
 class IncidentPanel;
 class MessageBar;
 class WindowEventsModel;
@@ -86,6 +88,8 @@ public:
     /// for .html / .pdf (views/BundleReport.h). The outcome goes to the message bar and to
     /// exportFinished(): "Exported 240 events to /x/outage.json (SHA-256 ab12…)"; a store that
     /// failed during the export is named (Error) and the file is still written.
+    /// Offline (showBundle()), nothing is read again: .json writes the bundle shown, .html /
+    /// .pdf its report.
     void exportTo(const QString &path);
     /// The banner above the range bar for a linked window older than the data still held.
     MessageBar *retentionBar() const { return m_retentionBar; }
@@ -134,6 +138,9 @@ private:
     void updateSpans(int first, int last);
     void tryPendingScroll();
     void tryPendingEvent();
+    /// Writes `bundle` to `path` (its JSON off the GUI thread, or its report), then the message
+    /// bar and exportFinished().
+    void writeExport(const QString &path, bool json, std::optional<ReportFormat> report, const IncidentBundle &bundle);
 
     Workspace *m_workspace;
     WindowEventsModel *m_model;
@@ -142,6 +149,7 @@ private:
     int m_pending = 0;         ///< parts of the current load still to come (page, summary, clocks)
     bool m_loadedOnce = false;
     bool m_offline = false; ///< showBundle(): no database
+    std::shared_ptr<const IncidentBundle> m_offlineBundle; ///< showBundle()'s bundle (exportTo() writes it)
     bool m_waitingFirstPage = false;
     std::optional<UtcMicros> m_pendingScroll;
     std::optional<std::pair<EventKind, QString>> m_pendingEvent; ///< a linked event to select once loaded

@@ -100,6 +100,13 @@ void IncidentView::exportTo(const QString &path)
         emit exportFinished(false, m_bar->text());
         return;
     }
+    if (m_offline) {
+        if (m_offlineBundle) {
+            m_export->setEnabled(false);
+            writeExport(path, json, report, *m_offlineBundle);
+        }
+        return;
+    }
     // The open incident when its window is the one shown (its pins and notes come along).
     std::optional<qint64> incidentId;
     if (const auto &open = m_panel->current(); open && open->incident.query.from == m_loadedQuery.from
@@ -115,40 +122,45 @@ void IncidentView::exportTo(const QString &path)
                       emit exportFinished(false, m_bar->text());
                       return;
                   }
-                  auto finish = [this, path, b = *bundle](const QString &error) {
-                      m_export->setEnabled(true);
-                      QStringList failed;
-                      for (const BundleStore &s : b.stores)
-                          if (!s.ok)
-                              failed << QStringLiteral("%1 (%2)").arg(roleTitle(s.role), s.error);
-                      const bool ok = error.isEmpty() && failed.isEmpty();
-                      const QString text = !error.isEmpty() ? QStringLiteral("Export failed: %1").arg(error)
-                          : QStringLiteral("Exported %1 to %2 (SHA-256 %3)%4")
-                                .arg(countText(b.events.size(), QStringLiteral("event")), path, b.eventsSha256.left(12) + QChar(0x2026),
-                                     failed.isEmpty() ? QString()
-                                                      : QStringLiteral("; incomplete: %1 failed").arg(failed.join(QStringLiteral(", "))));
-                      m_bar->showMessage(ok ? MessageBar::Level::Info : MessageBar::Level::Error, text);
-                      emit exportFinished(ok, m_bar->text());
-                  };
-                  if (json) {
-                      // Serialising a large bundle takes a while: off the GUI thread.
-                      whenReady(QtConcurrent::run([path, b = *bundle]() -> QString {
-                                    QFile file(path);
-                                    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(writeBundleJson(b)) < 0
-                                        || !file.flush())
-                                        return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-                                    return QString();
-                                }),
-                                this, finish);
-                      return;
-                  }
-                  // The report draws with Qt Charts and fonts: on the GUI thread.
-                  QString error;
-                  QApplication::setOverrideCursor(Qt::WaitCursor);
-                  writeBundleReport(*bundle, path, *report, ReportOptions{}, &error);
-                  QApplication::restoreOverrideCursor();
-                  finish(error);
+                  writeExport(path, json, report, *bundle);
               });
+}
+
+void IncidentView::writeExport(const QString &path, bool json, std::optional<ReportFormat> report, const IncidentBundle &bundle)
+{
+    auto finish = [this, path, b = bundle](const QString &error) {
+        m_export->setEnabled(true);
+        QStringList failed;
+        for (const BundleStore &s : b.stores)
+            if (!s.ok)
+                failed << QStringLiteral("%1 (%2)").arg(roleTitle(s.role), s.error);
+        const bool ok = error.isEmpty() && failed.isEmpty();
+        const QString text = !error.isEmpty() ? QStringLiteral("Export failed: %1").arg(error)
+            : QStringLiteral("Exported %1 to %2 (SHA-256 %3)%4")
+                  .arg(countText(b.events.size(), QStringLiteral("event")), path, b.eventsSha256.left(12) + QChar(0x2026),
+                       failed.isEmpty() ? QString()
+                                        : QStringLiteral("; incomplete: %1 failed").arg(failed.join(QStringLiteral(", "))));
+        m_bar->showMessage(ok ? MessageBar::Level::Info : MessageBar::Level::Error, text);
+        emit exportFinished(ok, m_bar->text());
+    };
+    if (json) {
+        // Serialising a large bundle takes a while: off the GUI thread.
+        whenReady(QtConcurrent::run([path, b = bundle]() -> QString {
+                      QFile file(path);
+                      if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(writeBundleJson(b)) < 0
+                          || !file.flush())
+                          return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+                      return QString();
+                  }),
+                  this, finish);
+        return;
+    }
+    // The report draws with Qt Charts and fonts: on the GUI thread.
+    QString error;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    writeBundleReport(bundle, path, *report, ReportOptions{}, &error);
+    QApplication::restoreOverrideCursor();
+    finish(error);
 }
 
 } // namespace triage

@@ -19,6 +19,7 @@ namespace triage {
 void IncidentView::showBundle(const IncidentBundle &bundle, ReplayPanel::KeyDetailReader reader, QThreadPool *pool)
 {
     m_offline = true;
+    m_offlineBundle = std::make_shared<const IncidentBundle>(bundle);
     m_loadedOnce = true;
     m_tailTimer->stop();
     m_model->setSource(memoryEventSource(bundle.events));

@@ -135,7 +135,11 @@ StoredText decodeStoredText(const QVariant &value)
         return t;
     }
     const QByteArray bytes = value.toByteArray();
-    if (isValidUtf8(bytes)) {
+    if (bytes.isEmpty()) {
+        // A stored empty string: QSQLITE hands a zero-length blob over as a *null* QByteArray,
+        // which QString::fromUtf8() would turn into a null QString, i.e. SQL NULL.
+        t.text = QStringLiteral("");
+    } else if (isValidUtf8(bytes)) {
         t.text = QString::fromUtf8(bytes);
     } else {
         t.text = escapeInvalidUtf8(bytes);

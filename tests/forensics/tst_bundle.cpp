@@ -162,7 +162,7 @@ void TestBundle::canonicalList()
     const QByteArray list = canonicalEventList(b.events);
     QCOMPARE(list.count('\n'), 3);
     QCOMPARE(list.split('\n').at(0),
-             QByteArray(R"(["2026-12-01T02:10:00.000001Z","intent","intent.attempt","7","k:1","","UNKNOWN","","create_ticket",false])"));
+             QByteArray(R"(["2026-12-01T02:10:00.000001Z","intent","intent.attempt","7","k:1",null,"UNKNOWN",null,false,null,"create_ticket",false])"));
     QCOMPARE(list.split('\n').at(2).right(6), QByteArray(",true]"));
     QCOMPARE(bundleEventsSha256(b.events),
              QString::fromLatin1(QCryptographicHash::hash(list, QCryptographicHash::Sha256).toHex()));

@@ -175,7 +175,7 @@ void TestBundleExport::roundTrip()
     bool titleEvent = false;
     for (const WindowEvent &e : back->events)
         if (e.kind == EventKind::TicketCreated && e.idemKey == kOdd) {
-            QCOMPARE(e.detail, expectedTitle(db));
+            QCOMPARE(e.detail, expectedTitle(db) + QStringLiteral(" (now OPEN)")); // DESIGN.md §7 "Honesty"
             titleEvent = true;
         }
     QVERIFY(titleEvent);

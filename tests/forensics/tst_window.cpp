@@ -284,8 +284,9 @@ void TestWindow::timelineCli()
     QVERIFY2(run.ok(), run.describe().constData());
     QCOMPARE(QString::fromUtf8(run.out), QStringLiteral(
         "[\n"
-        "{\"actor\":\"\",\"at\":\"2026-01-01T00:02:00.000000Z\",\"biz_type\":\"pay_capture\",\"detail\":\"now PROCESSING\",\"id\":\"2\","
-        "\"idem_key\":\"k:b\",\"kind\":\"record.created\",\"settling\":false,\"status\":\"\",\"store\":\"idempotency\"}\n"
+        "{\"actor\":null,\"at\":\"2026-01-01T00:02:00.000000Z\",\"biz_type\":\"pay_capture\",\"detail\":\"now PROCESSING\",\"id\":\"2\","
+        "\"idem_key\":\"k:b\",\"kind\":\"record.created\",\"settling\":false,\"status\":null,\"status_now\":\"PROCESSING\","
+        "\"status_unmapped\":false,\"store\":\"idempotency\"}\n"
         "]\n"));
 
     run = runCtl(ctlDbArgs(db) + window + QStringList{QStringLiteral("--summary")});

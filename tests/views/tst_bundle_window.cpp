@@ -20,6 +20,8 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTableView>
 #include <QTest>
 
@@ -187,6 +189,18 @@ void TestBundleWindow::offline()
     QVERIFY2(w.detailView()->detail().warnings.contains(QStringLiteral("The bundle holds no detail for this key")),
              qPrintable(w.detailView()->detail().warnings.join(QLatin1Char('\n'))));
     QVERIFY(w.grab().save(QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/bundle-window.png")));
+
+    // Export… offline reads nothing again: .json writes the bundle shown, byte for byte.
+    QTemporaryDir dir;
+    QSignalSpy exported(view, &IncidentView::exportFinished);
+    view->exportTo(dir.filePath(QStringLiteral("again.json")));
+    QVERIFY(exported.wait(30000));
+    QCOMPARE(exported.at(0).at(0).toBool(), true);
+    QCOMPARE(exported.at(0).at(1).toString(), QStringLiteral("Exported 4 events to %1 (SHA-256 %2\u2026)")
+                                                  .arg(dir.filePath(QStringLiteral("again.json")), read->eventsSha256.left(12)));
+    QFile again(dir.filePath(QStringLiteral("again.json")));
+    QVERIFY(again.open(QIODevice::ReadOnly));
+    QCOMPARE(again.readAll(), writeBundleJson(*read));
 }
 
 void TestBundleWindow::tampered()
