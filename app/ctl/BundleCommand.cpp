@@ -136,10 +136,13 @@ public:
         if (found->isEmpty())
             return report(c, QStringLiteral("no recorded export with this hash"), *found);
         const BundleExportRecord &r = found->first();
-        QString line = QStringLiteral("matches the export recorded by %1 at %2 (export %3").arg(r.exportedBy, r.exportedAt).arg(r.id);
+        // A changed file still carries the hash that was exported: name that export, never as a match.
+        QString line = m_hashOk ? QStringLiteral("matches the export recorded by %1 at %2 (export %3").arg(r.exportedBy, r.exportedAt).arg(r.id)
+                                : QStringLiteral("the hash it records was exported by %1 at %2 (export %3), but its events no longer match it")
+                                      .arg(r.exportedBy, r.exportedAt).arg(r.id);
         if (found->size() > 1)
             line += QStringLiteral("; exported %1 in all").arg(countText(found->size(), QStringLiteral("time")));
-        return report(c, line + QLatin1Char(')'), *found);
+        return report(c, m_hashOk ? line + QLatin1Char(')') : line, *found);
     }
 
 private:

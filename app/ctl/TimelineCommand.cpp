@@ -328,6 +328,10 @@ private:
             for (const MinuteCount &m : s.perMinute)
                 out += CsvWriter::record({m.minute, eventKindName(m.kind), QString::number(m.events)});
             c.out.print(out);
+            // One table per file: the figures (per kind, UNKNOWN keys, PROCESSING, duplicates,
+            // settled by, top names) do not fit its rows; say so rather than drop them quietly.
+            c.out.message(QStringLiteral("note: the CSV summary holds the per-minute counts only; "
+                                         "--format json or table for the other figures"));
             break;
         }
         case Format::Table: {

@@ -117,6 +117,11 @@ void TestBundleCli::exportAndVerify()
     RUN_EXIT(refused, 4, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), changedFile}));
     QVERIFY2(refused.out.startsWith(QStringLiteral("sha256 %1 does NOT match its 8 events (they hash to ").arg(b->eventsSha256).toUtf8()),
              refused.out.constData());
+    // With the database: the export of the hash the file carries is named, never as a match.
+    RUN_EXIT(refusedDb, 4, base + QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), changedFile});
+    QVERIFY2(nowed(refusedDb.out).endsWith(QStringLiteral("the file was changed after the export\nthe hash it records was exported by alice "
+                                                          "at <now> (export 1), but its events no longer match it\n")),
+             refusedDb.out.constData());
 
     // --no-record: the same hash, so verify still finds the first export; --no-redact audited.
     const QString plain = dir.filePath(QStringLiteral("plain.json"));

@@ -120,6 +120,13 @@ void TestTimelineCli::filteredSummary()
 }
 )json").split(QLatin1Char('\n')));
     QCOMPARE(run.err, QByteArray());
+
+    // CSV: the per-minute rows, and a note that the other figures are not in it.
+    run = runCtl(ctlDbArgs(db) + kWindow + words("--summary --store idempotency,intent --status succeeded --format csv"));
+    QVERIFY2(run.ok(), run.describe().constData());
+    QVERIFY2(run.out.startsWith("minute,kind,events\r\n"), run.describe().constData());
+    QCOMPARE(run.err, QByteArray("triagectl: note: the CSV summary holds the per-minute counts only; --format json or table for "
+                                 "the other figures\n"));
 }
 
 void TestTimelineCli::limitSaysMore()
