@@ -6,6 +6,7 @@
 #include "Log.h"
 #include "RecordStatus.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -160,6 +161,11 @@ private:
         t.title = QString::fromUtf8(pick(kTitles));
         if (retryOf)
             t.title = retryOf->title;
+        // The attempts of this key since its previous ticket asked for this ticket: their
+        // requests carry its title (a retry repeats its request; a reused key's new operation
+        // asks for its own ticket).
+        for (int i : m_attemptsSinceTicket.take(k.key))
+            setRequestTitle(m_plan.intents[i], t.title);
         t.status = status;
         t.payload = payloadFor(k, t.id, t.title, retryOf ? retryOf->id : t.id);
         t.createdAgo = createdAgo;
@@ -206,7 +212,20 @@ private:
             a.error = QStringLiteral("reconciliation: amount in upstream (129.00) differs from intent (192.00)");
         }
         m_plan.intents.append(a);
+        m_attemptsSinceTicket[k.key].append(int(m_plan.intents.size() - 1));
         return m_plan.intents.last();
+    }
+
+    /// `a`'s request with its "title" replaced by `title` (the ticket it asked for).
+    static void setRequestTitle(SeedIntent &a, const QString &title)
+    {
+        if (!a.request)
+            return;
+        QJsonObject req = QJsonDocument::fromJson(a.request->toUtf8()).object();
+        if (req.isEmpty())
+            return;
+        req[QStringLiteral("title")] = title;
+        a.request = json(req);
     }
 
     void addRecord(const Key &k, int status, qint64 createdAgo, qint64 updatedAgo, const std::optional<QString> &snapshot)
@@ -538,6 +557,7 @@ private:
     qint64 m_nextTicket;
     SeedOptions m_opts;
     SeedPlan m_plan;
+    QHash<QString, QVector<int>> m_attemptsSinceTicket; ///< key → indexes into m_plan.intents since its last ticket
 };
 
 } // namespace
