@@ -4,6 +4,7 @@
 #include "PagedTableModel.h"
 #include "Window.h"
 #include "WindowEventSource.h"
+#include "WindowGap.h"
 
 #include <QSet>
 #include <QStringList>
@@ -54,8 +55,9 @@ public:
         GapMicrosRole,                     ///< qint64 µs: a gap row's length (0 on events)
     };
 
-    /// Consecutive events at least this far apart (µs, 5 min) get a gap row between them.
-    static constexpr qint64 kGapMicros = 5LL * 60 * 1000 * 1000;
+    /// Consecutive events at least this far apart (µs, 5 min) get a gap row between them
+    /// (kWindowGapMicros, shared with `triagectl timeline`).
+    static constexpr qint64 kGapMicros = kWindowGapMicros;
     /// Characters of an event's detail kept per row (the key detail shows the rest).
     static constexpr int kDetailChars = 200;
     /// Settling events read per stream (readSettlingTail()'s limit).
@@ -107,8 +109,9 @@ public:
     /// Bytes the loaded rows hold (the row array's capacity and each string's characters).
     qint64 bytesHeld() const;
 
-    /// "— 14 min without events —" for a gap of `micros` (whole minutes, or h / d above an hour).
-    static QString gapText(qint64 micros);
+    /// "— 14 min without events —" for a gap of `micros`: windowGapText(), the same line
+    /// `triagectl timeline` prints.
+    static QString gapText(qint64 micros) { return windowGapText(micros); }
 
     /// Read-only table interface (see Column and Role); rowCount(), canFetchMore() and
     /// fetchMore() (one page of setPageSize() final events, then the settling tail) are

@@ -10,6 +10,7 @@
 #include "Incident.h"
 #include "TextEscape.h"
 #include "Window.h"
+#include "WindowGap.h"
 #include "WindowNotes.h"
 #include "WindowSummary.h"
 #include "Workspace.h"
@@ -24,9 +25,6 @@ namespace {
 
 /// Said after a listing cut short by --limit while the window holds more.
 const QString kMoreInWindow = QStringLiteral("more in the window (--limit 0 for all)");
-
-/// Gaps at least this long (s) between two events are shown as one line in the table.
-constexpr qint64 kIdleGapS = 300;
 
 QStringList csvHeader()
 {
@@ -249,10 +247,10 @@ private:
             for (int i = 0; i < events.size(); ++i) {
                 const WindowEvent &e = events[i];
                 if (i > 0) {
-                    const qint64 gapS = (e.at - events[i - 1].at) / 1000000;
-                    if (gapS >= kIdleGapS)
-                        table.addRow({QStringLiteral("-- %1 min without events --").arg(gapS / 60), QString(), QString(),
-                                      QString(), QString(), QString(), QString()});
+                    // The same line as the Incident tab's gap rows (DESIGN.md §7).
+                    const qint64 gap = e.at - events[i - 1].at;
+                    if (gap >= kWindowGapMicros)
+                        table.addRow({windowGapText(gap), QString(), QString(), QString(), QString(), QString(), QString()});
                 }
                 settling += e.settling ? 1 : 0;
                 table.addRow({e.atText + (e.settling ? QStringLiteral(" ~") : QString()), eventStoreName(e.store),

@@ -8,6 +8,7 @@
 #include "CtlRun.h"
 #include "ShapeExpect.h"
 #include "WindowFixture.h"
+#include "WindowGap.h"
 
 #include <QTest>
 
@@ -153,6 +154,20 @@ void TestTimelineCli::limitSaysMore()
     run = runCtl(ctlDbArgs(db) + kWindow + words("--limit 8 --format csv"));
     QVERIFY2(run.ok(), run.describe().constData());
     QCOMPARE(run.err, QByteArray());
+
+    // A quiet stretch of 5 min or more: one line between the events, worded as the Incident
+    // tab's gap row (windowGapText()).
+    TRIAGE_OK(intent(db, QStringLiteral("k:late"), 1000000));
+    run = runCtl(ctlDbArgs(db) + words("timeline --from 2026-01-01T00:03:00Z --to 2026-01-01T00:20:00Z"));
+    QVERIFY2(run.ok(), run.describe().constData());
+    QByteArrayList gaps;
+    for (const QByteArray &line : run.out.split('\n'))
+        if (line.contains("without events"))
+            gaps << line.trimmed();
+    // 00:03:20 (k:c) to 00:16:40 (k:late): 13 min 20 s.
+    QCOMPARE(gaps, QByteArrayList{windowGapText(13LL * 60 * 1000000 + 20 * 1000000).toUtf8()});
+    QCOMPARE(gaps.first(), QStringLiteral("\u2014 13 min without events \u2014").toUtf8());
+    QVERIFY2(run.out.endsWith("\n4 events\n"), run.describe().constData());
 }
 
 void TestTimelineCli::timeOptionsAndConflicts()
