@@ -187,7 +187,7 @@ QJsonObject asOfJson(const KeyStateAsOf &state)
                                      {QStringLiteral("created_at"), orJsonNull(i.createdAt)},
                                      {QStringLiteral("since"), orJsonNull(i.since)},
                                      {QStringLiteral("basis"), asOfBasisName(i.basis)},
-                                     {QStringLiteral("state_at_t"), i.stateAtT ? QJsonValue(*i.stateAtT) : QJsonValue()},
+                                     {QStringLiteral("state_at_t"), i.stateAtT ? orJsonNull(*i.stateAtT) : QJsonValue()},
                                      {QStringLiteral("state_now"), orJsonNull(i.stateNow)},
                                      {QStringLiteral("text"), i.text}});
         parts.append(QJsonObject{{QStringLiteral("part"), asOfPartName(s.part)},

@@ -61,26 +61,29 @@ QString countSummary(int atT, int later, const QString &noun)
 }
 
 /// The part of a row whose current state is known at T when it was last written at or before
-/// T: sets basis, stateAtT and appends the reason to `item.text`.
-void stateByLastWrite(AsOfItem &item, const QString &lastWritten, bool hasLastWritten, UtcMicros t, const QString &stateNow)
+/// T: sets basis, stateAtT and appends the reason to `item.text`. `stateNow` nullopt is SQL
+/// NULL: "NULL" in the text (as `show` prints it), a null QString in stateNow / stateAtT (JSON
+/// null).
+void stateByLastWrite(AsOfItem &item, const QString &lastWritten, bool hasLastWritten, UtcMicros t, const NullableText &stateNow)
 {
-    item.stateNow = stateNow;
+    item.stateNow = stateNow.value_or(QString());
+    const QString now = orNull(stateNow);
     const std::optional<UtcMicros> u = timeOf(lastWritten);
     if (!hasLastWritten) {
         item.basis = AsOfBasis::NotRecorded;
-        item.text += QStringLiteral("status at T not recorded (the table keeps no last-written time); now %1").arg(stateNow);
+        item.text += QStringLiteral("status at T not recorded (the table keeps no last-written time); now %1").arg(now);
     } else if (u && *u <= t) {
         item.basis = AsOfBasis::Unchanged;
-        item.stateAtT = stateNow;
+        item.stateAtT = item.stateNow;
         item.since = lastWritten;
-        item.text += QStringLiteral("%1 (last written at %2, not after T)").arg(stateNow, lastWritten);
+        item.text += QStringLiteral("%1 (last written at %2, not after T)").arg(now, lastWritten);
     } else if (!u) {
         item.basis = AsOfBasis::NotRecorded;
         item.text += QStringLiteral("status at T not recorded (last written at %1, not a readable time); now %2")
-                         .arg(orNullTime(lastWritten), stateNow);
+                         .arg(orNullTime(lastWritten), now);
     } else {
         item.basis = AsOfBasis::NotRecorded;
-        item.text += QStringLiteral("status at T not recorded (last written at %1, after T); now %2").arg(lastWritten, stateNow);
+        item.text += QStringLiteral("status at T not recorded (last written at %1, after T); now %2").arg(lastWritten, now);
     }
 }
 
@@ -174,7 +177,7 @@ AsOfSection recordSection(const KeyDetail &d, UtcMicros t)
 /// when it was created after T (counted in `*later`); otherwise its item, the state established
 /// only by its last write (stateByLastWrite()), unplaced when created_at is unreadable.
 std::optional<AsOfItem> overwrittenRowAsOf(const QString &ref, const QString &header, const QString &createdAt,
-                                           const QString &lastWritten, bool hasLastWritten, const QString &stateNow, UtcMicros t,
+                                           const QString &lastWritten, bool hasLastWritten, const NullableText &stateNow, UtcMicros t,
                                            int *later)
 {
     const std::optional<UtcMicros> created = timeOf(createdAt);
@@ -188,8 +191,8 @@ std::optional<AsOfItem> overwrittenRowAsOf(const QString &ref, const QString &he
     item.text = header;
     if (!created) {
         item.basis = AsOfBasis::Unreadable;
-        item.stateNow = stateNow;
-        item.text += QStringLiteral("created_at is not a readable time: whether it existed at T is unknown; now %1").arg(stateNow);
+        item.stateNow = stateNow.value_or(QString());
+        item.text += QStringLiteral("created_at is not a readable time: whether it existed at T is unknown; now %1").arg(orNull(stateNow));
     } else {
         stateByLastWrite(item, lastWritten, hasLastWritten, t, stateNow);
     }
@@ -209,7 +212,7 @@ AsOfSection intentSection(const KeyDetail &d, UtcMicros t)
         if (auto item = overwrittenRowAsOf(QStringLiteral("attempt ") + id,
                                            QStringLiteral("attempt %1 %2 (task %3 step %4) at %5: ")
                                                .arg(id, orNull(a.action), orNull(a.taskId), orNull(a.stepId), orNullTime(a.createdAt)),
-                                           a.createdAt, a.updatedAt, true, orNull(a.status), t, &s.later))
+                                           a.createdAt, a.updatedAt, true, a.status, t, &s.later))
             s.items << *item;
     }
     s.summary = countSummary(s.items.size(), s.later, QStringLiteral("attempt"));
@@ -225,7 +228,7 @@ AsOfSection ticketSection(const KeyDetail &d, UtcMicros t)
     for (const TicketRow &r : d.tickets)
         if (auto item = overwrittenRowAsOf(QStringLiteral("ticket ") + r.id.text(),
                                            QStringLiteral("ticket %1 created at %2: ").arg(r.id.text(), orNullTime(r.createdAt)),
-                                           r.createdAt, r.updatedAt, r.hasUpdatedAtColumn, orNull(r.status), t, &s.later))
+                                           r.createdAt, r.updatedAt, r.hasUpdatedAtColumn, r.status, t, &s.later))
             s.items << *item;
     s.summary = countSummary(s.items.size(), s.later, QStringLiteral("ticket"));
     return s;
@@ -277,7 +280,7 @@ AsOfSection compensationSection(const KeyDetail &d, UtcMicros t)
             QStringLiteral("compensation ") + QString::number(c.id),
             QStringLiteral("compensation %1 %2 of ticket %3 by %4 at %5: ")
                 .arg(QString::number(c.id), c.action, c.target, c.operatorName, orNullTime(c.createdAt)),
-            c.createdAt, c.updatedAt, true, c.status, t, &s.later);
+            c.createdAt, c.updatedAt, true, c.status.isNull() ? NullableText() : NullableText(c.status), t, &s.later);
         if (!item)
             continue;
         ++atT;

@@ -33,8 +33,10 @@ struct AsOfItem {
     /// at T is established.
     QString since;
     AsOfBasis basis = AsOfBasis::NotRecorded;
-    std::optional<QString> stateAtT;   ///< the status (or outcome) it had at T; set only when established
-    QString stateNow;                  ///< the status it has now, for contrast (null when none)
+    /// The status (or outcome) it had at T; set only when established (holding a null QString
+    /// when that status is SQL NULL: JSON null, "NULL" in `text`).
+    std::optional<QString> stateAtT;
+    QString stateNow;                  ///< the status it has now, for contrast (null when none or SQL NULL)
     QString text;                      ///< one line for people, saying how it is known
 };
 

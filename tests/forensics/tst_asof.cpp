@@ -101,6 +101,7 @@ private slots:
     void record_appliedMarkAfterT_sawItUnchanged();
     void record_none_and_failedStore();
     void attempts_resultOnlyWhenWrittenByT();
+    void attempts_nullStatusIsNull();
     void tickets_statusOnlyWhenEstablished();
     void audit_upToTInclusive();
     void compensations_andTheirAttempts();
@@ -219,6 +220,30 @@ void TestAsOf::attempts_resultOnlyWhenWrittenByT()
                                                          "after T); now UNKNOWN"));
     QCOMPARE(s.sections[1].items[3].text, QStringLiteral("attempt 4 create_ticket (task t1 step s1) at 2026-01-01T00:03:20.000000Z: "
                                                          "status at T not recorded (last written at NULL, not a readable time); now FAILED"));
+}
+
+void TestAsOf::attempts_nullStatusIsNull()
+{
+    // An attempt whose status is SQL NULL: "NULL" in the text (as `show` prints it), a null
+    // QString in stateNow and stateAtT (JSON null), never the text "NULL" as a status.
+    KeyDetail d = withRecord(100, 100, QStringLiteral("PROCESSING"));
+    d.attempts << attempt(1, 100, 120, QString()) << attempt(2, 150, 250, QString());
+    d.attempts[0].status = std::nullopt;
+    d.attempts[1].status = std::nullopt;
+    const KeyStateAsOf s = keyStateAsOf(d, sec(200));
+    const AsOfItem &written = s.sections[1].items[0];
+    QCOMPARE(written.basis, AsOfBasis::Unchanged);
+    QVERIFY(written.stateAtT.has_value());
+    QVERIFY(written.stateAtT->isNull());
+    QVERIFY(written.stateNow.isNull());
+    QCOMPARE(written.text, QStringLiteral("attempt 1 create_ticket (task t1 step s1) at 2026-01-01T00:01:40.000000Z: "
+                                          "NULL (last written at 2026-01-01T00:02:00.000000Z, not after T)"));
+    const AsOfItem &later = s.sections[1].items[1];
+    QCOMPARE(later.basis, AsOfBasis::NotRecorded);
+    QVERIFY(!later.stateAtT);
+    QVERIFY(later.stateNow.isNull());
+    QCOMPARE(later.text, QStringLiteral("attempt 2 create_ticket (task t1 step s1) at 2026-01-01T00:02:30.000000Z: "
+                                        "status at T not recorded (last written at 2026-01-01T00:04:10.000000Z, after T); now NULL"));
 }
 
 void TestAsOf::tickets_statusOnlyWhenEstablished()
