@@ -4,6 +4,7 @@
 
 #include "HistogramChart.h"
 #include "Incident.h"
+#include "ReportPages.h"
 #include "StoreRole.h"
 #include "TextEscape.h"
 #include "Theme.h"
@@ -25,7 +26,10 @@
 #include <QTextDocument>
 #include <QUrl>
 
+#include <algorithm>
+#include <limits>
 #include <memory>
+#include <tuple>
 
 namespace triage {
 
@@ -282,6 +286,38 @@ QString pinsSection(const IncidentBundle &b, const Clock &clock, Target target)
     return out;
 }
 
+/// One operator action on a key: an audit row or a compensation (exactly one set).
+struct OperatorAction {
+    const AuditEntry *audit = nullptr;
+    const CompensationRow *compensation = nullptr;
+};
+
+/// The key's audit rows and compensations in time order (audit `at`, compensation
+/// `created_at`), then by id, an audit row before a compensation at the same time and id; a
+/// time that is not readable sorts last (DESIGN.md §7 "Reports").
+QVector<OperatorAction> operatorActions(const KeyDetail &k)
+{
+    struct Sorted {
+        UtcMicros at;
+        int kind; // 0 audit, 1 compensation
+        qint64 id;
+        OperatorAction action;
+    };
+    QVector<Sorted> all;
+    constexpr UtcMicros kUnreadable = std::numeric_limits<UtcMicros>::max();
+    for (const AuditEntry &a : k.audit)
+        all.append({parseUtcMicros(a.at).value_or(kUnreadable), 0, a.id, {&a, nullptr}});
+    for (const CompensationRow &c : k.compensations)
+        all.append({parseUtcMicros(c.createdAt).value_or(kUnreadable), 1, c.id, {nullptr, &c}});
+    std::stable_sort(all.begin(), all.end(), [](const Sorted &x, const Sorted &y) {
+        return std::tie(x.at, x.id, x.kind) < std::tie(y.at, y.id, y.kind);
+    });
+    QVector<OperatorAction> out;
+    for (const Sorted &s : all)
+        out << s.action;
+    return out;
+}
+
 QString keysSection(const IncidentBundle &b, const Clock &clock, Target target)
 {
     QStringList rows;
@@ -302,10 +338,12 @@ QString keysSection(const IncidentBundle &b, const Clock &clock, Target target)
         if (!k.attempts.isEmpty())
             attempts += QStringLiteral(" (last %1)").arg(esc(k.attempts.last().status.value_or(QStringLiteral("NULL"))));
         QStringList actions;
-        for (const AuditEntry &a : k.audit)
-            actions << QStringLiteral("%1 %2 %3 <b>%4</b>").arg(clock.both(a.at), esc(a.operatorName), esc(a.action), esc(a.outcome));
-        for (const CompensationRow &c : k.compensations)
-            actions << QStringLiteral("%1 compensation %2 by %3: <b>%4</b>").arg(clock.both(c.createdAt), esc(c.action), esc(c.operatorName), esc(c.status));
+        for (const OperatorAction &a : operatorActions(k))
+            actions << (a.audit ? QStringLiteral("%1 %2 %3 <b>%4</b>")
+                                      .arg(clock.both(a.audit->at), esc(a.audit->operatorName), esc(a.audit->action), esc(a.audit->outcome))
+                                : QStringLiteral("%1 compensation %2 by %3: <b>%4</b>")
+                                      .arg(clock.both(a.compensation->createdAt), esc(a.compensation->action),
+                                           esc(a.compensation->operatorName), esc(a.compensation->status)));
         rows << row({QStringLiteral("<td class=\"key mono\">%1</td>").arg(cell(k.idemKey, target)), record,
                      tickets.isEmpty() ? QStringLiteral("none") : tickets.join(QStringLiteral("<br>")),
                      QStringLiteral("<td class=\"num\">%1</td>").arg(attempts),
@@ -327,6 +365,9 @@ QString eventsSection(const IncidentBundle &b, const Clock &clock, Target target
     QStringList rows;
     rows.reserve(b.events.size());
     int settling = 0;
+    // In the PDF, QTextDocument shares a table's width by its cells' words: a time or a short id
+    // would be broken at a '-' or ':' to make room for long details. Kept on one line there.
+    const QString nowrap = target == Target::Pdf ? QStringLiteral(" style=\"white-space: nowrap\"") : QString();
     for (int i = 0; i < b.events.size(); ++i) {
         const WindowEvent &e = b.events[i];
         settling += e.settling ? 1 : 0;
@@ -336,9 +377,10 @@ QString eventsSection(const IncidentBundle &b, const Clock &clock, Target target
         if (e.settling)
             cls += QStringLiteral(" settling");
         rows << row({QStringLiteral("<td class=\"num\">%1</td>").arg(i + 1),
-                     QStringLiteral("<td class=\"mono\">%1%2</td>").arg(e.settling ? QStringLiteral("~") : QString(), esc(e.atText)),
-                     QStringLiteral("<td class=\"mono local\">%1</td>").arg(esc(clock.local(e.at))), storeCell(e.store, target),
-                     esc(eventKindName(e.kind)), QStringLiteral("<td class=\"mono\">%1</td>").arg(cell(e.id, target)), esc(e.status),
+                     QStringLiteral("<td class=\"mono\"%1>%2%3</td>").arg(nowrap, e.settling ? QStringLiteral("~") : QString(), esc(e.atText)),
+                     QStringLiteral("<td class=\"mono local\"%1>%2</td>").arg(nowrap, esc(clock.local(e.at))), storeCell(e.store, target),
+                     esc(eventKindName(e.kind)),
+                     QStringLiteral("<td class=\"mono\"%1>%2</td>").arg(e.id.size() <= 24 ? nowrap : QString(), cell(e.id, target)), esc(e.status),
                      QStringLiteral("<td class=\"key mono\">%1</td>").arg(cell(e.idemKey, target)), esc(e.actor),
                      QStringLiteral("<td class=\"detail\">%1</td>").arg(cell(e.detail, target))},
                     cls);
@@ -489,7 +531,8 @@ bool writeBundleReportPdf(const IncidentBundle &bundle, const QString &path, con
     });
     document.addResource(QTextDocument::ImageResource, QUrl(kHistogramResource), image);
     document.setHtml(reportHtml(bundle, options, Target::Pdf));
-    document.print(&writer);
+    // Our own pages (ReportPages.h): rows and headings whole, table headers repeated.
+    printReportPages(document, writer, title(bundle));
     file.close();
     if (file.error() != QFileDevice::NoError) {
         *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());

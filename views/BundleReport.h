@@ -40,11 +40,12 @@ QByteArray bundleHistogramSvg(const IncidentBundle &bundle, QSize size = QSize(9
 /// Needs a QApplication.
 QString bundleReportHtml(const IncidentBundle &bundle, const ReportOptions &options = {});
 
-/// The same content as a PDF (QTextDocument on a QPdfWriter, A4 landscape, page numbers; the
-/// event table's header repeated on each page; the histogram as an image; a cell over 2000
-/// characters clipped with its length named). Known limit: QTextDocument continues a cell
-/// taller than the rest of a page on the next page (long details split there).
-/// False with `*error` set when the file cannot be written. Needs a QApplication.
+/// The same content as a PDF (QTextDocument on a QPdfWriter, A4 landscape; the histogram as an
+/// image; a cell over 2000 characters clipped with its length named), paginated by
+/// printReportPages() (ReportPages.h): table rows whole (only one taller than a page is cut),
+/// headings kept with what follows, a table's header row repeated on each page it continues
+/// on, "page N of M" footers. False with `*error` set when the file cannot be written. Needs a
+/// QApplication.
 bool writeBundleReportPdf(const IncidentBundle &bundle, const QString &path, const ReportOptions &options, QString *error);
 
 /// Writes the report to `path` in `format` (HTML as UTF-8); false with `*error` set
