@@ -54,7 +54,9 @@ BundleWindow::BundleWindow(std::shared_ptr<const IncidentBundle> bundle, const Q
     split->addWidget(m_detail);
     split->setStretchFactor(0, 7);
     split->setStretchFactor(1, 3);
-    split->setSizes({980, 420});
+    // The detail gets what its header and tables need side by side (nothing clipped at 1400 px).
+    const int detailWidth = qBound(300, m_detail->minimumSizeHint().width(), 560);
+    split->setSizes({1400 - detailWidth, detailWidth});
 
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);

@@ -70,9 +70,12 @@ DetailHeader::DetailHeader(QWidget *parent) : QFrame(parent)
 QWidget *DetailHeader::buildActions()
 {
     auto *box = new QWidget(this);
-    auto *row = new QHBoxLayout(box);
-    row->setContentsMargins(0, 2, 0, 0);
+    auto *column = new QVBoxLayout(box);
+    column->setContentsMargins(0, 2, 0, 0);
+    column->setSpacing(2);
+    auto *row = new QHBoxLayout;
     row->setSpacing(6);
+    column->addLayout(row);
     m_queryButton = new QPushButton(QStringLiteral("Query upstream"), box);
     m_queryButton->setObjectName(QStringLiteral("queryUpstream"));
     m_markSuccessButton = new QPushButton(QStringLiteral("Mark SUCCESS\u2026"), box);
@@ -82,10 +85,12 @@ QWidget *DetailHeader::buildActions()
     m_readOnlyNote = new QLabel(box);
     m_readOnlyNote->setObjectName(QStringLiteral("readOnlyNote"));
     m_readOnlyNote->setStyleSheet(QStringLiteral("color: %1; font-style: italic;").arg(theme::mutedText().name()));
+    // Under the buttons, wrapped: one line beside them would hold the pane at its width (clipped
+    // in a narrow pane, such as beside the Incident tab or in a bundle's window).
+    m_readOnlyNote->setWordWrap(true);
     row->addWidget(m_queryButton);
     row->addWidget(m_markSuccessButton);
     row->addWidget(m_markFailedButton);
-    row->addWidget(m_readOnlyNote);
     row->addStretch(1);
     m_copyLinkButton = new QPushButton(QStringLiteral("Copy link"), box);
     m_copyLinkButton->setObjectName(QStringLiteral("copyKeyLink"));
@@ -97,6 +102,7 @@ QWidget *DetailHeader::buildActions()
         m_actionBar->showMessage(MessageBar::Level::Info, QStringLiteral("Link copied: %1").arg(link));
     });
     row->addWidget(m_copyLinkButton);
+    column->addWidget(m_readOnlyNote);
     return box;
 }
 

@@ -235,13 +235,22 @@ void IncidentPanel::fillCombo()
     }
     if (m_current) {
         int index = m_combo->findData(m_current->incident.id);
-        if (index < 0) { // a closed incident opened by id: listed while shown
-            m_combo->addItem(QStringLiteral("#%1 %2 (closed)").arg(m_current->incident.id).arg(m_current->incident.title),
-                             m_current->incident.id);
+        if (index < 0) {
+            // Not among the open ones listed: a closed incident opened by id, or a bundle's
+            // (nothing is listed offline), either open or closed. Its status as recorded goes
+            // before the title, so that a narrow combo cuts the title, never the status.
+            const Incident &i = m_current->incident;
+            m_combo->addItem(incidentComboLabel(i), i.id);
             index = m_combo->count() - 1;
         }
+        m_combo->setItemData(index, m_combo->itemText(index), Qt::ToolTipRole);
         m_combo->setCurrentIndex(index);
     }
+}
+
+QString IncidentPanel::incidentComboLabel(const Incident &i)
+{
+    return QStringLiteral("#%1 (%2) %3").arg(QString::number(i.id), i.open ? QStringLiteral("open") : QStringLiteral("closed"), i.title);
 }
 
 bool IncidentPanel::selectedIsPinned() const
@@ -260,6 +269,14 @@ void IncidentPanel::updateButtons()
         for (QWidget *w : std::initializer_list<QWidget *>{m_combo, m_save, m_close, m_pin, m_noteEdit, m_addNote}) {
             w->setEnabled(false);
             w->setToolTip(QStringLiteral("A bundle is read-only"));
+        }
+        // Nothing to close or reopen: the combo gets the whole row, and the width of its label
+        // (up to 360 px; a longer title is whole in the tooltip and the summary below).
+        m_close->setVisible(false);
+        if (m_current) {
+            const QString label = incidentComboLabel(m_current->incident);
+            m_combo->setToolTip(label + QStringLiteral(" \u2014 a bundle is read-only"));
+            m_combo->setMinimumWidth(qMin(m_combo->fontMetrics().horizontalAdvance(label) + 48, 360));
         }
         return;
     }

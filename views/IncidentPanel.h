@@ -63,6 +63,10 @@ public:
     const std::optional<IncidentDetail> &current() const { return m_current; }
     /// For tests and the screenshot driver.
     QComboBox *incidentCombo() const { return m_combo; }
+    /// The combo's entry for an incident that is not among the open ones listed (a closed one
+    /// opened by id, or a bundle's): "#4 (open) Ticket API timeouts" / "#4 (closed) …", the
+    /// status as recorded, before the title (DESIGN.md §7 "Offline viewer").
+    static QString incidentComboLabel(const Incident &incident);
     QListWidget *pinList() const { return m_pins; }
     QListWidget *noteList() const { return m_notes; }
     QLabel *summaryLabel() const { return m_summary; }

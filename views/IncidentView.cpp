@@ -292,6 +292,22 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
 
 IncidentView::~IncidentView() = default;
 
+std::optional<QString> IncidentView::activateEventRow(int row)
+{
+    const QAbstractItemModel *events = m_table->model();
+    if (row < 0 || row >= events->rowCount())
+        return std::nullopt;
+    const QModelIndex index = events->index(row, 0);
+    if (index.data(WindowEventsModel::IsGapRole).toBool())
+        return std::nullopt;
+    const QString key = index.data(WindowEventsModel::IdemKeyRole).toString();
+    m_table->setCurrentIndex(index);
+    m_table->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    if (!key.isEmpty())
+        emit keyActivated(key);
+    return key;
+}
+
 void IncidentView::setRange(UtcMicros from, UtcMicros to)
 {
     m_from->setDateTime(utcOf(from));

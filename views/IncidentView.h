@@ -63,6 +63,12 @@ public:
     /// Scrolls the list to the first event at or after `t` (µs), fetching pages until it is
     /// loaded or the window ends; selects it.
     void scrollToTime(UtcMicros t);
+    /// Does what selecting event row `row` of the list and opening it does: the row becomes the
+    /// playhead (its "As of T" follows), is scrolled to the middle, and its key's detail is
+    /// asked for (keyActivated(), as a double-click). Returns the key opened ("" for an event
+    /// without a key: selected, nothing opened); nullopt, with nothing selected, for a gap row or
+    /// a row past the loaded ones. Used by `--incident-select` (DESIGN.md §7 "The Incident view").
+    std::optional<QString> activateEventRow(int row);
 
     /// Opens incident `id` (the panel reads it, then its window and filters load); the
     /// default window does not load meanwhile. A missing incident loads the range shown.

@@ -456,7 +456,9 @@ void MainWindow::fitSplitterToTab()
         m_sizesBeforeIncident = m_splitter->sizes();
         const int total = m_sizesBeforeIncident.value(0) + m_sizesBeforeIncident.value(1);
         m_detail->setMinimumWidth(kIncidentDetailWidth);
-        const int detail = qMax(kIncidentDetailWidth, total / 4);
+        // The detail gets what its header and tables need side by side (its layout's minimum),
+        // so that nothing in it is clipped, up to 2/5 of the width (a 1400 px window: all of it).
+        const int detail = qBound(kIncidentDetailWidth, m_detail->minimumSizeHint().width(), qMax(kIncidentDetailWidth, total * 2 / 5));
         m_splitter->setSizes({total - detail, detail});
     } else if (!incident && !m_sizesBeforeIncident.isEmpty()) {
         m_detail->setMinimumWidth(kDetailMinWidth);

@@ -59,6 +59,7 @@ ReplayPanel::ReplayPanel(Workspace *workspace, WindowEventsModel *model, QAbstra
     m_playhead->setTextFormat(Qt::PlainText);
     m_playhead->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_playhead->setFont(theme::monospaceFont(-0.5));
+    m_playhead->setWordWrap(true); // a long key must not widen the view (the window would grow)
 
     // One action per step, shared by its button and the shortcut (live while the event list
     // or this panel has the focus).

@@ -5,6 +5,7 @@
 #include "BundleWindow.h"
 #include "Doctor.h"
 #include "IncidentView.h"
+#include "KeyDetailView.h"
 #include "ReplayPanel.h"
 #include "WindowEventsModel.h"
 #include "Workspace.h"
@@ -61,7 +62,7 @@ int runBundleViewer(const QCommandLineParser &parser, const QString &file, const
 
     // The shot: the first page and the hash check, then (with a row) its "As of T" panel.
     int exitCode = 0;
-    bool pageIn = false, asOfIn = selectRow < 0, selected = false, shooting = false;
+    bool pageIn = false, asOfIn = selectRow < 0, detailIn = true, selected = false, shooting = false;
     IncidentView *view = window.incidentView();
     auto maybeShoot = [&] {
         if (!pageIn || !window.hashDone())
@@ -70,14 +71,16 @@ int runBundleViewer(const QCommandLineParser &parser, const QString &file, const
             selected = true;
             QAbstractItemModel *events = view->eventTable()->model();
             if (selectRow < events->rowCount() && !events->index(selectRow, 0).data(WindowEventsModel::IsGapRole).toBool()) {
-                view->eventTable()->setCurrentIndex(events->index(selectRow, 0));
-                view->eventTable()->scrollTo(events->index(selectRow, 0), QAbstractItemView::PositionAtCenter);
-                return; // asOfLoaded comes next
+                // Selected and opened as the operator would: the "As of T" panel and the key's
+                // detail come next.
+                detailIn = events->index(selectRow, 0).data(WindowEventsModel::IdemKeyRole).toString().isEmpty();
+                view->activateEventRow(selectRow);
+                return;
             }
             std::fprintf(stderr, "triage-console: --incident-select %d: not an event row of the bundle's first page\n", selectRow);
             asOfIn = true;
         }
-        if (!asOfIn || shooting)
+        if (!asOfIn || !detailIn || shooting)
             return;
         shooting = true;
         QTimer::singleShot(250, &window, [&] {
@@ -93,6 +96,12 @@ int runBundleViewer(const QCommandLineParser &parser, const QString &file, const
         maybeShoot();
     });
     QObject::connect(&window, &BundleWindow::hashChecked, &window, [&] { maybeShoot(); });
+    QObject::connect(window.detailView(), &KeyDetailView::detailLoaded, &window, [&] {
+        if (selected && !detailIn) {
+            detailIn = true;
+            maybeShoot();
+        }
+    });
     QObject::connect(view->replayPanel(), &ReplayPanel::asOfLoaded, &window, [&] {
         if (selected && !asOfIn) {
             asOfIn = true;

@@ -51,14 +51,19 @@ void ScreenshotRunner::start()
             const QAbstractItemModel *events = view->eventTable()->model();
             if (m_incidentSelect >= 0 && m_incidentSelect < events->rowCount()
                 && !events->index(m_incidentSelect, 0).data(WindowEventsModel::IsGapRole).toBool()) {
-                // The playhead on that event: shoot once its "As of T" panel is in.
-                m_waitingFor = QStringLiteral("the As of T panel of event row %1").arg(m_incidentSelect);
+                // The playhead on that event and its key's detail open, as the operator's
+                // selection and double-click would: shoot once its "As of T" panel and the
+                // detail are in.
+                m_waitingFor = QStringLiteral("the As of T panel and the detail of event row %1").arg(m_incidentSelect);
                 connect(view->replayPanel(), &ReplayPanel::asOfLoaded, this, [this] {
                     m_incidentReady = true;
                     maybeShoot();
                 }, Qt::SingleShotConnection);
-                view->eventTable()->setCurrentIndex(events->index(m_incidentSelect, 0));
-                view->eventTable()->scrollTo(events->index(m_incidentSelect, 0), QAbstractItemView::PositionAtCenter);
+                if (!events->index(m_incidentSelect, 0).data(WindowEventsModel::IdemKeyRole).toString().isEmpty()) {
+                    m_detailWanted = true;
+                    m_detailReady = false;
+                }
+                view->activateEventRow(m_incidentSelect);
                 m_incidentSelect = -1;
                 return;
             }

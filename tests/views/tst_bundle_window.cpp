@@ -153,6 +153,8 @@ void TestBundleWindow::offline()
     IncidentPanel *panel = view->incidentPanel();
     QVERIFY(!panel->pinButton()->isEnabled());
     QVERIFY(!panel->incidentCombo()->isEnabled());
+    // The bundle's incident is open: said so, before the title (a narrow combo cuts the title).
+    QCOMPARE(panel->incidentCombo()->currentText(), QStringLiteral("#4 (open) Ticket API timeouts"));
     QCOMPARE(panel->pinList()->count(), 1);
     QCOMPARE(panel->noteList()->count(), 1);
     QVERIFY2(panel->noteList()->item(0)->text().endsWith(QStringLiteral("alice: upstream confirmed the outage")),
@@ -190,6 +192,17 @@ void TestBundleWindow::offline()
              qPrintable(w.detailView()->detail().warnings.join(QLatin1Char('\n'))));
     QVERIFY(w.grab().save(QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/bundle-window.png")));
 
+    // --incident-select's path: selecting a row fills the detail pane as a double-click does; a
+    // gap row selects and opens nothing.
+    QCOMPARE(view->activateEventRow(2), std::nullopt);
+    QCOMPARE(view->activateEventRow(99), std::nullopt);
+    QCOMPARE(view->eventTable()->currentIndex().row(), 3);
+    QCOMPARE(view->activateEventRow(0), std::optional<QString>(QStringLiteral("k:a")));
+    QVERIFY(detail.wait(30000));
+    QCOMPARE(view->eventTable()->currentIndex().row(), 0);
+    QCOMPARE(w.detailView()->detail().idemKey, QStringLiteral("k:a"));
+    QCOMPARE(w.detailView()->detail().attempts.size(), 1);
+
     // Export… offline reads nothing again: .json writes the bundle shown, byte for byte.
     QTemporaryDir dir;
     QSignalSpy exported(view, &IncidentView::exportFinished);
@@ -208,7 +221,9 @@ void TestBundleWindow::tampered()
     IncidentBundle b = handBuilt();
     const QString recorded = b.eventsSha256;
     b.events[1].status = QStringLiteral("CANCELLED"); // changed after the export
+    b.incident->incident.open = false; // a closed incident's bundle: said so
     BundleWindow w(std::make_shared<const IncidentBundle>(b), QStringLiteral("edited.json"), nullptr);
+    QCOMPARE(w.incidentView()->incidentPanel()->incidentCombo()->currentText(), QStringLiteral("#4 (closed) Ticket API timeouts"));
     QTRY_VERIFY_WITH_TIMEOUT(w.hashDone(), 30000);
     QCOMPARE(w.hashText(), QStringLiteral("EVENTS HASH DOES NOT MATCH: the bundle records %1 but its events hash to %2 \u2014 the events "
                                           "were changed after the export; do not trust them")

@@ -141,7 +141,7 @@ void TestIncidentPanel::openPinNoteClose()
     QVERIFY(!pin->isEnabled());
     QCOMPARE(panel->findChild<QPushButton *>(QStringLiteral("incidentClose"))->text(), QStringLiteral("Reopen"));
     QTRY_COMPARE(itemsOf(panel->incidentCombo()), (QStringList{QStringLiteral("— no incident —"),
-                                                              QStringLiteral("#1 Ticket service timeouts (closed)")}));
+                                                              QStringLiteral("#1 (closed) Ticket service timeouts")}));
 
     // Save the window shown as a new incident: it becomes the one shown.
     shown.clear();
