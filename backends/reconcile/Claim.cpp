@@ -15,6 +15,7 @@
 namespace triage {
 
 using reconcile_sql::compactJson;
+using reconcile_sql::textValue;
 
 namespace {
 
@@ -228,7 +229,7 @@ ClaimResult acquire(DbSession &session, ClaimScope scope, const QString &subject
                 session.exec(QStringLiteral("INSERT INTO triage_claim (scope, subject, holder, claimed_at, expires_at, reason, version) "
                                             "VALUES (%1, %2, %3, %4, %5, %6, 1)")
                                  .arg(b.bind(claimScopeName(scope)), b.bind(subject), b.bind(holder), d.nowValue(),
-                                      reconcile_sql::nowPlusSeconds(d, b.bind(ttlS)), b.bind(reason)),
+                                      reconcile_sql::nowPlusSeconds(d, b.bind(ttlS)), b.bind(textValue(reason))),
                              b);
             } catch (const DbException &e) {
                 if (!e.error.isUniqueViolation())
@@ -254,7 +255,7 @@ ClaimResult acquire(DbSession &session, ClaimScope scope, const QString &subject
             kind = before->expired ? ClaimResult::Kind::Taken : ClaimResult::Kind::TakenOver;
             sets = QStringLiteral("holder = %1, claimed_at = %2, expires_at = %3, reason = %4")
                        .arg(b.bind(holder), d.nowValue(), reconcile_sql::nowPlusSeconds(d, b.bind(ttlS)),
-                            b.bind(before->expired ? QString() : reason));
+                            b.bind(textValue(before->expired ? QString() : reason)));
             if (before->expired)
                 extra = QStringLiteral(" AND expires_at <= %1").arg(d.nowValue());
         } else {

@@ -16,6 +16,7 @@
 namespace triage {
 
 using reconcile_sql::compactJson;
+using reconcile_sql::textValue;
 
 namespace {
 
@@ -96,9 +97,10 @@ QVariant textOrNull(const std::optional<QString> &s)
 QString upsertSql(const SqlDialect &d, SqlBuilder &b, const EscalationRaise &r)
 {
     const QString values = QStringLiteral("%1, %2, %3, %4, %5, %6, %7, %8, n.t, n.t, %9, %10, 1, 1")
-                               .arg(b.bind(r.idemKey), b.bind(r.bizType), b.bind(r.tenant), b.bind(escalationReasonName(r.reason)),
-                                    b.bind(r.facts.isEmpty() ? QStringLiteral("{}") : r.facts), b.bind(textOrNull(r.amount)),
-                                    b.bind(r.currency), b.bind(r.sourceRef), b.bind(r.runId))
+                               .arg(b.bind(textValue(r.idemKey)), b.bind(textValue(r.bizType)), b.bind(textValue(r.tenant)),
+                                    b.bind(escalationReasonName(r.reason)), b.bind(r.facts.isEmpty() ? QStringLiteral("{}") : r.facts),
+                                    b.bind(textOrNull(r.amount)), b.bind(textValue(r.currency)), b.bind(textValue(r.sourceRef)),
+                                    b.bind(r.runId))
                                .arg(reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours)));
     const QString insert = QStringLiteral(
         "INSERT INTO triage_escalation (idem_key, biz_type, tenant, reason, facts, amount, currency, source_ref, "
@@ -282,7 +284,7 @@ EscalationResolveResult resolve(DbSession &session, qint64 id, const QString &re
         SqlBuilder b;
         QString sql = QStringLiteral("UPDATE triage_escalation SET resolution = %1, resolved_at = %2, resolved_by = %3, open_slot = NULL, "
                                      "version = version + 1 WHERE id = %4 AND open_slot = 1")
-                          .arg(b.bind(text), d.nowValue(), b.bind(operatorName), b.bind(id));
+                          .arg(b.bind(text), d.nowValue(), b.bind(textValue(operatorName)), b.bind(id));
         if (expectedVersion)
             sql += QStringLiteral(" AND version = %1").arg(b.bind(*expectedVersion));
         QSqlQuery q = session.exec(sql, b);

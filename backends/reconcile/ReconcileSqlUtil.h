@@ -40,6 +40,12 @@ inline QString plusHours(const SqlDialect &d, const QString &expr, const QString
     return {};
 }
 
+/// `s` to bind into a NOT NULL text column: a null QString binds SQL NULL, so it becomes "".
+inline QVariant textValue(const QString &s)
+{
+    return s.isNull() ? QVariant(QStringLiteral("")) : QVariant(s);
+}
+
 /// Compact JSON text of `o` (audit states).
 inline QString compactJson(const QJsonObject &o)
 {
