@@ -228,7 +228,7 @@ ClaimResult acquire(DbSession &session, ClaimScope scope, const QString &subject
             try {
                 session.exec(QStringLiteral("INSERT INTO triage_claim (scope, subject, holder, claimed_at, expires_at, reason, version) "
                                             "VALUES (%1, %2, %3, %4, %5, %6, 1)")
-                                 .arg(b.bind(claimScopeName(scope)), b.bind(subject), b.bind(holder), d.nowValue(),
+                                 .arg(b.bind(claimScopeName(scope)), b.bind(subject), b.bind(holder), reconcile_sql::statementNow(d),
                                       reconcile_sql::nowPlusSeconds(d, b.bind(ttlS)), b.bind(textValue(reason))),
                              b);
             } catch (const DbException &e) {
@@ -254,7 +254,7 @@ ClaimResult acquire(DbSession &session, ClaimScope scope, const QString &subject
         } else if (before->expired || takeover) {
             kind = before->expired ? ClaimResult::Kind::Taken : ClaimResult::Kind::TakenOver;
             sets = QStringLiteral("holder = %1, claimed_at = %2, expires_at = %3, reason = %4")
-                       .arg(b.bind(holder), d.nowValue(), reconcile_sql::nowPlusSeconds(d, b.bind(ttlS)),
+                       .arg(b.bind(holder), reconcile_sql::statementNow(d), reconcile_sql::nowPlusSeconds(d, b.bind(ttlS)),
                             b.bind(textValue(before->expired ? QString() : reason)));
             if (before->expired)
                 extra = QStringLiteral(" AND expires_at <= %1").arg(d.nowValue());

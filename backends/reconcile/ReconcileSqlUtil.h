@@ -10,13 +10,21 @@
 
 namespace triage::reconcile_sql {
 
-/// Expression: the server's time now plus the number of seconds bound at `param` (an
-/// integer), as a value of the time columns' type (wall-clock time, as SqlDialect::nowValue()).
+/// Expression: the server's time now, the same instant every time one statement uses it
+/// (PostgreSQL statement_timestamp(); MySQL/MariaDB UTC_TIMESTAMP(6) and SQLite 'now' already
+/// are), so claimed_at and expires_at written by one statement differ by exactly the ttl.
+inline QString statementNow(const SqlDialect &d)
+{
+    return d.kind() == Dialect::PostgreSql ? QStringLiteral("statement_timestamp()") : d.nowValue();
+}
+
+/// Expression: statementNow() plus the number of seconds bound at `param` (an integer), as
+/// a value of the time columns' type.
 inline QString nowPlusSeconds(const SqlDialect &d, const QString &param)
 {
     switch (d.kind()) {
     case Dialect::PostgreSql:
-        return QStringLiteral("(clock_timestamp() + CAST(%1 AS double precision) * interval '1 second')").arg(param);
+        return QStringLiteral("(statement_timestamp() + CAST(%1 AS double precision) * interval '1 second')").arg(param);
     case Dialect::MySql:
         return QStringLiteral("(UTC_TIMESTAMP(6) + INTERVAL %1 SECOND)").arg(param);
     case Dialect::Sqlite:
