@@ -1,5 +1,6 @@
 #include "QueueModel.h"
 
+#include "EscalationService.h"
 #include "StatusTone.h"
 #include "WhenReady.h"
 #include "Workspace.h"
@@ -92,6 +93,7 @@ void QueueModel::reset()
     newToken();
     beginResetModel();
     m_rows.clear();
+    m_claims.clear();
     m_cursor = QueueCursor{};
     m_atEnd = false;
     m_failed = false;
@@ -192,6 +194,8 @@ void QueueModel::applyPage(quint64 generation, const Outcome<QueuePage> &page)
     }
     m_loading = false;
     emit loadingChanged(false);
+    if (page.ok() && added > 0)
+        loadClaims(first, added);
     if (page.ok())
         emit pageLoaded(first, added, m_atEnd);
     else
@@ -281,6 +285,44 @@ int QueueModel::findKey(const QString &key) const
     return indexOfKey(m_rows, key);
 }
 
+std::optional<Claim> QueueModel::claimOf(const QString &key) const
+{
+    const auto it = m_claims.constFind(key);
+    if (it == m_claims.cend())
+        return std::nullopt;
+    return *it;
+}
+
+void QueueModel::loadClaims(int first, int count)
+{
+    if (!m_workspace)
+        return;
+    QStringList keys;
+    for (int i = first; i < first + count && i < m_rows.size(); ++i)
+        keys << m_rows.at(i).idemKey;
+    keys.removeDuplicates();
+    const quint64 generation = m_generation;
+    whenReady(activeClaims(*m_workspace, ClaimScope::Key, keys), this,
+              [this, generation, keys](const Outcome<QHash<QString, Claim>> &claims) {
+                  if (generation != m_generation)
+                      return;
+                  if (!claims.ok()) {
+                      // Claims decorate the queue; the rows stand without them.
+                      logger("models")->warn("{} queue: claims not read: {}", queueName(m_request.kind),
+                                             claims.error->message.toStdString());
+                      return;
+                  }
+                  for (const QString &k : keys) {
+                      if (claims->contains(k))
+                          m_claims.insert(k, claims->value(k));
+                      else
+                          m_claims.remove(k);
+                  }
+                  if (!m_rows.isEmpty())
+                      emit dataChanged(index(0, ClaimColumn), index(int(m_rows.size()) - 1, ClaimColumn));
+              });
+}
+
 int QueueModel::columnCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
@@ -303,6 +345,7 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
     case IdemKeyRole: return r.idemKey;
     case SourceRole: return int(r.source);
     case AgeSecondsRole: return r.ageSeconds;
+    case ClaimHolderRole: return m_claims.contains(r.idemKey) ? m_claims.value(r.idemKey).holder : QString();
     default: break;
     }
     const int column = index.column();
@@ -322,6 +365,7 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
                 return QString();
             return QStringLiteral("%1 / %2").arg(r.taskId.isNull() ? QStringLiteral("NULL") : r.taskId,
                                                  r.stepId.isNull() ? QStringLiteral("NULL") : r.stepId);
+        case ClaimColumn: return m_claims.contains(r.idemKey) ? claimedByText(m_claims.value(r.idemKey)) : QString();
         }
         return {};
     }
@@ -358,6 +402,12 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         case UpdatedColumn: return timeToolTip(r.updatedAt);
         case CreatedColumn: return timeToolTip(r.createdAt);
         case ExpireColumn: return record ? timeToolTip(r.expireAt) : QString();
+        case ClaimColumn: {
+            if (!m_claims.contains(r.idemKey))
+                return {};
+            const Claim c = m_claims.value(r.idemKey);
+            return QStringLiteral("%1 until %2 (the database's clock when the page was read)").arg(claimedByText(c), c.expiresAt);
+        }
         default: return {};
         }
     default: return {};
@@ -379,6 +429,7 @@ QVariant QueueModel::headerData(int section, Qt::Orientation orientation, int ro
         case CreatedColumn: return QStringLiteral("Created (UTC)");
         case ExpireColumn: return QStringLiteral("Expires (UTC)");
         case TaskStepColumn: return QStringLiteral("Task / step");
+        case ClaimColumn: return QStringLiteral("Claimed");
         }
     }
     if (role == Qt::ToolTipRole) {

@@ -1,11 +1,15 @@
 #pragma once
 
+#include "Claim.h"
 #include "ModelRoles.h"
 #include "PagedTableModel.h"
 #include "Queue.h"
 #include "QueryCancel.h"
 
+#include <QHash>
 #include <QVector>
+
+#include <optional>
 
 namespace triage {
 
@@ -48,6 +52,7 @@ public:
         CreatedColumn,  ///< created_at, UTC
         ExpireColumn,   ///< expire_at, UTC (records only)
         TaskStepColumn, ///< "task_id / step_id" (intent steps only)
+        ClaimColumn,    ///< "claimed by alice, 4 min ago" (a live claim on the key, DESIGN.md §8 "Claims"), else empty
         ColumnCount
     };
     /// Model-specific roles (valid on every column of a row).
@@ -56,6 +61,7 @@ public:
         IdemKeyRole,                     ///< QString idem_key
         SourceRole,                      ///< int(triage::QueueSource)
         AgeSecondsRole,                  ///< double, seconds (server clock at load time)
+        ClaimHolderRole,                 ///< QString: who holds a live claim on the key ("" when nobody)
     };
 
     /// `workspace` must outlive the model. Nothing loads until setRequest() or refresh().
@@ -105,6 +111,9 @@ public:
     const QueueRow &queueRow(int row) const { return m_rows.at(row); }
     /// The first row whose idem_key is `key`, or -1 (only loaded rows are searched).
     int findKey(const QString &key) const;
+    /// The live claim on `key` as read after its page arrived (claims are read once per page,
+    /// on the idempotency store; nullopt when nobody holds it or it is not known yet).
+    std::optional<Claim> claimOf(const QString &key) const;
 
     /// Read-only QAbstractItemModel interface over the loaded rows (see Column and Role);
     /// rowCount(), canFetchMore() and fetchMore() are PagedTableModel's.
@@ -133,9 +142,12 @@ private:
     void applyPage(quint64 generation, const Outcome<QueuePage> &page);
     void applyCount(quint64 generation, const Outcome<qint64> &count);
     bool isStale(const QueueRow &row) const;
+    /// Reads the live claims on the keys of rows [first, first + count) and shows them.
+    void loadClaims(int first, int count);
 
     QueueRequest m_request;
     QVector<QueueRow> m_rows;
+    QHash<QString, Claim> m_claims; ///< live claims by key, for the rows loaded
     QueueCursor m_cursor;
     bool m_counting = false;
     bool m_replacing = false;     ///< the page in flight is a reload()'s first page: it replaces m_rows

@@ -49,6 +49,12 @@ DetailHeader::DetailHeader(QWidget *parent) : QFrame(parent)
     row->addWidget(m_statusBadge);
     row->addWidget(m_metaLabel, 1);
     row->addWidget(m_loadingLabel);
+    m_claimLabel = new QLabel(this);
+    m_claimLabel->setObjectName(QStringLiteral("detailClaim"));
+    m_claimLabel->setStyleSheet(QStringLiteral("color: #8a5a00; font-weight: 600;"));
+    m_claimLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_claimLabel->setVisible(false);
+    row->addWidget(m_claimLabel);
     layout->addLayout(row);
     layout->addWidget(buildActions());
     m_actionBar = new MessageBar(this);
@@ -147,6 +153,13 @@ QStringList DetailHeader::messages() const
         if (auto *bar = qobject_cast<MessageBar *>(m_messageLayout->itemAt(i)->widget()))
             out << bar->text(); // as shown (MessageBar::sentence())
     return out;
+}
+
+void DetailHeader::showClaim(const std::optional<Claim> &claim)
+{
+    m_claimLabel->setText(claim ? claimedByText(*claim) : QString());
+    m_claimLabel->setToolTip(claim ? QStringLiteral("until %1 (the database's clock)").arg(claim->expiresAt) : QString());
+    m_claimLabel->setVisible(claim.has_value());
 }
 
 void DetailHeader::showDetail(const KeyDetail &d)

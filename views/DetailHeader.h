@@ -1,10 +1,13 @@
 #pragma once
 
+#include "Claim.h"
 #include "KeyDetail.h"
 #include "MessageBar.h"
 
 #include <QFrame>
 #include <QStringList>
+
+#include <optional>
 
 class QLabel;
 class QPushButton;
@@ -29,6 +32,9 @@ public:
     /// Shows `d`'s status badge, summary line and messages (stale, unknown status code, no
     /// record, each failed store, KeyDetail::warnings); replaces the earlier messages.
     void showDetail(const KeyDetail &d);
+    /// Shows who holds a live claim on the key ("claimed by alice, 4 min ago", DESIGN.md §8
+    /// "Claims"; the text comes from claimedByText()), or hides the line when nobody does.
+    void showClaim(const std::optional<Claim> &claim);
     /// Clears the action bar and the conflict bar (another key is shown).
     void clearActionMessages();
     /// Texts of the message bars, in order (warnings and errors; not the action bars).
@@ -41,6 +47,8 @@ public:
     QPushButton *markSuccessButton() const { return m_markSuccessButton; }
     QPushButton *markFailedButton() const { return m_markFailedButton; }
     QLabel *readOnlyNote() const { return m_readOnlyNote; }
+    /// The claim line (hidden when nobody holds the key).
+    QLabel *claimLabel() const { return m_claimLabel; }
     /// "Copy link": puts keyLink() of the shown key on the clipboard (DESIGN.md §7 "Links")
     /// and says so in the action bar.
     QPushButton *copyLinkButton() const { return m_copyLinkButton; }
@@ -57,6 +65,7 @@ private:
     void clearMessages();
 
     QLabel *m_keyLabel = nullptr;
+    QLabel *m_claimLabel = nullptr;
     QLabel *m_statusBadge = nullptr;
     QLabel *m_metaLabel = nullptr;
     QLabel *m_loadingLabel = nullptr;

@@ -1,5 +1,7 @@
 #include "KeyDetailView.h"
 
+#include "EscalationService.h"
+
 #include "DetailHeader.h"
 #include "DetailTabs.h"
 #include "Log.h"
@@ -110,6 +112,24 @@ void KeyDetailView::loadKey(const QString &key)
             return; // the operator moved on to another key meanwhile
         apply(d);
     });
+    m_claim.reset();
+    m_header->showClaim(std::nullopt);
+    if (m_workspace && !m_readDetail) {
+        // Who holds the key (DESIGN.md §8 "Claims"): shown in the header; a mark asks first
+        // when someone else does (MarkQueryController).
+        whenReady(activeClaims(*m_workspace, ClaimScope::Key, {k}), this,
+                  [this, generation, k](const Outcome<QHash<QString, Claim>> &claims) {
+                      if (generation != m_generation)
+                          return;
+                      if (!claims.ok()) {
+                          logger("views")->warn("claim of {} not read: {}", k.toStdString(), claims.error->message.toStdString());
+                          return;
+                      }
+                      if (claims->contains(k))
+                          m_claim = claims->value(k);
+                      m_header->showClaim(m_claim);
+                  });
+    }
 }
 
 void KeyDetailView::reload()
@@ -122,6 +142,7 @@ void KeyDetailView::clear()
 {
     ++m_generation;
     m_key.clear();
+    m_claim.reset();
     m_hasDetail = false;
     m_detail = KeyDetail{};
     setLoading(false);
@@ -165,6 +186,11 @@ bool KeyDetailView::queryUpstream()
 MarkDialog *KeyDetailView::openMarkDialog(RecordStatusCode toStatus)
 {
     return m_actions->openMarkDialog(toStatus);
+}
+
+QMessageBox *KeyDetailView::claimQuestion() const
+{
+    return m_actions->claimQuestion();
 }
 
 MarkDialog *KeyDetailView::applySuggestion()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "Claim.h"
 #include "KeyDetail.h"
 #include "Mark.h"
 #include "RecordStatus.h"
@@ -12,6 +13,7 @@
 
 class QComboBox;
 class QLabel;
+class QMessageBox;
 class QPushButton;
 class QStackedWidget;
 class QTabWidget;
@@ -77,6 +79,9 @@ public:
     const KeyDetail &detail() const { return m_detail; }
     /// Texts of the message bars in the header, in order (warnings and errors).
     QStringList messages() const;
+    /// The live claim on the key shown, as read with its detail (DESIGN.md §8 "Claims");
+    /// nullopt when nobody holds it, offline, or before it arrives.
+    const std::optional<Claim> &claim() const { return m_claim; }
 
     /// Parts, for tests and the screenshot driver: the header's key and status badge, the
     /// snapshot panel, the tables and the bottom tabs.
@@ -109,8 +114,12 @@ public:
     /// shows the answer in the Upstream tab; returns at once. False when not possible now.
     bool queryUpstream();
     /// Opens the mark dialog (window-modal, returns at once) for the shown record and
-    /// `toStatus`; accepting it runs the mark. nullptr when marking is not possible now.
+    /// `toStatus`; accepting it runs the mark. nullptr when marking is not possible now, or
+    /// when someone else holds a claim on the key: then it asks first (claimQuestion(),
+    /// DESIGN.md §8 "Claims") and opens the dialog once the operator says to go on.
     MarkDialog *openMarkDialog(RecordStatusCode toStatus);
+    /// The open "someone else holds this key" question, or nullptr.
+    QMessageBox *claimQuestion() const;
     /// Opens the mark dialog prefilled from the Upstream tab's SUCCESS / FAILED verdict.
     MarkDialog *applySuggestion();
     /// Runs `request` (markRecord()) and shows its outcome; returns at once.
@@ -138,6 +147,7 @@ private:
     std::function<QFuture<KeyDetail>(const QString &key)> m_readDetail;
     QString m_key;
     KeyDetail m_detail;
+    std::optional<Claim> m_claim;
     quint64 m_generation = 0;
     bool m_loading = false;
     bool m_hasDetail = false;

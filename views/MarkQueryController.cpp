@@ -1,6 +1,7 @@
 #include "MarkQueryController.h"
 
 #include "DetailHeader.h"
+#include "EscalationService.h"
 #include "DetailTabs.h"
 #include "EvidenceView.h"
 #include "KeyDetailView.h"
@@ -10,6 +11,7 @@
 #include "WhenReady.h"
 
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
 
 namespace triage {
@@ -115,12 +117,29 @@ bool MarkQueryController::queryUpstream()
     return true;
 }
 
-MarkDialog *MarkQueryController::openMarkDialog(RecordStatusCode toStatus)
+MarkDialog *MarkQueryController::openMarkDialog(RecordStatusCode toStatus, bool claimConfirmed)
 {
     updateActions();
     QPushButton *button = toStatus == Success ? m_header->markSuccessButton() : m_header->markFailedButton();
     if (!button->isEnabled() || !m_view->detail().record)
         return nullptr;
+    const std::optional<Claim> &claim = m_view->claim();
+    if (!claimConfirmed && claim && claim->holder != claimOperator(*m_workspace, QString())) {
+        // Acting on a key someone else holds asks first (DESIGN.md §8 "Claims").
+        if (m_claimQuestion)
+            return nullptr;
+        m_claimQuestion = new QMessageBox(QMessageBox::Question, QStringLiteral("Key claimed by %1").arg(claim->holder),
+                                          QStringLiteral("%1 is %2 (until %3).\n\nMark it %4 anyway? Their claim stays; your "
+                                                         "mark is audited as usual.")
+                                              .arg(m_view->key(), claimedByText(*claim), claim->expiresAt, recordStatusName(toStatus)),
+                                          QMessageBox::Cancel, m_view);
+        QPushButton *go = m_claimQuestion->addButton(QStringLiteral("Mark anyway\u2026"), QMessageBox::AcceptRole);
+        m_claimQuestion->setDefaultButton(QMessageBox::Cancel);
+        m_claimQuestion->setAttribute(Qt::WA_DeleteOnClose);
+        connect(go, &QPushButton::clicked, this, [this, toStatus] { openMarkDialog(toStatus, true); });
+        m_claimQuestion->open();
+        return nullptr;
+    }
     auto *dialog = new MarkDialog(m_view->detail(), toStatus, m_workspace->config().operatorName, m_view);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     if (const auto &check = m_tabs->evidenceView()->check();

@@ -5,6 +5,8 @@
 #include "UpstreamCheck.h"
 
 #include <QObject>
+#include <QMessageBox>
+#include <QPointer>
 
 namespace triage {
 
@@ -35,8 +37,11 @@ public:
     void updateActions();
     /// See KeyDetailView::queryUpstream().
     bool queryUpstream();
-    /// See KeyDetailView::openMarkDialog().
-    MarkDialog *openMarkDialog(RecordStatusCode toStatus);
+    /// See KeyDetailView::openMarkDialog(). `claimConfirmed`: the operator already said to
+    /// act on a key someone else holds.
+    MarkDialog *openMarkDialog(RecordStatusCode toStatus, bool claimConfirmed = false);
+    /// See KeyDetailView::claimQuestion().
+    QMessageBox *claimQuestion() const { return m_claimQuestion; }
     /// See KeyDetailView::applySuggestion().
     MarkDialog *applySuggestion();
     /// See KeyDetailView::submitMark().
@@ -56,6 +61,7 @@ private:
     void onMarkResult(const Outcome<MarkResult> &outcome);
 
     KeyDetailView *m_view;
+    QPointer<QMessageBox> m_claimQuestion;
     Workspace *m_workspace;
     DetailHeader *m_header;
     DetailTabs *m_tabs;

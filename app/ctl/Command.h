@@ -98,5 +98,9 @@ std::unique_ptr<Command> makeTimelineCommand();
 std::unique_ptr<Command> makeIncidentCommand();
 std::unique_ptr<Command> makeBundleCommand();
 std::unique_ptr<Command> makeReportCommand();
+std::unique_ptr<Command> makeEscalationsCommand();
+std::unique_ptr<Command> makeClaimCommand();
+std::unique_ptr<Command> makeReleaseCommand();
+std::unique_ptr<Command> makeClaimsCommand();
 
 } // namespace triage::ctl

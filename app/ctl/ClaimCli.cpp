@@ -1,0 +1,76 @@
+// What claim, release and claims print (DESIGN.md §8 "Claims").
+#include "ClaimCli.h"
+
+#include "TextTable.h"
+
+#include <QJsonDocument>
+
+namespace triage::ctl {
+
+QJsonObject claimJson(const Claim &c)
+{
+    return {{QStringLiteral("scope"), claimScopeName(c.scope)},
+            {QStringLiteral("subject"), c.subject},
+            {QStringLiteral("holder"), c.holder},
+            {QStringLiteral("claimed_at"), c.claimedAt},
+            {QStringLiteral("expires_at"), c.expiresAt},
+            {QStringLiteral("expired"), c.expired},
+            {QStringLiteral("age_s"), c.ageS},
+            {QStringLiteral("reason"), c.reason.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(c.reason)},
+            {QStringLiteral("version"), c.version},
+            {QStringLiteral("claimed"), claimedByText(c)}};
+}
+
+int reportClaim(const CommandContext &c, const Outcome<ClaimResult> &out)
+{
+    if (!out.ok())
+        return c.out.dbFailure(*out.error);
+    const ClaimResult &r = *out;
+    int code = ExitOk;
+    switch (r.kind) {
+    case ClaimResult::Kind::Taken:
+    case ClaimResult::Kind::Renewed:
+    case ClaimResult::Kind::TakenOver:
+    case ClaimResult::Kind::Released: break;
+    case ClaimResult::Kind::HeldByOther:
+    case ClaimResult::Kind::NotHeld: code = ExitConflict; break;
+    case ClaimResult::Kind::Refused: code = ExitRefused; break;
+    }
+    if (c.out.format() == Format::Json) {
+        const QJsonObject o{{QStringLiteral("outcome"), claimKindName(r.kind)},
+                            {QStringLiteral("message"), r.message},
+                            {QStringLiteral("claim"), r.claim ? QJsonValue(claimJson(*r.claim)) : QJsonValue(QJsonValue::Null)}};
+        c.out.print(QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n');
+        if (code != ExitOk)
+            c.out.message(r.message);
+    } else if (code == ExitOk) {
+        c.out.print((TextTable::oneLine(r.message) + QLatin1Char('\n')).toUtf8());
+    } else {
+        c.out.message(r.message);
+    }
+    return code;
+}
+
+bool readClaimSubject(const CommandContext &c, const QString &command, ClaimScope *scope, QString *subject)
+{
+    if (c.parser.isSet(QStringLiteral("escalation"))) {
+        bool ok = false;
+        const qint64 id = c.parser.value(QStringLiteral("escalation")).trimmed().toLongLong(&ok);
+        if (!ok || id <= 0) {
+            c.out.usage(QStringLiteral("%1: --escalation \"%2\" is not an escalation ID").arg(command, c.parser.value(QStringLiteral("escalation"))));
+            return false;
+        }
+        *scope = ClaimScope::Escalation;
+        *subject = QString::number(id);
+        return true;
+    }
+    *scope = ClaimScope::Key;
+    *subject = c.args.value(0);
+    if (subject->isEmpty() || subject->size() > 255) {
+        c.out.usage(QStringLiteral("%1: a KEY of 1 to 255 characters").arg(command));
+        return false;
+    }
+    return true;
+}
+
+} // namespace triage::ctl

@@ -1,0 +1,26 @@
+#pragma once
+// What claim, release and claims print (DESIGN.md §8 "Claims"): one shared shape.
+
+#include "Command.h"
+
+#include "Claim.h"
+
+#include <QJsonObject>
+
+namespace triage::ctl {
+
+/// A claim as JSON: scope, subject, holder, claimed_at, expires_at, expired, age_s, reason
+/// (null when none), version, claimed ("claimed by alice, 4 min ago").
+QJsonObject claimJson(const Claim &claim);
+
+/// Prints the outcome of a claim or release (the message line; JSON: outcome, message and
+/// the claim as it is now or null) and returns its exit code (DESIGN.md §5): 0 taken,
+/// renewed, taken over or released; 3 held by another or not held (their state wins);
+/// 4 refused (a takeover reason too short, read-only mode); a database failure's own code.
+int reportClaim(const CommandContext &context, const Outcome<ClaimResult> &outcome);
+
+/// Reads --escalation ID (a positive integer) when given: the claim's scope and subject,
+/// else scope Key and the KEY argument. False after a usage message.
+bool readClaimSubject(const CommandContext &context, const QString &command, ClaimScope *scope, QString *subject);
+
+} // namespace triage::ctl
