@@ -98,5 +98,6 @@ std::unique_ptr<Command> makeTimelineCommand();
 std::unique_ptr<Command> makeIncidentCommand();
 std::unique_ptr<Command> makeBundleCommand();
 std::unique_ptr<Command> makeReportCommand();
+std::unique_ptr<Command> makeReconcileCommand();
 
 } // namespace triage::ctl

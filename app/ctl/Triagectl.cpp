@@ -79,6 +79,7 @@ const std::vector<CommandFactory> &commandTable()
         &makeMarkCommand,       &makeQueryCommand,    &makeDuplicatesCommand, &makeCompensateCommand,
         &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand, &makeMapCommand,
         &makeTimelineCommand, &makeIncidentCommand, &makeBundleCommand, &makeReportCommand,
+        &makeReconcileCommand,
     };
     return table;
 }

@@ -183,6 +183,9 @@ const QList<ConfigKey> &configKeys()
         k << key(S::Biz, "tenant_pattern", K::TenantPattern);
         k << choice(S::Biz, "failed_evidence", {QStringLiteral("upstream"), QStringLiteral("ticket_absent")});
         k << integer(S::Biz, "failed_evidence_max_age", 1, INT_MAX, "seconds");
+        k << key(S::Biz, "money_moving", K::Bool);
+        k << choice(S::Biz, "reconcile", {QStringLiteral("auto"), QStringLiteral("escalate")});
+        k << integer(S::Biz, "reconcile_confirm_delay", 1, INT_MAX, "seconds");
         // [biz.<biz_type>]: UpstreamConfig.cpp
         k << key(S::Biz, "upstream_base_url", K::HttpUrl);
         k << key(S::Biz, "upstream_query_url", K::UrlTemplate);
