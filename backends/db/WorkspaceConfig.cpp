@@ -167,36 +167,6 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
                 return fail(QStringLiteral("[%1] failed_evidence_max_age must be a positive number of seconds").arg(group));
             }
         }
-        if (s.contains(QStringLiteral("money_moving"))) {
-            // QVariant::toBool() reads "no" and "off" as true: accept only clear spellings.
-            const QString v = s.value(QStringLiteral("money_moving")).toString().trimmed().toLower();
-            static const QStringList yes = {QStringLiteral("true"), QStringLiteral("yes"), QStringLiteral("on"), QStringLiteral("1")};
-            static const QStringList no = {QStringLiteral("false"), QStringLiteral("no"), QStringLiteral("off"), QStringLiteral("0")};
-            if (!yes.contains(v) && !no.contains(v)) {
-                s.endGroup();
-                return fail(QStringLiteral("[%1] money_moving must be true or false, not \"%2\"").arg(group, v));
-            }
-            b.moneyMoving = yes.contains(v);
-        }
-        if (s.contains(QStringLiteral("reconcile"))) {
-            const QString v = s.value(QStringLiteral("reconcile")).toString().trimmed().toLower();
-            if (v == QLatin1String("auto"))
-                b.reconcile = ReconcilePolicy::Auto;
-            else if (v == QLatin1String("escalate"))
-                b.reconcile = ReconcilePolicy::Escalate;
-            else {
-                s.endGroup();
-                return fail(QStringLiteral("[%1] reconcile must be auto or escalate, not \"%2\"").arg(group, v));
-            }
-        }
-        if (s.contains(QStringLiteral("reconcile_confirm_delay"))) {
-            bool ok = false;
-            b.reconcileConfirmDelayS = s.value(QStringLiteral("reconcile_confirm_delay")).toInt(&ok);
-            if (!ok || b.reconcileConfirmDelayS <= 0) {
-                s.endGroup();
-                return fail(QStringLiteral("[%1] reconcile_confirm_delay must be a positive number of seconds").arg(group));
-            }
-        }
         s.endGroup();
         c.bizTypes.insert(name, b);
     }

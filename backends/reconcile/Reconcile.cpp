@@ -322,6 +322,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
     const QVector<KeyDetail> after = collect(loading);
     QVector<ReconcileInput> inputs;
     QVector<ReconcileKeyResult> results;
+    QMap<QString, ReconcileBizConfig> bizConfigs = o.bizConfig;
     for (qsizetype i = 0; i < keys.size(); ++i) {
         const KeyDetail &d = after[i];
         const int qi = queriedIndex[i];
@@ -330,10 +331,12 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
         std::optional<UtcMicros> dryAt;
         if (o.dryRun && d.record)
             dryAt = parseUtcMicros(d.record->serverNow);
-        ReconcileInput in = reconcileInputFrom(config, d, e, breakerSkipped && sum.breakerOpen, dryAt);
         ReconcileKeyResult k;
         k.idemKey = keys[i];
         k.bizType = d.record && d.record->bizType ? *d.record->bizType : QString();
+        if (!bizConfigs.contains(k.bizType))
+            bizConfigs.insert(k.bizType, reconcileConfigFor(config, k.bizType));
+        ReconcileInput in = reconcileInputFrom(config, bizConfigs.value(k.bizType), d, e, breakerSkipped && sum.breakerOpen, dryAt);
         k.action = decideReconcile(in);
         k.upstream = qi < 0 ? QString() : breakerSkipped ? QStringLiteral("NOT_QUERIED") : upstreamClassName(e->classification);
         k.auditId = qi >= 0 ? auditIds[qi] : 0;
@@ -384,6 +387,8 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
         marks << r;
         markOf << int(i);
     }
+    if (o.beforeCompareAndSet)
+        o.beforeCompareAndSet();
     static const QString fault = qEnvironmentVariable("TRIAGE_RECONCILE_FAULT");
     qsizetype stopAt = -1;
     if (fault.startsWith(QLatin1String("after_cas:")))

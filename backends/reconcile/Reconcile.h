@@ -18,6 +18,7 @@
 #include <QString>
 #include <QVector>
 
+#include <functional>
 #include <optional>
 
 namespace triage {
@@ -41,6 +42,11 @@ struct ReconcileOptions {
     int breakerAfter = 10;    ///< stop querying after this many consecutive UNUSABLE answers (0 = never)
     int retryAfterMaxS = 60;  ///< honour Retry-After up to this long (UpstreamBulkOptions::retryAfterMaxS)
     QString operatorName = QStringLiteral("reconciler"); ///< marks, audit rows, escalations
+    /// Called once (on the calling thread) after the decisions, before the first
+    /// compare-and-set: where a test makes an operator's concurrent change deterministic.
+    std::function<void()> beforeCompareAndSet;
+    /// Reconcile settings by biz_type that win over the config file's (reconcileConfigFor()).
+    QMap<QString, ReconcileBizConfig> bizConfig;
 };
 
 /// What happened to one key.
@@ -98,11 +104,12 @@ QString reconcileResultName(ReconcileResult::Kind kind);
 /// The process exit code of `result` (DESIGN.md §8): 0 finished, 2 store, 3 lease held, 4 refused.
 int reconcileExitCode(const ReconcileResult &result);
 
-/// Builds the decision input for `detail` (read after this run's answer was recorded) with
+/// Builds the decision input for `detail` (its biz_type's reconcile settings `bizConfig`) (read after this run's answer was recorded) with
 /// this run's `evidence` (nullptr: not queried — not configured, or `breakerOpen`). In a dry
 /// run `unrecordedAnswerAt` is the database time this run's answer counts as recorded at.
-ReconcileInput reconcileInputFrom(const WorkspaceConfig &config, const KeyDetail &detail, const UpstreamEvidence *evidence,
-                                  bool breakerOpen, std::optional<UtcMicros> unrecordedAnswerAt = std::nullopt);
+ReconcileInput reconcileInputFrom(const WorkspaceConfig &config, const ReconcileBizConfig &bizConfig, const KeyDetail &detail,
+                                  const UpstreamEvidence *evidence, bool breakerOpen,
+                                  std::optional<UtcMicros> unrecordedAnswerAt = std::nullopt);
 
 /// The facts an escalation resolution rule needs (EscalationState) from a key's detail.
 EscalationState escalationStateOf(const KeyDetail &detail);

@@ -4,8 +4,8 @@
 // × the facts (expiry, amounts, the agents' own escalations, compensations) → one action.
 // Pure: no I/O, no clock (every time is a database's, passed in).
 
-#include "BizTypeConfig.h"
 #include "Escalation.h"
+#include "ReconcileConfig.h"
 #include "MarkRules.h"
 #include "Verdict.h"
 
@@ -43,7 +43,7 @@ struct ReconcileInput {
     /// suggestVerdict() on the key's detail and this run's upstream answer (the breaker's "not
     /// sent" answer is UNUSABLE).
     Verdict verdict;
-    ReconcilePolicy policy = ReconcilePolicy::Auto; ///< BizTypeConfig::reconcilePolicy()
+    ReconcilePolicy policy = ReconcilePolicy::Auto; ///< ReconcileBizConfig::policy()
     int confirmDelayS = 300;                        ///< reconcile_confirm_delay (s)
     bool upstreamConfigured = false;                ///< the biz_type has an upstream query API
     bool breakerOpen = false;       ///< this key was not queried: the circuit breaker had opened

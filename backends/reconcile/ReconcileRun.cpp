@@ -101,16 +101,15 @@ void reconcileFaultPoint(const QString &point, int casDone)
     ::_exit(99); // no destructor, no commit, no release: as if the process were killed here
 }
 
-ReconcileInput reconcileInputFrom(const WorkspaceConfig &config, const KeyDetail &detail, const UpstreamEvidence *evidence,
-                                  bool breakerOpen, std::optional<UtcMicros> unrecordedAnswerAt)
+ReconcileInput reconcileInputFrom(const WorkspaceConfig &config, const ReconcileBizConfig &bizConfig, const KeyDetail &detail,
+                                  const UpstreamEvidence *evidence, bool breakerOpen, std::optional<UtcMicros> unrecordedAnswerAt)
 {
     ReconcileInput in;
     const VerdictInput vi = verdictInputFrom(detail, evidence);
     in.verdict = suggestVerdict(vi);
     const QString bizType = detail.record && detail.record->bizType ? *detail.record->bizType : QString();
-    const BizTypeConfig bt = config.bizType(bizType);
-    in.policy = bt.reconcilePolicy();
-    in.confirmDelayS = bt.reconcileConfirmDelayS;
+    in.policy = bizConfig.policy();
+    in.confirmDelayS = bizConfig.confirmDelayS;
     in.upstreamConfigured = config.upstreams.contains(bizType);
     in.breakerOpen = breakerOpen;
     in.recordProcessing = detail.record && detail.record->statusCode == qint64(Processing);

@@ -251,41 +251,45 @@ private slots:
 
     void policyDefaults()
     {
-        BizTypeConfig b;
-        QCOMPARE(b.reconcilePolicy(), ReconcilePolicy::Auto);
-        QCOMPARE(b.reconcileConfirmDelayS, 300);
+        ReconcileBizConfig b;
+        QCOMPARE(b.policy(), ReconcilePolicy::Auto);
+        QCOMPARE(b.confirmDelayS, 300);
         b.moneyMoving = true;
-        QCOMPARE(b.reconcilePolicy(), ReconcilePolicy::Escalate);
+        QCOMPARE(b.policy(), ReconcilePolicy::Escalate);
         b.reconcile = ReconcilePolicy::Auto;
-        QCOMPARE(b.reconcilePolicy(), ReconcilePolicy::Auto);
+        QCOMPARE(b.policy(), ReconcilePolicy::Auto);
         b.moneyMoving = false;
         b.reconcile = ReconcilePolicy::Escalate;
-        QCOMPARE(b.reconcilePolicy(), ReconcilePolicy::Escalate);
+        QCOMPARE(b.policy(), ReconcilePolicy::Escalate);
     }
 
     void configKeys_data()
     {
         QTest::addColumn<QString>("lines");
         QTest::addColumn<QString>("error");
-        QTest::addColumn<int>("policy"); // 0 auto, 1 escalate
+        QTest::addColumn<QString>("policy");
         QTest::addColumn<int>("delay");
-        QTest::newRow("defaults") << QString() << QString() << 0 << 300;
-        QTest::newRow("money moving") << QStringLiteral("money_moving=true\n") << QString() << 1 << 300;
-        QTest::newRow("money moving, auto") << QStringLiteral("money_moving=yes\nreconcile=AUTO\n") << QString() << 0 << 300;
-        QTest::newRow("escalate, delay") << QStringLiteral("reconcile=escalate\nreconcile_confirm_delay=600\n") << QString() << 1 << 600;
+        QTest::newRow("defaults") << QString() << QString() << QStringLiteral("auto") << 300;
+        QTest::newRow("money moving") << QStringLiteral("money_moving=true\n") << QString() << QStringLiteral("escalate") << 300;
+        QTest::newRow("money moving, auto") << QStringLiteral("money_moving=yes\nreconcile=AUTO\n") << QString() << QStringLiteral("auto") << 300;
+        QTest::newRow("escalate, delay") << QStringLiteral("reconcile=escalate\nreconcile_confirm_delay=600\n") << QString()
+                                         << QStringLiteral("escalate") << 600;
         QTest::newRow("bad policy") << QStringLiteral("reconcile=sometimes\n")
-                                    << QStringLiteral("[biz.pay] reconcile: must be auto or escalate, not \"sometimes\"") << 0 << 0;
+                                    << QStringLiteral("[biz.pay] reconcile: must be auto or escalate, not \"sometimes\"") << QString() << 0;
         QTest::newRow("bad delay") << QStringLiteral("reconcile_confirm_delay=0\n")
                                    << QStringLiteral("[biz.pay] reconcile_confirm_delay: must be a positive number of seconds, not \"0\"")
-                                   << 0 << 0;
+                                   << QString() << 0;
         QTest::newRow("bad bool") << QStringLiteral("money_moving=maybe\n")
-                                  << QStringLiteral("[biz.pay] money_moving: must be true or false, not \"maybe\"") << 0 << 0;
+                                  << QStringLiteral("[biz.pay] money_moving: must be true or false, not \"maybe\"") << QString() << 0;
+        QTest::newRow("misspelt key") << QStringLiteral("reconcile_confirm_dely=60\n")
+                                      << QStringLiteral("unknown key \"reconcile_confirm_dely\" in [biz.pay] (did you mean reconcile_confirm_delay?)")
+                                      << QString() << 0;
     }
     void configKeys()
     {
         QFETCH(QString, lines);
         QFETCH(QString, error);
-        QFETCH(int, policy);
+        QFETCH(QString, policy);
         QFETCH(int, delay);
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("t.ini"));
@@ -297,12 +301,15 @@ private slots:
         const auto cfg = WorkspaceConfig::fromIniFile(path, &why);
         if (!error.isEmpty()) {
             QVERIFY(!cfg);
-            QVERIFY2(why.endsWith(error), qPrintable(why));
+            QVERIFY2(why.contains(error), qPrintable(why));
             return;
         }
         QVERIFY2(cfg, qPrintable(why));
-        QCOMPARE(int(cfg->bizType(QStringLiteral("pay")).reconcilePolicy()), policy);
-        QCOMPARE(cfg->bizType(QStringLiteral("pay")).reconcileConfirmDelayS, delay);
+        const ReconcileBizConfig rc = reconcileConfigFor(*cfg, QStringLiteral("pay"));
+        QCOMPARE(reconcilePolicyName(rc.policy()), policy);
+        QCOMPARE(rc.confirmDelayS, delay);
+        // Another biz_type keeps the defaults.
+        QCOMPARE(reconcileConfigFor(*cfg, QStringLiteral("other")).policy(), ReconcilePolicy::Auto);
     }
 };
 
