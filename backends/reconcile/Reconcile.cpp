@@ -441,21 +441,42 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
         }
     }
 
-    // 6. Automatic resolutions of the visited keys' open escalations (never one this run raises again).
+    // 6. Automatic resolutions of every open escalation (never one this run raises again): the
+    //    visited keys as decided, the others (settled meanwhile, e.g. by an operator) as read now.
     {
-        const auto open = idem.run<QVector<Escalation>>([keys](DbSession &s) { return escalation_sql::openForKeys(s, keys); }).result();
+        const auto open = idem.run<QVector<Escalation>>([](DbSession &s) {
+                                  EscalationQuery q;
+                                  q.openOnly = true;
+                                  return escalation_sql::list(s, q);
+                              })
+                              .result();
         if (!open.ok())
             return failRun(*open.error);
         QHash<QString, int> indexOf;
         for (qsizetype i = 0; i < keys.size(); ++i)
             indexOf.insert(keys[i], int(i));
+        QHash<QString, KeyDetail> others;
+        {
+            QStringList otherKeys;
+            for (const Escalation &e : *open)
+                if (!indexOf.contains(e.idemKey) && !otherKeys.contains(e.idemKey) && !listed->claimed.contains(e.idemKey))
+                    otherKeys << e.idemKey;
+            QVector<QFuture<KeyDetail>> reading;
+            for (const QString &k : std::as_const(otherKeys))
+                reading << loadKeyDetail(ws, k);
+            for (const KeyDetail &d : collect(reading))
+                others.insert(d.idemKey, d);
+        }
         QVector<QFuture<Outcome<EscalationResolveResult>>> resolving;
         for (const Escalation &e : *open) {
             const int i = indexOf.value(e.idemKey, -1);
-            if (i < 0 || !after[i].errors.isEmpty() || results[i].action.raises(e.reason))
+            if (i < 0 && !others.contains(e.idemKey))
                 continue;
-            EscalationState st = escalationStateOf(after[i]);
-            st.recordSettled = st.recordSettled || settledNow.contains(i);
+            const KeyDetail &d = i >= 0 ? after[i] : others[e.idemKey];
+            if (!d.errors.isEmpty() || (i >= 0 && results[i].action.raises(e.reason)))
+                continue;
+            EscalationState st = escalationStateOf(d);
+            st.recordSettled = st.recordSettled || (i >= 0 && settledNow.contains(i));
             const auto text = automaticResolution(e, st);
             if (!text)
                 continue;

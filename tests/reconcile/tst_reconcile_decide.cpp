@@ -69,8 +69,8 @@ const Row kRows[] = {
     {"r7 earlier before latest attempt", "0", "UNKNOWN", UA::NotFound, "NF@-400,NF@-10", "late_attempt", "wait_confirmation", "", "escalate", "POLICY"},
     {"r7 FOUND between",         "0", "none", UA::NotFound, "NF@-600,F@-400,NF@-10", "", "wait_confirmation", "", "escalate", "POLICY"},
     {"r7 unknown attempt, two answers", "0", "UNKNOWN", UA::NotFound, "NF@-400,NF@-10", "", "apply_failed", "", "escalate", "POLICY"},
-    {"r7 one answer + expiring", "0", "none", UA::NotFound, "NF@-10",  "expiring", "escalate", "EXPIRING", "escalate", "POLICY,EXPIRING"},
-    {"r7 two answers + expired", "0", "none", UA::NotFound, "NF@-400,NF@-10", "expired", "apply_failed", "", "escalate", "POLICY,EXPIRING"},
+    {"r7 one answer + expiring", "0", "none", UA::NotFound, "NF@-10",  "expiring", "escalate", "EXPIRING", "escalate", "EXPIRING,POLICY"},
+    {"r7 two answers + expired", "0", "none", UA::NotFound, "NF@-400,NF@-10", "expired", "apply_failed", "", "escalate", "EXPIRING,POLICY"},
     {"r7 ticket_absent, no upstream", "0", "none", UA::NotConfigured, "", "ticket_absent noupstream", "escalate", "NO_QUERY_API", "escalate", "POLICY"},
     {"r7 ticket_absent, unusable", "0", "none", UA::Unusable, "NF@-400,U@-10", "ticket_absent", "escalate", "UPSTREAM_UNUSABLE", "escalate", "POLICY"},
     {"r7 ticket_absent, breaker", "0", "none", UA::Unusable, "NF@-400", "ticket_absent breaker", "wait_confirmation", "", "escalate", "POLICY"},
@@ -217,11 +217,11 @@ private slots:
         QCOMPARE(a.escalations[0].sourceRef, QStringLiteral("intent:41"));
         // FAILED names both answers; waiting names the one it has.
         a = decideReconcile(inputOf(kRows[21], ReconcilePolicy::Auto)); // r7 two answers
-        QCOMPARE(a.firstNotFoundAuditId, 101);
-        QCOMPARE(a.secondNotFoundAuditId, 102);
+        QCOMPARE(a.firstNotFoundAuditId, qint64(101));
+        QCOMPARE(a.secondNotFoundAuditId, qint64(102));
         a = decideReconcile(inputOf(kRows[24], ReconcilePolicy::Auto)); // r7 one answer
-        QCOMPARE(a.firstNotFoundAuditId, 0);
-        QCOMPARE(a.secondNotFoundAuditId, 101);
+        QCOMPARE(a.firstNotFoundAuditId, qint64(0));
+        QCOMPARE(a.secondNotFoundAuditId, qint64(101));
         a = decideReconcile(inputOf(kRows[30], ReconcilePolicy::Auto)); // r7 one answer + expiring
         QVERIFY(a.awaitingConfirmation);
         // Amount and currency from the business row first.
