@@ -11,6 +11,7 @@
 #include "UpstreamClient.h"
 #include "Workspace.h"
 
+#include <QElapsedTimer>
 #include <QHostInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -399,8 +400,11 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
         marked = markRecords(ws, marks.mid(0, stopAt)).result();
         reconcileFaultPoint(QStringLiteral("after_cas"), int(stopAt));
     }
+    QElapsedTimer casClock;
+    casClock.start();
     if (!marks.isEmpty())
         marked = markRecords(ws, marks).result();
+    sum.casWallMs = casClock.elapsed();
     QSet<int> settledNow;
     for (qsizetype m = 0; m < marked.size(); ++m) {
         ReconcileKeyResult &k = results[markOf[m]];

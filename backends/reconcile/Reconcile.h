@@ -74,6 +74,7 @@ struct ReconcileSummary {
     int queried = 0, unusable = 0, retriedAfter = 0, maxInFlight = 0;
     bool breakerOpen = false;
     qint64 upstreamWallMs = 0;     ///< time the bulk query took (answers recorded included)
+    qint64 casWallMs = 0;          ///< time the compare-and-sets took (markRecords())
     QVector<ReconcileKeyResult> keys;
 
     /// {"run_id","dry_run","state","started_at","finished_at","examined","applied_success",

@@ -110,7 +110,7 @@ ReconcileInput inputOf(const Row &row, ReconcilePolicy policy)
     ReconcileInput in;
     for (int i = 0; i < n; ++i) {
         VerdictTicket t;
-        t.id = BusinessId::fromText(QString::number(17 + i));
+        t.id = BusinessId::fromInteger(17 + i);
         const QString p = ticketPayload(tickets, i);
         if (!p.isEmpty())
             t.payload = p;
@@ -239,14 +239,14 @@ private slots:
         QCOMPARE(sameAmount(QStringLiteral("12345678901234567890"), QStringLiteral("12345678901234567891")), false);
         QCOMPARE(sameAmount(QStringLiteral("1e3"), QStringLiteral("1000")), false); // not a plain decimal: text
         QString cur;
-        QCOMPARE(amountOf(QStringLiteral("{\"amount\":12345678901234567890,\"currency\":\"EUR\"}"), &cur),
-                 std::optional<QString>(QStringLiteral("12345678901234567890")));
+        QCOMPARE(amountOf(QStringLiteral("{\"amount\":12345678901234567890,\"currency\":\"EUR\"}"), &cur).value_or(QString()),
+                 QStringLiteral("12345678901234567890"));
         QCOMPARE(cur, QStringLiteral("EUR"));
-        QCOMPARE(amountOf(QStringLiteral("{\"amount\":\"7.10\"}")), std::optional<QString>(QStringLiteral("7.10")));
-        QCOMPARE(amountOf(QStringLiteral("{\"amount\":null}")), std::nullopt);
-        QCOMPARE(amountOf(QStringLiteral("[1]")), std::nullopt);
-        QCOMPARE(amountOf(QStringLiteral("{broken")), std::nullopt);
-        QCOMPARE(amountOf(std::nullopt), std::nullopt);
+        QCOMPARE(amountOf(QStringLiteral("{\"amount\":\"7.10\"}")).value_or(QString()), QStringLiteral("7.10"));
+        QVERIFY(!amountOf(QStringLiteral("{\"amount\":null}")));
+        QVERIFY(!amountOf(QStringLiteral("[1]")));
+        QVERIFY(!amountOf(QStringLiteral("{broken")));
+        QVERIFY(!amountOf(std::nullopt));
     }
 
     void policyDefaults()
