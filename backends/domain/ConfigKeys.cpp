@@ -176,6 +176,7 @@ const QList<ConfigKey> &configKeys()
         k << op;
         k << key(S::Console, "read_only", K::Bool);
         k << integer(S::Console, "processing_timeout", 1, INT_MAX, "seconds");
+        k << integer(S::Console, "reconcile_expected_every", 1, INT_MAX, "seconds"); // backends/reconcile/ReconcileConfig.cpp
         // [idempotency], [intent], [ticket]
         k << key(S::Connection, "url", K::ConnectionUrl);
         // [biz.<biz_type>]: WorkspaceConfig.cpp

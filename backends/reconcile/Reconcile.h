@@ -143,6 +143,12 @@ QString startedAt(DbSession &session, qint64 runId);
 /// The finished_at of the latest run in state "finished" (non-dry), and the server's now;
 /// nullopt first when no run has finished. For doctor's reconcile_expected_every check.
 std::pair<std::optional<QString>, QString> lastFinished(DbSession &session);
+/// doctor's check (DESIGN.md §8): where reconcile runs are logged (the table holds a run),
+/// the warning "no reconcile run has finished for 2h 5m (reconcile_expected_every = 3600 s;
+/// last finished …)" — or "… has ever finished" — when none finished in the last
+/// `expectedEveryS` seconds on the server's clock; nullopt otherwise (no table, no run yet,
+/// or a recent one). Throws DbException.
+std::optional<QString> freshnessWarning(DbSession &session, int expectedEveryS);
 } // namespace reconcile_run_sql
 
 } // namespace triage

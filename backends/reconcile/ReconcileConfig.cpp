@@ -37,6 +37,16 @@ ReconcileBizConfig reconcileConfigFromFile(const QString &path, const QString &b
     return c;
 }
 
+int reconcileExpectedEveryS(const WorkspaceConfig &config)
+{
+    if (config.sourceFile.isEmpty() || !QFileInfo::exists(config.sourceFile))
+        return 3600;
+    QSettings s(config.sourceFile, QSettings::IniFormat);
+    bool ok = false;
+    const int v = s.value(QStringLiteral("console/reconcile_expected_every")).toString().trimmed().toInt(&ok);
+    return ok && v > 0 ? v : 3600;
+}
+
 ReconcileBizConfig reconcileConfigFor(const WorkspaceConfig &config, const QString &bizType)
 {
     return reconcileConfigFromFile(config.sourceFile, bizType);

@@ -47,6 +47,10 @@ struct ReconcileBizConfig {
 /// read here keeps its default.
 ReconcileBizConfig reconcileConfigFor(const WorkspaceConfig &config, const QString &bizType);
 
+/// `[console] reconcile_expected_every` (s) of `config`'s file: doctor warns when no reconcile
+/// run has finished for longer (DESIGN.md §8). Default 3600.
+int reconcileExpectedEveryS(const WorkspaceConfig &config);
+
 /// The same from an INI file's [biz.<bizType>] section ("" path: the defaults).
 ReconcileBizConfig reconcileConfigFromFile(const QString &path, const QString &bizType);
 

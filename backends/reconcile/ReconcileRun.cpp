@@ -240,6 +240,33 @@ std::pair<std::optional<QString>, QString> lastFinished(DbSession &s)
     return {std::nullopt, now.next() ? canonicalTimeText(now.value(0)) : QString()};
 }
 
+std::optional<QString> freshnessWarning(DbSession &s, int expectedEveryS)
+{
+    if (!s.hasTable(QStringLiteral("triage_reconcile_run")))
+        return std::nullopt;
+    SqlBuilder b;
+    QSqlQuery any = s.exec(QStringLiteral("SELECT COUNT(*) FROM triage_reconcile_run WHERE dry_run = 0"), b);
+    if (!any.next() || any.value(0).toLongLong() == 0)
+        return std::nullopt; // reconciliation is not in use here
+    const auto [last, now] = lastFinished(s);
+    const auto nowAt = parseUtcMicros(now);
+    if (!last)
+        return QStringLiteral("no reconcile run has ever finished (reconcile_expected_every = %1 s): check the cron job "
+                              "running `triagectl reconcile`")
+            .arg(expectedEveryS);
+    const auto lastAt = parseUtcMicros(*last);
+    if (!lastAt || !nowAt)
+        return std::nullopt;
+    const double age = double(*nowAt - *lastAt) / 1e6;
+    if (age <= expectedEveryS)
+        return std::nullopt;
+    return QStringLiteral("no reconcile run has finished for %1 (reconcile_expected_every = %2 s; last finished %3): check the "
+                          "cron job running `triagectl reconcile`")
+        .arg(humanDuration(age))
+        .arg(expectedEveryS)
+        .arg(*last);
+}
+
 } // namespace reconcile_run_sql
 
 } // namespace triage
