@@ -5,7 +5,10 @@
 #include "ReconcileDecide.h"
 
 #include "CanonicalTicket.h"
+#include "UpstreamClient.h"
 #include "WorkspaceConfig.h"
+
+#include <QDateTime>
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -247,6 +250,26 @@ private slots:
         QVERIFY(!amountOf(QStringLiteral("[1]")));
         QVERIFY(!amountOf(QStringLiteral("{broken")));
         QVERIFY(!amountOf(std::nullopt));
+    }
+
+    void retryAfter()
+    {
+        // Retry-After as delta-seconds or an HTTP-date (RFC 9110 §10.2.3); what the bulk query honours.
+        UpstreamEvidence e;
+        QVERIFY(!retryAfterMs(e, 0));
+        e.responseHeaders = {{QByteArray("Retry-After"), QByteArray("2")}};
+        QCOMPARE(retryAfterMs(e, 0).value_or(-1), qint64(2000));
+        e.responseHeaders = {{QByteArray("retry-after"), QByteArray(" 0 ")}};
+        QCOMPARE(retryAfterMs(e, 0).value_or(-1), qint64(0));
+        const qint64 now = QDateTime(QDate(2026, 12, 1), QTime(12, 0), Qt::UTC).toMSecsSinceEpoch();
+        e.responseHeaders = {{QByteArray("Retry-After"), QByteArray("Tue, 01 Dec 2026 12:00:30 GMT")}};
+        QCOMPARE(retryAfterMs(e, now).value_or(-1), qint64(30000));
+        e.responseHeaders = {{QByteArray("Retry-After"), QByteArray("Tue, 01 Dec 2026 11:00:00 GMT")}};
+        QCOMPARE(retryAfterMs(e, now).value_or(-1), qint64(0)); // a date in the past: at once
+        e.responseHeaders = {{QByteArray("Retry-After"), QByteArray("soon")}};
+        QCOMPARE(retryAfterMs(e, now).value_or(-1), qint64(-1));
+        e.responseHeaders = {{QByteArray("Retry-After"), QByteArray("-5")}};
+        QCOMPARE(retryAfterMs(e, now).value_or(-1), qint64(-1));
     }
 
     void policyDefaults()
