@@ -781,6 +781,7 @@ void TstCliTriagectl::helpListsCommands()
         "  incident            Incidents: a saved window with its filters, pinned events and notes.\n"
         "  bundle verify FILE  Checks an incident bundle: its hash, and the export recorded in the database.\n"
         "  report BUNDLE       An incident bundle's report: one self-contained HTML file, or a PDF.\n"
+        "  reconcile           Settle stale PROCESSING records the evidence allows; escalate the rest (for cron).\n"
         "Run \"triagectl COMMAND --help\" for a command's arguments and options.\n"
         "\n"
         "Global options (before or after the command):\n"
