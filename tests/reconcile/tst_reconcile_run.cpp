@@ -58,7 +58,7 @@ QStringList openEscalations(Workspace &ws)
     if (!out.ok())
         return {QStringLiteral("error: ") + out.error->message};
     for (const Escalation &e : *out)
-        lines << e.idemKey.mid(19) + QLatin1Char(' ') + escalationReasonName(e.reason)
+        lines << e.idemKey.mid(22) + QLatin1Char(' ') + escalationReasonName(e.reason)
                 + (e.sourceRef.isEmpty() ? QString() : QLatin1Char(' ') + e.sourceRef.section(QLatin1Char(':'), 0, 0));
     lines.sort();
     return lines;
