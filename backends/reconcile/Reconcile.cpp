@@ -471,7 +471,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             for (const KeyDetail &d : collect(reading))
                 others.insert(d.idemKey, d);
         }
-        QVector<QFuture<Outcome<EscalationResolveResult>>> resolving;
+        QVector<QFuture<Outcome<escalation_sql::EscalationResolveResult>>> resolving;
         for (const Escalation &e : *open) {
             const int i = indexOf.value(e.idemKey, -1);
             if (i < 0 && !others.contains(e.idemKey))
@@ -486,14 +486,14 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
                 continue;
             const qint64 id = e.id, version = e.version;
             const QString by = o.operatorName, why = *text;
-            resolving << idem.run<EscalationResolveResult>([=](DbSession &s) { return escalation_sql::resolve(s, id, why, by, version); },
+            resolving << idem.run<escalation_sql::EscalationResolveResult>([=](DbSession &s) { return escalation_sql::resolve(s, id, why, by, version); },
                                                             DbWorker::Retry::Never);
         }
         for (auto &f : resolving) {
             const auto r = f.result();
             if (!r.ok())
                 return failRun(*r.error);
-            sum.resolved += r->kind == EscalationResolveResult::Kind::Resolved;
+            sum.resolved += r->kind == escalation_sql::EscalationResolveResult::Kind::Resolved;
         }
     }
 

@@ -3,6 +3,7 @@
 #include "RawJson.h"
 
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 
 #include <algorithm>

@@ -283,11 +283,11 @@ void TestReconcileRun::decisions()
     QCOMPARE(ext->size(), 1);
     const qint64 extId = ext->first().id;
     const auto resolved = ws.worker(DbRole::Idempotency)
-                              .run<EscalationResolveResult>([extId](DbSession &s) {
+                              .run<escalation_sql::EscalationResolveResult>([extId](DbSession &s) {
                                   return escalation_sql::resolve(s, extId, QStringLiteral("checked with the agents' team"), QStringLiteral("alice"));
                               })
                               .result();
-    QCOMPARE(int(resolved->kind), int(EscalationResolveResult::Kind::Resolved));
+    QCOMPARE(int(resolved->kind), int(escalation_sql::EscalationResolveResult::Kind::Resolved));
     QCOMPARE(db.adminExec(QStringLiteral("UPDATE idempotency_record SET status = 2 WHERE idem_key = '%1'").arg(k("exp"))), QString());
     const ReconcileResult r3 = runReconcile(ws, client, options());
     QVERIFY2(r3.kind == ReconcileResult::Kind::Finished, qPrintable(r3.message));
