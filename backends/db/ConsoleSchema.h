@@ -10,7 +10,8 @@ namespace triage {
 /// 1: triage_audit, triage_compensation, triage_compensation_attempt, triage_meta.
 /// 2: + triage_incident, triage_incident_pin, triage_incident_note (DESIGN.md §7 "Incidents").
 /// 3: + triage_incident_export (recorded bundle exports, DESIGN.md §7 "Bundles").
-constexpr int kConsoleSchemaVersion = 3;
+/// 4: + triage_escalation, triage_claim, triage_reconcile_run (DESIGN.md §8).
+constexpr int kConsoleSchemaVersion = 4;
 
 /// The key of the schema version row of triage_meta.
 inline QString consoleSchemaVersionKey()

@@ -38,6 +38,13 @@ inline constexpr char16_t IncidentClose[] = u"incident.close";
 inline constexpr char16_t IncidentReopen[] = u"incident.reopen";
 /// A bundle exported (DESIGN.md §7 "Bundles"): idem_key "incident:<id>", or "window:<from>/<to>".
 inline constexpr char16_t IncidentExport[] = u"incident.export";
+// Escalations and claims (DESIGN.md §8): idem_key the key (claims on an escalation:
+// "escalation:<id>").
+inline constexpr char16_t EscalationRaise[] = u"escalation.raise";
+inline constexpr char16_t EscalationResolve[] = u"escalation.resolve";
+inline constexpr char16_t ClaimTake[] = u"claim.take";
+inline constexpr char16_t ClaimRelease[] = u"claim.release";
+inline constexpr char16_t ClaimTakeover[] = u"claim.takeover";
 } // namespace audit_action
 
 /// An action as stored, in today's spelling: lower case, '-' and ' ' as '_' (rows written

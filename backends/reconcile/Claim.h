@@ -39,6 +39,8 @@ struct Claim {
     /// Whole seconds since claimedAt on the server's clock at read time (for "claimed by
     /// alice, 4 min ago"), -1 unknown.
     qint64 ageS = -1;
+    /// expiresAt had passed on the server's clock when read (only list(…, true) returns such).
+    bool expired = false;
 };
 
 /// What a claim operation did.
@@ -59,6 +61,21 @@ struct ClaimResult {
 
 /// "taken", "renewed", "taken-over", "released", "held-by-other", "not-held", "refused".
 QString claimKindName(ClaimResult::Kind kind);
+
+/// The longest claim (seconds): a day. The CLI's default is kClaimDefaultTtlS.
+constexpr int kClaimMaxTtlS = 86400;
+/// The CLI's and console's claim length when none is given (seconds): 30 min.
+constexpr int kClaimDefaultTtlS = 1800;
+
+/// The triage_audit idem_key of a claim change: the key (scope Key), "escalation:<id>"
+/// (scope Escalation), "reconcile" (never audited).
+QString claimAuditKey(ClaimScope scope, const QString &subject);
+/// "45 s ago", "4 min ago", "3 h ago", "2 d ago" for an age in whole seconds (floored);
+/// "some time ago" when unknown (< 0).
+QString claimAgeText(qint64 ageS);
+/// "claimed by alice, 4 min ago" (DESIGN.md §8 "Claims"): the one text queues, the key
+/// detail and the escalations show for a claim.
+QString claimedByText(const Claim &claim);
 
 namespace claim_sql {
 /// Takes or renews the claim on (scope, subject) for `holder` for `ttlS` seconds, by

@@ -63,6 +63,10 @@ struct Escalation {
     QString resolvedAt;            ///< "" while open
     QString resolvedBy;            ///< "" while open; "reconciler" for automatic resolutions
     qint64 version = 1;            ///< compare-and-set on resolve
+    /// Whole seconds since firstEscalatedAt on the server's clock when read (-1 unknown).
+    qint64 ageS = -1;
+    /// Open and past slaDueAt on the server's clock when read.
+    bool overdue = false;
     bool isOpen() const { return resolvedAt.isEmpty(); }
 };
 
@@ -109,6 +113,26 @@ struct EscalationState {
 /// CONTRADICTION and EXTERNAL never (operator only, with a reason). Pure.
 std::optional<QString> automaticResolution(const Escalation &e, const EscalationState &now);
 
+/// True for the reasons only an operator may resolve (AMOUNT_MISMATCH, CONTRADICTION,
+/// EXTERNAL; DESIGN.md §8 "Resolution rules"). Pure.
+bool escalationNeedsOperator(EscalationReason reason);
+
+/// The shortest reason an operator may give to resolve an escalation or take over a claim
+/// (characters, after trimming; DESIGN.md §8).
+constexpr int kOperatorReasonMinChars = 10;
+
+/// The operator name of automatic actions (runs of `triagectl reconcile`).
+inline QString reconcilerOperator()
+{
+    return QStringLiteral("reconciler");
+}
+
+/// Refuses to work on a database without the reconciliation tables (triage_escalation,
+/// triage_claim, triage_reconcile_run; console schema version 4): throws DbException of kind
+/// Config (triagectl exit 1) "the idempotency database has no escalation tables (console
+/// schema version 3; escalations and claims need version 4): run `triagectl init-schema`".
+void requireReconcileTables(DbSession &session);
+
 namespace escalation_sql {
 /// In the caller's transaction (the caller commits; the audit row of action
 /// "escalation.raise" is written here too): creates the open (key, reason) escalation, or
@@ -135,6 +159,10 @@ struct EscalationResolveResult {
 /// its own transaction. Throws DbException only for store failures.
 EscalationResolveResult resolve(DbSession &session, qint64 id, const QString &resolution, const QString &operatorName,
                                 std::optional<qint64> expectedVersion = std::nullopt);
+/// "resolved", "conflict", "not-found", "refused".
+QString resolveKindName(EscalationResolveResult::Kind kind);
+/// The escalation `id` as stored now (open or resolved), or nullopt. Throws DbException.
+std::optional<Escalation> byId(DbSession &session, qint64 id);
 /// Lists escalations, oldest first_escalated_at first. Throws DbException.
 QVector<Escalation> list(DbSession &session, const EscalationQuery &query);
 /// The open escalations of `keys` (one statement per ≤ 500 keys). Throws DbException.

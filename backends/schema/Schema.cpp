@@ -112,11 +112,13 @@ QStringList agentsTableStatements(Dialect dialect, DbRole role, const SchemaOpti
 
 QStringList consoleTableStatements(Dialect dialect, DbRole role)
 {
-    // The console-owned tables kept in each database (triage_audit and the incidents beside
-    // the idempotency records, triage_compensation beside the intent log; triage_meta in both).
+    // The console-owned tables kept in each database (triage_audit, the incidents and the
+    // reconciliation tables beside the idempotency records, triage_compensation beside the
+    // intent log; triage_meta in both).
     switch (role) {
     case DbRole::Idempotency:
-        return statementsOf(dialect, {QStringLiteral("audit"), QStringLiteral("incident"), QStringLiteral("meta")}, {});
+        return statementsOf(dialect, {QStringLiteral("audit"), QStringLiteral("incident"), QStringLiteral("reconcile"),
+                                         QStringLiteral("meta")}, {});
     case DbRole::Intent: return statementsOf(dialect, {QStringLiteral("compensation"), QStringLiteral("meta")}, {});
     case DbRole::Ticket: return {};
     }

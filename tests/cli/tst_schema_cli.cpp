@@ -269,7 +269,7 @@ void TstSchemaCli::initSchemaOnShop()
     // With the shop mapping as it is, a second run finds every mapped table (JSON form).
     RUN_EXIT(again, 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url())
                            + QStringList{QStringLiteral("init-schema"), QStringLiteral("--format"), QStringLiteral("json")});
-    QVERIFY2(again.out.contains("\"console_schema_version\": 3"), again.out.constData());
+    QVERIFY2(again.out.contains("\"console_schema_version\": 4"), again.out.constData());
     QVERIFY2(again.out.contains("\"state\": \"mapped\""), again.out.constData());
     QVERIFY2(!again.out.contains("\"state\": \"created\""), again.out.constData());
 }
@@ -285,10 +285,10 @@ void TstSchemaCli::schemaVersionRefusesWrites()
     rec.key = QStringLiteral("ticket:create:acme:newer");
     rec.updated = serverAgoSeconds(db, 3600);
     QCOMPARE(insertRecords(db, {rec}), QString());
-    // A newer console brought the database to version 4.
-    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '4' WHERE meta_key = 'schema_version'")), QString());
+    // A newer console brought the database to version 5.
+    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '5' WHERE meta_key = 'schema_version'")), QString());
     const QByteArray refusal =
-        "the idempotency database has console schema version 4; this build knows version 3: upgrade the console before writing";
+        "the idempotency database has console schema version 5; this build knows version 4: upgrade the console before writing";
 
     const CtlRun mark = runCtl(base + QStringList{QStringLiteral("mark"), rec.key, QStringLiteral("--to"), QStringLiteral("failed"),
                                                   QStringLiteral("--reason"), QStringLiteral("nothing was created upstream")});
