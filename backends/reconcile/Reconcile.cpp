@@ -155,6 +155,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
                 .toJson(QJsonDocument::Compact));
         const auto started = idem.run<Started>([=](DbSession &s) {
                                      requireKnownConsoleSchema(s);
+                                     requireReconcileTables(s);
                                      Started st;
                                      st.lease = claim_sql::acquire(s, ClaimScope::Reconcile, kLeaseSubject, holder, ttl);
                                      if (st.lease.kind == ClaimResult::Kind::HeldByOther && st.lease.claim

@@ -181,7 +181,12 @@ std::optional<qint64> retryAfterMs(const UpstreamEvidence &evidence, qint64 nowU
         const qint64 seconds = v.toLongLong(&ok);
         if (ok)
             return seconds < 0 ? std::nullopt : std::optional<qint64>(seconds * 1000);
-        const QDateTime at = QDateTime::fromString(QString::fromLatin1(v), Qt::RFC2822Date);
+        // An HTTP-date (IMF-fixdate, "Tue, 01 Dec 2026 12:00:30 GMT"): Qt 6.4's RFC 2822
+        // parser wants the zone as an offset.
+        QString text = QString::fromLatin1(v);
+        if (text.endsWith(QLatin1String(" GMT")))
+            text = text.chopped(4) + QStringLiteral(" +0000");
+        const QDateTime at = QDateTime::fromString(text, Qt::RFC2822Date);
         if (!at.isValid())
             return std::nullopt;
         return std::max<qint64>(0, at.toMSecsSinceEpoch() - nowUtcMs);
