@@ -28,6 +28,8 @@ namespace triage {
 namespace {
 
 const QString kLeaseSubject = QStringLiteral("reconcile");
+/// An empty, non-null reason: a null QString binds as SQL NULL, and triage_claim.reason is NOT NULL.
+const QString kNoReason = QStringLiteral("");
 
 QString defaultHolder()
 {
@@ -134,7 +136,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             return true;
         const qint64 id = sum.runId;
         const auto out = idem.run<bool>([=](DbSession &s) {
-                                const ClaimResult r = claim_sql::acquire(s, ClaimScope::Reconcile, kLeaseSubject, holder, ttl);
+                                const ClaimResult r = claim_sql::acquire(s, ClaimScope::Reconcile, kLeaseSubject, holder, ttl, kNoReason);
                                 reconcile_run_sql::heartbeat(s, id);
                                 return leaseHeld(r.kind);
                             }, DbWorker::Retry::Never)
@@ -157,7 +159,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
                                      requireKnownConsoleSchema(s);
                                      requireReconcileTables(s);
                                      Started st;
-                                     st.lease = claim_sql::acquire(s, ClaimScope::Reconcile, kLeaseSubject, holder, ttl);
+                                     st.lease = claim_sql::acquire(s, ClaimScope::Reconcile, kLeaseSubject, holder, ttl, kNoReason);
                                      if (st.lease.kind == ClaimResult::Kind::HeldByOther && st.lease.claim
                                          && holderEndedHere(st.lease.claim->holder)) {
                                          st.tookOverFrom = st.lease.claim->holder;
@@ -290,7 +292,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             QObject::connect(bulk.get(), &UpstreamBulkCheck::checked, bulk.get(), [&ws, count, runId, holder, ttl](int, const UpstreamCheck &) {
                 if (++*count % 100 == 0)
                     ws.worker(DbRole::Idempotency).run<Done>([=](DbSession &s) {
-                        claim_sql::acquire(s, ClaimScope::Reconcile, kLeaseSubject, holder, ttl);
+                        claim_sql::acquire(s, ClaimScope::Reconcile, kLeaseSubject, holder, ttl, kNoReason);
                         reconcile_run_sql::heartbeat(s, runId);
                         return Done{};
                     });
@@ -514,8 +516,8 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             r.reason = e.reason;
             r.facts = factsJson(k, inputs[i], e, sum.runId);
             r.amount = k.action.amount;
-            r.currency = k.action.currency;
-            r.sourceRef = e.sourceRef;
+            r.currency = k.action.currency.isNull() ? kNoReason : k.action.currency; // NOT NULL columns: never a null QString
+            r.sourceRef = e.sourceRef.isNull() ? kNoReason : e.sourceRef;
             r.runId = sum.runId;
             r.operatorName = o.operatorName;
             raises << r;

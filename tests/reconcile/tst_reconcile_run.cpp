@@ -199,7 +199,7 @@ void TestReconcileRun::decisions()
     Workspace ws(c);
     QVERIFY(ws.worker(DbRole::Idempotency)
                 .run<Done>([](DbSession &s) {
-                    claim_sql::acquire(s, ClaimScope::Key, k("claimed"), QStringLiteral("alice"), 600);
+                    claim_sql::acquire(s, ClaimScope::Key, k("claimed"), QStringLiteral("alice"), 600, QStringLiteral(""));
                     return Done{};
                 })
                 .result()
@@ -217,7 +217,7 @@ void TestReconcileRun::decisions()
     QCOMPARE(d.summary.escalated, 9);
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_reconcile_run")), QStringList{QStringLiteral("0")});
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_escalation")), QStringList{QStringLiteral("0")});
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit")), QStringList{QStringLiteral("2")});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE action <> 'claim.take'")), QStringList{QStringLiteral("2")});
 
     const ReconcileResult r = runReconcile(ws, client, options());
     QVERIFY2(r.kind == ReconcileResult::Kind::Finished, qPrintable(r.message));
@@ -251,7 +251,7 @@ void TestReconcileRun::decisions()
     // Marks and answers are audited as the reconciler's.
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE operator = 'reconciler' AND action = 'query_upstream'")),
              QStringList{QStringLiteral("12")});
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT idem_key FROM triage_audit WHERE operator = 'reconciler' AND outcome = 'applied' "
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT idem_key FROM triage_audit WHERE operator = 'reconciler' AND outcome = 'applied' AND action LIKE 'mark%' "
                                                 "ORDER BY idem_key")),
              (QStringList{k("r4"), k("r5"), k("r7two")}));
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT state FROM triage_reconcile_run WHERE id = %1").arg(s.runId)),
@@ -344,7 +344,7 @@ void TestReconcileRun::lease()
     // A live run elsewhere holds the lease: nothing is written, exit 3.
     QVERIFY(ws.worker(DbRole::Idempotency)
                 .run<Done>([](DbSession &s) {
-                    claim_sql::acquire(s, ClaimScope::Reconcile, QStringLiteral("reconcile"), QStringLiteral("reconciler:elsewhere:1"), 600);
+                    claim_sql::acquire(s, ClaimScope::Reconcile, QStringLiteral("reconcile"), QStringLiteral("reconciler:elsewhere:1"), 600, QStringLiteral(""));
                     return Done{};
                 })
                 .result()
@@ -366,7 +366,7 @@ void TestReconcileRun::lease()
     QCOMPARE(db.adminExec(QStringLiteral("DELETE FROM triage_claim")), QString());
     QVERIFY(ws.worker(DbRole::Idempotency)
                 .run<Done>([dead](DbSession &s) {
-                    claim_sql::acquire(s, ClaimScope::Reconcile, QStringLiteral("reconcile"), dead, 600);
+                    claim_sql::acquire(s, ClaimScope::Reconcile, QStringLiteral("reconcile"), dead, 600, QStringLiteral(""));
                     reconcile_run_sql::start(s, dead, false, QStringLiteral("{}"));
                     return Done{};
                 })
@@ -481,7 +481,7 @@ void TestReconcileRun::faultHooks()
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record ORDER BY idem_key")),
              (QStringList{QStringLiteral("0"), QStringLiteral("1"), QStringLiteral("2")})); // r3, r4, r7two
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT idem_key FROM triage_escalation")), QStringList{k("r3")});
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'applied'")), QStringList{QStringLiteral("2")});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE outcome = 'applied' AND action LIKE 'mark%'")), QStringList{QStringLiteral("2")});
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT state FROM triage_reconcile_run ORDER BY id")),
              (QStringList{QStringLiteral("failed"), QStringLiteral("finished")}));
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_claim")), QStringList{QStringLiteral("0")});
