@@ -102,5 +102,6 @@ std::unique_ptr<Command> makeEscalationsCommand();
 std::unique_ptr<Command> makeClaimCommand();
 std::unique_ptr<Command> makeReleaseCommand();
 std::unique_ptr<Command> makeClaimsCommand();
+std::unique_ptr<Command> makeReconcileCommand();
 
 } // namespace triage::ctl

@@ -1,6 +1,9 @@
 // triagectl doctor: the mapping against the live catalog and the indexes the queues need
 // (DESIGN.md §5, §10).
 #include "Command.h"
+
+#include "Reconcile.h"
+#include "ReconcileConfig.h"
 #include "CommandOptions.h"
 
 #include "Doctor.h"
@@ -45,6 +48,18 @@ public:
             problems += o->mappingProblems;
             warnings += o->mappingWarnings;
             all += o->indexes;
+        }
+        {
+            // Reconciliation's freshness (DESIGN.md §8): where runs are logged, a warning when
+            // none finished within reconcile_expected_every.
+            const int every = reconcileExpectedEveryS(workspace.config());
+            const auto fresh = workspace.worker(DbRole::Idempotency)
+                                   .run<std::optional<QString>>([every](DbSession &s) { return reconcile_run_sql::freshnessWarning(s, every); })
+                                   .result();
+            if (!fresh.ok())
+                return c.out.dbFailure(*fresh.error);
+            if (*fresh)
+                warnings << **fresh;
         }
         bool missing = false;
         for (const IndexFinding &f : all)

@@ -80,6 +80,7 @@ const std::vector<CommandFactory> &commandTable()
         &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand, &makeMapCommand,
         &makeTimelineCommand, &makeIncidentCommand, &makeBundleCommand, &makeReportCommand,
         &makeEscalationsCommand, &makeClaimCommand, &makeReleaseCommand, &makeClaimsCommand,
+        &makeReconcileCommand,
     };
     return table;
 }

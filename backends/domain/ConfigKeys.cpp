@@ -176,6 +176,7 @@ const QList<ConfigKey> &configKeys()
         k << op;
         k << key(S::Console, "read_only", K::Bool);
         k << integer(S::Console, "processing_timeout", 1, INT_MAX, "seconds");
+        k << integer(S::Console, "reconcile_expected_every", 1, INT_MAX, "seconds"); // backends/reconcile/ReconcileConfig.cpp
         // [idempotency], [intent], [ticket]
         k << key(S::Connection, "url", K::ConnectionUrl);
         // [biz.<biz_type>]: WorkspaceConfig.cpp
@@ -183,6 +184,9 @@ const QList<ConfigKey> &configKeys()
         k << key(S::Biz, "tenant_pattern", K::TenantPattern);
         k << choice(S::Biz, "failed_evidence", {QStringLiteral("upstream"), QStringLiteral("ticket_absent")});
         k << integer(S::Biz, "failed_evidence_max_age", 1, INT_MAX, "seconds");
+        k << key(S::Biz, "money_moving", K::Bool);
+        k << choice(S::Biz, "reconcile", {QStringLiteral("auto"), QStringLiteral("escalate")});
+        k << integer(S::Biz, "reconcile_confirm_delay", 1, INT_MAX, "seconds");
         // [biz.<biz_type>]: UpstreamConfig.cpp
         k << key(S::Biz, "upstream_base_url", K::HttpUrl);
         k << key(S::Biz, "upstream_query_url", K::UrlTemplate);

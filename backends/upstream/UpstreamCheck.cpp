@@ -32,8 +32,10 @@ QByteArray UpstreamCheck::toJson() const
 
 AuditEntry upstreamAuditEntry(const WorkspaceConfig &config, const UpstreamCheck &check)
 {
-    AuditEntry a = auditStamp(audit_action::QueryUpstream, check.detail.idemKey,
-                              config.operatorName.isEmpty() ? osUserName() : config.operatorName, auditDbUser(config.idempotency));
+    const QString who = !check.operatorName.isEmpty() ? check.operatorName
+        : config.operatorName.isEmpty()                 ? osUserName()
+                                                        : config.operatorName;
+    AuditEntry a = auditStamp(audit_action::QueryUpstream, check.detail.idemKey, who, auditDbUser(config.idempotency));
     if (check.detail.record) {
         QJsonObject from;
         from[QStringLiteral("status")] = check.detail.record->statusText;
@@ -258,7 +260,8 @@ struct BulkCheckState {
 } // namespace
 
 std::shared_ptr<UpstreamBulkCheck> checkUpstreamMany(Workspace &ws, UpstreamClient &client, QVector<KeyDetail> details,
-                                                     UpstreamBulkOptions options, UpstreamBulkRun::PauseHook onPause)
+                                                     UpstreamBulkOptions options, UpstreamBulkRun::PauseHook onPause,
+                                                     const QString &operatorName)
 {
     std::shared_ptr<UpstreamBulkCheck> bulk(new UpstreamBulkCheck, [](UpstreamBulkCheck *b) { b->deleteLater(); });
     auto state = std::make_shared<BulkCheckState>();
@@ -267,6 +270,7 @@ std::shared_ptr<UpstreamBulkCheck> checkUpstreamMany(Workspace &ws, UpstreamClie
         queries << makeUpstreamQuery(ws.config(), d);
         UpstreamCheck c;
         c.detail = d;
+        c.operatorName = operatorName;
         state->checks << c;
         state->answered << false;
     }

@@ -34,6 +34,9 @@ struct UpstreamCheck {
     /// UNUSABLE / cancelled) with this message, recordNote says the same, auditId is 0. (A
     /// store that cannot be reached does not stop the query: its audit write says so.)
     std::optional<DbError> refusal;
+    /// Who asked, for the audit row; empty: the workspace's operator (the reconciler passes
+    /// "reconciler", DESIGN.md §8).
+    QString operatorName;
 
     /// {idem_key, verdict: Verdict::toJson(), evidence: UpstreamEvidence::toJson(), audit_id}.
     QByteArray toJson() const;
@@ -107,7 +110,7 @@ signals:
 
 private:
     friend std::shared_ptr<UpstreamBulkCheck> checkUpstreamMany(Workspace &, UpstreamClient &, QVector<KeyDetail>,
-                                                                UpstreamBulkOptions, UpstreamBulkRun::PauseHook);
+                                                                UpstreamBulkOptions, UpstreamBulkRun::PauseHook, const QString &);
     UpstreamBulkCheck() = default;
     std::shared_ptr<UpstreamBulkRun> m_run;
     QFuture<UpstreamBulkCheckReport> m_report;
@@ -120,8 +123,10 @@ private:
 /// further request is sent, the ones in flight are cancelled, and the report names the
 /// failure and the keys not recorded. In read-only mode nothing is written and nothing
 /// stops (each check's recordNote says so). `options.keep` is set by this function.
+/// `operatorName` names who asked on the audit rows ("" = the workspace's operator).
 std::shared_ptr<UpstreamBulkCheck> checkUpstreamMany(Workspace &workspace, UpstreamClient &client, QVector<KeyDetail> details,
-                                                     UpstreamBulkOptions options = {}, UpstreamBulkRun::PauseHook onPause = {});
+                                                     UpstreamBulkOptions options = {}, UpstreamBulkRun::PauseHook onPause = {},
+                                                     const QString &operatorName = QString());
 
 
 } // namespace triage

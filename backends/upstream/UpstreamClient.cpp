@@ -7,7 +7,11 @@
 #include "UpstreamEngine.h"
 #include "WorkspaceConfig.h"
 
+#include <QDateTime>
 #include <QFutureWatcher>
+#include <QTimer>
+
+#include <chrono>
 
 #include <algorithm>
 
@@ -167,11 +171,36 @@ void UpstreamBulkRun::start()
     finishIfDone();
 }
 
+std::optional<qint64> retryAfterMs(const UpstreamEvidence &evidence, qint64 nowUtcMs)
+{
+    for (const auto &h : evidence.responseHeaders) {
+        if (h.first.compare("retry-after", Qt::CaseInsensitive) != 0)
+            continue;
+        const QByteArray v = h.second.trimmed();
+        bool ok = false;
+        const qint64 seconds = v.toLongLong(&ok);
+        if (ok)
+            return seconds < 0 ? std::nullopt : std::optional<qint64>(seconds * 1000);
+        // An HTTP-date (IMF-fixdate, "Tue, 01 Dec 2026 12:00:30 GMT"): Qt 6.4's RFC 2822
+        // parser wants the zone as an offset.
+        QString text = QString::fromLatin1(v);
+        if (text.endsWith(QLatin1String(" GMT")))
+            text = text.chopped(4) + QStringLiteral(" +0000");
+        const QDateTime at = QDateTime::fromString(text, Qt::RFC2822Date);
+        if (!at.isValid())
+            return std::nullopt;
+        return std::max<qint64>(0, at.toMSecsSinceEpoch() - nowUtcMs);
+    }
+    return std::nullopt;
+}
+
 void UpstreamBulkRun::launchMore()
 {
-    while (state() == UpstreamBulkState::Running && m_next < m_total
+    if (m_holdUntilMs > 0 && m_wall.isValid() && m_wall.elapsed() < m_holdUntilMs)
+        return; // a Retry-After holds every new request (its timer calls again)
+    while (state() == UpstreamBulkState::Running && (!m_retryQueue.isEmpty() || m_next < m_total)
            && m_inFlight.size() + m_keeping.size() < m_options.concurrency && m_engine) {
-        const int index = m_next++;
+        const int index = m_retryQueue.isEmpty() ? m_next++ : m_retryQueue.takeFirst();
         QPointer<UpstreamBulkRun> self(this);
         // Insert before submitting: the engine never answers from inside submit().
         m_inFlight.insert(index, 0);
@@ -179,6 +208,7 @@ void UpstreamBulkRun::launchMore()
             if (self)
                 self->onAnswer(index, e);
         });
+        m_maxInFlight = std::max(m_maxInFlight, int(m_inFlight.size()));
     }
 }
 
@@ -187,6 +217,27 @@ void UpstreamBulkRun::onAnswer(int index, const UpstreamEvidence &e)
     if (m_ended || !m_inFlight.contains(index))
         return;
     m_inFlight.remove(index);
+    const bool rateLimited = e.httpStatus == 429 || (e.httpStatus == 503 && retryAfterMs(e, 0));
+    if (m_options.retryAfterMaxS > 0 && rateLimited && state() == UpstreamBulkState::Running
+        && m_retries.value(index) < m_options.retryAfterAttempts) {
+        // Not an answer yet: hold every new request for the Retry-After, then ask again.
+        m_retries[index] += 1;
+        ++m_retriedAfter;
+        const qint64 waitMs = std::min<qint64>(retryAfterMs(e, QDateTime::currentMSecsSinceEpoch()).value_or(1000),
+                                               qint64(m_options.retryAfterMaxS) * 1000);
+        const qint64 until = m_wall.elapsed() + waitMs;
+        if (until > m_holdUntilMs) {
+            m_heldMs += until - std::max(m_holdUntilMs, m_wall.elapsed());
+            m_holdUntilMs = until;
+        }
+        m_retryQueue.append(index);
+        logger("backend.upstream")->info("{}: HTTP {}, asking again after {} ms (Retry-After)", e.idemKey, *e.httpStatus, waitMs);
+        QTimer::singleShot(std::chrono::milliseconds(waitMs), Qt::PreciseTimer, this, [this]() {
+            launchMore();
+            finishIfDone();
+        });
+        return;
+    }
     m_results[index] = e;
     m_answered[index] = true;
     ++m_done;
@@ -215,7 +266,7 @@ void UpstreamBulkRun::onAnswer(int index, const UpstreamEvidence &e)
         watcher->setFuture(m_options.keep(index, e));
     }
     if (state() == UpstreamBulkState::Running && m_options.pauseAfterUnusable > 0
-        && m_consecutiveUnusable >= m_options.pauseAfterUnusable && m_next < m_total) {
+        && m_consecutiveUnusable >= m_options.pauseAfterUnusable && (m_next < m_total || !m_retryQueue.isEmpty())) {
         m_state = UpstreamBulkState::Paused;
         UpstreamBulkPause p;
         p.consecutiveUnusable = m_consecutiveUnusable;
@@ -308,8 +359,8 @@ void UpstreamBulkRun::finishIfDone()
         return;
     UpstreamBulkState s = state();
     if (s == UpstreamBulkState::Running || s == UpstreamBulkState::Paused) {
-        if (m_next < m_total)
-            return; // more to send (or waiting for resume)
+        if (m_next < m_total || !m_retryQueue.isEmpty())
+            return; // more to send (or waiting for resume / a Retry-After)
         s = UpstreamBulkState::Finished;
     }
     m_ended = true;
@@ -344,6 +395,9 @@ void UpstreamBulkRun::finishIfDone()
         }
     }
     r.wallMs = m_wall.isValid() ? m_wall.elapsed() : 0;
+    r.retriedAfter = m_retriedAfter;
+    r.heldMs = m_heldMs;
+    r.maxInFlight = m_maxInFlight;
     logger("backend.upstream")->info("bulk query {}: {} found, {} not found, {} ambiguous, {} unusable, {} cancelled in {} ms",
                                      upstreamBulkStateName(s), r.found, r.notFound, r.ambiguous, r.unusable, r.cancelled, r.wallMs);
     emit finished(r); // before the future resolves: a waiter then has every signal

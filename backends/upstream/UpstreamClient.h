@@ -16,6 +16,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace triage {
 
@@ -60,7 +61,20 @@ struct UpstreamBulkOptions {
     /// once: nothing more is sent, the requests in flight are cancelled, and the report's
     /// state is Stopped with `keepFailed` set.
     std::function<QFuture<bool>(int index, const UpstreamEvidence &evidence)> keep;
+    /// Honours rate limiting (DESIGN.md §8 "Upstream protection"): an HTTP 429, or a 503
+    /// with a Retry-After header, is not an answer yet — no new request is sent to anyone
+    /// until the time its Retry-After names (delta-seconds or an HTTP-date; 1 s when a 429
+    /// has none), capped at this many seconds, and then the same key is asked again, at most
+    /// `retryAfterAttempts` times per key (the last one's answer is kept as UNUSABLE,
+    /// http_429). 0 = off: the 429 is an UNUSABLE answer at once (the console's default).
+    int retryAfterMaxS = 0;
+    int retryAfterAttempts = 3;
 };
+
+/// The wait a rate-limited answer asks for, in milliseconds: its Retry-After header as
+/// delta-seconds or an HTTP-date relative to `nowUtcMs` (never negative); nullopt when the
+/// header is absent or unreadable. Pure.
+std::optional<qint64> retryAfterMs(const UpstreamEvidence &evidence, qint64 nowUtcMs);
 
 /// A bulk run's state.
 enum class UpstreamBulkState {
@@ -100,6 +114,9 @@ struct UpstreamBulkReport {
     int timedOut = 0;       ///< subset of unusable with kind timeout
     qint64 wallMs = 0;
     bool keepFailed = false; ///< UpstreamBulkOptions::keep returned false: the run stopped there
+    int retriedAfter = 0;    ///< rate-limited answers asked again after their Retry-After (UpstreamBulkOptions::retryAfterMaxS)
+    qint64 heldMs = 0;       ///< total time no request was sent because of a Retry-After
+    int maxInFlight = 0;     ///< the most requests this run had between sent and answered at once
 };
 
 /// A bulk query in progress (UpstreamClient::queryMany()). Lives on the client's network
@@ -168,6 +185,12 @@ private:
     int m_next = 0;
     int m_done = 0;
     int m_consecutiveUnusable = 0;
+    QMap<int, int> m_retries;      ///< input index → times asked again after a Retry-After
+    QList<int> m_retryQueue;       ///< indexes to ask again, before m_next
+    qint64 m_holdUntilMs = 0;      ///< m_wall time before which nothing is sent
+    int m_retriedAfter = 0;
+    qint64 m_heldMs = 0;
+    int m_maxInFlight = 0;
     bool m_ended = false;
     QElapsedTimer m_wall;
     std::shared_ptr<QPromise<UpstreamBulkReport>> m_promise;

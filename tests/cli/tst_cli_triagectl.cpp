@@ -785,6 +785,7 @@ void TstCliTriagectl::helpListsCommands()
         "  claim KEY           Claim a key (or --escalation ID) for a while, so nobody else acts on it.\n"
         "  release KEY         Release your claim on a key (or --escalation ID).\n"
         "  claims              The claims operators hold now (--all: expired ones too).\n"
+        "  reconcile           Settle stale PROCESSING records the evidence allows; escalate the rest (for cron).\n"
         "Run \"triagectl COMMAND --help\" for a command's arguments and options.\n"
         "\n"
         "Global options (before or after the command):\n"

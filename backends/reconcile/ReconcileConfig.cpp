@@ -1,0 +1,55 @@
+#include "ReconcileConfig.h"
+
+#include "WorkspaceConfig.h"
+
+#include <QFileInfo>
+#include <QSettings>
+#include <QStringList>
+
+namespace triage {
+
+QString reconcilePolicyName(ReconcilePolicy policy)
+{
+    return policy == ReconcilePolicy::Auto ? QStringLiteral("auto") : QStringLiteral("escalate");
+}
+
+ReconcileBizConfig reconcileConfigFromFile(const QString &path, const QString &bizType)
+{
+    ReconcileBizConfig c;
+    if (path.isEmpty() || !QFileInfo::exists(path))
+        return c;
+    QSettings s(path, QSettings::IniFormat);
+    s.beginGroup(QStringLiteral("biz.") + bizType);
+    const QString money = s.value(QStringLiteral("money_moving")).toString().trimmed().toLower();
+    // QVariant::toBool() reads "no" and "off" as true: only the spellings ConfigKeys accepts.
+    c.moneyMoving = money == QLatin1String("true") || money == QLatin1String("yes") || money == QLatin1String("on")
+        || money == QLatin1String("1");
+    const QString policy = s.value(QStringLiteral("reconcile")).toString().trimmed().toLower();
+    if (policy == QLatin1String("auto"))
+        c.reconcile = ReconcilePolicy::Auto;
+    else if (policy == QLatin1String("escalate"))
+        c.reconcile = ReconcilePolicy::Escalate;
+    bool ok = false;
+    const int delay = s.value(QStringLiteral("reconcile_confirm_delay")).toString().trimmed().toInt(&ok);
+    if (ok && delay > 0)
+        c.confirmDelayS = delay;
+    s.endGroup();
+    return c;
+}
+
+int reconcileExpectedEveryS(const WorkspaceConfig &config)
+{
+    if (config.sourceFile.isEmpty() || !QFileInfo::exists(config.sourceFile))
+        return 3600;
+    QSettings s(config.sourceFile, QSettings::IniFormat);
+    bool ok = false;
+    const int v = s.value(QStringLiteral("console/reconcile_expected_every")).toString().trimmed().toInt(&ok);
+    return ok && v > 0 ? v : 3600;
+}
+
+ReconcileBizConfig reconcileConfigFor(const WorkspaceConfig &config, const QString &bizType)
+{
+    return reconcileConfigFromFile(config.sourceFile, bizType);
+}
+
+} // namespace triage
