@@ -44,14 +44,14 @@ BundleWindow::BundleWindow(BundleHead head, QByteArray bytes, const QString &pat
         return;
     }
     // The rest of the file is read off the GUI thread; the first events show meanwhile.
-    m_whole = QtConcurrent::run(&m_pool, [bytes = std::move(bytes)] {
+    m_whole = QtConcurrent::run(&m_readPool, [bytes = std::move(bytes)] {
         QString error;
         std::optional<IncidentBundle> read = readBundleJson(bytes, &error);
         if (!read)
             return Whole{nullptr, error, {}};
         return wholeOf(std::make_shared<const IncidentBundle>(std::move(*read)));
     });
-    auto events = m_whole.then(&m_pool, [](const Whole &w) {
+    auto events = m_whole.then(&m_readPool, [](const Whole &w) {
         if (!w.bundle)
             return Outcome<QVector<WindowEvent>>::failure(
                 {DbRole::Idempotency, DbError::Kind::Config, QStringLiteral("the bundle cannot be read whole: %1").arg(w.error), {}});
@@ -68,7 +68,9 @@ void BundleWindow::build(const IncidentBundle &shown, std::unique_ptr<WindowEven
 
     // Each key's detail as the bundle holds it (once read whole); a key it does not hold says so.
     const QFuture<Whole> whole = m_whole;
-    QThreadPool *pool = &m_pool;
+    // On the read pool: keyStateAsOf() jobs on m_pool wait for a key's detail, so what they
+    // wait for must never queue behind them.
+    QThreadPool *pool = &m_readPool;
     auto reader = [whole, pool](const QString &key) {
         auto lookup = [key](const Whole &w) {
             KeyDetail d;
@@ -119,6 +121,7 @@ void BundleWindow::build(const IncidentBundle &shown, std::unique_ptr<WindowEven
 
 BundleWindow::~BundleWindow()
 {
+    m_readPool.waitForDone();
     m_pool.waitForDone();
 }
 
@@ -141,7 +144,7 @@ void BundleWindow::checkHash()
     // The events are hashed again off the GUI thread (once read whole); the recorded value
     // means nothing alone.
     using Checked = QPair<Whole, QString>;
-    auto hashed = m_whole.then(&m_pool, [](const Whole &w) {
+    auto hashed = m_whole.then(&m_readPool, [](const Whole &w) {
         return Checked(w, w.bundle ? bundleEventsSha256(w.bundle->events) : QString());
     });
     whenReady(hashed, this, [this](const Checked &checked) {

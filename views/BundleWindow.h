@@ -70,7 +70,8 @@ private:
     QString m_recordedSha; ///< the header's events_sha256
     std::shared_ptr<const IncidentBundle> m_bundle; ///< the whole bundle once read
     Workspace *m_workspace;
-    QThreadPool m_pool; ///< reading, hashing and keyStateAsOf(): never the GUI thread
+    QThreadPool m_pool; ///< keyStateAsOf() (may wait for a key's detail): never the GUI thread
+    QThreadPool m_readPool; ///< the whole read, its hash and the keys' lookups (never wait on m_pool)
     QFuture<Whole> m_whole; ///< the whole bundle (finished at once for a bundle given whole)
     QLabel *m_hash;
     IncidentView *m_incident;
