@@ -26,24 +26,50 @@ private:
     Workspace *m_workspace;
 };
 
+/// The page of `events` (the whole list, or its first part when `total` says more follow) at
+/// the position the cursor holds.
+WindowPage cutPage(const QVector<WindowEvent> &events, qint64 total, const WindowCursor &cursor, int limit)
+{
+    const qsizetype from = cursor.streams[0].started ? cursor.streams[0].id.toLongLong() : 0;
+    const qsizetype n = qBound<qsizetype>(0, limit > 0 ? limit : total, qMin<qsizetype>(total, events.size()) - from);
+    WindowPage page;
+    page.events = events.mid(from, n);
+    page.next.streams[0].started = true;
+    page.next.streams[0].id = QString::number(from + n);
+    page.end = from + n >= total;
+    for (StreamCursor &c : page.next.streams)
+        c.done = page.end;
+    page.next.streams[0].done = page.end;
+    return page;
+}
+
 class MemoryEventSource : public WindowEventSource {
 public:
-    explicit MemoryEventSource(QVector<WindowEvent> events) : m_events(std::move(events)) {}
+    explicit MemoryEventSource(QVector<WindowEvent> events)
+        : m_first(std::move(events)), m_total(m_first.size())
+    {
+    }
+    MemoryEventSource(QVector<WindowEvent> first, qint64 total, QFuture<Outcome<QVector<WindowEvent>>> all)
+        : m_first(std::move(first)), m_total(total), m_all(std::move(all)), m_pending(true)
+    {
+    }
+    ~MemoryEventSource() override { m_pool.waitForDone(); }
     QFuture<Outcome<WindowPage>> readPage(const WindowQuery &, const WindowCursor &cursor, int limit) override
     {
-        // The events are shared (implicitly) with the job: copying the vector copies no event.
-        return QtConcurrent::run(&m_pool, [events = m_events, cursor, limit]() -> Outcome<WindowPage> {
-            const qsizetype from = cursor.streams[0].started ? cursor.streams[0].id.toLongLong() : 0;
-            const qsizetype n = qBound<qsizetype>(0, limit > 0 ? limit : events.size(), events.size() - from);
-            WindowPage page;
-            page.events = events.mid(from, n);
-            page.next.streams[0].started = true;
-            page.next.streams[0].id = QString::number(from + n);
-            page.end = from + n >= events.size();
-            for (StreamCursor &c : page.next.streams)
-                c.done = page.end;
-            page.next.streams[0].done = page.end;
-            return Outcome<WindowPage>::success(std::move(page));
+        const qsizetype from = cursor.streams[0].started ? cursor.streams[0].id.toLongLong() : 0;
+        const qint64 wanted = qMin<qint64>(m_total, from + (limit > 0 ? limit : m_total));
+        const qint64 total = m_total;
+        if (!m_pending || wanted <= m_first.size()) {
+            // The events are shared (implicitly) with the job: copying the vector copies no event.
+            return QtConcurrent::run(&m_pool, [events = m_first, total, cursor, limit]() {
+                return Outcome<WindowPage>::success(cutPage(events, total, cursor, limit));
+            });
+        }
+        // Past the first events: the page waits for the whole list (read on another thread).
+        return m_all.then(&m_pool, [total, cursor, limit](const Outcome<QVector<WindowEvent>> &all) {
+            if (!all.ok())
+                return Outcome<WindowPage>::failure(*all.error);
+            return Outcome<WindowPage>::success(cutPage(*all, total, cursor, limit));
         });
     }
     QFuture<Outcome<QVector<WindowEvent>>> readTail(const WindowQuery &, int) override
@@ -54,7 +80,10 @@ public:
     QThreadPool *pool() override { return &m_pool; }
 
 private:
-    QVector<WindowEvent> m_events;
+    QVector<WindowEvent> m_first; ///< every event, or the first ones while m_pending
+    qint64 m_total = 0;
+    QFuture<Outcome<QVector<WindowEvent>>> m_all;
+    bool m_pending = false;
     QThreadPool m_pool;
 };
 
@@ -68,6 +97,12 @@ std::unique_ptr<WindowEventSource> storeEventSource(Workspace *workspace)
 std::unique_ptr<WindowEventSource> memoryEventSource(QVector<WindowEvent> events)
 {
     return std::make_unique<MemoryEventSource>(std::move(events));
+}
+
+std::unique_ptr<WindowEventSource> memoryEventSource(QVector<WindowEvent> first, qint64 total,
+                                                     QFuture<Outcome<QVector<WindowEvent>>> all)
+{
+    return std::make_unique<MemoryEventSource>(std::move(first), total, std::move(all));
 }
 
 } // namespace triage

@@ -38,5 +38,11 @@ std::unique_ptr<WindowEventSource> storeEventSource(Workspace *workspace);
 /// settling events are kept in their place, flagged. Pages are cut from the list by position
 /// (the cursor's first stream holds the position as text); the tail is empty; not live.
 std::unique_ptr<WindowEventSource> memoryEventSource(QVector<WindowEvent> events);
+/// The same for a bundle still being read (DESIGN.md §7 "Offline viewer", readBundleHead()):
+/// `first` are its first events, `total` how many it holds, `all` the whole list once read
+/// (its failure, e.g. a fault past the first events, fails the pages beyond `first`). Pages
+/// within `first` are cut at once; later pages wait for `all` on the source's pool.
+std::unique_ptr<WindowEventSource> memoryEventSource(QVector<WindowEvent> first, qint64 total,
+                                                     QFuture<Outcome<QVector<WindowEvent>>> all);
 
 } // namespace triage

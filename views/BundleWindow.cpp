@@ -5,6 +5,7 @@
 #include "StatusTone.h"
 #include "Theme.h"
 #include "WhenReady.h"
+#include "WindowEventSource.h"
 
 #include <QFileInfo>
 #include <QHash>
@@ -15,23 +16,75 @@
 
 namespace triage {
 
+BundleWindow::Whole BundleWindow::wholeOf(std::shared_ptr<const IncidentBundle> bundle)
+{
+    Whole w;
+    w.bundle = std::move(bundle);
+    for (qsizetype i = 0; i < w.bundle->keys.size(); ++i)
+        w.keyIndex.insert(w.bundle->keys.at(i).idemKey, i);
+    return w;
+}
+
 BundleWindow::BundleWindow(std::shared_ptr<const IncidentBundle> bundle, const QString &path, Workspace *workspace, QWidget *parent)
-    : QMainWindow(parent), m_bundle(std::move(bundle)), m_workspace(workspace)
+    : QMainWindow(parent), m_recordedSha(bundle->eventsSha256), m_bundle(bundle), m_workspace(workspace)
+{
+    m_whole = QtFuture::makeReadyFuture(wholeOf(bundle));
+    build(*bundle, memoryEventSource(bundle->events), path);
+    m_incident->setOfflineBundle(bundle);
+}
+
+BundleWindow::BundleWindow(BundleHead head, QByteArray bytes, const QString &path, Workspace *workspace, QWidget *parent)
+    : QMainWindow(parent), m_recordedSha(head.bundle.eventsSha256), m_workspace(workspace)
+{
+    if (head.whole) {
+        m_bundle = std::make_shared<const IncidentBundle>(std::move(head.bundle));
+        m_whole = QtFuture::makeReadyFuture(wholeOf(m_bundle));
+        build(*m_bundle, memoryEventSource(m_bundle->events), path);
+        m_incident->setOfflineBundle(m_bundle);
+        return;
+    }
+    // The rest of the file is read off the GUI thread; the first events show meanwhile.
+    m_whole = QtConcurrent::run(&m_readPool, [bytes = std::move(bytes)] {
+        QString error;
+        std::optional<IncidentBundle> read = readBundleJson(bytes, &error);
+        if (!read)
+            return Whole{nullptr, error, {}};
+        return wholeOf(std::make_shared<const IncidentBundle>(std::move(*read)));
+    });
+    auto events = m_whole.then(&m_readPool, [](const Whole &w) {
+        if (!w.bundle)
+            return Outcome<QVector<WindowEvent>>::failure(
+                {DbRole::Idempotency, DbError::Kind::Config, QStringLiteral("the bundle cannot be read whole: %1").arg(w.error), {}});
+        return Outcome<QVector<WindowEvent>>::success(w.bundle->events);
+    });
+    const QVector<WindowEvent> first = head.bundle.events;
+    build(head.bundle, memoryEventSource(first, head.eventCount, events), path);
+}
+
+void BundleWindow::build(const IncidentBundle &shown, std::unique_ptr<WindowEventSource> events, const QString &path)
 {
     setObjectName(QStringLiteral("bundleWindow"));
     setWindowTitle(QStringLiteral("%1 \u2014 bundle (read-only) \u2014 Triage Console").arg(QFileInfo(path).fileName()));
 
-    // Each key's detail as the bundle holds it; a key it does not hold says so.
-    auto details = std::make_shared<QHash<QString, KeyDetail>>();
-    for (const KeyDetail &d : m_bundle->keys)
-        details->insert(d.idemKey, d);
-    auto reader = [details](const QString &key) {
-        KeyDetail d = details->value(key);
-        if (d.idemKey.isEmpty()) {
+    // Each key's detail as the bundle holds it (once read whole); a key it does not hold says so.
+    const QFuture<Whole> whole = m_whole;
+    // On the read pool: keyStateAsOf() jobs on m_pool wait for a key's detail, so what they
+    // wait for must never queue behind them.
+    QThreadPool *pool = &m_readPool;
+    auto reader = [whole, pool](const QString &key) {
+        auto lookup = [key](const Whole &w) {
+            KeyDetail d;
+            if (w.bundle && w.keyIndex.contains(key))
+                return w.bundle->keys.at(w.keyIndex.value(key));
             d.idemKey = key;
-            d.warnings << QStringLiteral("The bundle holds no detail for this key");
-        }
-        return QtFuture::makeReadyFuture(d);
+            d.warnings << (w.bundle ? QStringLiteral("The bundle holds no detail for this key")
+                                    : QStringLiteral("The bundle cannot be read whole: %1").arg(w.error));
+            return d;
+        };
+        if (whole.isFinished())
+            return QtFuture::makeReadyFuture(lookup(whole.result()));
+        QFuture<Whole> later = whole; // then() is not const
+        return later.then(pool, lookup);
     };
 
     m_hash = new QLabel(this);
@@ -42,7 +95,7 @@ BundleWindow::BundleWindow(std::shared_ptr<const IncidentBundle> bundle, const Q
     m_hash->setMargin(6);
 
     m_incident = new IncidentView(nullptr, this);
-    m_incident->showBundle(*m_bundle, reader, &m_pool);
+    m_incident->showBundle(shown, std::move(events), reader, &m_pool);
     m_detail = new KeyDetailView(nullptr, this);
     m_detail->setDetailReader(reader);
     m_detail->setMinimumWidth(300);
@@ -64,12 +117,13 @@ BundleWindow::BundleWindow(std::shared_ptr<const IncidentBundle> bundle, const Q
     layout->addWidget(m_hash);
     layout->addWidget(split, 1);
     setCentralWidget(central);
-    showHash(QStringLiteral("events hash %1 \u2014 checking\u2026").arg(m_bundle->eventsSha256), int(Tone::Neutral));
+    showHash(QStringLiteral("events hash %1 \u2014 checking\u2026").arg(m_recordedSha), int(Tone::Neutral));
     checkHash();
 }
 
 BundleWindow::~BundleWindow()
 {
+    m_readPool.waitForDone();
     m_pool.waitForDone();
 }
 
@@ -89,41 +143,55 @@ void BundleWindow::showHash(const QString &text, int tone)
 
 void BundleWindow::checkHash()
 {
-    // The events are hashed again off the GUI thread; the recorded value means nothing alone.
-    const std::shared_ptr<const IncidentBundle> bundle = m_bundle;
-    whenReady(QtConcurrent::run(&m_pool, [bundle] { return bundleEventsSha256(bundle->events); }), this,
-              [this](const QString &computed) {
-                  const QString sha = m_bundle->eventsSha256;
-                  auto done = [this](const QString &text, Tone tone) {
-                      showHash(text, int(tone));
-                      m_hashDone = true;
-                      emit hashChecked();
-                  };
-                  if (computed != sha) {
-                      done(QStringLiteral("EVENTS HASH DOES NOT MATCH: the bundle records %1 but its events hash to %2 \u2014 "
-                                          "the events were changed after the export; do not trust them")
-                               .arg(sha.isEmpty() ? QStringLiteral("no hash") : sha, computed),
-                           Tone::Danger);
-                      return;
-                  }
-                  if (!m_workspace) {
-                      done(QStringLiteral("events hash %1 \u2014 not checked: no database").arg(sha), Tone::Neutral);
-                      return;
-                  }
-                  whenReady(findBundleExports(*m_workspace, sha), this,
-                            [sha, done](const Outcome<QVector<BundleExportRecord>> &found) {
-                                if (!found.ok())
-                                    done(QStringLiteral("events hash %1 \u2014 not checked: %2").arg(sha, found.error->message), Tone::Warning);
-                                else if (found->isEmpty())
-                                    done(QStringLiteral("events hash %1 \u2014 no export with this hash is recorded in this database")
-                                             .arg(sha),
-                                         Tone::Warning);
-                                else
-                                    done(QStringLiteral("events hash %1 \u2014 matches the export recorded by %2 at %3")
-                                             .arg(sha, found->first().exportedBy, found->first().exportedAt),
-                                         Tone::Ok);
-                            });
-              });
+    // The events are hashed again off the GUI thread (once read whole); the recorded value
+    // means nothing alone.
+    using Checked = QPair<Whole, QString>;
+    auto hashed = m_whole.then(&m_readPool, [](const Whole &w) {
+        return Checked(w, w.bundle ? bundleEventsSha256(w.bundle->events) : QString());
+    });
+    whenReady(hashed, this, [this](const Checked &checked) {
+        const Whole &w = checked.first;
+        const QString &computed = checked.second;
+        auto done = [this](const QString &text, Tone tone) {
+            showHash(text, int(tone));
+            m_hashDone = true;
+            emit hashChecked();
+        };
+        if (!w.bundle) {
+            done(QStringLiteral("BUNDLE CANNOT BE READ WHOLE: %1 \u2014 only its first events are shown; the events "
+                                "hash was not checked")
+                     .arg(w.error),
+                 Tone::Danger);
+            return;
+        }
+        m_bundle = w.bundle;
+        m_incident->setOfflineBundle(w.bundle);
+        const QString sha = m_bundle->eventsSha256;
+        if (computed != sha) {
+            done(QStringLiteral("EVENTS HASH DOES NOT MATCH: the bundle records %1 but its events hash to %2 \u2014 "
+                                "the events were changed after the export; do not trust them")
+                     .arg(sha.isEmpty() ? QStringLiteral("no hash") : sha, computed),
+                 Tone::Danger);
+            return;
+        }
+        if (!m_workspace) {
+            done(QStringLiteral("events hash %1 \u2014 not checked: no database").arg(sha), Tone::Neutral);
+            return;
+        }
+        whenReady(findBundleExports(*m_workspace, sha), this,
+                  [sha, done](const Outcome<QVector<BundleExportRecord>> &found) {
+                      if (!found.ok())
+                          done(QStringLiteral("events hash %1 \u2014 not checked: %2").arg(sha, found.error->message), Tone::Warning);
+                      else if (found->isEmpty())
+                          done(QStringLiteral("events hash %1 \u2014 no export with this hash is recorded in this database")
+                                   .arg(sha),
+                               Tone::Warning);
+                      else
+                          done(QStringLiteral("events hash %1 \u2014 matches the export recorded by %2 at %3")
+                                   .arg(sha, found->first().exportedBy, found->first().exportedAt),
+                               Tone::Ok);
+                  });
+    });
 }
 
 } // namespace triage

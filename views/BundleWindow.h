@@ -2,6 +2,8 @@
 
 #include "Bundle.h"
 
+#include <QFuture>
+#include <QHash>
 #include <QMainWindow>
 #include <QThreadPool>
 
@@ -12,6 +14,7 @@ class QLabel;
 namespace triage {
 
 class IncidentView;
+class WindowEventSource;
 class KeyDetailView;
 class Workspace;
 
@@ -32,6 +35,13 @@ public:
     /// database) only checks the hash and must outlive the window.
     BundleWindow(std::shared_ptr<const IncidentBundle> bundle, const QString &path, Workspace *workspace,
                  QWidget *parent = nullptr);
+    /// Opens a bundle while it is read (readBundleHead(); `--open-bundle`): the header, summary
+    /// and first events of `head` show at once; unless head.whole, the file's `bytes` are read
+    /// whole (readBundleJson()) on the window's pool, and the later pages, the keys' details, the
+    /// hash check and Export… wait for that. The hash line says "checking…" until the events are
+    /// read and hashed; a file that fails to read whole says so there in red ("BUNDLE CANNOT BE
+    /// READ WHOLE: <reason> …"), the first events staying shown.
+    BundleWindow(BundleHead head, QByteArray bytes, const QString &path, Workspace *workspace, QWidget *parent = nullptr);
     ~BundleWindow() override;
 
     IncidentView *incidentView() const { return m_incident; }
@@ -46,12 +56,23 @@ signals:
     void hashChecked();
 
 private:
+    /// The whole bundle as read, or why it could not be, with its keys' positions.
+    struct Whole {
+        std::shared_ptr<const IncidentBundle> bundle; ///< null when the read failed
+        QString error;
+        QHash<QString, qsizetype> keyIndex; ///< idem_key → index in bundle->keys
+    };
+    static Whole wholeOf(std::shared_ptr<const IncidentBundle> bundle);
+    void build(const IncidentBundle &shown, std::unique_ptr<WindowEventSource> events, const QString &path);
     void checkHash();
     void showHash(const QString &text, int tone);
 
-    std::shared_ptr<const IncidentBundle> m_bundle;
+    QString m_recordedSha; ///< the header's events_sha256
+    std::shared_ptr<const IncidentBundle> m_bundle; ///< the whole bundle once read
     Workspace *m_workspace;
-    QThreadPool m_pool; ///< hashing and keyStateAsOf(): never the GUI thread
+    QThreadPool m_pool; ///< keyStateAsOf() (may wait for a key's detail): never the GUI thread
+    QThreadPool m_readPool; ///< the whole read, its hash and the keys' lookups (never wait on m_pool)
+    QFuture<Whole> m_whole; ///< the whole bundle (finished at once for a bundle given whole)
     QLabel *m_hash;
     IncidentView *m_incident;
     KeyDetailView *m_detail;

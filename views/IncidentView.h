@@ -22,6 +22,8 @@ class QTimer;
 
 namespace triage {
 
+class WindowEventSource;
+
 struct IncidentBundle;
 enum class ReportFormat;
 class IncidentPanel;
@@ -106,6 +108,13 @@ public:
     /// `reader` (keyStateAsOf() on `pool`). The range and filters show the bundle's and cannot
     /// be edited; Load, presets, incident changes and the menu's reloads are disabled.
     void showBundle(const IncidentBundle &bundle, ReplayPanel::KeyDetailReader reader, QThreadPool *pool);
+    /// The same for a bundle still being read (readBundleHead()): `bundle` holds its header and
+    /// first events, `events` pages the rest when read; Export… writes nothing ("still being
+    /// read") until setOfflineBundle() gives the whole bundle.
+    void showBundle(const IncidentBundle &bundle, std::unique_ptr<WindowEventSource> events,
+                    ReplayPanel::KeyDetailReader reader, QThreadPool *pool);
+    /// The whole bundle once read (what Export… writes offline).
+    void setOfflineBundle(std::shared_ptr<const IncidentBundle> bundle) { m_offlineBundle = std::move(bundle); }
     /// True once showBundle() was called.
     bool isOffline() const { return m_offline; }
     /// How often the settling tail is re-read while the tab is shown (ms).

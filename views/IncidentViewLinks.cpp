@@ -104,6 +104,9 @@ void IncidentView::exportTo(const QString &path)
         if (m_offlineBundle) {
             m_export->setEnabled(false);
             writeExport(path, json, report, *m_offlineBundle);
+        } else {
+            m_bar->showMessage(MessageBar::Level::Info, QStringLiteral("Export: the bundle is still being read; try again in a moment"));
+            emit exportFinished(false, m_bar->text());
         }
         return;
     }
@@ -147,7 +150,7 @@ void IncidentView::writeExport(const QString &path, bool json, std::optional<Rep
         // Serialising a large bundle takes a while: off the GUI thread.
         whenReady(QtConcurrent::run([path, b = bundle]() -> QString {
                       QFile file(path);
-                      if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(writeBundleJson(b)) < 0
+                      if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || !writeBundleJson(b, &file, nullptr)
                           || !file.flush())
                           return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
                       return QString();

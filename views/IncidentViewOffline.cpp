@@ -18,11 +18,18 @@ namespace triage {
 
 void IncidentView::showBundle(const IncidentBundle &bundle, ReplayPanel::KeyDetailReader reader, QThreadPool *pool)
 {
-    m_offline = true;
+    showBundle(bundle, memoryEventSource(bundle.events), std::move(reader), pool);
     m_offlineBundle = std::make_shared<const IncidentBundle>(bundle);
+}
+
+void IncidentView::showBundle(const IncidentBundle &bundle, std::unique_ptr<WindowEventSource> events,
+                              ReplayPanel::KeyDetailReader reader, QThreadPool *pool)
+{
+    m_offline = true;
+    m_offlineBundle.reset();
     m_loadedOnce = true;
     m_tailTimer->stop();
-    m_model->setSource(memoryEventSource(bundle.events));
+    m_model->setSource(std::move(events));
     m_replay->setKeyDetailReader(std::move(reader), pool);
     m_replay->setReloadsEnabled(false);
     m_panel->showReadOnly(bundle.incident);

@@ -39,7 +39,7 @@ int runBundleExport(Workspace &ws, const CommandContext &c, const WindowQuery &q
     const IncidentBundle &b = *out;
     const QString path = c.parser.value(QStringLiteral("out"));
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(writeBundleJson(b)) < 0 || !file.commit()) {
+    if (!file.open(QIODevice::WriteOnly) || !writeBundleJson(b, &file, nullptr) || !file.commit()) { // streamed
         c.out.message(QStringLiteral("cannot write the bundle to %1: %2").arg(path, file.errorString()));
         return ExitUsage;
     }

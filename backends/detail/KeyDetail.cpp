@@ -1,4 +1,5 @@
 #include "KeyDetail.h"
+#include "KeyDetailBulk.h"
 
 #include "ColumnText.h"
 #include "JsonText.h"
@@ -11,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSqlField>
+#include <QSet>
 #include <QSqlRecord>
 
 #include <algorithm>
@@ -91,12 +93,40 @@ QString stateName(const QString &stateJson)
     return s.isEmpty() ? QStringLiteral("?") : s;
 }
 
+/// Condition: text `column` equals one of `keys` exactly (textIs() for one key; for several
+/// `IN` with every key bound, and on MySQL/MariaDB also compared as BINARY, as textIs() does).
+QString keyIn(SqlBuilder &b, Dialect dialect, const QString &column, const QStringList &keys)
+{
+    if (keys.size() == 1)
+        return textIs(b, dialect, column, keys.first());
+    auto list = [&] {
+        QStringList bound;
+        for (const QString &k : keys)
+            bound << b.bind(k);
+        return bound.join(QStringLiteral(", "));
+    };
+    if (dialect == Dialect::MySql)
+        return QStringLiteral("(%1 IN (%2) AND BINARY %1 IN (%3))").arg(column, list(), list());
+    return QStringLiteral("%1 IN (%2)").arg(column, list());
+}
+
 } // namespace
 
 namespace detail_sql {
 
 std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig &config, const QString &key)
 {
+    QVector<RecordDetail> found = readRecords(session, config, {key});
+    if (found.isEmpty())
+        return std::nullopt;
+    return std::move(found.first());
+}
+
+QVector<RecordDetail> readRecords(DbSession &session, const WorkspaceConfig &config, const QStringList &keys)
+{
+    QVector<RecordDetail> records;
+    if (keys.isEmpty())
+        return records;
     const SqlDialect &d = session.dialect();
     const RecordSql rs = config.records(d.kind());
     const RecordTableMap &m = rs.map;
@@ -123,86 +153,98 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
         (rs.tenant.isEmpty() ? QStringLiteral("NULL") : qualified(r, rs.tenant)) + QStringLiteral(" AS tc_tenant"),
         QStringLiteral("r.*")};
     const QString sql = QStringLiteral("SELECT %1 FROM %2 r WHERE %3")
-                            .arg(columns.join(QStringLiteral(", ")), rs.table, textIs(b, d.kind(), qualified(r, rs.key), key));
+                            .arg(columns.join(QStringLiteral(", ")), rs.table, keyIn(b, d.kind(), qualified(r, rs.key), keys));
     QSqlQuery q = session.exec(sql, b);
-    if (!q.next())
-        return std::nullopt;
-    const QSqlRecord rec = q.record();
-    constexpr int kFirstColumn = 10;
-    RecordDetail out;
-    out.hasVersionColumn = hasVersion;
-    out.hasExpireAtColumn = !rs.expireAt.isEmpty();
-    out.createdAt = canonicalTimeText(q.value(0));
-    out.updatedAt = canonicalTimeText(q.value(1));
-    out.expireAt = canonicalTimeText(q.value(2));
-    out.ageSeconds = q.value(3).toDouble();
-    if (!q.value(4).isNull())
-        out.expiresInSeconds = q.value(4).toDouble();
-    out.serverNow = canonicalTimeText(q.value(5));
-    out.resultSnapshot = rawText(q.value(6), m.snapshot, out.escapedColumns);
-    const StoredRecordStatus status = StoredRecordStatus::fromMapped(q.value(7), m.statuses);
-    out.statusText = status.text;
-    out.statusCode = status.code; // nullopt for NULL and for values no spelling matches (never rounded)
-    out.statusStored = status.stored;
-    switch (q.value(7).typeId()) {
-    case QMetaType::Int: case QMetaType::UInt: case QMetaType::LongLong: case QMetaType::ULongLong:
-    case QMetaType::Short: case QMetaType::UShort: case QMetaType::Char: case QMetaType::SChar: case QMetaType::UChar:
-    case QMetaType::Double: case QMetaType::Float:
-        out.statusStoredIsNumber = !q.value(7).isNull();
-        break;
-    default: break;
-    }
-    out.bizType = columnText(q.value(8));
-    const std::optional<QString> tenantColumn = rs.tenant.isEmpty() ? std::nullopt : columnText(q.value(9));
-    // Every column of the row under its real name; the mapped ones shown as the console reads
-    // them, and named as mapped (so `show` lists as "other" only what the mapping leaves out).
-    out.mappedColumns.clear();
-    for (const QString &c : {m.id, m.key, m.bizType, m.status, m.snapshot, m.createdAt, m.updatedAt, m.expireAt, m.version, m.tenant})
-        if (!c.isEmpty())
-            out.mappedColumns << c;
-    auto is = [](const QString &field, const QString &mapped) {
-        return !mapped.isEmpty() && field.compare(mapped, Qt::CaseInsensitive) == 0;
-    };
-    for (int i = kFirstColumn; i < rec.count(); ++i) {
-        const QString name = rec.fieldName(i);
-        const QVariant v = q.value(i);
-        QString shown;
-        if (v.isNull()) {
-            shown = QStringLiteral("NULL");
-            out.nullColumns << name;
+    QSet<QString> seen; // one record per key: the first row, as readRecord() always took
+    while (q.next()) {
+        const QSqlRecord rec = q.record();
+        constexpr int kFirstColumn = 10;
+        RecordDetail out;
+        out.hasVersionColumn = hasVersion;
+        out.hasExpireAtColumn = !rs.expireAt.isEmpty();
+        out.createdAt = canonicalTimeText(q.value(0));
+        out.updatedAt = canonicalTimeText(q.value(1));
+        out.expireAt = canonicalTimeText(q.value(2));
+        out.ageSeconds = q.value(3).toDouble();
+        if (!q.value(4).isNull())
+            out.expiresInSeconds = q.value(4).toDouble();
+        out.serverNow = canonicalTimeText(q.value(5));
+        out.resultSnapshot = rawText(q.value(6), m.snapshot, out.escapedColumns);
+        const StoredRecordStatus status = StoredRecordStatus::fromMapped(q.value(7), m.statuses);
+        out.statusText = status.text;
+        out.statusCode = status.code; // nullopt for NULL and for values no spelling matches (never rounded)
+        out.statusStored = status.stored;
+        switch (q.value(7).typeId()) {
+        case QMetaType::Int: case QMetaType::UInt: case QMetaType::LongLong: case QMetaType::ULongLong:
+        case QMetaType::Short: case QMetaType::UShort: case QMetaType::Char: case QMetaType::SChar: case QMetaType::UChar:
+        case QMetaType::Double: case QMetaType::Float:
+            out.statusStoredIsNumber = !q.value(7).isNull();
+            break;
+        default: break;
         }
-        else if (is(name, m.createdAt))
-            shown = out.createdAt;
-        else if (is(name, m.updatedAt))
-            shown = out.updatedAt;
-        else if (is(name, m.expireAt))
-            shown = out.expireAt;
-        else if (is(name, m.snapshot))
-            shown = QStringLiteral("(%1 characters)").arg(out.resultSnapshot ? out.resultSnapshot->size() : 0);
-        else
-            shown = *columnText(v);
-        out.allColumns.append({name, shown});
-        if (is(name, m.id))
-            out.id = v.toLongLong();
-        else if (is(name, m.key))
-            out.idemKey = v.toString();
-        else if (hasVersion && is(name, m.version) && !v.isNull())
-            out.version = v.toLongLong();
+        out.bizType = columnText(q.value(8));
+        const std::optional<QString> tenantColumn = rs.tenant.isEmpty() ? std::nullopt : columnText(q.value(9));
+        // Every column of the row under its real name; the mapped ones shown as the console reads
+        // them, and named as mapped (so `show` lists as "other" only what the mapping leaves out).
+        out.mappedColumns.clear();
+        for (const QString &c : {m.id, m.key, m.bizType, m.status, m.snapshot, m.createdAt, m.updatedAt, m.expireAt, m.version, m.tenant})
+            if (!c.isEmpty())
+                out.mappedColumns << c;
+        auto is = [](const QString &field, const QString &mapped) {
+            return !mapped.isEmpty() && field.compare(mapped, Qt::CaseInsensitive) == 0;
+        };
+        for (int i = kFirstColumn; i < rec.count(); ++i) {
+            const QString name = rec.fieldName(i);
+            const QVariant v = q.value(i);
+            QString shown;
+            if (v.isNull()) {
+                shown = QStringLiteral("NULL");
+                out.nullColumns << name;
+            }
+            else if (is(name, m.createdAt))
+                shown = out.createdAt;
+            else if (is(name, m.updatedAt))
+                shown = out.updatedAt;
+            else if (is(name, m.expireAt))
+                shown = out.expireAt;
+            else if (is(name, m.snapshot))
+                shown = QStringLiteral("(%1 characters)").arg(out.resultSnapshot ? out.resultSnapshot->size() : 0);
+            else
+                shown = *columnText(v);
+            out.allColumns.append({name, shown});
+            if (is(name, m.id))
+                out.id = v.toLongLong();
+            else if (is(name, m.key))
+                out.idemKey = v.toString();
+            else if (hasVersion && is(name, m.version) && !v.isNull())
+                out.version = v.toLongLong();
+        }
+        const BizTypeConfig bt = config.bizType(out.bizType.value_or(QString()));
+        out.processingTimeoutS = bt.processingTimeoutS;
+        out.failedEvidence = bt.failedEvidence;
+        out.failedEvidenceMaxAgeS = bt.failedEvidenceMaxAgeS;
+        out.upstreamConfigured = config.upstreams.contains(out.bizType.value_or(QString()))
+            || config.upstreamsOnDemand.contains(out.bizType.value_or(QString()));
+        // A real tenant column wins over the key pattern (DESIGN.md §10).
+        out.tenant = rs.tenant.isEmpty() ? tenantFromKey(out.idemKey, bt.tenantPattern) : tenantColumn.value_or(QString());
+        out.stale = out.statusCode == Processing && out.ageSeconds > out.processingTimeoutS;
+        if (!seen.contains(out.idemKey)) {
+            seen.insert(out.idemKey);
+            records.append(std::move(out));
+        }
     }
-    const BizTypeConfig bt = config.bizType(out.bizType.value_or(QString()));
-    out.processingTimeoutS = bt.processingTimeoutS;
-    out.failedEvidence = bt.failedEvidence;
-    out.failedEvidenceMaxAgeS = bt.failedEvidenceMaxAgeS;
-    out.upstreamConfigured = config.upstreams.contains(out.bizType.value_or(QString()))
-        || config.upstreamsOnDemand.contains(out.bizType.value_or(QString()));
-    // A real tenant column wins over the key pattern (DESIGN.md §10).
-    out.tenant = rs.tenant.isEmpty() ? tenantFromKey(out.idemKey, bt.tenantPattern) : tenantColumn.value_or(QString());
-    out.stale = out.statusCode == Processing && out.ageSeconds > out.processingTimeoutS;
-    return out;
+    return records;
 }
 
 QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config, const QString &key)
 {
+    return readTickets(session, config, QStringList{key});
+}
+
+QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config, const QStringList &keys)
+{
+    if (keys.isEmpty())
+        return {};
     const SqlDialect &d = session.dialect();
     const TicketSql ts = config.tickets(d.kind());
     SqlBuilder b;
@@ -213,7 +255,7 @@ QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config
     const QStringList columns{ts.idText() + QStringLiteral(" AS tc_id"), ts.key, ts.tenantOrNull(), title, ts.statuses.read(ts.status), d.rawText(ts.payload),
                               ts.time.text(ts.createdAt), ts.updatedAtTextOrNull()};
     const QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4, %5")
-                            .arg(columns.join(QStringLiteral(", ")), ts.table, textIs(b, d.kind(), ts.key, key), ts.createdAt, ts.id);
+                            .arg(columns.join(QStringLiteral(", ")), ts.table, keyIn(b, d.kind(), ts.key, keys), ts.createdAt, ts.id);
     QSqlQuery q = session.exec(sql, b);
     const QString titleName = ts.map.title.isEmpty() ? QStringLiteral("title") : ts.map.title;
     QVector<TicketRow> rows;
@@ -235,6 +277,13 @@ QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config
 
 QVector<IntentAttempt> readAttempts(DbSession &session, const WorkspaceConfig &config, const QString &key)
 {
+    return readAttempts(session, config, QStringList{key});
+}
+
+QVector<IntentAttempt> readAttempts(DbSession &session, const WorkspaceConfig &config, const QStringList &keys)
+{
+    if (keys.isEmpty())
+        return {};
     const SqlDialect &d = session.dialect();
     const IntentSql is = config.intents(d.kind());
     const IntentTableMap &m = is.map;
@@ -247,7 +296,7 @@ QVector<IntentAttempt> readAttempts(DbSession &session, const WorkspaceConfig &c
                               is.actor.isEmpty() ? QStringLiteral("NULL") : is.actor, is.time.text(is.createdAt),
                               is.time.text(is.updatedAt)};
     QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4, %5")
-                                   .arg(columns.join(QStringLiteral(", ")), is.table, textIs(b, d.kind(), is.key, key),
+                                   .arg(columns.join(QStringLiteral(", ")), is.table, keyIn(b, d.kind(), is.key, keys),
                                         is.createdAt, is.id),
                                b);
     QVector<IntentAttempt> rows;

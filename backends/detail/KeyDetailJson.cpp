@@ -424,7 +424,13 @@ QVector<T> readRows(const JsonIn &in, const QString &name, Read read)
 
 QJsonObject keyDetailFull(const KeyDetail &d)
 {
-    QJsonObject o = keyDetail(d);
+    // keyDetail() without the parts replaced below (the same members, built once: a key can
+    // hold thousands of attempts).
+    KeyDetail rest = d;
+    rest.record.reset();
+    rest.tickets.clear();
+    rest.attempts.clear();
+    QJsonObject o = keyDetail(rest);
     if (d.record) {
         const RecordDetail &r = *d.record;
         QJsonObject rec = record(r);

@@ -2,13 +2,16 @@
 // hash, the JSON writer (members in a fixed order) and the strict reader. Redaction is in
 // BundleRedact.cpp, the export from the stores in BundleExport.cpp.
 #include "Bundle.h"
+#include "BundleParts.h"
 
 #include "JsonRead.h"
 #include "KeyDetailJson.h"
 
+#include <QBuffer>
 #include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QtConcurrent/QtConcurrentMap>
 
 namespace triage {
 
@@ -45,8 +48,9 @@ QByteArray eventLine(const WindowEvent &e)
     return QJsonDocument(eventArray(e)).toJson(QJsonDocument::Compact);
 }
 
-/// An event from its canonical array, read at `path`.
-WindowEvent readEvent(const JsonIn &in, const QJsonValue &value, const QString &path)
+} // namespace
+
+WindowEvent bundle_parts::readEvent(const JsonIn &in, const QJsonValue &value, const QString &path)
 {
     WindowEvent e;
     const QJsonArray a = value.toArray();
@@ -87,6 +91,10 @@ WindowEvent readEvent(const JsonIn &in, const QJsonValue &value, const QString &
     e.settling = a.at(11).toBool();
     return e;
 }
+
+namespace {
+
+using bundle_parts::readEvent;
 
 QJsonObject windowJson(const WindowQuery &q)
 {
@@ -322,17 +330,68 @@ QByteArray canonicalEventList(const QVector<WindowEvent> &events)
     return out;
 }
 
+namespace {
+
+/// Events per block of canonical lines made at once on the pool, and blocks per round: at most
+/// a round's text (about 32,000 lines) is held.
+constexpr qsizetype kEventsPerBlock = 4096;
+constexpr qsizetype kBlocksPerRound = 8;
+
+/// Calls `take(text)` with the canonical lines of `events` (each ended by "\n"), block by block
+/// in order; the blocks of a round are made on the global pool's threads (the calling thread
+/// helping). `take` returns false to stop.
+template <typename Take>
+bool forEachLineBlock(const QVector<WindowEvent> &events, Take take)
+{
+    for (qsizetype round = 0; round < events.size(); round += kEventsPerBlock * kBlocksPerRound) {
+        QList<qsizetype> starts;
+        for (qsizetype b = round; b < std::min(events.size(), round + kEventsPerBlock * kBlocksPerRound); b += kEventsPerBlock)
+            starts << b;
+        const QList<QByteArray> blocks = QtConcurrent::blockingMapped(starts, [&events](qsizetype start) {
+            QByteArray text;
+            for (qsizetype i = start; i < std::min(events.size(), start + kEventsPerBlock); ++i) {
+                text += eventLine(events.at(i));
+                text += '\n';
+            }
+            return text;
+        });
+        for (const QByteArray &block : blocks)
+            if (!take(block))
+                return false;
+    }
+    return true;
+}
+
+} // namespace
+
 QString bundleEventsSha256(const QVector<WindowEvent> &events)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);
-    for (const WindowEvent &e : events) { // line by line: the list is never held whole
-        hash.addData(eventLine(e));
-        hash.addData(QByteArrayView("\n"));
-    }
+    forEachLineBlock(events, [&hash](const QByteArray &block) { // block by block: never held whole
+        hash.addData(block);
+        return true;
+    });
     return QString::fromLatin1(hash.result().toHex());
 }
 
-QByteArray writeBundleJson(const IncidentBundle &b)
+namespace {
+
+/// Keys serialised per parallel batch: the writer holds at most one batch's text (DESIGN.md §7
+/// "Bundles": memory stays bounded).
+constexpr qsizetype kKeysPerBatch = 64;
+
+bool put(QIODevice *device, const QByteArray &bytes, QString *error)
+{
+    if (device->write(bytes) == bytes.size())
+        return true;
+    if (error)
+        *error = device->errorString();
+    return false;
+}
+
+} // namespace
+
+bool writeBundleJson(const IncidentBundle &b, QIODevice *device, QString *error)
 {
     QJsonArray stores, clocks, redactions;
     for (const BundleStore &s : b.stores)
@@ -350,7 +409,7 @@ QByteArray writeBundleJson(const IncidentBundle &b)
                                       {QStringLiteral("sha256"), r.sha256}});
     QByteArray out = "{\n";
     member(&out, "format", QString::fromLatin1(kBundleFormatName));
-    member(&out, "format_version", b.formatVersion);
+    member(&out, "format_version", kBundleFormatVersion); // always this build's layout
     member(&out, "tool_version", b.toolVersion);
     member(&out, "generated_at", b.generatedAt);
     member(&out, "generated_by", b.generatedBy);
@@ -363,30 +422,69 @@ QByteArray writeBundleJson(const IncidentBundle &b)
     member(&out, "redaction", QJsonObject{{QStringLiteral("enabled"), b.redactionRules.enabled},
                                           {QStringLiteral("fields"), QJsonArray::fromStringList(b.redactionRules.fields)}});
     member(&out, "redactions", redactions);
-    member(&out, "notes", QJsonArray::fromStringList(b.notes));
+    member(&out, "window_notes", QJsonArray::fromStringList(b.notes)); // "notes" in format version 1
     member(&out, "events_sha256", b.eventsSha256);
     member(&out, "event_count", qint64(b.events.size()));
     member(&out, "event_columns", QJsonArray::fromStringList(eventColumns()));
-    // The events one canonical line each (the lines the hash covers, indented).
+    // The events one canonical line each (the lines the hash covers, indented), streamed.
     out += "    \"events\": [";
-    for (qsizetype i = 0; i < b.events.size(); ++i) {
-        out += i ? ",\n        " : "\n        ";
-        out += eventLine(b.events.at(i));
-    }
+    bool first = true;
+    const bool written = forEachLineBlock(b.events, [&](const QByteArray &block) {
+        // Each line indented, its "\n" turned into the separator (JSON strings hold no raw "\n").
+        for (qsizetype at = 0; at < block.size();) {
+            const qsizetype end = block.indexOf('\n', at);
+            out += first ? "\n        " : ",\n        ";
+            first = false;
+            out.append(QByteArrayView(block).sliced(at, end - at));
+            at = end + 1;
+        }
+        const bool ok = put(device, out, error);
+        out.clear();
+        return ok;
+    });
+    if (!written)
+        return false;
     out += b.events.isEmpty() ? "],\n" : "\n    ],\n";
     out += "    \"keys\": [";
-    for (qsizetype i = 0; i < b.keys.size(); ++i) {
-        out += i ? ",\n        " : "\n        ";
-        // One compact line per key: a key with thousands of attempts stays one line, and the
-        // file is written several times faster than indented (tests/bench/bundle_bench.cpp).
-        out += QJsonDocument(key_json::keyDetailFull(b.keys.at(i))).toJson(QJsonDocument::Compact);
+    // One compact line per key (a key with thousands of attempts stays one line), each its own
+    // small QJsonDocument; a batch of keys is serialised on the pool's threads at once, in order.
+    for (qsizetype start = 0; start < b.keys.size(); start += kKeysPerBatch) {
+        const qsizetype end = std::min(b.keys.size(), start + kKeysPerBatch);
+        QList<qsizetype> batch;
+        for (qsizetype i = start; i < end; ++i)
+            batch << i;
+        const QList<QByteArray> lines = QtConcurrent::blockingMapped(batch, [&b](qsizetype i) {
+            return QJsonDocument(key_json::keyDetailFull(b.keys.at(i))).toJson(QJsonDocument::Compact);
+        });
+        for (qsizetype i = start; i < end; ++i) {
+            out += i ? ",\n        " : "\n        ";
+            out += lines.at(i - start);
+        }
+        if (!put(device, out, error))
+            return false;
+        out.clear();
     }
     out += b.keys.isEmpty() ? "]\n" : "\n    ]\n";
     out += "}\n";
-    return out;
+    return put(device, out, error);
+}
+
+QByteArray writeBundleJson(const IncidentBundle &b)
+{
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    writeBundleJson(b, &buffer, nullptr); // a QBuffer write does not fail
+    return bytes;
 }
 
 std::optional<IncidentBundle> readBundleJson(const QByteArray &bytes, QString *error)
+{
+    return bundle_parts::readBundleDocument(bytes, bundle_parts::Parts::All, error, nullptr);
+}
+
+std::optional<IncidentBundle> bundle_parts::readBundleDocument(const QByteArray &bytes, Parts parts, QString *error,
+                                                               qint64 *eventCount)
 {
     QJsonParseError parse;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parse);
@@ -459,18 +557,25 @@ std::optional<IncidentBundle> readBundleJson(const QByteArray &bytes, QString *e
         const JsonIn r = in.element(QStringLiteral("redactions"), redactions, i);
         b.redactions.append({r.text(QStringLiteral("where")), r.text(QStringLiteral("field")), r.text(QStringLiteral("sha256"))});
     }
-    b.notes = in.strings(QStringLiteral("notes"));
+    // The stream's notes: "window_notes" since format version 2, "notes" in version 1.
+    b.notes = in.strings(b.formatVersion >= 2 ? QStringLiteral("window_notes") : QStringLiteral("notes"));
     b.eventsSha256 = in.text(QStringLiteral("events_sha256"));
-    const QJsonArray events = in.array(QStringLiteral("events"));
-    b.events.reserve(events.size());
-    for (qsizetype i = 0; i < events.size() && in.ok(); ++i)
-        b.events.append(readEvent(in, events.at(i), QStringLiteral("events[%1]").arg(i)));
+    if (parts == Parts::All) {
+        const QJsonArray events = in.array(QStringLiteral("events"));
+        b.events.reserve(events.size());
+        for (qsizetype i = 0; i < events.size() && in.ok(); ++i)
+            b.events.append(readEvent(in, events.at(i), QStringLiteral("events[%1]").arg(i)));
+    }
     const qint64 count = in.integer(QStringLiteral("event_count"));
-    if (in.ok() && count != b.events.size())
+    if (eventCount)
+        *eventCount = count;
+    if (in.ok() && parts == Parts::All && count != b.events.size())
         in.fail(QStringLiteral("\"event_count\" is %1 but \"events\" holds %2").arg(count).arg(b.events.size()));
-    const QJsonArray keys = in.array(QStringLiteral("keys"));
-    for (qsizetype i = 0; i < keys.size() && in.ok(); ++i)
-        b.keys.append(key_json::readKeyDetail(in.element(QStringLiteral("keys"), keys, i)));
+    if (parts == Parts::All) {
+        const QJsonArray keys = in.array(QStringLiteral("keys"));
+        for (qsizetype i = 0; i < keys.size() && in.ok(); ++i)
+            b.keys.append(key_json::readKeyDetail(in.element(QStringLiteral("keys"), keys, i)));
+    }
     if (!in.ok()) {
         *error = QStringLiteral("malformed bundle: %1").arg(in.error());
         return std::nullopt;

@@ -18,12 +18,15 @@
 
 #include <optional>
 
+class QIODevice;
+
 namespace triage {
 
 class Workspace;
 
 /// The bundle format this build writes and reads ("format_version"); a newer one is refused.
-constexpr int kBundleFormatVersion = 1;
+/// Version 2 names the stream's notes "window_notes" (version 1: "notes", still read).
+constexpr int kBundleFormatVersion = 2;
 /// The value of the bundle's "format" member.
 inline constexpr char kBundleFormatName[] = "triage-incident-bundle";
 
@@ -81,7 +84,7 @@ struct IncidentBundle {
     WindowSummary summary;
     RedactionRules redactionRules;     ///< as applied
     QVector<Redaction> redactions;     ///< what was redacted, in bundle order
-    QStringList notes;                 ///< filters a stream could not apply (WindowPage::notes)
+    QStringList notes;                 ///< filters a stream could not apply (WindowPage::notes); the file's "window_notes"
     /// Not in the file: the export as exportBundle() recorded it (triage_incident_export), or
     /// nullopt with `notRecordedReason` saying why ("read-only mode: the export is not
     /// recorded", "not recorded (--no-record)").
@@ -107,11 +110,36 @@ QString bundleEventsSha256(const QVector<WindowEvent> &events);
 /// The bundle as its JSON document (indented, members in a fixed order: two exports of the
 /// same data are byte-identical except "generated_at" and "clocks", both measured at the
 /// export); each event and each key one compact line (DESIGN.md §7 "Bundles").
+/// Always in this build's format version (kBundleFormatVersion), whatever bundle.formatVersion
+/// says (a version-1 bundle read and written again comes out in version 2, same events, same hash).
 QByteArray writeBundleJson(const IncidentBundle &bundle);
+/// The same bytes as writeBundleJson(bundle), written to `device` as they are made: the events
+/// in blocks, the keys a batch at a time (each key's line serialised on the global pool, the
+/// calling thread helping), so at most a batch's text is held besides the bundle. False with
+/// `*error` (when given) the device's message when a write fails.
+bool writeBundleJson(const IncidentBundle &bundle, QIODevice *device, QString *error);
 /// Reads a bundle file's bytes. nullopt with `*error` set when the bytes are not JSON, not a
 /// bundle ("not a triage incident bundle (no \"format\")"), of a newer format version, or
 /// malformed (the member path named). Does not check the hash: see verifyBundleHash().
 std::optional<IncidentBundle> readBundleJson(const QByteArray &bytes, QString *error);
+/// The start of a bundle file, for showing it before the rest is parsed (DESIGN.md §7
+/// "Offline viewer").
+/// Events the offline viewer reads before showing a bundle: the Incident view's first page
+/// (WindowEventsModel pages 500) with room to spare.
+constexpr int kBundleFirstEvents = 1000;
+struct BundleHead {
+    /// Every member but the keys and the events after the first ones asked for (all of them
+    /// and the keys when `whole`).
+    IncidentBundle bundle;
+    qint64 eventCount = 0; ///< the file's "event_count" (the events the whole file holds)
+    bool whole = false;    ///< true when `bundle` is the whole file, read by readBundleJson()
+};
+/// Reads the header and the first `firstEvents` events of a file in writeBundleJson()'s layout
+/// without parsing the rest (the caller reads it with readBundleJson(), off the GUI thread, and
+/// checks the hash there). A file in another layout (re-indented by a tool), cut short, or bad in
+/// its header is read whole by readBundleJson() at once (`whole`; nullopt with its exact
+/// message). A fault after the first events shows only in the later readBundleJson().
+std::optional<BundleHead> readBundleHead(const QByteArray &bytes, int firstEvents, QString *error);
 /// True when bundle.eventsSha256 equals bundleEventsSha256(bundle.events).
 bool verifyBundleHash(const IncidentBundle &bundle);
 

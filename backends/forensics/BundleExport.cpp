@@ -4,7 +4,7 @@
 
 #include "Audit.h"
 #include "ConsoleSchema.h"
-#include "KeyDetail.h"
+#include "KeyDetailBulk.h"
 #include "TextEscape.h"
 #include "Workspace.h"
 
@@ -21,8 +21,8 @@ namespace {
 
 /// Events per page read (each stream reads up to this many rows per page).
 constexpr int kPageSize = 5000;
-/// Keys whose details are read at once.
-constexpr int kKeysInFlight = 8;
+/// Keys whose details are read per loadKeyDetails() call.
+constexpr qsizetype kKeysPerBatch = 1000;
 
 template <typename T>
 Outcome<T> await(QFuture<Outcome<T>> future)
@@ -271,18 +271,22 @@ Outcome<IncidentBundle> runExport(Workspace &ws, WindowQuery query, std::optiona
     if (auto summary = reads.read<WindowSummary>([&](const WindowQuery &q) { return summarizeWindow(ws, q); }))
         bundle.summary = *summary;
 
-    // The involved keys' details, a few at a time.
+    // The involved keys' details, read in bulk (loadKeyDetails(): one statement per store and
+    // part per kKeysPerStatement keys); the next batch is read while this one is kept.
     const QStringList keys = involvedKeys(bundle.events);
-    for (qsizetype start = 0; start < keys.size(); start += kKeysInFlight) {
-        QList<QFuture<KeyDetail>> batch;
-        for (qsizetype i = start; i < std::min(keys.size(), start + kKeysInFlight); ++i)
-            batch << loadKeyDetail(ws, keys[i]);
-        for (QFuture<KeyDetail> &f : batch) {
-            KeyDetail d = f.result();
+    bundle.keys.reserve(keys.size());
+    QFuture<QVector<KeyDetail>> next;
+    if (!keys.isEmpty())
+        next = loadKeyDetails(ws, keys.mid(0, kKeysPerBatch));
+    for (qsizetype start = 0; start < keys.size(); start += kKeysPerBatch) {
+        QVector<KeyDetail> batch = next.result();
+        if (start + kKeysPerBatch < keys.size())
+            next = loadKeyDetails(ws, keys.mid(start + kKeysPerBatch, kKeysPerBatch));
+        for (KeyDetail &d : batch) {
             for (auto it = d.errors.cbegin(); it != d.errors.cend(); ++it)
                 reads.fail(*it);
             dropReaderRelative(&d);
-            bundle.keys << d;
+            bundle.keys << std::move(d);
         }
     }
 

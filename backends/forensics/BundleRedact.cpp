@@ -8,8 +8,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSet>
+#include <QtConcurrent/QtConcurrentMap>
 
 #include <algorithm>
+#include <numeric>
 
 namespace triage {
 
@@ -142,24 +144,36 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
                 r.apply(&e->detail, QStringLiteral("incident.pins[%1].event.detail").arg(i));
     for (qsizetype i = 0; i < bundle->events.size(); ++i)
         r.apply(&bundle->events[i].detail, QStringLiteral("events[%1].detail").arg(i));
-    for (KeyDetail &k : bundle->keys) {
+    // The keys on the global pool's threads (the calling thread helping), each into its own
+    // list; the lists are joined in key order, so the bundle is the same as redacted serially.
+    QVector<QVector<Redaction>> perKey(bundle->keys.size());
+    QList<qsizetype> order(bundle->keys.size());
+    std::iota(order.begin(), order.end(), 0);
+    KeyDetail *keys = bundle->keys.data(); // detached once here, never by the threads
+    QVector<Redaction> *lists = perKey.data();
+    QtConcurrent::blockingMap(order, [&r, keys, lists](qsizetype n) {
+        Redactor kr = r;
+        kr.found = &lists[n];
+        KeyDetail &k = keys[n];
         const QString key = QStringLiteral("keys[%1]").arg(k.idemKey);
         if (k.record)
-            r.apply(&k.record->resultSnapshot, key + QStringLiteral(".record.result_snapshot"));
+            kr.apply(&k.record->resultSnapshot, key + QStringLiteral(".record.result_snapshot"));
         for (qsizetype i = 0; i < k.attempts.size(); ++i) {
             const QString at = QStringLiteral("%1.attempts[%2].").arg(key).arg(i);
-            r.apply(&k.attempts[i].request, at + QStringLiteral("request"));
-            r.apply(&k.attempts[i].response, at + QStringLiteral("response"));
+            kr.apply(&k.attempts[i].request, at + QStringLiteral("request"));
+            kr.apply(&k.attempts[i].response, at + QStringLiteral("response"));
         }
         for (qsizetype i = 0; i < k.compensations.size(); ++i) {
             const QString at = QStringLiteral("%1.compensations[%2].").arg(key).arg(i);
-            r.apply(&k.compensations[i].request, at + QStringLiteral("request"));
-            r.apply(&k.compensations[i].response, at + QStringLiteral("response"));
+            kr.apply(&k.compensations[i].request, at + QStringLiteral("request"));
+            kr.apply(&k.compensations[i].response, at + QStringLiteral("response"));
         }
         for (qsizetype i = 0; i < k.compensationAttempts.size(); ++i)
-            r.apply(&k.compensationAttempts[i].responsePreview,
-                    QStringLiteral("%1.compensation_attempts[%2].response_preview").arg(key).arg(i));
-    }
+            kr.apply(&k.compensationAttempts[i].responsePreview,
+                     QStringLiteral("%1.compensation_attempts[%2].response_preview").arg(key).arg(i));
+    });
+    for (const QVector<Redaction> &list : std::as_const(perKey))
+        bundle->redactions << list;
 }
 
 } // namespace triage

@@ -84,6 +84,24 @@ QVector<AuditEntry> read(DbSession &session, const AuditQuery &query)
     return rows;
 }
 
+QVector<AuditEntry> readForKeys(DbSession &session, const QStringList &keys)
+{
+    if (keys.isEmpty())
+        return {};
+    SqlBuilder b;
+    QStringList bound;
+    for (const QString &k : keys)
+        bound << b.bind(k);
+    QSqlQuery q = session.exec(selectSql(b, columns(session.dialect()), QStringLiteral("triage_audit"),
+                                         {QStringLiteral("idem_key IN (%1)").arg(bound.join(QStringLiteral(", ")))},
+                                         QStringLiteral("at, id"), 0),
+                               b);
+    QVector<AuditEntry> rows;
+    while (q.next())
+        rows.append(fromQuery(q));
+    return rows;
+}
+
 std::optional<AuditEntry> byRequestId(DbSession &session, const QString &requestId)
 {
     SqlBuilder b;

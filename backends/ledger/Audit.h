@@ -22,6 +22,9 @@ namespace audit_sql {
 qint64 insert(DbSession &session, const AuditEntry &entry);
 /// Reads audit rows, oldest first. Throws DbException.
 QVector<AuditEntry> read(DbSession &session, const AuditQuery &query);
+/// The rows of every key of `keys` (idem_key IN, each bound; at most a few hundred keys), by
+/// at then id; the caller groups them by idem_key. Empty `keys`: nothing read.
+QVector<AuditEntry> readForKeys(DbSession &session, const QStringList &keys);
 /// The row written by request `requestId`, if any.
 std::optional<AuditEntry> byRequestId(DbSession &session, const QString &requestId);
 /// The latest `applied` row for `idemKey`, if any (who changed it last).

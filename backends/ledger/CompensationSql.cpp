@@ -45,6 +45,25 @@ QVariant nullOr(const QString &text)
 
 } // namespace
 
+namespace {
+
+CompensationAttemptRow attemptFrom(const QSqlQuery &q)
+{
+    CompensationAttemptRow a;
+    a.id = q.value(0).toLongLong();
+    a.compKey = q.value(1).toString();
+    a.kind = q.value(2).toString();
+    a.at = canonicalTimeText(q.value(3));
+    if (!q.value(4).isNull())
+        a.httpStatus = q.value(4).toInt();
+    a.classification = q.value(5).toString();
+    a.responsePreview = columnText(q.value(6));
+    a.error = columnText(q.value(7));
+    return a;
+}
+
+} // namespace
+
 namespace compensation_sql {
 
 QVector<CompensationRow> read(DbSession &session, const CompensationQuery &query)
@@ -83,19 +102,44 @@ QVector<CompensationAttemptRow> attempts(DbSession &session, const QString &comp
                                    .arg(session.dialect().timeText(QStringLiteral("at")), b.bind(compKey)),
                                b);
     QVector<CompensationAttemptRow> rows;
-    while (q.next()) {
-        CompensationAttemptRow a;
-        a.id = q.value(0).toLongLong();
-        a.compKey = q.value(1).toString();
-        a.kind = q.value(2).toString();
-        a.at = canonicalTimeText(q.value(3));
-        if (!q.value(4).isNull())
-            a.httpStatus = q.value(4).toInt();
-        a.classification = q.value(5).toString();
-        a.responsePreview = columnText(q.value(6));
-        a.error = columnText(q.value(7));
-        rows.append(a);
-    }
+    while (q.next())
+        rows.append(attemptFrom(q));
+    return rows;
+}
+
+QVector<CompensationRow> readForSources(DbSession &session, const QStringList &sourceKeys)
+{
+    if (sourceKeys.isEmpty())
+        return {};
+    SqlBuilder b;
+    QStringList bound;
+    for (const QString &k : sourceKeys)
+        bound << b.bind(k);
+    QSqlQuery q = session.exec(selectSql(b, columns(session.dialect()), QStringLiteral("triage_compensation"),
+                                         {QStringLiteral("source_key IN (%1)").arg(bound.join(QStringLiteral(", ")))},
+                                         QStringLiteral("created_at, id"), 0),
+                               b);
+    QVector<CompensationRow> rows;
+    while (q.next())
+        rows.append(rowFrom(q));
+    return rows;
+}
+
+QVector<CompensationAttemptRow> attemptsOf(DbSession &session, const QStringList &compKeys)
+{
+    QVector<CompensationAttemptRow> rows;
+    if (compKeys.isEmpty())
+        return rows;
+    SqlBuilder b;
+    QStringList bound;
+    for (const QString &k : compKeys)
+        bound << b.bind(k);
+    QSqlQuery q = session.exec(QStringLiteral("SELECT id, comp_key, kind, %1, http_status, classification, response_preview, error "
+                                              "FROM triage_compensation_attempt WHERE comp_key IN (%2) ORDER BY id")
+                                   .arg(session.dialect().timeText(QStringLiteral("at")), bound.join(QStringLiteral(", "))),
+                               b);
+    while (q.next())
+        rows.append(attemptFrom(q));
     return rows;
 }
 

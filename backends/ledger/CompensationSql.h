@@ -32,6 +32,11 @@ QVector<CompensationRow> read(DbSession &session, const CompensationQuery &query
 std::optional<CompensationRow> byKey(DbSession &session, const QString &compKey);
 /// Every attempt of `compKey`, in order.
 QVector<CompensationAttemptRow> attempts(DbSession &session, const QString &compKey);
+/// The compensations whose source is one of `sourceKeys` (each bound; at most a few hundred),
+/// oldest first across them; the caller groups them by source_key. Empty: nothing read.
+QVector<CompensationRow> readForSources(DbSession &session, const QStringList &sourceKeys);
+/// Every attempt of the compensations `compKeys` (each bound), by id; grouped by the caller.
+QVector<CompensationAttemptRow> attemptsOf(DbSession &session, const QStringList &compKeys);
 /// Inserts the intent row of `r` (status INTENT, 0 attempts, the server's time) in its own
 /// transaction and returns it as stored. A second intent for the same comp_key is a unique
 /// violation (DbError::isUniqueViolation()).

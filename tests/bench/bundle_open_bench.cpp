@@ -2,10 +2,11 @@
 // "reopening it offline shows the first page in ≤ 1 s"). Writes a bundle of --events events
 // (default 100,000; hand-built like a 30-minute window: a quarter records, a quarter tickets,
 // the rest intent attempts, each with its key's detail) with writeBundleJson() to a temporary
-// file, then measures, in an offscreen 1400x900 BundleWindow with no database: reading the file,
-// readBundleJson(), and the window until its event list shows the first page (IncidentView::
-// windowLoaded()); then the hash check (bundleEventsSha256() off the GUI thread) and the whole
-// list paged to its end. Needs no server.
+// file, then measures, in an offscreen 1400x900 BundleWindow with no database, as --open-bundle
+// opens it: reading the file, readBundleHead() (header and first events), and the window until
+// its event list shows the first page (IncidentView::windowLoaded()); then the rest read
+// (readBundleJson()) and the hash checked (bundleEventsSha256()), both off the GUI thread, and
+// the whole list paged to its end. Needs no server.
 #include "BenchUtil.h"
 
 #include "Bundle.h"
@@ -111,11 +112,14 @@ int main(int argc, char **argv)
     const QByteArray bytes = f.readAll();
     const double readMs = clock.nsecsElapsed() / 1e6;
     QString error;
-    std::optional<IncidentBundle> bundle = readBundleJson(bytes, &error);
-    if (!bundle)
+    // As --open-bundle does: the header and the first events now, the rest in the window.
+    std::optional<BundleHead> head = readBundleHead(bytes, kBundleFirstEvents, &error);
+    if (!head)
         die(error);
+    if (head->whole)
+        die(QStringLiteral("the bundle was not read in two steps"));
     const double parsedMs = clock.nsecsElapsed() / 1e6;
-    BundleWindow window(std::make_shared<const IncidentBundle>(std::move(*bundle)), path, nullptr);
+    BundleWindow window(std::move(*head), bytes, path, nullptr);
     window.resize(1400, 900);
     IncidentView *view = window.incidentView();
     double firstPageMs = 0, hashMs = 0;
@@ -150,10 +154,10 @@ int main(int argc, char **argv)
         die(QStringLiteral("the list holds %1 events, expected %2").arg(view->eventsModel()->eventCount()).arg(events));
     std::printf("\nreopening %lld events offline (no database), offscreen 1400x900:\n", events);
     std::printf("  file read                     %10.1f ms\n", readMs);
-    std::printf("  readBundleJson()              %10.1f ms (cumulative)\n", parsedMs);
+    std::printf("  readBundleHead()              %10.1f ms (cumulative)\n", parsedMs);
     std::printf("  first page shown (%d rows)   %10.1f ms (cumulative; target <= 1000 ms: %s)\n", firstRows, firstPageMs,
                 firstPageMs <= 1000 ? "met" : "MISSED");
-    std::printf("  hash checked                  %10.1f ms (cumulative)\n", hashMs);
+    std::printf("  rest read, hash checked       %10.1f ms (cumulative)\n", hashMs);
     std::printf("  whole list paged to its end   %10.1f ms (cumulative)\n", allMs);
     QJsonObject doc;
     doc[QStringLiteral("events")] = events;

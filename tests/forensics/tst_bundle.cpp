@@ -174,7 +174,8 @@ void TestBundle::roundTrip()
 {
     const IncidentBundle b = oddBundle();
     const QByteArray json = writeBundleJson(b);
-    QVERIFY(json.startsWith("{\n    \"format\": \"triage-incident-bundle\",\n    \"format_version\": 1,\n"));
+    QVERIFY(json.startsWith("{\n    \"format\": \"triage-incident-bundle\",\n    \"format_version\": 2,\n"));
+    QVERIFY(json.contains("\n    \"window_notes\": [\n        \"biz_type filter not applied to ticket.created\"\n    ],\n"));
     QString error;
     const auto back = readBundleJson(json, &error);
     QVERIFY2(back, qPrintable(error));
@@ -259,8 +260,8 @@ void TestBundle::malformed()
     QCOMPARE(readError("{}"), QStringLiteral("not a triage incident bundle (no \"format\")"));
     QCOMPARE(readError(R"({"format":"other"})"), QStringLiteral("not a triage incident bundle (format \"other\")"));
     QByteArray newer = good;
-    newer.replace("\"format_version\": 1,", "\"format_version\": 2,");
-    QCOMPARE(readError(newer), QStringLiteral("bundle format version 2 is newer than this build reads (1): upgrade the console"));
+    newer.replace("\"format_version\": 2,", "\"format_version\": 3,");
+    QCOMPARE(readError(newer), QStringLiteral("bundle format version 3 is newer than this build reads (2): upgrade the console"));
     QByteArray wrongType = good;
     wrongType.replace("\"event_count\": 3,", "\"event_count\": \"3\",");
     QCOMPARE(readError(wrongType), QStringLiteral("malformed bundle: \"event_count\" must be a number, not a string"));

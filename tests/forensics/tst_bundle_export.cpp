@@ -11,10 +11,13 @@
 #include "Bundle.h"
 #include "ConsoleSchema.h"
 #include "Incident.h"
+#include "KeyDetailBulk.h"
+#include "KeyDetailJson.h"
 #include "TextEscape.h"
 #include "Workspace.h"
 
 #include <QCryptographicHash>
+#include <QJsonDocument>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -119,6 +122,8 @@ private slots:
     void storeDown();
     void recording_data();
     void recording();
+    void bulkDetails_data();
+    void bulkDetails();
 };
 
 void TestBundleExport::roundTrip_data()
@@ -195,6 +200,71 @@ void TestBundleExport::roundTrip()
     const QByteArray again = writeBundleJson(*second);
     QVERIFY(withoutMoment(json).size() < json.size());
     QVERIFY(withoutMoment(json) == withoutMoment(again));
+}
+
+void TestBundleExport::bulkDetails_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(true, false);
+}
+
+/// A key's detail without what depends on the reading moment (as the bundle keeps it), compact JSON.
+QByteArray momentless(KeyDetail d)
+{
+    if (d.record) {
+        for (const QString &w : expiryWarnings(*d.record))
+            d.warnings.removeAll(w);
+        d.record->ageSeconds = 0;
+        d.record->expiresInSeconds.reset();
+        d.record->serverNow = QString();
+    }
+    return QJsonDocument(key_json::keyDetailFull(d)).toJson(QJsonDocument::Compact);
+}
+
+void TestBundleExport::bulkDetails()
+{
+    // loadKeyDetails() (the export's bulk read) gives exactly what loadKeyDetail() gives key by
+    // key: records, tickets, attempts, audit, compensations with their attempts, a
+    // key with nothing, the 10 MB snapshot and odd text; and a batch larger than one statement.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    TRIAGE_OK(seedOdd(db));
+    TRIAGE_OK(db.adminExec(QStringLiteral("INSERT INTO triage_compensation (comp_key, source_key, biz_type, action, target, request, "
+                                          "status, attempts, operator, reason, created_at, updated_at) VALUES "
+                                          "('comp:cancel:2:k:b', 'k:b', 'ticket_create', 'cancel', '2', '{}', 'SUCCEEDED', 1, 'bob', "
+                                          "'duplicate ticket', %1, %2), ('comp:cancel:4:k:b', 'k:b', 'ticket_create', 'cancel', '4', "
+                                          "'{}', 'INTENT', 0, 'bob', 'duplicate ticket', %3, %3)")
+                               .arg(ts(db, 160000), ts(db, 180000), ts(db, 170000))));
+    TRIAGE_OK(db.adminExec(QStringLiteral("INSERT INTO triage_compensation_attempt (comp_key, kind, at, http_status, classification) "
+                                          "VALUES ('comp:cancel:4:k:b', 'send', %1, 503, 'RETRYABLE'), "
+                                          "('comp:cancel:2:k:b', 'send', %2, 200, 'SUCCEEDED'), "
+                                          "('comp:cancel:2:k:b', 'confirm', %3, 200, 'CONFIRMED')")
+                               .arg(ts(db, 171000), ts(db, 172000), ts(db, 190000))));
+    Workspace ws(db.config());
+    QStringList keys{QStringLiteral("k:a"), QStringLiteral("k:b"), QStringLiteral("k:c"), QStringLiteral("k:z"), kOdd,
+                     QStringLiteral("k:none"), QStringLiteral("K:A")};
+    for (int i = 0; i < kKeysPerStatement; ++i) // past one statement's keys
+        keys << QStringLiteral("k:filler:%1").arg(i);
+    keys << QStringLiteral("k:b:last");
+    TRIAGE_OK(record(db, QStringLiteral("k:b:last"), 120000, 130000, 1));
+    const QVector<KeyDetail> bulk = loadKeyDetails(ws, keys).result();
+    QCOMPARE(bulk.size(), keys.size());
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        if (i >= 7 && i < keys.size() - 1)
+            continue; // the fillers: checked below as empty
+        const KeyDetail one = loadKeyDetail(ws, keys[i]).result();
+        QCOMPARE(bulk[i].idemKey, keys[i]);
+        QCOMPARE(momentless(bulk[i]), momentless(one));
+    }
+    QCOMPARE(bulk[1].tickets.size(), 1);
+    QCOMPARE(bulk[1].compensations.size(), 2);
+    QCOMPARE(bulk[1].compensationAttempts.size(), 3);
+    QCOMPARE(bulk[1].compensationAttempts[0].compKey, QStringLiteral("comp:cancel:2:k:b"));
+    QVERIFY(!bulk[5].record && bulk[5].attempts.isEmpty());
+    QVERIFY(!bulk[6].record); // "K:A" is not "k:a", even on MariaDB's case-insensitive collations
+    QVERIFY(bulk[keys.size() - 1].record);
+    QVERIFY(!bulk[100].record && bulk[100].tickets.isEmpty() && bulk[100].errors.isEmpty());
 }
 
 void TestBundleExport::storeDown_data()

@@ -25,6 +25,8 @@
 #include <QTableView>
 #include <QTest>
 
+#include <limits>
+
 using namespace triage;
 
 namespace {
@@ -116,6 +118,8 @@ class TestBundleWindow : public QObject {
 private slots:
     void offline();
     void tampered();
+    void twoSteps();
+    void twoStepsLateFault();
 };
 
 void TestBundleWindow::offline()
@@ -228,6 +232,88 @@ void TestBundleWindow::tampered()
     QCOMPARE(w.hashText(), QStringLiteral("EVENTS HASH DOES NOT MATCH: the bundle records %1 but its events hash to %2 \u2014 the events "
                                           "were changed after the export; do not trust them")
                                .arg(recorded, bundleEventsSha256(b.events)));
+}
+
+namespace {
+
+/// handBuilt() with `extra` more intent attempts of k:a after its events (past the first
+/// events readBundleHead() reads), in window order.
+IncidentBundle longBundle(int extra)
+{
+    IncidentBundle b = handBuilt();
+    const UtcMicros start = *parseUtcMicros(u"2026-01-01T00:22:00Z");
+    for (int i = 0; i < extra; ++i) {
+        const UtcMicros at = start + qint64(i) * 100000;
+        b.events << event(formatUtcMicros(at), EventKind::IntentAttempt, QString::number(100 + i), QStringLiteral("k:a"),
+                          QStringLiteral("UNKNOWN"), QStringLiteral("create_ticket"), QStringLiteral("agent-1"));
+    }
+    b.eventsSha256 = bundleEventsSha256(b.events);
+    return b;
+}
+
+} // namespace
+
+void TestBundleWindow::twoSteps()
+{
+    // As --open-bundle opens a file: the head (header and first events) shows at once, the rest
+    // is read on the window's pool; every event pages in, the hash is checked, keys and Export…
+    // come from the whole bundle.
+    const IncidentBundle b = longBundle(2 * kBundleFirstEvents);
+    const QByteArray bytes = writeBundleJson(b);
+    QString error;
+    std::optional<BundleHead> head = readBundleHead(bytes, kBundleFirstEvents, &error);
+    QVERIFY2(head, qPrintable(error));
+    QVERIFY(!head->whole);
+    BundleWindow w(std::move(*head), bytes, QStringLiteral("/tmp/long.json"), nullptr);
+    w.resize(1400, 900);
+    IncidentView *view = w.incidentView();
+    QSignalSpy loaded(view, &IncidentView::windowLoaded);
+    w.show();
+    QVERIFY(loaded.wait(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(w.hashDone(), 30000);
+    QCOMPARE(w.hashText(), QStringLiteral("events hash %1 \u2014 not checked: no database").arg(b.eventsSha256));
+    view->scrollToTime(std::numeric_limits<qint64>::max());
+    QTRY_VERIFY_WITH_TIMEOUT(view->eventsModel()->atEnd(), 30000);
+    QCOMPARE(view->eventsModel()->eventCount(), qint64(b.events.size()));
+    QSignalSpy detail(w.detailView(), &KeyDetailView::detailLoaded);
+    emit view->keyActivated(QStringLiteral("k:a"));
+    QVERIFY(detail.wait(30000));
+    QCOMPARE(w.detailView()->detail().attempts.size(), 1);
+    QTemporaryDir dir;
+    QSignalSpy exported(view, &IncidentView::exportFinished);
+    view->exportTo(dir.filePath(QStringLiteral("again.json")));
+    QVERIFY(exported.wait(30000));
+    QCOMPARE(exported.at(0).at(0).toBool(), true);
+    QFile again(dir.filePath(QStringLiteral("again.json")));
+    QVERIFY(again.open(QIODevice::ReadOnly));
+    QCOMPARE(again.readAll(), bytes);
+}
+
+void TestBundleWindow::twoStepsLateFault()
+{
+    // A fault past the first events: the first page shows, then the hash line says why the rest
+    // cannot be read (in red), and a key's detail says so too.
+    const IncidentBundle b = longBundle(2 * kBundleFirstEvents);
+    QByteArray bytes = writeBundleJson(b);
+    const qsizetype at = bytes.indexOf("\"intent.attempt\",\"1800\"");
+    QVERIFY(at > 0);
+    bytes.replace(at, 16, "\"intent.nope\"");
+    QString error;
+    std::optional<BundleHead> head = readBundleHead(bytes, kBundleFirstEvents, &error);
+    QVERIFY2(head, qPrintable(error));
+    BundleWindow w(std::move(*head), bytes, QStringLiteral("/tmp/bad.json"), nullptr);
+    QSignalSpy loaded(w.incidentView(), &IncidentView::windowLoaded);
+    w.show();
+    QVERIFY(loaded.wait(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(w.hashDone(), 30000);
+    QCOMPARE(w.hashText(), QStringLiteral("BUNDLE CANNOT BE READ WHOLE: malformed bundle: \"events[1704][2]\" names an unknown kind "
+                                          "\"intent.nope\" \u2014 only its first events are shown; the events hash was not checked"));
+    QSignalSpy detail(w.detailView(), &KeyDetailView::detailLoaded);
+    emit w.incidentView()->keyActivated(QStringLiteral("k:a"));
+    QVERIFY(detail.wait(30000));
+    QVERIFY2(w.detailView()->detail().warnings.contains(
+                 QStringLiteral("The bundle cannot be read whole: malformed bundle: \"events[1704][2]\" names an unknown kind \"intent.nope\"")),
+             qPrintable(w.detailView()->detail().warnings.join(QLatin1Char('\n'))));
 }
 
 QTEST_MAIN(TestBundleWindow)

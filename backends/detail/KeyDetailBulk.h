@@ -1,0 +1,32 @@
+#pragma once
+// The key detail read for many keys at once (the bundle's export, DESIGN.md §7 "Bundles").
+
+#include "KeyDetail.h"
+
+#include <QStringList>
+
+namespace triage {
+
+namespace detail_sql {
+/// readRecord() / readTickets() / readAttempts() for several keys in one statement each:
+/// `key IN (…)` with every key bound (on MySQL/MariaDB also compared as BINARY, as for one
+/// key), so at most a few hundred keys per call. Records: one per key (the first row), in no
+/// particular order; tickets and attempts in the one-key order (created_at, then id) across the
+/// keys: the caller groups them by their idem_key. Empty `keys`: nothing read. Throw DbException.
+QVector<RecordDetail> readRecords(DbSession &session, const WorkspaceConfig &config, const QStringList &keys);
+QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config, const QStringList &keys);
+QVector<IntentAttempt> readAttempts(DbSession &session, const WorkspaceConfig &config, const QStringList &keys);
+} // namespace detail_sql
+
+/// Keys per bulk statement of loadKeyDetails().
+constexpr int kKeysPerStatement = 500;
+
+/// loadKeyDetail() for many keys at once: each store's part (record, tickets, attempts, audit,
+/// compensations and their attempts) read in bulk, one statement per part per
+/// kKeysPerStatement keys (every key bound), on the same workers; the same details as
+/// loadKeyDetail() gives key by key (rows grouped by their exact key, then the same warnings
+/// and timeline), in `keys`' order. A part that fails gives every key its error, as one read
+/// per key would.
+QFuture<QVector<KeyDetail>> loadKeyDetails(Workspace &workspace, const QStringList &keys);
+
+} // namespace triage
