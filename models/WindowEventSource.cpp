@@ -1,5 +1,7 @@
 #include "WindowEventSource.h"
 
+#include "SharedFuture.h"
+
 #include "Workspace.h"
 
 #include <QtConcurrent/QtConcurrentRun>
@@ -66,7 +68,9 @@ public:
             });
         }
         // Past the first events: the page waits for the whole list (read on another thread).
-        return m_all.then(&m_pool, [total, cursor, limit](const Outcome<QVector<WindowEvent>> &all) {
+        // Every page past the first events waits on the one shared future: continueShared(),
+        // never then() (a second then() replaces the first in Qt 6.4 and its page never comes).
+        return continueShared(m_all, &m_pool, [total, cursor, limit](const Outcome<QVector<WindowEvent>> &all) {
             if (!all.ok())
                 return Outcome<WindowPage>::failure(*all.error);
             return Outcome<WindowPage>::success(cutPage(*all, total, cursor, limit));

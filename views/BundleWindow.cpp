@@ -2,6 +2,7 @@
 
 #include "IncidentView.h"
 #include "KeyDetailView.h"
+#include "SharedFuture.h"
 #include "StatusTone.h"
 #include "Theme.h"
 #include "WhenReady.h"
@@ -51,7 +52,8 @@ BundleWindow::BundleWindow(BundleHead head, QByteArray bytes, const QString &pat
             return Whole{nullptr, error, {}};
         return wholeOf(std::make_shared<const IncidentBundle>(std::move(*read)));
     });
-    auto events = m_whole.then(&m_readPool, [](const Whole &w) {
+    // m_whole is shared (pages, keys' details, the hash): continueShared(), never then().
+    auto events = continueShared(m_whole, &m_readPool, [](const Whole &w) {
         if (!w.bundle)
             return Outcome<QVector<WindowEvent>>::failure(
                 {DbRole::Idempotency, DbError::Kind::Config, QStringLiteral("the bundle cannot be read whole: %1").arg(w.error), {}});
@@ -83,8 +85,7 @@ void BundleWindow::build(const IncidentBundle &shown, std::unique_ptr<WindowEven
         };
         if (whole.isFinished())
             return QtFuture::makeReadyFuture(lookup(whole.result()));
-        QFuture<Whole> later = whole; // then() is not const
-        return later.then(pool, lookup);
+        return continueShared(whole, pool, lookup);
     };
 
     m_hash = new QLabel(this);
@@ -146,7 +147,7 @@ void BundleWindow::checkHash()
     // The events are hashed again off the GUI thread (once read whole); the recorded value
     // means nothing alone.
     using Checked = QPair<Whole, QString>;
-    auto hashed = m_whole.then(&m_readPool, [](const Whole &w) {
+    auto hashed = continueShared(m_whole, &m_readPool, [](const Whole &w) {
         return Checked(w, w.bundle ? bundleEventsSha256(w.bundle->events) : QString());
     });
     whenReady(hashed, this, [this](const Checked &checked) {

@@ -29,13 +29,14 @@ int runBundleViewer(const QCommandLineParser &parser, const QString &file, const
         return 1;
     }
     QString error;
-    std::optional<IncidentBundle> read = readBundleJson(f.readAll(), &error);
+    // The header and the first page now; the rest is read by the window, off the GUI thread.
+    const QByteArray bytes = f.readAll();
     f.close();
-    if (!read) {
+    std::optional<BundleHead> head = readBundleHead(bytes, kBundleFirstEvents, &error);
+    if (!head) {
         std::fprintf(stderr, "triage-console: %s: %s\n", qUtf8Printable(file), qUtf8Printable(error));
         return 1;
     }
-    auto bundle = std::make_shared<const IncidentBundle>(std::move(*read));
 
     // A database only when the operator named one: it checks the hash, nothing else.
     std::unique_ptr<Workspace> workspace;
@@ -54,7 +55,7 @@ int runBundleViewer(const QCommandLineParser &parser, const QString &file, const
         installMappingCheck(*workspace);
     }
 
-    BundleWindow window(bundle, file, workspace.get());
+    BundleWindow window(std::move(*head), bytes, file, workspace.get());
     window.resize(1400, 900);
     window.show();
     if (screenshotPath.isEmpty())
