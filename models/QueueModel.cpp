@@ -5,6 +5,8 @@
 #include "WhenReady.h"
 #include "Workspace.h"
 
+#include <QSet>
+
 #include "Log.h"
 #include "Queue.h"
 
@@ -312,14 +314,25 @@ void QueueModel::loadClaims(int first, int count)
                                              claims.error->message.toStdString());
                       return;
                   }
+                  QSet<QString> changed;
                   for (const QString &k : keys) {
-                      if (claims->contains(k))
-                          m_claims.insert(k, claims->value(k));
-                      else
-                          m_claims.remove(k);
+                      if (claims->contains(k)) {
+                          const Claim c = claims->value(k);
+                          const auto it = m_claims.constFind(k);
+                          if (it == m_claims.cend() || it->holder != c.holder || it->claimedAt != c.claimedAt
+                              || it->expiresAt != c.expiresAt || it->ageS != c.ageS)
+                              changed.insert(k);
+                          m_claims.insert(k, c);
+                      } else if (m_claims.remove(k) > 0) {
+                          changed.insert(k);
+                      }
                   }
-                  if (!m_rows.isEmpty())
-                      emit dataChanged(index(0, ClaimColumn), index(int(m_rows.size()) - 1, ClaimColumn));
+                  // Only the rows whose claim changed: a dataChanged over every row makes a view
+                  // re-lay itself out and fetch the next page by itself (tst_views_query_cancel).
+                  for (int row = 0; row < m_rows.size(); ++row) {
+                      if (changed.contains(m_rows.at(row).idemKey))
+                          emit dataChanged(index(row, ClaimColumn), index(row, ClaimColumn));
+                  }
               });
 }
 

@@ -289,7 +289,7 @@ void TstConfigFile::exampleUncommentedIsValid()
                                                      : body;
         ++uncommented;
     }
-    QCOMPARE(uncommented, 19); // every commented-out key= line of the example
+    QCOMPARE(uncommented, 20); // every commented-out key= line of the example
     QTemporaryDir dir;
     const QString path = writeIni(dir, lines.join(QLatin1Char('\n')).toUtf8());
     QString error;
