@@ -64,6 +64,9 @@ QString fill(const TestDatabase &db, const QString &prefix, int n, qint64 firstT
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
+    // The simulator this build made (the bench is not installed beside it).
+    if (!qEnvironmentVariableIsSet("TRIAGE_UPSTREAM_SIM"))
+        qputenv("TRIAGE_UPSTREAM_SIM", QByteArrayLiteral(TRIAGE_UPSTREAM_SIM_PATH));
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("One reconcile pass against the upstream simulator (DESIGN.md §8)."));
     p.addHelpOption();
