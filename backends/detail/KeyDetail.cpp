@@ -85,12 +85,26 @@ void appendNumber(QString &out, qint64 n)
     out += QStringView(digits + i, 24 - i);
 }
 
-/// "PROCESSING" from a state JSON text ({"status":"PROCESSING",…}), or "?".
+/// An audit row's from/to state in a word or three: a record's status ("PROCESSING" from
+/// {"status":"PROCESSING",…}), an escalation's ("open DUPLICATE" from {"state":"open",
+/// "reason":"DUPLICATE",…}, DESIGN.md §8), a claim's ("held by alice" from {"holder":"alice",…}),
+/// "none" for an empty state (a row created or deleted), else "?".
 QString stateName(const QString &stateJson)
 {
+    if (stateJson.trimmed().isEmpty())
+        return QStringLiteral("none");
     const QJsonObject o = QJsonDocument::fromJson(stateJson.toUtf8()).object();
     const QString s = o.value(QStringLiteral("status")).toString();
-    return s.isEmpty() ? QStringLiteral("?") : s;
+    if (!s.isEmpty())
+        return s;
+    const QString state = o.value(QStringLiteral("state")).toString();
+    const QString reason = o.value(QStringLiteral("reason")).toString();
+    if (!state.isEmpty() && !reason.isEmpty())
+        return state + QLatin1Char(' ') + reason;
+    const QString holder = o.value(QStringLiteral("holder")).toString();
+    if (!holder.isEmpty())
+        return QStringLiteral("held by ") + holder;
+    return QStringLiteral("?");
 }
 
 /// Condition: text `column` equals one of `keys` exactly (textIs() for one key; for several
