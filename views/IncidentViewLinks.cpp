@@ -52,8 +52,8 @@ void IncidentView::tryPendingEvent()
         if (kind.isValid() && EventKind(kind.toInt()) == m_pendingEvent->first
             && index.data(WindowEventsModel::EventIdRole).toString() == m_pendingEvent->second) {
             m_pendingEvent.reset();
-            m_table->setCurrentIndex(index);
-            m_table->scrollTo(index, QAbstractItemView::PositionAtCenter);
+            // Opened as a double-click would: selected, centred, its key in the detail pane.
+            activateEventRow(row);
             return;
         }
     }

@@ -86,8 +86,14 @@ void TestLinks::windowLinkOpensAndCopies()
     link.kind = DeepLink::Kind::Window;
     link.query = q;
     link.event = event;
+    const QString eventKey = table->model()->index(5, 0).data(WindowEventsModel::IdemKeyRole).toString();
+    QVERIFY(!eventKey.isEmpty());
+    QSignalSpy detailLoaded(w.detailView(), &KeyDetailView::detailLoaded);
     w.openLink(link);
     QTRY_COMPARE_WITH_TIMEOUT(table->currentIndex().row(), 5, 30000);
+    // The linked event opens as a double-click: its key in the detail pane.
+    QTRY_VERIFY_WITH_TIMEOUT(!detailLoaded.isEmpty(), 30000);
+    QCOMPARE(w.detailView()->detail().idemKey, eventKey);
     QCOMPARE(view->currentLink(), windowLink(q, event));
     view->findChild<QPushButton *>(QStringLiteral("incidentCopyLink"))->click();
     QCOMPARE(QGuiApplication::clipboard()->text(), windowLink(q, event));
