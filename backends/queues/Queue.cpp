@@ -30,7 +30,8 @@ QString queueTitle(QueueKind kind)
     case QueueKind::InFlight: return QStringLiteral("In flight");
     case QueueKind::Failed: return QStringLiteral("Failed");
     case QueueKind::Succeeded: return QStringLiteral("Succeeded");
-    case QueueKind::Escalated: return QStringLiteral("Escalated");
+    // The agents' own ESCALATED intent steps, not the reconciler's escalations (DESIGN.md §8).
+    case QueueKind::Escalated: return QStringLiteral("Escalated by agents");
     }
     return {};
 }
