@@ -124,8 +124,8 @@ MarkDialog *MarkQueryController::openMarkDialog(RecordStatusCode toStatus, bool 
     if (!button->isEnabled() || !m_view->detail().record)
         return nullptr;
     const std::optional<Claim> &claim = m_view->claim();
-    if (!claimConfirmed && claim && claim->holder != claimOperator(*m_workspace, QString())) {
-        // Acting on a key someone else holds asks first (DESIGN.md §8 "Claims").
+    if (!claimConfirmed && claimAsksFirst(claim, claimOperator(*m_workspace, QString()), m_view->claimReadElapsedMs())) {
+        // Acting on a key someone else holds asks first (DESIGN.md §8 "Claims"; the rule is claimAsksFirst()).
         if (m_claimQuestion)
             return nullptr;
         m_claimQuestion = new QMessageBox(QMessageBox::Question, QStringLiteral("Key claimed by %1").arg(claim->holder),
