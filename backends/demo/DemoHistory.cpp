@@ -395,11 +395,12 @@ private:
             const Key k = newKey(m_serial % 2 ? kPay : kRefund);
             const QString business = amountFor(0), captured = amountFor(3);
             addAttempt(k, QStringLiteral("UNKNOWN"), since, title);
-            const QString payload = addTicket(k, since - 2 * kSecond, title, business).payload;
+            const SeedTicket &t = addTicket(k, since - 2 * kSecond, title, business);
+            const QString payload = t.payload;
+            const QString mismatch = QStringLiteral("amount %1 (ticket:%2) vs %3 (upstream)").arg(business).arg(t.id).arg(captured);
             SeedRecord &r = addRecord(k, since);
             QJsonObject upstream = QJsonDocument::fromJson(payload.toUtf8()).object();
             upstream.insert(QStringLiteral("amount"), captured);
-            const QString mismatch = QStringLiteral("amount %1 (ticket) vs %2 (upstream)").arg(business, captured);
             HistoryEscalation &e = escalate(k, EscalationReason::AmountMismatch, run, mismatch);
             e.amount = business;
             e.currency = currencyOf(k.tenant);
