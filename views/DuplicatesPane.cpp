@@ -1,9 +1,12 @@
 #include "DuplicatesPane.h"
 
+#include "ClaimQuestion.h"
 #include "CompensateDialog.h"
 #include "CompensationRules.h"
 #include "Compensation.h"
 #include "DuplicateGroupsModel.h"
+#include "EscalationService.h"
+#include "Log.h"
 #include "MessageBar.h"
 #include "RecordStatus.h"
 #include "Theme.h"
@@ -249,6 +252,8 @@ void DuplicatesPane::updateScan()
 void DuplicatesPane::clearDetail(const QString &text)
 {
     m_detail.reset();
+    m_claim.reset();
+    m_claimRead.invalidate();
     m_detailTitle->setText(text.toHtmlEscaped());
     m_tickets->clear();
     m_tickets->setRowCount(0);
@@ -273,6 +278,21 @@ void DuplicatesPane::loadGroup(const QString &idemKey)
         }
         emit groupLoaded(idemKey);
     });
+    // Who holds the key (DESIGN.md §8 "Claims"): compensating it asks first when someone else does.
+    m_claim.reset();
+    m_claimRead.invalidate();
+    whenReady(activeClaims(*m_workspace, ClaimScope::Key, {idemKey}), this,
+              [this, generation, idemKey](const Outcome<QHash<QString, Claim>> &claims) {
+                  if (generation != m_detailGeneration)
+                      return;
+                  if (!claims.ok()) {
+                      logger("views")->warn("claim of {} not read: {}", idemKey.toStdString(), claims.error->message.toStdString());
+                      return;
+                  }
+                  if (claims->contains(idemKey))
+                      m_claim = claims->value(idemKey);
+                  m_claimRead.start();
+              });
 }
 
 QString DuplicatesPane::actionFor(const DuplicateGroupDetail &detail) const
@@ -380,10 +400,20 @@ void DuplicatesPane::showGroup(const DuplicateGroupDetail &d)
                                                 : QString());
 }
 
-CompensateDialog *DuplicatesPane::openCompensateDialog()
+CompensateDialog *DuplicatesPane::openCompensateDialog(bool claimConfirmed)
 {
     if (!m_detail)
         return nullptr;
+    if (!claimConfirmed
+        && claimAsksFirst(m_claim, claimOperator(*m_workspace, QString()), m_claimRead.isValid() ? m_claimRead.elapsed() : -1)) {
+        // Acting on a key someone else holds asks first (DESIGN.md §8 "Claims"; the rule is claimAsksFirst()).
+        if (!m_claimQuestion)
+            m_claimQuestion = askBeforeActingOnClaimedKey(this, this, m_detail->idemKey, *m_claim,
+                                                          QStringLiteral("Compensate its extra tickets anyway?"),
+                                                          QStringLiteral("compensation"), QStringLiteral("Compensate anyway\u2026"),
+                                                          [this] { openCompensateDialog(true); });
+        return nullptr;
+    }
     if (m_dialog)
         m_dialog->close();
     auto *dialog = new CompensateDialog(m_workspace, m_runner, *m_detail, actionFor(*m_detail), this);

@@ -1,10 +1,13 @@
 #pragma once
 
+#include "Claim.h"
 #include "CompensateDialog.h" // QPointer<CompensateDialog> converts inline below
 
 #include "CompensationConfig.h"
 #include "Duplicates.h"
 
+#include <QElapsedTimer>
+#include <QMessageBox>
 #include <QPointer>
 #include <QWidget>
 
@@ -54,7 +57,14 @@ public:
     /// The open compensate dialog, or nullptr.
     CompensateDialog *compensateDialog() const { return m_dialog; }
     /// Opens the compensate dialog for the current group (as the button does); returns it.
-    CompensateDialog *openCompensateDialog();
+    /// When someone else holds the group's key (claimAsksFirst(), DESIGN.md §8 "Claims") it
+    /// asks first instead (claimQuestion()) and returns nullptr; "Compensate anyway…" then
+    /// opens it. `claimConfirmed`: the operator already said to go on.
+    CompensateDialog *openCompensateDialog(bool claimConfirmed = false);
+    /// The claim question while it is open, else nullptr.
+    QMessageBox *claimQuestion() const { return m_claimQuestion; }
+    /// The live claim on the current group's key as read with it (nullopt: none, or not read yet).
+    const std::optional<Claim> &claim() const { return m_claim; }
     /// Reloads the groups (keeping the filter) and the current group's detail.
     void refresh();
 
@@ -83,6 +93,9 @@ private:
     std::optional<DuplicateGroupDetail> m_detail;
     quint64 m_detailGeneration = 0;
     QPointer<CompensateDialog> m_dialog;
+    std::optional<Claim> m_claim;        ///< the current group's key's claim, as read with it
+    QElapsedTimer m_claimRead;           ///< started when m_claim was read
+    QPointer<QMessageBox> m_claimQuestion;
 
     MessageBar *m_bar;
     QLineEdit *m_tenant;

@@ -113,6 +113,7 @@ void KeyDetailView::loadKey(const QString &key)
         apply(d);
     });
     m_claim.reset();
+    m_claimRead.invalidate();
     m_header->showClaim(std::nullopt);
     if (m_workspace && !m_readDetail) {
         // Who holds the key (DESIGN.md §8 "Claims"): shown in the header; a mark asks first
@@ -127,6 +128,7 @@ void KeyDetailView::loadKey(const QString &key)
                       }
                       if (claims->contains(k))
                           m_claim = claims->value(k);
+                      m_claimRead.start();
                       m_header->showClaim(m_claim);
                   });
     }
@@ -143,6 +145,7 @@ void KeyDetailView::clear()
     ++m_generation;
     m_key.clear();
     m_claim.reset();
+    m_claimRead.invalidate();
     m_hasDetail = false;
     m_detail = KeyDetail{};
     setLoading(false);

@@ -6,6 +6,7 @@
 #include "RecordStatus.h"
 #include "UpstreamCheck.h"
 
+#include <QElapsedTimer>
 #include <QFuture>
 #include <QWidget>
 
@@ -82,6 +83,9 @@ public:
     /// The live claim on the key shown, as read with its detail (DESIGN.md §8 "Claims");
     /// nullopt when nobody holds it, offline, or before it arrives.
     const std::optional<Claim> &claim() const { return m_claim; }
+    /// Milliseconds since claim() was read (this machine's monotonic clock), for
+    /// claimAsksFirst(); -1 before a claim was read.
+    qint64 claimReadElapsedMs() const { return m_claimRead.isValid() ? m_claimRead.elapsed() : -1; }
 
     /// Parts, for tests and the screenshot driver: the header's key and status badge, the
     /// snapshot panel, the tables and the bottom tabs.
@@ -148,6 +152,7 @@ private:
     QString m_key;
     KeyDetail m_detail;
     std::optional<Claim> m_claim;
+    QElapsedTimer m_claimRead; ///< started when m_claim was read
     quint64 m_generation = 0;
     bool m_loading = false;
     bool m_hasDetail = false;

@@ -4,6 +4,7 @@
 
 #include "CompensationsPane.h"
 #include "DuplicatesPane.h"
+#include "EscalationService.h"
 #include "IncidentView.h"
 
 #include "BizTypeCheck.h"
@@ -186,6 +187,10 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     m_configBar = new MessageBar(central);
     m_configBar->setObjectName(QStringLiteral("configWarnings"));
     centralLayout->addWidget(m_configBar);
+    // Reconciliation's freshness (DESIGN.md §8): the on-call engineer sees it above everything.
+    m_reconcileBar = new MessageBar(central);
+    m_reconcileBar->setObjectName(QStringLiteral("reconcileWarning"));
+    centralLayout->addWidget(m_reconcileBar);
     centralLayout->addWidget(m_splitter, 1);
     setCentralWidget(central);
 
@@ -230,6 +235,11 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
             m_configBar->showMessage(MessageBar::Level::Warning, lines.join(QLatin1Char('\n')));
         emit bizTypeCheckFinished(*o);
     });
+    checkReconcileFreshness();
+    auto *recheck = new QTimer(this);
+    recheck->setInterval(kReconcileRecheckMs);
+    connect(recheck, &QTimer::timeout, this, &MainWindow::checkReconcileFreshness);
+    recheck->start();
     // Not the table: a QAbstractItemView that gains focus makes its first row current,
     // which would replace a detail opened with openKey() (--select, Go to key).
     m_queues->tabBar()->setFocus();
@@ -282,11 +292,32 @@ void MainWindow::openKey(const QString &key)
         pane->selectKey(k); // the detail is already loading: the pane's signal is ignored
 }
 
+void MainWindow::checkReconcileFreshness()
+{
+    const quint64 generation = ++m_reconcileCheck;
+    whenReady(reconcileFreshness(*m_workspace), this, [this, generation](const Outcome<std::optional<QString>> &o) {
+        if (generation != m_reconcileCheck)
+            return; // a later check's answer is on its way
+        if (!o.ok()) {
+            logger("views")->warn("could not read the reconcile runs: {}", o.error->message.toStdString());
+            emit reconcileCheckFinished(QString());
+            return;
+        }
+        const QString warning = o->value_or(QString());
+        if (warning.isEmpty())
+            m_reconcileBar->clearMessage();
+        else
+            m_reconcileBar->showMessage(MessageBar::Level::Warning, warning);
+        emit reconcileCheckFinished(warning);
+    });
+}
+
 void MainWindow::refreshAll()
 {
     for (QueuePane *pane : std::as_const(m_panes))
         pane->refresh();
     m_detail->reload();
+    checkReconcileFreshness();
     statusBar()->showMessage(QStringLiteral("Reloading every queue\u2026"), 3000);
 }
 

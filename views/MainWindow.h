@@ -44,6 +44,9 @@ struct KeyDetail;
 /// listing every key, then markRecords() and a per-row report) and "Query selected
 /// upstream" (BulkQueryDialog). The window owns the one UpstreamClient, built from
 /// WorkspaceConfig::upstreams (for --demo, main.cpp points them at the simulator).
+/// Above the queues, two bars hidden until they have something to say: the [biz.*] config
+/// warnings, and reconciliation's freshness (no reconcile run finished within
+/// reconcile_expected_every: reconcileFreshness(), doctor's words; DESIGN.md §8).
 /// Nothing here blocks: every read is a model page or a Workspace future.
 /// Default size 1400 × 900, with the list and the detail both visible.
 class MainWindow : public QMainWindow {
@@ -106,6 +109,19 @@ public:
     /// Emitted once the [biz.*] check at start has finished, with its warnings (empty
     /// when there are none or the check failed; a failure is logged).
     Q_SIGNAL void bizTypeCheckFinished(const QStringList &warnings);
+    /// The bar above the queues that warns when no reconcile run has finished for
+    /// `[console] reconcile_expected_every` (default 3600 s): reconcileFreshness(), the rule
+    /// and words doctor prints (DESIGN.md §8 "Freshness"); hidden while there is no warning.
+    MessageBar *reconcileWarningBar() const { return m_reconcileBar; }
+    /// Reads reconciliation's freshness on the idempotency worker and shows or hides the bar
+    /// with the answer (a later check's answer wins). Runs at start, on Refresh and every
+    /// kReconcileRecheckMs while the window is open.
+    void checkReconcileFreshness();
+    /// Emitted once a freshness check's answer is shown: the warning, or "" (none; a failed
+    /// check is logged and leaves the bar as it was).
+    Q_SIGNAL void reconcileCheckFinished(const QString &warning);
+    /// How often the window re-reads reconciliation's freshness (ms): 5 minutes.
+    static constexpr int kReconcileRecheckMs = 5 * 60 * 1000;
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -127,6 +143,8 @@ private:
     KeyDetailView *m_detail = nullptr;
     QLineEdit *m_goToKey = nullptr;
     MessageBar *m_configBar = nullptr;
+    MessageBar *m_reconcileBar = nullptr;
+    quint64 m_reconcileCheck = 0; ///< generation of the latest freshness check (older answers are dropped)
     QMap<int, QueuePane *> m_panes;
     DuplicatesPane *m_duplicates = nullptr;
     CompensationsPane *m_compensations = nullptr;

@@ -1,5 +1,6 @@
 #include "MarkQueryController.h"
 
+#include "ClaimQuestion.h"
 #include "DetailHeader.h"
 #include "EscalationService.h"
 #include "DetailTabs.h"
@@ -124,20 +125,14 @@ MarkDialog *MarkQueryController::openMarkDialog(RecordStatusCode toStatus, bool 
     if (!button->isEnabled() || !m_view->detail().record)
         return nullptr;
     const std::optional<Claim> &claim = m_view->claim();
-    if (!claimConfirmed && claim && claim->holder != claimOperator(*m_workspace, QString())) {
-        // Acting on a key someone else holds asks first (DESIGN.md §8 "Claims").
+    if (!claimConfirmed && claimAsksFirst(claim, claimOperator(*m_workspace, QString()), m_view->claimReadElapsedMs())) {
+        // Acting on a key someone else holds asks first (DESIGN.md §8 "Claims"; the rule is claimAsksFirst()).
         if (m_claimQuestion)
             return nullptr;
-        m_claimQuestion = new QMessageBox(QMessageBox::Question, QStringLiteral("Key claimed by %1").arg(claim->holder),
-                                          QStringLiteral("%1 is %2 (until %3).\n\nMark it %4 anyway? Their claim stays; your "
-                                                         "mark is audited as usual.")
-                                              .arg(m_view->key(), claimedByText(*claim), claim->expiresAt, recordStatusName(toStatus)),
-                                          QMessageBox::Cancel, m_view);
-        QPushButton *go = m_claimQuestion->addButton(QStringLiteral("Mark anyway\u2026"), QMessageBox::AcceptRole);
-        m_claimQuestion->setDefaultButton(QMessageBox::Cancel);
-        m_claimQuestion->setAttribute(Qt::WA_DeleteOnClose);
-        connect(go, &QPushButton::clicked, this, [this, toStatus] { openMarkDialog(toStatus, true); });
-        m_claimQuestion->open();
+        m_claimQuestion = askBeforeActingOnClaimedKey(m_view, this, m_view->key(), *claim,
+                                                      QStringLiteral("Mark it %1 anyway?").arg(recordStatusName(toStatus)),
+                                                      QStringLiteral("mark"), QStringLiteral("Mark anyway\u2026"),
+                                                      [this, toStatus] { openMarkDialog(toStatus, true); });
         return nullptr;
     }
     auto *dialog = new MarkDialog(m_view->detail(), toStatus, m_workspace->config().operatorName, m_view);

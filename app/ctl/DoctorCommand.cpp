@@ -2,8 +2,7 @@
 // (DESIGN.md §5, §10).
 #include "Command.h"
 
-#include "Reconcile.h"
-#include "ReconcileConfig.h"
+#include "EscalationService.h"
 #include "CommandOptions.h"
 
 #include "Doctor.h"
@@ -52,10 +51,7 @@ public:
         {
             // Reconciliation's freshness (DESIGN.md §8): where runs are logged, a warning when
             // none finished within reconcile_expected_every.
-            const int every = reconcileExpectedEveryS(workspace.config());
-            const auto fresh = workspace.worker(DbRole::Idempotency)
-                                   .run<std::optional<QString>>([every](DbSession &s) { return reconcile_run_sql::freshnessWarning(s, every); })
-                                   .result();
+            const auto fresh = reconcileFreshness(workspace).result();
             if (!fresh.ok())
                 return c.out.dbFailure(*fresh.error);
             if (*fresh)

@@ -75,13 +75,7 @@ private:
     template <typename T, size_t N>
     const T &pick(const T (&a)[N]) { return a[m_rng.bounded(int(N))]; }
 
-    QString uuid()
-    {
-        const quint64 a = m_rng.generate64(), b = m_rng.generate64();
-        const QString hex = QStringLiteral("%1%2").arg(a, 16, 16, QLatin1Char('0')).arg(b, 16, 16, QLatin1Char('0'));
-        return hex.mid(0, 8) + QLatin1Char('-') + hex.mid(8, 4) + QStringLiteral("-4") + hex.mid(13, 3) + QLatin1Char('-')
-            + hex.mid(16, 4) + QLatin1Char('-') + hex.mid(20, 12);
-    }
+    QString uuid() { return seedUuid(m_rng); }
 
     Case pickScaleCase()
     {
@@ -403,31 +397,13 @@ private:
     SeedAudit &addAudit(const QString &key, const char *op, const char16_t *action, qint64 atAgo, const QString &outcome,
                         const QString &reason)
     {
-        SeedAudit a;
-        a.requestId = uuid();
-        a.idemKey = key;
-        a.operatorName = QString::fromLatin1(op);
-        a.host = a.operatorName + QStringLiteral("-laptop");
-        a.action = QString::fromUtf16(action);
-        a.outcome = outcome;
-        a.reason = reason;
-        a.atAgo = atAgo;
-        m_plan.audits.append(a);
+        m_plan.audits.append(seedOperatorAudit(m_rng, key, QString::fromLatin1(op), action, atAgo, outcome, reason));
         return m_plan.audits.last();
     }
 
-    /// A mark's audit row (states as the mark service writes them, DESIGN.md §2) and the
-    /// record it changed (status and updated_at, the snapshot of a SUCCESS).
     void addMark(SeedRecord &r, const char *op, RecordStatusCode to, qint64 atAgo, const QString &reason, const QString &evidence)
     {
-        SeedAudit &a = addAudit(r.idemKey, op, to == Success ? audit_action::MarkSuccess : audit_action::MarkFailed, atAgo,
-                                QStringLiteral("applied"), reason);
-        a.fromState = json({{QStringLiteral("status"), QStringLiteral("PROCESSING")}, {QStringLiteral("status_code"), 0}});
-        a.fromUpdatedAgo = r.updatedAgo; // the state the operator saw: before this mark wrote it
-        a.toState = json({{QStringLiteral("status"), recordStatusName(to)}, {QStringLiteral("status_code"), int(to)}});
-        a.evidence = evidence;
-        r.status = to;
-        r.updatedAgo = atAgo;
+        m_plan.audits.append(seedMark(m_rng, r, QString::fromLatin1(op), to, atAgo, reason, evidence));
     }
 
     /// The outage (kDemoOutageStartAgo .. kDemoOutageEndAgo): the ticket service timed out

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "CompensationConfig.h"
+#include "RecordStatus.h"
 #include "DbSession.h"
 #include "WorkspaceConfig.h"
 
+#include <QRandomGenerator>
 #include <QSet>
 #include <QString>
 #include <QVector>
@@ -92,6 +94,18 @@ struct SeedOptions {
 /// by named operators afterwards (audit rows, one conflict), one compensated duplicate, and
 /// part of it still open.
 SeedPlan makeSeedPlan(const SeedOptions &options);
+
+/// A random (version 4 shaped) UUID from `rng`, for deterministic keys and request ids.
+QString seedUuid(QRandomGenerator &rng);
+
+/// An operator's audit row at `atAgo` (request id from `rng`, host "<operator>-laptop").
+SeedAudit seedOperatorAudit(QRandomGenerator &rng, const QString &key, const QString &operatorName, const char16_t *action,
+                            qint64 atAgo, const QString &outcome, const QString &reason);
+
+/// An operator's mark of the PROCESSING `record` as the mark service audits it (states as it
+/// writes them, DESIGN.md §2; `applied`), and the record changed to `to` at `atAgo`.
+SeedAudit seedMark(QRandomGenerator &rng, SeedRecord &record, const QString &operatorName, RecordStatusCode to, qint64 atAgo,
+                   const QString &reason, const QString &evidence);
 
 /// Keeps only the records of biz_type `bizType` in `plan`, with the tickets and intent-log
 /// rows of their keys (a mapped record table without a biz_type column holds one biz_type:

@@ -39,8 +39,10 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &workspace, const SeedOptio
 
 /// The embedded demo workspace (DESIGN.md §5 `--demo`): one SQLite file under the
 /// user's data directory ($XDG_DATA_HOME/triage-console/demo/demo.sqlite), with every
-/// table, no ticket backstop, seeded with the demo set. Re-created when it is more than a
-/// day old or on `reset`. Safe against two processes creating it at once (lock file).
+/// table, no ticket backstop, seeded with the demo set, 14 days of reconciliation history
+/// (DemoHistory.h) and today's reconcile pass against its upstream simulator (DESIGN.md §8
+/// "The demo's reconcile pass and history"). Re-created when it is more than a day old or on
+/// `reset`. Safe against two processes creating it at once (lock file).
 class DemoWorkspace {
 public:
     /// The demo database path.
@@ -48,9 +50,12 @@ public:
     /// The configuration for the demo (SQLite × 3, demo biz types).
     static WorkspaceConfig config();
     /// Creates (or re-creates) the demo if needed, synchronously on the calling thread's
-    /// behalf but with all SQL on a temporary Workspace's workers. Returns an error message,
-    /// or an empty string on success. Not for the GUI thread: call it before the window
-    /// opens, or from a worker.
+    /// behalf but with all SQL on a temporary Workspace's workers: the schema, the demo set
+    /// (while the upstream simulator starts), the history, then one reconcile pass
+    /// (runReconcile(), default options) against the simulator, which is stopped again. When
+    /// the simulator cannot start, the pass is left out with a logged warning. Logs the time
+    /// each step took. Returns an error message, or an empty string on success. Not for the
+    /// GUI thread or a pool thread: call it before the window opens (it blocks until done).
     static QString ensure(bool reset);
     /// The window the console's Incident tab opens on for the demo (DESIGN.md §7 "the demo's
     /// outage"): from 5 minutes before the outage (kDemoOutageStartAgo before the demo was

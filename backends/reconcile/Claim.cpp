@@ -187,6 +187,17 @@ QString claimedByText(const Claim &claim)
     return QStringLiteral("claimed by %1, %2").arg(claim.holder, claimAgeText(claim.ageS));
 }
 
+bool claimAsksFirst(const std::optional<Claim> &claim, const QString &operatorName, qint64 elapsedMs)
+{
+    if (!claim || claim->expired || claim->holder == operatorName)
+        return false;
+    const std::optional<UtcMicros> claimed = parseUtcMicros(claim->claimedAt), expires = parseUtcMicros(claim->expiresAt);
+    if (!claimed || !expires || claim->ageS < 0)
+        return true; // the time left is unknown: ask
+    const qint64 leftAtReadMs = (*expires - *claimed) / 1000 - claim->ageS * 1000;
+    return elapsedMs < leftAtReadMs;
+}
+
 namespace claim_sql {
 
 ClaimResult acquire(DbSession &session, ClaimScope scope, const QString &subject, const QString &holder, int ttlS,

@@ -77,6 +77,15 @@ QString claimAgeText(qint64 ageS);
 /// detail and the escalations show for a claim.
 QString claimedByText(const Claim &claim);
 
+/// Whether acting on a key as `operatorName` asks first (DESIGN.md §8 "Claims": acting on a
+/// key someone else holds asks first): `claim`, the key's claim as read (claim_sql::activeFor(),
+/// live then), is another holder's and has not run out in the `elapsedMs` ms since it was read.
+/// The time it had left is taken on the server's clock at the read (expires_at − claimed_at −
+/// ageS; ageS is floored, so up to a second generous) and counted down on the caller's clock:
+/// the two clocks are never compared. nullopt, an expired claim or the operator's own: false;
+/// an unreadable expiry: true. Pure.
+bool claimAsksFirst(const std::optional<Claim> &claim, const QString &operatorName, qint64 elapsedMs);
+
 namespace claim_sql {
 /// Takes or renews the claim on (scope, subject) for `holder` for `ttlS` seconds, by
 /// compare-and-set (INSERT when there is no row; otherwise UPDATE … WHERE version = read

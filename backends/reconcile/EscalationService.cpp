@@ -1,6 +1,8 @@
 // The escalation and claim services (DESIGN.md §8): one job each on the idempotency store's
 // worker. Writers are never re-sent after a dropped connection (DbWorker::Retry::Never).
 #include "EscalationService.h"
+#include "Reconcile.h"
+#include "ReconcileConfig.h"
 
 #include "Workspace.h"
 
@@ -106,6 +108,14 @@ QFuture<Outcome<QHash<QString, Claim>>> activeClaims(Workspace &ws, ClaimScope s
         if (!s.hasTable(QStringLiteral("triage_claim")))
             return QHash<QString, Claim>();
         return claim_sql::activeFor(s, scope, subjects);
+    });
+}
+
+QFuture<Outcome<std::optional<QString>>> reconcileFreshness(Workspace &ws)
+{
+    const int every = reconcileExpectedEveryS(ws.config());
+    return ws.worker(DbRole::Idempotency).run<std::optional<QString>>([every](DbSession &s) {
+        return reconcile_run_sql::freshnessWarning(s, every);
     });
 }
 

@@ -51,6 +51,15 @@ QFuture<Outcome<QVector<Claim>>> listClaims(Workspace &ws, bool includeExpired);
 /// queues and the key detail still load there.
 QFuture<Outcome<QHash<QString, Claim>>> activeClaims(Workspace &ws, ClaimScope scope, const QStringList &subjects);
 
+/// Reconciliation's freshness (DESIGN.md §8 "Freshness"), the one check doctor and the
+/// console share: reconcile_run_sql::freshnessWarning() with `[console]
+/// reconcile_expected_every` of the workspace's config (reconcileExpectedEveryS()), on the
+/// idempotency worker. The warning's text ("no reconcile run has finished for 2h 5m
+/// (reconcile_expected_every = 3600 s; last finished …): check the cron job running `triagectl
+/// reconcile`"), or nullopt: no run was ever logged (or no run table), or one finished within
+/// the period.
+QFuture<Outcome<std::optional<QString>>> reconcileFreshness(Workspace &ws);
+
 /// The operator the services act as: `given`, else the workspace's operator, else the OS user.
 QString claimOperator(const Workspace &ws, const QString &given);
 

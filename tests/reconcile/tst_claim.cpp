@@ -57,6 +57,7 @@ class TestClaim : public QObject {
     Q_OBJECT
 private slots:
     void texts();
+    void asksFirst();
     void takeRenewReleaseTakeover_data();
     void takeRenewReleaseTakeover();
     void expiry_data();
@@ -94,6 +95,31 @@ void TestClaim::texts()
     QCOMPARE(claimedByText(c), QStringLiteral("claimed by alice, 4 min ago"));
     QCOMPARE(claimAuditKey(ClaimScope::Key, QStringLiteral("ticket:create:acme:1")), QStringLiteral("ticket:create:acme:1"));
     QCOMPARE(claimAuditKey(ClaimScope::Escalation, QStringLiteral("7")), QStringLiteral("escalation:7"));
+}
+
+void TestClaim::asksFirst()
+{
+    // Acting on a key someone else holds asks first (DESIGN.md §8 "Claims"): whose claim, and
+    // whether it is still live, counted down from the read on the caller's clock.
+    Claim c;
+    c.holder = QStringLiteral("alice");
+    c.claimedAt = QStringLiteral("2026-12-01T10:00:00.000000Z");
+    c.expiresAt = QStringLiteral("2026-12-01T10:30:00.000000Z"); // 1800 s
+    c.ageS = 240;                                                 // read 4 min after it was taken: 1560 s left
+    QCOMPARE(claimAsksFirst(std::nullopt, QStringLiteral("bob"), 0), false);
+    QCOMPARE(claimAsksFirst(c, QStringLiteral("alice"), 0), false); // the operator's own
+    QCOMPARE(claimAsksFirst(c, QStringLiteral("bob"), 0), true);
+    QCOMPARE(claimAsksFirst(c, QStringLiteral("bob"), 1559999), true);
+    QCOMPARE(claimAsksFirst(c, QStringLiteral("bob"), 1560000), false); // ran out since it was read
+    Claim expired = c;
+    expired.expired = true;
+    QCOMPARE(claimAsksFirst(expired, QStringLiteral("bob"), 0), false);
+    Claim unreadable = c;
+    unreadable.expiresAt = QStringLiteral("soon");
+    QCOMPARE(claimAsksFirst(unreadable, QStringLiteral("bob"), 1560000), true); // unknown: ask
+    Claim ageUnknown = c;
+    ageUnknown.ageS = -1;
+    QCOMPARE(claimAsksFirst(ageUnknown, QStringLiteral("bob"), 1560000), true);
 }
 
 void TestClaim::takeRenewReleaseTakeover_data()

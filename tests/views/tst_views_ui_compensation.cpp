@@ -11,6 +11,7 @@
 #include "CompensationsPane.h"
 #include "DuplicateGroupsModel.h"
 #include "DuplicatesPane.h"
+#include "EscalationService.h"
 #include "MarkDialog.h"
 #include "MessageBar.h"
 
@@ -20,6 +21,7 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QTest>
@@ -92,6 +94,7 @@ private slots:
     void compensationsPaneResume();
     void keyReuseNeedsOverride();
     void markDialogOffersOnlyCanonical();
+    void compensateAsksFirst();
 };
 
 void TestViewsUiCompensation::duplicatesCompensateAndMark()
@@ -387,6 +390,51 @@ void TestViewsUiCompensation::markDialogOffersOnlyCanonical()
     for (int i = 0; i < dialog.snapshotSource()->count(); ++i)
         choices << dialog.snapshotSource()->itemText(i);
     QCOMPARE(choices, (QStringList{QStringLiteral("ticket #1 \u00b7 payload"), QStringLiteral("typed JSON")}));
+}
+
+void TestViewsUiCompensation::compensateAsksFirst()
+{
+    // Compensating a key someone else holds asks first (DESIGN.md §8 "Claims"): bob holds
+    // group A; alice's Compensate extras… asks, Cancel writes nothing, "Compensate anyway…"
+    // opens the dialog.
+    World w;
+    SETUP_WORLD(w);
+    const auto taken = takeClaim(*w.ws, ClaimScope::Key, kGroupA, kClaimDefaultTtlS, QString(), QStringLiteral("bob")).result();
+    QVERIFY(taken.ok() && taken->kind == ClaimResult::Kind::Taken);
+    const QString until = w.one(QStringLiteral("SELECT expires_at FROM triage_claim"));
+    DuplicatesPane pane(w.ws.get(), w.configs);
+    pane.resize(1280, 820);
+    pane.show();
+    auto *model = pane.groupsModel();
+    QTRY_VERIFY_WITH_TIMEOUT(model->atEnd() && !model->isLoading(), 10000);
+    QVERIFY(pane.selectKey(kGroupA));
+    QTRY_VERIFY_WITH_TIMEOUT(pane.currentGroup() && pane.currentGroup()->idemKey == kGroupA && pane.claim(), 10000);
+    QCOMPARE(pane.claim()->holder, QStringLiteral("bob"));
+
+    pane.findChild<QPushButton *>(QStringLiteral("compensateButton"))->click();
+    QVERIFY(!pane.compensateDialog());
+    QPointer<QMessageBox> question = pane.claimQuestion();
+    QVERIFY(question);
+    QCOMPARE(question->windowTitle(), QStringLiteral("Key claimed by bob"));
+    const QString text = question->text();
+    const QString age = claimedByText(*pane.claim()); // "claimed by bob, N s ago" as read
+    QCOMPARE(text, QStringLiteral("%1 is %2 (until %3).\n\nCompensate its extra tickets anyway? Their claim stays; your compensation is "
+                                  "audited as usual.")
+                       .arg(kGroupA, age, until));
+    question->button(QMessageBox::Cancel)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(question.isNull(), 10000);
+    QVERIFY(!pane.compensateDialog());
+    QCOMPARE(w.one(QStringLiteral("SELECT action || ':' || operator FROM triage_audit ORDER BY id")), QStringLiteral("claim.take:bob"));
+    QCOMPARE(w.one(QStringLiteral("SELECT COUNT(*) FROM triage_compensation")), QStringLiteral("0"));
+
+    QVERIFY(!pane.openCompensateDialog());
+    question = pane.claimQuestion();
+    QVERIFY(question);
+    for (QAbstractButton *b : question->buttons())
+        if (b->text() == QStringLiteral("Compensate anyway\u2026"))
+            b->click();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.compensateDialog(), 10000);
+    pane.compensateDialog()->close();
 }
 
 QTEST_MAIN(TestViewsUiCompensation)

@@ -1,0 +1,253 @@
+// Reconciliation in the console (DESIGN.md §8), offscreen on real SQLite databases:
+// - the freshness banner: none while no run was ever logged, doctor's exact words when no run
+//   has finished within reconcile_expected_every (the same text triagectl doctor prints), none
+//   again with a longer period in the config file;
+// - acting on a key someone else holds asks first: the question's exact text, Cancel writes
+//   nothing, "Mark anyway…" opens the mark and it applies (their claim stays); the operator's
+//   own claim asks nothing.
+// Saves reconcile-warning.png and claim-question.png into the build directory.
+
+#include "CtlRun.h"
+#include "DetailHeader.h"
+#include "EscalationService.h"
+#include "KeyDetailView.h"
+#include "MainWindow.h"
+#include "MarkDialog.h"
+#include "MessageBar.h"
+#include "ModelTestUtil.h"
+#include "ShotCheck.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace triage;
+using namespace triage::test;
+
+namespace {
+
+QString outputPath(const QString &name)
+{
+    return QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/") + name;
+}
+
+QString one(const TestDatabase &db, const QString &sql)
+{
+    QString error;
+    const QStringList rows = db.adminQueryColumn(sql, &error);
+    if (!error.isEmpty())
+        qWarning("%s: %s", qPrintable(sql), qPrintable(error));
+    return rows.value(0);
+}
+
+/// The warning a new window on `ws` shows once its freshness check is in ("" for none).
+QString windowWarning(Workspace &ws, QString *barText = nullptr, bool *barVisible = nullptr)
+{
+    MainWindow w(&ws);
+    QSignalSpy done(&w, &MainWindow::reconcileCheckFinished);
+    if (!done.isValid() || !done.wait(30000))
+        return QStringLiteral("(no answer)");
+    if (barText)
+        *barText = w.reconcileWarningBar()->text();
+    if (barVisible)
+        *barVisible = !w.reconcileWarningBar()->isHidden();
+    return done.first().first().toString();
+}
+
+} // namespace
+
+class TestReconcileConsole : public QObject {
+    Q_OBJECT
+private slots:
+    void freshnessBanner();
+    void markAsksFirst();
+};
+
+void TestReconcileConsole::freshnessBanner()
+{
+    TestDatabase db(QStringLiteral("sqlite"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    QCOMPARE(initSchema(ws, false), QString());
+
+    // No run was ever logged: reconciliation is not in use here, no warning.
+    QString text;
+    bool visible = true;
+    QCOMPARE(windowWarning(ws, &text, &visible), QString());
+    QCOMPARE(text, QString());
+    QVERIFY(!visible);
+
+    // Runs are logged, none has finished: "has ever finished".
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO triage_reconcile_run (holder, started_at, heartbeat_at, state, dry_run, filters) "
+                                         "VALUES ('reconciler:cron-host:41', %1, %1, 'failed', 0, '{}')")
+                              .arg(serverNowMinus(QStringLiteral("sqlite"), 9000))),
+             QString());
+    QCOMPARE(windowWarning(ws), QStringLiteral("no reconcile run has ever finished (reconcile_expected_every = 3600 s): check the "
+                                               "cron job running `triagectl reconcile`"));
+
+    // The last run finished 2 h 5 min ago: doctor's words, in the bar above the queues.
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO triage_reconcile_run (holder, started_at, heartbeat_at, finished_at, state, dry_run, "
+                                         "filters, counts) VALUES ('reconciler:cron-host:42', %1, %2, %2, 'finished', 0, '{}', '{}')")
+                              .arg(serverNowMinus(QStringLiteral("sqlite"), 7560), serverNowMinus(QStringLiteral("sqlite"), 7500))),
+             QString());
+    const QString finishedAt = one(db, QStringLiteral("SELECT finished_at FROM triage_reconcile_run WHERE state = 'finished'"));
+    const QString expected = QStringLiteral("no reconcile run has finished for 2h 5m (reconcile_expected_every = 3600 s; last finished "
+                                            "%1): check the cron job running `triagectl reconcile`")
+                                 .arg(finishedAt);
+    {
+        MainWindow w(&ws);
+        w.resize(1400, 900);
+        w.show();
+        QSignalSpy done(&w, &MainWindow::reconcileCheckFinished);
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.first().first().toString(), expected);
+        QVERIFY(!w.reconcileWarningBar()->isHidden());
+        QCOMPARE(w.reconcileWarningBar()->level(), MessageBar::Level::Warning);
+        QCOMPARE(w.reconcileWarningBar()->text(), QStringLiteral("No reconcile run has finished for 2h 5m (reconcile_expected_every = "
+                                                                 "3600 s; last finished %1): check the cron job running `triagectl "
+                                                                 "reconcile`")
+                                                      .arg(finishedAt));
+        QCOMPARE(w.reconcileWarningBar()->objectName(), QStringLiteral("reconcileWarning"));
+        // Refresh reads it again (a run that finishes meanwhile clears it; see below).
+        w.refreshAll();
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.last().first().toString(), expected);
+        QCoreApplication::processEvents();
+        TRIAGE_VERIFY_SHOT(saveCheckedShot(&w, outputPath(QStringLiteral("reconcile-warning.png"))));
+    }
+
+    // The same words as triagectl doctor (one function: reconcileFreshness()).
+    const CtlRun doctor = runCtl({QStringLiteral("--idempotency-db"), db.url(), QStringLiteral("--intent-db"), db.url(),
+                                  QStringLiteral("--ticket-db"), db.url(), QStringLiteral("doctor"), QStringLiteral("--format"),
+                                  QStringLiteral("json")});
+    QVERIFY2(doctor.finished, doctor.describe().constData());
+    const QJsonArray warnings = QJsonDocument::fromJson(doctor.out).object().value(QLatin1String("mapping_warnings")).toArray();
+    QVERIFY2(warnings.contains(QJsonValue(expected)), doctor.describe().constData());
+
+    // A longer period in the config file: no warning.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile ini(dir.filePath(QStringLiteral("triage.ini")));
+    QVERIFY(ini.open(QIODevice::WriteOnly));
+    ini.write("[console]\nreconcile_expected_every=9000\n");
+    ini.close();
+    WorkspaceConfig longer = db.config();
+    longer.sourceFile = ini.fileName();
+    Workspace patient(longer);
+    QCOMPARE(windowWarning(patient, &text, &visible), QString());
+    QVERIFY(!visible);
+
+    // A run finishes: the next check clears the bar.
+    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_reconcile_run SET finished_at = %1 WHERE state = 'finished'")
+                              .arg(serverNowMinus(QStringLiteral("sqlite"), 60))),
+             QString());
+    QCOMPARE(windowWarning(ws, &text, &visible), QString());
+    QVERIFY(!visible);
+}
+
+void TestReconcileConsole::markAsksFirst()
+{
+    TestDatabase db(QStringLiteral("sqlite"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    WorkspaceConfig config = demoConfig(db);
+    config.operatorName = QStringLiteral("erin");
+    Workspace ws(config);
+    QCOMPARE(seedDemo(ws), QString());
+    // Two stale PROCESSING keys carrying one ticket: SUCCESS may be marked from the ticket.
+    const QStringList keys = db.adminQueryColumn(
+        QStringLiteral("SELECT r.idem_key FROM idempotency_record r WHERE r.status = 0 AND r.updated_at < %1 AND (SELECT COUNT(*) FROM "
+                       "ticket t WHERE t.idem_key = r.idem_key) = 1 ORDER BY r.id LIMIT 2")
+            .arg(serverNowMinus(QStringLiteral("sqlite"), 3600)));
+    QCOMPARE(keys.size(), 2);
+    const QString key = keys[0], own = keys[1];
+
+    // alice holds the key (taken 4 minutes ago); erin holds the other one.
+    const auto taken = awaitResult(takeClaim(ws, ClaimScope::Key, key, kClaimDefaultTtlS, QString(), QStringLiteral("alice")));
+    QVERIFY(taken.ok() && taken->kind == ClaimResult::Kind::Taken);
+    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_claim SET claimed_at = %1 WHERE subject = '%2'")
+                              .arg(serverNowMinus(QStringLiteral("sqlite"), 240), key)),
+             QString());
+    const QString until = one(db, QStringLiteral("SELECT expires_at FROM triage_claim WHERE subject = '%1'").arg(key));
+    const auto mine = awaitResult(takeClaim(ws, ClaimScope::Key, own, kClaimDefaultTtlS));
+    QVERIFY(mine.ok() && mine->kind == ClaimResult::Kind::Taken);
+    QCOMPARE(mine->claim->holder, QStringLiteral("erin"));
+
+    MainWindow w(&ws);
+    w.resize(1400, 900);
+    w.show();
+    KeyDetailView *detail = w.detailView();
+    w.openKey(key);
+    QVERIFY(QTest::qWaitFor([&] { return detail->key() == key && detail->hasDetail() && detail->claim().has_value(); }, 30000));
+    auto *claimLabel = detail->findChild<QLabel *>(QStringLiteral("detailClaim"));
+    QVERIFY(claimLabel);
+    QCOMPARE(claimLabel->text(), QStringLiteral("claimed by alice, 4 min ago"));
+    const QString auditRows = QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE idem_key = '%1'").arg(key);
+    const QString auditBefore = one(db, auditRows);
+    QVERIFY(detail->markSuccessButton()->isEnabled());
+
+    // Mark SUCCESS… asks first, with exactly who holds it and until when.
+    QVERIFY(!detail->openMarkDialog(Success));
+    QPointer<QMessageBox> question = detail->claimQuestion();
+    QVERIFY(question);
+    QCOMPARE(question->windowTitle(), QStringLiteral("Key claimed by alice"));
+    QCOMPARE(question->text(), QStringLiteral("%1 is claimed by alice, 4 min ago (until %2).\n\nMark it SUCCESS anyway? Their claim "
+                                              "stays; your mark is audited as usual.")
+                                   .arg(key, until));
+    QCOMPARE(static_cast<QAbstractButton *>(question->defaultButton()), question->button(QMessageBox::Cancel));
+    QPushButton *anyway = nullptr;
+    for (QAbstractButton *b : question->buttons())
+        if (b->text() == QStringLiteral("Mark anyway\u2026"))
+            anyway = qobject_cast<QPushButton *>(b);
+    QVERIFY(anyway);
+    QVERIFY(!detail->openMarkDialog(Success)); // asked once at a time
+    QCOMPARE(detail->claimQuestion(), question.data());
+    TRIAGE_VERIFY_SHOT(saveCheckedShot(question, outputPath(QStringLiteral("claim-question.png"))));
+
+    // Cancel: nothing opens, nothing is written.
+    question->button(QMessageBox::Cancel)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(question.isNull(), 10000);
+    QVERIFY(!detail->findChild<MarkDialog *>());
+    QCOMPARE(one(db, auditRows), auditBefore);
+    QCOMPARE(one(db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)), QStringLiteral("0"));
+
+    // Asked again; "Mark anyway…" opens the mark, which applies as erin. alice's claim stays.
+    QVERIFY(!detail->openMarkDialog(Success));
+    question = detail->claimQuestion();
+    QVERIFY(question);
+    for (QAbstractButton *b : question->buttons())
+        if (b->text() == QStringLiteral("Mark anyway\u2026"))
+            b->click();
+    MarkDialog *dialog = nullptr;
+    QVERIFY(QTest::qWaitFor([&] { return (dialog = detail->findChild<MarkDialog *>()) != nullptr; }, 10000));
+    dialog->reasonEdit()->setPlainText(QStringLiteral("ticket exists; alice agreed on the phone"));
+    QVERIFY(dialog->canAccept());
+    QSignalSpy finished(detail, &KeyDetailView::markFinished);
+    dialog->accept();
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().at(0).toInt(), int(MarkResult::Kind::Applied));
+    QCOMPARE(one(db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)), QStringLiteral("1"));
+    QCOMPARE(one(db, QStringLiteral("SELECT operator || ' ' || action || ' ' || outcome FROM triage_audit WHERE idem_key = '%1' "
+                                    "ORDER BY id DESC LIMIT 1")
+                         .arg(key)),
+             QStringLiteral("erin mark_success applied"));
+    QCOMPARE(one(db, QStringLiteral("SELECT holder FROM triage_claim WHERE subject = '%1'").arg(key)), QStringLiteral("alice"));
+
+    // The operator's own claim asks nothing: the mark opens at once.
+    w.openKey(own);
+    QVERIFY(QTest::qWaitFor([&] { return detail->key() == own && detail->hasDetail() && detail->claim().has_value(); }, 30000));
+    QVERIFY2(claimLabel->text().startsWith(QStringLiteral("claimed by erin, ")), qPrintable(claimLabel->text()));
+    MarkDialog *direct = detail->openMarkDialog(Success);
+    QVERIFY(direct);
+    QVERIFY(!detail->claimQuestion());
+    direct->reject();
+}
+
+QTEST_MAIN(TestReconcileConsole)
+#include "tst_reconcile_console.moc"
