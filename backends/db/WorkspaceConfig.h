@@ -40,6 +40,10 @@ struct WorkspaceConfig {
     /// by the console at start and by triagectl for `query`): they count as having an
     /// upstream while `upstreams` is still empty.
     QStringList upstreamsOnDemand;
+    /// biz_types that move money (`money_moving = true`, DESIGN.md §8 "Policy") when no
+    /// config file says: the demo's payment and refund types. A config file's
+    /// [biz.<biz_type>] money_moving is read by reconcileConfigFor() instead.
+    QStringList moneyMovingWithoutFile;
     /// The INI file this configuration was read from; "" without --config.
     QString sourceFile;
     /// The line of each section header of `sourceFile` ("biz.ticket_create" → 12), for messages.

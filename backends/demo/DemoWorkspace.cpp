@@ -169,6 +169,8 @@ WorkspaceConfig DemoWorkspace::config()
     c.bizTypes = demoBizTypes();
     c.isDemo = true;
     c.upstreamsOnDemand = c.bizTypes.keys();
+    // Payments and refunds move money: their reconcile policy defaults to escalate.
+    c.moneyMovingWithoutFile = {QStringLiteral("payment_capture"), QStringLiteral("refund_issue")};
     return c;
 }
 

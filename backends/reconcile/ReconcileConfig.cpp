@@ -49,6 +49,11 @@ int reconcileExpectedEveryS(const WorkspaceConfig &config)
 
 ReconcileBizConfig reconcileConfigFor(const WorkspaceConfig &config, const QString &bizType)
 {
+    if (config.sourceFile.isEmpty()) {
+        ReconcileBizConfig c;
+        c.moneyMoving = config.moneyMovingWithoutFile.contains(bizType);
+        return c;
+    }
     return reconcileConfigFromFile(config.sourceFile, bizType);
 }
 
