@@ -165,6 +165,8 @@ QString resolveKindName(EscalationResolveResult::Kind kind);
 std::optional<Escalation> byId(DbSession &session, qint64 id);
 /// Lists escalations, oldest first_escalated_at first. Throws DbException.
 QVector<Escalation> list(DbSession &session, const EscalationQuery &query);
+/// How many escalations list() would return without its limit. Throws DbException.
+qint64 count(DbSession &session, const EscalationQuery &query);
 /// The open escalations of `keys` (one statement per ≤ 500 keys). Throws DbException.
 QVector<Escalation> openForKeys(DbSession &session, const QStringList &keys);
 } // namespace escalation_sql

@@ -292,6 +292,21 @@ EscalationResolveResult resolve(DbSession &session, qint64 id, const QString &re
             const std::optional<Escalation> after = byId(session, id);
             a.toState = compactJson(stateJson(*after));
             a.outcome = QStringLiteral("applied");
+            // A resolved escalation is nobody's work any more: its claim goes with it, in the
+            // same transaction, named in the audit row's detail (DESIGN.md §8 "Claims stop others").
+            SqlBuilder cb;
+            QSqlQuery held = session.exec(QStringLiteral("SELECT holder FROM triage_claim WHERE scope = %1 AND subject = %2")
+                                              .arg(cb.bind(QStringLiteral("escalation")), cb.bind(QString::number(id))),
+                                          cb);
+            if (held.next()) {
+                const QString holder = columnText(held.value(0)).value_or(QString());
+                held.finish();
+                SqlBuilder db;
+                session.exec(QStringLiteral("DELETE FROM triage_claim WHERE scope = %1 AND subject = %2")
+                                 .arg(db.bind(QStringLiteral("escalation")), db.bind(QString::number(id))),
+                             db);
+                a.detail = QStringLiteral("the claim of %1 on escalation %2 was released with it").arg(holder).arg(id);
+            }
             audit_sql::insert(session, a);
             session.commit();
             return resolveResult(EscalationResolveResult::Kind::Resolved, after,
@@ -324,10 +339,10 @@ EscalationResolveResult resolve(DbSession &session, qint64 id, const QString &re
     return resolveResult(EscalationResolveResult::Kind::Conflict, now, why);
 }
 
-QVector<Escalation> list(DbSession &session, const EscalationQuery &query)
+namespace {
+/// The WHERE terms of an EscalationQuery (list() and count()).
+QStringList queryWhere(SqlBuilder &b, const EscalationQuery &query)
 {
-    requireReconcileTables(session);
-    SqlBuilder b;
     QStringList where;
     if (query.openOnly)
         where << QStringLiteral("e.open_slot = 1");
@@ -339,6 +354,26 @@ QVector<Escalation> list(DbSession &session, const EscalationQuery &query)
         where << QStringLiteral("e.tenant = %1").arg(b.bind(query.tenant));
     if (query.reason)
         where << QStringLiteral("e.reason = %1").arg(b.bind(escalationReasonName(*query.reason)));
+    return where;
+}
+} // namespace
+
+qint64 count(DbSession &session, const EscalationQuery &query)
+{
+    requireReconcileTables(session);
+    SqlBuilder b;
+    const QStringList where = queryWhere(b, query);
+    QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM triage_escalation e%1")
+                                   .arg(where.isEmpty() ? QString() : QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND "))),
+                               b);
+    return q.next() ? q.value(0).toLongLong() : 0;
+}
+
+QVector<Escalation> list(DbSession &session, const EscalationQuery &query)
+{
+    requireReconcileTables(session);
+    SqlBuilder b;
+    const QStringList where = queryWhere(b, query);
     return readEscalations(session,
                            selectSql(b, escalationColumns(session.dialect()), QStringLiteral("triage_escalation e"), where,
                                      QStringLiteral("e.first_escalated_at, e.id"), query.limit),

@@ -1,6 +1,7 @@
 // The reconcile run's orchestration (DESIGN.md §8 "Reconciliation"): lease, run row, stale
 // records, upstream answers, decisions, compare-and-sets, resolutions, escalations.
 #include "Reconcile.h"
+#include "ClaimGuard.h"
 
 #include "ConsoleSchema.h"
 #include "KeyDetail.h"
@@ -222,7 +223,9 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
                                 QStringList keys;
                                 for (const QueueRow &r : std::as_const(l.rows))
                                     keys << r.idemKey;
-                                const auto claims = claim_sql::activeFor(s, ClaimScope::Key, keys);
+                                // A key an operator claimed, or one whose open escalation an operator
+                                // claimed, is theirs (DESIGN.md §8 "Claims stop others").
+                                const auto claims = claim_sql::blockingClaims(s, keys, reconcilerOperator());
                                 for (auto it = claims.cbegin(); it != claims.cend(); ++it)
                                     l.claimed.insert(it.key());
                                 return l;
