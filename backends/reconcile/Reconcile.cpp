@@ -129,7 +129,12 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
                 }, DbWorker::Retry::Never)
                 .waitForFinished();
         }
-        return fail(e.kind == DbError::Kind::Refused ? ReconcileResult::Kind::Refused : ReconcileResult::Kind::StoreError, e.message);
+        // The exit codes of DESIGN.md §5: 4 refused, 1 configuration (e.g. console schema 3:
+        // no escalation tables, as escalations, claims and claim say), else 2.
+        return fail(e.kind == DbError::Kind::Refused  ? ReconcileResult::Kind::Refused
+                        : e.kind == DbError::Kind::Config ? ReconcileResult::Kind::ConfigError
+                                                          : ReconcileResult::Kind::StoreError,
+                    e.message);
     };
     // Renews the lease and the run's heartbeat; false when the lease was lost.
     auto renew = [&]() -> std::optional<bool> {
@@ -203,6 +208,9 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
     const QString bizType = o.bizType;
     const int limit = o.limit;
     const auto listed = idem.run<Listed>([=](DbSession &s) {
+                                // A database without the escalation tables (console schema 3) is a
+                                // configuration problem also for a dry run (exit 1, §5).
+                                requireReconcileTables(s);
                                 Listed l;
                                 QueueRequest req;
                                 req.kind = QueueKind::Unknown;
@@ -365,6 +373,30 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
                 ++sum.escalated;
             for (const ReconcileEscalation &e : k.action.escalations)
                 sum.byReason[escalationReasonName(e.reason)] += 1;
+        }
+        // What a real run would create or update: a reason with an open escalation of the key
+        // updates it, any other creates one (DESIGN.md §8 "Dry run").
+        QStringList raisingKeys;
+        for (const ReconcileKeyResult &k : std::as_const(results))
+            if (!k.action.escalations.isEmpty())
+                raisingKeys << k.idemKey;
+        if (!raisingKeys.isEmpty()) {
+            const auto open = idem.run<QSet<QString>>([raisingKeys](DbSession &s) {
+                                      QSet<QString> keyReasons;
+                                      for (const Escalation &e : escalation_sql::openForKeys(s, raisingKeys))
+                                          keyReasons.insert(e.idemKey + QLatin1Char('\n') + escalationReasonName(e.reason));
+                                      return keyReasons;
+                                  })
+                                  .result();
+            if (!open.ok())
+                return failRun(*open.error);
+            for (const ReconcileKeyResult &k : std::as_const(results))
+                for (const ReconcileEscalation &e : k.action.escalations) {
+                    if (open->contains(k.idemKey + QLatin1Char('\n') + escalationReasonName(e.reason)))
+                        ++sum.escalationsUpdated;
+                    else
+                        ++sum.escalationsCreated;
+                }
         }
         sum.keys << results;
         sum.state = QStringLiteral("finished");

@@ -74,6 +74,8 @@ class TestClaimsCli : public QObject {
 private slots:
     void claimsStopOthers_data();
     void claimsStopOthers();
+    void reconcileMessages_data() { claimsStopOthers_data(); }
+    void reconcileMessages();
 };
 
 void TestClaimsCli::claimsStopOthers_data()
@@ -195,6 +197,71 @@ void TestClaimsCli::claimsStopOthers()
     QVERIFY2(cut.out.endsWith("\n1 escalation (of 2); --limit 0 lists all\n"), cut.out.constData());
     RUN_EXIT(whole, 0, base + QStringList{QStringLiteral("escalations"), QStringLiteral("--all")});
     QVERIFY2(whole.out.endsWith("\n2 escalations\n"), whole.out.constData());
+}
+
+/// reconcile's summary line counts what its table shows and a dry run predicts the creations;
+/// --biz-type that matches nothing warns; --format csv is refused; a renewal that moves the
+/// expiry earlier says so; a console-schema-3 database is a configuration problem (exit 1)
+/// for reconcile as for escalations, claims and claim, and mark still works there.
+void TestClaimsCli::reconcileMessages()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    const QStringList base = ctlDbArgs(db);
+    RUN_EXIT(schema, 0, base + QStringList{QStringLiteral("init-schema")});
+    const QString k1 = QStringLiteral("ticket:create:acme:rm-1");
+    TRIAGE_OK(insertRecord(db, k1, 0, 3600));
+    static const QRegularExpression runId(QStringLiteral(R"(run \d+ finished)"));
+    auto lastLine = [](const QByteArray &out) {
+        const QList<QByteArray> lines = out.trimmed().split('\n');
+        return QString::fromUtf8(lines.last()).replace(runId, QStringLiteral("run N finished"));
+    };
+
+    RUN_EXIT(dry, 0, base + QStringList{QStringLiteral("reconcile"), QStringLiteral("--dry-run")});
+    QCOMPARE(lastLine(dry.out), QStringLiteral("dry run N finished: 1 examined, 0 SUCCESS, 0 FAILED, 1 key would escalate (1 escalation "
+                                               "would be created, 0 updated), 0 resolved, 0 conflicts, 0 skipped (claimed), 0 waiting "
+                                               "for a second NOT_FOUND, 0 errors; upstream: 0 queried, 0 unusable; reasons: 1 NO_QUERY_API"));
+    RUN_EXIT(real, 0, base + QStringList{QStringLiteral("reconcile")});
+    QCOMPARE(lastLine(real.out), QStringLiteral("run N finished: 1 examined, 0 SUCCESS, 0 FAILED, 1 key escalated (1 escalation new, "
+                                                "0 updated), 0 resolved, 0 conflicts, 0 skipped (claimed), 0 waiting for a second "
+                                                "NOT_FOUND, 0 errors; upstream: 0 queried, 0 unusable; reasons: 1 NO_QUERY_API"));
+    RUN_EXIT(dry2, 0, base + QStringList{QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("reconcile"),
+                                         QStringLiteral("--dry-run")});
+    const QJsonObject again = QJsonDocument::fromJson(dry2.out).object();
+    QCOMPARE(again.value(QStringLiteral("escalations_created")).toInt(), 0);
+    QCOMPARE(again.value(QStringLiteral("escalations_updated")).toInt(), 1);
+
+    RUN_EXIT(nope, 0, base + QStringList{QStringLiteral("reconcile"), QStringLiteral("--dry-run"), QStringLiteral("--biz-type"),
+                                         QStringLiteral("nope")});
+    QCOMPARE(nope.err, QByteArray("triagectl: warning: reconcile --biz-type \"nope\": no stale PROCESSING record has this biz_type "
+                                  "(the records' biz_types: ticket_create)\n"));
+    RUN_EXIT(csv, 1, base + QStringList{QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("reconcile")});
+    QCOMPARE(csv.err, QByteArray("triagectl: reconcile prints table or json (--format csv is not supported)\n"
+                                 "triagectl: run \"triagectl --help\" for usage\n"));
+
+    RUN_EXIT(take, 0, base + QStringList{QStringLiteral("--operator"), QStringLiteral("alice"), QStringLiteral("claim"), k1});
+    RUN_EXIT(shorter, 0, base + QStringList{QStringLiteral("--operator"), QStringLiteral("alice"), QStringLiteral("claim"), k1,
+                                            QStringLiteral("--ttl"), QStringLiteral("600")});
+    QCOMPARE(nowed(shorter.out), QStringLiteral("key %1: claim of alice renewed; now expires at <now> (earlier than before: <now>)\n").arg(k1));
+    RUN_EXIT(longer, 0, base + QStringList{QStringLiteral("--operator"), QStringLiteral("alice"), QStringLiteral("claim"), k1});
+    QCOMPARE(nowed(longer.out), QStringLiteral("key %1: claim of alice renewed until <now>\n").arg(k1));
+
+    // Console schema version 3: no escalation tables.
+    for (const char *t : {"triage_escalation", "triage_claim", "triage_reconcile_run"})
+        TRIAGE_OK(db.adminExec(QStringLiteral("DROP TABLE %1").arg(QLatin1String(t))));
+    TRIAGE_OK(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '3' WHERE meta_key = 'schema_version'")));
+    const QByteArray v3("triagectl: the idempotency database has no escalation tables (console schema version 3; escalations and "
+                        "claims need version 4): run `triagectl init-schema`\n");
+    for (const QStringList &args : {QStringList{QStringLiteral("reconcile")}, QStringList{QStringLiteral("reconcile"), QStringLiteral("--dry-run")},
+                                    QStringList{QStringLiteral("escalations")}, QStringList{QStringLiteral("claims")},
+                                    QStringList{QStringLiteral("claim"), k1}}) {
+        RUN_EXIT(r, 1, base + args);
+        QCOMPARE(r.err, v3);
+    }
+    // mark is not held back there (no claims): its own rules refuse (no NOT_FOUND answer).
+    RUN_EXIT(mark, 4, base + QStringList{QStringLiteral("mark"), k1, QStringLiteral("--to"), QStringLiteral("failed"),
+                                         QStringLiteral("--reason"), QStringLiteral("upstream has no such ticket")});
 }
 
 QTEST_GUILESS_MAIN(TestClaimsCli)

@@ -750,7 +750,7 @@ void TstCliTriagectl::demoWorkspace()
         "  --read-only           Disable every write action.\n" \
         "  --verbose             Log debug messages to stderr.\n" \
         "  --format FORMAT       Output format: table (default), json or csv.\n" \
-        "  --limit N             At most N rows (default 100; 0 = no limit).\n"
+        "  --limit N             At most N rows (default 100; reconcile: all; 0 = no limit).\n"
 
 void TstCliTriagectl::helpListsCommands()
 {
