@@ -9,6 +9,7 @@
 // reset its age (first_escalated_at).
 
 #include "DbSession.h"
+#include "TimeText.h"
 
 #include <QString>
 #include <QStringList>
@@ -80,6 +81,9 @@ struct EscalationRaise {
     QString sourceRef;
     qint64 runId = 0;
     int slaHours = 24;             ///< review_sla_hours of the biz_type
+    /// The latest sla_due_at (EXPIRING: the record's expire_at): a created row's sla_due_at is
+    /// min(first_escalated_at + slaHours, dueBy) (DESIGN.md §8). nullopt: no such bound.
+    std::optional<UtcMicros> dueBy;
     QString operatorName;          ///< "reconciler" for runs
 };
 

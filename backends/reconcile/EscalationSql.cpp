@@ -94,6 +94,19 @@ QVariant textOrNull(const std::optional<QString> &s)
 /// (first_escalated_at = last_seen_at = the server's now, sla_due_at = that + slaHours) or
 /// updates the open one's facts, amount, currency, biz_type, tenant and source_ref (the
 /// last four only when given), last_seen_at and run_id, bumping its version.
+/// sla_due_at of a created row: n.t + slaHours, or the earlier of that and dueBy (EXPIRING:
+/// the record's expire_at; DESIGN.md §8). Binds in text order.
+QString slaDueSql(const SqlDialect &d, SqlBuilder &b, const EscalationRaise &r)
+{
+    if (!r.dueBy)
+        return reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours));
+    const QString bound = d.timeParam(b.bind(d.bindTime(*r.dueBy)));
+    const QString due = reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours));
+    const QString then = d.timeParam(b.bind(d.bindTime(*r.dueBy)));
+    const QString otherwise = reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours));
+    return QStringLiteral("CASE WHEN %1 < %2 THEN %3 ELSE %4 END").arg(bound, due, then, otherwise);
+}
+
 QString upsertSql(const SqlDialect &d, SqlBuilder &b, const EscalationRaise &r)
 {
     const QString values = QStringLiteral("%1, %2, %3, %4, %5, %6, %7, %8, n.t, n.t, %9, %10, 1, 1")
@@ -101,7 +114,7 @@ QString upsertSql(const SqlDialect &d, SqlBuilder &b, const EscalationRaise &r)
                                     b.bind(escalationReasonName(r.reason)), b.bind(r.facts.isEmpty() ? QStringLiteral("{}") : r.facts),
                                     b.bind(textOrNull(r.amount)), b.bind(textValue(r.currency)), b.bind(textValue(r.sourceRef)),
                                     b.bind(r.runId))
-                               .arg(reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours)));
+                               .arg(slaDueSql(d, b, r));
     const QString insert = QStringLiteral(
         "INSERT INTO triage_escalation (idem_key, biz_type, tenant, reason, facts, amount, currency, source_ref, "
         "first_escalated_at, last_seen_at, run_id, sla_due_at, version, open_slot) SELECT %1 FROM (SELECT %2 AS t) n");

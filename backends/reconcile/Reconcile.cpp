@@ -10,6 +10,7 @@
 #include "Queue.h"
 #include "UpstreamCheck.h"
 #include "UpstreamClient.h"
+#include "TimeText.h"
 #include "Workspace.h"
 
 #include <QElapsedTimer>
@@ -555,6 +556,9 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             r.sourceRef = e.sourceRef.isNull() ? kNoReason : e.sourceRef;
             r.runId = sum.runId;
             r.operatorName = o.operatorName;
+            // EXPIRING is due before the record is purged (DESIGN.md §8 "Tables": sla_due_at).
+            if (e.reason == EscalationReason::Expiring && after[i].record)
+                r.dueBy = parseUtcMicros(after[i].record->expireAt);
             raises << r;
         }
         raising << idem.run<QVector<EscalationRaiseResult>>([raises](DbSession &s) {
