@@ -141,9 +141,11 @@ private:
     int resolve(Workspace &ws, const CommandContext &c) const
     {
         using Kind = escalation_sql::EscalationResolveResult::Kind;
-        // Claims stop others (DESIGN.md §8): the escalation's claim, or its key's.
+        // Claims stop others (DESIGN.md §8): the escalation's claim, or its key's. Read-only
+        // mode refuses first (resolveEscalation(), exit 4).
         int failure = ExitOk;
-        const auto blocks = readClaimBlocks(ws, c, {}, m_id, &failure);
+        const auto blocks = ws.config().readOnly ? std::optional<QHash<QString, ClaimBlock>>(QHash<QString, ClaimBlock>())
+                                                 : readClaimBlocks(ws, c, {}, m_id, &failure);
         if (!blocks)
             return failure;
         QString reason = c.parser.value(QStringLiteral("reason"));
