@@ -62,7 +62,6 @@ int main(int argc, char *argv[])
                                         QStringLiteral("With --screenshot: run ACTION on the selected key before the shot "
                                                        "(\"query\": Query upstream)."),
                                         QStringLiteral("ACTION"));
-    screenshotAction.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption screenshotTab(QStringLiteral("screenshot-tab"),
                                      QStringLiteral("With --screenshot: shoot TAB (\"incident\": the Incident tab with the window "
                                                     "of --incident-from/--incident-to, default the last 24 h; on the demo its outage)."),
@@ -75,10 +74,9 @@ int main(int argc, char *argv[])
                                   QStringLiteral("Open the Incident tab on a window ending at TIME (ISO UTC, excluded)."), QStringLiteral("TIME"));
     incidentTo.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption incidentSelect(QStringLiteral("incident-select"),
-                                      QStringLiteral("With --screenshot-tab incident: make event row ROW (0 = first) the playhead "
+                                      QStringLiteral("With --screenshot-tab incident or --open-bundle: make event row ROW (0 = first) the playhead "
                                                      "and shoot its \"As of T\" panel."),
                                       QStringLiteral("ROW"));
-    incidentSelect.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(screenshot);
     parser.addOption(select);
     parser.addOption(screenshotAction);

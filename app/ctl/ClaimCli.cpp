@@ -1,7 +1,10 @@
 // What claim, release and claims print (DESIGN.md §8 "Claims").
 #include "ClaimCli.h"
 
+#include "CommandOptions.h"
 #include "TextTable.h"
+
+#include "Workspace.h"
 
 #include <QJsonDocument>
 
@@ -71,6 +74,28 @@ bool readClaimSubject(const CommandContext &c, const QString &command, ClaimScop
         return false;
     }
     return true;
+}
+
+QCommandLineOption despiteClaimOption()
+{
+    return option("despite-claim",
+                  QStringLiteral("Act although another operator's live claim holds the key or escalation (audited in the reason)."));
+}
+
+std::optional<QHash<QString, ClaimBlock>> readClaimBlocks(Workspace &ws, const CommandContext &c, const QStringList &keys,
+                                                          std::optional<qint64> escalationId, int *failureCode)
+{
+    const auto blocks = claimBlocks(ws, keys, escalationId, ws.config().operatorName).result();
+    if (!blocks.ok()) {
+        *failureCode = c.out.dbFailure(*blocks.error);
+        return std::nullopt;
+    }
+    return *blocks;
+}
+
+QString claimRefusalText(const ClaimBlock &block, const QString &done)
+{
+    return QStringLiteral("%1: nothing %2 (--despite-claim acts anyway, audited)").arg(block.message(), done);
 }
 
 } // namespace triage::ctl

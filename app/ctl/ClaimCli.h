@@ -4,6 +4,7 @@
 #include "Command.h"
 
 #include "Claim.h"
+#include "ClaimGuard.h"
 
 #include <QJsonObject>
 
@@ -22,5 +23,21 @@ int reportClaim(const CommandContext &context, const Outcome<ClaimResult> &outco
 /// Reads --escalation ID (a positive integer) when given: the claim's scope and subject,
 /// else scope Key and the KEY argument. False after a usage message.
 bool readClaimSubject(const CommandContext &context, const QString &command, ClaimScope *scope, QString *subject);
+
+/// The --despite-claim option of mark, compensate and escalations resolve (DESIGN.md §8
+/// "Claims stop others").
+QCommandLineOption despiteClaimOption();
+
+/// Claims stop others (DESIGN.md §8): the live claims of other operators on `keys` (or on
+/// escalation `escalationId` and its key). Without --despite-claim each is an error line
+/// "<holder's claim>: nothing <done> (--despite-claim acts anyway, audited)"; with it, the
+/// held keys' `notes` get ClaimBlock::despiteNote() for the audited reason. Returns the
+/// blocks (empty: nobody else holds them), or nullopt after a database failure
+/// (`*failureCode` set).
+std::optional<QHash<QString, ClaimBlock>> readClaimBlocks(Workspace &ws, const CommandContext &context, const QStringList &keys,
+                                                          std::optional<qint64> escalationId, int *failureCode);
+
+/// The message of a refusal by `block` for an action that would have `done` ("marked").
+QString claimRefusalText(const ClaimBlock &block, const QString &done);
 
 } // namespace triage::ctl

@@ -5,6 +5,7 @@
 #include "CommandOptions.h"
 
 #include "EscalationService.h"
+#include "KeyDetail.h"
 #include "Workspace.h"
 
 namespace triage::ctl {
@@ -62,6 +63,34 @@ public:
 
     int run(Workspace &ws, const CommandContext &c) override
     {
+        // A claim names something that exists (DESIGN.md §8): nothing written or audited otherwise.
+        if (m_scope == ClaimScope::Escalation) {
+            const auto e = escalationById(ws, m_subject.toLongLong()).result();
+            if (!e.ok())
+                return c.out.dbFailure(*e.error);
+            if (!*e) {
+                c.out.message(QStringLiteral("no escalation %1").arg(m_subject));
+                return ExitUsage;
+            }
+        } else {
+            const KeyDetail d = loadKeyDetail(ws, m_subject).result();
+            qint64 escalations = 0;
+            if (unknownKeyText(d, 0)) {
+                // Only escalations may name it (a purged record); a database without the
+                // escalation tables fails here as any claim does there (exit 1).
+                EscalationQuery q;
+                q.openOnly = false;
+                q.idemKey = m_subject;
+                const auto n = countEscalations(ws, q).result();
+                if (!n.ok())
+                    return c.out.dbFailure(*n.error);
+                escalations = *n;
+            }
+            if (const std::optional<QString> unknown = unknownKeyText(d, escalations)) {
+                c.out.message(*unknown + QStringLiteral(": nothing claimed"));
+                return ExitUsage;
+            }
+        }
         return reportClaim(c, takeClaim(ws, m_scope, m_subject, m_ttl, m_reason).result());
     }
 

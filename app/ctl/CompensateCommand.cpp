@@ -1,6 +1,7 @@
 // triagectl compensate: one idempotent compensation of a side effect, or the resume of one
 // (DESIGN.md §1 "Compensation is a side effect too", §2, §5).
 #include "DemoWorkspace.h"
+#include "ClaimCli.h"
 #include "Command.h"
 #include "CommandOptions.h"
 
@@ -53,8 +54,10 @@ public:
                            "one; DESIGN.md §6) is never a target, also on --resume; a group whose tickets' business\n"
                            "payloads differ (key reuse) or whose SUCCESS snapshot names a CANCELLED or missing ticket\n"
                            "needs --override with a reason of >= 20 characters. Every outcome, refusals included, is\n"
-                           "audited. Exit: 0 succeeded, 1 unknown COMP_KEY, 3 the compensation already exists,\n"
-                           "4 refused, 5 UNKNOWN."),
+                           "audited. A KEY another operator's live claim holds (on the key or one of its open\n"
+                           "escalations; DESIGN.md §8) is not compensated (exit 3, naming the holder) unless\n"
+                           "--despite-claim, noted in the audited reason. Exit: 0 succeeded, 1 unknown COMP_KEY,\n"
+                           "3 the compensation already exists or another's claim holds the key, 4 refused, 5 UNKNOWN."),
             {option("action", QStringLiteral("The action (compensation_<action>_url), e.g. cancel_ticket."), QStringLiteral("A")),
              option("target", QStringLiteral("The ticket id to compensate."), QStringLiteral("ID")),
              option("reason", QStringLiteral("Why (required; audited)."), QStringLiteral("TEXT")),
@@ -62,7 +65,8 @@ public:
              option("resume", QStringLiteral("Continue this compensation instead of starting one for a KEY."),
                     QStringLiteral("COMP_KEY")),
              option("override", QStringLiteral("Set aside the key-reuse and inconsistent-snapshot rules (reason >= 20 "
-                                               "characters; audited)."))},
+                                               "characters; audited).")),
+             despiteClaimOption()},
             -1, QStringLiteral("resume"), true};
         return s;
     }
@@ -91,6 +95,22 @@ public:
             return c.out.usage(QStringLiteral("compensate --resume: --override applies when a compensation starts, not to a resume"));
         }
         req.operatorName = workspace.config().operatorName;
+        if (!resume) {
+            // Claims stop others (DESIGN.md §8): before anything is planned, written or sent.
+            int failure = ExitOk;
+            const auto blocks = readClaimBlocks(workspace, c, {key}, std::nullopt, &failure);
+            if (!blocks)
+                return failure;
+            if (blocks->contains(key)) {
+                if (!c.parser.isSet(QStringLiteral("despite-claim"))) {
+                    c.out.message(claimRefusalText(blocks->value(key), QStringLiteral("compensated")));
+                    return ExitConflict;
+                }
+                req.reason += blocks->value(key).despiteNote();
+            }
+        } else if (c.parser.isSet(QStringLiteral("despite-claim"))) {
+            return c.out.usage(QStringLiteral("compensate --resume finishes a started compensation: --despite-claim does not apply"));
+        }
         const auto configs = compensationsFor(workspace, c.out);
         if (!configs)
             return ExitUpstream;

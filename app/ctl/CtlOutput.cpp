@@ -7,6 +7,16 @@
 
 namespace triage::ctl {
 
+QString shownOfTotalText(qint64 shown, qint64 total, int limit, const QString &singular, const QString &plural, bool alwaysTotal)
+{
+    QString text = QStringLiteral("%1 %2").arg(shown).arg(shown == 1 ? singular : plural);
+    if (alwaysTotal || shown < total)
+        text += QStringLiteral(" (of %1)").arg(total);
+    if (shown < total && limit > 0 && shown >= limit)
+        text += QStringLiteral("; --limit 0 lists all");
+    return text;
+}
+
 int combinedExitCode(const QSet<int> &codes)
 {
     for (int c : {int(ExitDatabase), int(ExitUpstream), int(ExitRefused), int(ExitConflict)})

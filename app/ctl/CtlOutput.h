@@ -31,6 +31,12 @@ int exitCodeFor(const DbError &error);
 /// `codes` holds, else 0 (DESIGN.md §5).
 int combinedExitCode(const QSet<int> &codes);
 
+/// The count line under a table cut by --limit: "100 rows (of 111); --limit 0 lists all".
+/// `shown` rows of `total` with `limit` (0: none); " (of T)" always when `alwaysTotal` (list),
+/// else only when rows were left out ("2 escalations"); the hint only when --limit cut them.
+QString shownOfTotalText(qint64 shown, qint64 total, int limit, const QString &singular, const QString &plural,
+                         bool alwaysTotal);
+
 /// Output formats of `--format`.
 enum class Format { Table, Json, Csv };
 

@@ -29,8 +29,12 @@ public:
                            "problem naming the config key); then for every index the queues and views need, say\n"
                            "whether it exists, which statement creates it if not (CREATE INDEX CONCURRENTLY on\n"
                            "PostgreSQL: the console never creates one on the agents' tables), and (PostgreSQL,\n"
-                           "MySQL) the plan the queue's first-page query gets now. Exit 0 when all is well, 1 when\n"
-                           "the mapping does not match the databases, 4 when an index is missing."),
+                           "MySQL) the plan the queue's first-page query gets now. Reconciliation's freshness\n"
+                           "(DESIGN.md §8): where runs are logged in triage_reconcile_run but none has finished within\n"
+                           "[console] reconcile_expected_every seconds (default 3600, the database's clock), a\n"
+                           "\"warning: no reconcile run has finished for …\" line (exit unchanged); a database where no\n"
+                           "run was ever logged gets none. Exit 0 when all is well, 1 when the mapping does not match\n"
+                           "the databases, 4 when an index is missing."),
             {}, 0, QString(), false, false};
         return s;
     }

@@ -1,5 +1,6 @@
 // triagectl escalations: what reconciliation handed to humans, and resolving it (DESIGN.md
 // §8 "Escalations").
+#include "ClaimCli.h"
 #include "Command.h"
 #include "CommandOptions.h"
 
@@ -71,18 +72,21 @@ public:
                 "with their reason code, age, SLA and who has claimed them (\"claimed by alice, 4 min ago\").\n"
                 "Reason codes: CONTRADICTION, AGENT_SAW_SUCCESS, DUPLICATE, KEY_REUSE, UPSTREAM_UNUSABLE,\n"
                 "NO_QUERY_API, AMOUNT_MISMATCH, EXPIRING, STUCK_COMPENSATION, POLICY, EXTERNAL. At most\n"
-                "--limit rows.\n"
+                "--limit rows (the count line says how many there are: \"100 escalations (of 111); --limit 0\n"
+                "lists all\").\n"
                 "resolve closes escalation ID with --reason (>= 10 characters; exit 4 when shorter), by\n"
                 "compare-and-set, audited in triage_audit (escalation.resolve, idem_key the key). An\n"
                 "escalation already resolved is a conflict (exit 3, naming who and when); an unknown ID\n"
-                "exits 1; read-only mode exits 4. The reconciler resolves some reasons by itself when the\n"
+                "exits 1; read-only mode exits 4. An escalation (or its key) another operator's live claim\n"
+                "holds is not resolved (exit 3, naming the holder) unless --despite-claim, noted in the\n"
+                "audited resolution; resolving releases the escalation's own claim. The reconciler resolves some reasons by itself when the\n"
                 "key's state allows it (DESIGN.md §8 \"Resolution rules\"); AMOUNT_MISMATCH, CONTRADICTION\n"
                 "and EXTERNAL only an operator resolves."),
             {option("all", QStringLiteral("Resolved escalations too.")),
              option("reason", QStringLiteral("list: only this reason code; resolve: why (>= 10 characters; audited)."),
                     QStringLiteral("TEXT")),
              option("biz-type", QStringLiteral("Only this biz_type (exact)."), QStringLiteral("T")),
-             option("tenant", QStringLiteral("Only this tenant (exact)."), QStringLiteral("T"))},
+             option("tenant", QStringLiteral("Only this tenant (exact)."), QStringLiteral("T")), despiteClaimOption()},
             0, QString(), false, true, true};
         return s;
     }
@@ -105,6 +109,8 @@ public:
                                            .arg(c.parser.value(QStringLiteral("reason")), names.join(QStringLiteral(", "))));
                 }
             }
+            if (c.parser.isSet(QStringLiteral("despite-claim")))
+                return c.out.usage(QStringLiteral("escalations: --despite-claim goes with resolve"));
             m_query.openOnly = !c.parser.isSet(QStringLiteral("all"));
             m_query.bizType = c.parser.value(QStringLiteral("biz-type"));
             m_query.tenant = c.parser.value(QStringLiteral("tenant"));
@@ -135,7 +141,24 @@ private:
     int resolve(Workspace &ws, const CommandContext &c) const
     {
         using Kind = escalation_sql::EscalationResolveResult::Kind;
-        const auto out = resolveEscalation(ws, m_id, c.parser.value(QStringLiteral("reason"))).result();
+        // Claims stop others (DESIGN.md §8): the escalation's claim, or its key's. Read-only
+        // mode refuses first (resolveEscalation(), exit 4).
+        int failure = ExitOk;
+        const auto blocks = ws.config().readOnly ? std::optional<QHash<QString, ClaimBlock>>(QHash<QString, ClaimBlock>())
+                                                 : readClaimBlocks(ws, c, {}, m_id, &failure);
+        if (!blocks)
+            return failure;
+        QString reason = c.parser.value(QStringLiteral("reason"));
+        if (!blocks->isEmpty()) {
+            const ClaimBlock block = blocks->cbegin().value();
+            if (!c.parser.isSet(QStringLiteral("despite-claim"))) {
+                c.out.message(claimRefusalText(block, QStringLiteral("resolved")));
+                return ExitConflict;
+            }
+            if (reason.trimmed().size() >= kOperatorReasonMinChars)
+                reason = reason.trimmed() + block.despiteNote();
+        }
+        const auto out = resolveEscalation(ws, m_id, reason).result();
         if (!out.ok())
             return c.out.dbFailure(*out.error);
         int code = ExitOk;
@@ -166,6 +189,14 @@ private:
         const auto rows = listEscalations(ws, m_query).result();
         if (!rows.ok())
             return c.out.dbFailure(*rows.error);
+        // Cut by --limit: the count line says so, as list's does.
+        qint64 total = rows->size();
+        if (m_query.limit > 0 && rows->size() >= m_query.limit && c.out.format() == Format::Table) {
+            const auto counted = countEscalations(ws, m_query).result();
+            if (!counted.ok())
+                return c.out.dbFailure(*counted.error);
+            total = *counted;
+        }
         auto fields = [](const EscalationRow &r) {
             const Escalation &e = r.escalation;
             const std::optional<Claim> claim = r.shownClaim();
@@ -198,7 +229,10 @@ private:
             t.alignRight(0);
             for (const EscalationRow &r : *rows)
                 t.addRow(fields(r));
-            c.out.print(t.render() + countText(rows->size(), QStringLiteral("escalation")).toUtf8() + '\n');
+            c.out.print(t.render()
+                        + shownOfTotalText(rows->size(), total, m_query.limit, QStringLiteral("escalation"), QStringLiteral("escalations"), false)
+                              .toUtf8()
+                        + '\n');
             break;
         }
         }

@@ -69,7 +69,7 @@ public:
                 "it is reopened. Every change is audited in triage_audit in its transaction (incident.create,\n"
                 "incident.pin, incident.unpin, incident.note, incident.close, incident.reopen; idem_key\n"
                 "incident:ID).\n"
-                "Lists the open incidents, newest first (--all: closed ones too). Limits: title 200\n"
+                "list lists the open incidents, newest first (--all: closed ones too). Limits: title 200\n"
                 "characters, note 4000, a pin's note 1000. Exit 1 for bad input or an unknown incident or\n"
                 "event, 3 when the incident's state wins (closing a closed one, pinning an event twice,\n"
                 "changing a closed one), 4 in read-only mode.\n"

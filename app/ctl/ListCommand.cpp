@@ -85,12 +85,7 @@ public:
                               orNull(r.updatedAt), humanDuration(r.ageSeconds), r.idemKey});
             }
             QByteArray out = table.render();
-            out += QStringLiteral("%1 %2 (of %3)%4\n")
-                       .arg(rows.size())
-                       .arg(rows.size() == 1 ? QStringLiteral("row") : QStringLiteral("rows"))
-                       .arg(*total)
-                       .arg(rows.size() < *total && c.limit > 0 && rows.size() >= c.limit ? QStringLiteral("; --limit 0 lists all")
-                                                                                        : QString())
+            out += (shownOfTotalText(rows.size(), *total, c.limit, QStringLiteral("row"), QStringLiteral("rows"), true) + QLatin1Char('\n'))
                        .toUtf8();
             c.out.print(out);
             break;

@@ -1,5 +1,6 @@
 // triagectl mark: settle one record, or every record row of a queue, by compare-and-set
 // (DESIGN.md §2, §6).
+#include "ClaimCli.h"
 #include "Command.h"
 #include "CommandOptions.h"
 
@@ -150,7 +151,10 @@ public:
                            "queue (filters and --limit as for list; --limit 0 = all), one transaction per record, each\n"
                            "decided on its own evidence (no override in bulk); SUCCESS takes the snapshot of the key's\n"
                            "canonical ticket when it is its only live one. A SUCCESS snapshot comes only from the\n"
-                           "canonical ticket (DESIGN.md §6). Exit: 0 applied, 3 conflict, 4 refused, 2 error."),
+                           "canonical ticket (DESIGN.md §6). A key another operator's live claim holds (on the key or\n"
+                           "on one of its open escalations; DESIGN.md §8) is not marked (exit 3, naming the holder)\n"
+                           "unless --despite-claim, which notes the claim in the audited reason. Exit: 0 applied,\n"
+                           "3 conflict or held by another's claim, 4 refused, 2 error."),
             QList<QCommandLineOption>{
                 option("to", QStringLiteral("The new status, success or failed."), QStringLiteral("STATUS")),
                 option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT")),
@@ -165,6 +169,7 @@ public:
                                                   "characters; audited).")),
                 option("dry-run", QStringLiteral("Show what would be applied; write nothing.")),
                 option("queue", QStringLiteral("Every record row of this queue instead of one KEY."), QStringLiteral("QUEUE")),
+                despiteClaimOption(),
             } << queueFilterOptions(),
             -1, QStringLiteral("queue"), true};
         return s;
@@ -251,6 +256,17 @@ public:
                     return c.out.usage(QStringLiteral("--snapshot-from-ticket: a ticket id"));
                 r.snapshotFromTicket = id; // read and checked by markRecord() (a wrong ticket is an audited refusal)
             }
+            int failure = ExitOk;
+            const auto blocks = readClaimBlocks(workspace, c, {key}, std::nullopt, &failure);
+            if (!blocks)
+                return failure;
+            if (blocks->contains(key)) {
+                if (!c.parser.isSet(QStringLiteral("despite-claim"))) {
+                    c.out.message(claimRefusalText(blocks->value(key), QStringLiteral("marked")));
+                    return ExitConflict;
+                }
+                r.reason += blocks->value(key).despiteNote();
+            }
             return reportMarks(c, {markRecord(workspace, r).result()});
         }
 
@@ -286,7 +302,36 @@ public:
             c.out.message(QStringLiteral("mark --queue %1: no record rows match").arg(queueName(m_queue->kind)));
             return reportMarks(c, {});
         }
-        return reportMarks(c, markRecords(workspace, requests).result());
+        // Claims stop others (DESIGN.md §8): a key held by another operator is not marked
+        // (a conflict row) unless --despite-claim.
+        int failure = ExitOk;
+        const auto blocks = readClaimBlocks(workspace, c, keys, std::nullopt, &failure);
+        if (!blocks)
+            return failure;
+        QVector<MarkRequest> allowed;
+        QVector<int> heldAt;
+        QVector<Outcome<MarkResult>> held;
+        for (MarkRequest &r : requests) {
+            if (blocks->contains(r.idemKey)) {
+                if (c.parser.isSet(QStringLiteral("despite-claim"))) {
+                    r.reason += blocks->value(r.idemKey).despiteNote();
+                } else {
+                    MarkResult m;
+                    m.kind = MarkResult::Kind::Conflict;
+                    m.idemKey = r.idemKey;
+                    m.message = claimRefusalText(blocks->value(r.idemKey), QStringLiteral("marked"));
+                    heldAt << int(allowed.size() + held.size());
+                    held << Outcome<MarkResult>::success(m);
+                    continue;
+                }
+            }
+            allowed << r;
+        }
+        const QVector<Outcome<MarkResult>> done = allowed.isEmpty() ? QVector<Outcome<MarkResult>>() : markRecords(workspace, allowed).result();
+        QVector<Outcome<MarkResult>> results;
+        for (qsizetype i = 0, d = 0, h = 0; i < done.size() + held.size(); ++i)
+            results << (h < heldAt.size() && heldAt[h] == i ? held[h++] : done[d++]);
+        return reportMarks(c, results);
     }
 
 private:

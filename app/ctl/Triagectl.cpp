@@ -31,7 +31,7 @@ QList<QCommandLineOption> globalOptions()
     options << QCommandLineOption(QStringLiteral("format"), QStringLiteral("Output format: table (default), json or csv."),
                                   QStringLiteral("FORMAT"), QStringLiteral("table"))
             << QCommandLineOption(QStringLiteral("limit"),
-                                  QStringLiteral("At most N rows (default 100; 0 = no limit)."),
+                                  QStringLiteral("At most N rows (default 100; reconcile: all; 0 = no limit)."),
                                   QStringLiteral("N"), QStringLiteral("100"));
     return options;
 }

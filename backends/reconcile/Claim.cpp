@@ -289,7 +289,11 @@ ClaimResult acquire(DbSession &session, ClaimScope scope, const QString &subject
         case ClaimResult::Kind::Renewed:
             audit(session, scope, subject, audit_action::ClaimTake, holder, old, now->claim, QStringLiteral("renewed for %1 s").arg(ttlS),
                   QStringLiteral("applied"));
-            message = QStringLiteral("%1: claim of %2 renewed until %3").arg(what, holder, now->claim.expiresAt);
+            // A shorter --ttl moves the expiry earlier: said, not hidden (DESIGN.md §8 "Claims").
+            message = now->claim.expiresAt < old.expiresAt
+                ? QStringLiteral("%1: claim of %2 renewed; now expires at %3 (earlier than before: %4)")
+                      .arg(what, holder, now->claim.expiresAt, old.expiresAt)
+                : QStringLiteral("%1: claim of %2 renewed until %3").arg(what, holder, now->claim.expiresAt);
             break;
         case ClaimResult::Kind::Taken:
             audit(session, scope, subject, audit_action::ClaimTake, holder, old, now->claim,

@@ -9,6 +9,7 @@
 // reset its age (first_escalated_at).
 
 #include "DbSession.h"
+#include "TimeText.h"
 
 #include <QString>
 #include <QStringList>
@@ -80,6 +81,9 @@ struct EscalationRaise {
     QString sourceRef;
     qint64 runId = 0;
     int slaHours = 24;             ///< review_sla_hours of the biz_type
+    /// The latest sla_due_at (EXPIRING: the record's expire_at): a created row's sla_due_at is
+    /// min(first_escalated_at + slaHours, dueBy) (DESIGN.md §8). nullopt: no such bound.
+    std::optional<UtcMicros> dueBy;
     QString operatorName;          ///< "reconciler" for runs
 };
 
@@ -165,6 +169,8 @@ QString resolveKindName(EscalationResolveResult::Kind kind);
 std::optional<Escalation> byId(DbSession &session, qint64 id);
 /// Lists escalations, oldest first_escalated_at first. Throws DbException.
 QVector<Escalation> list(DbSession &session, const EscalationQuery &query);
+/// How many escalations list() would return without its limit. Throws DbException.
+qint64 count(DbSession &session, const EscalationQuery &query);
 /// The open escalations of `keys` (one statement per ≤ 500 keys). Throws DbException.
 QVector<Escalation> openForKeys(DbSession &session, const QStringList &keys);
 } // namespace escalation_sql

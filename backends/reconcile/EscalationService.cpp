@@ -42,9 +42,10 @@ QFuture<Outcome<QVector<EscalationRow>>> listEscalations(Workspace &ws, const Es
         for (const Escalation &e : rows) {
             EscalationRow r;
             r.escalation = e;
-            if (byKey.contains(e.idemKey))
+            // A resolved escalation is nobody's work: it shows no claim (DESIGN.md §8).
+            if (e.isOpen() && byKey.contains(e.idemKey))
                 r.keyClaim = byKey.value(e.idemKey);
-            if (byId.contains(QString::number(e.id)))
+            if (e.isOpen() && byId.contains(QString::number(e.id)))
                 r.escalationClaim = byId.value(QString::number(e.id));
             out << r;
         }
@@ -117,6 +118,11 @@ QFuture<Outcome<std::optional<QString>>> reconcileFreshness(Workspace &ws)
     return ws.worker(DbRole::Idempotency).run<std::optional<QString>>([every](DbSession &s) {
         return reconcile_run_sql::freshnessWarning(s, every);
     });
+}
+
+QFuture<Outcome<qint64>> countEscalations(Workspace &ws, const EscalationQuery &query)
+{
+    return ws.worker(DbRole::Idempotency).run<qint64>([query](DbSession &s) { return escalation_sql::count(s, query); });
 }
 
 } // namespace triage

@@ -60,6 +60,10 @@ QFuture<Outcome<QHash<QString, Claim>>> activeClaims(Workspace &ws, ClaimScope s
 /// the period.
 QFuture<Outcome<std::optional<QString>>> reconcileFreshness(Workspace &ws);
 
+/// How many escalations listEscalations() would list without the query's limit —
+/// escalation_sql::count() (for "100 escalations (of 111)").
+QFuture<Outcome<qint64>> countEscalations(Workspace &ws, const EscalationQuery &query);
+
 /// The operator the services act as: `given`, else the workspace's operator, else the OS user.
 QString claimOperator(const Workspace &ws, const QString &given);
 

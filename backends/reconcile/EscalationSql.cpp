@@ -94,6 +94,19 @@ QVariant textOrNull(const std::optional<QString> &s)
 /// (first_escalated_at = last_seen_at = the server's now, sla_due_at = that + slaHours) or
 /// updates the open one's facts, amount, currency, biz_type, tenant and source_ref (the
 /// last four only when given), last_seen_at and run_id, bumping its version.
+/// sla_due_at of a created row: n.t + slaHours, or the earlier of that and dueBy (EXPIRING:
+/// the record's expire_at; DESIGN.md §8). Binds in text order.
+QString slaDueSql(const SqlDialect &d, SqlBuilder &b, const EscalationRaise &r)
+{
+    if (!r.dueBy)
+        return reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours));
+    const QString bound = d.timeParam(b.bind(d.bindTime(*r.dueBy)));
+    const QString due = reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours));
+    const QString then = d.timeParam(b.bind(d.bindTime(*r.dueBy)));
+    const QString otherwise = reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours));
+    return QStringLiteral("CASE WHEN %1 < %2 THEN %3 ELSE %4 END").arg(bound, due, then, otherwise);
+}
+
 QString upsertSql(const SqlDialect &d, SqlBuilder &b, const EscalationRaise &r)
 {
     const QString values = QStringLiteral("%1, %2, %3, %4, %5, %6, %7, %8, n.t, n.t, %9, %10, 1, 1")
@@ -101,7 +114,7 @@ QString upsertSql(const SqlDialect &d, SqlBuilder &b, const EscalationRaise &r)
                                     b.bind(escalationReasonName(r.reason)), b.bind(r.facts.isEmpty() ? QStringLiteral("{}") : r.facts),
                                     b.bind(textOrNull(r.amount)), b.bind(textValue(r.currency)), b.bind(textValue(r.sourceRef)),
                                     b.bind(r.runId))
-                               .arg(reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours)));
+                               .arg(slaDueSql(d, b, r));
     const QString insert = QStringLiteral(
         "INSERT INTO triage_escalation (idem_key, biz_type, tenant, reason, facts, amount, currency, source_ref, "
         "first_escalated_at, last_seen_at, run_id, sla_due_at, version, open_slot) SELECT %1 FROM (SELECT %2 AS t) n");
@@ -292,6 +305,21 @@ EscalationResolveResult resolve(DbSession &session, qint64 id, const QString &re
             const std::optional<Escalation> after = byId(session, id);
             a.toState = compactJson(stateJson(*after));
             a.outcome = QStringLiteral("applied");
+            // A resolved escalation is nobody's work any more: its claim goes with it, in the
+            // same transaction, named in the audit row's detail (DESIGN.md §8 "Claims stop others").
+            SqlBuilder cb;
+            QSqlQuery held = session.exec(QStringLiteral("SELECT holder FROM triage_claim WHERE scope = %1 AND subject = %2")
+                                              .arg(cb.bind(QStringLiteral("escalation")), cb.bind(QString::number(id))),
+                                          cb);
+            if (held.next()) {
+                const QString holder = columnText(held.value(0)).value_or(QString());
+                held.finish();
+                SqlBuilder db;
+                session.exec(QStringLiteral("DELETE FROM triage_claim WHERE scope = %1 AND subject = %2")
+                                 .arg(db.bind(QStringLiteral("escalation")), db.bind(QString::number(id))),
+                             db);
+                a.detail = QStringLiteral("the claim of %1 on escalation %2 was released with it").arg(holder).arg(id);
+            }
             audit_sql::insert(session, a);
             session.commit();
             return resolveResult(EscalationResolveResult::Kind::Resolved, after,
@@ -324,10 +352,10 @@ EscalationResolveResult resolve(DbSession &session, qint64 id, const QString &re
     return resolveResult(EscalationResolveResult::Kind::Conflict, now, why);
 }
 
-QVector<Escalation> list(DbSession &session, const EscalationQuery &query)
+namespace {
+/// The WHERE terms of an EscalationQuery (list() and count()).
+QStringList queryWhere(SqlBuilder &b, const EscalationQuery &query)
 {
-    requireReconcileTables(session);
-    SqlBuilder b;
     QStringList where;
     if (query.openOnly)
         where << QStringLiteral("e.open_slot = 1");
@@ -339,6 +367,26 @@ QVector<Escalation> list(DbSession &session, const EscalationQuery &query)
         where << QStringLiteral("e.tenant = %1").arg(b.bind(query.tenant));
     if (query.reason)
         where << QStringLiteral("e.reason = %1").arg(b.bind(escalationReasonName(*query.reason)));
+    return where;
+}
+} // namespace
+
+qint64 count(DbSession &session, const EscalationQuery &query)
+{
+    requireReconcileTables(session);
+    SqlBuilder b;
+    const QStringList where = queryWhere(b, query);
+    QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM triage_escalation e%1")
+                                   .arg(where.isEmpty() ? QString() : QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND "))),
+                               b);
+    return q.next() ? q.value(0).toLongLong() : 0;
+}
+
+QVector<Escalation> list(DbSession &session, const EscalationQuery &query)
+{
+    requireReconcileTables(session);
+    SqlBuilder b;
+    const QStringList where = queryWhere(b, query);
     return readEscalations(session,
                            selectSql(b, escalationColumns(session.dialect()), QStringLiteral("triage_escalation e"), where,
                                      QStringLiteral("e.first_escalated_at, e.id"), query.limit),

@@ -1,6 +1,7 @@
 // The reconcile run's orchestration (DESIGN.md §8 "Reconciliation"): lease, run row, stale
 // records, upstream answers, decisions, compare-and-sets, resolutions, escalations.
 #include "Reconcile.h"
+#include "ClaimGuard.h"
 
 #include "ConsoleSchema.h"
 #include "KeyDetail.h"
@@ -9,6 +10,7 @@
 #include "Queue.h"
 #include "UpstreamCheck.h"
 #include "UpstreamClient.h"
+#include "TimeText.h"
 #include "Workspace.h"
 
 #include <QElapsedTimer>
@@ -128,7 +130,12 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
                 }, DbWorker::Retry::Never)
                 .waitForFinished();
         }
-        return fail(e.kind == DbError::Kind::Refused ? ReconcileResult::Kind::Refused : ReconcileResult::Kind::StoreError, e.message);
+        // The exit codes of DESIGN.md §5: 4 refused, 1 configuration (e.g. console schema 3:
+        // no escalation tables, as escalations, claims and claim say), else 2.
+        return fail(e.kind == DbError::Kind::Refused  ? ReconcileResult::Kind::Refused
+                        : e.kind == DbError::Kind::Config ? ReconcileResult::Kind::ConfigError
+                                                          : ReconcileResult::Kind::StoreError,
+                    e.message);
     };
     // Renews the lease and the run's heartbeat; false when the lease was lost.
     auto renew = [&]() -> std::optional<bool> {
@@ -202,6 +209,9 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
     const QString bizType = o.bizType;
     const int limit = o.limit;
     const auto listed = idem.run<Listed>([=](DbSession &s) {
+                                // A database without the escalation tables (console schema 3) is a
+                                // configuration problem also for a dry run (exit 1, §5).
+                                requireReconcileTables(s);
                                 Listed l;
                                 QueueRequest req;
                                 req.kind = QueueKind::Unknown;
@@ -222,7 +232,9 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
                                 QStringList keys;
                                 for (const QueueRow &r : std::as_const(l.rows))
                                     keys << r.idemKey;
-                                const auto claims = claim_sql::activeFor(s, ClaimScope::Key, keys);
+                                // A key an operator claimed, or one whose open escalation an operator
+                                // claimed, is theirs (DESIGN.md §8 "Claims stop others").
+                                const auto claims = claim_sql::blockingClaims(s, keys, reconcilerOperator());
                                 for (auto it = claims.cbegin(); it != claims.cend(); ++it)
                                     l.claimed.insert(it.key());
                                 return l;
@@ -362,6 +374,30 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
                 ++sum.escalated;
             for (const ReconcileEscalation &e : k.action.escalations)
                 sum.byReason[escalationReasonName(e.reason)] += 1;
+        }
+        // What a real run would create or update: a reason with an open escalation of the key
+        // updates it, any other creates one (DESIGN.md §8 "Dry run").
+        QStringList raisingKeys;
+        for (const ReconcileKeyResult &k : std::as_const(results))
+            if (!k.action.escalations.isEmpty())
+                raisingKeys << k.idemKey;
+        if (!raisingKeys.isEmpty()) {
+            const auto open = idem.run<QSet<QString>>([raisingKeys](DbSession &s) {
+                                      QSet<QString> keyReasons;
+                                      for (const Escalation &e : escalation_sql::openForKeys(s, raisingKeys))
+                                          keyReasons.insert(e.idemKey + QLatin1Char('\n') + escalationReasonName(e.reason));
+                                      return keyReasons;
+                                  })
+                                  .result();
+            if (!open.ok())
+                return failRun(*open.error);
+            for (const ReconcileKeyResult &k : std::as_const(results))
+                for (const ReconcileEscalation &e : k.action.escalations) {
+                    if (open->contains(k.idemKey + QLatin1Char('\n') + escalationReasonName(e.reason)))
+                        ++sum.escalationsUpdated;
+                    else
+                        ++sum.escalationsCreated;
+                }
         }
         sum.keys << results;
         sum.state = QStringLiteral("finished");
@@ -520,6 +556,9 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             r.sourceRef = e.sourceRef.isNull() ? kNoReason : e.sourceRef;
             r.runId = sum.runId;
             r.operatorName = o.operatorName;
+            // EXPIRING is due before the record is purged (DESIGN.md §8 "Tables": sla_due_at).
+            if (e.reason == EscalationReason::Expiring && after[i].record)
+                r.dueBy = parseUtcMicros(after[i].record->expireAt);
             raises << r;
         }
         raising << idem.run<QVector<EscalationRaiseResult>>([raises](DbSession &s) {

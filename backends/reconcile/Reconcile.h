@@ -92,6 +92,7 @@ struct ReconcileResult {
         LeaseHeld,  ///< another live run holds the lease: exit 3, nothing written
         Refused,    ///< read-only, or the database's console schema is newer: exit 4
         StoreError, ///< a store failed: exit 2 (the run row says "failed" where it could be written)
+        ConfigError, ///< a configuration problem, e.g. no escalation tables (console schema 3): exit 1
     };
     Kind kind = Kind::Finished;
     ReconcileSummary summary;
@@ -102,7 +103,8 @@ struct ReconcileResult {
 /// "finished", "lease_held", "refused", "store_error".
 QString reconcileResultName(ReconcileResult::Kind kind);
 
-/// The process exit code of `result` (DESIGN.md §8): 0 finished, 2 store, 3 lease held, 4 refused.
+/// The process exit code of `result` (DESIGN.md §8): 0 finished, 1 configuration, 2 store, 3 lease held,
+/// 4 refused.
 int reconcileExitCode(const ReconcileResult &result);
 
 /// Builds the decision input for `detail` (its biz_type's reconcile settings `bizConfig`) (read after this run's answer was recorded) with

@@ -28,6 +28,7 @@ QString reconcileResultName(ReconcileResult::Kind kind)
     case ReconcileResult::Kind::LeaseHeld: return QStringLiteral("lease_held");
     case ReconcileResult::Kind::Refused: return QStringLiteral("refused");
     case ReconcileResult::Kind::StoreError: return QStringLiteral("store_error");
+    case ReconcileResult::Kind::ConfigError: return QStringLiteral("config_error");
     }
     return {};
 }
@@ -39,6 +40,7 @@ int reconcileExitCode(const ReconcileResult &result)
     case ReconcileResult::Kind::StoreError: return 2;
     case ReconcileResult::Kind::LeaseHeld: return 3;
     case ReconcileResult::Kind::Refused: return 4;
+    case ReconcileResult::Kind::ConfigError: return 1;
     }
     return 2;
 }

@@ -750,7 +750,7 @@ void TstCliTriagectl::demoWorkspace()
         "  --read-only           Disable every write action.\n" \
         "  --verbose             Log debug messages to stderr.\n" \
         "  --format FORMAT       Output format: table (default), json or csv.\n" \
-        "  --limit N             At most N rows (default 100; 0 = no limit).\n"
+        "  --limit N             At most N rows (default 100; reconcile: all; 0 = no limit).\n"
 
 void TstCliTriagectl::helpListsCommands()
 {
@@ -853,7 +853,10 @@ void TstCliTriagectl::markHelpShowsMarkOptionsOnly()
         "queue (filters and --limit as for list; --limit 0 = all), one transaction per record, each\n"
         "decided on its own evidence (no override in bulk); SUCCESS takes the snapshot of the key's\n"
         "canonical ticket when it is its only live one. A SUCCESS snapshot comes only from the\n"
-        "canonical ticket (DESIGN.md §6). Exit: 0 applied, 3 conflict, 4 refused, 2 error.\n"
+        "canonical ticket (DESIGN.md §6). A key another operator's live claim holds (on the key or\n"
+        "on one of its open escalations; DESIGN.md §8) is not marked (exit 3, naming the holder)\n"
+        "unless --despite-claim, which notes the claim in the audited reason. Exit: 0 applied,\n"
+        "3 conflict or held by another's claim, 4 refused, 2 error.\n"
         "\n"
         "Options:\n"
         "  --to STATUS                The new status, success or failed.\n"
@@ -866,6 +869,7 @@ void TstCliTriagectl::markHelpShowsMarkOptionsOnly()
         "  --override                 Set aside missing FAILED evidence or an open escalation (reason >= 20 characters; audited).\n"
         "  --dry-run                  Show what would be applied; write nothing.\n"
         "  --queue QUEUE              Every record row of this queue instead of one KEY.\n"
+        "  --despite-claim            Act although another operator's live claim holds the key or escalation (audited in the reason).\n"
         "  --biz-type T               Only this biz_type (leaves intent-log rows out).\n"
         "  --tenant T                 Only keys of this tenant (per biz_type tenant pattern).\n"
         "  --key SUBSTR               Only keys containing this text (case-sensitive).\n"

@@ -93,6 +93,8 @@ private slots:
     void resolveOutcomes();
     void schemaVersion_data();
     void schemaVersion();
+    void expiringSla_data() { raiseAndRerun_data(); }
+    void expiringSla();
 };
 
 void TestEscalation::reasonNames()
@@ -524,6 +526,28 @@ void TestEscalation::schemaVersion()
     const auto listed = await(listEscalations(ws, EscalationQuery()));
     TRIAGE_VERIFY_OUTCOME(listed);
     QCOMPARE(listed->size(), 0);
+}
+
+/// EXPIRING is due by the record's expire_at when that comes before first_escalated_at +
+/// review_sla_hours (DESIGN.md §8 "Tables": sla_due_at = min(first + hours, expire_at)).
+void TestEscalation::expiringSla()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    TRIAGE_OK(setUpSchema(ws));
+    EscalationRaise soon = raiseOf(QStringLiteral("ticket:create:acme:x1"), EscalationReason::Expiring);
+    soon.dueBy = parseUtcMicros(u"2026-01-01T06:30:00.250000Z");
+    const auto a = raiseNow(ws, soon);
+    TRIAGE_VERIFY_OUTCOME(a);
+    QCOMPARE(a->escalation.slaDueAt, QStringLiteral("2026-01-01T06:30:00.250000Z"));
+    EscalationRaise late = raiseOf(QStringLiteral("ticket:create:acme:x2"), EscalationReason::Expiring);
+    late.dueBy = parseUtcMicros(u"2099-01-01T00:00:00.000000Z");
+    late.slaHours = 24;
+    const auto b = raiseNow(ws, late);
+    TRIAGE_VERIFY_OUTCOME(b);
+    QCOMPARE(*parseUtcMicros(b->escalation.slaDueAt) - *parseUtcMicros(b->escalation.firstEscalatedAt), qint64(24) * 3600 * 1000000);
 }
 
 QTEST_GUILESS_MAIN(TestEscalation)

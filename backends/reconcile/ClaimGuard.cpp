@@ -1,0 +1,108 @@
+// Claims stop others (DESIGN.md §8 "Claims stop others"): one rule for triagectl, the console
+// and the reconciler.
+#include "ClaimGuard.h"
+
+#include "EscalationService.h"
+#include "Escalation.h"
+#include "Workspace.h"
+
+#include <algorithm>
+
+namespace triage {
+
+QString ClaimBlock::message() const
+{
+    const QString what = claim.scope == ClaimScope::Escalation ? QStringLiteral("escalation %1%2").arg(claim.subject, escalationKeyText)
+                                                               : QStringLiteral("key %1").arg(claim.subject);
+    return QStringLiteral("%1 is held by %2 until %3 (%4)").arg(what, claim.holder, claim.expiresAt, claimedByText(claim));
+}
+
+QString ClaimBlock::despiteNote() const
+{
+    const QString what = claim.scope == ClaimScope::Escalation ? QStringLiteral("escalation %1").arg(claim.subject)
+                                                               : QStringLiteral("key %1").arg(claim.subject);
+    return QStringLiteral(" [despite the claim of %1 on %2 until %3]").arg(claim.holder, what, claim.expiresAt);
+}
+
+namespace claim_sql {
+
+QHash<QString, ClaimBlock> blockingClaims(DbSession &session, const QStringList &keys, const QString &operatorName,
+                                          std::optional<qint64> escalationId)
+{
+    QHash<QString, ClaimBlock> blocks;
+    if (keys.isEmpty() || !session.hasTable(QStringLiteral("triage_claim")))
+        return blocks;
+    const QHash<QString, Claim> byKey = activeFor(session, ClaimScope::Key, keys);
+    QStringList rest;
+    for (const QString &k : keys) {
+        const auto it = byKey.constFind(k);
+        if (it != byKey.cend() && it->holder != operatorName) {
+            ClaimBlock b;
+            b.idemKey = k;
+            b.claim = *it;
+            blocks.insert(k, b);
+        } else {
+            rest << k;
+        }
+    }
+    if (rest.isEmpty() || !session.hasTable(QStringLiteral("triage_escalation")))
+        return blocks;
+    QVector<Escalation> open = escalation_sql::openForKeys(session, rest);
+    if (escalationId && std::none_of(open.cbegin(), open.cend(), [&](const Escalation &e) { return e.id == *escalationId; }))
+        if (const std::optional<Escalation> e = escalation_sql::byId(session, *escalationId); e && rest.contains(e->idemKey))
+            open << *e; // resolved already: its claim still counts for the action that names it
+    QStringList ids;
+    for (const Escalation &e : open)
+        ids << QString::number(e.id);
+    const QHash<QString, Claim> byId = activeFor(session, ClaimScope::Escalation, ids);
+    // The named escalation first, then the lowest id per key.
+    std::sort(open.begin(), open.end(), [&](const Escalation &a, const Escalation &b) {
+        const bool an = escalationId && a.id == *escalationId, bn = escalationId && b.id == *escalationId;
+        return an != bn ? an : a.id < b.id;
+    });
+    for (const Escalation &e : std::as_const(open)) {
+        if (blocks.contains(e.idemKey))
+            continue;
+        const auto it = byId.constFind(QString::number(e.id));
+        if (it == byId.cend() || it->holder == operatorName)
+            continue;
+        ClaimBlock b;
+        b.idemKey = e.idemKey;
+        b.claim = *it;
+        b.escalationKeyText = QStringLiteral(" of key %1").arg(e.idemKey);
+        blocks.insert(e.idemKey, b);
+    }
+    return blocks;
+}
+
+} // namespace claim_sql
+
+QFuture<Outcome<QHash<QString, ClaimBlock>>> claimBlocks(Workspace &ws, const QStringList &keys, std::optional<qint64> escalationId,
+                                                         const QString &operatorName)
+{
+    const QString who = claimOperator(ws, operatorName);
+    return ws.worker(DbRole::Idempotency).run<QHash<QString, ClaimBlock>>([=](DbSession &s) {
+        QStringList subjects = keys;
+        if (subjects.isEmpty() && escalationId && s.hasTable(QStringLiteral("triage_escalation")))
+            if (const std::optional<Escalation> e = escalation_sql::byId(s, *escalationId))
+                subjects << e->idemKey;
+        return claim_sql::blockingClaims(s, subjects, who, escalationId);
+    });
+}
+
+std::optional<QString> unknownKeyText(const KeyDetail &d, qint64 escalations)
+{
+    if (d.record || !d.tickets.isEmpty() || !d.attempts.isEmpty() || !d.errors.isEmpty() || escalations > 0)
+        return std::nullopt;
+    return QStringLiteral("no key %1: no record, ticket, intent attempt or escalation carries it").arg(d.idemKey);
+}
+
+QFuture<Outcome<std::optional<Escalation>>> escalationById(Workspace &ws, qint64 id)
+{
+    return ws.worker(DbRole::Idempotency).run<std::optional<Escalation>>([id](DbSession &s) {
+        requireReconcileTables(s);
+        return escalation_sql::byId(s, id);
+    });
+}
+
+} // namespace triage
