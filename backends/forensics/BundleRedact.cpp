@@ -7,6 +7,8 @@
 #include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QHash>
+#include <QRegularExpression>
 #include <QSet>
 #include <QtConcurrent/QtConcurrentMap>
 
@@ -19,9 +21,22 @@ namespace {
 
 const QString kMarkerPrefix = QStringLiteral("[redacted sha256:");
 
+/// A string value the rules redacted somewhere in a key: looked for again in that key's
+/// other texts and its events' details (derived text, not JSON), DESIGN.md §7 "Redaction".
+struct Secret {
+    QString value, field, sha256;
+};
+
+QString markerText(const QString &sha) { return kMarkerPrefix + sha + QLatin1Char(']'); }
+QString sha256Hex(const QByteArray &bytes)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+}
+
 struct Redactor {
     QSet<QString> names; ///< lower case: the rules' fields and the always-redacted headers
     QVector<Redaction> *found = nullptr;
+    QVector<Secret> *secrets = nullptr; ///< when set: every string value redacted (for substitute())
 
     bool matches(const QString &name) const { return names.contains(name.toLower()); }
 
@@ -36,14 +51,17 @@ struct Redactor {
     std::optional<QByteArray> marker(const QByteArray &literal, const QString &where, const QString &field) const
     {
         QByteArray bytes = literal;
-        if (literal.startsWith('"')) {
+        const bool isString = literal.startsWith('"');
+        if (isString) {
             const QString text = QJsonDocument::fromJson("[" + literal + "]").array().at(0).toString();
             if (text.startsWith(kMarkerPrefix) && text.endsWith(QLatin1Char(']')))
                 return std::nullopt;
             bytes = text.toUtf8();
         }
-        const QString sha = QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+        const QString sha = sha256Hex(bytes);
         found->append({where, field, sha});
+        if (isString)
+            remember(QString::fromUtf8(bytes), field, sha);
         return QJsonDocument(QJsonArray{kMarkerPrefix + sha + QLatin1Char(']')}).toJson(QJsonDocument::Compact).mid(1).chopped(1);
     }
 
@@ -112,17 +130,140 @@ struct Redactor {
         return QString::fromUtf8(out);
     }
 
-    void apply(QString *text, const QString &where) const
+    void remember(const QString &value, const QString &field, const QString &sha) const
     {
-        if (!text->isEmpty())
-            *text = redactText(*text, where);
+        if (!secrets || value.isEmpty())
+            return;
+        for (const Secret &s : std::as_const(*secrets))
+            if (s.value == value)
+                return;
+        secrets->append({value, field, sha});
     }
-    void apply(std::optional<QString> *text, const QString &where) const
+
+    /// A stored column: its whole value redacted when the column's name matches the rules (a
+    /// ticket's "title" under --redact-field title), else the JSON inside it.
+    void apply(QString *text, const QString &where, const QString &column = QString()) const
+    {
+        if (text->isEmpty())
+            return;
+        if (!column.isEmpty() && matches(column)) {
+            if (text->startsWith(kMarkerPrefix) && text->endsWith(QLatin1Char(']')))
+                return;
+            const QString sha = sha256Hex(text->toUtf8());
+            found->append({where, column, sha});
+            remember(*text, column, sha);
+            *text = markerText(sha);
+            return;
+        }
+        *text = redactText(*text, where);
+    }
+    void apply(std::optional<QString> *text, const QString &where, const QString &column = QString()) const
     {
         if (*text)
-            apply(&**text, where);
+            apply(&**text, where, column);
+    }
+
+    /// Derived or unparsed text (a timeline summary, an event's detail, text that is not JSON):
+    /// every occurrence of a value redacted elsewhere in the same key becomes its marker (values
+    /// of 1-3 characters only as a whole word), listed once per text and value.
+    void substitute(QString *text, const QString &where, const QVector<Secret> &found_) const
+    {
+        if (text->isEmpty())
+            return;
+        for (const Secret &s : found_) {
+            if (!text->contains(s.value))
+                continue;
+            // Where the value occurs, outside the markers already in the text.
+            QVector<qsizetype> at;
+            const auto outsideMarkers = [text](qsizetype pos) {
+                const qsizetype m = text->lastIndexOf(kMarkerPrefix, pos);
+                return m < 0 || text->indexOf(QLatin1Char(']'), m) < pos;
+            };
+            if (s.value.size() >= 4) {
+                for (qsizetype pos = text->indexOf(s.value); pos >= 0; pos = text->indexOf(s.value, pos + s.value.size()))
+                    if (outsideMarkers(pos))
+                        at << pos;
+            } else {
+                const QRegularExpression word(QStringLiteral("(?<!\\w)%1(?!\\w)").arg(QRegularExpression::escape(s.value)),
+                                              QRegularExpression::UseUnicodePropertiesOption);
+                for (auto it = word.globalMatch(*text); it.hasNext();) {
+                    const qsizetype pos = it.next().capturedStart();
+                    if (outsideMarkers(pos))
+                        at << pos;
+                }
+            }
+            if (at.isEmpty())
+                continue;
+            const QString mark = markerText(s.sha256);
+            for (qsizetype i = at.size() - 1; i >= 0; --i)
+                text->replace(at[i], s.value.size(), mark);
+            found->append({where, s.field, s.sha256});
+        }
+    }
+    void substitute(std::optional<QString> *text, const QString &where, const QVector<Secret> &s) const
+    {
+        if (*text)
+            substitute(&**text, where, s);
     }
 };
+
+/// Calls `f(text, where, column)` for every text of `k` that can hold a store's JSON or a value
+/// taken from it (DESIGN.md §7 "Redaction"): the record's result snapshot and every column, the
+/// tickets' columns, the intent attempts' request, response, error and states, the audit rows'
+/// states, evidence, reason and detail, the compensations' request, response, error and reason,
+/// their attempts' response preview and error, the timeline's summaries and the warnings.
+template <typename F>
+void forEachKeyText(KeyDetail &k, F &&f)
+{
+    const QString key = QStringLiteral("keys[%1]").arg(k.idemKey);
+    if (k.record) {
+        f(&k.record->resultSnapshot, key + QStringLiteral(".record.result_snapshot"), QStringLiteral("result_snapshot"));
+        for (auto &[name, text] : k.record->allColumns)
+            if (!k.record->nullColumns.contains(name))
+                f(&text, key + QStringLiteral(".record.all_columns.") + name, name);
+    }
+    for (qsizetype i = 0; i < k.tickets.size(); ++i) {
+        const QString at = QStringLiteral("%1.tickets[%2].").arg(key).arg(i);
+        TicketRow &t = k.tickets[i];
+        f(&t.title, at + QStringLiteral("title"), QStringLiteral("title"));
+        f(&t.payload, at + QStringLiteral("payload"), QStringLiteral("payload"));
+    }
+    for (qsizetype i = 0; i < k.attempts.size(); ++i) {
+        const QString at = QStringLiteral("%1.attempts[%2].").arg(key).arg(i);
+        IntentAttempt &a = k.attempts[i];
+        f(&a.request, at + QStringLiteral("request"), QStringLiteral("request"));
+        f(&a.response, at + QStringLiteral("response"), QStringLiteral("response"));
+        f(&a.error, at + QStringLiteral("error"), QStringLiteral("error"));
+        f(&a.stateBefore, at + QStringLiteral("state_before"), QStringLiteral("state_before"));
+        f(&a.stateAfter, at + QStringLiteral("state_after"), QStringLiteral("state_after"));
+    }
+    for (qsizetype i = 0; i < k.audit.size(); ++i) {
+        const QString at = QStringLiteral("%1.audit[%2].").arg(key).arg(i);
+        AuditEntry &a = k.audit[i];
+        f(&a.fromState, at + QStringLiteral("from_state"), QStringLiteral("from_state"));
+        f(&a.toState, at + QStringLiteral("to_state"), QStringLiteral("to_state"));
+        f(&a.evidence, at + QStringLiteral("evidence"), QStringLiteral("evidence"));
+        f(&a.reason, at + QStringLiteral("reason"), QStringLiteral("reason"));
+        f(&a.detail, at + QStringLiteral("detail"), QStringLiteral("detail"));
+    }
+    for (qsizetype i = 0; i < k.compensations.size(); ++i) {
+        const QString at = QStringLiteral("%1.compensations[%2].").arg(key).arg(i);
+        CompensationRow &c = k.compensations[i];
+        f(&c.request, at + QStringLiteral("request"), QStringLiteral("request"));
+        f(&c.response, at + QStringLiteral("response"), QStringLiteral("response"));
+        f(&c.lastError, at + QStringLiteral("last_error"), QStringLiteral("last_error"));
+        f(&c.reason, at + QStringLiteral("reason"), QStringLiteral("reason"));
+    }
+    for (qsizetype i = 0; i < k.compensationAttempts.size(); ++i) {
+        const QString at = QStringLiteral("%1.compensation_attempts[%2].").arg(key).arg(i);
+        f(&k.compensationAttempts[i].responsePreview, at + QStringLiteral("response_preview"), QStringLiteral("response_preview"));
+        f(&k.compensationAttempts[i].error, at + QStringLiteral("error"), QStringLiteral("error"));
+    }
+    for (qsizetype i = 0; i < k.timeline.size(); ++i)
+        f(&k.timeline[i].summary, QStringLiteral("%1.timeline[%2].summary").arg(key).arg(i), QString());
+    for (qsizetype i = 0; i < k.warnings.size(); ++i)
+        f(&k.warnings[i], QStringLiteral("%1.warnings[%2]").arg(key).arg(i), QString());
+}
 
 } // namespace
 
@@ -133,45 +274,70 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
     if (!rules.enabled)
         return;
     Redactor r;
-    r.found = &bundle->redactions;
     for (const QString &f : rules.fields)
         r.names.insert(f.toLower());
     for (const char *header : {"authorization", "cookie", "set-cookie"})
         r.names.insert(QString::fromLatin1(header));
-    if (bundle->incident)
-        for (qsizetype i = 0; i < bundle->incident->pins.size(); ++i)
-            if (auto &e = bundle->incident->pins[i].event)
-                r.apply(&e->detail, QStringLiteral("incident.pins[%1].event.detail").arg(i));
-    for (qsizetype i = 0; i < bundle->events.size(); ++i)
-        r.apply(&bundle->events[i].detail, QStringLiteral("events[%1].detail").arg(i));
-    // The keys on the global pool's threads (the calling thread helping), each into its own
-    // list; the lists are joined in key order, so the bundle is the same as redacted serially.
+
+    // The keys first, on the global pool's threads (the calling thread helping), each into its
+    // own lists: the JSON inside every stored text, then the values found there looked for again
+    // in all the key's texts (a truncated body, a summary built from a title). The lists are
+    // joined in bundle order, so the bundle is the same as redacted serially.
     QVector<QVector<Redaction>> perKey(bundle->keys.size());
+    QVector<QVector<Secret>> keySecrets(bundle->keys.size());
     QList<qsizetype> order(bundle->keys.size());
     std::iota(order.begin(), order.end(), 0);
     KeyDetail *keys = bundle->keys.data(); // detached once here, never by the threads
     QVector<Redaction> *lists = perKey.data();
-    QtConcurrent::blockingMap(order, [&r, keys, lists](qsizetype n) {
+    QVector<Secret> *secrets = keySecrets.data();
+    QtConcurrent::blockingMap(order, [&r, keys, lists, secrets](qsizetype n) {
         Redactor kr = r;
         kr.found = &lists[n];
-        KeyDetail &k = keys[n];
-        const QString key = QStringLiteral("keys[%1]").arg(k.idemKey);
-        if (k.record)
-            kr.apply(&k.record->resultSnapshot, key + QStringLiteral(".record.result_snapshot"));
-        for (qsizetype i = 0; i < k.attempts.size(); ++i) {
-            const QString at = QStringLiteral("%1.attempts[%2].").arg(key).arg(i);
-            kr.apply(&k.attempts[i].request, at + QStringLiteral("request"));
-            kr.apply(&k.attempts[i].response, at + QStringLiteral("response"));
-        }
-        for (qsizetype i = 0; i < k.compensations.size(); ++i) {
-            const QString at = QStringLiteral("%1.compensations[%2].").arg(key).arg(i);
-            kr.apply(&k.compensations[i].request, at + QStringLiteral("request"));
-            kr.apply(&k.compensations[i].response, at + QStringLiteral("response"));
-        }
-        for (qsizetype i = 0; i < k.compensationAttempts.size(); ++i)
-            kr.apply(&k.compensationAttempts[i].responsePreview,
-                     QStringLiteral("%1.compensation_attempts[%2].response_preview").arg(key).arg(i));
+        kr.secrets = &secrets[n];
+        forEachKeyText(keys[n], [&kr](auto *text, const QString &where, const QString &column) { kr.apply(text, where, column); });
+        if (!secrets[n].isEmpty())
+            forEachKeyText(keys[n], [&kr, n, secrets](auto *text, const QString &where, const QString &) {
+                kr.substitute(text, where, secrets[n]);
+            });
     });
+
+    // The events (and the pins' events): the JSON in each detail, then the values redacted in
+    // the event's key (a ticket's title in "title (now OPEN)"), in blocks on the pool.
+    QHash<QString, qsizetype> keyIndex;
+    for (qsizetype i = 0; i < bundle->keys.size(); ++i)
+        keyIndex.insert(bundle->keys[i].idemKey, i);
+    const auto redactEvent = [&keyIndex, &keySecrets](const Redactor &er, WindowEvent *e, const QString &where) {
+        er.apply(&e->detail, where);
+        const auto k = keyIndex.constFind(e->idemKey);
+        if (k != keyIndex.constEnd() && !keySecrets[*k].isEmpty())
+            er.substitute(&e->detail, where, keySecrets[*k]);
+    };
+    QVector<Redaction> pinList;
+    if (bundle->incident) {
+        Redactor pr = r;
+        pr.found = &pinList;
+        for (qsizetype i = 0; i < bundle->incident->pins.size(); ++i)
+            if (auto &e = bundle->incident->pins[i].event)
+                redactEvent(pr, &*e, QStringLiteral("incident.pins[%1].event.detail").arg(i));
+    }
+    constexpr qsizetype kEventsPerBlock = 4096;
+    const qsizetype blocks = (bundle->events.size() + kEventsPerBlock - 1) / kEventsPerBlock;
+    QVector<QVector<Redaction>> perBlock(blocks);
+    QList<qsizetype> blockOrder(blocks);
+    std::iota(blockOrder.begin(), blockOrder.end(), 0);
+    WindowEvent *events = bundle->events.data();
+    const qsizetype eventCount = bundle->events.size();
+    QVector<Redaction> *blockLists = perBlock.data();
+    QtConcurrent::blockingMap(blockOrder, [&r, &redactEvent, events, eventCount, blockLists](qsizetype b) {
+        Redactor er = r;
+        er.found = &blockLists[b];
+        for (qsizetype i = b * kEventsPerBlock; i < std::min(eventCount, (b + 1) * kEventsPerBlock); ++i)
+            redactEvent(er, &events[i], QStringLiteral("events[%1].detail").arg(i));
+    });
+
+    bundle->redactions << pinList;
+    for (const QVector<Redaction> &list : std::as_const(perBlock))
+        bundle->redactions << list;
     for (const QVector<Redaction> &list : std::as_const(perKey))
         bundle->redactions << list;
 }
