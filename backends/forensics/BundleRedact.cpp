@@ -33,10 +33,32 @@ QString sha256Hex(const QByteArray &bytes)
     return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
 }
 
+/// The values redacted in one key and one matcher for all of them (longest first).
+struct KeySecrets {
+    QVector<Secret> list;
+    QHash<QString, qsizetype> byValue;
+    QRegularExpression matcher;
+
+    static constexpr qsizetype kAnywhere = 8;
+
+    void build()
+    {
+        QVector<Secret> sorted = list;
+        std::stable_sort(sorted.begin(), sorted.end(), [](const Secret &a, const Secret &b) { return a.value.size() > b.value.size(); });
+        QStringList alternatives;
+        for (const Secret &s : std::as_const(sorted)) {
+            const QString escaped = QRegularExpression::escape(s.value);
+            alternatives << (s.value.size() >= kAnywhere ? escaped : QStringLiteral("(?<!\\w)%1(?!\\w)").arg(escaped));
+        }
+        matcher = QRegularExpression(alternatives.join(QLatin1Char('|')), QRegularExpression::UseUnicodePropertiesOption);
+        matcher.optimize(); // compiled here, before the pool's threads share it
+    }
+};
+
 struct Redactor {
     QSet<QString> names; ///< lower case: the rules' fields and the always-redacted headers
     QVector<Redaction> *found = nullptr;
-    QVector<Secret> *secrets = nullptr; ///< when set: every string value redacted (for substitute())
+    KeySecrets *secrets = nullptr; ///< when set: every string value redacted (for substitute())
 
     bool matches(const QString &name) const { return names.contains(name.toLower()); }
 
@@ -132,12 +154,10 @@ struct Redactor {
 
     void remember(const QString &value, const QString &field, const QString &sha) const
     {
-        if (!secrets || value.isEmpty())
+        if (!secrets || value.isEmpty() || secrets->byValue.contains(value))
             return;
-        for (const Secret &s : std::as_const(*secrets))
-            if (s.value == value)
-                return;
-        secrets->append({value, field, sha});
+        secrets->byValue.insert(value, secrets->list.size());
+        secrets->list.append({value, field, sha});
     }
 
     /// A stored column: its whole value redacted when the column's name matches the rules (a
@@ -164,48 +184,46 @@ struct Redactor {
     }
 
     /// Derived or unparsed text (a timeline summary, an event's detail, text that is not JSON):
-    /// every occurrence of a value redacted elsewhere in the same key becomes its marker (values
-    /// of 1-3 characters only as a whole word), listed once per text and value.
-    void substitute(QString *text, const QString &where, const QVector<Secret> &found_) const
-    {
-        if (text->isEmpty())
-            return;
-        for (const Secret &s : found_) {
-            if (!text->contains(s.value))
-                continue;
-            // Where the value occurs, outside the markers already in the text.
-            QVector<qsizetype> at;
-            const auto outsideMarkers = [text](qsizetype pos) {
-                const qsizetype m = text->lastIndexOf(kMarkerPrefix, pos);
-                return m < 0 || text->indexOf(QLatin1Char(']'), m) < pos;
-            };
-            if (s.value.size() >= 4) {
-                for (qsizetype pos = text->indexOf(s.value); pos >= 0; pos = text->indexOf(s.value, pos + s.value.size()))
-                    if (outsideMarkers(pos))
-                        at << pos;
-            } else {
-                const QRegularExpression word(QStringLiteral("(?<!\\w)%1(?!\\w)").arg(QRegularExpression::escape(s.value)),
-                                              QRegularExpression::UseUnicodePropertiesOption);
-                for (auto it = word.globalMatch(*text); it.hasNext();) {
-                    const qsizetype pos = it.next().capturedStart();
-                    if (outsideMarkers(pos))
-                        at << pos;
-                }
-            }
-            if (at.isEmpty())
-                continue;
-            const QString mark = markerText(s.sha256);
-            for (qsizetype i = at.size() - 1; i >= 0; --i)
-                text->replace(at[i], s.value.size(), mark);
-            found->append({where, s.field, s.sha256});
-        }
-    }
-    void substitute(std::optional<QString> *text, const QString &where, const QVector<Secret> &s) const
+    /// every occurrence of a value redacted elsewhere in the same key (`found_`, with its
+    /// matcher) becomes its marker, listed once per text and value. A value shorter than
+    /// kAnywhere characters only where it is not part of a longer word ("t-12" is not cut out
+    /// of "t-123"); occurrences inside a marker are left alone.
+    void substitute(QString *text, const QString &where, const KeySecrets &found_) const;
+    void substitute(std::optional<QString> *text, const QString &where, const KeySecrets &s) const
     {
         if (*text)
             substitute(&**text, where, s);
     }
 };
+
+void Redactor::substitute(QString *text, const QString &where, const KeySecrets &found_) const
+{
+    if (text->isEmpty() || found_.list.isEmpty())
+        return;
+    struct Hit {
+        qsizetype pos, length, secret;
+    };
+    QVector<Hit> hits;
+    for (auto it = found_.matcher.globalMatch(*text); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const qsizetype pos = m.capturedStart();
+        const qsizetype mark = text->lastIndexOf(kMarkerPrefix, pos);
+        if (mark >= 0 && text->indexOf(QLatin1Char(']'), mark) >= pos)
+            continue; // inside a marker
+        hits.append({pos, m.capturedLength(), found_.byValue.value(m.captured())});
+    }
+    if (hits.isEmpty())
+        return;
+    QVector<bool> listed(found_.list.size(), false);
+    for (const Hit &h : std::as_const(hits))
+        if (!listed[h.secret]) {
+            listed[h.secret] = true;
+            const Secret &s = found_.list[h.secret];
+            found->append({where, s.field, s.sha256});
+        }
+    for (qsizetype i = hits.size() - 1; i >= 0; --i)
+        text->replace(hits[i].pos, hits[i].length, markerText(found_.list[hits[i].secret].sha256));
+}
 
 /// Calls `f(text, where, column)` for every text of `k` that can hold a store's JSON or a value
 /// taken from it (DESIGN.md §7 "Redaction"): the record's result snapshot and every column, the
@@ -284,19 +302,21 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
     // in all the key's texts (a truncated body, a summary built from a title). The lists are
     // joined in bundle order, so the bundle is the same as redacted serially.
     QVector<QVector<Redaction>> perKey(bundle->keys.size());
-    QVector<QVector<Secret>> keySecrets(bundle->keys.size());
+    QVector<KeySecrets> keySecrets(bundle->keys.size());
     QList<qsizetype> order(bundle->keys.size());
     std::iota(order.begin(), order.end(), 0);
     KeyDetail *keys = bundle->keys.data(); // detached once here, never by the threads
     QVector<Redaction> *lists = perKey.data();
-    QVector<Secret> *secrets = keySecrets.data();
+    KeySecrets *secrets = keySecrets.data();
     QtConcurrent::blockingMap(order, [&r, keys, lists, secrets](qsizetype n) {
         Redactor kr = r;
         kr.found = &lists[n];
         kr.secrets = &secrets[n];
         forEachKeyText(keys[n], [&kr](auto *text, const QString &where, const QString &column) { kr.apply(text, where, column); });
-        if (!secrets[n].isEmpty())
-            forEachKeyText(keys[n], [&kr, n, secrets](auto *text, const QString &where, const QString &) {
+        if (secrets[n].list.isEmpty())
+            return;
+        secrets[n].build();
+        forEachKeyText(keys[n], [&kr, n, secrets](auto *text, const QString &where, const QString &) {
                 kr.substitute(text, where, secrets[n]);
             });
     });
@@ -309,7 +329,7 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
     const auto redactEvent = [&keyIndex, &keySecrets](const Redactor &er, WindowEvent *e, const QString &where) {
         er.apply(&e->detail, where);
         const auto k = keyIndex.constFind(e->idemKey);
-        if (k != keyIndex.constEnd() && !keySecrets[*k].isEmpty())
+        if (k != keyIndex.constEnd() && !keySecrets[*k].list.isEmpty())
             er.substitute(&e->detail, where, keySecrets[*k]);
     };
     QVector<Redaction> pinList;

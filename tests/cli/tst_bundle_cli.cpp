@@ -221,7 +221,7 @@ void TestBundleCli::badInput()
         f.write("{\"format\":\"triage-incident-bundle\",\"format_version\":9}");
     }
     RUN_EXIT(newer, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), junk}));
-    QCOMPARE(newer.err, (QStringLiteral("triagectl: ") + junk + QStringLiteral(": bundle format version 9 is newer than this build reads (2): upgrade the console\n")).toUtf8());
+    QCOMPARE(newer.err, (QStringLiteral("triagectl: ") + junk + QStringLiteral(": bundle format version 9 is newer than this build reads (3): upgrade the console\n")).toUtf8());
     RUN_EXIT(missing, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), dir.filePath(QStringLiteral("none.json"))}));
     QVERIFY2(missing.err.startsWith("triagectl: cannot read "), missing.err.constData());
     RUN_EXIT(action, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("check"), junk}));

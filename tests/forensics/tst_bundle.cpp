@@ -82,7 +82,8 @@ IncidentBundle oddBundle()
     r.createdAt = QStringLiteral("2026-12-01T02:10:00.000000Z");
     r.updatedAt = QStringLiteral("2026-12-01T02:10:00.000000Z");
     r.hasExpireAtColumn = false;
-    r.ageSeconds = 0.1 + 0.2;
+    r.ageSeconds = 0.1 + 0.2; // as the export read it, against server_now (format version 3)
+    r.serverNow = QStringLiteral("2026-12-01T02:10:00.300000Z");
     r.failedEvidence = FailedEvidence::TicketAbsent;
     r.allColumns = {{QStringLiteral("id"), QStringLiteral("9007199254740993")},
                     {QStringLiteral("note"), QStringLiteral("NULL")},
@@ -174,7 +175,7 @@ void TestBundle::roundTrip()
 {
     const IncidentBundle b = oddBundle();
     const QByteArray json = writeBundleJson(b);
-    QVERIFY(json.startsWith("{\n    \"format\": \"triage-incident-bundle\",\n    \"format_version\": 2,\n"));
+    QVERIFY(json.startsWith("{\n    \"format\": \"triage-incident-bundle\",\n    \"format_version\": 3,\n"));
     QVERIFY(json.contains("\n    \"window_notes\": [\n        \"biz_type filter not applied to ticket.created\"\n    ],\n"));
     QString error;
     const auto back = readBundleJson(json, &error);
@@ -215,6 +216,8 @@ void TestBundle::roundTrip()
     QCOMPARE(k.record->statusStored, std::optional<QString>(QStringLiteral("0")));
     QVERIFY(k.record->statusStoredIsNumber);
     QCOMPARE(k.record->ageSeconds, 0.1 + 0.2);
+    QCOMPARE(k.record->serverNow, QStringLiteral("2026-12-01T02:10:00.300000Z"));
+    QCOMPARE(int(k.record->ageBasis), int(RecordDetail::AgeBasis::AtExport));
     QCOMPARE(k.record->failedEvidence, FailedEvidence::TicketAbsent);
     QVERIFY(!k.record->hasExpireAtColumn);
     QVERIFY(k.record->expireAt.isNull());
@@ -260,8 +263,8 @@ void TestBundle::malformed()
     QCOMPARE(readError("{}"), QStringLiteral("not a triage incident bundle (no \"format\")"));
     QCOMPARE(readError(R"({"format":"other"})"), QStringLiteral("not a triage incident bundle (format \"other\")"));
     QByteArray newer = good;
-    newer.replace("\"format_version\": 2,", "\"format_version\": 3,");
-    QCOMPARE(readError(newer), QStringLiteral("bundle format version 3 is newer than this build reads (2): upgrade the console"));
+    newer.replace("\"format_version\": 3,", "\"format_version\": 4,");
+    QCOMPARE(readError(newer), QStringLiteral("bundle format version 4 is newer than this build reads (3): upgrade the console"));
     QByteArray wrongType = good;
     wrongType.replace("\"event_count\": 3,", "\"event_count\": \"3\",");
     QCOMPARE(readError(wrongType), QStringLiteral("malformed bundle: \"event_count\" must be a number, not a string"));
