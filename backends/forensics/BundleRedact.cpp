@@ -48,9 +48,11 @@ struct KeySecrets {
         QStringList alternatives;
         for (const Secret &s : std::as_const(sorted)) {
             const QString escaped = QRegularExpression::escape(s.value);
-            alternatives << (s.value.size() >= kAnywhere ? escaped : QStringLiteral("(?<!\\w)%1(?!\\w)").arg(escaped));
+            alternatives << QRegularExpression::escape(s.value);
         }
-        matcher = QRegularExpression(alternatives.join(QLatin1Char('|')), QRegularExpression::UseUnicodePropertiesOption);
+        // Literals only (PCRE finds their first characters fast); short values' word edges are
+        // checked by substitute().
+        matcher = QRegularExpression(alternatives.join(QLatin1Char('|')));
         matcher.optimize(); // compiled here, before the pool's threads share it
     }
 };
@@ -204,13 +206,26 @@ void Redactor::substitute(QString *text, const QString &where, const KeySecrets 
         qsizetype pos, length, secret;
     };
     QVector<Hit> hits;
-    for (auto it = found_.matcher.globalMatch(*text); it.hasNext();) {
-        const QRegularExpressionMatch m = it.next();
-        const qsizetype pos = m.capturedStart();
-        const qsizetype mark = text->lastIndexOf(kMarkerPrefix, pos);
-        if (mark >= 0 && text->indexOf(QLatin1Char(']'), mark) >= pos)
-            continue; // inside a marker
-        hits.append({pos, m.capturedLength(), found_.byValue.value(m.captured())});
+    const auto wordChar = [text](qsizetype i) {
+        if (i < 0 || i >= text->size())
+            return false;
+        const QChar c = text->at(i);
+        return c.isLetterOrNumber() || c == QLatin1Char('_');
+    };
+    for (qsizetype from = 0; from < text->size();) {
+        const QRegularExpressionMatch m = found_.matcher.match(*text, from);
+        if (!m.hasMatch())
+            break;
+        const qsizetype pos = m.capturedStart(), length = m.capturedLength();
+        const bool inWord = length < KeySecrets::kAnywhere && (wordChar(pos - 1) || wordChar(pos + length));
+        const qsizetype mark = inWord ? -1 : text->lastIndexOf(kMarkerPrefix, pos);
+        const bool inMarker = mark >= 0 && text->indexOf(QLatin1Char(']'), mark) >= pos;
+        if (inWord || inMarker) {
+            from = pos + 1; // a shorter or later value may still start here or after
+            continue;
+        }
+        hits.append({pos, length, found_.byValue.value(m.captured())});
+        from = pos + length;
     }
     if (hits.isEmpty())
         return;
