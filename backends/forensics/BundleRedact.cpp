@@ -57,6 +57,28 @@ struct KeySecrets {
     }
 };
 
+/// A path into the bundle ("keys[k:1].attempts[3].request"), built only when something is
+/// redacted there (most texts hold nothing: building every path cost more than the search).
+struct Where {
+    const QString *key = nullptr;
+    const char *section = nullptr;
+    qsizetype index = -1;
+    QString field;
+
+    QString operator()() const
+    {
+        QString out = *key;
+        if (section) {
+            out += QLatin1Char('.') + QLatin1String(section);
+            if (index >= 0)
+                out += QStringLiteral("[%1]").arg(index);
+        }
+        if (!field.isEmpty())
+            out += QLatin1Char('.') + field;
+        return out;
+    }
+};
+
 struct Redactor {
     QSet<QString> names; ///< lower case: the rules' fields and the always-redacted headers
     QVector<Redaction> *found = nullptr;
@@ -164,7 +186,9 @@ struct Redactor {
 
     /// A stored column: its whole value redacted when the column's name matches the rules (a
     /// ticket's "title" under --redact-field title), else the JSON inside it.
-    void apply(QString *text, const QString &where, const QString &column = QString()) const
+    /// `where()` gives the text's path (Where, or a callable), built only when needed.
+    template <typename W>
+    void apply(QString *text, const W &where, const QString &column = QString()) const
     {
         if (text->isEmpty())
             return;
@@ -172,14 +196,21 @@ struct Redactor {
             if (text->startsWith(kMarkerPrefix) && text->endsWith(QLatin1Char(']')))
                 return;
             const QString sha = sha256Hex(text->toUtf8());
-            found->append({where, column, sha});
+            found->append({where(), column, sha});
             remember(*text, column, sha);
             *text = markerText(sha);
             return;
         }
-        *text = redactText(*text, where);
+        // Not a JSON object or array: nothing inside to redact (checked before the path is built).
+        qsizetype i = 0;
+        while (i < text->size() && text->at(i).isSpace())
+            ++i;
+        if (i == text->size() || (text->at(i) != QLatin1Char('{') && text->at(i) != QLatin1Char('[')))
+            return;
+        *text = redactText(*text, where());
     }
-    void apply(std::optional<QString> *text, const QString &where, const QString &column = QString()) const
+    template <typename W>
+    void apply(std::optional<QString> *text, const W &where, const QString &column = QString()) const
     {
         if (*text)
             apply(&**text, where, column);
@@ -190,15 +221,18 @@ struct Redactor {
     /// matcher) becomes its marker, listed once per text and value. A value shorter than
     /// kAnywhere characters only where it is not part of a longer word ("t-12" is not cut out
     /// of "t-123"); occurrences inside a marker are left alone.
-    void substitute(QString *text, const QString &where, const KeySecrets &found_) const;
-    void substitute(std::optional<QString> *text, const QString &where, const KeySecrets &s) const
+    template <typename W>
+    void substitute(QString *text, const W &where, const KeySecrets &found_) const;
+    template <typename W>
+    void substitute(std::optional<QString> *text, const W &where, const KeySecrets &s) const
     {
         if (*text)
             substitute(&**text, where, s);
     }
 };
 
-void Redactor::substitute(QString *text, const QString &where, const KeySecrets &found_) const
+template <typename W>
+void Redactor::substitute(QString *text, const W &where, const KeySecrets &found_) const
 {
     if (text->isEmpty() || found_.list.isEmpty())
         return;
@@ -230,11 +264,12 @@ void Redactor::substitute(QString *text, const QString &where, const KeySecrets 
     if (hits.isEmpty())
         return;
     QVector<bool> listed(found_.list.size(), false);
+    const QString path = where();
     for (const Hit &h : std::as_const(hits))
         if (!listed[h.secret]) {
             listed[h.secret] = true;
             const Secret &s = found_.list[h.secret];
-            found->append({where, s.field, s.sha256});
+            found->append({path, s.field, s.sha256});
         }
     for (qsizetype i = hits.size() - 1; i >= 0; --i)
         text->replace(hits[i].pos, hits[i].length, markerText(found_.list[hits[i].secret].sha256));
@@ -249,53 +284,50 @@ template <typename F>
 void forEachKeyText(KeyDetail &k, F &&f)
 {
     const QString key = QStringLiteral("keys[%1]").arg(k.idemKey);
+    const auto at = [&key](const char *section, qsizetype index, const QString &field) { return Where{&key, section, index, field}; };
     if (k.record) {
-        f(&k.record->resultSnapshot, key + QStringLiteral(".record.result_snapshot"), QStringLiteral("result_snapshot"));
+        f(&k.record->resultSnapshot, at("record", -1, QStringLiteral("result_snapshot")), QStringLiteral("result_snapshot"));
         for (auto &[name, text] : k.record->allColumns)
             if (!k.record->nullColumns.contains(name))
-                f(&text, key + QStringLiteral(".record.all_columns.") + name, name);
+                f(&text, at("record", -1, QStringLiteral("all_columns.") + name), name);
     }
     for (qsizetype i = 0; i < k.tickets.size(); ++i) {
-        const QString at = QStringLiteral("%1.tickets[%2].").arg(key).arg(i);
         TicketRow &t = k.tickets[i];
-        f(&t.title, at + QStringLiteral("title"), QStringLiteral("title"));
-        f(&t.payload, at + QStringLiteral("payload"), QStringLiteral("payload"));
+        f(&t.title, at("tickets", i, QStringLiteral("title")), QStringLiteral("title"));
+        f(&t.payload, at("tickets", i, QStringLiteral("payload")), QStringLiteral("payload"));
     }
     for (qsizetype i = 0; i < k.attempts.size(); ++i) {
-        const QString at = QStringLiteral("%1.attempts[%2].").arg(key).arg(i);
         IntentAttempt &a = k.attempts[i];
-        f(&a.request, at + QStringLiteral("request"), QStringLiteral("request"));
-        f(&a.response, at + QStringLiteral("response"), QStringLiteral("response"));
-        f(&a.error, at + QStringLiteral("error"), QStringLiteral("error"));
-        f(&a.stateBefore, at + QStringLiteral("state_before"), QStringLiteral("state_before"));
-        f(&a.stateAfter, at + QStringLiteral("state_after"), QStringLiteral("state_after"));
+        f(&a.request, at("attempts", i, QStringLiteral("request")), QStringLiteral("request"));
+        f(&a.response, at("attempts", i, QStringLiteral("response")), QStringLiteral("response"));
+        f(&a.error, at("attempts", i, QStringLiteral("error")), QStringLiteral("error"));
+        f(&a.stateBefore, at("attempts", i, QStringLiteral("state_before")), QStringLiteral("state_before"));
+        f(&a.stateAfter, at("attempts", i, QStringLiteral("state_after")), QStringLiteral("state_after"));
     }
     for (qsizetype i = 0; i < k.audit.size(); ++i) {
-        const QString at = QStringLiteral("%1.audit[%2].").arg(key).arg(i);
         AuditEntry &a = k.audit[i];
-        f(&a.fromState, at + QStringLiteral("from_state"), QStringLiteral("from_state"));
-        f(&a.toState, at + QStringLiteral("to_state"), QStringLiteral("to_state"));
-        f(&a.evidence, at + QStringLiteral("evidence"), QStringLiteral("evidence"));
-        f(&a.reason, at + QStringLiteral("reason"), QStringLiteral("reason"));
-        f(&a.detail, at + QStringLiteral("detail"), QStringLiteral("detail"));
+        f(&a.fromState, at("audit", i, QStringLiteral("from_state")), QStringLiteral("from_state"));
+        f(&a.toState, at("audit", i, QStringLiteral("to_state")), QStringLiteral("to_state"));
+        f(&a.evidence, at("audit", i, QStringLiteral("evidence")), QStringLiteral("evidence"));
+        f(&a.reason, at("audit", i, QStringLiteral("reason")), QStringLiteral("reason"));
+        f(&a.detail, at("audit", i, QStringLiteral("detail")), QStringLiteral("detail"));
     }
     for (qsizetype i = 0; i < k.compensations.size(); ++i) {
-        const QString at = QStringLiteral("%1.compensations[%2].").arg(key).arg(i);
         CompensationRow &c = k.compensations[i];
-        f(&c.request, at + QStringLiteral("request"), QStringLiteral("request"));
-        f(&c.response, at + QStringLiteral("response"), QStringLiteral("response"));
-        f(&c.lastError, at + QStringLiteral("last_error"), QStringLiteral("last_error"));
-        f(&c.reason, at + QStringLiteral("reason"), QStringLiteral("reason"));
+        f(&c.request, at("compensations", i, QStringLiteral("request")), QStringLiteral("request"));
+        f(&c.response, at("compensations", i, QStringLiteral("response")), QStringLiteral("response"));
+        f(&c.lastError, at("compensations", i, QStringLiteral("last_error")), QStringLiteral("last_error"));
+        f(&c.reason, at("compensations", i, QStringLiteral("reason")), QStringLiteral("reason"));
     }
     for (qsizetype i = 0; i < k.compensationAttempts.size(); ++i) {
-        const QString at = QStringLiteral("%1.compensation_attempts[%2].").arg(key).arg(i);
-        f(&k.compensationAttempts[i].responsePreview, at + QStringLiteral("response_preview"), QStringLiteral("response_preview"));
-        f(&k.compensationAttempts[i].error, at + QStringLiteral("error"), QStringLiteral("error"));
+        f(&k.compensationAttempts[i].responsePreview, at("compensation_attempts", i, QStringLiteral("response_preview")),
+          QStringLiteral("response_preview"));
+        f(&k.compensationAttempts[i].error, at("compensation_attempts", i, QStringLiteral("error")), QStringLiteral("error"));
     }
     for (qsizetype i = 0; i < k.timeline.size(); ++i)
-        f(&k.timeline[i].summary, QStringLiteral("%1.timeline[%2].summary").arg(key).arg(i), QString());
+        f(&k.timeline[i].summary, at("timeline", i, QStringLiteral("summary")), QString());
     for (qsizetype i = 0; i < k.warnings.size(); ++i)
-        f(&k.warnings[i], QStringLiteral("%1.warnings[%2]").arg(key).arg(i), QString());
+        f(&k.warnings[i], at("warnings", i, QString()), QString());
 }
 
 } // namespace
@@ -327,11 +359,11 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
         Redactor kr = r;
         kr.found = &lists[n];
         kr.secrets = &secrets[n];
-        forEachKeyText(keys[n], [&kr](auto *text, const QString &where, const QString &column) { kr.apply(text, where, column); });
+        forEachKeyText(keys[n], [&kr](auto *text, const Where &where, const QString &column) { kr.apply(text, where, column); });
         if (secrets[n].list.isEmpty())
             return;
         secrets[n].build();
-        forEachKeyText(keys[n], [&kr, n, secrets](auto *text, const QString &where, const QString &) {
+        forEachKeyText(keys[n], [&kr, n, secrets](auto *text, const Where &where, const QString &) {
                 kr.substitute(text, where, secrets[n]);
             });
     });
@@ -341,7 +373,7 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
     QHash<QString, qsizetype> keyIndex;
     for (qsizetype i = 0; i < bundle->keys.size(); ++i)
         keyIndex.insert(bundle->keys[i].idemKey, i);
-    const auto redactEvent = [&keyIndex, &keySecrets](const Redactor &er, WindowEvent *e, const QString &where) {
+    const auto redactEvent = [&keyIndex, &keySecrets](const Redactor &er, WindowEvent *e, const auto &where) {
         er.apply(&e->detail, where);
         const auto k = keyIndex.constFind(e->idemKey);
         if (k != keyIndex.constEnd() && !keySecrets[*k].list.isEmpty())
@@ -353,7 +385,7 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
         pr.found = &pinList;
         for (qsizetype i = 0; i < bundle->incident->pins.size(); ++i)
             if (auto &e = bundle->incident->pins[i].event)
-                redactEvent(pr, &*e, QStringLiteral("incident.pins[%1].event.detail").arg(i));
+                redactEvent(pr, &*e, [i] { return QStringLiteral("incident.pins[%1].event.detail").arg(i); });
     }
     constexpr qsizetype kEventsPerBlock = 4096;
     const qsizetype blocks = (bundle->events.size() + kEventsPerBlock - 1) / kEventsPerBlock;
@@ -367,7 +399,7 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
         Redactor er = r;
         er.found = &blockLists[b];
         for (qsizetype i = b * kEventsPerBlock; i < std::min(eventCount, (b + 1) * kEventsPerBlock); ++i)
-            redactEvent(er, &events[i], QStringLiteral("events[%1].detail").arg(i));
+            redactEvent(er, &events[i], [i] { return QStringLiteral("events[%1].detail").arg(i); });
     });
 
     bundle->redactions << pinList;
