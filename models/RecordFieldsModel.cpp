@@ -45,20 +45,35 @@ void RecordFieldsModel::setRecord(const std::optional<RecordDetail> &record)
                                                  "spelling matches is UNKNOWN_CODE_<value>)").arg(*r.statusStored)
                                 : QStringLiteral("0 = PROCESSING, 1 = SUCCESS, 2 = FAILED; any other code is UNKNOWN_CODE_<n>"),
                  int(recordStatusTone(r.statusText, r.stale)));
-        computed(QStringLiteral("age"), humanDuration(r.ageSeconds),
-                 QStringLiteral("time since updated_at on the database's clock (%1 s)").arg(r.ageSeconds, 0, 'f', 3));
+        // A bundle's record (DESIGN.md §7 "Bundles"): ages at the export, or unknown.
+        const bool atExport = r.ageBasis == RecordDetail::AgeBasis::AtExport;
+        const bool unknownAge = r.ageBasis == RecordDetail::AgeBasis::Unknown;
+        if (unknownAge)
+            computed(QStringLiteral("age"), QStringLiteral("unknown (not in this bundle)"),
+                     QStringLiteral("bundles of format version 1 and 2 do not carry the record's age"));
+        else if (atExport)
+            computed(QStringLiteral("age"), QStringLiteral("%1 at the export").arg(humanDuration(r.ageSeconds)),
+                     QStringLiteral("time since updated_at on the database's clock when the export read the record (%1 s; "
+                                    "server now below)").arg(r.ageSeconds, 0, 'f', 3));
+        else
+            computed(QStringLiteral("age"), humanDuration(r.ageSeconds),
+                     QStringLiteral("time since updated_at on the database's clock (%1 s)").arg(r.ageSeconds, 0, 'f', 3));
         QString expires;
         if (!r.hasExpireAtColumn)
             expires = QStringLiteral("unknown (the table has no expire_at column)");
+        else if (unknownAge)
+            expires = QStringLiteral("unknown (not in this bundle)");
         else if (!r.expiresInSeconds)
             expires = QStringLiteral("unknown (expire_at is NULL)");
         else if (*r.expiresInSeconds <= 0)
-            expires = QStringLiteral("expired %1 ago").arg(humanDuration(-*r.expiresInSeconds));
+            expires = QString::fromLatin1(atExport ? "expired %1 before the export" : "expired %1 ago").arg(humanDuration(-*r.expiresInSeconds));
         else
-            expires = humanDuration(*r.expiresInSeconds);
+            expires = atExport ? QStringLiteral("%1 after the export").arg(humanDuration(*r.expiresInSeconds))
+                               : humanDuration(*r.expiresInSeconds);
         computed(QStringLiteral("expires in"), expires,
                  QStringLiteral("expire_at - now() on the database's clock: when the evidence may be reaped"));
-        computed(QStringLiteral("stale"), r.stale ? QStringLiteral("yes") : QStringLiteral("no"),
+        computed(QStringLiteral("stale"), r.stale ? QString::fromLatin1(r.ageBasis == RecordDetail::AgeBasis::Live ? "yes" : "yes, at the export")
+                                                  : QString::fromLatin1(r.ageBasis == RecordDetail::AgeBasis::Live ? "no" : "no, at the export"),
                  r.stale ? QStringLiteral("PROCESSING for longer than the processing timeout: the outcome is UNKNOWN")
                          : QStringLiteral("not PROCESSING, or younger than the processing timeout"),
                  r.stale ? int(Tone::Warning) : -1);
@@ -66,7 +81,9 @@ void RecordFieldsModel::setRecord(const std::optional<RecordDetail> &record)
                  QStringLiteral("from the key by the biz_type's tenant pattern"));
         computed(QStringLiteral("processing timeout"), QStringLiteral("%1 s").arg(r.processingTimeoutS),
                  QStringLiteral("configured for this biz_type; a PROCESSING record older than this is stale"));
-        computed(QStringLiteral("server now"), r.serverNow, QStringLiteral("the database's clock when the record was read"));
+        computed(QStringLiteral("server now"), unknownAge ? QStringLiteral("unknown (not in this bundle)") : r.serverNow,
+                 atExport ? QStringLiteral("the database's clock when the export read the record")
+                          : QStringLiteral("the database's clock when the record was read"));
         m_fields.last().monospace = true;
         computed(QStringLiteral("version column"),
                  r.hasVersionColumn ? QStringLiteral("present") : QStringLiteral("absent"),

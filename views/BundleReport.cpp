@@ -4,6 +4,7 @@
 
 #include "HistogramChart.h"
 #include "Incident.h"
+#include "ReportColumns.h"
 #include "ReportPages.h"
 #include "StoreRole.h"
 #include "TextEscape.h"
@@ -24,6 +25,7 @@
 #include <QSet>
 #include <QSvgGenerator>
 #include <QTextDocument>
+#include <QTextDocumentFragment>
 #include <QUrl>
 
 #include <algorithm>
@@ -104,6 +106,7 @@ QString css(Target target)
             "h1 { font-size: 15pt; } h2 { font-size: 11pt; margin-top: 12pt; }"
             "th { background-color: #e8eaed; text-align: left; font-weight: bold; }"
             ".mono { font-family: monospace; } .local { color: #5f6368; } .muted { color: #5f6368; }"
+            ".emono { font-family: monospace; font-size: 7pt; }"
             ".bad { color: #a4231a; font-weight: bold; } .good { color: #1e6b34; font-weight: bold; }"
             ".pinned { font-weight: bold; } .settling { font-style: italic; }");
     return QStringLiteral(
@@ -124,12 +127,15 @@ QString css(Target target)
         " gap: 2px 12px; } dt { color: #5f6368; } dd { margin: 0; }");
 }
 
-QString table(const QStringList &headers, const QStringList &rows, const QString &cls = QString())
+/// A table; with `percents` (one per header) its columns get those widths and it spans the page.
+QString table(const QStringList &headers, const QStringList &rows, const QString &cls = QString(), const QVector<int> &percents = {})
 {
-    QString out = QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\"%1><thead><tr>")
-                      .arg(cls.isEmpty() ? QString() : QStringLiteral(" class=\"%1\"").arg(cls));
-    for (const QString &h : headers)
-        out += QStringLiteral("<th>%1</th>").arg(h);
+    QString out = QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\"%1%2><thead><tr>")
+                      .arg(cls.isEmpty() ? QString() : QStringLiteral(" class=\"%1\"").arg(cls),
+                           percents.isEmpty() ? QString() : QStringLiteral(" width=\"100%\""));
+    for (qsizetype i = 0; i < headers.size(); ++i)
+        out += percents.isEmpty() ? QStringLiteral("<th>%1</th>").arg(headers[i])
+                                  : QStringLiteral("<th width=\"%1%\">%2</th>").arg(percents.value(i, 1)).arg(headers[i]);
     out += QStringLiteral("</tr></thead><tbody>") + rows.join(QString()) + QStringLiteral("</tbody></table>");
     return out;
 }
@@ -155,7 +161,7 @@ QString storeCell(EventStore store, Target target)
 {
     const QString name = esc(eventStoreName(store));
     if (target == Target::Pdf)
-        return QStringLiteral("<td><font color=\"%1\">■</font> %2</td>").arg(storeColorCss(int(store)), name);
+        return QStringLiteral("<td style=\"white-space: nowrap\"><font color=\"%1\">■</font> %2</td>").arg(storeColorCss(int(store)), name);
     return QStringLiteral("<td><span class=\"swatch\" style=\"background:%1\"></span>%2</td>").arg(storeColorCss(int(store)), name);
 }
 
@@ -365,9 +371,32 @@ QString eventsSection(const IncidentBundle &b, const Clock &clock, Target target
     QStringList rows;
     rows.reserve(b.events.size());
     int settling = 0;
-    // In the PDF, QTextDocument shares a table's width by its cells' words: a time or a short id
-    // would be broken at a '-' or ':' to make room for long details. Kept on one line there.
-    const QString nowrap = target == Target::Pdf ? QStringLiteral(" style=\"white-space: nowrap\"") : QString();
+    // In the PDF, QTextDocument shares a table's width by its cells' words: a long detail left
+    // the key a few characters and broke times, kinds and actors. There every column but the
+    // key and the detail is as wide as its widest cell (bold: pinned rows) and never broken,
+    // the key gets what is left and wraps after ':' '_' '/' '.' '@' (ReportColumns.h).
+    const bool pdf = target == Target::Pdf;
+    const QString nowrap = pdf ? QStringLiteral(" style=\"white-space: nowrap\"") : QString();
+    const QStringList headers{QStringLiteral("#"), QStringLiteral("At (UTC)"), QStringLiteral("At (%1)").arg(esc(clock.zoneName())),
+                              QStringLiteral("Store"), QStringLiteral("Kind"), QStringLiteral("Id"), QStringLiteral("Status"),
+                              QStringLiteral("Key"), QStringLiteral("Actor"), QStringLiteral("Detail")};
+    constexpr int kKeyColumn = 7, kDetailColumn = 9;
+    QVector<double> widest(headers.size(), 0);
+    double detailWord = 0; // the detail's longest word (pt), not to be cut
+    QFont sans(QStringLiteral("sans-serif")), mono(QStringLiteral("monospace"));
+    for (QFont *f : {&sans, &mono}) {
+        f->setPointSizeF(8);
+        f->setBold(true);
+    }
+    mono.setStyleHint(QFont::Monospace);
+    mono.setPointSizeF(7); // the events table's times, ids and keys (class emono)
+    const QString monoClass = pdf ? QStringLiteral("emono") : QStringLiteral("mono");
+    const auto measure = [&](int column, const QFont &font, const QString &text) {
+        widest[column] = std::max(widest[column], reportTextWidthPt(font, text));
+    };
+    if (pdf)
+        for (int c = 0; c < headers.size(); ++c)
+            measure(c, sans, QTextDocumentFragment::fromHtml(headers[c]).toPlainText());
     for (int i = 0; i < b.events.size(); ++i) {
         const WindowEvent &e = b.events[i];
         settling += e.settling ? 1 : 0;
@@ -376,12 +405,29 @@ QString eventsSection(const IncidentBundle &b, const Clock &clock, Target target
             cls += QStringLiteral(" pinned");
         if (e.settling)
             cls += QStringLiteral(" settling");
-        rows << row({QStringLiteral("<td class=\"num\">%1</td>").arg(i + 1),
-                     QStringLiteral("<td class=\"mono\"%1>%2%3</td>").arg(nowrap, e.settling ? QStringLiteral("~") : QString(), esc(e.atText)),
-                     QStringLiteral("<td class=\"mono local\"%1>%2</td>").arg(nowrap, esc(clock.local(e.at))), storeCell(e.store, target),
-                     esc(eventKindName(e.kind)),
-                     QStringLiteral("<td class=\"mono\"%1>%2</td>").arg(e.id.size() <= 24 ? nowrap : QString(), cell(e.id, target)), esc(e.status),
-                     QStringLiteral("<td class=\"key mono\">%1</td>").arg(cell(e.idemKey, target)), esc(e.actor),
+        const bool shortId = e.id.size() <= 24;
+        if (pdf) {
+            measure(0, sans, QString::number(i + 1));
+            measure(1, mono, (e.settling ? QStringLiteral("~") : QString()) + e.atText);
+            measure(2, mono, clock.local(e.at));
+            measure(3, sans, QStringLiteral("\u25a0 ") + eventStoreName(e.store));
+            measure(4, sans, eventKindName(e.kind));
+            measure(5, mono, shortId ? e.id : e.id.left(24));
+            measure(6, sans, e.status);
+            measure(kKeyColumn, mono, e.idemKey.left(kPdfCellMaxChars));
+            measure(8, sans, e.actor);
+            measure(kDetailColumn, sans, e.detail.left(kPdfCellMaxChars));
+            for (const QString &word : e.detail.left(200).split(QLatin1Char(' '), Qt::SkipEmptyParts))
+                detailWord = std::max(detailWord, reportTextWidthPt(sans, word));
+        }
+        rows << row({QStringLiteral("<td class=\"num\"%1>%2</td>").arg(nowrap).arg(i + 1),
+                     QStringLiteral("<td class=\"%4\"%1>%2%3</td>").arg(nowrap, e.settling ? QStringLiteral("~") : QString(), esc(e.atText), monoClass),
+                     QStringLiteral("<td class=\"%3 local\"%1>%2</td>").arg(nowrap, esc(clock.local(e.at)), monoClass), storeCell(e.store, target),
+                     QStringLiteral("<td%1>%2</td>").arg(nowrap, esc(eventKindName(e.kind))),
+                     QStringLiteral("<td class=\"%3\"%1>%2</td>").arg(shortId ? nowrap : QString(), cell(e.id, target), monoClass),
+                     QStringLiteral("<td%1>%2</td>").arg(nowrap, esc(e.status)),
+                     QStringLiteral("<td class=\"key %2\">%1</td>").arg(pdf ? breakAtNaturalPoints(cell(e.idemKey, target)) : cell(e.idemKey, target), monoClass),
+                     QStringLiteral("<td%1>%2</td>").arg(nowrap, esc(e.actor)),
                      QStringLiteral("<td class=\"detail\">%1</td>").arg(cell(e.detail, target))},
                     cls);
     }
@@ -390,10 +436,16 @@ QString eventsSection(const IncidentBundle &b, const Clock &clock, Target target
                .arg(settling ? QStringLiteral("; %1 settling (\"~\", italic: newer than the watermark when exported)").arg(settling)
                              : QString(),
                     pinned.isEmpty() ? QString() : QStringLiteral("; pinned events in bold"));
-    out += table({QStringLiteral("#"), QStringLiteral("At (UTC)"), QStringLiteral("At (%1)").arg(esc(clock.zoneName())),
-                  QStringLiteral("Store"), QStringLiteral("Kind"), QStringLiteral("Id"), QStringLiteral("Status"), QStringLiteral("Key"),
-                  QStringLiteral("Actor"), QStringLiteral("Detail")},
-                 rows, QStringLiteral("events"));
+    if (!pdf) {
+        out += table(headers, rows, QStringLiteral("events"));
+        return out;
+    }
+    // Cell padding and borders (cellpadding 3 on each side, about 2 pt) and a little slack.
+    for (double &w : widest)
+        w += 6;
+    const QVector<int> percents = reportColumnPercents(widest, kKeyColumn, kDetailColumn,
+                                                       reportPdfPageLayout().paintRect(QPageLayout::Point).width(), detailWord + 6);
+    out += table(headers, rows, QStringLiteral("events"), percents);
     return out;
 }
 
@@ -513,9 +565,7 @@ bool writeBundleReportPdf(const IncidentBundle &bundle, const QString &path, con
         return false;
     }
     QPdfWriter writer(&file);
-    writer.setPageSize(QPageSize(QPageSize::A4));
-    writer.setPageOrientation(QPageLayout::Landscape);
-    writer.setPageMargins(QMarginsF(12, 12, 12, 12), QPageLayout::Millimeter);
+    writer.setPageLayout(reportPdfPageLayout()); // A4 landscape, 12 mm margins (the events table's widths assume it)
     writer.setTitle(title(bundle));
     writer.setCreator(QStringLiteral("Triage Console %1").arg(bundle.toolVersion));
 

@@ -188,7 +188,19 @@ void DetailHeader::showDetail(const KeyDetail &d)
         meta << d.record->bizType.value_or(QStringLiteral("biz_type NULL"));
         if (!d.record->tenant.isEmpty())
             meta << QStringLiteral("tenant %1").arg(d.record->tenant);
-        meta << QStringLiteral("updated %1 ago").arg(humanDuration(d.record->ageSeconds));
+        // A bundle's record: its age on the database's clock when the export read it, or not
+        // known at all (a bundle of format version 1 or 2), never "0ms" (DESIGN.md §7).
+        switch (d.record->ageBasis) {
+        case RecordDetail::AgeBasis::Live:
+            meta << QStringLiteral("updated %1 ago").arg(humanDuration(d.record->ageSeconds));
+            break;
+        case RecordDetail::AgeBasis::AtExport:
+            meta << QStringLiteral("updated %1 before the export").arg(humanDuration(d.record->ageSeconds));
+            break;
+        case RecordDetail::AgeBasis::Unknown:
+            meta << QStringLiteral("age unknown (not in this bundle)");
+            break;
+        }
     }
     // A store that failed is unknown, never "0".
     auto part = [&](DbRole role, qsizetype n, const QString &noun, const QString &nouns) {
@@ -217,10 +229,20 @@ void DetailHeader::showDetail(const KeyDetail &d)
     }
     if (d.record) {
         const RecordDetail &r = *d.record;
-        if (r.stale)
+        if (r.stale && r.ageBasis == RecordDetail::AgeBasis::Live)
             addMessage(warning, QStringLiteral("Stale: PROCESSING for %1, longer than the %2 s processing timeout. The outcome "
                                                "is UNKNOWN: the side effect may or may not have happened.")
                                     .arg(humanDuration(r.ageSeconds))
+                                    .arg(r.processingTimeoutS));
+        else if (r.stale && r.ageBasis == RecordDetail::AgeBasis::AtExport)
+            addMessage(warning, QStringLiteral("Stale at the export: PROCESSING for %1 then, longer than the %2 s processing timeout. "
+                                               "The outcome was UNKNOWN: the side effect may or may not have happened.")
+                                    .arg(humanDuration(r.ageSeconds))
+                                    .arg(r.processingTimeoutS));
+        else if (r.stale)
+            addMessage(warning, QStringLiteral("Stale at the export: PROCESSING longer than the %1 s processing timeout (its age "
+                                               "is not in this bundle). The outcome was UNKNOWN: the side effect may or may not "
+                                               "have happened.")
                                     .arg(r.processingTimeoutS));
         if (r.statusText.startsWith(QLatin1String("UNKNOWN_CODE_")) || r.statusText == QLatin1String("NULL"))
             addMessage(warning, QStringLiteral("Status %1 is not one the console knows (the seeds' codes 0, 1, 2 or the [idempotency.map] spellings): "

@@ -1,5 +1,7 @@
 #include "KeyDetailJson.h"
 
+#include <cmath>
+
 #include <QJsonArray>
 
 namespace triage::key_json {
@@ -57,8 +59,10 @@ QJsonObject record(const RecordDetail &r)
     o.insert(QStringLiteral("expire_at"), str(r.expireAt));
     o.insert(QStringLiteral("version"), num(r.version));
     o.insert(QStringLiteral("has_version_column"), r.hasVersionColumn);
-    o.insert(QStringLiteral("age_seconds"), r.ageSeconds);
-    o.insert(QStringLiteral("expires_in_seconds"), num(r.expiresInSeconds));
+    // Ages are measured against server_now: without it (a bundle of format version 1 or 2) unknown.
+    const bool agesKnown = !std::isnan(r.ageSeconds) && !r.serverNow.isEmpty();
+    o.insert(QStringLiteral("age_seconds"), agesKnown ? QJsonValue(r.ageSeconds) : QJsonValue(QJsonValue::Null));
+    o.insert(QStringLiteral("expires_in_seconds"), agesKnown ? num(r.expiresInSeconds) : QJsonValue(QJsonValue::Null));
     o.insert(QStringLiteral("stale"), r.stale);
     o.insert(QStringLiteral("processing_timeout_s"), r.processingTimeoutS);
     o.insert(QStringLiteral("tenant"), r.tenant.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(r.tenant));
@@ -273,7 +277,7 @@ RecordDetail readRecord(const JsonIn &in)
     r.version = in.nullableInteger(QStringLiteral("version"));
     r.hasVersionColumn = in.boolean(QStringLiteral("has_version_column"));
     r.hasExpireAtColumn = in.boolean(QStringLiteral("has_expire_at_column"));
-    r.ageSeconds = in.real(QStringLiteral("age_seconds"));
+    r.ageSeconds = in.nullableReal(QStringLiteral("age_seconds")).value_or(std::nan(""));
     r.expiresInSeconds = in.nullableReal(QStringLiteral("expires_in_seconds"));
     r.processingTimeoutS = int(in.integer(QStringLiteral("processing_timeout_s")));
     r.failedEvidence = in.text(QStringLiteral("failed_evidence")) == QLatin1String("ticket_absent")
@@ -284,6 +288,15 @@ RecordDetail readRecord(const JsonIn &in)
     r.stale = in.boolean(QStringLiteral("stale"));
     r.tenant = in.textOrNull(QStringLiteral("tenant"));
     r.serverNow = in.textOrNull(QStringLiteral("server_now"));
+    // A bundle's record: its ages were measured when the export read it (server_now); without
+    // server_now they are not known (DESIGN.md §7 "Bundles").
+    if (r.serverNow.isEmpty()) {
+        r.ageBasis = RecordDetail::AgeBasis::Unknown;
+        r.ageSeconds = std::nan("");
+        r.expiresInSeconds.reset();
+    } else {
+        r.ageBasis = RecordDetail::AgeBasis::AtExport;
+    }
     const QJsonArray columns = in.array(QStringLiteral("all_columns"));
     for (qsizetype i = 0; i < columns.size(); ++i) {
         const QJsonArray pair = columns.at(i).toArray();

@@ -37,7 +37,13 @@ struct RecordDetail {
     /// False when the record table has no expire_at (mapped empty, DESIGN.md §10): expireAt
     /// then stays null and says nothing about reaping.
     bool hasExpireAtColumn = true;
-    double ageSeconds = 0;         ///< now() - updated_at (s)
+    /// What the ages (ageSeconds, expiresInSeconds, stale) are measured against (DESIGN.md §7
+    /// "Bundles"): Live, the database's clock as just read; AtExport, the database's clock when
+    /// a bundle's export read the record (serverNow), shown "before the export"; Unknown, a
+    /// bundle that does not carry them (format version 1 or 2: ageSeconds NaN, no expiry).
+    enum class AgeBasis { Live, AtExport, Unknown };
+    AgeBasis ageBasis = AgeBasis::Live;
+    double ageSeconds = 0;         ///< now() - updated_at (s); NaN when ageBasis is Unknown
     std::optional<double> expiresInSeconds; ///< expire_at - now() (s); nullopt when expire_at is NULL
     int processingTimeoutS = 300;
     /// The biz_type's `failed_evidence` and `failed_evidence_max_age` (s), and whether it

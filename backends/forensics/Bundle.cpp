@@ -7,6 +7,7 @@
 #include "JsonRead.h"
 #include "KeyDetailJson.h"
 
+#include <cmath>
 #include <QBuffer>
 #include <QCryptographicHash>
 #include <QJsonArray>
@@ -575,6 +576,14 @@ std::optional<IncidentBundle> bundle_parts::readBundleDocument(const QByteArray 
         const QJsonArray keys = in.array(QStringLiteral("keys"));
         for (qsizetype i = 0; i < keys.size() && in.ok(); ++i)
             b.keys.append(key_json::readKeyDetail(in.element(QStringLiteral("keys"), keys, i)));
+        // Before version 3 the export wrote age 0 and no server_now: the ages are unknown.
+        if (b.formatVersion < 3)
+            for (KeyDetail &k : b.keys)
+                if (k.record) {
+                    k.record->ageBasis = RecordDetail::AgeBasis::Unknown;
+                    k.record->ageSeconds = std::nan("");
+                    k.record->expiresInSeconds.reset();
+                }
     }
     if (!in.ok()) {
         *error = QStringLiteral("malformed bundle: %1").arg(in.error());

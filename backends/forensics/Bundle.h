@@ -26,7 +26,10 @@ class Workspace;
 
 /// The bundle format this build writes and reads ("format_version"); a newer one is refused.
 /// Version 2 names the stream's notes "window_notes" (version 1: "notes", still read).
-constexpr int kBundleFormatVersion = 2;
+/// Version 3 keeps each record's "server_now" (the database's clock when the export read it)
+/// with "age_seconds", "expires_in_seconds" and "stale" measured against it; versions 1 and 2
+/// wrote 0 / null there, read as unknown (RecordDetail::AgeBasis::Unknown).
+constexpr int kBundleFormatVersion = 3;
 /// The value of the bundle's "format" member.
 inline constexpr char kBundleFormatName[] = "triage-incident-bundle";
 

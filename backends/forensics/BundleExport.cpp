@@ -89,18 +89,15 @@ struct StoreReads {
     }
 };
 
-/// The bundle keeps nothing relative to the moment it was read (two exports of the same data
-/// are identical): a record's age, time to expiry, the server's now and the expiry warnings
-/// worded from them are left out.
+/// The expiry warnings are worded from the reading moment ("expires in 3h"): left out of the
+/// bundle. The record's server_now, age, time to expiry and stale flag stay as read: they say
+/// when (on the database's clock) the export read it (format version 3, DESIGN.md §7).
 void dropReaderRelative(KeyDetail *d)
 {
     if (!d->record)
         return;
     for (const QString &w : expiryWarnings(*d->record))
         d->warnings.removeAll(w);
-    d->record->ageSeconds = 0;
-    d->record->expiresInSeconds.reset();
-    d->record->serverNow = QString();
 }
 
 /// Distinct non-empty keys of `events`, in order of first appearance.

@@ -7,6 +7,8 @@
 #include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QHash>
+#include <QRegularExpression>
 #include <QSet>
 #include <QtConcurrent/QtConcurrentMap>
 
@@ -19,9 +21,68 @@ namespace {
 
 const QString kMarkerPrefix = QStringLiteral("[redacted sha256:");
 
+/// A string value the rules redacted somewhere in a key: looked for again in that key's
+/// other texts and its events' details (derived text, not JSON), DESIGN.md §7 "Redaction".
+struct Secret {
+    QString value, field, sha256;
+};
+
+QString markerText(const QString &sha) { return kMarkerPrefix + sha + QLatin1Char(']'); }
+QString sha256Hex(const QByteArray &bytes)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+}
+
+/// The values redacted in one key and one matcher for all of them (longest first).
+struct KeySecrets {
+    QVector<Secret> list;
+    QHash<QString, qsizetype> byValue;
+    QRegularExpression matcher;
+
+    static constexpr qsizetype kAnywhere = 8;
+
+    void build()
+    {
+        QVector<Secret> sorted = list;
+        std::stable_sort(sorted.begin(), sorted.end(), [](const Secret &a, const Secret &b) { return a.value.size() > b.value.size(); });
+        QStringList alternatives;
+        for (const Secret &s : std::as_const(sorted)) {
+            const QString escaped = QRegularExpression::escape(s.value);
+            alternatives << QRegularExpression::escape(s.value);
+        }
+        // Literals only (PCRE finds their first characters fast); short values' word edges are
+        // checked by substitute().
+        matcher = QRegularExpression(alternatives.join(QLatin1Char('|')));
+        matcher.optimize(); // compiled here, before the pool's threads share it
+    }
+};
+
+/// A path into the bundle ("keys[k:1].attempts[3].request"), built only when something is
+/// redacted there (most texts hold nothing: building every path cost more than the search).
+struct Where {
+    const QString *key = nullptr;
+    const char *section = nullptr;
+    qsizetype index = -1;
+    QString field;
+
+    QString operator()() const
+    {
+        QString out = *key;
+        if (section) {
+            out += QLatin1Char('.') + QLatin1String(section);
+            if (index >= 0)
+                out += QStringLiteral("[%1]").arg(index);
+        }
+        if (!field.isEmpty())
+            out += QLatin1Char('.') + field;
+        return out;
+    }
+};
+
 struct Redactor {
     QSet<QString> names; ///< lower case: the rules' fields and the always-redacted headers
     QVector<Redaction> *found = nullptr;
+    KeySecrets *secrets = nullptr; ///< when set: every string value redacted (for substitute())
 
     bool matches(const QString &name) const { return names.contains(name.toLower()); }
 
@@ -36,14 +97,17 @@ struct Redactor {
     std::optional<QByteArray> marker(const QByteArray &literal, const QString &where, const QString &field) const
     {
         QByteArray bytes = literal;
-        if (literal.startsWith('"')) {
+        const bool isString = literal.startsWith('"');
+        if (isString) {
             const QString text = QJsonDocument::fromJson("[" + literal + "]").array().at(0).toString();
             if (text.startsWith(kMarkerPrefix) && text.endsWith(QLatin1Char(']')))
                 return std::nullopt;
             bytes = text.toUtf8();
         }
-        const QString sha = QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+        const QString sha = sha256Hex(bytes);
         found->append({where, field, sha});
+        if (isString)
+            remember(QString::fromUtf8(bytes), field, sha);
         return QJsonDocument(QJsonArray{kMarkerPrefix + sha + QLatin1Char(']')}).toJson(QJsonDocument::Compact).mid(1).chopped(1);
     }
 
@@ -112,17 +176,159 @@ struct Redactor {
         return QString::fromUtf8(out);
     }
 
-    void apply(QString *text, const QString &where) const
+    void remember(const QString &value, const QString &field, const QString &sha) const
     {
-        if (!text->isEmpty())
-            *text = redactText(*text, where);
+        if (!secrets || value.isEmpty() || secrets->byValue.contains(value))
+            return;
+        secrets->byValue.insert(value, secrets->list.size());
+        secrets->list.append({value, field, sha});
     }
-    void apply(std::optional<QString> *text, const QString &where) const
+
+    /// A stored column: its whole value redacted when the column's name matches the rules (a
+    /// ticket's "title" under --redact-field title), else the JSON inside it.
+    /// `where()` gives the text's path (Where, or a callable), built only when needed.
+    template <typename W>
+    void apply(QString *text, const W &where, const QString &column = QString()) const
+    {
+        if (text->isEmpty())
+            return;
+        if (!column.isEmpty() && matches(column)) {
+            if (text->startsWith(kMarkerPrefix) && text->endsWith(QLatin1Char(']')))
+                return;
+            const QString sha = sha256Hex(text->toUtf8());
+            found->append({where(), column, sha});
+            remember(*text, column, sha);
+            *text = markerText(sha);
+            return;
+        }
+        // Not a JSON object or array: nothing inside to redact (checked before the path is built).
+        qsizetype i = 0;
+        while (i < text->size() && text->at(i).isSpace())
+            ++i;
+        if (i == text->size() || (text->at(i) != QLatin1Char('{') && text->at(i) != QLatin1Char('[')))
+            return;
+        *text = redactText(*text, where());
+    }
+    template <typename W>
+    void apply(std::optional<QString> *text, const W &where, const QString &column = QString()) const
     {
         if (*text)
-            apply(&**text, where);
+            apply(&**text, where, column);
+    }
+
+    /// Derived or unparsed text (a timeline summary, an event's detail, text that is not JSON):
+    /// every occurrence of a value redacted elsewhere in the same key (`found_`, with its
+    /// matcher) becomes its marker, listed once per text and value. A value shorter than
+    /// kAnywhere characters only where it is not part of a longer word ("t-12" is not cut out
+    /// of "t-123"); occurrences inside a marker are left alone.
+    template <typename W>
+    void substitute(QString *text, const W &where, const KeySecrets &found_) const;
+    template <typename W>
+    void substitute(std::optional<QString> *text, const W &where, const KeySecrets &s) const
+    {
+        if (*text)
+            substitute(&**text, where, s);
     }
 };
+
+template <typename W>
+void Redactor::substitute(QString *text, const W &where, const KeySecrets &found_) const
+{
+    if (text->isEmpty() || found_.list.isEmpty())
+        return;
+    struct Hit {
+        qsizetype pos, length, secret;
+    };
+    QVector<Hit> hits;
+    const auto wordChar = [text](qsizetype i) {
+        if (i < 0 || i >= text->size())
+            return false;
+        const QChar c = text->at(i);
+        return c.isLetterOrNumber() || c == QLatin1Char('_');
+    };
+    for (qsizetype from = 0; from < text->size();) {
+        const QRegularExpressionMatch m = found_.matcher.match(*text, from);
+        if (!m.hasMatch())
+            break;
+        const qsizetype pos = m.capturedStart(), length = m.capturedLength();
+        const bool inWord = length < KeySecrets::kAnywhere && (wordChar(pos - 1) || wordChar(pos + length));
+        const qsizetype mark = inWord ? -1 : text->lastIndexOf(kMarkerPrefix, pos);
+        const bool inMarker = mark >= 0 && text->indexOf(QLatin1Char(']'), mark) >= pos;
+        if (inWord || inMarker) {
+            from = pos + 1; // a shorter or later value may still start here or after
+            continue;
+        }
+        hits.append({pos, length, found_.byValue.value(m.captured())});
+        from = pos + length;
+    }
+    if (hits.isEmpty())
+        return;
+    QVector<bool> listed(found_.list.size(), false);
+    const QString path = where();
+    for (const Hit &h : std::as_const(hits))
+        if (!listed[h.secret]) {
+            listed[h.secret] = true;
+            const Secret &s = found_.list[h.secret];
+            found->append({path, s.field, s.sha256});
+        }
+    for (qsizetype i = hits.size() - 1; i >= 0; --i)
+        text->replace(hits[i].pos, hits[i].length, markerText(found_.list[hits[i].secret].sha256));
+}
+
+/// Calls `f(text, where, column)` for every text of `k` that can hold a store's JSON or a value
+/// taken from it (DESIGN.md §7 "Redaction"): the record's result snapshot and every column, the
+/// tickets' columns, the intent attempts' request, response, error and states, the audit rows'
+/// states, evidence, reason and detail, the compensations' request, response, error and reason,
+/// their attempts' response preview and error, the timeline's summaries and the warnings.
+template <typename F>
+void forEachKeyText(KeyDetail &k, F &&f)
+{
+    const QString key = QStringLiteral("keys[%1]").arg(k.idemKey);
+    const auto at = [&key](const char *section, qsizetype index, const QString &field) { return Where{&key, section, index, field}; };
+    if (k.record) {
+        f(&k.record->resultSnapshot, at("record", -1, QStringLiteral("result_snapshot")), QStringLiteral("result_snapshot"));
+        for (auto &[name, text] : k.record->allColumns)
+            if (!k.record->nullColumns.contains(name))
+                f(&text, at("record", -1, QStringLiteral("all_columns.") + name), name);
+    }
+    for (qsizetype i = 0; i < k.tickets.size(); ++i) {
+        TicketRow &t = k.tickets[i];
+        f(&t.title, at("tickets", i, QStringLiteral("title")), QStringLiteral("title"));
+        f(&t.payload, at("tickets", i, QStringLiteral("payload")), QStringLiteral("payload"));
+    }
+    for (qsizetype i = 0; i < k.attempts.size(); ++i) {
+        IntentAttempt &a = k.attempts[i];
+        f(&a.request, at("attempts", i, QStringLiteral("request")), QStringLiteral("request"));
+        f(&a.response, at("attempts", i, QStringLiteral("response")), QStringLiteral("response"));
+        f(&a.error, at("attempts", i, QStringLiteral("error")), QStringLiteral("error"));
+        f(&a.stateBefore, at("attempts", i, QStringLiteral("state_before")), QStringLiteral("state_before"));
+        f(&a.stateAfter, at("attempts", i, QStringLiteral("state_after")), QStringLiteral("state_after"));
+    }
+    for (qsizetype i = 0; i < k.audit.size(); ++i) {
+        AuditEntry &a = k.audit[i];
+        f(&a.fromState, at("audit", i, QStringLiteral("from_state")), QStringLiteral("from_state"));
+        f(&a.toState, at("audit", i, QStringLiteral("to_state")), QStringLiteral("to_state"));
+        f(&a.evidence, at("audit", i, QStringLiteral("evidence")), QStringLiteral("evidence"));
+        f(&a.reason, at("audit", i, QStringLiteral("reason")), QStringLiteral("reason"));
+        f(&a.detail, at("audit", i, QStringLiteral("detail")), QStringLiteral("detail"));
+    }
+    for (qsizetype i = 0; i < k.compensations.size(); ++i) {
+        CompensationRow &c = k.compensations[i];
+        f(&c.request, at("compensations", i, QStringLiteral("request")), QStringLiteral("request"));
+        f(&c.response, at("compensations", i, QStringLiteral("response")), QStringLiteral("response"));
+        f(&c.lastError, at("compensations", i, QStringLiteral("last_error")), QStringLiteral("last_error"));
+        f(&c.reason, at("compensations", i, QStringLiteral("reason")), QStringLiteral("reason"));
+    }
+    for (qsizetype i = 0; i < k.compensationAttempts.size(); ++i) {
+        f(&k.compensationAttempts[i].responsePreview, at("compensation_attempts", i, QStringLiteral("response_preview")),
+          QStringLiteral("response_preview"));
+        f(&k.compensationAttempts[i].error, at("compensation_attempts", i, QStringLiteral("error")), QStringLiteral("error"));
+    }
+    for (qsizetype i = 0; i < k.timeline.size(); ++i)
+        f(&k.timeline[i].summary, at("timeline", i, QStringLiteral("summary")), QString());
+    for (qsizetype i = 0; i < k.warnings.size(); ++i)
+        f(&k.warnings[i], at("warnings", i, QString()), QString());
+}
 
 } // namespace
 
@@ -133,45 +339,72 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
     if (!rules.enabled)
         return;
     Redactor r;
-    r.found = &bundle->redactions;
     for (const QString &f : rules.fields)
         r.names.insert(f.toLower());
     for (const char *header : {"authorization", "cookie", "set-cookie"})
         r.names.insert(QString::fromLatin1(header));
-    if (bundle->incident)
-        for (qsizetype i = 0; i < bundle->incident->pins.size(); ++i)
-            if (auto &e = bundle->incident->pins[i].event)
-                r.apply(&e->detail, QStringLiteral("incident.pins[%1].event.detail").arg(i));
-    for (qsizetype i = 0; i < bundle->events.size(); ++i)
-        r.apply(&bundle->events[i].detail, QStringLiteral("events[%1].detail").arg(i));
-    // The keys on the global pool's threads (the calling thread helping), each into its own
-    // list; the lists are joined in key order, so the bundle is the same as redacted serially.
+
+    // The keys first, on the global pool's threads (the calling thread helping), each into its
+    // own lists: the JSON inside every stored text, then the values found there looked for again
+    // in all the key's texts (a truncated body, a summary built from a title). The lists are
+    // joined in bundle order, so the bundle is the same as redacted serially.
     QVector<QVector<Redaction>> perKey(bundle->keys.size());
+    QVector<KeySecrets> keySecrets(bundle->keys.size());
     QList<qsizetype> order(bundle->keys.size());
     std::iota(order.begin(), order.end(), 0);
     KeyDetail *keys = bundle->keys.data(); // detached once here, never by the threads
     QVector<Redaction> *lists = perKey.data();
-    QtConcurrent::blockingMap(order, [&r, keys, lists](qsizetype n) {
+    KeySecrets *secrets = keySecrets.data();
+    QtConcurrent::blockingMap(order, [&r, keys, lists, secrets](qsizetype n) {
         Redactor kr = r;
         kr.found = &lists[n];
-        KeyDetail &k = keys[n];
-        const QString key = QStringLiteral("keys[%1]").arg(k.idemKey);
-        if (k.record)
-            kr.apply(&k.record->resultSnapshot, key + QStringLiteral(".record.result_snapshot"));
-        for (qsizetype i = 0; i < k.attempts.size(); ++i) {
-            const QString at = QStringLiteral("%1.attempts[%2].").arg(key).arg(i);
-            kr.apply(&k.attempts[i].request, at + QStringLiteral("request"));
-            kr.apply(&k.attempts[i].response, at + QStringLiteral("response"));
-        }
-        for (qsizetype i = 0; i < k.compensations.size(); ++i) {
-            const QString at = QStringLiteral("%1.compensations[%2].").arg(key).arg(i);
-            kr.apply(&k.compensations[i].request, at + QStringLiteral("request"));
-            kr.apply(&k.compensations[i].response, at + QStringLiteral("response"));
-        }
-        for (qsizetype i = 0; i < k.compensationAttempts.size(); ++i)
-            kr.apply(&k.compensationAttempts[i].responsePreview,
-                     QStringLiteral("%1.compensation_attempts[%2].response_preview").arg(key).arg(i));
+        kr.secrets = &secrets[n];
+        forEachKeyText(keys[n], [&kr](auto *text, const Where &where, const QString &column) { kr.apply(text, where, column); });
+        if (secrets[n].list.isEmpty())
+            return;
+        secrets[n].build();
+        forEachKeyText(keys[n], [&kr, n, secrets](auto *text, const Where &where, const QString &) {
+                kr.substitute(text, where, secrets[n]);
+            });
     });
+
+    // The events (and the pins' events): the JSON in each detail, then the values redacted in
+    // the event's key (a ticket's title in "title (now OPEN)"), in blocks on the pool.
+    QHash<QString, qsizetype> keyIndex;
+    for (qsizetype i = 0; i < bundle->keys.size(); ++i)
+        keyIndex.insert(bundle->keys[i].idemKey, i);
+    const auto redactEvent = [&keyIndex, &keySecrets](const Redactor &er, WindowEvent *e, const auto &where) {
+        er.apply(&e->detail, where);
+        const auto k = keyIndex.constFind(e->idemKey);
+        if (k != keyIndex.constEnd() && !keySecrets[*k].list.isEmpty())
+            er.substitute(&e->detail, where, keySecrets[*k]);
+    };
+    QVector<Redaction> pinList;
+    if (bundle->incident) {
+        Redactor pr = r;
+        pr.found = &pinList;
+        for (qsizetype i = 0; i < bundle->incident->pins.size(); ++i)
+            if (auto &e = bundle->incident->pins[i].event)
+                redactEvent(pr, &*e, [i] { return QStringLiteral("incident.pins[%1].event.detail").arg(i); });
+    }
+    constexpr qsizetype kEventsPerBlock = 4096;
+    const qsizetype blocks = (bundle->events.size() + kEventsPerBlock - 1) / kEventsPerBlock;
+    QVector<QVector<Redaction>> perBlock(blocks);
+    QList<qsizetype> blockOrder(blocks);
+    std::iota(blockOrder.begin(), blockOrder.end(), 0);
+    WindowEvent *events = bundle->events.data();
+    const qsizetype eventCount = bundle->events.size();
+    QVector<Redaction> *blockLists = perBlock.data();
+    QtConcurrent::blockingMap(blockOrder, [&r, &redactEvent, events, eventCount, blockLists](qsizetype b) {
+        Redactor er = r;
+        er.found = &blockLists[b];
+        for (qsizetype i = b * kEventsPerBlock; i < std::min(eventCount, (b + 1) * kEventsPerBlock); ++i)
+            redactEvent(er, &events[i], [i] { return QStringLiteral("events[%1].detail").arg(i); });
+    });
+
+    bundle->redactions << pinList;
+    for (const QVector<Redaction> &list : std::as_const(perBlock))
+        bundle->redactions << list;
     for (const QVector<Redaction> &list : std::as_const(perKey))
         bundle->redactions << list;
 }

@@ -13,7 +13,9 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QCryptographicHash>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -62,6 +64,8 @@ private slots:
     void storeDown_data();
     void storeDown();
     void badInput();
+    void redactionLeavesNoSecret_data();
+    void redactionLeavesNoSecret();
 };
 
 #define RUN_OK(name, ...)                                                  \
@@ -217,11 +221,126 @@ void TestBundleCli::badInput()
         f.write("{\"format\":\"triage-incident-bundle\",\"format_version\":9}");
     }
     RUN_EXIT(newer, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), junk}));
-    QCOMPARE(newer.err, (QStringLiteral("triagectl: ") + junk + QStringLiteral(": bundle format version 9 is newer than this build reads (2): upgrade the console\n")).toUtf8());
+    QCOMPARE(newer.err, (QStringLiteral("triagectl: ") + junk + QStringLiteral(": bundle format version 9 is newer than this build reads (3): upgrade the console\n")).toUtf8());
     RUN_EXIT(missing, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), dir.filePath(QStringLiteral("none.json"))}));
     QVERIFY2(missing.err.startsWith("triagectl: cannot read "), missing.err.constData());
     RUN_EXIT(action, 1, (QStringList{QStringLiteral("bundle"), QStringLiteral("check"), junk}));
     QVERIFY2(action.err.contains("bundle: unknown action \"check\" (verify)"), action.err.constData());
+}
+
+
+void TestBundleCli::redactionLeavesNoSecret_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(false, false);
+}
+
+/// DESIGN.md §7 "Redaction": the secrets of a key are redacted wherever the bundle carries them,
+/// not only in its intent attempts: the ticket's payload, the upstream's answer recorded by
+/// `triagectl query` (audit evidence echoing the ticket), the timeline's summaries and the
+/// events' details built from a redacted title. The written file holds none of them.
+void TestBundleCli::redactionLeavesNoSecret()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    TRIAGE_OK(seed(db));
+    const QString key = QStringLiteral("ticket:create:acme:leak-1");
+    IntentSpec a;
+    a.key = key;
+    a.created = ts(db, 150000);
+    a.request = QStringLiteral(R"({"headers":{"Authorization":"Bearer AUTH-SECRET-1"},"token":"TOKEN-SECRET-2"})");
+    TicketSpec t;
+    t.id = 9;
+    t.key = key;
+    t.tenant = QStringLiteral("acme");
+    t.title = QStringLiteral("secret test");
+    t.payload = QStringLiteral(R"({"title":"secret test","api_key":"SUPERSECRET-APIKEY"})");
+    t.created = ts(db, 150000);
+    TRIAGE_OK(record(db, key, 150000, 150000, 0) + insertIntents(db, {a}) + insertTickets(db, {t}));
+
+    UpstreamSimulatorProcess sim;
+    QString error;
+    QVERIFY2(sim.start(db.url(), &error), qPrintable(error));
+    QTemporaryDir dir;
+    const QString ini = dir.filePath(QStringLiteral("triage.ini"));
+    {
+        QFile f(ini);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(shapeIniText(db)) >= 0);
+    }
+    {
+        QSettings s(ini, QSettings::IniFormat);
+        for (const char *role : {"idempotency", "intent", "ticket"})
+            s.setValue(QStringLiteral("%1/url").arg(QLatin1String(role)), db.url());
+        s.setValue(QStringLiteral("biz.ticket_create/upstream_base_url"), sim.baseUrl().toString());
+        s.setValue(QStringLiteral("biz.ticket_create/upstream_query_url"), QStringLiteral("/tickets?idem_key={idem_key}"));
+        s.setValue(QStringLiteral("biz.ticket_create/upstream_not_found"), QStringLiteral("empty"));
+        s.setValue(QStringLiteral("biz.ticket_create/upstream_result_path"), QStringLiteral("tickets"));
+    }
+    const QStringList base{QStringLiteral("--config"), ini, QStringLiteral("--operator"), QStringLiteral("alice")};
+    RUN_OK(query, base + QStringList{QStringLiteral("query"), key});
+    // The upstream's answer, recorded in the audit row, echoes the ticket with its secret.
+    const QStringList evidence =
+        db.adminQueryColumn(QStringLiteral("SELECT evidence FROM triage_audit WHERE action = 'query_upstream'"));
+    QCOMPARE(evidence.size(), 1);
+    QVERIFY2(evidence.first().contains(QLatin1String("SUPERSECRET-APIKEY")), qPrintable(evidence.first()));
+
+    const QString file = dir.filePath(QStringLiteral("leak.json"));
+    RUN_OK(exported, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("--from"),
+                                        QStringLiteral("2026-01-01T00:01:40Z"), QStringLiteral("--to"),
+                                        QStringLiteral("2026-01-01T00:03:20Z"), QStringLiteral("--key"), key,
+                                        QStringLiteral("--redact-field"), QStringLiteral("title"), QStringLiteral("--out"), file});
+    const QByteArray bytes = readAll(file);
+    QVERIFY(!bytes.isEmpty());
+    for (const char *secret : {"SUPERSECRET-APIKEY", "secret test", "AUTH-SECRET-1", "TOKEN-SECRET-2"})
+        QCOMPARE(bytes.count(secret), qsizetype(0));
+    const auto b = readBundle(file);
+    QVERIFY(b);
+    QVERIFY(verifyBundleHash(*b));
+    const auto marker = [](const char *value) {
+        return QStringLiteral("[redacted sha256:%1]")
+            .arg(QString::fromLatin1(QCryptographicHash::hash(value, QCryptographicHash::Sha256).toHex()));
+    };
+    QCOMPARE(b->keys.size(), 1);
+    const KeyDetail &k = b->keys.first();
+    QCOMPARE(*k.tickets.value(0).title, marker("secret test"));
+    QCOMPARE(*k.tickets.value(0).payload,
+             QStringLiteral(R"({"title":"%1","api_key":"%2"})").arg(marker("secret test"), marker("SUPERSECRET-APIKEY")));
+    QStringList events;
+    for (const WindowEvent &e : b->events)
+        events << QStringLiteral("%1 %2").arg(eventKindName(e.kind), e.detail);
+    QVERIFY2(events.contains(QStringLiteral("ticket.created %1 (now OPEN)").arg(marker("secret test"))), qPrintable(events.join(QLatin1Char('|'))));
+    QStringList redacted;
+    for (const Redaction &r : b->redactions)
+        redacted << QStringLiteral("%1 %2").arg(r.where, r.field);
+    redacted.sort();
+    // Every place the bundle held them: the request, the ticket's title and payload, the
+    // upstream's answer in the audit evidence (its objects, raw body and the verdict's
+    // snapshot), the timeline's summary and the ticket's event built from the title.
+    const QString at = QStringLiteral("keys[%1].").arg(key);
+    QCOMPARE(redacted, (QStringList{
+        QStringLiteral("events[2].detail title"),
+        at + QStringLiteral("attempts[0].request.headers.Authorization Authorization"),
+        at + QStringLiteral("attempts[0].request.token token"),
+        at + QStringLiteral("audit[0].evidence.evidence.found_objects[0].payload.api_key api_key"),
+        at + QStringLiteral("audit[0].evidence.evidence.found_objects[0].payload.title title"),
+        at + QStringLiteral("audit[0].evidence.evidence.found_objects[0].title title"),
+        at + QStringLiteral("audit[0].evidence.evidence.raw_body.tickets[0].payload.api_key api_key"),
+        at + QStringLiteral("audit[0].evidence.evidence.raw_body.tickets[0].payload.title title"),
+        at + QStringLiteral("audit[0].evidence.evidence.raw_body.tickets[0].title title"),
+        at + QStringLiteral("audit[0].evidence.verdict.snapshot.api_key api_key"),
+        at + QStringLiteral("audit[0].evidence.verdict.snapshot.title title"),
+        at + QStringLiteral("tickets[0].payload.api_key api_key"),
+        at + QStringLiteral("tickets[0].payload.title title"),
+        at + QStringLiteral("tickets[0].title title"),
+        at + QStringLiteral("timeline[3].summary title"),
+    }));
+    QCOMPARE(b->redactions.size(), 15);
+    QVERIFY2(exported.out.contains(", 15 redactions \xe2\x86\x92 "), exported.out.constData());
+    // The recorded export holds the hash of the redacted events the file carries: verify finds it.
+    RUN_OK(verified, base + QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), file});
+    QCOMPARE(nowed(verified.out).split(QLatin1Char('\n')).value(1), QStringLiteral("matches the export recorded by alice at <now> (export 1)"));
+    sim.stop();
 }
 
 QTEST_GUILESS_MAIN(TestBundleCli)

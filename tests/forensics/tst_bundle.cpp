@@ -82,7 +82,8 @@ IncidentBundle oddBundle()
     r.createdAt = QStringLiteral("2026-12-01T02:10:00.000000Z");
     r.updatedAt = QStringLiteral("2026-12-01T02:10:00.000000Z");
     r.hasExpireAtColumn = false;
-    r.ageSeconds = 0.1 + 0.2;
+    r.ageSeconds = 0.1 + 0.2; // as the export read it, against server_now (format version 3)
+    r.serverNow = QStringLiteral("2026-12-01T02:10:00.300000Z");
     r.failedEvidence = FailedEvidence::TicketAbsent;
     r.allColumns = {{QStringLiteral("id"), QStringLiteral("9007199254740993")},
                     {QStringLiteral("note"), QStringLiteral("NULL")},
@@ -174,7 +175,7 @@ void TestBundle::roundTrip()
 {
     const IncidentBundle b = oddBundle();
     const QByteArray json = writeBundleJson(b);
-    QVERIFY(json.startsWith("{\n    \"format\": \"triage-incident-bundle\",\n    \"format_version\": 2,\n"));
+    QVERIFY(json.startsWith("{\n    \"format\": \"triage-incident-bundle\",\n    \"format_version\": 3,\n"));
     QVERIFY(json.contains("\n    \"window_notes\": [\n        \"biz_type filter not applied to ticket.created\"\n    ],\n"));
     QString error;
     const auto back = readBundleJson(json, &error);
@@ -215,6 +216,8 @@ void TestBundle::roundTrip()
     QCOMPARE(k.record->statusStored, std::optional<QString>(QStringLiteral("0")));
     QVERIFY(k.record->statusStoredIsNumber);
     QCOMPARE(k.record->ageSeconds, 0.1 + 0.2);
+    QCOMPARE(k.record->serverNow, QStringLiteral("2026-12-01T02:10:00.300000Z"));
+    QCOMPARE(int(k.record->ageBasis), int(RecordDetail::AgeBasis::AtExport));
     QCOMPARE(k.record->failedEvidence, FailedEvidence::TicketAbsent);
     QVERIFY(!k.record->hasExpireAtColumn);
     QVERIFY(k.record->expireAt.isNull());
@@ -260,8 +263,8 @@ void TestBundle::malformed()
     QCOMPARE(readError("{}"), QStringLiteral("not a triage incident bundle (no \"format\")"));
     QCOMPARE(readError(R"({"format":"other"})"), QStringLiteral("not a triage incident bundle (format \"other\")"));
     QByteArray newer = good;
-    newer.replace("\"format_version\": 2,", "\"format_version\": 3,");
-    QCOMPARE(readError(newer), QStringLiteral("bundle format version 3 is newer than this build reads (2): upgrade the console"));
+    newer.replace("\"format_version\": 3,", "\"format_version\": 4,");
+    QCOMPARE(readError(newer), QStringLiteral("bundle format version 4 is newer than this build reads (3): upgrade the console"));
     QByteArray wrongType = good;
     wrongType.replace("\"event_count\": 3,", "\"event_count\": \"3\",");
     QCOMPARE(readError(wrongType), QStringLiteral("malformed bundle: \"event_count\" must be a number, not a string"));
@@ -329,11 +332,25 @@ void TestBundle::redaction()
                                R"( "n": 12345678901234567890, "user": {"Password": "hunter2", "name": "bob"},)"
                                R"( "body": "{\"api_key\":\"k-9\",\"x\":1}", "items": [{"token": 7}], "ticket_id": 42})");
     a.response = QStringLiteral(R"({"Set-Cookie": "sid=2; HttpOnly", "secret": null, "ok": true})");
-    a.error = QStringLiteral(R"({"password": "not redacted: errors are not bodies"})");
+    a.error = QStringLiteral(R"({"password": "p-err"})"); // an error can hold a body too
     IntentAttempt plain;
-    plain.request = QStringLiteral("Authorization: Bearer abc"); // not JSON: left whole
+    plain.request = QStringLiteral("Authorization: Bearer abc"); // not JSON: the value redacted above is found in it
     plain.response = QStringLiteral("{\"token\": \"cut"); // broken JSON: left whole
     d.attempts = {a, plain};
+    // Outside the intent log (DESIGN.md §7 "Redaction"): a ticket's title (--redact-field title)
+    // and payload, an audit row's evidence holding the upstream's body, the timeline's summary
+    // and the ticket's event built from the title.
+    TicketRow t;
+    t.title = QStringLiteral("Secret Title");
+    t.payload = QStringLiteral(R"({"title":"Secret Title","api_key":"SUPERSECRET-APIKEY"})");
+    d.tickets = {t};
+    AuditEntry au;
+    au.evidence = QStringLiteral(R"({"upstream":{"status":200,"body":"{\"title\":\"Secret Title\",\"api_key\":\"SUPERSECRET-APIKEY\"}"}})");
+    au.toState = QStringLiteral(R"({"status":"SUCCESS"})");
+    d.audit = {au};
+    TimelineEvent te;
+    te.summary = QStringLiteral("ticket created: Secret Title");
+    d.timeline = {te};
     CompensationRow c;
     c.request = QStringLiteral(R"({"method":"POST","headers":[["Authorization","Bearer t0"],["X-Idempotency-Key","comp:1"],)"
                                R"(["set-cookie","a=b"]],"body":"{\"reason\":\"dup\",\"customer_ref\":\"c-1\"}"})");
@@ -349,10 +366,12 @@ void TestBundle::redaction()
     WindowEvent e = windowEvent(QStringLiteral("2026-12-01T02:10:00.000001Z"), EventKind::Audit, QStringLiteral("1"), QStringLiteral("k:1"),
                           QStringLiteral(R"({"apikey":"z"})"));
     b.events = {e, windowEvent(QStringLiteral("2026-12-01T02:10:00.000001Z"), EventKind::TicketCreated, QStringLiteral("2"),
-                         QStringLiteral("k:1"), QStringLiteral("password reset for bob"))};
+                         QStringLiteral("k:1"), QStringLiteral("password reset for bob")),
+                windowEvent(QStringLiteral("2026-12-01T02:10:00.000002Z"), EventKind::TicketCreated, QStringLiteral("3"),
+                            QStringLiteral("k:1"), QStringLiteral("Secret Title (now OPEN)"))};
 
     RedactionRules rules;
-    rules.fields << QStringLiteral("Customer_Ref"); // --redact-field, matched in any case
+    rules.fields << QStringLiteral("title") << QStringLiteral("Customer_Ref"); // --redact-field, matched in any case
     redactBundle(&b, rules);
     const IntentAttempt &ra = b.keys[0].attempts[0];
     QCOMPARE(*ra.request,
@@ -361,8 +380,8 @@ void TestBundle::redaction()
                             R"( "body": "{\"api_key\":\"%4\",\"x\":1}", "items": [{"token": "%5"}], "ticket_id": 42})")
                  .arg(marker("Bearer abc"), marker("sid=1"), marker("hunter2"), marker("k-9"), marker("7")));
     QCOMPARE(*ra.response, QStringLiteral(R"({"Set-Cookie": "%1", "secret": "%2", "ok": true})").arg(marker("sid=2; HttpOnly"), marker("null")));
-    QCOMPARE(ra.error, a.error);
-    QCOMPARE(b.keys[0].attempts[1].request, plain.request);
+    QCOMPARE(*ra.error, QStringLiteral(R"({"password": "%1"})").arg(marker("p-err")));
+    QCOMPARE(*b.keys[0].attempts[1].request, QStringLiteral("Authorization: %1").arg(marker("Bearer abc")));
     QCOMPARE(b.keys[0].attempts[1].response, plain.response);
     QCOMPARE(b.keys[0].compensations[0].request,
              QStringLiteral(R"({"method":"POST","headers":[["Authorization","%1"],["X-Idempotency-Key","comp:1"],)"
@@ -374,12 +393,25 @@ void TestBundle::redaction()
     QCOMPARE(*b.keys[0].record->resultSnapshot, QStringLiteral(R"({"ticket_id":1,"customer_ref":"%1"})").arg(marker("c-2")));
     QCOMPARE(b.events[0].detail, QStringLiteral(R"({"apikey":"%1"})").arg(marker("z")));
     QCOMPARE(b.events[1].detail, QStringLiteral("password reset for bob"));
+    QCOMPARE(b.events[2].detail, QStringLiteral("%1 (now OPEN)").arg(marker("Secret Title")));
+    QCOMPARE(*b.keys[0].tickets[0].title, marker("Secret Title"));
+    QCOMPARE(*b.keys[0].tickets[0].payload,
+             QStringLiteral(R"({"title":"%1","api_key":"%2"})").arg(marker("Secret Title"), marker("SUPERSECRET-APIKEY")));
+    QCOMPARE(b.keys[0].audit[0].evidence,
+             QStringLiteral(R"({"upstream":{"status":200,"body":"{\"title\":\"%1\",\"api_key\":\"%2\"}"}})")
+                 .arg(marker("Secret Title"), marker("SUPERSECRET-APIKEY")));
+    QCOMPARE(b.keys[0].audit[0].toState, au.toState);
+    QCOMPARE(b.keys[0].timeline[0].summary, QStringLiteral("ticket created: %1").arg(marker("Secret Title")));
     QStringList lines;
     for (const Redaction &x : b.redactions)
         lines << redactionLine(x);
     QCOMPARE(lines, (QStringList{
                         QStringLiteral("events[0].detail.apikey apikey ") + sha("z"),
+                        QStringLiteral("events[2].detail title ") + sha("Secret Title"),
                         QStringLiteral("keys[k:1].record.result_snapshot.customer_ref customer_ref ") + sha("c-2"),
+                        QStringLiteral("keys[k:1].tickets[0].title title ") + sha("Secret Title"),
+                        QStringLiteral("keys[k:1].tickets[0].payload.title title ") + sha("Secret Title"),
+                        QStringLiteral("keys[k:1].tickets[0].payload.api_key api_key ") + sha("SUPERSECRET-APIKEY"),
                         QStringLiteral("keys[k:1].attempts[0].request.headers.Authorization Authorization ") + sha("Bearer abc"),
                         QStringLiteral("keys[k:1].attempts[0].request.headers.COOKIE COOKIE ") + sha("sid=1"),
                         QStringLiteral("keys[k:1].attempts[0].request.user.Password Password ") + sha("hunter2"),
@@ -387,12 +419,21 @@ void TestBundle::redaction()
                         QStringLiteral("keys[k:1].attempts[0].request.items[0].token token ") + sha("7"),
                         QStringLiteral("keys[k:1].attempts[0].response.Set-Cookie Set-Cookie ") + sha("sid=2; HttpOnly"),
                         QStringLiteral("keys[k:1].attempts[0].response.secret secret ") + sha("null"),
+                        QStringLiteral("keys[k:1].attempts[0].error.password password ") + sha("p-err"),
+                        QStringLiteral("keys[k:1].audit[0].evidence.upstream.body.title title ") + sha("Secret Title"),
+                        QStringLiteral("keys[k:1].audit[0].evidence.upstream.body.api_key api_key ") + sha("SUPERSECRET-APIKEY"),
                         QStringLiteral("keys[k:1].compensations[0].request.headers[0][1] Authorization ") + sha("Bearer t0"),
                         QStringLiteral("keys[k:1].compensations[0].request.headers[2][1] set-cookie ") + sha("a=b"),
                         QStringLiteral("keys[k:1].compensations[0].request.body.customer_ref customer_ref ") + sha("c-1"),
                         QStringLiteral("keys[k:1].compensations[0].response.refresh_token refresh_token ") + sha("r-1"),
                         QStringLiteral("keys[k:1].compensation_attempts[0].response_preview.access_token access_token ") + sha("a-1"),
+                        QStringLiteral("keys[k:1].attempts[1].request Authorization ") + sha("Bearer abc"),
+                        QStringLiteral("keys[k:1].timeline[0].summary title ") + sha("Secret Title"),
                     }));
+    // Nothing of the secrets is left anywhere in the written file.
+    const QByteArray written = writeBundleJson(b);
+    for (const char *secret : {"Secret Title", "SUPERSECRET-APIKEY", "Bearer abc", "hunter2", "p-err"})
+        QCOMPARE(written.count(secret), qsizetype(0));
     QCOMPARE(b.redactionRules.fields.last(), QStringLiteral("Customer_Ref"));
     // Redacting again changes nothing (markers are not redacted twice).
     const IncidentBundle once = b;

@@ -16,6 +16,8 @@
 #include "TextEscape.h"
 #include "Workspace.h"
 
+#include <cmath>
+
 #include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -96,10 +98,12 @@ QVector<WindowEvent> readDirect(Workspace &ws, const WindowQuery &q)
     return events;
 }
 
-/// `json` without the members of the export's moment ("generated_at", "clocks").
+/// `json` without the members of the export's moment ("generated_at", "clocks", and each
+/// record's "server_now", "age_seconds" and "expires_in_seconds", read then).
 QByteArray withoutMoment(QByteArray json)
 {
-    static const QRegularExpression moment(QStringLiteral("\n    \"generated_at\": [^\n]*|\n    \"clocks\": \\[(.|\n)*?\n    \\],"));
+    static const QRegularExpression moment(QStringLiteral("\n    \"generated_at\": [^\n]*|\n    \"clocks\": \\[(.|\n)*?\n    \\],"
+                                                          "|\"server_now\":\"[^\"]*\"|\"age_seconds\":[^,]*,|\"expires_in_seconds\":[^,]*,"));
     return QString::fromUtf8(json).remove(moment).toUtf8();
 }
 
@@ -192,6 +196,15 @@ void TestBundleExport::roundTrip()
                       QString::fromLatin1(QCryptographicHash::hash("hunter2", QCryptographicHash::Sha256).toHex())));
     QCOMPARE(back->redactions.size(), 2);
     QCOMPARE(back->redactions[0].where, QStringLiteral("keys[k:odd].attempts[0].request.headers.Authorization"));
+    // The record's ages as the export read them, on the database's clock (format version 3):
+    // server_now, and the age measured against it, never 0 with no time (DESIGN.md §7).
+    QVERIFY(odd->record->serverNow.startsWith(QLatin1String("20")));
+    QCOMPARE(int(odd->record->ageBasis), int(RecordDetail::AgeBasis::AtExport));
+    const double expectedAge =
+        double(*parseUtcMicros(odd->record->serverNow) - *parseUtcMicros(odd->record->updatedAt)) / 1e6;
+    QVERIFY2(std::fabs(odd->record->ageSeconds - expectedAge) < 0.001,
+             qPrintable(QStringLiteral("age %1 s, server_now - updated_at %2 s").arg(odd->record->ageSeconds).arg(expectedAge)));
+    QVERIFY(odd->record->stale == false); // status 2 (FAILED): never stale
 
     // A second export of the same data: the same hash, the same file but its moment.
     const auto second = await(exportBundle(ws, window(), std::nullopt, RedactionRules(), false));

@@ -6,6 +6,8 @@
 #include "Bundle.h"
 #include "KeyDetailJson.h"
 
+#include <cmath>
+
 #include <QBuffer>
 #include <QFile>
 #include <QJsonDocument>
@@ -120,7 +122,7 @@ void TestBundleOpen::formatVersion1()
     const IncidentBundle b = bigBundle(20, 3);
     const QByteArray v2 = writeBundleJson(b);
     QByteArray v1 = v2;
-    v1.replace("\n    \"format_version\": 2,\n", "\n    \"format_version\": 1,\n");
+    v1.replace("\n    \"format_version\": 3,\n", "\n    \"format_version\": 1,\n");
     v1.replace("\n    \"window_notes\": [", "\n    \"notes\": [");
     QVERIFY(v1 != v2);
     QString error;
@@ -136,7 +138,7 @@ void TestBundleOpen::formatVersion1()
     QCOMPARE(head->bundle.notes, b.notes);
     // Each version wants its own name.
     QByteArray v1Named2 = v2;
-    v1Named2.replace("\n    \"format_version\": 2,\n", "\n    \"format_version\": 1,\n");
+    v1Named2.replace("\n    \"format_version\": 3,\n", "\n    \"format_version\": 1,\n");
     QCOMPARE(wholeError(v1Named2), QStringLiteral("malformed bundle: \"notes\" is missing"));
     QCOMPARE(headError(v1Named2), QStringLiteral("malformed bundle: \"notes\" is missing"));
     QCOMPARE(wholeError(v1.replace("\n    \"format_version\": 1,\n", "\n    \"format_version\": 2,\n")),
@@ -149,6 +151,26 @@ void TestBundleOpen::formatVersion1()
     QCOMPARE(exported->formatVersion, 1);
     QVERIFY(!exported->events.isEmpty());
     QVERIFY(verifyBundleHash(*exported));
+    // Its records' ages were written as 0 with no server_now: unknown, never 0 (DESIGN.md §7).
+    int records = 0;
+    for (const KeyDetail &k : exported->keys)
+        if (k.record) {
+            ++records;
+            QCOMPARE(int(k.record->ageBasis), int(RecordDetail::AgeBasis::Unknown));
+            QVERIFY(std::isnan(k.record->ageSeconds));
+            QVERIFY(!k.record->expiresInSeconds);
+            QCOMPARE(k.record->serverNow, QString());
+        }
+    QVERIFY(records > 0);
+    // Written again (version 3): still unknown, as null.
+    const QByteArray again = writeBundleJson(*exported);
+    QVERIFY(again.contains("\"age_seconds\":null,"));
+    QVERIFY(!again.contains("\"age_seconds\":0,"));
+    const auto reread = readBundleJson(again, &error);
+    QVERIFY2(reread, qPrintable(error));
+    for (const KeyDetail &k : reread->keys)
+        if (k.record)
+            QCOMPARE(int(k.record->ageBasis), int(RecordDetail::AgeBasis::Unknown));
 }
 
 void TestBundleOpen::head()
@@ -199,8 +221,8 @@ void TestBundleOpen::headBadInput()
     QCOMPARE(headError(badHeader), QStringLiteral("not JSON: illegal value at offset %1").arg(json.indexOf("tru") + 4)); // Qt names the character after "tru,"
     // A newer format version, a missing member, not a bundle.
     QByteArray newer = json;
-    newer.replace("\"format_version\": 2,", "\"format_version\": 3,");
-    QCOMPARE(headError(newer), QStringLiteral("bundle format version 3 is newer than this build reads (2): upgrade the console"));
+    newer.replace("\"format_version\": 3,", "\"format_version\": 4,");
+    QCOMPARE(headError(newer), QStringLiteral("bundle format version 4 is newer than this build reads (3): upgrade the console"));
     QByteArray missing = json;
     missing.replace("\"events_sha256\"", "\"events_sha\"");
     QCOMPARE(headError(missing), QStringLiteral("malformed bundle: \"events_sha256\" is missing"));

@@ -7,6 +7,7 @@
 #include "Bundle.h"
 #include "BundleReport.h"
 #include "CtlRun.h"
+#include "ReportColumns.h"
 #include "ReportPages.h"
 
 #include <QDir>
@@ -173,6 +174,7 @@ private slots:
     void hashMismatchIsSaid();
     void pdf();
     void paginate();
+    void columnWidths();
     void cli();
 };
 
@@ -368,6 +370,27 @@ void TestBundleReport::paginate()
     QCOMPARE(paginateReport({{0, 10, false, -1}, {12, 20, true, -1}, {20, 30, false, 0}}, {{12, 20}}, 25),
              (QVector<ReportPage>{{0, 10, -1}, {12, 30, -1}}));
     QCOMPARE(paginateReport({}, {}, 60), QVector<ReportPage>{});
+}
+
+void TestBundleReport::columnWidths()
+{
+    // The events table's columns (#, at UTC, at local, store, kind, id, status, key, actor,
+    // detail), widest cells in pt, a table 800 pt wide: 430 pt fixed, 370 left; the detail
+    // first takes at most a quarter of it (92.5), the key up to its widest cell of the rest,
+    // the detail what remains; the rounding's rest goes to the detail.
+    const QVector<double> widest{10, 100, 100, 50, 60, 20, 50, 300, 40, 200};
+    QCOMPARE(reportColumnPercents(widest, 7, 9, 800), (QVector<int>{1, 12, 12, 6, 7, 2, 6, 34, 5, 15}));
+    // A short key: the detail gets the rest.
+    QVector<double> shortKey = widest;
+    shortKey[7] = 100;
+    QCOMPARE(reportColumnPercents(shortKey, 7, 9, 800), (QVector<int>{1, 12, 12, 6, 7, 2, 6, 12, 5, 37}));
+    // The detail's longest word (150 pt) is not cut: the key gets less.
+    QCOMPARE(reportColumnPercents(widest, 7, 9, 800, 150), (QVector<int>{1, 12, 12, 6, 7, 2, 6, 27, 5, 22}));
+    // Fixed columns wider than the table: everything in proportion.
+    QCOMPARE(reportColumnPercents({500, 400, 100, 100}, 2, 3, 800), (QVector<int>{45, 36, 9, 10}));
+    QCOMPARE(breakAtNaturalPoints(QStringLiteral("pay:capture_x/y")),
+             QStringLiteral("pay:") + QChar(0x200B) + QStringLiteral("capture_") + QChar(0x200B) + QStringLiteral("x/") + QChar(0x200B)
+                 + QStringLiteral("y"));
 }
 
 void TestBundleReport::cli()
