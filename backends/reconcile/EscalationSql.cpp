@@ -94,17 +94,20 @@ QVariant textOrNull(const std::optional<QString> &s)
 /// (first_escalated_at = last_seen_at = the server's now, sla_due_at = that + slaHours) or
 /// updates the open one's facts, amount, currency, biz_type, tenant and source_ref (the
 /// last four only when given), last_seen_at and run_id, bumping its version.
-/// sla_due_at of a created row: n.t + slaHours, or the earlier of that and dueBy (EXPIRING:
-/// the record's expire_at; DESIGN.md §8). Binds in text order.
+/// sla_due_at of a created row: n.t + slaHours, or the earlier of that and dueBy (EXPIRING: the
+/// record's expire_at; DESIGN.md §8), never before n.t. Binds in text order.
 QString slaDueSql(const SqlDialect &d, SqlBuilder &b, const EscalationRaise &r)
 {
     if (!r.dueBy)
         return reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours));
+    // A bound already past (the record expired before anyone looked) is due at once, never
+    // before the escalation existed.
+    const QString past = d.timeParam(b.bind(d.bindTime(*r.dueBy)));
     const QString bound = d.timeParam(b.bind(d.bindTime(*r.dueBy)));
     const QString due = reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours));
     const QString then = d.timeParam(b.bind(d.bindTime(*r.dueBy)));
     const QString otherwise = reconcile_sql::plusHours(d, QStringLiteral("n.t"), b.bind(r.slaHours));
-    return QStringLiteral("CASE WHEN %1 < %2 THEN %3 ELSE %4 END").arg(bound, due, then, otherwise);
+    return QStringLiteral("CASE WHEN %1 < n.t THEN n.t WHEN %2 < %3 THEN %4 ELSE %5 END").arg(past, bound, due, then, otherwise);
 }
 
 QString upsertSql(const SqlDialect &d, SqlBuilder &b, const EscalationRaise &r)

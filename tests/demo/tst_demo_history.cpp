@@ -122,23 +122,23 @@ void TstDemoHistory::demoCreation()
     QCOMPARE(pass.value(QLatin1String("examined")).toInt(), 139);
     QCOMPARE(pass.value(QLatin1String("applied_success")).toInt(), 32);
     QCOMPARE(pass.value(QLatin1String("applied_failed")).toInt(), 0);
-    QCOMPARE(pass.value(QLatin1String("escalated")).toInt(), 42);
-    QCOMPARE(pass.value(QLatin1String("escalations_created")).toInt(), 38);
+    QCOMPARE(pass.value(QLatin1String("escalated")).toInt(), 59);
+    QCOMPARE(pass.value(QLatin1String("escalations_created")).toInt(), 56);
     QCOMPARE(pass.value(QLatin1String("escalations_updated")).toInt(), 5); // the history's open ones whose keys are still stale
     QCOMPARE(pass.value(QLatin1String("resolved")).toInt(), 3);             // yesterday's, settled since
     QCOMPARE(pass.value(QLatin1String("skipped_claimed")).toInt(), 1);      // the key bob holds
-    QCOMPARE(pass.value(QLatin1String("waiting")).toInt(), 69);
+    QCOMPARE(pass.value(QLatin1String("waiting")).toInt(), 51); // ticket_create and notify_send (auto); payments and refunds escalate POLICY
     QCOMPARE(pass.value(QLatin1String("conflicts")).toInt(), 0);
     QCOMPARE(pass.value(QLatin1String("errors")).toInt(), 0);
     QCOMPARE(pass.value(QLatin1String("by_reason")).toObject(),
              (QJsonObject{{QStringLiteral("AMOUNT_MISMATCH"), 1}, {QStringLiteral("DUPLICATE"), 19}, {QStringLiteral("EXPIRING"), 3},
-                          {QStringLiteral("EXTERNAL"), 18}, {QStringLiteral("KEY_REUSE"), 2}}));
+                          {QStringLiteral("EXTERNAL"), 18}, {QStringLiteral("KEY_REUSE"), 2}, {QStringLiteral("POLICY"), 18}}));
     const QJsonObject upstream = pass.value(QLatin1String("upstream")).toObject();
     QCOMPARE(upstream.value(QLatin1String("queried")).toInt(), 139);
     QCOMPARE(upstream.value(QLatin1String("unusable")).toInt(), 0);
     QCOMPARE(upstream.value(QLatin1String("breaker_open")).toBool(), false);
     // The history's runs: what each raised, saw again and resolved.
-    QCOMPARE(countsOf(path, "escalations_created"), (QList<int>{4, 4, 4, 4, 5, 4, 4, 4, 5, 4, 4, 5, 4, 5, 38}));
+    QCOMPARE(countsOf(path, "escalations_created"), (QList<int>{4, 4, 4, 4, 5, 4, 4, 4, 5, 4, 4, 5, 4, 5, 56}));
     QCOMPARE(countsOf(path, "escalations_updated"), (QList<int>{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 4, 5, 5}));
     QCOMPARE(countsOf(path, "resolved"), (QList<int>{0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 2, 2, 3}));
 
@@ -149,6 +149,7 @@ void TstDemoHistory::demoCreation()
                           QStringLiteral("CONTRADICTION resolved 4"), QStringLiteral("DUPLICATE open 20"),
                           QStringLiteral("DUPLICATE resolved 9"), QStringLiteral("EXPIRING open 3"), QStringLiteral("EXTERNAL open 18"),
                           QStringLiteral("EXTERNAL resolved 4"), QStringLiteral("KEY_REUSE open 2"), QStringLiteral("KEY_REUSE resolved 3"),
+                          QStringLiteral("POLICY open 18"),
                           QStringLiteral("UPSTREAM_UNUSABLE resolved 14")}));
     QCOMPARE(sqliteColumn(path, QStringLiteral("SELECT resolved_by || ' ' || COUNT(*) FROM triage_escalation WHERE resolved_by IS NOT NULL "
                                                "GROUP BY resolved_by ORDER BY 1")),
@@ -184,7 +185,7 @@ void TstDemoHistory::demoCreation()
                                               "|| e.resolved_at || '\"%') = 1").arg(before)),
              42);
     QCOMPARE(sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE action = 'escalation.resolve' AND outcome = 'applied'")), 45);
-    QCOMPARE(sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE action = 'escalation.raise'")), 98);
+    QCOMPARE(sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE action = 'escalation.raise'")), 116);
 
     // As the console and the review read them: open ones by age bucket, overdue ones.
     Workspace ws(DemoWorkspace::config());
@@ -198,9 +199,9 @@ void TstDemoHistory::demoCreation()
         const qint64 age = r.escalation.ageS;
         buckets[age < 86400 ? 0 : age < 3 * 86400 ? 1 : age < 7 * 86400 ? 2 : 3] += 1;
     }
-    QCOMPARE(rows->size(), 53);
-    QCOMPARE(overdue, 13);
-    QCOMPARE(buckets, (QList<int>{40, 4, 5, 4}));
+    QCOMPARE(rows->size(), 71);
+    QCOMPARE(overdue, 14); // 13 past their SLA, and the EXPIRING one whose record expired before the pass (due at once)
+    QCOMPARE(buckets, (QList<int>{58, 4, 5, 4}));
 
     // Claims: three live, one run out; the key bob holds was skipped by the pass (its
     // DUPLICATE last seen by yesterday's run), the other stale ones were seen again.

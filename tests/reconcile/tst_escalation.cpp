@@ -11,6 +11,7 @@
 #include "EscalationService.h"
 #include "Workspace.h"
 
+#include <QDateTime>
 #include <QTest>
 
 using namespace triage;
@@ -537,11 +538,19 @@ void TestEscalation::expiringSla()
     TRIAGE_REQUIRE_BACKEND(db);
     Workspace ws(db.config());
     TRIAGE_OK(setUpSchema(ws));
+    // Expiring in 2 h (this machine's clock; the server is the same machine): due then.
     EscalationRaise soon = raiseOf(QStringLiteral("ticket:create:acme:x1"), EscalationReason::Expiring);
-    soon.dueBy = parseUtcMicros(u"2026-01-01T06:30:00.250000Z");
+    const UtcMicros inTwoHours = QDateTime::currentMSecsSinceEpoch() * 1000 + qint64(2) * 3600 * 1000000 + 250000;
+    soon.dueBy = inTwoHours;
     const auto a = raiseNow(ws, soon);
     TRIAGE_VERIFY_OUTCOME(a);
-    QCOMPARE(a->escalation.slaDueAt, QStringLiteral("2026-01-01T06:30:00.250000Z"));
+    QCOMPARE(a->escalation.slaDueAt, formatUtcMicros(inTwoHours));
+    // Expired before anyone looked: due at once, never before the escalation existed.
+    EscalationRaise gone = raiseOf(QStringLiteral("ticket:create:acme:x3"), EscalationReason::Expiring);
+    gone.dueBy = parseUtcMicros(u"2026-01-01T06:30:00.250000Z");
+    const auto c = raiseNow(ws, gone);
+    TRIAGE_VERIFY_OUTCOME(c);
+    QCOMPARE(c->escalation.slaDueAt, c->escalation.firstEscalatedAt);
     EscalationRaise late = raiseOf(QStringLiteral("ticket:create:acme:x2"), EscalationReason::Expiring);
     late.dueBy = parseUtcMicros(u"2099-01-01T00:00:00.000000Z");
     late.slaHours = 24;
