@@ -77,6 +77,11 @@ public:
                          .arg(outcome->otherBizTypeRecords);
         if (!outcome->unknownStatusNote.isEmpty())
             notes << outcome->unknownStatusNote;
+        if (outcome->backstopRefusedTickets > 0)
+            notes << QStringLiteral("the ticket table's UNIQUE(idem_key) backstop refused %1 duplicate tickets of the demo's duplicate "
+                                    "cases (and the operator actions about them): the Duplicate keys queue shows fewer groups; "
+                                    "init-schema --without-backstop on an empty database seeds them all")
+                         .arg(outcome->backstopRefusedTickets);
         // The console's own rows (the demo outage's operator actions) are named when there are any.
         const QString consoleRows = outcome->audits + outcome->compensations == 0
             ? QString()
@@ -96,12 +101,13 @@ public:
                             QStringLiteral("compensations"), QStringLiteral("seed"),
                             QStringLiteral("elapsed_seconds"), QStringLiteral("biz_type_value"),
                             QStringLiteral("other_biz_type_records_left_out"), QStringLiteral("unknown_status_records"),
-                            QStringLiteral("unknown_status_stored"), QStringLiteral("notes")},
+                            QStringLiteral("unknown_status_stored"), QStringLiteral("backstop_refused_tickets"), QStringLiteral("notes")},
                            {outcome->records, outcome->tickets, outcome->intents, outcome->audits, outcome->compensations, m_seed,
                             elapsed,
                             outcome->bizTypeValue.isEmpty() ? nullText : QVariant(outcome->bizTypeValue),
                             outcome->otherBizTypeRecords, outcome->unknownStatusRows,
-                            outcome->unknownStatusStored ? QVariant(*outcome->unknownStatusStored) : nullText, notes},
+                            outcome->unknownStatusStored ? QVariant(*outcome->unknownStatusStored) : nullText,
+                            outcome->backstopRefusedTickets, notes},
                            sentence);
         return ExitOk;
     }

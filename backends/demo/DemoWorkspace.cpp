@@ -134,6 +134,7 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                     rep.records = recordCount;
                                     rep.tickets = *t;
                                     rep.intents = *i;
+                                    rep.backstopRefusedTickets = refused->size(); // the ticket insert has finished
                                     return consoleRows(rep);
                                 };
                                 if (oneWriter) {

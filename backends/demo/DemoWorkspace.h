@@ -24,6 +24,9 @@ struct SeedReport {
     /// The generated records with an unknown status code (1 in the demo set, 0 with --rows or
     /// when its biz_type was left out), how they were stored (seed_sql::UnknownStatusFit:
     /// nullopt = left out, with their tickets and intent-log rows) and why ("" for the plain code).
+    /// Duplicate tickets of the demo's duplicate cases that the ticket table's UNIQUE(idem_key)
+    /// backstop refused (0 without it), with the audit rows and compensations about them.
+    qint64 backstopRefusedTickets = 0;
     qint64 unknownStatusRows = 0;
     std::optional<QString> unknownStatusStored;
     QString unknownStatusNote;

@@ -203,6 +203,7 @@ void TstCliShop::seedDemo()
                          {QStringLiteral("other_biz_type_records_left_out"), 0},
                          {QStringLiteral("unknown_status_records"), 1},
                          {QStringLiteral("unknown_status_stored"), db.isShop() ? QStringLiteral("UNMAPPED") : QStringLiteral("7")},
+                         {QStringLiteral("backstop_refused_tickets"), 0},
                          {QStringLiteral("notes"), db.isShop() ? QJsonArray{note.mid(6).chopped(1)} : QJsonArray{}},
                          {QStringLiteral("tickets"), o.value(QStringLiteral("tickets"))},
                          {QStringLiteral("intents"), o.value(QStringLiteral("intents"))},
