@@ -98,4 +98,20 @@ QString claimRefusalText(const ClaimBlock &block, const QString &done)
     return QStringLiteral("%1: nothing %2 (--despite-claim acts anyway, audited)").arg(block.message(), done);
 }
 
+int checkClaimOnKey(Workspace &ws, const CommandContext &c, const QString &key, const QString &done, QString *reason)
+{
+    int failure = ExitOk;
+    const auto blocks = readClaimBlocks(ws, c, {key}, std::nullopt, &failure);
+    if (!blocks)
+        return failure;
+    if (!blocks->contains(key))
+        return ExitOk;
+    if (!c.parser.isSet(QStringLiteral("despite-claim"))) {
+        c.out.message(claimRefusalText(blocks->value(key), done));
+        return ExitConflict;
+    }
+    *reason += blocks->value(key).despiteNote();
+    return ExitOk;
+}
+
 } // namespace triage::ctl

@@ -40,4 +40,10 @@ std::optional<QHash<QString, ClaimBlock>> readClaimBlocks(Workspace &ws, const C
 /// The message of a refusal by `block` for an action that would have `done` ("marked").
 QString claimRefusalText(const ClaimBlock &block, const QString &done);
 
+/// Claims stop others for one action on `key` (mark, compensate; DESIGN.md §8): ExitOk when
+/// nobody else holds it, or with --despite-claim (then ClaimBlock::despiteNote() is appended to
+/// `*reason`, the audited reason); else the refusal printed and ExitConflict, or a database
+/// failure's exit code. `done` names the action in the refusal ("marked").
+int checkClaimOnKey(Workspace &ws, const CommandContext &context, const QString &key, const QString &done, QString *reason);
+
 } // namespace triage::ctl

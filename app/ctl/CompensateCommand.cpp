@@ -97,17 +97,8 @@ public:
         req.operatorName = workspace.config().operatorName;
         if (!resume) {
             // Claims stop others (DESIGN.md §8): before anything is planned, written or sent.
-            int failure = ExitOk;
-            const auto blocks = readClaimBlocks(workspace, c, {key}, std::nullopt, &failure);
-            if (!blocks)
-                return failure;
-            if (blocks->contains(key)) {
-                if (!c.parser.isSet(QStringLiteral("despite-claim"))) {
-                    c.out.message(claimRefusalText(blocks->value(key), QStringLiteral("compensated")));
-                    return ExitConflict;
-                }
-                req.reason += blocks->value(key).despiteNote();
-            }
+            if (const int held = checkClaimOnKey(workspace, c, key, QStringLiteral("compensated"), &req.reason); held != ExitOk)
+                return held;
         } else if (c.parser.isSet(QStringLiteral("despite-claim"))) {
             return c.out.usage(QStringLiteral("compensate --resume finishes a started compensation: --despite-claim does not apply"));
         }

@@ -256,17 +256,8 @@ public:
                     return c.out.usage(QStringLiteral("--snapshot-from-ticket: a ticket id"));
                 r.snapshotFromTicket = id; // read and checked by markRecord() (a wrong ticket is an audited refusal)
             }
-            int failure = ExitOk;
-            const auto blocks = readClaimBlocks(workspace, c, {key}, std::nullopt, &failure);
-            if (!blocks)
-                return failure;
-            if (blocks->contains(key)) {
-                if (!c.parser.isSet(QStringLiteral("despite-claim"))) {
-                    c.out.message(claimRefusalText(blocks->value(key), QStringLiteral("marked")));
-                    return ExitConflict;
-                }
-                r.reason += blocks->value(key).despiteNote();
-            }
+            if (const int held = checkClaimOnKey(workspace, c, key, QStringLiteral("marked"), &r.reason); held != ExitOk)
+                return held;
             return reportMarks(c, {markRecord(workspace, r).result()});
         }
 
