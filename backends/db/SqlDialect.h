@@ -33,7 +33,10 @@ public:
     /// Expression: the server's current time as a value of the time columns' type (for
     /// INSERT / UPDATE: wall-clock time, not the transaction's start).
     QString nowValue() const;
-    /// Expression: the server's current time as canonical ISO UTC text.
+    /// Expression: the server's current time as canonical ISO UTC text: the same instant
+    /// secondsSince() measures from (PostgreSQL: the transaction's start, now(); MariaDB:
+    /// the statement's UTC_TIMESTAMP(6); SQLite: the statement's 'now'), so a read's
+    /// server_now minus a column equals the age read beside it.
     QString nowText() const;
     /// Expression for "server now minus the number of seconds bound at `param`", of the
     /// column type, for comparisons such as `updated_at < <this>`.
