@@ -216,9 +216,10 @@ void DuplicatesPane::updateCount()
     if (m_model->isLoading() && n == 0)
         m_count->setText(QStringLiteral("loading…"));
     else
-        m_count->setText(QStringLiteral("%1%2 group(s)%3")
+        m_count->setText(QStringLiteral("%1%2 %3%4")
                              .arg(n)
                              .arg(m_model->atEnd() ? QString() : QStringLiteral("+"))
+                             .arg(n == 1 && m_model->atEnd() ? QStringLiteral("group") : QStringLiteral("groups"))
                              .arg(m_resolved->isChecked() ? QString() : QStringLiteral(" unresolved")));
     updateScan();
 }

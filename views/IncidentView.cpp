@@ -7,6 +7,7 @@
 #include "ReplayPanel.h"
 #include "StoreRole.h"
 #include "Theme.h"
+#include "TextEscape.h"
 #include "TimeText.h"
 #include "WhenReady.h"
 #include "WindowEventsModel.h"
@@ -431,22 +432,22 @@ void IncidentView::showSummary(const WindowSummary &summary, const WindowQuery &
     qint64 events = 0;
     for (qint64 e : summary.events)
         events += e;
-    QStringList parts{QStringLiteral("%1 event(s)").arg(events)};
+    QStringList parts{countText(events, QStringLiteral("event"))};
     // A figure the window's stream filters leave out is "not counted", never 0 (DESIGN.md §7 "summary").
-    const auto figure = [&query](SummaryFigure f, qint64 n, const QString &what) {
-        return summaryFigureFilteredOut(query, f).isEmpty() ? QStringLiteral("%1 %2").arg(n).arg(what)
-                                                            : QStringLiteral("%1: not counted").arg(what);
+    const auto figure = [&query](SummaryFigure f, qint64 n, const QString &noun, const QString &tail) {
+        return summaryFigureFilteredOut(query, f).isEmpty() ? countText(n, noun) + tail
+                                                            : noun + QStringLiteral("s") + tail + QStringLiteral(": not counted");
     };
-    parts << figure(SummaryFigure::UnknownKeys, summary.unknownKeys, QStringLiteral("key(s) with an UNKNOWN attempt"))
-          << figure(SummaryFigure::StillProcessing, summary.stillProcessing, QStringLiteral("record(s) still PROCESSING"))
-          << figure(SummaryFigure::DuplicateGroups, summary.duplicateGroups, QStringLiteral("duplicate group(s)"));
+    parts << figure(SummaryFigure::UnknownKeys, summary.unknownKeys, QStringLiteral("key"), QStringLiteral(" with an UNKNOWN attempt"))
+          << figure(SummaryFigure::StillProcessing, summary.stillProcessing, QStringLiteral("record"), QStringLiteral(" still PROCESSING"))
+          << figure(SummaryFigure::DuplicateGroups, summary.duplicateGroups, QStringLiteral("duplicate group"), QString());
     if (!summary.settledBy.isEmpty())
-        parts << QStringLiteral("%1 applied mark(s)").arg([&] {
+        parts << countText([&] {
             qint64 n = 0;
             for (const NameCount &c : summary.settledBy)
                 n += c.count;
             return n;
-        }());
+        }(), QStringLiteral("applied mark"));
     m_summary->setText(parts.join(QStringLiteral(" · ")));
 }
 

@@ -118,8 +118,8 @@ void TestIncidentView::incidentTab()
     QCOMPARE(valuesOf(series->barSets()[2]), bars(18, {{0, 1}, {2, 1}}));
     QCOMPARE(valuesOf(series->barSets()[3]), bars(18, {{1, 1}}));
     QCOMPARE(view->chart()->title(), QStringLiteral("Events per minute (UTC), by store"));
-    QCOMPARE(view->summaryText(), QStringLiteral("11 event(s) · 3 key(s) with an UNKNOWN attempt · 2 record(s) still PROCESSING · "
-                                                 "0 duplicate group(s) · 1 applied mark(s)"));
+    QCOMPARE(view->summaryText(), QStringLiteral("11 events · 3 keys with an UNKNOWN attempt · 2 records still PROCESSING · "
+                                                 "0 duplicate groups · 1 applied mark"));
     QVERIFY2(view->clockText().startsWith(QStringLiteral("clock vs this machine: ")), qPrintable(view->clockText()));
     QVERIFY(w.grab().save(outputPath(QStringLiteral("incident-view.png"))));
 

@@ -111,7 +111,7 @@ void TestViewsUiCompensation::duplicatesCompensateAndMark()
     auto *model = pane.groupsModel();
     QTRY_VERIFY_WITH_TIMEOUT(model->atEnd() && !model->isLoading(), 10000);
     QCOMPARE(modelKeys(model), (QStringList{kGroupB, kGroupA}));
-    QTRY_COMPARE(pane.findChild<QLabel *>(QStringLiteral("groupCount"))->text(), QStringLiteral("2 group(s) unresolved"));
+    QTRY_COMPARE(pane.findChild<QLabel *>(QStringLiteral("groupCount"))->text(), QStringLiteral("2 groups unresolved"));
     // The scan reached the oldest ticket: no Scan further / Scan all, the range is named.
     QCOMPARE(pane.findChild<QLabel *>(QStringLiteral("scanText"))->text(), QStringLiteral("All tickets scanned (created 2026-01-01 00:01:40 UTC \u2013 2026-01-01 00:08:30 UTC)."));
     QVERIFY(pane.findChild<QPushButton *>(QStringLiteral("scanAllButton"))->isHidden());
