@@ -46,7 +46,7 @@ ReviewSignOff signOff(DbSession &session, const ReviewSnapshot &snapshot, const 
                          {QStringLiteral("counts"), countsJson(snapshot.totals)},
                          {QStringLiteral("open_by_bucket"), openByBucketJson(snapshot.totals)},
                          {QStringLiteral("report_sha256"), reportSha256}});
-    a.reason = note.left(1000);
+    a.reason = note.isEmpty() ? QStringLiteral("") : note.left(1000); // NOT NULL column: never a null QString
     session.begin();
     try {
         SqlBuilder b;
@@ -98,7 +98,7 @@ qint64 addNote(DbSession &session, qint64 escalationId, const QString &kind, con
         throw config(QStringLiteral("no escalation %1").arg(escalationId));
     AuditEntry a = auditStamp(kind == QLatin1String("reviewed") ? audit_action::ReviewReviewed : audit_action::ReviewNote, e->idemKey, by,
                               auditDbUser(session.profile()));
-    a.reason = body;
+    a.reason = body.isEmpty() ? QStringLiteral("") : body; // NOT NULL column: never a null QString
     a.detail = QStringLiteral("escalation %1 (%2)").arg(escalationId).arg(escalationReasonName(e->reason));
     a.outcome = QStringLiteral("applied");
     session.begin();
