@@ -27,6 +27,9 @@
 //                           replaced by each writer (reconcile runs and the report).
 //   triage_review_note     (id, escalation_id, kind 'reviewed' | 'note', text, by, at):
 //                           "mark reviewed" and notes; each also audited.
+//   (As built: the note's columns are note_text, noted_by, noted_at — BY and AT are SQL
+//   keywords; the SQL is backends/review/ReviewSql.h, the writers shared with reconcile runs
+//   backends/reconcile/ReviewRecord.h.)
 
 #include "Escalation.h"
 #include "EscalationService.h"
