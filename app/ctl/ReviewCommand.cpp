@@ -71,7 +71,10 @@ QByteArray reviewTable(const ReviewSnapshot &s)
     for (const ReviewGroup &g : s.groups) {
         QStringList money;
         for (const MoneyTotal &m : g.money)
-            money << QStringLiteral("%1 %2%3").arg(m.sum, m.currency, m.unknown ? QStringLiteral(" (+%1 unknown)").arg(m.unknown) : QString());
+            money << (m.count == 0 ? QStringLiteral("%1 unknown").arg(m.unknown)
+                                   : QStringLiteral("%1 %2%3").arg(m.sum, m.currency,
+                                                                   m.unknown ? QStringLiteral(" (+%1 unknown)").arg(m.unknown) : QString()))
+                         .trimmed();
         groups.addRow({ageBucketLabel(g.bucket), escalationReasonName(g.reason), g.bizType, QString::number(g.escalations),
                        QString::number(g.keys), QString::number(g.breached), money.join(QStringLiteral("; "))});
     }
