@@ -103,5 +103,6 @@ std::unique_ptr<Command> makeClaimCommand();
 std::unique_ptr<Command> makeReleaseCommand();
 std::unique_ptr<Command> makeClaimsCommand();
 std::unique_ptr<Command> makeReconcileCommand();
+std::unique_ptr<Command> makeReviewCommand();
 
 } // namespace triage::ctl

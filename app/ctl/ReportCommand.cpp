@@ -1,12 +1,20 @@
 // triagectl report: an incident bundle's report as one HTML file or a PDF (DESIGN.md §5, §7
-// "Reports"). Reads only the bundle file: no database is opened.
+// "Reports"), reading only the bundle file (no database is opened); without a BUNDLE, the
+// daily review's report (DESIGN.md §8 "The daily review") as JSON or CSV.
 #include "Command.h"
 #include "CommandOptions.h"
+#include "ReviewCli.h"
 
 #include "Bundle.h"
 #include "BundleReport.h"
+#include "ReviewExport.h"
+#include "ReviewRecord.h"
+#include "Workspace.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
 #include <QTimeZone>
 
 namespace triage::ctl {
@@ -19,9 +27,10 @@ public:
     {
         static const CommandSpec s = [] {
             CommandSpec spec{
-                QStringLiteral("report"), QStringLiteral("report BUNDLE"),
-                QStringLiteral("An incident bundle's report: one self-contained HTML file, or a PDF."),
-                QStringLiteral("report BUNDLE.json --out FILE.html|FILE.pdf [--format html|pdf] [--zone ZONE]"),
+                QStringLiteral("report"), QStringLiteral("report [BUNDLE]"),
+                QStringLiteral("An incident bundle's report (HTML or PDF), or the daily review's (JSON or CSV)."),
+                QStringLiteral("report BUNDLE.json --out FILE.html|FILE.pdf [--format html|pdf] [--zone ZONE]  |  "
+                               "report [--date YYYY-MM-DD | --from DAY --to DAY] --out FILE.json|FILE.csv [--format json|csv]"),
                 QStringLiteral(
                     "Writes the report of an incident bundle (triagectl incident export): the window and\n"
                     "filters, the stores with their failures, watermarks and clock offsets, the summary, the\n"
@@ -30,10 +39,19 @@ public:
                     "Times are printed in UTC and in --zone (an IANA name such as Europe/Berlin; default this\n"
                     "machine's zone). The HTML file needs nothing else (inline CSS and SVG); the PDF is A4\n"
                     "landscape. The format comes from --out's extension (.html, .htm, .pdf) or --format.\n"
-                    "No database is opened. Exit 1 when the bundle cannot be read or the file written."),
-                {option("out", QStringLiteral("The report file to write (.html or .pdf)."), QStringLiteral("FILE")),
-                 option("zone", QStringLiteral("The reader's time zone (IANA name; default this machine's)."), QStringLiteral("ZONE"))},
-                1, QString(), false};
+                    "No database is opened. Exit 1 when the bundle cannot be read or the file written.\n"
+                    "Without a BUNDLE: the daily review's report of --date (default today in [console]\n"
+                    "review_time_zone), or of every day from --from to --to (days YYYY-MM-DD, both included, at\n"
+                    "most 31), as JSON or CSV (triagectl review --format json|csv prints the same); it records\n"
+                    "the SLA breaches noticed now and the trend rows first (noticed_by \"report\"). Prints the\n"
+                    "day and zone of what it wrote. HTML and PDF of the review are not built yet (exit 1)."),
+                {option("out", QStringLiteral("The report file to write (.html or .pdf; the review: .json or .csv)."), QStringLiteral("FILE")),
+                 option("zone", QStringLiteral("The reader's time zone (IANA name; default this machine's)."), QStringLiteral("ZONE")),
+                 option("date", QStringLiteral("The day to review, YYYY-MM-DD in the review zone (default today)."), QStringLiteral("DAY")),
+                 option("from", QStringLiteral("The review: first day, YYYY-MM-DD."), QStringLiteral("DAY")),
+                 option("to", QStringLiteral("The review: last day, YYYY-MM-DD (included)."), QStringLiteral("DAY"))},
+                0, QString(), false};
+            spec.variadic = true;
             spec.checksMapping = false;
             spec.ownsFormat = true;
             spec.needsGui = true;
@@ -44,6 +62,14 @@ public:
 
     int prepare(const CommandContext &c) override
     {
+        if (c.args.size() > 1)
+            return c.out.usage(QStringLiteral("report: unexpected argument \"%1\"").arg(c.args.value(1)));
+        m_review = c.args.isEmpty();
+        if (m_review)
+            return prepareReview(c);
+        for (const char *o : {"date", "from", "to"})
+            if (c.parser.isSet(QString::fromLatin1(o)))
+                return c.out.usage(QStringLiteral("report BUNDLE takes no --%1 (without a BUNDLE: the daily review)").arg(QLatin1String(o)));
         m_out = c.parser.value(QStringLiteral("out"));
         if (m_out.isEmpty())
             return c.out.usage(QStringLiteral("report: give --out FILE.html or FILE.pdf"));
@@ -64,8 +90,8 @@ public:
         return ExitOk;
     }
 
-    bool needsDatabase(const CommandContext &) const override { return false; }
-    int run(Workspace &, const CommandContext &c) override { return runOffline(c); }
+    bool needsDatabase(const CommandContext &) const override { return m_review; }
+    int run(Workspace &ws, const CommandContext &c) override { return m_review ? runReview(ws, c) : runOffline(c); }
 
     int runOffline(const CommandContext &c) override
     {
@@ -91,6 +117,100 @@ public:
     }
 
 private:
+    int prepareReview(const CommandContext &c)
+    {
+        m_out = c.parser.value(QStringLiteral("out"));
+        if (m_out.isEmpty())
+            return c.out.usage(QStringLiteral("report: give --out FILE.json or FILE.csv (the daily review)"));
+        QString format = c.parser.value(QStringLiteral("format")).trimmed().toLower();
+        if (!c.parser.isSet(QStringLiteral("format"))) {
+            const QString lower = m_out.toLower();
+            format = lower.endsWith(QLatin1String(".json")) ? QStringLiteral("json")
+                : lower.endsWith(QLatin1String(".csv"))     ? QStringLiteral("csv")
+                : lower.endsWith(QLatin1String(".pdf"))     ? QStringLiteral("pdf")
+                : lower.endsWith(QLatin1String(".html")) || lower.endsWith(QLatin1String(".htm")) ? QStringLiteral("html")
+                                                                                                   : QString();
+        }
+        if (format == QLatin1String("html") || format == QLatin1String("pdf")) {
+            c.out.message(QStringLiteral("report: the daily review's %1 report is not built yet: use --format json or csv").arg(format));
+            return ExitUsage;
+        }
+        if (format != QLatin1String("json") && format != QLatin1String("csv"))
+            return c.out.usage(c.parser.isSet(QStringLiteral("format"))
+                                   ? QStringLiteral("--format \"%1\": the daily review's report is json or csv").arg(c.parser.value(QStringLiteral("format")))
+                                   : QStringLiteral("--out \"%1\": name a .json or .csv file, or give --format json|csv").arg(m_out));
+        m_json = format == QLatin1String("json");
+        if (c.parser.isSet(QStringLiteral("zone")))
+            return c.out.usage(QStringLiteral("report: --zone goes with a BUNDLE (the review's zone is [console] review_time_zone)"));
+        const bool range = c.parser.isSet(QStringLiteral("from")) || c.parser.isSet(QStringLiteral("to"));
+        if (range && c.parser.isSet(QStringLiteral("date")))
+            return c.out.usage(QStringLiteral("report: give --date or --from/--to, not both"));
+        QString error;
+        if (!range) {
+            const std::optional<QDate> day = reviewDateOption(c.parser, &error);
+            if (!error.isEmpty())
+                return c.out.usage(QStringLiteral("report: ") + error);
+            m_days = {day};
+            return ExitOk;
+        }
+        const QDate from = QDate::fromString(c.parser.value(QStringLiteral("from")).trimmed(), QStringLiteral("yyyy-MM-dd"));
+        const QDate to = QDate::fromString(c.parser.value(QStringLiteral("to")).trimmed(), QStringLiteral("yyyy-MM-dd"));
+        if (!from.isValid() || !to.isValid())
+            return c.out.usage(QStringLiteral("report: --from and --to are days, YYYY-MM-DD (both needed)"));
+        if (to < from || from.daysTo(to) > 30)
+            return c.out.usage(QStringLiteral("report: --from %1 --to %2: give 1 to 31 days, --from first")
+                                   .arg(from.toString(Qt::ISODate), to.toString(Qt::ISODate)));
+        m_days.clear();
+        for (QDate d = from; d <= to; d = d.addDays(1))
+            m_days << std::optional<QDate>(d);
+        return ExitOk;
+    }
+
+    int runReview(Workspace &ws, const CommandContext &c)
+    {
+        QVector<ReviewSnapshot> snaps;
+        for (const std::optional<QDate> &day : std::as_const(m_days)) {
+            const auto snap = readReview(ws, day, QStringLiteral("report")).result();
+            if (!snap.ok())
+                return c.out.dbFailure(*snap.error);
+            snaps << *snap;
+        }
+        QByteArray bytes;
+        if (snaps.size() == 1) {
+            bytes = m_json ? reviewJson(snaps.first()) : reviewCsv(snaps.first());
+        } else if (m_json) {
+            QJsonArray a;
+            for (const ReviewSnapshot &s : std::as_const(snaps))
+                a.append(QJsonDocument::fromJson(reviewJson(s)).object());
+            bytes = QJsonDocument(QJsonObject{{QStringLiteral("reviews"), a}}).toJson(QJsonDocument::Indented);
+        } else {
+            for (qsizetype i = 0; i < snaps.size(); ++i) {
+                const QByteArray csv = reviewCsv(snaps[i]);
+                bytes += i == 0 ? csv : csv.mid(csv.indexOf('\n') + 1); // one header line
+            }
+        }
+        QSaveFile file(m_out);
+        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+            c.out.message(QStringLiteral("cannot write %1: %2").arg(m_out, file.errorString()));
+            return ExitUsage;
+        }
+        for (const ReviewSnapshot &s : std::as_const(snaps))
+            c.out.print(QStringLiteral("review of %1: %2 open, %3 opened, %4 resolved, %5 breaches%6\n")
+                            .arg(reviewDayText(s.day))
+                            .arg(s.totals.open)
+                            .arg(s.totals.opened)
+                            .arg(s.totals.resolved)
+                            .arg(s.totals.breaches)
+                            .arg(s.thisDaySignOff ? QStringLiteral("; signed off by %1 at %2").arg(s.thisDaySignOff->signedBy, s.thisDaySignOff->signedAt)
+                                                  : QString())
+                            .toUtf8());
+        c.out.print(QStringLiteral("wrote %1\n").arg(m_out).toUtf8());
+        return ExitOk;
+    }
+
+    bool m_review = false;
+    bool m_json = true;
+    QVector<std::optional<QDate>> m_days;
     QString m_out;
     ReportFormat m_format = ReportFormat::Html;
     ReportOptions m_options;

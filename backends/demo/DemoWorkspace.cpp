@@ -1,6 +1,7 @@
 #include "DemoWorkspace.h"
 
 #include "DemoHistory.h"
+#include "DemoReview.h"
 #include "Log.h"
 #include "Reconcile.h"
 #include "Schema.h"
@@ -246,6 +247,10 @@ QString DemoWorkspace::ensure(bool reset)
     }
     simulator.stop();
     const qint64 passMs = took();
+    // The daily review left behind by earlier mornings (DESIGN.md §8 "The daily review").
+    const auto review = seedReviewHistory(ws);
+    if (!review.ok())
+        return review.error->message;
     logger("app")->info("created the demo workspace in {} ms (schema {} ms, demo set {} ms, history {} ms: {} runs, {} escalations; "
                         "reconcile pass {} ms: {})",
                         clock.elapsed(), schemaMs, seedMs, historyMs, history->runs, history->escalations, passMs,

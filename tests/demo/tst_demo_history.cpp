@@ -9,6 +9,7 @@
 #include "DemoHistory.h"
 #include "DemoWorkspace.h"
 #include "EscalationService.h"
+#include "Review.h"
 #include "SqliteFile.h"
 
 #include <QJsonDocument>
@@ -202,6 +203,31 @@ void TstDemoHistory::demoCreation()
     QCOMPARE(rows->size(), 71);
     QCOMPARE(overdue, 14); // 13 past their SLA, and the EXPIRING one whose record expired before the pass (due at once)
     QCOMPARE(buckets, (QList<int>{58, 4, 5, 4}));
+
+    // The daily review (DESIGN.md §8 "The daily review"): the 14 overdue ones' breaches,
+    // noticed by today's pass, due at their sla_due_at; the day before yesterday (UTC) signed
+    // off by alice at 09:00 yesterday; trend rows for every day of the history, complete ones
+    // before today.
+    QCOMPARE(sqliteColumn(path, QStringLiteral("SELECT noticed_by || ' ' || COUNT(*) FROM triage_review_breach GROUP BY noticed_by")),
+             QStringList{QStringLiteral("reconciler 14")});
+    QCOMPARE(sqliteCount(path, QStringLiteral("SELECT COUNT(*) FROM triage_review_breach b JOIN triage_escalation e ON e.id = b.escalation_id "
+                                              "WHERE b.due_at = e.sla_due_at AND e.open_slot = 1")),
+             14);
+    QCOMPARE(sqliteColumn(path, QStringLiteral("SELECT day || ' ' || zone || ' ' || signed_by || ' ' || substr(signed_at, 12) || ' ' || "
+                                               "length(report_sha256) FROM triage_review_signoff")),
+             QStringList{QStringLiteral("%1 UTC alice 09:00:00.000000Z 64")
+                             .arg(QDate::fromString(sqliteColumn(path, QStringLiteral("SELECT date('now', '-2 days')")).value(0), Qt::ISODate)
+                                      .toString(Qt::ISODate))});
+    QCOMPARE(sqliteCount(path, QStringLiteral("SELECT COUNT(DISTINCT day) FROM triage_review_daily WHERE complete = 1 AND day >= "
+                                              "substr(%1, 1, 10)").arg(QStringLiteral("(SELECT MIN(first_escalated_at) FROM triage_escalation)"))),
+             sqliteCount(path, QStringLiteral("SELECT CAST(julianday(date('now')) - julianday(substr(MIN(first_escalated_at), 1, 10)) AS "
+                                              "INTEGER) FROM triage_escalation")));
+    QCOMPARE(sqliteCount(path, QStringLiteral("SELECT COUNT(DISTINCT day) FROM triage_review_daily WHERE complete = 0")), 1);
+    const auto review = readReview(ws, std::nullopt, QStringLiteral("console")).result();
+    TRIAGE_VERIFY_OUTCOME(review);
+    QCOMPARE(review->totals.open, 71);
+    QCOMPARE(review->totals.openByBucket, (QVector<int>{58, 4, 5, 4}));
+    QCOMPARE(review->lastSignOff->signedBy, QStringLiteral("alice"));
 
     // Claims: three live, one run out; the key bob holds was skipped by the pass (its
     // DUPLICATE last seen by yesterday's run), the other stale ones were seen again.

@@ -1,0 +1,155 @@
+// triage-review-bench: the daily review (DESIGN.md §8 "The daily review") over --records
+// idempotency records (default 200,000) and --escalations escalations (default 50,000, spread
+// over the last 30 days, two thirds resolved, amounts in three currencies). Prints the time of
+// readReview() — the first (recording breaches and writing 30 days of trend rows) and a second
+// (complete days already written) — and their ratio against the raw aggregate statements the
+// review needs (open as of now by reason and biz_type, opened and resolved today, breaches),
+// run in the same process on the same worker. Its own database (--backend, default
+// postgresql), dropped at the end. Not part of ctest.
+#include "BackendTestUtil.h"
+#include "ServerTime.h"
+
+#include "Review.h"
+#include "Workspace.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QSqlQuery>
+
+#include <cstdio>
+
+using namespace triage;
+using namespace triage::test;
+
+namespace {
+
+QString fillRecords(const TestDatabase &db, int n)
+{
+    const QString t = serverNowMinus(db.backend(), 3600);
+    const QString exp = serverNowMinus(db.backend(), -7 * 86400);
+    for (int from = 0; from < n; from += 1000) {
+        QStringList rows;
+        for (int i = from; i < std::min(n, from + 1000); ++i)
+            rows << QStringLiteral("('ticket:create:acme:rb-%1', 'ticket_create', 1, %2, %2, %3)").arg(i).arg(t, exp);
+        if (const QString e = db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, "
+                                                          "updated_at, expire_at) VALUES ")
+                                           + rows.join(QLatin1Char(',')));
+            !e.isEmpty())
+            return e;
+    }
+    return {};
+}
+
+QString fillEscalations(const TestDatabase &db, int n)
+{
+    static const char *reasons[] = {"DUPLICATE", "POLICY", "AMOUNT_MISMATCH", "UPSTREAM_UNUSABLE", "CONTRADICTION"};
+    static const char *bizTypes[] = {"ticket_create", "refund", "payment"};
+    static const char *currencies[] = {"EUR", "USD", "JPY"};
+    for (int from = 0; from < n; from += 1000) {
+        QStringList rows;
+        for (int i = from; i < std::min(n, from + 1000); ++i) {
+            const qint64 age = (qint64(i) * 7919) % (30 * 86400); // spread over 30 days
+            const bool resolved = i % 3 != 0;
+            const QString first = serverNowMinus(db.backend(), age);
+            rows << QStringLiteral("('ticket:create:acme:eb-%1', '%2', '', '%3', '{}', '%4.%5', '%6', %7, %7, %8, %9, %10, %11, %12)")
+                        .arg(i)
+                        .arg(QLatin1String(bizTypes[i % 3]), QLatin1String(reasons[i % 5]))
+                        .arg(i % 1000)
+                        .arg(i % 100, 2, 10, QLatin1Char('0'))
+                        .arg(QLatin1String(currencies[i % 3]), first, serverNowMinus(db.backend(), age - 86400),
+                             resolved ? QStringLiteral("'bench'") : QStringLiteral("NULL"),
+                             resolved ? serverNowMinus(db.backend(), age / 2) : QStringLiteral("NULL"),
+                             resolved ? QStringLiteral("'bench'") : QStringLiteral("NULL"))
+                        .arg(resolved ? QStringLiteral("NULL") : QStringLiteral("1"));
+        }
+        if (const QString e = db.adminExec(QStringLiteral("INSERT INTO triage_escalation (idem_key, biz_type, tenant, reason, facts, amount, "
+                                                          "currency, first_escalated_at, last_seen_at, sla_due_at, resolution, "
+                                                          "resolved_at, resolved_by, open_slot) VALUES ")
+                                           + rows.join(QLatin1Char(',')));
+            !e.isEmpty())
+            return e;
+    }
+    return {};
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("The daily review's read against the raw aggregates (DESIGN.md §8)."));
+    p.addHelpOption();
+    p.addOption({QStringLiteral("records"), QStringLiteral("Idempotency records (default 200000)."), QStringLiteral("N"), QStringLiteral("200000")});
+    p.addOption({QStringLiteral("escalations"), QStringLiteral("Escalations (default 50000)."), QStringLiteral("N"), QStringLiteral("50000")});
+    p.addOption({QStringLiteral("backend"), QStringLiteral("sqlite, postgresql or mysql (default postgresql)."), QStringLiteral("B"),
+                 QStringLiteral("postgresql")});
+    p.process(app);
+    const int records = p.value(QStringLiteral("records")).toInt();
+    const int escalations = p.value(QStringLiteral("escalations")).toInt();
+    TestDatabase db(p.value(QStringLiteral("backend")));
+    if (!db.available()) {
+        std::fprintf(stderr, "triage-review-bench: %s\n", qPrintable(db.skipReason()));
+        return 1;
+    }
+    auto check = [](const QString &e) {
+        if (!e.isEmpty()) {
+            std::fprintf(stderr, "triage-review-bench: %s\n", qPrintable(e));
+            std::exit(1);
+        }
+    };
+    Workspace ws(db.config());
+    check(setUpSchema(ws));
+    check(fillRecords(db, records));
+    check(fillEscalations(db, escalations));
+
+    QElapsedTimer clock;
+    clock.start();
+    const auto first = readReview(ws, std::nullopt, QStringLiteral("console")).result();
+    const qint64 firstMs = clock.elapsed();
+    check(first.ok() ? QString() : first.error->message);
+    clock.restart();
+    const auto second = readReview(ws, std::nullopt, QStringLiteral("console")).result();
+    const qint64 secondMs = clock.elapsed();
+    check(second.ok() ? QString() : second.error->message);
+
+    // The raw statements: what any review must read at least, as plain aggregates.
+    const QString from = formatUtcMicros(second->day.from.toMSecsSinceEpoch() * 1000);
+    clock.restart();
+    const auto raw = ws.worker(DbRole::Idempotency)
+                         .run<int>([from](DbSession &s) {
+                             const SqlDialect &d = s.dialect();
+                             int rows = 0;
+                             const QString since = d.timeParam(QStringLiteral(":from"));
+                             const QStringList sql = {
+                                 QStringLiteral("SELECT reason, biz_type, COUNT(*), COUNT(DISTINCT idem_key) FROM triage_escalation "
+                                                "WHERE open_slot = 1 GROUP BY reason, biz_type"),
+                                 QStringLiteral("SELECT COUNT(*) FROM triage_escalation WHERE first_escalated_at >= %1").arg(since),
+                                 QStringLiteral("SELECT COUNT(*) FROM triage_escalation WHERE resolved_at >= %1").arg(since),
+                                 QStringLiteral("SELECT COUNT(*) FROM triage_review_breach WHERE due_at >= %1").arg(since),
+                                 QStringLiteral("SELECT id, idem_key, amount, currency, first_escalated_at, sla_due_at FROM triage_escalation "
+                                                "WHERE open_slot = 1")};
+                             for (const QString &q : sql) {
+                                 SqlBuilder b;
+                                 QString text = q;
+                                 if (text.contains(QLatin1String(":from")))
+                                     text.replace(QStringLiteral(":from"), b.bind(d.bindTime(parseUtcMicros(from).value_or(0))));
+                                 QSqlQuery r = s.exec(text, b);
+                                 while (r.next())
+                                     ++rows;
+                             }
+                             return rows;
+                         })
+                         .result();
+    const qint64 rawMs = std::max<qint64>(1, clock.elapsed());
+    check(raw.ok() ? QString() : raw.error->message);
+    std::printf("review of %s (%s) over %d records, %d escalations (%s): %d open, %d groups, %lld trend rows read\n",
+                qPrintable(second->day.day.toString(Qt::ISODate)), "UTC", records, escalations, qPrintable(db.backend()),
+                second->totals.open, int(second->groups.size()), qint64(second->trend.size()));
+    std::printf("  readReview(): first %lld ms (breaches + 30 days of trend rows written), second %lld ms\n", qint64(firstMs),
+                qint64(secondMs));
+    std::printf("  raw aggregates: %lld ms (%d rows); ratio first %.2f, second %.2f\n", qint64(rawMs), *raw, double(firstMs) / rawMs,
+                double(secondMs) / rawMs);
+    return 0;
+}
