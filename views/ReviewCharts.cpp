@@ -1,0 +1,177 @@
+// The daily review's charts (DESIGN.md §8 "The Review view and the report").
+#include "ReviewCharts.h"
+
+#include "ReviewModel.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QHorizontalBarSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+
+namespace triage {
+
+namespace {
+
+/// A "nice" axis maximum: the smallest 1, 2 or 5 × 10^k at or above `max` (at least 1),
+/// with 4 or 5 whole steps.
+int niceMax(int max)
+{
+    int step = 1;
+    while (true) {
+        for (int m : {1, 2, 5})
+            if (m * step * 4 >= max)
+                return m * step * 4;
+        step *= 10;
+    }
+}
+
+void clear(QChart *chart)
+{
+    chart->removeAllSeries();
+    for (QAbstractAxis *axis : chart->axes()) {
+        chart->removeAxis(axis);
+        delete axis;
+    }
+}
+
+void finish(QChart *chart, QAbstractSeries *series, const QStringList &categories, int max, bool horizontal)
+{
+    chart->addSeries(series);
+    auto *cat = new QBarCategoryAxis;
+    cat->append(categories);
+    auto *val = new QValueAxis;
+    val->setRange(0, niceMax(max));
+    val->setTickCount(5);
+    val->setLabelFormat(QStringLiteral("%d"));
+    chart->addAxis(cat, horizontal ? Qt::AlignLeft : Qt::AlignBottom);
+    chart->addAxis(val, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
+    series->attachAxis(cat);
+    series->attachAxis(val);
+    if (!horizontal && categories.size() > 14)
+        cat->setLabelsAngle(-90);
+}
+
+QChart *newChart()
+{
+    auto *chart = new QChart;
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->legend()->setAlignment(Qt::AlignTop);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    return chart;
+}
+
+QString zoneId(const ReviewSnapshot &s)
+{
+    const QString id = QString::fromUtf8(s.day.zone.id());
+    return id.isEmpty() ? QStringLiteral("UTC") : id;
+}
+
+void fillTrend(QChart *chart, const ReviewSnapshot &s, int days)
+{
+    clear(chart);
+    chart->setTitle(QObject::tr("Opened vs resolved per day, last %1 days (%2)").arg(days).arg(zoneId(s)));
+    auto *opened = new QBarSet(QObject::tr("Opened"));
+    auto *resolved = new QBarSet(QObject::tr("Resolved"));
+    opened->setColor(QColor(0xd9, 0x30, 0x25));
+    resolved->setColor(QColor(0x1e, 0x8e, 0x3e));
+    QStringList categories;
+    int max = 0;
+    for (const ReviewTrendDay &d : reviewTrendByDay(s, days)) {
+        *opened << d.opened;
+        *resolved << d.resolved;
+        max = std::max({max, d.opened, d.resolved});
+        categories << d.day.toString(QStringLiteral("MM-dd"));
+    }
+    auto *series = new QBarSeries;
+    series->append(opened);
+    series->append(resolved);
+    chart->legend()->setVisible(true);
+    finish(chart, series, categories, max, false);
+}
+
+void fillBuckets(QChart *chart, const ReviewSnapshot &s)
+{
+    clear(chart);
+    chart->setTitle(QObject::tr("Open by age: %1 in all").arg(s.totals.open));
+    auto *set = new QBarSet(QObject::tr("Open"));
+    set->setColor(QColor(0xe3, 0x74, 0x00));
+    QStringList categories;
+    int max = 0;
+    for (AgeBucket b : allAgeBuckets()) {
+        const int n = s.totals.openByBucket.value(int(b));
+        *set << n;
+        max = std::max(max, n);
+        categories << ageBucketLabel(b);
+    }
+    auto *series = new QBarSeries;
+    series->append(set);
+    series->setLabelsVisible(true);
+    chart->legend()->setVisible(false);
+    finish(chart, series, categories, max, false);
+}
+
+void fillReasons(QChart *chart, const ReviewSnapshot &s)
+{
+    clear(chart);
+    chart->setTitle(QObject::tr("Open by reason"));
+    auto *set = new QBarSet(QObject::tr("Open"));
+    set->setColor(QColor(0x7b, 0x1f, 0xa2));
+    QStringList categories;
+    int max = 0;
+    for (const auto &[reason, n] : reviewOpenByReason(s)) {
+        *set << n;
+        max = std::max(max, n);
+        categories << escalationReasonName(reason);
+    }
+    auto *series = new QHorizontalBarSeries;
+    series->append(set);
+    series->setLabelsVisible(true);
+    chart->legend()->setVisible(false);
+    finish(chart, series, categories, max, true);
+}
+
+} // namespace
+
+void refillReviewChart(QChart *chart, const ReviewSnapshot &snapshot, int kind)
+{
+    switch (kind) {
+    case 0: fillTrend(chart, snapshot, 14); break;
+    case 1: fillTrend(chart, snapshot, 30); break;
+    case 2: fillBuckets(chart, snapshot); break;
+    default: fillReasons(chart, snapshot); break;
+    }
+}
+
+QChart *reviewChart(const ReviewSnapshot &snapshot, int kind)
+{
+    QChart *chart = newChart();
+    refillReviewChart(chart, snapshot, kind);
+    return chart;
+}
+
+QChart *reviewTrendChart(const ReviewSnapshot &snapshot, int days)
+{
+    QChart *chart = newChart();
+    fillTrend(chart, snapshot, days);
+    return chart;
+}
+
+QChart *reviewBucketChart(const ReviewSnapshot &snapshot)
+{
+    QChart *chart = newChart();
+    fillBuckets(chart, snapshot);
+    return chart;
+}
+
+QChart *reviewReasonChart(const ReviewSnapshot &snapshot)
+{
+    QChart *chart = newChart();
+    fillReasons(chart, snapshot);
+    return chart;
+}
+
+} // namespace triage
