@@ -51,8 +51,8 @@ void finish(QChart *chart, QAbstractSeries *series, const QStringList &categorie
     chart->addAxis(val, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
     series->attachAxis(cat);
     series->attachAxis(val);
-    if (!horizontal && categories.size() > 14)
-        cat->setLabelsAngle(-90);
+    if (!horizontal && categories.size() > 7)
+        cat->setLabelsAngle(-90); // "MM-dd" side by side would be elided to "10…"
 }
 
 QChart *newChart()
@@ -61,6 +61,10 @@ QChart *newChart()
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->legend()->setAlignment(Qt::AlignTop);
     chart->setMargins(QMargins(4, 4, 4, 4));
+    QFont title = chart->titleFont();
+    title.setPointSizeF(10);
+    title.setBold(true);
+    chart->setTitleFont(title);
     return chart;
 }
 

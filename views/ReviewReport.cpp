@@ -18,7 +18,7 @@ namespace {
 
 const QString kChartResource = QStringLiteral("report:review-%1.png");
 constexpr int kChartKinds = 4; // trend 14, trend 30, bucket, reason (refillReviewChart())
-const QSize kChartSize[kChartKinds] = {QSize(660, 260), QSize(660, 260), QSize(440, 240), QSize(440, 240)};
+const QSize kChartSize[kChartKinds] = {QSize(680, 320), QSize(680, 320), QSize(480, 280), QSize(480, 280)};
 
 QString esc(const QString &text)
 {

@@ -6,7 +6,10 @@
 // twice; the PDF through pdftotext holds the same totals. Saves review-report.html / .pdf /
 // -html.png (headless Chromium) / -pdf-1.png (pdftoppm) in this build directory.
 #include "ReviewModel.h"
+#include "ReviewPane.h"
 #include "ReviewReport.h"
+#include "TestDatabases.h"
+#include "Workspace.h"
 
 #include <QFile>
 #include <QProcess>
@@ -153,6 +156,7 @@ private slots:
     void trendFigures();
     void html();
     void pdf();
+    void pane();
 };
 
 void TestViewsReview::models()
@@ -306,6 +310,39 @@ void TestViewsReview::pdf()
 
     run(QStringLiteral("pdftoppm"), {QStringLiteral("-png"), QStringLiteral("-r"), QStringLiteral("70"), path,
                                      outputPath(QStringLiteral("review-report-pdf"))});
+}
+
+void TestViewsReview::pane()
+{
+    // The Review tab shown from a snapshot (no database read: setSnapshot()); a workspace on a
+    // SQLite file only because the pane needs one for its actions.
+    WorkspaceConfig config;
+    Workspace ws(config);
+    ReviewPane pane(&ws);
+    pane.resize(1100, 860);
+    QStringList keys;
+    connect(&pane, &ReviewPane::keyActivated, &pane, [&keys](const QString &k) { keys << k; });
+    const ReviewSnapshot s = sampleSnapshot();
+    pane.setSnapshot(s);
+    QCOMPARE(pane.headerText(), QStringLiteral("2026-10-25 · Europe/Berlin · window 2026-10-24 22:00:00 – 2026-10-25 23:00:00 UTC · as of "
+                                               "2026-10-25 09:30:00 UTC · 7 open (6 keys): < 24 h 3, 1–3 d 2, 3–7 d 1, > 7 d 1 · 3 new, 1 changed since sign-off"));
+    QCOMPARE(pane.itemsModel()->rowCount(), 4); // new or changed only, by default
+    QCOMPARE(pane.groupsModel()->totalEscalations(), 7);
+    // A group opens its escalations' keys: the first one's key, all of them selected.
+    QVERIFY(pane.selectEscalation(11));
+    QCOMPARE(pane.itemsModel()->rowCount(), 7);
+    QCOMPARE(keys, QStringList{QStringLiteral("refund:t1:9")});
+    QString error;
+    QVERIFY(!pane.exportReport(outputPath(QStringLiteral("r.csv")), &error));
+    QCOMPARE(error, QStringLiteral("export as .html or .pdf (json and csv: triagectl report): \"%1\"").arg(outputPath(QStringLiteral("r.csv"))));
+    QVERIFY(pane.exportReport(outputPath(QStringLiteral("review-pane-export.html")), &error));
+    QFile exported(outputPath(QStringLiteral("review-pane-export.html")));
+    QVERIFY(exported.open(QIODevice::ReadOnly));
+    QCOMPARE(exported.readAll(), reviewHtml(s));
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    QTest::qWait(100);
+    QVERIFY(pane.grab().save(outputPath(QStringLiteral("review-pane.png"))));
 }
 
 QTEST_MAIN(TestViewsReview)
