@@ -130,6 +130,7 @@ ReviewPane::ReviewPane(Workspace *workspace, QWidget *parent) : QWidget(parent),
 
     // Groups, SLA, trends.
     m_lower = new QTabWidget(splitter);
+    m_lower->setObjectName(QStringLiteral("reviewLower"));
     m_lower->setDocumentMode(true);
     m_groupsView = tableView(m_groups, m_lower);
     m_groupsView->setObjectName(QStringLiteral("reviewGroups"));
@@ -214,6 +215,8 @@ void ReviewPane::setSnapshot(const ReviewSnapshot &snapshot)
     m_items->setSnapshot(snapshot);
     m_groups->setSnapshot(snapshot);
     m_itemsView->resizeColumnsToContents();
+    // The SLA cell's BREACHED badge is drawn wider than its text (CellDelegate).
+    m_itemsView->setColumnWidth(ReviewItemsModel::SlaColumn, m_itemsView->columnWidth(ReviewItemsModel::SlaColumn) + 40);
     m_groupsView->resizeColumnsToContents();
     fillSla();
     for (int k = 0; k < 4; ++k)

@@ -15,6 +15,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTest>
 
 using namespace triage;
@@ -343,6 +344,11 @@ void TestViewsReview::pane()
     QVERIFY(QTest::qWaitForWindowExposed(&pane));
     QTest::qWait(100);
     QVERIFY(pane.grab().save(outputPath(QStringLiteral("review-pane.png"))));
+    auto *lower = pane.findChild<QTabWidget *>(QStringLiteral("reviewLower"));
+    QVERIFY(lower);
+    lower->setCurrentIndex(2); // Trends
+    QTest::qWait(100);
+    QVERIFY(pane.grab().save(outputPath(QStringLiteral("review-pane-trends.png"))));
 }
 
 QTEST_MAIN(TestViewsReview)
