@@ -42,7 +42,9 @@ void finish(QChart *chart, QAbstractSeries *series, const QStringList &categorie
 {
     chart->addSeries(series);
     auto *cat = new QBarCategoryAxis;
-    cat->append(categories);
+    // Axis labels are rich text: "< 24 h" vanished as a tag.
+    for (const QString &c : categories)
+        cat->append(c.toHtmlEscaped());
     auto *val = new QValueAxis;
     val->setRange(0, niceMax(max));
     val->setTickCount(5);
@@ -77,18 +79,28 @@ QString zoneId(const ReviewSnapshot &s)
 void fillTrend(QChart *chart, const ReviewSnapshot &s, int days)
 {
     clear(chart);
-    chart->setTitle(QObject::tr("Opened vs resolved per day, last %1 days (%2)").arg(days).arg(zoneId(s)));
+    const QVector<ReviewTrendDay> trend = reviewTrendByDay(s, days);
+    if (trend.isEmpty())
+        chart->setTitle(QObject::tr("Opened vs resolved per day, last %1 days").arg(days));
+    else
+        chart->setTitle(QObject::tr("Opened vs resolved per day, %1 – %2 (%3)")
+                            .arg(trend.first().day.toString(Qt::ISODate), trend.last().day.toString(Qt::ISODate), zoneId(s)));
     auto *opened = new QBarSet(QObject::tr("Opened"));
     auto *resolved = new QBarSet(QObject::tr("Resolved"));
     opened->setColor(QColor(0xd9, 0x30, 0x25));
     resolved->setColor(QColor(0x1e, 0x8e, 0x3e));
     QStringList categories;
     int max = 0;
-    for (const ReviewTrendDay &d : reviewTrendByDay(s, days)) {
+    // 30 bars leave no room for "MM-dd" in the tab: the day of the month (the title has the range).
+    const QString format = days > 14 ? QStringLiteral("dd") : QStringLiteral("MM-dd");
+    for (const ReviewTrendDay &d : trend) {
         *opened << d.opened;
         *resolved << d.resolved;
         max = std::max({max, d.opened, d.resolved});
-        categories << d.day.toString(QStringLiteral("MM-dd"));
+        QString label = d.day.toString(format);
+        while (categories.contains(label))
+            label += QChar(0x200B); // "01" twice when 30 days span February: categories must differ
+        categories << label;
     }
     auto *series = new QBarSeries;
     series->append(opened);

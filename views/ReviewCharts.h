@@ -10,7 +10,8 @@ class QChart;
 namespace triage {
 
 /// Opened vs resolved per day over the `days` days ending with the snapshot's day (two bar
-/// sets, categories "MM-dd"), titled "Opened vs resolved per day, last N days (<zone>)".
+/// sets, categories "MM-dd", or "dd" over more than 14 days), titled "Opened vs resolved per day,
+/// <first day> – <last day> (<zone>)".
 /// The caller owns the chart.
 QChart *reviewTrendChart(const ReviewSnapshot &snapshot, int days);
 /// Open escalations per age bucket (four bars, youngest first), titled "Open by age (as of …)".
