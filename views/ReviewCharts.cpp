@@ -109,45 +109,41 @@ void fillTrend(QChart *chart, const ReviewSnapshot &s, int days)
     finish(chart, series, categories, max, false);
 }
 
-void fillBuckets(QChart *chart, const ReviewSnapshot &s)
+/// One bar set of `values` (label, count) in `color`, each bar labelled with its count.
+void fillCounts(QChart *chart, const QString &title, QColor color, const QVector<std::pair<QString, int>> &values, bool horizontal)
 {
     clear(chart);
-    chart->setTitle(QObject::tr("Open by age: %1 in all").arg(s.totals.open));
+    chart->setTitle(title);
     auto *set = new QBarSet(QObject::tr("Open"));
-    set->setColor(QColor(0xe3, 0x74, 0x00));
+    set->setColor(color);
     QStringList categories;
     int max = 0;
-    for (AgeBucket b : allAgeBuckets()) {
-        const int n = s.totals.openByBucket.value(int(b));
+    for (const auto &[label, n] : values) {
         *set << n;
         max = std::max(max, n);
-        categories << ageBucketLabel(b);
+        categories << label;
     }
-    auto *series = new QBarSeries;
+    QAbstractBarSeries *series = horizontal ? static_cast<QAbstractBarSeries *>(new QHorizontalBarSeries) : new QBarSeries;
     series->append(set);
     series->setLabelsVisible(true);
     chart->legend()->setVisible(false);
-    finish(chart, series, categories, max, false);
+    finish(chart, series, categories, max, horizontal);
+}
+
+void fillBuckets(QChart *chart, const ReviewSnapshot &s)
+{
+    QVector<std::pair<QString, int>> values;
+    for (AgeBucket b : allAgeBuckets())
+        values.append({ageBucketLabel(b), s.totals.openByBucket.value(int(b))});
+    fillCounts(chart, QObject::tr("Open by age: %1 in all").arg(s.totals.open), QColor(0xe3, 0x74, 0x00), values, false);
 }
 
 void fillReasons(QChart *chart, const ReviewSnapshot &s)
 {
-    clear(chart);
-    chart->setTitle(QObject::tr("Open by reason"));
-    auto *set = new QBarSet(QObject::tr("Open"));
-    set->setColor(QColor(0x7b, 0x1f, 0xa2));
-    QStringList categories;
-    int max = 0;
-    for (const auto &[reason, n] : reviewOpenByReason(s)) {
-        *set << n;
-        max = std::max(max, n);
-        categories << escalationReasonName(reason);
-    }
-    auto *series = new QHorizontalBarSeries;
-    series->append(set);
-    series->setLabelsVisible(true);
-    chart->legend()->setVisible(false);
-    finish(chart, series, categories, max, true);
+    QVector<std::pair<QString, int>> values;
+    for (const auto &[reason, n] : reviewOpenByReason(s))
+        values.append({escalationReasonName(reason), n});
+    fillCounts(chart, QObject::tr("Open by reason"), QColor(0x7b, 0x1f, 0xa2), values, true);
 }
 
 } // namespace
@@ -166,27 +162,6 @@ QChart *reviewChart(const ReviewSnapshot &snapshot, int kind)
 {
     QChart *chart = newChart();
     refillReviewChart(chart, snapshot, kind);
-    return chart;
-}
-
-QChart *reviewTrendChart(const ReviewSnapshot &snapshot, int days)
-{
-    QChart *chart = newChart();
-    fillTrend(chart, snapshot, days);
-    return chart;
-}
-
-QChart *reviewBucketChart(const ReviewSnapshot &snapshot)
-{
-    QChart *chart = newChart();
-    fillBuckets(chart, snapshot);
-    return chart;
-}
-
-QChart *reviewReasonChart(const ReviewSnapshot &snapshot)
-{
-    QChart *chart = newChart();
-    fillReasons(chart, snapshot);
     return chart;
 }
 

@@ -9,22 +9,17 @@ class QChart;
 
 namespace triage {
 
-/// Opened vs resolved per day over the `days` days ending with the snapshot's day (two bar
-/// sets, categories "MM-dd", or "dd" over more than 14 days), titled "Opened vs resolved per day,
-/// <first day> – <last day> (<zone>)".
-/// The caller owns the chart.
-QChart *reviewTrendChart(const ReviewSnapshot &snapshot, int days);
-/// Open escalations per age bucket (four bars, youngest first), titled "Open by age (as of …)".
-QChart *reviewBucketChart(const ReviewSnapshot &snapshot);
-/// Open escalations per reason (horizontal bars, reasons with any), titled "Open by reason".
-QChart *reviewReasonChart(const ReviewSnapshot &snapshot);
-
-/// A new chart of `kind` (0 trend 14 days, 1 trend 30 days, 2 by bucket, 3 by reason). The
-/// caller owns it.
+/// The four charts, by `kind`:
+///  0, 1: opened vs resolved per day over the 14 / 30 days ending with the snapshot's day (two
+///        bar sets; categories "MM-dd", or "dd" over 30 days), titled "Opened vs resolved per
+///        day, <first day> – <last day> (<zone>)";
+///  2:    open escalations per age bucket (four bars, youngest first), "Open by age: N in all";
+///  3:    open escalations per reason (horizontal bars, reasons with any), "Open by reason".
+/// A new chart of `kind`; the caller owns it.
 QChart *reviewChart(const ReviewSnapshot &snapshot, int kind);
 
-/// Fills an existing chart made by one of the functions above with `snapshot` (the Review tab
-/// keeps its chart views and refills them): `kind` 0 trend 14, 1 trend 30, 2 bucket, 3 reason.
+/// Refills a chart made by reviewChart() with `snapshot` as chart `kind` (the Review tab keeps
+/// its chart views and refills them).
 void refillReviewChart(QChart *chart, const ReviewSnapshot &snapshot, int kind);
 
 } // namespace triage

@@ -333,17 +333,19 @@ void ReviewPane::finishAction(bool ok, const QString &message, bool reload)
         load();
 }
 
-void ReviewPane::markReviewed()
+void ReviewPane::sendNote(qint64 id, const QString &kind, const QString &text, const QString &done)
 {
-    const ReviewItem *item = selectedItem();
-    if (!item)
-        return;
-    const qint64 id = item->row.escalation.id;
     m_busy = true;
     updateActions();
-    whenReady(addReviewNote(*m_workspace, id, QStringLiteral("reviewed"), QString()), this, [this, id](const Outcome<qint64> &o) {
-        finishAction(o.ok(), o.ok() ? tr("Escalation %1 marked reviewed.").arg(id) : o.error->message, o.ok());
-    });
+    whenReady(addReviewNote(*m_workspace, id, kind, text), this,
+              [this, done](const Outcome<qint64> &o) { finishAction(o.ok(), o.ok() ? done : o.error->message, o.ok()); });
+}
+
+void ReviewPane::markReviewed()
+{
+    if (const ReviewItem *item = selectedItem())
+        sendNote(item->row.escalation.id, QStringLiteral("reviewed"), QString(),
+                 tr("Escalation %1 marked reviewed.").arg(item->row.escalation.id));
 }
 
 void ReviewPane::addNote()
@@ -361,11 +363,7 @@ void ReviewPane::addNote()
         showMessage(tr("A note needs text: nothing was written."), true);
         return;
     }
-    m_busy = true;
-    updateActions();
-    whenReady(addReviewNote(*m_workspace, id, QStringLiteral("note"), text.trimmed()), this, [this, id](const Outcome<qint64> &o) {
-        finishAction(o.ok(), o.ok() ? tr("Note added to escalation %1.").arg(id) : o.error->message, o.ok());
-    });
+    sendNote(id, QStringLiteral("note"), text.trimmed(), tr("Note added to escalation %1.").arg(id));
 }
 
 void ReviewPane::claim()

@@ -80,6 +80,8 @@ private:
     void updateHeader();
     void updateActions();
     void fillSla();
+    /// addReviewNote(`id`, `kind`, `text`), then finishAction() with `done` or the error.
+    void sendNote(qint64 id, const QString &kind, const QString &text, const QString &done);
     void markReviewed();
     void addNote();
     void claim();
