@@ -155,6 +155,7 @@ ReviewPane::ReviewPane(Workspace *workspace, QWidget *parent) : QWidget(parent),
     layout->addWidget(splitter, 1);
 
     connect(refresh, &QPushButton::clicked, this, &ReviewPane::load);
+    connect(m_day, &QDateEdit::dateChanged, this, [this] { m_dayPicked = true; }); // setSnapshot() blocks it
     connect(m_newOnly, &QCheckBox::toggled, m_items, &ReviewItemsModel::setNewOnly);
     connect(m_itemsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
         updateActions();
@@ -187,8 +188,12 @@ void ReviewPane::load()
 {
     m_loadedOnce = true;
     const quint64 generation = ++m_generation;
-    showMessage(tr("Reading the review of %1\u2026").arg(m_day->date().toString(Qt::ISODate)), false);
-    whenReady(readReview(*m_workspace, m_day->date(), QStringLiteral("console")), this,
+    showMessage(m_dayPicked ? tr("Reading the review of %1\u2026").arg(m_day->date().toString(Qt::ISODate)) : tr("Reading today's review\u2026"),
+                false);
+    // Until the operator picks a day: the day containing the server's now in the review zone
+    // (readReview()'s default), not this machine's date.
+    const std::optional<QDate> day = m_dayPicked ? std::optional<QDate>(m_day->date()) : std::nullopt;
+    whenReady(readReview(*m_workspace, day, QStringLiteral("console")), this,
               [this, generation](const Outcome<ReviewSnapshot> &o) {
                   if (generation != m_generation)
                       return; // a later load's answer is on its way

@@ -39,7 +39,8 @@ public:
     explicit ReviewPane(Workspace *workspace, QWidget *parent = nullptr);
     ~ReviewPane() override;
 
-    /// Reads the review of the picked day (readReview(…, "console")); the answer arrives
+    /// Reads the review of the picked day (before any pick: readReview()'s default, the day of
+    /// the server's now in the review zone) with readReview(…, "console"); the answer arrives
     /// through the event loop (loaded() or loadFailed()); an older answer is dropped.
     void load();
     /// Shows `snapshot` (what load() does with its answer; tests and the offline shot call it).
@@ -97,6 +98,7 @@ private:
     quint64 m_generation = 0;
     bool m_loadedOnce = false;
     bool m_busy = false;
+    bool m_dayPicked = false; ///< the operator picked a day (else readReview()'s default day)
 
     QDateEdit *m_day = nullptr;
     QLabel *m_header = nullptr;

@@ -62,6 +62,7 @@ void ScreenshotRunner::start()
         });
         connect(review, &ReviewPane::loadFailed, this, [this](const QString &message) {
             m_dbError = message; // shown in the shot; exit 2
+            m_failedWhat = QStringLiteral("the Review tab");
             m_reviewReady = true;
             maybeShoot();
         });
@@ -189,7 +190,7 @@ void ScreenshotRunner::shoot()
     m_timeout.stop();
     logger("app")->info("screenshot saved to {}", QFileInfo(m_path).absoluteFilePath());
     if (!m_dbError.isEmpty())
-        emit finished(2, QStringLiteral("screenshot saved to %1, but the Unknown queue failed: %2").arg(m_path, m_dbError));
+        emit finished(2, QStringLiteral("screenshot saved to %1, but %2 failed: %3").arg(m_path, m_failedWhat, m_dbError));
     else
         emit finished(0, QString());
 }

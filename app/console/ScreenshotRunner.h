@@ -71,6 +71,7 @@ private:
     bool m_shooting = false;
     QString m_waitingFor;
     QString m_dbError;
+    QString m_failedWhat = QStringLiteral("the Unknown queue"); ///< what m_dbError is about
     QString m_action;
     bool m_actionStarted = false;
     bool m_actionDone = false;
