@@ -30,6 +30,7 @@ int exitCodeFor(const DbError &error)
     switch (error.kind) {
     case DbError::Kind::Config: return ExitUsage;
     case DbError::Kind::Refused: return ExitRefused;
+    case DbError::Kind::Conflict: return ExitConflict;
     default: return ExitDatabase;
     }
 }

@@ -11,7 +11,9 @@ namespace triage {
 /// 2: + triage_incident, triage_incident_pin, triage_incident_note (DESIGN.md §7 "Incidents").
 /// 3: + triage_incident_export (recorded bundle exports, DESIGN.md §7 "Bundles").
 /// 4: + triage_escalation, triage_claim, triage_reconcile_run (DESIGN.md §8).
-constexpr int kConsoleSchemaVersion = 4;
+/// 5: + triage_review_breach, triage_review_signoff, triage_review_daily, triage_review_note
+///    (the daily review, DESIGN.md §8 "The daily review").
+constexpr int kConsoleSchemaVersion = 5;
 
 /// The key of the schema version row of triage_meta.
 inline QString consoleSchemaVersionKey()

@@ -214,6 +214,7 @@ QString dbErrorKindName(DbError::Kind kind)
     case DbError::Kind::Cancelled: return QStringLiteral("cancelled");
     case DbError::Kind::StatementTimeout: return QStringLiteral("statement-timeout");
     case DbError::Kind::Refused: return QStringLiteral("refused");
+    case DbError::Kind::Conflict: return QStringLiteral("conflict");
     }
     return QStringLiteral("statement");
 }

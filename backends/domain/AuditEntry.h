@@ -45,6 +45,11 @@ inline constexpr char16_t EscalationResolve[] = u"escalation.resolve";
 inline constexpr char16_t ClaimTake[] = u"claim.take";
 inline constexpr char16_t ClaimRelease[] = u"claim.release";
 inline constexpr char16_t ClaimTakeover[] = u"claim.takeover";
+// The daily review (DESIGN.md §8 "The daily review"): sign-off (idem_key "review:<day>/<zone>"),
+// mark reviewed and notes (idem_key the escalation's key).
+inline constexpr char16_t ReviewSignOff[] = u"review.signoff";
+inline constexpr char16_t ReviewReviewed[] = u"review.reviewed";
+inline constexpr char16_t ReviewNote[] = u"review.note";
 } // namespace audit_action
 
 /// An action as stored, in today's spelling: lower case, '-' and ' ' as '_' (rows written

@@ -10,6 +10,7 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QSettings>
+#include <QTimeZone>
 #include <QUrl>
 
 #include <algorithm>
@@ -177,6 +178,7 @@ const QList<ConfigKey> &configKeys()
         k << key(S::Console, "read_only", K::Bool);
         k << integer(S::Console, "processing_timeout", 1, INT_MAX, "seconds");
         k << integer(S::Console, "reconcile_expected_every", 1, INT_MAX, "seconds"); // backends/reconcile/ReconcileConfig.cpp
+        k << key(S::Console, "review_time_zone", K::TimeZone); // backends/reconcile/ReconcileConfig.cpp (the daily review)
         // [idempotency], [intent], [ticket]
         k << key(S::Connection, "url", K::ConnectionUrl);
         // [biz.<biz_type>]: WorkspaceConfig.cpp
@@ -187,6 +189,7 @@ const QList<ConfigKey> &configKeys()
         k << key(S::Biz, "money_moving", K::Bool);
         k << choice(S::Biz, "reconcile", {QStringLiteral("auto"), QStringLiteral("escalate")});
         k << integer(S::Biz, "reconcile_confirm_delay", 1, INT_MAX, "seconds");
+        k << integer(S::Biz, "review_sla_hours", 1, 8760, "hours"); // ReconcileConfig.cpp: an escalation's SLA
         // [biz.<biz_type>]: UpstreamConfig.cpp
         k << key(S::Biz, "upstream_base_url", K::HttpUrl);
         k << key(S::Biz, "upstream_query_url", K::UrlTemplate);
@@ -379,6 +382,11 @@ QString checkConfigValue(const ConfigKey &k, const QString &raw)
                 .arg(error.errorString(), QString::number(error.offset + 1));
         return {};
     }
+    case K::TimeZone:
+        // The daily review's calendar days (DESIGN.md §8 "The daily review").
+        if (v.isEmpty() || !QTimeZone::isTimeZoneIdAvailable(v.toUtf8()))
+            return QStringLiteral("must be an IANA time zone name (such as Europe/Berlin) or UTC") + shown;
+        return {};
     case K::UrlTemplate:
     case K::ConnectionUrl:
     case K::TenantPattern:

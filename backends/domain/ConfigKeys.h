@@ -42,6 +42,7 @@ enum class ConfigValueKind {
     TenantPattern, ///< by WorkspaceConfig: "{tenant}" exactly once
     SqlName,       ///< by SchemaMap: a table or column name (isMappableName()), or "" for none
     Spellings,     ///< by SchemaMap: stored status spellings, comma-separated
+    TimeZone,      ///< checked here: an IANA time zone name known to this machine, or UTC
 };
 
 /// One valid key of the config file: the section kind it belongs to and what its value

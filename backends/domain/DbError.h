@@ -33,6 +33,9 @@ struct DbError {
         /// schema is newer than this build's (ConsoleSchema.h, DESIGN.md §10). The connection
         /// is fine and reading still works. CLI exit 4.
         Refused,
+        /// Someone else already made the change (the daily review: the day is already signed
+        /// off; the message names who and when). Nothing was written. CLI exit 3.
+        Conflict,
     };
     DbRole role = DbRole::Idempotency;
     Kind kind = Kind::Statement;

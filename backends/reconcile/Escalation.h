@@ -173,6 +173,10 @@ QVector<Escalation> list(DbSession &session, const EscalationQuery &query);
 qint64 count(DbSession &session, const EscalationQuery &query);
 /// The open escalations of `keys` (one statement per ≤ 500 keys). Throws DbException.
 QVector<Escalation> openForKeys(DbSession &session, const QStringList &keys);
+/// The escalations matching every condition of `where` (SQL on alias `e`, values bound
+/// through `b`), ordered by `orderBy` (e.g. "e.first_escalated_at, e.id"). For the daily
+/// review (backends/review), whose conditions are times. Throws DbException.
+QVector<Escalation> select(DbSession &session, SqlBuilder &b, const QStringList &where, const QString &orderBy);
 } // namespace escalation_sql
 
 } // namespace triage

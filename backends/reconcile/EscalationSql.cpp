@@ -415,6 +415,13 @@ QVector<Escalation> openForKeys(DbSession &session, const QStringList &keys)
     return rows;
 }
 
+QVector<Escalation> select(DbSession &session, SqlBuilder &b, const QStringList &where, const QString &orderBy)
+{
+    requireReconcileTables(session);
+    return readEscalations(session, selectSql(b, escalationColumns(session.dialect()), QStringLiteral("triage_escalation e"), where, orderBy, 0),
+                           b);
+}
+
 } // namespace escalation_sql
 
 } // namespace triage

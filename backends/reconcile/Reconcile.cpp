@@ -1,6 +1,7 @@
 // The reconcile run's orchestration (DESIGN.md §8 "Reconciliation"): lease, run row, stale
 // records, upstream answers, decisions, compare-and-sets, resolutions, escalations.
 #include "Reconcile.h"
+#include "ReviewRecord.h"
 #include "ClaimGuard.h"
 
 #include "ConsoleSchema.h"
@@ -555,6 +556,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             r.currency = k.action.currency.isNull() ? kNoReason : k.action.currency; // NOT NULL columns: never a null QString
             r.sourceRef = e.sourceRef.isNull() ? kNoReason : e.sourceRef;
             r.runId = sum.runId;
+            r.slaHours = reviewSlaHours(config, k.bizType);
             r.operatorName = o.operatorName;
             // EXPIRING is due before the record is purged (DESIGN.md §8 "Tables": sla_due_at).
             if (e.reason == EscalationReason::Expiring && after[i].record)
@@ -615,6 +617,17 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             ++sum.waiting;
     sum.keys << results;
     reconcileFaultPoint(QStringLiteral("before_finish"));
+    // The daily review's breaches and trend rows (DESIGN.md §8 "The daily review"); a failure
+    // here is logged, the run's own work is done.
+    const QTimeZone reviewZone = reviewTimeZone(config);
+    const auto reviewed = idem.run<bool>([reviewZone](DbSession &s) {
+                                  review_sql::afterReconcileRun(s, reviewZone, reconcilerOperator());
+                                  return true;
+                              }, DbWorker::Retry::Never)
+                              .result();
+    if (!reviewed.ok())
+        log->warn("reconcile run {}: the daily review's breaches and trend rows were not written: {}", sum.runId,
+                  reviewed.error->message.toStdString());
 
     // 8. The run row and the lease.
     sum.state = QStringLiteral("finished");

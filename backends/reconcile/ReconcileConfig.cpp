@@ -47,6 +47,29 @@ int reconcileExpectedEveryS(const WorkspaceConfig &config)
     return ok && v > 0 ? v : 3600;
 }
 
+QTimeZone reviewTimeZone(const WorkspaceConfig &config)
+{
+    if (config.sourceFile.isEmpty() || !QFileInfo::exists(config.sourceFile))
+        return QTimeZone::utc();
+    QSettings s(config.sourceFile, QSettings::IniFormat);
+    const QByteArray name = s.value(QStringLiteral("console/review_time_zone")).toString().trimmed().toUtf8();
+    if (name.isEmpty() || name == "UTC")
+        return QTimeZone::utc();
+    const QTimeZone zone(name);
+    return zone.isValid() ? zone : QTimeZone::utc();
+}
+
+int reviewSlaHours(const WorkspaceConfig &config, const QString &bizType)
+{
+    if (config.sourceFile.isEmpty() || !QFileInfo::exists(config.sourceFile))
+        return 24;
+    QSettings s(config.sourceFile, QSettings::IniFormat);
+    s.beginGroup(QStringLiteral("biz.") + bizType);
+    bool ok = false;
+    const int v = s.value(QStringLiteral("review_sla_hours")).toString().trimmed().toInt(&ok);
+    return ok && v > 0 ? v : 24;
+}
+
 ReconcileBizConfig reconcileConfigFor(const WorkspaceConfig &config, const QString &bizType)
 {
     if (config.sourceFile.isEmpty()) {

@@ -7,6 +7,7 @@
 
 #include <QMap>
 #include <QString>
+#include <QTimeZone>
 
 #include <optional>
 
@@ -50,6 +51,16 @@ ReconcileBizConfig reconcileConfigFor(const WorkspaceConfig &config, const QStri
 /// `[console] reconcile_expected_every` (s) of `config`'s file: doctor warns when no reconcile
 /// run has finished for longer (DESIGN.md §8). Default 3600.
 int reconcileExpectedEveryS(const WorkspaceConfig &config);
+
+/// `[console] review_time_zone` of `config`'s file: the zone whose calendar days the daily
+/// review covers (DESIGN.md §8 "The daily review"). Default UTC; the value was checked when
+/// the file was read (ConfigKeys: an IANA name this machine knows), so an unknown one here
+/// (the file changed since) falls back to UTC.
+QTimeZone reviewTimeZone(const WorkspaceConfig &config);
+
+/// `[biz.<bizType>] review_sla_hours` of `config`'s file: hours from an escalation's first
+/// escalation to its SLA due time (DESIGN.md §8). Default 24.
+int reviewSlaHours(const WorkspaceConfig &config, const QString &bizType);
 
 /// The same from an INI file's [biz.<bizType>] section ("" path: the defaults).
 ReconcileBizConfig reconcileConfigFromFile(const QString &path, const QString &bizType);

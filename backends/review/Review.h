@@ -39,6 +39,7 @@
 #include <QVector>
 
 #include <optional>
+#include <utility>
 
 namespace triage {
 
@@ -57,6 +58,9 @@ QString ageBucketKey(AgeBucket b);
 QVector<AgeBucket> allAgeBuckets();
 /// The bucket of an escalation first escalated at `firstEscalated` as of `asOf` in `zone`.
 AgeBucket ageBucketOf(const QDateTime &firstEscalated, const QDateTime &asOf, const QTimeZone &zone);
+/// The same in microseconds since the epoch (UTC), exact to the microsecond (the columns'
+/// precision): the boundaries keep asOf's sub-millisecond part. (Added by the backend helper.)
+AgeBucket ageBucketOfMicros(qint64 firstEscalatedUs, qint64 asOfUs, const QTimeZone &zone);
 
 /// The reviewed day: a calendar day in the review zone (`[console] review_time_zone`,
 /// default UTC), i.e. [from, to) in UTC. Printed on everything.
@@ -80,6 +84,14 @@ struct MoneyTotal {
     int count = 0;           ///< escalations counted in sum
     int unknown = 0;         ///< escalations of this currency with no readable amount
 };
+
+/// Exact decimal sums of `amounts` (decimal text as stored; nullopt unknown) per currency
+/// (DESIGN.md §8 "Money"): no floating point. An amount reads when it is an optional sign,
+/// at most 20 integer digits and at most 18 fraction digits ("1250.50", "-3", "0.1"); any
+/// other text (or a sum that would overflow) counts as unknown. The sum keeps the most
+/// fraction digits of the amounts it adds ("0.10" + "0.20" = "0.30", "1" + "0.5" = "1.5").
+/// Sorted by currency. Pure. (Added by the backend helper.)
+QVector<MoneyTotal> sumMoney(const QVector<std::pair<QString, std::optional<QString>>> &currencyAmounts);
 
 /// One open escalation as the review shows it.
 struct ReviewItem {

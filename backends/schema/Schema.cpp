@@ -117,7 +117,7 @@ QStringList consoleTableStatements(Dialect dialect, DbRole role)
     // intent log; triage_meta in both).
     switch (role) {
     case DbRole::Idempotency:
-        return statementsOf(dialect, {QStringLiteral("audit"), QStringLiteral("incident"), QStringLiteral("reconcile"),
+        return statementsOf(dialect, {QStringLiteral("audit"), QStringLiteral("incident"), QStringLiteral("reconcile"), QStringLiteral("review"),
                                          QStringLiteral("meta")}, {});
     case DbRole::Intent: return statementsOf(dialect, {QStringLiteral("compensation"), QStringLiteral("meta")}, {});
     case DbRole::Ticket: return {};

@@ -305,10 +305,10 @@ void TstSchemaCli::schemaVersionRefusesWrites()
     rec.key = QStringLiteral("ticket:create:acme:newer");
     rec.updated = serverAgoSeconds(db, 3600);
     QCOMPARE(insertRecords(db, {rec}), QString());
-    // A newer console brought the database to version 5.
-    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '5' WHERE meta_key = 'schema_version'")), QString());
+    // A newer console brought the database to version 6.
+    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '6' WHERE meta_key = 'schema_version'")), QString());
     const QByteArray refusal =
-        "the idempotency database has console schema version 5; this build knows version 4: upgrade the console before writing";
+        "the idempotency database has console schema version 6; this build knows version 5: upgrade the console before writing";
 
     const CtlRun mark = runCtl(base + QStringList{QStringLiteral("mark"), rec.key, QStringLiteral("--to"), QStringLiteral("failed"),
                                                   QStringLiteral("--reason"), QStringLiteral("nothing was created upstream")});
@@ -334,7 +334,7 @@ void TstSchemaCli::schemaVersionRefusesWrites()
     RUN_EXIT(again, 4, base + QStringList{QStringLiteral("init-schema")});
     QCOMPARE(again.err, QByteArray("triagectl: ") + refusal + "\n");
     QCOMPARE(again.out, QByteArray());
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta")), QStringList{QStringLiteral("5")});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta")), QStringList{QStringLiteral("6")});
 
     // A database without triage_meta (an older init-schema) counts as version 0: allowed.
     QCOMPARE(db.adminExec(QStringLiteral("DROP TABLE triage_meta")), QString());

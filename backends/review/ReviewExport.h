@@ -1,0 +1,33 @@
+#pragma once
+// The daily review's machine-readable report (DESIGN.md §8 "The daily review"): JSON and CSV
+// of one ReviewSnapshot. Pure functions, no widgets, no database: the same snapshot gives the
+// same bytes, so a sign-off's report_sha256 identifies what the reviewer saw.
+
+#include "Review.h"
+
+#include <QByteArray>
+
+namespace triage {
+
+/// The review as one JSON object (indented UTF-8): "review" (day, zone, window in UTC and in
+/// the zone, as_of, server_now, generated_by), "totals" (open, open_keys, opened, resolved,
+/// breaches, new/changed since sign-off, open_by_bucket {lt_24h, 1_3d, 3_7d, gt_7d} adding
+/// up to open, open_money [{currency, sum, count, unknown}]), "groups" (bucket, reason,
+/// biz_type, escalations, keys, breached, money, escalation_ids), "sla", "trend",
+/// "median_resolve_s" {"14d", "30d"}, "open" and "resolved" items (each with an absolute
+/// deep link triage://key/<key>), "last_signoff" and "this_day_signoff" (null when none).
+/// Counts are per escalation; "keys" counts distinct idempotency keys.
+QByteArray reviewJson(const ReviewSnapshot &snapshot);
+
+/// The same as CSV (RFC 4180, header line first): one table whose first column `section`
+/// says what a row is — "summary" (name, value: day, zone, window_from_utc, window_to_utc,
+/// window_from_local, window_to_local, as_of, server_now, open, open_keys, opened, resolved,
+/// breaches, new_since_signoff, changed_since_signoff, last_signoff_by, last_signoff_at),
+/// "bucket" (bucket, escalations), "money" (open money per currency), "group", "group_money",
+/// "sla", "trend", "open" and "resolved" (one escalation each, with its link). Every row
+/// carries the day and zone. Columns: section, day, zone, name, value, bucket, reason,
+/// biz_type, escalations, keys, breached, currency, sum, counted, unknown, id, idem_key,
+/// first_escalated_at, sla_due_at, link.
+QByteArray reviewCsv(const ReviewSnapshot &snapshot);
+
+} // namespace triage

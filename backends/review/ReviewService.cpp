@@ -1,0 +1,61 @@
+// The daily review's services (DESIGN.md §8 "The daily review"): one job each on the
+// idempotency store's worker; writers are never re-sent after a dropped connection.
+#include "Review.h"
+#include "ReviewSql.h"
+
+#include "ReconcileConfig.h"
+#include "Workspace.h"
+
+namespace triage {
+
+namespace {
+
+QString readOnlyMessage(const QString &what)
+{
+    return QStringLiteral("read-only mode: %1 (started with --read-only or read_only=true)").arg(what);
+}
+
+template<typename T>
+QFuture<Outcome<T>> refused(const QString &what)
+{
+    return QtFuture::makeReadyFuture(
+        Outcome<T>::failure(DbError{DbRole::Idempotency, DbError::Kind::Refused, readOnlyMessage(what), {}}));
+}
+
+} // namespace
+
+QFuture<Outcome<ReviewSnapshot>> readReview(Workspace &ws, std::optional<QDate> day, const QString &noticedBy)
+{
+    const WorkspaceConfig config = ws.config();
+    review_sql::ReviewReadOptions o;
+    o.zone = reviewTimeZone(config);
+    o.day = day;
+    o.noticedBy = noticedBy.isEmpty() ? QStringLiteral("console") : noticedBy;
+    o.write = !config.readOnly;
+    o.generatedBy = claimOperator(ws, QString());
+    o.slaHours = [config](const QString &bizType) { return reviewSlaHours(config, bizType); };
+    return ws.worker(DbRole::Idempotency).run<ReviewSnapshot>([o](DbSession &s) { return review_sql::readSnapshot(s, o); },
+                                                              DbWorker::Retry::Never);
+}
+
+QFuture<Outcome<ReviewSignOff>> signOffReview(Workspace &ws, const ReviewSnapshot &snapshot, const QString &reportSha256,
+                                              const QString &note)
+{
+    if (ws.config().readOnly)
+        return refused<ReviewSignOff>(QStringLiteral("a day cannot be signed off"));
+    const QString who = claimOperator(ws, QString());
+    return ws.worker(DbRole::Idempotency)
+        .run<ReviewSignOff>([=](DbSession &s) { return review_sql::signOff(s, snapshot, reportSha256, note, who); },
+                            DbWorker::Retry::Never);
+}
+
+QFuture<Outcome<qint64>> addReviewNote(Workspace &ws, qint64 escalationId, const QString &kind, const QString &text)
+{
+    if (ws.config().readOnly)
+        return refused<qint64>(QStringLiteral("review notes cannot be added"));
+    const QString who = claimOperator(ws, QString());
+    return ws.worker(DbRole::Idempotency)
+        .run<qint64>([=](DbSession &s) { return review_sql::addNote(s, escalationId, kind, text, who); }, DbWorker::Retry::Never);
+}
+
+} // namespace triage

@@ -1,0 +1,280 @@
+// The daily review's snapshot (DESIGN.md §8 "The daily review"): breaches recorded once and
+// trend rows written first, then one read of the day "as of" its end (or the server's now).
+#include "ReviewSql.h"
+
+#include "Claim.h"
+#include "ColumnText.h"
+#include "ConsoleSchema.h"
+#include "ReviewRecord.h"
+
+#include <QSqlQuery>
+
+#include <algorithm>
+
+namespace triage::review_sql {
+
+namespace {
+
+UtcMicros microsOf(const QDateTime &t)
+{
+    return t.toMSecsSinceEpoch() * 1000;
+}
+
+std::optional<UtcMicros> timeOf(const QVariant &v)
+{
+    if (v.isNull())
+        return std::nullopt;
+    return parseUtcMicros(canonicalTimeText(v));
+}
+
+QString signOffColumns(const SqlDialect &d)
+{
+    return QStringLiteral("id, day, zone, %1, %2, signed_by, %3, counts, open_by_bucket, report_sha256, note")
+        .arg(d.timeText(QStringLiteral("window_from")), d.timeText(QStringLiteral("window_to")), d.timeText(QStringLiteral("signed_at")));
+}
+
+std::optional<ReviewSignOff> readSignOff(DbSession &s, const QString &sql, const SqlBuilder &b)
+{
+    QSqlQuery q = s.exec(sql, b);
+    if (!q.next())
+        return std::nullopt;
+    ReviewSignOff o;
+    o.id = q.value(0).toLongLong();
+    o.day = QDate::fromString(columnText(q.value(1)).value_or(QString()), Qt::ISODate);
+    o.zone = columnText(q.value(2)).value_or(QString());
+    o.windowFrom = canonicalTimeText(q.value(3));
+    o.windowTo = canonicalTimeText(q.value(4));
+    o.signedBy = columnText(q.value(5)).value_or(QString());
+    o.signedAt = canonicalTimeText(q.value(6));
+    o.countsJson = columnText(q.value(7)).value_or(QString());
+    o.openByBucketJson = columnText(q.value(8)).value_or(QString());
+    o.reportSha256 = columnText(q.value(9)).value_or(QString());
+    o.note = columnText(q.value(10)).value_or(QString());
+    return o;
+}
+
+/// The escalations open at `asOf` (DESIGN.md §8): first escalated before it, not resolved
+/// before it. SQL on alias e; binds through `b`.
+QStringList openAt(const SqlDialect &d, SqlBuilder &b, UtcMicros asOf)
+{
+    return {QStringLiteral("e.first_escalated_at < %1").arg(d.timeParam(b.bind(d.bindTime(asOf)))),
+            QStringLiteral("(e.resolved_at IS NULL OR e.resolved_at >= %1)").arg(d.timeParam(b.bind(d.bindTime(asOf))))};
+}
+
+std::optional<double> median(QVector<qint64> v)
+{
+    if (v.isEmpty())
+        return std::nullopt;
+    std::sort(v.begin(), v.end());
+    const qsizetype n = v.size();
+    return (n % 2 ? double(v[n / 2]) : (double(v[n / 2 - 1]) + double(v[n / 2])) / 2.0) / 1e6;
+}
+
+} // namespace
+
+std::optional<ReviewSignOff> signOffOf(DbSession &session, QDate day, const QString &zone)
+{
+    SqlBuilder b;
+    return readSignOff(session,
+                       QStringLiteral("SELECT %1 FROM triage_review_signoff WHERE day = %2 AND zone = %3")
+                           .arg(signOffColumns(session.dialect()), b.bind(day.toString(Qt::ISODate)), b.bind(zone)),
+                       b);
+}
+
+ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
+{
+    requireReconcileTables(session);
+    review_sql::requireReviewTables(session);
+    const SqlDialect &d = session.dialect();
+    const int stored = storedConsoleSchemaVersion(session);
+    if (o.write && stored >= 0 && stored <= kConsoleSchemaVersion) {
+        recordBreaches(session, o.noticedBy);
+        writeTrendRows(session, o.zone, o.noticedBy);
+    }
+    ReviewSnapshot s;
+    s.generatedBy = o.generatedBy;
+    s.deepLinkBase = QStringLiteral("triage://");
+    UtcMicros now = 0;
+    {
+        QSqlQuery q = session.exec(QStringLiteral("SELECT %1").arg(d.nowText()));
+        q.next();
+        s.serverNow = canonicalTimeText(q.value(0));
+        now = parseUtcMicros(s.serverNow).value_or(0);
+    }
+    const QDateTime nowDt = QDateTime::fromMSecsSinceEpoch(now / 1000, QTimeZone::utc());
+    s.day = o.day ? ReviewDay::of(*o.day, o.zone) : ReviewDay::containing(nowDt, o.zone);
+    s.day.asOf = std::min(s.day.to, nowDt);
+    const UtcMicros from = microsOf(s.day.from), to = microsOf(s.day.to), asOf = std::min(to, now);
+    const QString zoneName = reviewZoneName(s.day.zone);
+
+    // Sign-offs: the latest one signed before the day's end, and this day's own.
+    {
+        SqlBuilder b;
+        s.lastSignOff = readSignOff(session,
+                                    selectSql(b, signOffColumns(d), QStringLiteral("triage_review_signoff"),
+                                              {QStringLiteral("signed_at < %1").arg(d.timeParam(b.bind(d.bindTime(to))))},
+                                              QStringLiteral("signed_at DESC, id DESC"), 1),
+                                    b);
+    }
+    s.thisDaySignOff = signOffOf(session, s.day.day, zoneName);
+    const std::optional<UtcMicros> signedAt = s.lastSignOff ? parseUtcMicros(s.lastSignOff->signedAt) : std::nullopt;
+
+    QVector<Escalation> open, resolved;
+    {
+        SqlBuilder b;
+        open = escalation_sql::select(session, b, openAt(d, b, asOf), QStringLiteral("e.first_escalated_at, e.id"));
+    }
+    {
+        SqlBuilder b;
+        resolved = escalation_sql::select(session, b,
+                                          {QStringLiteral("e.resolved_at >= %1").arg(d.timeParam(b.bind(d.bindTime(from)))),
+                                           QStringLiteral("e.resolved_at < %1").arg(d.timeParam(b.bind(d.bindTime(to))))},
+                                          QStringLiteral("e.resolved_at, e.id"));
+    }
+    int opened = 0;
+    {
+        SqlBuilder b;
+        QSqlQuery q = session.exec(QStringLiteral("SELECT COUNT(*) FROM triage_escalation e WHERE e.first_escalated_at >= %1 "
+                                                  "AND e.first_escalated_at < %2")
+                                       .arg(d.timeParam(b.bind(d.bindTime(from))), d.timeParam(b.bind(d.bindTime(to)))),
+                                   b);
+        opened = q.next() ? q.value(0).toInt() : 0;
+    }
+    QHash<qint64, QString> breachDue;
+    {
+        SqlBuilder b;
+        const QStringList where = openAt(d, b, asOf);
+        QSqlQuery q = session.exec(QStringLiteral("SELECT br.escalation_id, %1 FROM triage_review_breach br JOIN triage_escalation e "
+                                                  "ON e.id = br.escalation_id WHERE %2")
+                                       .arg(d.timeText(QStringLiteral("br.due_at")), where.join(QStringLiteral(" AND "))),
+                                   b);
+        while (q.next())
+            breachDue.insert(q.value(0).toLongLong(), canonicalTimeText(q.value(1)));
+    }
+    QHash<QString, int> breachesByBiz;
+    {
+        SqlBuilder b;
+        QSqlQuery q = session.exec(QStringLiteral("SELECT biz_type, COUNT(*) FROM triage_review_breach WHERE due_at >= %1 AND due_at < %2 "
+                                                  "GROUP BY biz_type")
+                                       .arg(d.timeParam(b.bind(d.bindTime(from))), d.timeParam(b.bind(d.bindTime(to)))),
+                                   b);
+        while (q.next())
+            breachesByBiz.insert(columnText(q.value(0)).value_or(QString()), q.value(1).toInt());
+    }
+    struct Notes {
+        int count = 0;
+        QString reviewedBy, reviewedAt;
+    };
+    QHash<qint64, Notes> notes;
+    {
+        SqlBuilder b;
+        const QStringList where = openAt(d, b, asOf);
+        QSqlQuery q = session.exec(QStringLiteral("SELECT n.escalation_id, n.kind, n.noted_by, %1 FROM triage_review_note n "
+                                                  "JOIN triage_escalation e ON e.id = n.escalation_id WHERE %2 ORDER BY n.noted_at, n.id")
+                                       .arg(d.timeText(QStringLiteral("n.noted_at")), where.join(QStringLiteral(" AND "))),
+                                   b);
+        while (q.next()) {
+            Notes &n = notes[q.value(0).toLongLong()];
+            if (columnText(q.value(1)).value_or(QString()) == QLatin1String("reviewed")) {
+                n.reviewedBy = columnText(q.value(2)).value_or(QString());
+                n.reviewedAt = canonicalTimeText(q.value(3));
+            } else {
+                ++n.count;
+            }
+        }
+    }
+    QStringList keys, ids;
+    for (const Escalation &e : std::as_const(open)) {
+        keys << e.idemKey;
+        ids << QString::number(e.id);
+    }
+    keys.removeDuplicates();
+    const QHash<QString, Claim> byKey = claim_sql::activeFor(session, ClaimScope::Key, keys);
+    const QHash<QString, Claim> byId = claim_sql::activeFor(session, ClaimScope::Escalation, ids);
+
+    auto item = [&](const Escalation &e) {
+        ReviewItem it;
+        it.row.escalation = e;
+        if (e.isOpen() && byKey.contains(e.idemKey))
+            it.row.keyClaim = byKey.value(e.idemKey);
+        if (e.isOpen() && byId.contains(QString::number(e.id)))
+            it.row.escalationClaim = byId.value(QString::number(e.id));
+        const UtcMicros first = parseUtcMicros(e.firstEscalatedAt).value_or(0);
+        it.bucket = ageBucketOfMicros(first, asOf, s.day.zone);
+        // Breached as of the snapshot: a breach row due before asOf, or past sla_due_at at
+        // asOf (a past day's escalation resolved since was never noticed as a breach).
+        const std::optional<UtcMicros> due = e.slaDueAt.isEmpty() ? std::nullopt : parseUtcMicros(e.slaDueAt);
+        const std::optional<UtcMicros> recorded = breachDue.contains(e.id) ? parseUtcMicros(breachDue.value(e.id)) : std::nullopt;
+        if (recorded && *recorded < asOf) {
+            it.breached = true;
+            it.breachDueAt = breachDue.value(e.id);
+        } else if (due && *due < asOf) {
+            it.breached = true;
+            it.breachDueAt = e.slaDueAt;
+        }
+        if (signedAt) {
+            it.newSinceSignOff = first > *signedAt;
+            it.changedSinceSignOff = !it.newSinceSignOff && parseUtcMicros(e.lastSeenAt).value_or(0) > *signedAt;
+        }
+        const Notes n = notes.value(e.id);
+        it.notes = n.count;
+        it.lastReviewedBy = n.reviewedBy;
+        it.lastReviewedAt = n.reviewedAt;
+        return it;
+    };
+    for (const Escalation &e : std::as_const(open))
+        s.open << item(e);
+    for (const Escalation &e : std::as_const(resolved))
+        s.resolvedToday << item(e);
+    summarize(s, opened, breachesByBiz, o.slaHours);
+
+    // The trend: the 30 days up to the day, as written.
+    {
+        SqlBuilder b;
+        QSqlQuery q = session.exec(QStringLiteral("SELECT day, biz_type, reason, opened, resolved, open_end, breaches, median_resolve_s, "
+                                                  "complete FROM triage_review_daily WHERE zone = %1 AND day > %2 AND day <= %3 "
+                                                  "ORDER BY day, biz_type, reason")
+                                       .arg(b.bind(zoneName), b.bind(s.day.day.addDays(-30).toString(Qt::ISODate)),
+                                            b.bind(s.day.day.toString(Qt::ISODate))),
+                                   b);
+        while (q.next()) {
+            const std::optional<EscalationReason> reason = escalationReasonFromName(columnText(q.value(2)).value_or(QString()));
+            if (!reason)
+                continue;
+            ReviewDailyRow r;
+            r.day = QDate::fromString(columnText(q.value(0)).value_or(QString()), Qt::ISODate);
+            r.bizType = columnText(q.value(1)).value_or(QString());
+            r.reason = *reason;
+            r.opened = q.value(3).toInt();
+            r.resolved = q.value(4).toInt();
+            r.openAtEnd = q.value(5).toInt();
+            r.breaches = q.value(6).toInt();
+            if (!q.value(7).isNull())
+                r.medianResolveS = q.value(7).toDouble();
+            r.complete = q.value(8).toInt() == 1;
+            s.trend << r;
+        }
+    }
+    // Medians over the last 14 and 30 days from the resolution times still held.
+    {
+        SqlBuilder b;
+        const UtcMicros since = microsOf(s.day.asOf.addDays(-30));
+        QSqlQuery q = session.exec(QStringLiteral("SELECT %1, %2 FROM triage_escalation e WHERE e.resolved_at >= %3 AND e.resolved_at < %4")
+                                       .arg(d.timeText(QStringLiteral("e.first_escalated_at")), d.timeText(QStringLiteral("e.resolved_at")),
+                                            d.timeParam(b.bind(d.bindTime(since))), d.timeParam(b.bind(d.bindTime(asOf)))),
+                                   b);
+        const UtcMicros since14 = microsOf(s.day.asOf.addDays(-14));
+        QVector<qint64> d14, d30;
+        while (q.next()) {
+            const UtcMicros first = timeOf(q.value(0)).value_or(0), res = timeOf(q.value(1)).value_or(0);
+            d30 << res - first;
+            if (res >= since14)
+                d14 << res - first;
+        }
+        s.median14S = median(d14);
+        s.median30S = median(d30);
+    }
+    return s;
+}
+
+} // namespace triage::review_sql

@@ -1,0 +1,56 @@
+#pragma once
+// Inside backends/review: the daily review's SQL (DESIGN.md §8 "The daily review"), run on
+// the idempotency store's worker by the services in Review.h. Every value is bound; times are
+// the server's clock.
+
+#include "Review.h"
+
+#include <QJsonObject>
+
+#include <functional>
+
+namespace triage::review_sql {
+
+/// What readSnapshot() reads.
+struct ReviewReadOptions {
+    QTimeZone zone = QTimeZone::utc();
+    std::optional<QDate> day;              ///< nullopt: the day containing the server's now
+    QString noticedBy;                     ///< noticed_by / written_by of what is recorded
+    bool write = true;                     ///< false (read-only mode): record nothing
+    QString generatedBy;                   ///< the operator
+    std::function<int(const QString &)> slaHours; ///< review_sla_hours of a biz_type
+};
+
+/// readReview()'s job: records breaches and trend rows (when `write` and the console schema
+/// allows), then reads the snapshot of the day. Throws DbException (Config without the
+/// review tables).
+ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &options);
+
+/// Fills `s.totals`, `s.groups` and `s.sla` from `s.open`, `s.resolvedToday` and the given
+/// day counts (pure; the one place the review's numbers are added up).
+void summarize(ReviewSnapshot &s, int opened, const QHash<QString, int> &breachesByBiz,
+               const std::function<int(const QString &)> &slaHours);
+
+/// The sign-off row of `day` in `zone`, or nullopt. Throws DbException.
+std::optional<ReviewSignOff> signOffOf(DbSession &session, QDate day, const QString &zone);
+
+/// Inserts the sign-off of `snapshot`'s day by `signedBy` with the report's SHA-256 and
+/// `note`, audited (review.signoff), in one transaction. A day already signed: throws
+/// DbException of kind Conflict "2026-12-01 (UTC) is already signed off by alice at
+/// <ISO UTC>", nothing written but the audit row of the conflict. Throws DbException.
+ReviewSignOff signOff(DbSession &session, const ReviewSnapshot &snapshot, const QString &reportSha256, const QString &note,
+                      const QString &signedBy);
+
+/// Adds a 'reviewed' or 'note' row on escalation `id` by `by`, audited (review.reviewed /
+/// review.note, idem_key the escalation's key) in one transaction; its id. An unknown
+/// escalation, another kind, a note without text or text over 1000 characters: DbException
+/// of kind Config (CLI exit 1) saying which. Throws DbException.
+qint64 addNote(DbSession &session, qint64 escalationId, const QString &kind, const QString &text, const QString &by);
+
+/// The counts object a sign-off stores: {"open", "open_keys", "opened", "resolved",
+/// "breaches", "new_since_signoff", "changed_since_signoff"}.
+QJsonObject countsJson(const ReviewTotals &t);
+/// {"lt_24h": n, "1_3d": n, "3_7d": n, "gt_7d": n}.
+QJsonObject openByBucketJson(const ReviewTotals &t);
+
+} // namespace triage::review_sql
