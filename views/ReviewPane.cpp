@@ -6,6 +6,7 @@
 #include "EscalationService.h"
 #include "ReportTable.h"
 #include "ReviewCharts.h"
+#include "ReviewExport.h"
 #include "ReviewModel.h"
 #include "ReviewReport.h"
 #include "WhenReady.h"
@@ -465,12 +466,19 @@ bool ReviewPane::exportReport(const QString &path, QString *error) const
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix == QLatin1String("pdf"))
         return writeReviewPdf(*m_snapshot, path, error);
-    if (suffix != QLatin1String("html") && suffix != QLatin1String("htm")) {
-        *error = tr("export as .html or .pdf (json and csv: triagectl report): \"%1\"").arg(path);
+    QByteArray bytes;
+    if (suffix == QLatin1String("html") || suffix == QLatin1String("htm"))
+        bytes = reviewHtml(*m_snapshot);
+    else if (suffix == QLatin1String("json"))
+        bytes = reviewJson(*m_snapshot);
+    else if (suffix == QLatin1String("csv"))
+        bytes = reviewCsv(*m_snapshot);
+    else {
+        *error = tr("export as .html, .pdf, .json or .csv: \"%1\"").arg(path);
         return false;
     }
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(reviewHtml(*m_snapshot)) < 0 || !file.flush()) {
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) < 0 || !file.flush()) {
         *error = tr("cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
@@ -482,7 +490,7 @@ void ReviewPane::exportDialog()
     if (!m_snapshot)
         return;
     const QString name = QStringLiteral("review-%1.html").arg(m_snapshot->day.day.toString(Qt::ISODate));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), name, tr("HTML (*.html);;PDF (*.pdf)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), name, tr("HTML (*.html);;PDF (*.pdf);;JSON (*.json);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
     QString error;

@@ -57,9 +57,10 @@ public:
     /// when it is not open in the snapshot.
     bool selectEscalation(qint64 id);
 
-    /// Writes the report of the shown snapshot to `path`: ".html" reviewHtml(), ".pdf"
-    /// writeReviewPdf(); false with `*error` for another suffix ("export as .html or .pdf
-    /// (json and csv: triagectl report)") or a write failure.
+    /// Writes the report of the shown snapshot to `path` by its suffix: ".html" reviewHtml(),
+    /// ".pdf" writeReviewPdf(), ".json" reviewJson(), ".csv" reviewCsv() (ReviewExport.h); false
+    /// with `*error` for another suffix ("export as .html, .pdf, .json or .csv: \"<path>\"") or
+    /// a write failure ("cannot write <path>: <why>").
     bool exportReport(const QString &path, QString *error) const;
 
 signals:

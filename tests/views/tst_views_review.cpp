@@ -12,6 +12,8 @@
 #include "Workspace.h"
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -334,12 +336,23 @@ void TestViewsReview::pane()
     QCOMPARE(pane.itemsModel()->rowCount(), 7);
     QCOMPARE(keys, QStringList{QStringLiteral("refund:t1:9")});
     QString error;
-    QVERIFY(!pane.exportReport(outputPath(QStringLiteral("r.csv")), &error));
-    QCOMPARE(error, QStringLiteral("export as .html or .pdf (json and csv: triagectl report): \"%1\"").arg(outputPath(QStringLiteral("r.csv"))));
+    QVERIFY(!pane.exportReport(outputPath(QStringLiteral("r.txt")), &error));
+    QCOMPARE(error, QStringLiteral("export as .html, .pdf, .json or .csv: \"%1\"").arg(outputPath(QStringLiteral("r.txt"))));
     QVERIFY(pane.exportReport(outputPath(QStringLiteral("review-pane-export.html")), &error));
     QFile exported(outputPath(QStringLiteral("review-pane-export.html")));
     QVERIFY(exported.open(QIODevice::ReadOnly));
     QCOMPARE(exported.readAll(), reviewHtml(s));
+    // JSON from the same snapshot (ReviewExport.h): the same totals as the HTML and the tab.
+    QVERIFY(pane.exportReport(outputPath(QStringLiteral("review-pane-export.json")), &error));
+    QFile json(outputPath(QStringLiteral("review-pane-export.json")));
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    const QJsonObject totals = QJsonDocument::fromJson(json.readAll()).object().value(QStringLiteral("totals")).toObject();
+    QCOMPARE(totals.value(QStringLiteral("open")).toInt(), 7);
+    QCOMPARE(totals.value(QStringLiteral("open_keys")).toInt(), 6);
+    QCOMPARE(totals.value(QStringLiteral("new_since_signoff")).toInt(-1) + totals.value(QStringLiteral("changed_since_signoff")).toInt(-1), 4);
+    const QJsonObject buckets = totals.value(QStringLiteral("open_by_bucket")).toObject();
+    QCOMPARE(buckets.value(QStringLiteral("lt_24h")).toInt(), 3);
+    QCOMPARE(buckets.value(QStringLiteral("gt_7d")).toInt(), 1);
     pane.show();
     QVERIFY(QTest::qWaitForWindowExposed(&pane));
     QTest::qWait(100);
