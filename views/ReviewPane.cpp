@@ -89,12 +89,13 @@ ReviewPane::ReviewPane(Workspace *workspace, QWidget *parent) : QWidget(parent),
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_header->setWordWrap(true); // never widens the window (tst_views_display)
     m_header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    top->addWidget(m_header, 1);
+    top->addStretch(1);
     m_signOff = new QPushButton(tr("Sign off\u2026"), this);
     m_export = new QPushButton(tr("Export report\u2026"), this);
     top->addWidget(m_signOff);
     top->addWidget(m_export);
     layout->addLayout(top);
+    layout->addWidget(m_header); // its own full-width line: beside the buttons it wrapped into a column
     m_signOffLine = new QLabel(this);
     m_signOffLine->setObjectName(QStringLiteral("reviewSignOff"));
     m_signOffLine->setWordWrap(true);
@@ -219,6 +220,8 @@ void ReviewPane::setSnapshot(const ReviewSnapshot &snapshot)
         m_day->setDate(snapshot.day.day);
     }
     m_items->setSnapshot(snapshot);
+    if (!snapshot.lastSignOff)
+        m_newOnly->setChecked(false); // nothing to be new since: the list would stay empty
     m_groups->setSnapshot(snapshot);
     m_itemsView->resizeColumnsToContents();
     // The SLA cell's BREACHED badge is drawn wider than its text (CellDelegate).
@@ -265,7 +268,7 @@ void ReviewPane::updateHeader()
                           .arg(t.changedSinceSignOff));
     QString line = s.lastSignOff ? tr("Last sign-off: %1 by %2 at %3 UTC.").arg(s.lastSignOff->day.toString(Qt::ISODate), s.lastSignOff->signedBy,
                                                                                 utcToSecond(s.lastSignOff->signedAt))
-                                 : tr("No sign-off yet: every open escalation counts as new.");
+                                 : tr("No sign-off yet.");
     line += s.thisDaySignOff ? tr(" This day is signed off by %1 at %2 UTC.").arg(s.thisDaySignOff->signedBy, utcToSecond(s.thisDaySignOff->signedAt))
                              : tr(" This day is not signed off.");
     line += tr(" Median time to resolve: 14 days %1, 30 days %2.").arg(reviewDurationText(s.median14S), reviewDurationText(s.median30S));
