@@ -53,8 +53,13 @@ void finish(QChart *chart, QAbstractSeries *series, const QStringList &categorie
     chart->addAxis(val, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
     series->attachAxis(cat);
     series->attachAxis(val);
-    if (!horizontal && categories.size() > 7)
-        cat->setLabelsAngle(-90); // "MM-dd" side by side would be elided to "10…"
+    // "MM-dd" side by side is elided to "10…": up to 14 days turned upright. Over 14 Qt Charts
+    // elided even two digits ("…", "⋮", at any angle): no labels, the title names the first and
+    // last day (and the report's per-day table lists every day).
+    if (!horizontal && categories.size() > 14)
+        cat->setLabelsVisible(false);
+    else if (!horizontal && categories.size() > 7)
+        cat->setLabelsAngle(-90);
 }
 
 QChart *newChart()
@@ -91,16 +96,11 @@ void fillTrend(QChart *chart, const ReviewSnapshot &s, int days)
     resolved->setColor(QColor(0x1e, 0x8e, 0x3e));
     QStringList categories;
     int max = 0;
-    // 30 bars leave no room for "MM-dd" in the tab: the day of the month (the title has the range).
-    const QString format = days > 14 ? QStringLiteral("dd") : QStringLiteral("MM-dd");
     for (const ReviewTrendDay &d : trend) {
         *opened << d.opened;
         *resolved << d.resolved;
         max = std::max({max, d.opened, d.resolved});
-        QString label = d.day.toString(format);
-        while (categories.contains(label))
-            label += QChar(0x200B); // "01" twice when 30 days span February: categories must differ
-        categories << label;
+        categories << d.day.toString(QStringLiteral("MM-dd")); // unique: at most 30 consecutive days
     }
     auto *series = new QBarSeries;
     series->append(opened);

@@ -11,7 +11,7 @@ namespace triage {
 
 /// The four charts, by `kind`:
 ///  0, 1: opened vs resolved per day over the 14 / 30 days ending with the snapshot's day (two
-///        bar sets; categories "MM-dd", or "dd" over 30 days), titled "Opened vs resolved per
+///        bar sets; categories "MM-dd", shown up to 14 days), titled "Opened vs resolved per
 ///        day, <first day> – <last day> (<zone>)";
 ///  2:    open escalations per age bucket (four bars, youngest first), "Open by age: N in all";
 ///  3:    open escalations per reason (horizontal bars, reasons with any), "Open by reason".
