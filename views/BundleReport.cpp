@@ -5,6 +5,7 @@
 #include "HistogramChart.h"
 #include "Incident.h"
 #include "ReportColumns.h"
+#include "ReportHtml.h"
 #include "ReportPages.h"
 #include "StoreRole.h"
 #include "TextEscape.h"
@@ -37,17 +38,16 @@ namespace triage {
 
 namespace {
 
-/// Where the report is read: a browser (inline SVG, CSS in px) or QTextDocument for the PDF
-/// (the histogram as an image resource, sizes in pt, long cells clipped).
-enum class Target { Browser, Pdf };
+/// Where the report is read (ReportHtml.h); the PDF's long cells are clipped.
+using Target = ReportTarget;
+using Clock = ReportClock;
 
 constexpr int kPdfCellMaxChars = 2000;
 const QString kHistogramResource = QStringLiteral("report:histogram.png");
 
-/// Text for HTML: control characters escaped for one line (TextEscape.h), then <, >, &, " and '.
 QString esc(const QString &text)
 {
-    return escapeControlChars(text).toHtmlEscaped().replace(QLatin1Char('\''), QStringLiteral("&#39;"));
+    return reportEsc(text);
 }
 
 /// esc(), clipped for the PDF where a cell could not fit a page.
@@ -64,88 +64,19 @@ QString storeColorCss(int store)
     return theme::storeColor(store).name();
 }
 
-/// Times in UTC and in the reader's zone.
-class Clock {
-public:
-    explicit Clock(QTimeZone zone) : m_zone(zone.isValid() ? zone : QTimeZone::utc()) {}
-
-    QString zoneName() const
-    {
-        const QString id = QString::fromUtf8(m_zone.id());
-        return id.isEmpty() ? QStringLiteral("local") : id;
-    }
-    /// "2026-12-01 10:10:00 +08:00" (to the second, with the offset then in force).
-    QString local(UtcMicros t) const
-    {
-        const QDateTime d = QDateTime::fromMSecsSinceEpoch(t / 1000, QTimeZone::utc()).toTimeZone(m_zone);
-        const int offset = d.offsetFromUtc();
-        return d.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss ")) + QStringLiteral("%1%2:%3")
-                                                                        .arg(offset < 0 ? QLatin1Char('-') : QLatin1Char('+'))
-                                                                        .arg(qAbs(offset) / 3600, 2, 10, QLatin1Char('0'))
-                                                                        .arg(qAbs(offset) % 3600 / 60, 2, 10, QLatin1Char('0'));
-    }
-    /// "2026-12-01 02:10:00 UTC (2026-12-01 10:10:00 +08:00 Asia/Shanghai)" for canonical text;
-    /// text that is not a time is shown as it is.
-    QString both(const QString &iso) const
-    {
-        const auto t = parseUtcMicros(iso);
-        if (!t)
-            return esc(iso.isEmpty() ? QStringLiteral("—") : iso);
-        return QStringLiteral("%1 UTC <span class=\"local\">(%2 %3)</span>").arg(esc(utcToSecond(iso)), esc(local(*t)), esc(zoneName()));
-    }
-
-private:
-    QTimeZone m_zone;
-};
-
 QString css(Target target)
 {
-    if (target == Target::Pdf)
-        return QStringLiteral(
-            "body { font-family: sans-serif; font-size: 8pt; }"
-            "h1 { font-size: 15pt; } h2 { font-size: 11pt; margin-top: 12pt; }"
-            "th { background-color: #e8eaed; text-align: left; font-weight: bold; }"
-            ".mono { font-family: monospace; } .local { color: #5f6368; } .muted { color: #5f6368; }"
-            ".emono { font-family: monospace; font-size: 7pt; }"
-            ".bad { color: #a4231a; font-weight: bold; } .good { color: #1e6b34; font-weight: bold; }"
-            ".pinned { font-weight: bold; } .settling { font-style: italic; }");
-    return QStringLiteral(
-        "body { font-family: system-ui, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif; font-size: 14px; color: #202124;"
-        " margin: 24px auto; max-width: 1400px; padding: 0 16px; }"
-        "h1 { font-size: 24px; margin-bottom: 4px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #dadce0;"
-        " padding-bottom: 4px; }"
-        "table { border-collapse: collapse; margin: 8px 0; } th, td { border: 1px solid #dadce0; padding: 3px 6px;"
-        " vertical-align: top; text-align: left; }"
-        "th { background: #f1f3f4; position: sticky; top: 0; } tr { break-inside: avoid; } thead { display: table-header-group; }"
-        "td.num { text-align: right; } .mono { font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 12px; }"
-        ".local { color: #5f6368; } .muted { color: #5f6368; } .bad { color: #a4231a; font-weight: bold; }"
-        ".good { color: #1e6b34; font-weight: bold; } .pinned td { font-weight: bold; background: #fff8e1; }"
-        ".settling td { font-style: italic; } .swatch { display: inline-block; width: 10px; height: 10px;"
-        " border-radius: 2px; margin-right: 4px; vertical-align: middle; }"
-        ".chart svg { max-width: 100%; height: auto; } td.detail { max-width: 480px; overflow-wrap: anywhere; }"
-        "td.key { overflow-wrap: anywhere; max-width: 260px; } dl { display: grid; grid-template-columns: max-content auto;"
-        " gap: 2px 12px; } dt { color: #5f6368; } dd { margin: 0; }");
+    return reportCss(target);
 }
 
-/// A table; with `percents` (one per header) its columns get those widths and it spans the page.
 QString table(const QStringList &headers, const QStringList &rows, const QString &cls = QString(), const QVector<int> &percents = {})
 {
-    QString out = QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\"%1%2><thead><tr>")
-                      .arg(cls.isEmpty() ? QString() : QStringLiteral(" class=\"%1\"").arg(cls),
-                           percents.isEmpty() ? QString() : QStringLiteral(" width=\"100%\""));
-    for (qsizetype i = 0; i < headers.size(); ++i)
-        out += percents.isEmpty() ? QStringLiteral("<th>%1</th>").arg(headers[i])
-                                  : QStringLiteral("<th width=\"%1%\">%2</th>").arg(percents.value(i, 1)).arg(headers[i]);
-    out += QStringLiteral("</tr></thead><tbody>") + rows.join(QString()) + QStringLiteral("</tbody></table>");
-    return out;
+    return reportHtmlTable(headers, rows, cls, percents);
 }
 
 QString row(const QStringList &cells, const QString &cls = QString())
 {
-    QString out = cls.isEmpty() ? QStringLiteral("<tr>") : QStringLiteral("<tr class=\"%1\">").arg(cls);
-    for (const QString &c : cells)
-        out += c.startsWith(QStringLiteral("<td")) ? c : QStringLiteral("<td>%1</td>").arg(c);
-    return out + QStringLiteral("</tr>");
+    return reportHtmlRow(cells, cls);
 }
 
 /// Names and counts: "alice mark_success 5, bob mark_success 1", or "none".
@@ -260,12 +191,7 @@ QString histogramSection(const IncidentBundle &b, Target target)
     QString out = QStringLiteral("<h2>Events per bucket</h2>");
     if (target == Target::Pdf)
         return out + QStringLiteral("<p><img src=\"%1\" width=\"900\" height=\"244\"></p>").arg(kHistogramResource);
-    QString svg = QString::fromUtf8(bundleHistogramSvg(b));
-    // Inline in HTML5: no XML prolog, no namespace declarations (nothing that looks like a URL).
-    svg = svg.mid(svg.indexOf(QStringLiteral("<svg")));
-    svg.remove(QStringLiteral(" xmlns=\"http://www.w3.org/2000/svg\""));
-    svg.remove(QStringLiteral(" xmlns:xlink=\"http://www.w3.org/1999/xlink\""));
-    return out + QStringLiteral("<div class=\"chart\">%1</div>").arg(svg);
+    return out + QStringLiteral("<div class=\"chart\">%1</div>").arg(inlineSvg(bundleHistogramSvg(b)));
 }
 
 QString pinsSection(const IncidentBundle &b, const Clock &clock, Target target)
@@ -495,22 +421,13 @@ QString reportHtml(const IncidentBundle &b, const ReportOptions &options, Target
     return html;
 }
 
-/// Renders the histogram chart with `paint` on a scene of `size` (Qt Charts' layout needs the
-/// event loop's polish pass, run here once).
-template<typename Paint>
-void renderHistogram(const IncidentBundle &b, QSize size, Paint paint)
+/// The histogram chart of `b`, filled (the caller owns it).
+QChart *histogramChart(const IncidentBundle &b)
 {
     QStackedBarSeries *series = nullptr;
-    QGraphicsScene scene;
     QChart *chart = createHistogramChart(&series, QFont(QApplication::font().family(), 9));
-    scene.addItem(chart); // the scene owns it
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->setBackgroundBrush(Qt::white);
-    chart->setGeometry(QRectF(QPointF(0, 0), QSizeF(size)));
     fillHistogramChart(chart, series, bucketWindow(b.summary.perMinute, b.query.from, b.query.to), b.query.from, b.query.to);
-    QApplication::processEvents();
-    scene.setSceneRect(QRectF(QPointF(0, 0), QSizeF(size)));
-    paint(scene);
+    return chart;
 }
 
 } // namespace
@@ -536,20 +453,7 @@ std::optional<ReportFormat> reportFormatFromName(const QString &name)
 
 QByteArray bundleHistogramSvg(const IncidentBundle &bundle, QSize size)
 {
-    QBuffer buffer;
-    buffer.open(QIODevice::WriteOnly);
-    renderHistogram(bundle, size, [&](QGraphicsScene &scene) {
-        QSvgGenerator generator;
-        generator.setOutputDevice(&buffer);
-        generator.setSize(size);
-        generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setResolution(96);
-        generator.setTitle(QStringLiteral("Events per bucket, by store"));
-        QPainter painter(&generator);
-        painter.setRenderHint(QPainter::Antialiasing);
-        scene.render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), scene.sceneRect());
-    });
-    return buffer.data();
+    return reportChartSvg(histogramChart(bundle), size, QStringLiteral("Events per bucket, by store"));
 }
 
 QString bundleReportHtml(const IncidentBundle &bundle, const ReportOptions &options)
@@ -559,36 +463,10 @@ QString bundleReportHtml(const IncidentBundle &bundle, const ReportOptions &opti
 
 bool writeBundleReportPdf(const IncidentBundle &bundle, const QString &path, const ReportOptions &options, QString *error)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    QPdfWriter writer(&file);
-    writer.setPageLayout(reportPdfPageLayout()); // A4 landscape, 12 mm margins (the events table's widths assume it)
-    writer.setTitle(title(bundle));
-    writer.setCreator(QStringLiteral("Triage Console %1").arg(bundle.toolVersion));
-
-    QTextDocument document;
     // The histogram as an image three times the size it is shown at (sharp when printed).
-    const QSize shown(900, 244);
-    QImage image(shown * 3, QImage::Format_ARGB32);
-    image.fill(Qt::white);
-    renderHistogram(bundle, shown, [&](QGraphicsScene &scene) {
-        QPainter painter(&image);
-        painter.setRenderHint(QPainter::Antialiasing);
-        scene.render(&painter, QRectF(QPointF(0, 0), QSizeF(image.size())), scene.sceneRect());
-    });
-    document.addResource(QTextDocument::ImageResource, QUrl(kHistogramResource), image);
-    document.setHtml(reportHtml(bundle, options, Target::Pdf));
-    // Our own pages (ReportPages.h): rows and headings whole, table headers repeated.
-    printReportPages(document, writer, title(bundle));
-    file.close();
-    if (file.error() != QFileDevice::NoError) {
-        *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    const QImage image = reportChartImage(histogramChart(bundle), QSize(900, 244));
+    return writeReportPdf(path, title(bundle), QStringLiteral("Triage Console %1").arg(bundle.toolVersion),
+                          reportHtml(bundle, options, Target::Pdf), {{kHistogramResource, image}}, error);
 }
 
 bool writeBundleReport(const IncidentBundle &bundle, const QString &path, ReportFormat format, const ReportOptions &options,

@@ -17,6 +17,7 @@
 #include "Log.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
+#include "ReviewPane.h"
 #include "RecordStatus.h"
 #include "TextEscape.h"
 #include "Theme.h"
@@ -144,6 +145,10 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     connect(compensations, &CompensationsPane::keyActivated, this, &MainWindow::openKey);
     m_duplicates = duplicates;
     m_compensations = compensations;
+    // The daily review (DESIGN.md §8): loads when first shown; its items open their key here.
+    m_review = new ReviewPane(workspace, m_queues);
+    m_queues->addTab(m_review, tr("Review"));
+    connect(m_review, &ReviewPane::keyActivated, this, &MainWindow::openKey);
     // Incident replay: a time window across every store; loads when first shown.
     m_incident = new IncidentView(workspace, m_queues);
     m_queues->addTab(m_incident, tr("Incident"));
@@ -280,6 +285,11 @@ void MainWindow::showIncident(qint64 from, qint64 to)
     m_incident->setRange(from, to);
     m_incident->load();
     m_queues->setCurrentWidget(m_incident);
+}
+
+void MainWindow::showReview()
+{
+    m_queues->setCurrentWidget(m_review);
 }
 
 void MainWindow::openKey(const QString &key)

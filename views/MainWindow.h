@@ -28,6 +28,7 @@ class IncidentView;
 class KeyDetailView;
 class MessageBar;
 class QueuePane;
+class ReviewPane;
 class UpstreamClient;
 class Workspace;
 struct DeepLink;
@@ -81,6 +82,10 @@ public:
     /// The duplicate-key and compensation tabs (for tests).
     DuplicatesPane *duplicatesPane() const { return m_duplicates; }
     CompensationsPane *compensationsPane() const { return m_compensations; }
+    /// The Review tab (the daily review, DESIGN.md §8 "The Review view and the report").
+    ReviewPane *reviewPane() const { return m_review; }
+    /// Makes the Review tab current (it loads the day's review when first shown).
+    void showReview();
     /// The Incident tab (a time window across every store, DESIGN.md §7).
     IncidentView *incidentView() const { return m_incident; }
     /// Makes the Incident tab current with the window [from, to) (µs, UTC) and loads it.
@@ -147,6 +152,7 @@ private:
     quint64 m_reconcileCheck = 0; ///< generation of the latest freshness check (older answers are dropped)
     QMap<int, QueuePane *> m_panes;
     DuplicatesPane *m_duplicates = nullptr;
+    ReviewPane *m_review = nullptr;
     CompensationsPane *m_compensations = nullptr;
     IncidentView *m_incident = nullptr;
     QList<int> m_sizesBeforeIncident; ///< the split to restore when the Incident tab is left

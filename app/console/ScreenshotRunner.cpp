@@ -1,6 +1,8 @@
 #include "ScreenshotRunner.h"
 
 #include "IncidentView.h"
+#include "ReviewModel.h"
+#include "ReviewPane.h"
 #include "ReplayPanel.h"
 #include "WindowEventsModel.h"
 #include "KeyDetailView.h"
@@ -45,6 +47,26 @@ void ScreenshotRunner::start()
         }
     });
     connect(m_window->detailView(), &KeyDetailView::detailLoaded, this, &ScreenshotRunner::onDetailLoaded);
+    if (m_review) {
+        ReviewPane *review = m_window->reviewPane();
+        connect(review, &ReviewPane::loaded, this, [this, review] {
+            if (m_reviewReady)
+                return;
+            if (m_selectKey.isEmpty() && review->itemsModel()->rowCount() > 0) {
+                m_detailWanted = true;
+                m_waitingFor = QStringLiteral("the detail of the Review tab's first item");
+                review->selectEscalation(review->itemsModel()->itemAt(0)->row.escalation.id);
+            }
+            m_reviewReady = true;
+            maybeShoot();
+        });
+        connect(review, &ReviewPane::loadFailed, this, [this](const QString &message) {
+            m_dbError = message; // shown in the shot; exit 2
+            m_failedWhat = QStringLiteral("the Review tab");
+            m_reviewReady = true;
+            maybeShoot();
+        });
+    }
     if (m_incident)
         connect(m_window->incidentView(), &IncidentView::windowLoaded, this, [this] {
             IncidentView *view = m_window->incidentView();
@@ -86,7 +108,7 @@ void ScreenshotRunner::onPageLoaded()
         m_detailWanted = true;
         m_waitingFor = QStringLiteral("the detail of %1").arg(m_selectKey);
         m_window->openKey(m_selectKey);
-    } else if (pane->model()->rowCount() > 0 && !m_incident) {
+    } else if (pane->model()->rowCount() > 0 && !m_incident && !m_review) {
         m_detailWanted = true;
         m_waitingFor = QStringLiteral("the detail of the first row");
         pane->selectRow(0);
@@ -137,6 +159,10 @@ void ScreenshotRunner::maybeShoot()
         m_waitingFor = QStringLiteral("the Incident tab's window");
         return;
     }
+    if (m_review && !m_reviewReady) {
+        m_waitingFor = QStringLiteral("the Review tab's review");
+        return;
+    }
     if (!m_action.isEmpty() && m_detailWanted && (!m_actionDone || m_window->detailView()->isLoading()))
         return;
     if (!m_countReady) {
@@ -164,7 +190,7 @@ void ScreenshotRunner::shoot()
     m_timeout.stop();
     logger("app")->info("screenshot saved to {}", QFileInfo(m_path).absoluteFilePath());
     if (!m_dbError.isEmpty())
-        emit finished(2, QStringLiteral("screenshot saved to %1, but the Unknown queue failed: %2").arg(m_path, m_dbError));
+        emit finished(2, QStringLiteral("screenshot saved to %1, but %2 failed: %3").arg(m_path, m_failedWhat, m_dbError));
     else
         emit finished(0, QString());
 }

@@ -28,6 +28,10 @@ public:
     /// Unknown queue's first page, for IncidentView::windowLoaded() (the caller makes the tab
     /// current with MainWindow::showIncident()); no row is selected unless `selectKey` is set.
     void setIncidentTab(bool incident) { m_incident = incident; }
+    /// Shoots the Review tab (the caller makes it current with MainWindow::showReview()): waits,
+    /// besides the Unknown queue's first page, for ReviewPane::loaded() (then selects the first
+    /// item shown and waits for its key's detail) or loadFailed() (the shot shows the error; exit 2).
+    void setReviewTab(bool review) { m_review = review; }
     /// With setIncidentTab(): once the window is in, makes event row `row` of the Incident tab's
     /// list current (the replay panel's playhead) and waits for its "As of T" panel; -1: none.
     void setIncidentSelect(int row) { m_incidentSelect = row; }
@@ -58,6 +62,8 @@ private:
     QTimer m_timeout;
     QTimer m_countGrace; ///< started when all but the count is ready
     bool m_pageReady = false;
+    bool m_review = false;
+    bool m_reviewReady = false;
     bool m_countReady = false;
     bool m_detailWanted = false;
     bool m_detailReady = false;
@@ -65,6 +71,7 @@ private:
     bool m_shooting = false;
     QString m_waitingFor;
     QString m_dbError;
+    QString m_failedWhat = QStringLiteral("the Unknown queue"); ///< what m_dbError is about
     QString m_action;
     bool m_actionStarted = false;
     bool m_actionDone = false;

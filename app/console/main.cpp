@@ -64,7 +64,8 @@ int main(int argc, char *argv[])
                                         QStringLiteral("ACTION"));
     QCommandLineOption screenshotTab(QStringLiteral("screenshot-tab"),
                                      QStringLiteral("With --screenshot: shoot TAB (\"incident\": the Incident tab with the window "
-                                                    "of --incident-from/--incident-to, default the last 24 h; on the demo its outage)."),
+                                                    "of --incident-from/--incident-to, default the last 24 h; on the demo its outage; \"review\": the Review "
+                                                    "tab on today's review with its first item's key)."),
                                      QStringLiteral("TAB"));
     screenshotTab.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption incidentFrom(QStringLiteral("incident-from"),
@@ -166,13 +167,14 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "triage-console: --screenshot-action must be \"query\"\n");
         return 1;
     }
-    if (parser.isSet(screenshotTab) && parser.value(screenshotTab) != QLatin1String("incident")) {
-        std::fprintf(stderr, "triage-console: --screenshot-tab must be \"incident\"\n");
+    const bool reviewTab = parser.value(screenshotTab) == QLatin1String("review");
+    if (parser.isSet(screenshotTab) && parser.value(screenshotTab) != QLatin1String("incident") && !reviewTab) {
+        std::fprintf(stderr, "triage-console: --screenshot-tab must be \"incident\" or \"review\"\n");
         return 1;
     }
     // The Incident tab's window: absolute UTC; a missing end is now, a missing start 24 h before the end.
     const bool windowLink = link && link->kind == DeepLink::Kind::Window;
-    const bool incident = parser.isSet(screenshotTab) || parser.isSet(incidentFrom) || parser.isSet(incidentTo) || windowLink;
+    const bool incident = (parser.isSet(screenshotTab) && !reviewTab) || parser.isSet(incidentFrom) || parser.isSet(incidentTo) || windowLink;
     UtcMicros incidentEnd = (QDateTime::currentMSecsSinceEpoch() / 1000 + 1) * 1000000;
     UtcMicros incidentStart = 0;
     for (const auto &[option, target] : {std::pair{&incidentTo, &incidentEnd}, std::pair{&incidentFrom, &incidentStart}}) {
@@ -250,6 +252,8 @@ int main(int argc, char *argv[])
     }
     else if (incident)
         window.showIncident(incidentStart, incidentEnd);
+    else if (reviewTab)
+        window.showReview(); // loads the day's review when shown
     else if (demoWindow)
         window.incidentView()->setRange(incidentStart, incidentEnd); // loads when first shown
 
@@ -261,6 +265,7 @@ int main(int argc, char *argv[])
         runner->setAction(parser.value(screenshotAction));
         runner->setIncidentTab(incident || openIncidentId > 0);
         runner->setIncidentSelect(incidentRow);
+        runner->setReviewTab(reviewTab);
         QObject::connect(runner.get(), &ScreenshotRunner::finished, &app, [&exitCode](int code, const QString &message) {
             if (!message.isEmpty())
                 std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(message));

@@ -1,0 +1,278 @@
+// The daily review's models (DESIGN.md §8 "The Review view and the report").
+#include "ReviewModel.h"
+
+#include "StatusTone.h"
+#include "TimeText.h"
+
+#include <QHash>
+
+
+namespace triage {
+
+QVector<ReviewTrendDay> reviewTrendByDay(const ReviewSnapshot &snapshot, int days)
+{
+    QVector<ReviewTrendDay> out;
+    const QDate last = snapshot.day.day;
+    if (!last.isValid() || days <= 0)
+        return out;
+    QHash<QDate, int> index;
+    for (int i = days - 1; i >= 0; --i) {
+        ReviewTrendDay d;
+        d.day = last.addDays(-i);
+        index.insert(d.day, out.size());
+        out << d;
+    }
+    for (const ReviewDailyRow &r : snapshot.trend) {
+        const auto it = index.constFind(r.day);
+        if (it == index.cend())
+            continue;
+        ReviewTrendDay &d = out[*it];
+        d.opened += r.opened;
+        d.resolved += r.resolved;
+        d.openAtEnd += r.openAtEnd;
+        d.breaches += r.breaches;
+        d.complete = d.complete && r.complete;
+        d.hasRows = true;
+    }
+    return out;
+}
+
+QVector<std::pair<EscalationReason, int>> reviewOpenByReason(const ReviewSnapshot &snapshot)
+{
+    QVector<std::pair<EscalationReason, int>> out;
+    for (EscalationReason reason : allEscalationReasons()) {
+        int n = 0;
+        for (const ReviewGroup &g : snapshot.groups)
+            if (g.reason == reason)
+                n += g.escalations;
+        if (n > 0)
+            out.append({reason, n});
+    }
+    return out;
+}
+
+QString reviewMoneyText(const QVector<MoneyTotal> &money)
+{
+    QStringList parts;
+    for (const MoneyTotal &m : money) {
+        const QString currency = m.currency.isEmpty() ? QStringLiteral("(no currency)") : m.currency;
+        QString text = m.count > 0 ? QStringLiteral("%1 %2 (%3").arg(currency, m.sum).arg(m.count) : QStringLiteral("%1 (0").arg(currency);
+        if (m.unknown > 0)
+            text += QStringLiteral(", %1 unknown").arg(m.unknown);
+        parts << text + QLatin1Char(')');
+    }
+    return parts.isEmpty() ? QStringLiteral("—") : parts.join(QStringLiteral(" · "));
+}
+
+QString reviewDurationText(std::optional<double> seconds)
+{
+    return seconds ? humanDuration(*seconds) : QStringLiteral("—");
+}
+
+// ---- groups ----
+
+ReviewGroupsModel::ReviewGroupsModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void ReviewGroupsModel::setSnapshot(const ReviewSnapshot &snapshot)
+{
+    beginResetModel();
+    m_groups = snapshot.groups;
+    m_totalMoney = snapshot.totals.openMoney;
+    endResetModel();
+}
+
+const ReviewGroup *ReviewGroupsModel::groupAt(int row) const
+{
+    return row >= 0 && row < m_groups.size() ? &m_groups[row] : nullptr;
+}
+
+int ReviewGroupsModel::totalEscalations() const
+{
+    int n = 0;
+    for (const ReviewGroup &g : m_groups)
+        n += g.escalations;
+    return n;
+}
+
+int ReviewGroupsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() || m_groups.isEmpty() ? 0 : int(m_groups.size()) + 1;
+}
+
+int ReviewGroupsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ReviewGroupsModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid())
+        return {};
+    const bool total = index.row() == m_groups.size();
+    const ReviewGroup *g = groupAt(index.row());
+    if (role == IsTotalRole)
+        return total;
+    if (role == EscalationIdsRole) {
+        QVariantList ids;
+        if (g)
+            for (qint64 id : g->escalationIds)
+                ids << id;
+        return ids;
+    }
+    if (role == Qt::TextAlignmentRole && index.column() >= EscalationsColumn && index.column() <= BreachedColumn)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == roles::Tone && index.column() == BreachedColumn && g && g->breached > 0)
+        return int(Tone::Danger);
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    if (total) {
+        int keys = 0, breached = 0;
+        for (const ReviewGroup &x : m_groups) {
+            keys += x.keys;
+            breached += x.breached;
+        }
+        switch (index.column()) {
+        case BucketColumn: return tr("Total");
+        case EscalationsColumn: return totalEscalations();
+        case KeysColumn: return QVariant(); // keys may repeat across groups: not summed
+        case BreachedColumn: return breached;
+        case MoneyColumn: return reviewMoneyText(m_totalMoney);
+        default: return QVariant();
+        }
+    }
+    switch (index.column()) {
+    case BucketColumn: return ageBucketLabel(g->bucket);
+    case ReasonColumn: return escalationReasonName(g->reason);
+    case BizTypeColumn: return g->bizType.isEmpty() ? QStringLiteral("(unknown)") : g->bizType;
+    case EscalationsColumn: return g->escalations;
+    case KeysColumn: return g->keys;
+    case BreachedColumn: return g->breached;
+    case MoneyColumn: return reviewMoneyText(g->money);
+    default: return {};
+    }
+}
+
+QVariant ReviewGroupsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const char *names[] = {"Age", "Reason", "biz_type", "Escalations", "Keys", "Breached", "Money (per currency)"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+// ---- items ----
+
+ReviewItemsModel::ReviewItemsModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void ReviewItemsModel::setSnapshot(const ReviewSnapshot &snapshot)
+{
+    beginResetModel();
+    m_all = snapshot.open;
+    rebuild();
+    endResetModel();
+}
+
+void ReviewItemsModel::setNewOnly(bool newOnly)
+{
+    if (newOnly == m_newOnly)
+        return;
+    beginResetModel();
+    m_newOnly = newOnly;
+    rebuild();
+    endResetModel();
+}
+
+void ReviewItemsModel::rebuild()
+{
+    m_rows.clear();
+    for (int i = 0; i < m_all.size(); ++i)
+        if (!m_newOnly || m_all[i].newSinceSignOff || m_all[i].changedSinceSignOff)
+            m_rows << i;
+}
+
+const ReviewItem *ReviewItemsModel::itemAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? &m_all[m_rows[row]] : nullptr;
+}
+
+int ReviewItemsModel::rowOf(qint64 id) const
+{
+    for (int r = 0; r < m_rows.size(); ++r)
+        if (m_all[m_rows[r]].row.escalation.id == id)
+            return r;
+    return -1;
+}
+
+int ReviewItemsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int ReviewItemsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ReviewItemsModel::data(const QModelIndex &index, int role) const
+{
+    const ReviewItem *item = index.isValid() ? itemAt(index.row()) : nullptr;
+    if (!item)
+        return {};
+    const Escalation &e = item->row.escalation;
+    switch (role) {
+    case EscalationIdRole: return e.id;
+    case IdemKeyRole: return e.idemKey;
+    case roles::Monospace: return index.column() == KeyColumn || index.column() == FirstColumn || index.column() == SlaColumn;
+    case roles::ElideMiddle: return index.column() == KeyColumn;
+    case roles::FullText:
+        if (index.column() == KeyColumn)
+            return e.idemKey;
+        if (index.column() == FirstColumn)
+            return e.firstEscalatedAt;
+        if (index.column() == SlaColumn)
+            return e.slaDueAt;
+        return {};
+    case roles::Tone:
+        if (index.column() == SlaColumn && (item->breached || e.overdue))
+            return int(Tone::Danger);
+        if (index.column() == SinceColumn && item->newSinceSignOff)
+            return int(Tone::Info);
+        if (index.column() == SinceColumn && item->changedSinceSignOff)
+            return int(Tone::Warning);
+        return {};
+    case Qt::DisplayRole:
+    case Qt::ToolTipRole: break;
+    default: return {};
+    }
+    switch (index.column()) {
+    case SinceColumn: return item->newSinceSignOff ? tr("new") : item->changedSinceSignOff ? tr("changed") : QString();
+    case KeyColumn: return e.idemKey;
+    case ReasonColumn: return escalationReasonName(e.reason);
+    case BizTypeColumn: return e.bizType;
+    case BucketColumn: return ageBucketLabel(item->bucket);
+    case FirstColumn: return utcToSecond(e.firstEscalatedAt);
+    case SlaColumn:
+        return item->breached ? tr("BREACHED %1").arg(utcToSecond(item->breachDueAt.isEmpty() ? e.slaDueAt : item->breachDueAt))
+                              : utcToSecond(e.slaDueAt);
+    case ClaimColumn: {
+        const auto c = item->row.shownClaim();
+        return c ? c->holder : QString();
+    }
+    case ReviewedColumn:
+        return item->lastReviewedBy.isEmpty() ? QString() : QStringLiteral("%1 %2").arg(item->lastReviewedBy, utcToSecond(item->lastReviewedAt));
+    case NotesColumn: return item->notes;
+    case AmountColumn: return e.amount ? QStringLiteral("%1 %2").arg(e.currency, *e.amount).trimmed() : QStringLiteral("—");
+    default: return {};
+    }
+}
+
+QVariant ReviewItemsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const char *names[] = {"Since sign-off", "Key", "Reason", "biz_type", "Age", "First escalated (UTC)",
+                                  "SLA due (UTC)", "Claimed by", "Reviewed", "Notes", "Amount"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+} // namespace triage

@@ -1,0 +1,110 @@
+#pragma once
+// The daily review's models (DESIGN.md §8 "The Review view and the report"): the groups table
+// and the items list of one ReviewSnapshot, and the pure figures the view, its charts and the
+// report share (trend per day, open by reason, money and median text). No widgets, no SQL: the
+// snapshot comes from readReview() (Review.h); these only present it.
+
+#include "ModelRoles.h"
+#include "Review.h"
+
+#include <QAbstractTableModel>
+
+namespace triage {
+
+/// One day of the trend: the sums over biz_type × reason of triage_review_daily's counts. No
+/// median here: a day's medians are per (biz_type, reason) row and are never combined.
+struct ReviewTrendDay {
+    QDate day;
+    int opened = 0, resolved = 0, openAtEnd = 0, breaches = 0;
+    bool complete = true;  ///< every row of the day was complete (false: the day was still running)
+    bool hasRows = false;  ///< any trend row exists for the day (false: shown as 0, "no data")
+};
+
+/// The `days` days ending with the snapshot's day (oldest first, exactly `days` entries), each
+/// the sum of snapshot.trend's rows of that day (zero and hasRows false when none). Pure.
+QVector<ReviewTrendDay> reviewTrendByDay(const ReviewSnapshot &snapshot, int days);
+
+/// Open escalations per reason (from snapshot.groups), reasons in the enum's order, only those
+/// with any; the counts add up to snapshot.totals.open. Pure.
+QVector<std::pair<EscalationReason, int>> reviewOpenByReason(const ReviewSnapshot &snapshot);
+
+/// "EUR 1250.50 (3) · USD 10.00 (1, 2 unknown)"; "—" when empty. Amounts exactly as summed.
+QString reviewMoneyText(const QVector<MoneyTotal> &money);
+
+/// A median (seconds) as humanDuration() prints it ("3d 4h"); "—" for nullopt.
+QString reviewDurationText(std::optional<double> seconds);
+
+/// The groups of a snapshot (age bucket × reason × biz_type), one row each, then a last
+/// "Total" row whose counts are the sums (== snapshot.totals.open escalations).
+class ReviewGroupsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { BucketColumn, ReasonColumn, BizTypeColumn, EscalationsColumn, KeysColumn, BreachedColumn, MoneyColumn, ColumnCount };
+    enum Role {
+        EscalationIdsRole = roles::FirstModelRole, ///< QVariantList of qint64: the rows behind the group
+        IsTotalRole,                               ///< bool: the total row
+    };
+    explicit ReviewGroupsModel(QObject *parent = nullptr);
+    /// Replaces the rows (a model reset).
+    void setSnapshot(const ReviewSnapshot &snapshot);
+    /// The group of `row` (nullptr for the total row or out of range).
+    const ReviewGroup *groupAt(int row) const;
+    /// Sum of the escalations column over the groups (the total row's value).
+    int totalEscalations() const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    QVector<ReviewGroup> m_groups;
+    QVector<MoneyTotal> m_totalMoney;
+};
+
+/// The open items of a snapshot (oldest first), all of them or only those new or changed since
+/// the last sign-off (setNewOnly()).
+class ReviewItemsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        SinceColumn,     ///< "new" / "changed" / "" since the last sign-off
+        KeyColumn,       ///< idempotency key (monospace, elided in the middle)
+        ReasonColumn,
+        BizTypeColumn,
+        BucketColumn,    ///< age bucket label
+        FirstColumn,     ///< first escalated (UTC, to the second)
+        SlaColumn,       ///< sla_due_at (UTC), "BREACHED" tone when breached
+        ClaimColumn,     ///< "alice" (the shown claim's holder) or ""
+        ReviewedColumn,  ///< "bob 2026-12-02 08:00:00" or ""
+        NotesColumn,
+        AmountColumn,    ///< "EUR 12.50" or "—"
+        ColumnCount
+    };
+    enum Role {
+        EscalationIdRole = roles::FirstModelRole, ///< qint64
+        IdemKeyRole,                              ///< QString
+    };
+    explicit ReviewItemsModel(QObject *parent = nullptr);
+    void setSnapshot(const ReviewSnapshot &snapshot);
+    /// Only items new or changed since the last sign-off.
+    void setNewOnly(bool newOnly);
+    bool newOnly() const { return m_newOnly; }
+    /// The item of `row` (nullptr out of range).
+    const ReviewItem *itemAt(int row) const;
+    /// The row of escalation `id`, -1 when not shown.
+    int rowOf(qint64 id) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    void rebuild();
+    QVector<ReviewItem> m_all;
+    QVector<int> m_rows; // indexes into m_all
+    bool m_newOnly = false;
+};
+
+} // namespace triage
