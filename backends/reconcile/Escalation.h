@@ -11,6 +11,7 @@
 #include "DbSession.h"
 #include "TimeText.h"
 
+#include <QSet>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -173,6 +174,10 @@ QVector<Escalation> list(DbSession &session, const EscalationQuery &query);
 qint64 count(DbSession &session, const EscalationQuery &query);
 /// The open escalations of `keys` (one statement per ≤ 500 keys). Throws DbException.
 QVector<Escalation> openForKeys(DbSession &session, const QStringList &keys);
+/// The source_refs that resolved EXTERNAL escalations of `keys` carry, as "<key>\n<source_ref>"
+/// (one statement per ≤ 500 keys): a raise of EXTERNAL with one of them is NotReopened
+/// (raise()); the dry run reads them to say so (DESIGN.md §8 "Dry run"). Throws DbException.
+QSet<QString> resolvedExternalRefs(DbSession &session, const QStringList &keys);
 } // namespace escalation_sql
 
 } // namespace triage

@@ -370,34 +370,48 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             case ReconcileActionKind::None: sum.errors += !inputs[&k - results.data()].storeErrors.isEmpty(); break;
             case ReconcileActionKind::Escalate: break;
             }
-            if (!k.action.escalations.isEmpty())
-                ++sum.escalated;
-            for (const ReconcileEscalation &e : k.action.escalations)
-                sum.byReason[escalationReasonName(e.reason)] += 1;
         }
-        // What a real run would create or update: a reason with an open escalation of the key
-        // updates it, any other creates one (DESIGN.md §8 "Dry run").
+        // What a real run would create, update or leave alone (step 7, DESIGN.md §8 "Dry run"):
+        // EXTERNAL with a source_ref that a resolved EXTERNAL escalation of the key carries is
+        // NotReopened (nothing written, not counted); else a reason with an open escalation of
+        // the key updates it, any other creates one.
         QStringList raisingKeys;
         for (const ReconcileKeyResult &k : std::as_const(results))
             if (!k.action.escalations.isEmpty())
                 raisingKeys << k.idemKey;
         if (!raisingKeys.isEmpty()) {
-            const auto open = idem.run<QSet<QString>>([raisingKeys](DbSession &s) {
-                                      QSet<QString> keyReasons;
-                                      for (const Escalation &e : escalation_sql::openForKeys(s, raisingKeys))
-                                          keyReasons.insert(e.idemKey + QLatin1Char('\n') + escalationReasonName(e.reason));
-                                      return keyReasons;
-                                  })
-                                  .result();
-            if (!open.ok())
-                return failRun(*open.error);
-            for (const ReconcileKeyResult &k : std::as_const(results))
+            struct Known {
+                QSet<QString> open;     ///< "<key>\n<reason>"
+                QSet<QString> resolved; ///< "<key>\n<source_ref>" of resolved EXTERNAL
+            };
+            const auto known = idem.run<Known>([raisingKeys](DbSession &s) {
+                                       Known k;
+                                       for (const Escalation &e : escalation_sql::openForKeys(s, raisingKeys))
+                                           k.open.insert(e.idemKey + QLatin1Char('\n') + escalationReasonName(e.reason));
+                                       k.resolved = escalation_sql::resolvedExternalRefs(s, raisingKeys);
+                                       return k;
+                                   })
+                                   .result();
+            if (!known.ok())
+                return failRun(*known.error);
+            for (ReconcileKeyResult &k : results) {
+                bool any = false;
                 for (const ReconcileEscalation &e : k.action.escalations) {
-                    if (open->contains(k.idemKey + QLatin1Char('\n') + escalationReasonName(e.reason)))
+                    if (e.reason == EscalationReason::External && !e.sourceRef.isEmpty()
+                        && known->resolved.contains(k.idemKey + QLatin1Char('\n') + e.sourceRef))
+                        continue; // NotReopened
+                    any = true;
+                    sum.byReason[escalationReasonName(e.reason)] += 1;
+                    if (known->open.contains(k.idemKey + QLatin1Char('\n') + escalationReasonName(e.reason)))
                         ++sum.escalationsUpdated;
                     else
                         ++sum.escalationsCreated;
                 }
+                sum.escalated += any;
+                sum.waiting += any && k.action.awaitingConfirmation; // as the real run counts it
+                if (!any && !k.action.escalations.isEmpty() && k.action.kind == ReconcileActionKind::Escalate)
+                    k.outcome = QStringLiteral("dry_run:") + reconcileActionName(ReconcileActionKind::None); // a real run: "nothing"
+            }
         }
         sum.keys << results;
         sum.state = QStringLiteral("finished");
