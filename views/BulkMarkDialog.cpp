@@ -25,7 +25,8 @@ std::optional<TicketRow> singleTicket(const KeyDetail &d)
 
 } // namespace
 
-BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, RecordStatusCode toStatus, QWidget *parent)
+BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, RecordStatusCode toStatus, const QVector<ClaimBlock> &held,
+                               QWidget *parent)
     : QDialog(parent), m_details(std::move(details)), m_toStatus(toStatus)
 {
     setObjectName(QStringLiteral("bulkMarkDialog"));
@@ -41,6 +42,18 @@ BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, RecordStatusCode toSt
                              this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
+    QHash<QString, Claim> claimOf;
+    for (const ClaimBlock &b : held)
+        claimOf.insert(b.idemKey, b.claim);
+    if (!held.isEmpty()) {
+        auto *claims = new QLabel(QStringLiteral("%1 claimed by other operators (shown on their lines): you will be asked before "
+                                                 "they are marked.")
+                                      .arg(held.size() == 1 ? QStringLiteral("1 key is") : QStringLiteral("%1 keys are").arg(held.size())),
+                                  this);
+        claims->setObjectName(QStringLiteral("bulkClaims"));
+        claims->setWordWrap(true);
+        layout->addWidget(claims);
+    }
     m_keys = new QListWidget(this);
     m_keys->setObjectName(QStringLiteral("bulkKeys"));
     m_keys->setFont(theme::monospaceFont(-0.5));
@@ -63,8 +76,13 @@ BulkMarkDialog::BulkMarkDialog(QVector<KeyDetail> details, RecordStatusCode toSt
             if (!rules.allowed && (toStatus != Success || singleTicket(d).has_value()))
                 line += QStringLiteral(" \u2014 will be refused: %1").arg(rules.reason);
         }
+        const auto c = claimOf.constFind(d.idemKey);
+        if (c != claimOf.cend())
+            line += QStringLiteral("   \u2014 %1").arg(claimedUntilText(*c));
         m_keys->addItem(line);
         m_keys->item(m_keys->count() - 1)->setToolTip(line);
+        if (c != claimOf.cend()) // visible without scrolling to the claim at the end of the line
+            m_keys->item(m_keys->count() - 1)->setBackground(QColor(0xff, 0xf4, 0xd6));
     }
     layout->addWidget(m_keys, 1);
     layout->addWidget(new QLabel(QStringLiteral("<b>Reason</b> (at least %1 characters, audited on every row):").arg(kMarkReasonMinLength),

@@ -11,18 +11,19 @@
 namespace triage {
 
 BulkMarkReportDialog::BulkMarkReportDialog(const QVector<MarkRequest> &requests, const QVector<Outcome<MarkResult>> &results,
-                                           QWidget *parent)
+                                           const QVector<ClaimBlock> &skipped, QWidget *parent)
     : QDialog(parent)
 {
     setObjectName(QStringLiteral("bulkMarkReport"));
-    setWindowTitle(QStringLiteral("Bulk mark: %1").arg(countText(requests.size(), QStringLiteral("row"))));
+    const int rows = int(requests.size() + skipped.size());
+    setWindowTitle(QStringLiteral("Bulk mark: %1").arg(countText(rows, QStringLiteral("row"))));
     resize(860, 480);
     auto *layout = new QVBoxLayout(this);
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("bulkSummary"));
     layout->addWidget(m_summary);
     m_table = reportTable({QStringLiteral("idem_key"), QStringLiteral("outcome"), QStringLiteral("audit"), QStringLiteral("message")},
-                          int(requests.size()), this);
+                          rows, this);
     m_table->setObjectName(QStringLiteral("bulkReportTable"));
     m_table->setColumnWidth(0, 300);
     QMap<QString, int> counts;
@@ -45,10 +46,18 @@ BulkMarkReportDialog::BulkMarkReportDialog(const QVector<MarkRequest> &requests,
                                                                                                    : QColor(0xfd, 0xe7, 0xe7);
         m_table->item(i, 1)->setBackground(tone);
     }
+    for (int j = 0; j < skipped.size(); ++j) {
+        const int i = int(requests.size()) + j;
+        setCell(m_table, i, 0, skipped[j].idemKey);
+        setCell(m_table, i, 1, QStringLiteral("skipped"));
+        setCell(m_table, i, 3, QStringLiteral("not marked: %1").arg(skipped[j].message()));
+        m_table->item(i, 1)->setBackground(QColor(0xff, 0xf4, 0xd6));
+        ++counts[QStringLiteral("skipped")];
+    }
     QStringList parts;
     for (auto it = counts.cbegin(); it != counts.cend(); ++it)
         parts << QStringLiteral("%1 %2").arg(it.value()).arg(it.key());
-    m_summary->setText(QStringLiteral("%1: %2").arg(countText(requests.size(), QStringLiteral("row")), parts.join(QStringLiteral(", "))));
+    m_summary->setText(QStringLiteral("%1: %2").arg(countText(rows, QStringLiteral("row")), parts.join(QStringLiteral(", "))));
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     layout->addWidget(m_table, 1);
     layout->addWidget(buttons);

@@ -22,4 +22,12 @@ QMessageBox *askBeforeActingOnClaimedKey(QWidget *parent, QObject *context, cons
                                          const QString &question, const QString &what, const QString &goLabel,
                                          std::function<void()> go);
 
+/// The question asked before a bulk action on keys some of which others hold (DESIGN.md §8,
+/// bulk marks from the queues): a window-modal box on `parent` titled "Keys claimed by
+/// others", saying `text` (bulkClaimQuestionText()), with Cancel (the default: nothing
+/// happens), "Skip claimed keys" (calls `skip`) and "Mark all anyway" (calls `all`), each
+/// through `context`. Deleted when closed. Whether to ask is the caller's claimsAskingFirst().
+QMessageBox *askBeforeBulkActingOnClaimedKeys(QWidget *parent, QObject *context, const QString &text, std::function<void()> skip,
+                                              std::function<void()> all);
+
 } // namespace triage

@@ -8,8 +8,7 @@
 #include "IncidentView.h"
 
 #include "BizTypeCheck.h"
-#include "BulkMarkDialog.h"
-#include "BulkMarkReportDialog.h"
+#include "BulkMarkFlow.h"
 #include "BulkQueryDialog.h"
 #include "ConnectionIndicator.h"
 #include "KeyDetailView.h"
@@ -423,23 +422,7 @@ void MainWindow::markSelected(RecordStatusCode toStatus)
     if (!pane || m_workspace->config().readOnly)
         return;
     loadDetails(pane->selectedKeys(), [this, toStatus](QVector<KeyDetail> details) {
-        auto *dialog = new BulkMarkDialog(std::move(details), toStatus, this);
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        connect(dialog, &QDialog::accepted, this, [this, dialog] {
-            const QVector<MarkRequest> requests = dialog->requests(m_workspace->config().operatorName);
-            statusBar()->showMessage(QStringLiteral("Marking %1\u2026").arg(countText(requests.size(), QStringLiteral("record"))));
-            whenReady(markRecords(*m_workspace, requests), this, [this, requests](const QVector<Outcome<MarkResult>> &results) {
-                statusBar()->clearMessage();
-                auto *report = new BulkMarkReportDialog(requests, results, this);
-                report->setAttribute(Qt::WA_DeleteOnClose);
-                report->open();
-                emit bulkDialogOpened(report);
-                refreshAfterAction();
-                m_detail->reload();
-            });
-        });
-        dialog->open();
-        emit bulkDialogOpened(dialog);
+        confirmBulkMark(this, m_workspace, std::move(details), toStatus);
     });
 }
 

@@ -68,6 +68,13 @@ void DbWorker::openIfNeeded()
     m_wasOpen = true;
 }
 
+void DbWorker::waitForQueuedJobs()
+{
+    // Queued behind every job submitted so far (one FIFO queue): when it runs, they have all
+    // run and finished their promises, which started their continuations.
+    QMetaObject::invokeMethod(m_context, [] {}, Qt::BlockingQueuedConnection);
+}
+
 void DbWorker::setOpenCheck(std::shared_ptr<OpenCheck> check)
 {
     // Queued like a job, so it holds for every job submitted after this call.

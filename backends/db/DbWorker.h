@@ -10,6 +10,7 @@
 #include <QPromise>
 #include <QThread>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -66,6 +67,7 @@ public:
     template <typename T>
     QFuture<Outcome<T>> run(std::function<T(DbSession &)> job, Retry retry = Retry::OnReconnect)
     {
+        m_submitted.fetch_add(1);
         auto promise = std::make_shared<QPromise<Outcome<T>>>();
         QFuture<Outcome<T>> future = promise->future();
         promise->start();
@@ -81,6 +83,13 @@ public:
             Qt::QueuedConnection);
         return future;
     }
+
+    /// How many jobs run() has queued so far. Thread-safe.
+    quint64 submittedJobs() const { return m_submitted.load(); }
+    /// Returns once every job queued before this call has run and finished its future, so the
+    /// continuations those futures start have been handed on (e.g. to a thread pool). Opens
+    /// nothing. Call from another thread than the worker's, never from a job.
+    void waitForQueuedJobs();
 
 signals:
     /// The store's connection changed: `up` false with the reason when it failed or
@@ -155,6 +164,7 @@ private:
     std::unique_ptr<DbSession> m_session;   ///< created, used and destroyed in m_thread
     std::shared_ptr<SessionActivity> m_activity = std::make_shared<SessionActivity>();
     quint64 m_jobSerial = 0;                ///< last job serial (worker thread only)
+    std::atomic<quint64> m_submitted{0};    ///< jobs queued by run() (any thread)
     bool m_wasOpen = false;                 ///< opened successfully at least once
     bool m_reportedDown = false;
     std::shared_ptr<OpenCheck> m_openCheck; ///< worker thread only (set through m_context)

@@ -11,6 +11,29 @@ WorkerPool::WorkerPool(ConnectionProfile profile, int size)
 
 WorkerPool::~WorkerPool() = default;
 
+quint64 WorkerPool::submittedJobs()
+{
+    QMutexLocker lock(&m_mutex);
+    quint64 n = 0;
+    for (const auto &w : m_workers)
+        if (w)
+            n += w->submittedJobs();
+    return n;
+}
+
+void WorkerPool::waitForQueuedJobs()
+{
+    std::vector<DbWorker *> created; // workers live as long as the pool: wait outside the lock
+    {
+        QMutexLocker lock(&m_mutex);
+        for (const auto &w : m_workers)
+            if (w)
+                created.push_back(w.get());
+    }
+    for (DbWorker *w : created)
+        w->waitForQueuedJobs();
+}
+
 DbWorker &WorkerPool::at(int i)
 {
     Q_ASSERT(i >= 0 && i < m_size);

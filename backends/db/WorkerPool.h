@@ -26,6 +26,10 @@ public:
     int size() const { return m_size; }
     /// Worker `i`, 0 <= i < size(); created on the first call for `i`.
     DbWorker &at(int i);
+    /// DbWorker::submittedJobs() summed over the workers created so far. Thread-safe.
+    quint64 submittedJobs();
+    /// DbWorker::waitForQueuedJobs() on each worker created so far.
+    void waitForQueuedJobs();
     /// Installs `check` on every worker, those created later included (DbWorker::setOpenCheck()).
     void setOpenCheck(std::shared_ptr<OpenCheck> check);
 

@@ -17,7 +17,35 @@ Workspace::Workspace(WorkspaceConfig config, QObject *parent) : QObject(parent),
     }
 }
 
-Workspace::~Workspace() = default;
+Workspace::~Workspace()
+{
+    // Nothing may outlive what it uses (DESIGN.md §3). Members are destroyed in
+    // reverse order: the merge pool first, then the workers, whose destructors still run the
+    // jobs queued on them. A job that finished then started its continuation on the destroyed
+    // pool (QFuture::then(mergePool(), …): queue pages, key details, marks), a use after free
+    // that corrupted the heap once in tst_views_display (malloc_consolidate on the idempotency
+    // worker). So drain first: each worker's queued jobs (their continuations are then in the
+    // pool), then the pool (whose continuations may queue further jobs), until a round queues
+    // no new job.
+    for (;;) {
+        const quint64 before = submittedJobs();
+        for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+            m_workers[int(role)]->waitForQueuedJobs();
+            m_bulkWorkers[int(role)]->waitForQueuedJobs();
+        }
+        m_mergePool.waitForDone();
+        if (submittedJobs() == before)
+            break;
+    }
+}
+
+quint64 Workspace::submittedJobs()
+{
+    quint64 n = 0;
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
+        n += m_workers[int(role)]->submittedJobs() + m_bulkWorkers[int(role)]->submittedJobs();
+    return n;
+}
 
 DbWorker &Workspace::worker(DbRole role)
 {

@@ -25,6 +25,9 @@ class Workspace : public QObject {
     Q_OBJECT
 public:
     explicit Workspace(WorkspaceConfig config, QObject *parent = nullptr);
+    /// Returns once no job queued on its workers and no continuation on its merge pool is
+    /// left (each may queue the other: drained in rounds until a round queues no new job),
+    /// then stops them. From the thread that owns the workspace, never from a job.
     ~Workspace() override;
 
     const WorkspaceConfig &config() const { return m_config; }
@@ -58,6 +61,9 @@ signals:
     void connectionEvent(triage::DbRole role, bool up, const QString &message);
 
 private:
+    /// Jobs queued on every worker so far (Workspace's destructor: drained until none is new).
+    quint64 submittedJobs();
+
     WorkspaceConfig m_config;
     std::unique_ptr<DbWorker> m_workers[3];
     std::unique_ptr<WorkerPool> m_bulkWorkers[3];

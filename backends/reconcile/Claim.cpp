@@ -187,6 +187,11 @@ QString claimedByText(const Claim &claim)
     return QStringLiteral("claimed by %1, %2").arg(claim.holder, claimAgeText(claim.ageS));
 }
 
+QString claimedUntilText(const Claim &claim)
+{
+    return QStringLiteral("%1 (until %2)").arg(claimedByText(claim), claim.expiresAt);
+}
+
 bool claimAsksFirst(const std::optional<Claim> &claim, const QString &operatorName, qint64 elapsedMs)
 {
     if (!claim || claim->expired || claim->holder == operatorName)

@@ -76,6 +76,9 @@ QString claimAgeText(qint64 ageS);
 /// "claimed by alice, 4 min ago" (DESIGN.md §8 "Claims"): the one text queues, the key
 /// detail and the escalations show for a claim.
 QString claimedByText(const Claim &claim);
+/// "claimed by alice, 4 min ago (until 2026-12-03T05:00:00.000000Z)": claimedByText() with the
+/// claim's expiry (server time), as the questions and the bulk confirmation show it.
+QString claimedUntilText(const Claim &claim);
 
 /// Whether acting on a key as `operatorName` asks first (DESIGN.md §8 "Claims": acting on a
 /// key someone else holds asks first): `claim`, the key's claim as read (claim_sql::activeFor(),

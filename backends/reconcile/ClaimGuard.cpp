@@ -6,6 +6,9 @@
 #include "Escalation.h"
 #include "Workspace.h"
 
+#include <QMap>
+#include <QSet>
+
 #include <algorithm>
 
 namespace triage {
@@ -88,6 +91,47 @@ QFuture<Outcome<QHash<QString, ClaimBlock>>> claimBlocks(Workspace &ws, const QS
                 subjects << e->idemKey;
         return claim_sql::blockingClaims(s, subjects, who, escalationId);
     });
+}
+
+QVector<ClaimBlock> claimsAskingFirst(const QStringList &keys, const QHash<QString, Claim> &claims, const QString &operatorName,
+                                      qint64 elapsedMs)
+{
+    QVector<ClaimBlock> held;
+    QSet<QString> seen;
+    for (const QString &k : keys) {
+        if (seen.contains(k))
+            continue;
+        seen.insert(k);
+        const auto it = claims.constFind(k);
+        if (it == claims.cend() || !claimAsksFirst(*it, operatorName, elapsedMs))
+            continue;
+        ClaimBlock b;
+        b.idemKey = k;
+        b.claim = *it;
+        held << b;
+    }
+    return held;
+}
+
+QString bulkClaimQuestionText(const QVector<ClaimBlock> &held, int total)
+{
+    QMap<QString, int> byHolder;
+    for (const ClaimBlock &b : held)
+        ++byHolder[b.claim.holder];
+    QVector<std::pair<QString, int>> holders; // by name (QMap), then most first (stable)
+    for (auto it = byHolder.cbegin(); it != byHolder.cend(); ++it)
+        holders.append({it.key(), it.value()});
+    std::stable_sort(holders.begin(), holders.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+    QStringList parts;
+    for (const auto &[holder, n] : holders)
+        parts << QStringLiteral("%1: %2").arg(holder).arg(n);
+    const bool one = held.size() == 1;
+    return QStringLiteral("%1 of %2 %3 claimed by others (%4). Mark %5 anyway? %6 stay%7; your marks are audited as usual.")
+        .arg(held.size())
+        .arg(total)
+        .arg(total == 1 ? QStringLiteral("key is") : one ? QStringLiteral("keys is") : QStringLiteral("keys are"),
+             parts.join(QStringLiteral(", ")), one ? QStringLiteral("it") : QStringLiteral("them"),
+             one ? QStringLiteral("Its claim") : QStringLiteral("Their claims"), one ? QStringLiteral("s") : QString());
 }
 
 std::optional<QString> unknownKeyText(const KeyDetail &d, qint64 escalations)

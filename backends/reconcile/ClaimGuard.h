@@ -49,6 +49,21 @@ QFuture<Outcome<QHash<QString, ClaimBlock>>> claimBlocks(Workspace &ws, const QS
                                                          std::optional<qint64> escalationId = std::nullopt,
                                                          const QString &operatorName = QString());
 
+/// The keys of a bulk action from the console that ask first (DESIGN.md §8 "Acting on a key
+/// someone else holds asks first", bulk marks from the queues): each of `keys`, in order, whose
+/// claim in `claims` (activeClaims() of scope Key, read `elapsedMs` ms ago on the caller's
+/// clock) claimAsksFirst() for `operatorName` — as a ClaimBlock on the key (its message() and
+/// despiteNote() are the report's and the audited reason's texts). Pure.
+QVector<ClaimBlock> claimsAskingFirst(const QStringList &keys, const QHash<QString, Claim> &claims, const QString &operatorName,
+                                      qint64 elapsedMs);
+
+/// The bulk question (DESIGN.md §8): "3 of 12 keys are claimed by others (alice: 2, bob: 1).
+/// Mark them anyway? Their claims stay; your marks are audited as usual." for `held` (from
+/// claimsAskingFirst()) among `total` keys; holders by count (most first), then name. One held
+/// key: "1 of 12 keys is claimed by others (alice: 1). Mark it anyway? Its claim stays; …".
+/// Pure.
+QString bulkClaimQuestionText(const QVector<ClaimBlock> &held, int total);
+
 /// A claim names something that exists (DESIGN.md §8 "Claims"): nullopt when `detail` shows
 /// the key somewhere — a record (through the schema mapping), a ticket or an intent attempt —
 /// or `escalations` (of the key, open or resolved) is above 0, or a store could not be read;

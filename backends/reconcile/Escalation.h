@@ -11,6 +11,7 @@
 #include "DbSession.h"
 #include "TimeText.h"
 
+#include <QSet>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -177,6 +178,10 @@ QVector<Escalation> openForKeys(DbSession &session, const QStringList &keys);
 /// through `b`), ordered by `orderBy` (e.g. "e.first_escalated_at, e.id"). For the daily
 /// review (backends/review), whose conditions are times. Throws DbException.
 QVector<Escalation> select(DbSession &session, SqlBuilder &b, const QStringList &where, const QString &orderBy);
+/// The source_refs that resolved EXTERNAL escalations of `keys` carry, as "<key>\n<source_ref>"
+/// (one statement per ≤ 500 keys): a raise of EXTERNAL with one of them is NotReopened
+/// (raise()); the dry run reads them to say so (DESIGN.md §8 "Dry run"). Throws DbException.
+QSet<QString> resolvedExternalRefs(DbSession &session, const QStringList &keys);
 } // namespace escalation_sql
 
 } // namespace triage

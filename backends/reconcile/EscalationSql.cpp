@@ -422,6 +422,30 @@ QVector<Escalation> select(DbSession &session, SqlBuilder &b, const QStringList 
                            b);
 }
 
+QSet<QString> resolvedExternalRefs(DbSession &session, const QStringList &keys)
+{
+    requireReconcileTables(session);
+    QSet<QString> refs;
+    constexpr int kChunk = 500;
+    for (qsizetype from = 0; from < keys.size(); from += kChunk) {
+        SqlBuilder b;
+        QStringList params;
+        for (const QString &k : keys.mid(from, kChunk))
+            params << b.bind(k);
+        const QString reason = b.bind(escalationReasonName(EscalationReason::External));
+        QSqlQuery q = session.exec(QStringLiteral("SELECT e.idem_key, e.source_ref FROM triage_escalation e WHERE e.reason = %1 AND "
+                                                  "e.open_slot IS NULL AND e.idem_key IN (%2)")
+                                       .arg(reason, params.join(QStringLiteral(", "))),
+                                   b);
+        while (q.next()) {
+            const QString ref = q.value(1).toString();
+            if (!ref.isEmpty())
+                refs.insert(q.value(0).toString() + QLatin1Char('\n') + ref);
+        }
+    }
+    return refs;
+}
+
 } // namespace escalation_sql
 
 } // namespace triage

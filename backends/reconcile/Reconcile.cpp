@@ -3,6 +3,7 @@
 #include "Reconcile.h"
 #include "ReviewRecord.h"
 #include "ClaimGuard.h"
+#include "ReconcileEscalate.h"
 
 #include "ConsoleSchema.h"
 #include "KeyDetail.h"
@@ -56,30 +57,6 @@ bool holderEndedHere(const QString &holder)
 bool leaseHeld(ClaimResult::Kind k)
 {
     return k == ClaimResult::Kind::Taken || k == ClaimResult::Kind::Renewed || k == ClaimResult::Kind::TakenOver;
-}
-
-/// The escalation's facts: the decision, the verdict and the answers relied on (bounded).
-QString factsJson(const ReconcileKeyResult &k, const ReconcileInput &in, const ReconcileEscalation &e, qint64 runId)
-{
-    QJsonObject o;
-    o.insert(QStringLiteral("run_id"), runId);
-    o.insert(QStringLiteral("note"), e.note);
-    o.insert(QStringLiteral("action"), reconcileActionName(k.action.kind));
-    o.insert(QStringLiteral("why"), k.action.why);
-    o.insert(QStringLiteral("upstream"), k.upstream);
-    if (k.auditId)
-        o.insert(QStringLiteral("upstream_audit_id"), k.auditId);
-    if (!k.message.isEmpty())
-        o.insert(QStringLiteral("message"), k.message);
-    o.insert(QStringLiteral("verdict"), QJsonDocument::fromJson(in.verdict.toJson(4096)).object());
-    QJsonArray answers;
-    const qsizetype from = std::max<qsizetype>(0, in.answers.size() - 10); // the latest ten
-    for (qsizetype i = from; i < in.answers.size(); ++i)
-        answers.append(QJsonObject{{QStringLiteral("audit_id"), in.answers[i].auditId},
-                                   {QStringLiteral("answer"), upstreamAnswerName(in.answers[i].answer)},
-                                   {QStringLiteral("at"), in.answers[i].atText}});
-    o.insert(QStringLiteral("answers"), answers);
-    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
 /// Waits for every future of `futures` in order (the caller's thread is no pool thread).
@@ -371,35 +348,10 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             case ReconcileActionKind::None: sum.errors += !inputs[&k - results.data()].storeErrors.isEmpty(); break;
             case ReconcileActionKind::Escalate: break;
             }
-            if (!k.action.escalations.isEmpty())
-                ++sum.escalated;
-            for (const ReconcileEscalation &e : k.action.escalations)
-                sum.byReason[escalationReasonName(e.reason)] += 1;
         }
-        // What a real run would create or update: a reason with an open escalation of the key
-        // updates it, any other creates one (DESIGN.md §8 "Dry run").
-        QStringList raisingKeys;
-        for (const ReconcileKeyResult &k : std::as_const(results))
-            if (!k.action.escalations.isEmpty())
-                raisingKeys << k.idemKey;
-        if (!raisingKeys.isEmpty()) {
-            const auto open = idem.run<QSet<QString>>([raisingKeys](DbSession &s) {
-                                      QSet<QString> keyReasons;
-                                      for (const Escalation &e : escalation_sql::openForKeys(s, raisingKeys))
-                                          keyReasons.insert(e.idemKey + QLatin1Char('\n') + escalationReasonName(e.reason));
-                                      return keyReasons;
-                                  })
-                                  .result();
-            if (!open.ok())
-                return failRun(*open.error);
-            for (const ReconcileKeyResult &k : std::as_const(results))
-                for (const ReconcileEscalation &e : k.action.escalations) {
-                    if (open->contains(k.idemKey + QLatin1Char('\n') + escalationReasonName(e.reason)))
-                        ++sum.escalationsUpdated;
-                    else
-                        ++sum.escalationsCreated;
-                }
-        }
+        // What a real run would create, update or leave alone (step 7; ReconcileEscalate.cpp).
+        if (const std::optional<DbError> e = predictEscalations(idem, results, sum))
+            return failRun(*e);
         sum.keys << results;
         sum.state = QStringLiteral("finished");
         return res;
@@ -537,66 +489,9 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
         }
     }
 
-    // 7. Escalations: one transaction per key (its raises and their audit rows).
-    QVector<QFuture<Outcome<QVector<EscalationRaiseResult>>>> raising;
-    QVector<int> raisedOf;
-    for (qsizetype i = 0; i < results.size(); ++i) {
-        const ReconcileKeyResult &k = results[i];
-        if (k.action.escalations.isEmpty())
-            continue;
-        QVector<EscalationRaise> raises;
-        for (const ReconcileEscalation &e : k.action.escalations) {
-            EscalationRaise r;
-            r.idemKey = k.idemKey;
-            r.bizType = k.bizType;
-            r.tenant = after[i].record ? after[i].record->tenant : QString();
-            r.reason = e.reason;
-            r.facts = factsJson(k, inputs[i], e, sum.runId);
-            r.amount = k.action.amount;
-            r.currency = k.action.currency.isNull() ? kNoReason : k.action.currency; // NOT NULL columns: never a null QString
-            r.sourceRef = e.sourceRef.isNull() ? kNoReason : e.sourceRef;
-            r.runId = sum.runId;
-            r.slaHours = reviewSlaHours(config, k.bizType);
-            r.operatorName = o.operatorName;
-            // EXPIRING is due before the record is purged (DESIGN.md §8 "Tables": sla_due_at).
-            if (e.reason == EscalationReason::Expiring && after[i].record)
-                r.dueBy = parseUtcMicros(after[i].record->expireAt);
-            raises << r;
-        }
-        raising << idem.run<QVector<EscalationRaiseResult>>([raises](DbSession &s) {
-            QVector<EscalationRaiseResult> out;
-            s.begin();
-            try {
-                for (const EscalationRaise &r : raises)
-                    out << escalation_sql::raise(s, r);
-                s.commit();
-            } catch (...) {
-                s.rollback();
-                throw;
-            }
-            return out;
-        }, DbWorker::Retry::Never);
-        raisedOf << int(i);
-    }
-    for (qsizetype r = 0; r < raising.size(); ++r) {
-        const auto out = raising[r].result();
-        if (!out.ok())
-            return failRun(*out.error);
-        ReconcileKeyResult &k = results[raisedOf[r]];
-        bool any = false;
-        for (const EscalationRaiseResult &x : *out) {
-            switch (x.kind) {
-            case EscalationRaiseResult::Kind::Created: ++sum.escalationsCreated; any = true; break;
-            case EscalationRaiseResult::Kind::Updated: ++sum.escalationsUpdated; any = true; break;
-            case EscalationRaiseResult::Kind::NotReopened: break;
-            }
-            if (x.kind != EscalationRaiseResult::Kind::NotReopened)
-                sum.byReason[escalationReasonName(x.escalation.reason)] += 1;
-        }
-        sum.escalated += any;
-        if (k.outcome.isEmpty())
-            k.outcome = any ? QStringLiteral("escalated") : QStringLiteral("nothing");
-    }
+    // 7. Escalations: one transaction per key (ReconcileEscalate.cpp).
+    if (const std::optional<DbError> e = raiseEscalations(idem, config, results, inputs, after, o, sum))
+        return failRun(*e);
     for (qsizetype i = 0; i < results.size(); ++i) {
         ReconcileKeyResult &k = results[i];
         if (!k.outcome.isEmpty())

@@ -4,6 +4,8 @@
 // retried once (writes are not).
 
 #include "BackendTestUtil.h"
+#include "SqlBuilder.h"
+#include "Workspace.h"
 #include "Schema.h"
 #include "Queue.h"
 #include "KeyDetail.h"
@@ -11,7 +13,12 @@
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
+#include <QSqlQuery>
 #include <QThread>
+#include <QThreadPool>
+
+#include <atomic>
+#include <memory>
 
 using namespace triage;
 using namespace triage::test;
@@ -96,6 +103,7 @@ private slots:
     void droppedConnection();
     void statementErrorIsNotADrop_data();
     void statementErrorIsNotADrop();
+    void destroyedWithJobsInFlight();
 };
 
 // ===================================================================== dead server
@@ -321,4 +329,44 @@ void TstBackendConnections::statementErrorIsNotADrop()
 }
 
 QTEST_GUILESS_MAIN(TstBackendConnections)
+/// A workspace destroyed while jobs are queued and their continuations are still to come on its
+/// merge pool (as a window closed during a refresh): every continuation runs, on a live pool,
+/// and the jobs the continuations queue run too, before the destructor returns. Before the fix
+/// the pool was destroyed first and the jobs still queued started their continuations on it
+/// (use after free: the heap corruption seen once in tst_views_display).
+void TstBackendConnections::destroyedWithJobsInFlight()
+{
+    TestDatabase db(QStringLiteral("sqlite"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    auto first = std::make_shared<std::atomic<int>>(0);
+    auto second = std::make_shared<std::atomic<int>>(0);
+    constexpr int kJobs = 300;
+    {
+        auto ws = std::make_unique<Workspace>(db.config());
+        Workspace *w = ws.get();
+        QThreadPool *pool = ws->mergePool();
+        for (int i = 0; i < kJobs; ++i) {
+            const DbRole role = i % 2 == 0 ? DbRole::Idempotency : DbRole::Ticket;
+            ws->worker(role)
+                .run<int>([i](DbSession &s) {
+                    QSqlQuery q = s.exec(QStringLiteral("SELECT 1"), SqlBuilder());
+                    return q.next() ? i : -1;
+                })
+                .then(pool, [w, first, second](const Outcome<int> &o) {
+                    if (!o.ok() || *o < 0)
+                        return;
+                    ++*first;
+                    // A continuation that queues another job, whose own continuation follows.
+                    w->worker(DbRole::Intent).run<int>([](DbSession &) { return 1; }).then(w->mergePool(), [second](const Outcome<int> &r) {
+                        if (r.ok())
+                            ++*second;
+                    });
+                });
+        }
+        ws.reset(); // at once: most jobs are still queued
+    }
+    QCOMPARE(first->load(), kJobs);
+    QCOMPARE(second->load(), kJobs);
+}
+
 #include "tst_backend_connections.moc"

@@ -6,6 +6,7 @@
 #include "BackendTestUtil.h"
 
 #include "Claim.h"
+#include "ClaimGuard.h"
 #include "EscalationService.h"
 #include "Workspace.h"
 
@@ -58,6 +59,7 @@ class TestClaim : public QObject {
 private slots:
     void texts();
     void asksFirst();
+    void bulkAsksFirst();
     void takeRenewReleaseTakeover_data();
     void takeRenewReleaseTakeover();
     void expiry_data();
@@ -120,6 +122,43 @@ void TestClaim::asksFirst()
     Claim ageUnknown = c;
     ageUnknown.ageS = -1;
     QCOMPARE(claimAsksFirst(ageUnknown, QStringLiteral("bob"), 1560000), true);
+}
+
+void TestClaim::bulkAsksFirst()
+{
+    // Bulk marks from the queues ask first (DESIGN.md §8): which keys, and the question.
+    auto claim = [](const QString &holder) {
+        Claim c;
+        c.holder = holder;
+        c.subject = QStringLiteral("k");
+        c.claimedAt = QStringLiteral("2026-12-01T10:00:00.000000Z");
+        c.expiresAt = QStringLiteral("2026-12-01T10:30:00.000000Z");
+        c.ageS = 240;
+        return c;
+    };
+    QHash<QString, Claim> claims;
+    claims.insert(QStringLiteral("k1"), claim(QStringLiteral("bob")));
+    claims.insert(QStringLiteral("k2"), claim(QStringLiteral("alice")));
+    claims.insert(QStringLiteral("k3"), claim(QStringLiteral("erin"))); // the operator's own
+    claims.insert(QStringLiteral("k4"), claim(QStringLiteral("alice")));
+    const QStringList keys = {QStringLiteral("k0"), QStringLiteral("k1"), QStringLiteral("k2"), QStringLiteral("k3"),
+                              QStringLiteral("k4"), QStringLiteral("k2")};
+    const QVector<ClaimBlock> held = claimsAskingFirst(keys, claims, QStringLiteral("erin"), 0);
+    QStringList heldKeys;
+    for (const ClaimBlock &b : held)
+        heldKeys << b.idemKey + QLatin1Char(':') + b.claim.holder;
+    QCOMPARE(heldKeys, QStringList({QStringLiteral("k1:bob"), QStringLiteral("k2:alice"), QStringLiteral("k4:alice")}));
+    QCOMPARE(bulkClaimQuestionText(held, 12),
+             QStringLiteral("3 of 12 keys are claimed by others (alice: 2, bob: 1). Mark them anyway? Their claims stay; your marks are "
+                            "audited as usual."));
+    QCOMPARE(bulkClaimQuestionText(held.mid(0, 1), 12),
+             QStringLiteral("1 of 12 keys is claimed by others (bob: 1). Mark it anyway? Its claim stays; your marks are audited as usual."));
+    QCOMPARE(bulkClaimQuestionText(held.mid(0, 1), 1),
+             QStringLiteral("1 of 1 key is claimed by others (bob: 1). Mark it anyway? Its claim stays; your marks are audited as usual."));
+    // Ran out since the read (1560 s were left): nothing asks.
+    QCOMPARE(claimsAskingFirst(keys, claims, QStringLiteral("erin"), 1560000).size(), 0);
+    QCOMPARE(held.first().despiteNote(), QStringLiteral(" [despite the claim of bob on key k until 2026-12-01T10:30:00.000000Z]"));
+    QCOMPARE(claimedUntilText(held.first().claim), QStringLiteral("claimed by bob, 4 min ago (until 2026-12-01T10:30:00.000000Z)"));
 }
 
 void TestClaim::takeRenewReleaseTakeover_data()

@@ -289,10 +289,33 @@ void TestReconcileRun::decisions()
                               .result();
     QCOMPARE(int(resolved->kind), int(escalation_sql::EscalationResolveResult::Kind::Resolved));
     QCOMPARE(db.adminExec(QStringLiteral("UPDATE idempotency_record SET status = 2 WHERE idem_key = '%1'").arg(k("exp"))), QString());
+    // The dry run says what the real run does: the resolved EXTERNAL with the same source_ref
+    // is not reopened (not "would create"), the seven other open ones are updated.
+    const QString escalationsBefore = db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_escalation")).value(0);
+    const ReconcileResult d3 = runReconcile(ws, client, dry);
+    QVERIFY2(d3.kind == ReconcileResult::Kind::Finished, qPrintable(d3.message));
+    QCOMPARE(d3.summary.escalationsCreated, 0);
+    QCOMPARE(d3.summary.escalationsUpdated, 7);
+    QCOMPARE(d3.summary.escalated, 7);
+    QCOMPARE(d3.summary.byReason.value(QStringLiteral("EXTERNAL")), 0);
+    QCOMPARE(d3.summary.byReason.contains(QStringLiteral("EXTERNAL")), false);
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_escalation")).value(0), escalationsBefore);
+    const auto outcomeOf = [](const ReconcileSummary &sum, const QString &key) {
+        for (const ReconcileKeyResult &x : sum.keys)
+            if (x.idemKey == key)
+                return x.outcome;
+        return QStringLiteral("(not examined)");
+    };
+    QCOMPARE(outcomeOf(d3.summary, k("r6e")), QStringLiteral("dry_run:none")); // the real run: "nothing"
     const ReconcileResult r3 = runReconcile(ws, client, options());
     QVERIFY2(r3.kind == ReconcileResult::Kind::Finished, qPrintable(r3.message));
     QCOMPARE(r3.summary.resolved, 1);
     QCOMPARE(r3.summary.escalationsCreated, 0);
+    QCOMPARE(r3.summary.escalationsUpdated, 7);
+    QCOMPARE(r3.summary.escalated, 7);
+    QCOMPARE(r3.summary.byReason.contains(QStringLiteral("EXTERNAL")), false);
+    QCOMPARE(d3.summary.byReason, r3.summary.byReason);
+    QCOMPARE(outcomeOf(r3.summary, k("r6e")), QStringLiteral("nothing"));
     QStringList left = expected;
     left.removeAll(QStringLiteral("r6e EXTERNAL intent"));
     left.removeAll(QStringLiteral("exp EXPIRING"));

@@ -4,9 +4,16 @@
 //   again with a longer period in the config file;
 // - acting on a key someone else holds asks first: the question's exact text, Cancel writes
 //   nothing, "Mark anyway…" opens the mark and it applies (their claim stays); the operator's
-//   own claim asks nothing.
-// Saves reconcile-warning.png and claim-question.png into the build directory.
+//   own claim asks nothing;
+// - bulk marks from the queues ask the same way: the confirmation shows each claim, the
+//   question's exact text; Cancel writes nothing, "Skip claimed keys" marks only the others
+//   (the report lists the skipped keys and their claims), "Mark all anyway" marks every key
+//   with the despite-note in the audited reason.
+// Saves reconcile-warning.png, claim-question.png, bulk-claim-confirm.png and
+// bulk-claim-question.png into the build directory.
 
+#include "BulkMarkDialog.h"
+#include "BulkMarkReportDialog.h"
 #include "CtlRun.h"
 #include "DetailHeader.h"
 #include "EscalationService.h"
@@ -15,12 +22,16 @@
 #include "MarkDialog.h"
 #include "MessageBar.h"
 #include "ModelTestUtil.h"
+#include "QueueModel.h"
+#include "QueuePane.h"
 #include "ShotCheck.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QListWidget>
+#include <QTableWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -68,6 +79,7 @@ class TestReconcileConsole : public QObject {
 private slots:
     void freshnessBanner();
     void markAsksFirst();
+    void bulkMarkAsksFirst();
 };
 
 void TestReconcileConsole::freshnessBanner()
@@ -247,6 +259,199 @@ void TestReconcileConsole::markAsksFirst()
     QVERIFY(direct);
     QVERIFY(!detail->claimQuestion());
     direct->reject();
+}
+
+namespace {
+
+/// Selects `keys` in the window's Unknown queue once it has loaded; false when one is not there.
+bool selectKeys(MainWindow &w, const QStringList &keys)
+{
+    QueuePane *pane = w.queuePane(QueueKind::Unknown);
+    if (!QTest::qWaitFor([&] { return !pane->model()->isLoading() && !pane->model()->isCounting() && pane->model()->rowCount() > 0; },
+                         30000))
+        return false;
+    QList<int> rows;
+    for (const QString &k : keys) {
+        int row = pane->model()->findKey(k);
+        // Further pages until the key is loaded (the queue pages lazily).
+        while (row < 0 && pane->model()->canFetchMore(QModelIndex())) {
+            pane->model()->fetchMore(QModelIndex());
+            if (!QTest::qWaitFor([&] { return !pane->model()->isLoading(); }, 30000))
+                return false;
+            row = pane->model()->findKey(k);
+        }
+        if (row < 0) {
+            qWarning("%s is not in the Unknown queue (%d rows)", qPrintable(k), pane->model()->rowCount());
+            return false;
+        }
+        rows << row;
+    }
+    return pane->selectRows(rows);
+}
+
+/// The button of `box` labelled `text`, or nullptr.
+QAbstractButton *buttonOf(QMessageBox *box, const QString &text)
+{
+    for (QAbstractButton *b : box->buttons())
+        if (b->text() == text)
+            return b;
+    return nullptr;
+}
+
+} // namespace
+
+void TestReconcileConsole::bulkMarkAsksFirst()
+{
+    TestDatabase db(QStringLiteral("sqlite"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    WorkspaceConfig config = demoConfig(db);
+    config.operatorName = QStringLiteral("erin");
+    Workspace ws(config);
+    QCOMPARE(seedDemo(ws), QString());
+    // Five stale PROCESSING keys carrying one ticket and no claim yet.
+    const QStringList keys = db.adminQueryColumn(
+        QStringLiteral("SELECT r.idem_key FROM idempotency_record r WHERE r.status = 0 AND r.updated_at < %1 AND (SELECT COUNT(*) FROM "
+                       "ticket t WHERE t.idem_key = r.idem_key) = 1 AND NOT EXISTS (SELECT 1 FROM triage_claim c WHERE c.subject = "
+                       "r.idem_key) ORDER BY r.id LIMIT 5")
+            .arg(serverNowMinus(QStringLiteral("sqlite"), 3600)));
+    QCOMPARE(keys.size(), 5);
+    // alice holds keys 0 and 2 (taken 4 minutes ago), bob key 1; erin key 3; nobody key 4.
+    const QStringList holders = {QStringLiteral("alice"), QStringLiteral("bob"), QStringLiteral("alice"), QStringLiteral("erin")};
+    QHash<QString, QString> until;
+    for (int i = 0; i < holders.size(); ++i) {
+        const auto taken = awaitResult(takeClaim(ws, ClaimScope::Key, keys[i], kClaimDefaultTtlS, QString(), holders[i]));
+        QVERIFY(taken.ok() && taken->kind == ClaimResult::Kind::Taken);
+        QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_claim SET claimed_at = %1 WHERE subject = '%2'")
+                                  .arg(serverNowMinus(QStringLiteral("sqlite"), 240), keys[i])),
+                 QString());
+        until.insert(keys[i], one(db, QStringLiteral("SELECT expires_at FROM triage_claim WHERE subject = '%1'").arg(keys[i])));
+    }
+    const QString keyList = QStringLiteral("'%1'").arg(keys.join(QStringLiteral("','")));
+    const QString auditRows = QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE idem_key IN (%1) AND action LIKE 'mark%'").arg(keyList);
+    QCOMPARE(one(db, auditRows), QStringLiteral("0"));
+
+    MainWindow w(&ws);
+    w.resize(1400, 900);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::bulkDialogOpened);
+    const QString reason = QStringLiteral("tickets exist for every one of them");
+
+    // Opens the confirmation for `selected`, fills the reason and accepts it: the question.
+    auto confirm = [&](const QStringList &selected, const QString &shot) -> QPointer<QMessageBox> {
+        opened.clear();
+        if (!selectKeys(w, selected))
+            return nullptr;
+        if (!QTest::qWaitFor([&] { return w.bulkButton(0)->isEnabled(); }, 30000)) {
+            qWarning("the bulk button stays disabled");
+            return nullptr;
+        }
+        w.markSelected(Success);
+        if (!QTest::qWaitFor([&] { return !opened.isEmpty(); }, 30000)) {
+            qWarning("no confirmation opened");
+            return nullptr;
+        }
+        auto *dialog = qobject_cast<BulkMarkDialog *>(opened.first().at(0).value<QDialog *>());
+        if (!dialog)
+            return nullptr;
+        // Each key another operator holds shows its claim on its line; the others do not.
+        for (int i = 0; i < dialog->keyList()->count(); ++i) {
+            const QString line = dialog->keyList()->item(i)->text();
+            const QString k = line.section(QLatin1Char(' '), 0, 0);
+            const int at = int(keys.indexOf(k));
+            const QString claimText = at >= 0 && at < 3 ? QStringLiteral("   \u2014 claimed by %1, 4 min ago (until %2)").arg(holders[at], until[k])
+                                                          : QString();
+            if (claimText.isEmpty() ? line.contains(QStringLiteral("claimed by")) : !line.endsWith(claimText)) {
+                qWarning("unexpected line: %s", qPrintable(line));
+                return nullptr;
+            }
+        }
+        dialog->reasonEdit()->setPlainText(reason);
+        if (!shot.isEmpty()) {
+            if (const QString error = saveCheckedShot(dialog, outputPath(shot)); !error.isEmpty()) {
+                qWarning("%s", qPrintable(error));
+                return nullptr;
+            }
+        }
+        dialog->accept();
+        if (!QTest::qWaitFor([&] { return opened.size() == 2; }, 30000)) {
+            qWarning("no question opened");
+            return nullptr;
+        }
+        return qobject_cast<QMessageBox *>(opened.at(1).at(0).value<QDialog *>());
+    };
+    const QString question =
+        QStringLiteral("3 of 5 keys are claimed by others (alice: 2, bob: 1). Mark them anyway? Their claims stay; your marks are audited as usual.");
+
+    // Cancel (the default): nothing is written.
+    QPointer<QMessageBox> box = confirm(keys, QStringLiteral("bulk-claim-confirm.png"));
+    QVERIFY(box);
+    QCOMPARE(box->windowTitle(), QStringLiteral("Keys claimed by others"));
+    QCOMPARE(box->text(), question);
+    QCOMPARE(static_cast<QAbstractButton *>(box->defaultButton()), box->button(QMessageBox::Cancel));
+    QVERIFY(buttonOf(box, QStringLiteral("Skip claimed keys")));
+    QVERIFY(buttonOf(box, QStringLiteral("Mark all anyway")));
+    TRIAGE_VERIFY_SHOT(saveCheckedShot(box, outputPath(QStringLiteral("bulk-claim-question.png"))));
+    box->button(QMessageBox::Cancel)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(box.isNull(), 10000);
+    QCOMPARE(opened.size(), 2); // nothing opened after the Cancel
+    QCOMPARE(one(db, auditRows), QStringLiteral("0"));
+    QCOMPARE(one(db, QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE idem_key IN (%1) AND status = 0").arg(keyList)),
+             QStringLiteral("5"));
+
+    // Skip claimed keys: erin's own and the unclaimed key are marked; the report says which were skipped and why.
+    box = confirm(keys, QString());
+    QVERIFY(box);
+    QCOMPARE(box->text(), question);
+    buttonOf(box, QStringLiteral("Skip claimed keys"))->click();
+    QVERIFY(QTest::qWaitFor([&] { return opened.size() == 3; }, 30000));
+    auto *report = qobject_cast<BulkMarkReportDialog *>(opened.at(2).at(0).value<QDialog *>());
+    QVERIFY(report);
+    QCOMPARE(report->table()->rowCount(), 5);
+    QHash<QString, QPair<QString, QString>> rows; // key → (outcome, message)
+    for (int i = 0; i < 5; ++i)
+        rows.insert(report->table()->item(i, 0)->text(), {report->table()->item(i, 1)->text(), report->table()->item(i, 3)->text()});
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(rows.value(keys[i]),
+                 qMakePair(QStringLiteral("skipped"), QStringLiteral("not marked: key %1 is held by %2 until %3 (claimed by %2, 4 min ago)")
+                                                          .arg(keys[i], holders[i], until[keys[i]])));
+    QCOMPARE(rows.value(keys[3]).first, QStringLiteral("applied"));
+    QCOMPARE(rows.value(keys[4]).first, QStringLiteral("applied"));
+    QCOMPARE(report->summary()->text(), QStringLiteral("5 rows: 2 applied, 3 skipped"));
+    TRIAGE_VERIFY_SHOT(saveCheckedShot(report, outputPath(QStringLiteral("bulk-claim-report.png"))));
+    report->reject();
+    QCOMPARE(one(db, auditRows), QStringLiteral("2"));
+    for (int i = 3; i < 5; ++i)
+        QCOMPARE(one(db, QStringLiteral("SELECT operator || ' ' || action || ' ' || outcome || ' ' || reason FROM triage_audit WHERE "
+                                        "idem_key = '%1' AND action LIKE 'mark%'")
+                             .arg(keys[i])),
+                 QStringLiteral("erin mark_success applied %1").arg(reason));
+    QCOMPARE(one(db, QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE idem_key IN (%1) AND status = 0").arg(keyList)),
+             QStringLiteral("3"));
+
+    // Mark all anyway: every key is marked, each with the despite-note in its audited reason; the claims stay.
+    const QStringList held = keys.mid(0, 3);
+    QVERIFY(QTest::qWaitFor([&] { return w.queuePane(QueueKind::Unknown)->model()->findKey(keys[3]) < 0; }, 30000));
+    box = confirm(held, QString());
+    QVERIFY(box);
+    QCOMPARE(box->text(), QStringLiteral("3 of 3 keys are claimed by others (alice: 2, bob: 1). Mark them anyway? Their claims stay; your "
+                                         "marks are audited as usual."));
+    buttonOf(box, QStringLiteral("Mark all anyway"))->click();
+    QVERIFY(QTest::qWaitFor([&] { return opened.size() == 3; }, 30000));
+    report = qobject_cast<BulkMarkReportDialog *>(opened.at(2).at(0).value<QDialog *>());
+    QVERIFY(report);
+    QCOMPARE(report->summary()->text(), QStringLiteral("3 rows: 3 applied"));
+    report->reject();
+    QCOMPARE(one(db, auditRows), QStringLiteral("5"));
+    for (int i = 0; i < 3; ++i) {
+        QCOMPARE(one(db, QStringLiteral("SELECT operator || ' ' || action || ' ' || outcome || ' ' || reason FROM triage_audit WHERE "
+                                        "idem_key = '%1' AND action LIKE 'mark%'")
+                             .arg(keys[i])),
+                 QStringLiteral("erin mark_success applied %1 [despite the claim of %2 on key %3 until %4]")
+                     .arg(reason, holders[i], keys[i], until[keys[i]]));
+        QCOMPARE(one(db, QStringLiteral("SELECT holder FROM triage_claim WHERE subject = '%1'").arg(keys[i])), holders[i]);
+    }
+    QCOMPARE(one(db, QStringLiteral("SELECT COUNT(*) FROM idempotency_record WHERE idem_key IN (%1) AND status = 1").arg(keyList)),
+             QStringLiteral("5"));
 }
 
 QTEST_MAIN(TestReconcileConsole)
