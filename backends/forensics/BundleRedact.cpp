@@ -86,6 +86,22 @@ struct Redactor {
 
     bool matches(const QString &name) const { return names.contains(name.toLower()); }
 
+    /// False when no member of the JSON `text` can match: no rule's name (lower case) is in the
+    /// lower-cased text and no escape (\u, \/) could hide one. Lets apply() skip parsing the
+    /// many texts that hold no rule's name (DESIGN.md §7 "Redaction"). Always true when a name
+    /// holds a character JSON may write escaped (then only parsing can tell).
+    bool mayHoldName(const QString &text) const
+    {
+        if (!namesPlain || text.contains(QLatin1String("\\u")) || text.contains(QLatin1String("\\/")))
+            return true;
+        const QString lower = text.toLower(); // as matches() lowers a member's name
+        for (const QString &name : names)
+            if (lower.contains(name))
+                return true;
+        return false;
+    }
+    bool namesPlain = false; ///< set by redactBundle(): every name is printable ASCII without " \\ /
+
     /// One replacement: the span `value` of `json` becomes the marker of its value.
     struct Cut {
         RawSpan span;
@@ -207,6 +223,8 @@ struct Redactor {
             ++i;
         if (i == text->size() || (text->at(i) != QLatin1Char('{') && text->at(i) != QLatin1Char('[')))
             return;
+        if (!mayHoldName(*text))
+            return; // no member can match: nothing to parse (checked before the path is built)
         *text = redactText(*text, where());
     }
     template <typename W>
@@ -343,6 +361,12 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
         r.names.insert(f.toLower());
     for (const char *header : {"authorization", "cookie", "set-cookie"})
         r.names.insert(QString::fromLatin1(header));
+    r.namesPlain = std::all_of(r.names.cbegin(), r.names.cend(), [](const QString &n) {
+        return !n.isEmpty() && std::all_of(n.cbegin(), n.cend(), [](QChar c) {
+                   return c.unicode() > 0x20 && c.unicode() < 0x7f && c != QLatin1Char('"') && c != QLatin1Char('\\')
+                       && c != QLatin1Char('/');
+               });
+    });
 
     // The keys first, on the global pool's threads (the calling thread helping), each into its
     // own lists: the JSON inside every stored text, then the values found there looked for again

@@ -155,6 +155,7 @@ private slots:
     void hashMismatch();
     void redaction();
     void redactionOff();
+    void redactionSkipsTextsWithoutNames();
 };
 
 void TestBundle::canonicalList()
@@ -466,6 +467,36 @@ void TestBundle::redactionOff()
     redactBundle(&on, RedactionRules());
     QVERIFY(*on.keys[0].record->resultSnapshot == bigValue());
     QCOMPARE(*on.keys[0].attempts[0].request, QStringLiteral("{\"token\":\"%1\",\"n\":12345678901234567890}").arg(marker("abc")));
+}
+
+void TestBundle::redactionSkipsTextsWithoutNames()
+{
+    // Texts holding no rule's name are not parsed (DESIGN.md §7 "Redaction"): kept byte-exact;
+    // a name hidden by an escape (\u0074oken, the JSON spelling of "token") is still found, and
+    // so is one in another case or inside a string holding JSON.
+    IncidentBundle b;
+    KeyDetail d;
+    d.idemKey = QStringLiteral("k:1");
+    IntentAttempt a;
+    a.request = QStringLiteral(R"({"title": "VPN down",  "n": 12345678901234567890})");
+    a.response = QStringLiteral(R"({"\u0074oken": "t-1", "ok": true})");
+    a.error = QStringLiteral(R"({"body": "{\"TOKEN\":\"t-22\"}"})");
+    a.stateAfter = QStringLiteral(R"({"path": "a\/b", "x\/y": 1})");
+    d.attempts = {a};
+    b.keys = {d};
+    RedactionRules rules;
+    rules.fields << QStringLiteral("x/y"); // a name JSON may write escaped: every text parsed
+    redactBundle(&b, RedactionRules());
+    QCOMPARE(*b.keys[0].attempts[0].request, *a.request);
+    QCOMPARE(*b.keys[0].attempts[0].response, QStringLiteral(R"({"\u0074oken": "%1", "ok": true})").arg(marker("t-1")));
+    QCOMPARE(*b.keys[0].attempts[0].error, QStringLiteral(R"({"body": "{\"TOKEN\":\"%1\"}"})").arg(marker("t-22")));
+    QCOMPARE(*b.keys[0].attempts[0].stateAfter, *a.stateAfter);
+    QCOMPARE(b.redactions.size(), qsizetype(2));
+    IncidentBundle slashed;
+    slashed.keys = {d};
+    redactBundle(&slashed, rules);
+    QCOMPARE(*slashed.keys[0].attempts[0].stateAfter, QStringLiteral(R"({"path": "a\/b", "x\/y": "%1"})").arg(marker("1")));
+    QCOMPARE(redactionLine(slashed.redactions.last()), QStringLiteral("keys[k:1].attempts[0].state_after.x/y x/y ") + sha("1"));
 }
 
 QTEST_GUILESS_MAIN(TestBundle)
