@@ -397,19 +397,66 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
     QHash<QString, qsizetype> keyIndex;
     for (qsizetype i = 0; i < bundle->keys.size(); ++i)
         keyIndex.insert(bundle->keys[i].idemKey, i);
-    const auto redactEvent = [&keyIndex, &keySecrets](const Redactor &er, WindowEvent *e, const auto &where) {
-        er.apply(&e->detail, where);
+    // An event's texts: the JSON in its detail, then (when the rules name the column: a whole
+    // actor under --redact-field actor) its actor and statuses, then the values redacted in the
+    // event's key in all of them. `path(field)` gives "events[3].detail".
+    const auto redactEvent = [&keyIndex, &keySecrets](const Redactor &er, WindowEvent *e, const auto &path) {
+        struct Text {
+            QString *text;
+            const char *field;
+        };
+        const Text texts[] = {{&e->detail, "detail"}, {&e->actor, "actor"}, {&e->status, "status"}, {&e->statusNow, "status_now"}};
+        for (const Text &t : texts)
+            er.apply(t.text, [&] { return path(t.field); }, t.text == &e->detail ? QString() : QString::fromLatin1(t.field));
         const auto k = keyIndex.constFind(e->idemKey);
         if (k != keyIndex.constEnd() && !keySecrets[*k].list.isEmpty())
-            er.substitute(&e->detail, where, keySecrets[*k]);
+            for (const Text &t : texts)
+                er.substitute(t.text, [&] { return path(t.field); }, keySecrets[*k]);
+    };
+    // A note's free text (the pins' notes, the incident's notes), as derived text: a whole note
+    // when the rules name its column (note, text), the JSON in it, then the values redacted in the
+    // keys it is about (the pinned event's key; a note about an event of the bundle: that event's
+    // key; a note about the incident as a whole: every key's, in bundle order).
+    const auto redactNote = [&keySecrets](const Redactor &nr, QString *text, const QString &where, const QString &column,
+                                          const QList<qsizetype> &keysOf) {
+        nr.apply(text, [&where] { return where; }, column);
+        for (qsizetype k : keysOf)
+            if (!keySecrets[k].list.isEmpty())
+                nr.substitute(text, [&where] { return where; }, keySecrets[k]);
+    };
+    QList<qsizetype> everyKey(bundle->keys.size());
+    std::iota(everyKey.begin(), everyKey.end(), 0);
+    const auto keysOfEvent = [&keyIndex](const QString &idemKey) {
+        const auto k = keyIndex.constFind(idemKey);
+        return k == keyIndex.constEnd() ? QList<qsizetype>() : QList<qsizetype>{*k};
     };
     QVector<Redaction> pinList;
     if (bundle->incident) {
         Redactor pr = r;
         pr.found = &pinList;
-        for (qsizetype i = 0; i < bundle->incident->pins.size(); ++i)
-            if (auto &e = bundle->incident->pins[i].event)
-                redactEvent(pr, &*e, [i] { return QStringLiteral("incident.pins[%1].event.detail").arg(i); });
+        QVector<IncidentPin> &pins = bundle->incident->pins;
+        for (qsizetype i = 0; i < pins.size(); ++i) {
+            const QString at = QStringLiteral("incident.pins[%1]").arg(i);
+            redactNote(pr, &pins[i].note, at + QStringLiteral(".note"), QStringLiteral("note"),
+                       pins[i].event ? keysOfEvent(pins[i].event->idemKey) : QList<qsizetype>());
+            if (auto &e = pins[i].event)
+                redactEvent(pr, &*e, [&at](const char *field) { return at + QStringLiteral(".event.") + QLatin1String(field); });
+        }
+        QVector<IncidentNote> &notes = bundle->incident->notes;
+        for (qsizetype i = 0; i < notes.size(); ++i) {
+            QList<qsizetype> about = everyKey;
+            if (notes[i].eventKind && !notes[i].eventId.isEmpty()) {
+                about.clear();
+                const auto same = [&](const WindowEvent &e) { return e.kind == *notes[i].eventKind && e.id == notes[i].eventId; };
+                const auto e = std::find_if(bundle->events.cbegin(), bundle->events.cend(), same);
+                if (e != bundle->events.cend())
+                    about = keysOfEvent(e->idemKey);
+                for (const IncidentPin &p : std::as_const(pins))
+                    if (about.isEmpty() && p.event && same(*p.event))
+                        about = keysOfEvent(p.event->idemKey);
+            }
+            redactNote(pr, &notes[i].text, QStringLiteral("incident.notes[%1].text").arg(i), QStringLiteral("text"), about);
+        }
     }
     constexpr qsizetype kEventsPerBlock = 4096;
     const qsizetype blocks = (bundle->events.size() + kEventsPerBlock - 1) / kEventsPerBlock;
@@ -423,7 +470,7 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
         Redactor er = r;
         er.found = &blockLists[b];
         for (qsizetype i = b * kEventsPerBlock; i < std::min(eventCount, (b + 1) * kEventsPerBlock); ++i)
-            redactEvent(er, &events[i], [i] { return QStringLiteral("events[%1].detail").arg(i); });
+            redactEvent(er, &events[i], [i](const char *field) { return QStringLiteral("events[%1].%2").arg(i).arg(QLatin1String(field)); });
     });
 
     bundle->redactions << pinList;

@@ -340,6 +340,35 @@ void TestBundleCli::redactionLeavesNoSecret()
     // The recorded export holds the hash of the redacted events the file carries: verify finds it.
     RUN_OK(verified, base + QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), file});
     QCOMPARE(nowed(verified.out).split(QLatin1Char('\n')).value(1), QStringLiteral("matches the export recorded by alice at <now> (export 1)"));
+
+    // The operators' words too: a pin's note and the incident's notes quoting the key's secrets
+    // (one about the pinned event, one about the incident as a whole) hold only their markers.
+    RUN_OK(created, base + QStringList{QStringLiteral("incident"), QStringLiteral("create"), QStringLiteral("--title"), QStringLiteral("Leak"),
+                                       QStringLiteral("--from"), QStringLiteral("2026-01-01T00:01:40Z"), QStringLiteral("--to"),
+                                       QStringLiteral("2026-01-01T00:03:20Z"), QStringLiteral("--key"), key});
+    const QStringList attemptIds = db.adminQueryColumn(QStringLiteral("SELECT id FROM intent_log WHERE idem_key = 'ticket:create:acme:leak-1'"));
+    QCOMPARE(attemptIds.size(), 1);
+    const QStringList event{QStringLiteral("--kind"), QStringLiteral("intent.attempt"), QStringLiteral("--event-id"), attemptIds.first()};
+    RUN_OK(pinned, base + QStringList{QStringLiteral("incident"), QStringLiteral("pin"), QStringLiteral("1")} + event
+                       + QStringList{QStringLiteral("--note"), QStringLiteral("the caller read out TOKEN-SECRET-2")});
+    RUN_OK(noted, base + QStringList{QStringLiteral("incident"), QStringLiteral("note"), QStringLiteral("1"), QStringLiteral("--text"),
+                                     QStringLiteral("Bearer AUTH-SECRET-1 was sent for 'secret test'")} + event);
+    RUN_OK(notedWhole, base + QStringList{QStringLiteral("incident"), QStringLiteral("note"), QStringLiteral("1"), QStringLiteral("--text"),
+                                          QStringLiteral("{\"api_key\": \"NOTE-KEY-3\", \"seen\": \"SUPERSECRET-APIKEY\"}")});
+    const QString incidentFile = dir.filePath(QStringLiteral("leak-incident.json"));
+    RUN_OK(incidentExport, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("1"),
+                                              QStringLiteral("--redact-field"), QStringLiteral("title"), QStringLiteral("--out"), incidentFile});
+    const QByteArray incidentBytes = readAll(incidentFile);
+    for (const char *secret : {"SUPERSECRET-APIKEY", "secret test", "AUTH-SECRET-1", "TOKEN-SECRET-2", "NOTE-KEY-3"})
+        QCOMPARE(incidentBytes.count(secret), qsizetype(0));
+    const auto ib = readBundle(incidentFile);
+    QVERIFY(ib && ib->incident);
+    QCOMPARE(ib->incident->pins.size(), 1);
+    QCOMPARE(ib->incident->pins.value(0).note, QStringLiteral("the caller read out %1").arg(marker("TOKEN-SECRET-2")));
+    QCOMPARE(ib->incident->notes.value(0).text,
+             QStringLiteral("%1 was sent for '%2'").arg(marker("Bearer AUTH-SECRET-1"), marker("secret test")));
+    QCOMPARE(ib->incident->notes.value(1).text,
+             QStringLiteral("{\"api_key\": \"%1\", \"seen\": \"%2\"}").arg(marker("NOTE-KEY-3"), marker("SUPERSECRET-APIKEY")));
     sim.stop();
 }
 

@@ -156,6 +156,7 @@ private slots:
     void redaction();
     void redactionOff();
     void redactionSkipsTextsWithoutNames();
+    void redactionNotesAndActors();
 };
 
 void TestBundle::canonicalList()
@@ -497,6 +498,93 @@ void TestBundle::redactionSkipsTextsWithoutNames()
     redactBundle(&slashed, rules);
     QCOMPARE(*slashed.keys[0].attempts[0].stateAfter, QStringLiteral(R"({"path": "a\/b", "x\/y": "%1"})").arg(marker("1")));
     QCOMPARE(redactionLine(slashed.redactions.last()), QStringLiteral("keys[k:1].attempts[0].state_after.x/y x/y ") + sha("1"));
+}
+
+void TestBundle::redactionNotesAndActors()
+{
+    // DESIGN.md §7 "Redaction": the incident's notes, the pins' notes and the events' actor and
+    // statuses are redacted as the rest: JSON inside, a whole column the rules name, and the
+    // values redacted in the keys they are about.
+    IncidentBundle b;
+    KeyDetail d;
+    d.idemKey = QStringLiteral("k:1");
+    IntentAttempt a;
+    a.id = 7;
+    a.request = QStringLiteral(R"({"token":"tok-SECRET-1"})");
+    d.attempts = {a};
+    KeyDetail other;
+    other.idemKey = QStringLiteral("k:2");
+    IntentAttempt o;
+    o.request = QStringLiteral(R"({"password":"pw-OTHER-2"})");
+    other.attempts = {o};
+    b.keys = {d, other};
+    WindowEvent e = windowEvent(QStringLiteral("2026-12-01T02:10:00.000001Z"), EventKind::IntentAttempt, QStringLiteral("7"),
+                                QStringLiteral("k:1"), QStringLiteral("create_ticket"));
+    e.actor = QStringLiteral("svc:tok-SECRET-1");
+    e.status = QStringLiteral("FAILED tok-SECRET-1");
+    WindowEvent e2 = windowEvent(QStringLiteral("2026-12-01T02:10:00.000002Z"), EventKind::IntentAttempt, QStringLiteral("8"),
+                                 QStringLiteral("k:2"), QStringLiteral("create_ticket"));
+    e2.actor = QStringLiteral("agent-1 tok-SECRET-1"); // another key's value: not this event's key
+    b.events = {e, e2};
+    IncidentDetail inc;
+    IncidentPin pin;
+    pin.kind = EventKind::IntentAttempt;
+    pin.eventId = QStringLiteral("7");
+    pin.note = QStringLiteral("caller read out tok-SECRET-1 and pw-OTHER-2");
+    pin.event = e;
+    inc.pins = {pin};
+    IncidentNote whole, aboutEvent, json;
+    whole.text = QStringLiteral("seen: tok-SECRET-1, pw-OTHER-2");
+    aboutEvent.eventKind = EventKind::IntentAttempt;
+    aboutEvent.eventId = QStringLiteral("8");
+    aboutEvent.text = QStringLiteral("tok-SECRET-1 / pw-OTHER-2");
+    json.text = QStringLiteral(R"({"Authorization":"Bearer n-3","why":"dup"})");
+    inc.notes = {whole, aboutEvent, json};
+    b.incident = inc;
+
+    redactBundle(&b, RedactionRules());
+    const QString m1 = marker("tok-SECRET-1"), m2 = marker("pw-OTHER-2");
+    QCOMPARE(b.events[0].actor, QStringLiteral("svc:") + m1);
+    QCOMPARE(b.events[0].status, QStringLiteral("FAILED ") + m1);
+    QCOMPARE(b.events[0].detail, QStringLiteral("create_ticket"));
+    QCOMPARE(b.events[1].actor, e2.actor);
+    QCOMPARE(b.incident->pins[0].note, QStringLiteral("caller read out %1 and pw-OTHER-2").arg(m1));
+    QCOMPARE(b.incident->pins[0].event->actor, QStringLiteral("svc:") + m1);
+    QCOMPARE(b.incident->notes[0].text, QStringLiteral("seen: %1, %2").arg(m1, m2));
+    QCOMPARE(b.incident->notes[1].text, QStringLiteral("tok-SECRET-1 / %1").arg(m2));
+    QCOMPARE(b.incident->notes[2].text, QStringLiteral(R"({"Authorization":"%1","why":"dup"})").arg(marker("Bearer n-3")));
+    QStringList lines;
+    for (const Redaction &x : std::as_const(b.redactions))
+        lines << redactionLine(x);
+    QCOMPARE(lines, (QStringList{
+                        QStringLiteral("incident.pins[0].note token ") + sha("tok-SECRET-1"),
+                        QStringLiteral("incident.pins[0].event.actor token ") + sha("tok-SECRET-1"),
+                        QStringLiteral("incident.pins[0].event.status token ") + sha("tok-SECRET-1"),
+                        QStringLiteral("incident.notes[0].text token ") + sha("tok-SECRET-1"),
+                        QStringLiteral("incident.notes[0].text password ") + sha("pw-OTHER-2"),
+                        QStringLiteral("incident.notes[1].text password ") + sha("pw-OTHER-2"),
+                        QStringLiteral("incident.notes[2].text.Authorization Authorization ") + sha("Bearer n-3"),
+                        QStringLiteral("events[0].actor token ") + sha("tok-SECRET-1"),
+                        QStringLiteral("events[0].status token ") + sha("tok-SECRET-1"),
+                        QStringLiteral("keys[k:1].attempts[0].request.token token ") + sha("tok-SECRET-1"),
+                        QStringLiteral("keys[k:2].attempts[0].request.password password ") + sha("pw-OTHER-2"),
+                    }));
+    // A column the rules name is replaced whole (--redact-field actor, --redact-field note).
+    IncidentBundle named;
+    named.events = {e2};
+    named.incident = IncidentDetail{};
+    named.incident->pins = {pin};
+    RedactionRules rules;
+    rules.fields = {QStringLiteral("Actor"), QStringLiteral("note")};
+    redactBundle(&named, rules);
+    QCOMPARE(named.events[0].actor, marker("agent-1 tok-SECRET-1"));
+    QCOMPARE(named.incident->pins[0].note, marker("caller read out tok-SECRET-1 and pw-OTHER-2"));
+    QCOMPARE(named.incident->pins[0].event->actor, marker("svc:tok-SECRET-1"));
+    // Nothing of them is left in the written file.
+    const QByteArray written = writeBundleJson(b);
+    // Only where the key is k:2, which never held it: the second event's actor and the note about that event.
+    QCOMPARE(written.count("tok-SECRET-1"), qsizetype(2));
+    QCOMPARE(written.count("Bearer n-3"), qsizetype(0));
 }
 
 QTEST_GUILESS_MAIN(TestBundle)
