@@ -55,6 +55,10 @@ QString reviewMoneyText(const QVector<MoneyTotal> &money)
 {
     QStringList parts;
     for (const MoneyTotal &m : money) {
+        if (m.currency.isEmpty() && m.count == 0) { // escalations whose snapshot holds no amount
+            parts << QStringLiteral("%1 without an amount").arg(m.unknown);
+            continue;
+        }
         const QString currency = m.currency.isEmpty() ? QStringLiteral("(no currency)") : m.currency;
         QString text = m.count > 0 ? QStringLiteral("%1 %2 (%3").arg(currency, m.sum).arg(m.count) : QStringLiteral("%1 (0").arg(currency);
         if (m.unknown > 0)

@@ -28,7 +28,8 @@ QVector<ReviewTrendDay> reviewTrendByDay(const ReviewSnapshot &snapshot, int day
 /// with any; the counts add up to snapshot.totals.open. Pure.
 QVector<std::pair<EscalationReason, int>> reviewOpenByReason(const ReviewSnapshot &snapshot);
 
-/// "EUR 1250.50 (3) · USD 10.00 (1, 2 unknown)"; "—" when empty. Amounts exactly as summed.
+/// "EUR 1250.50 (3) · USD 10.00 (1, 2 unknown) · 4 without an amount" (the last: escalations with
+/// no currency and no amount); "—" when empty. Amounts exactly as summed.
 QString reviewMoneyText(const QVector<MoneyTotal> &money);
 
 /// A median (seconds) as humanDuration() prints it ("3d 4h"); "—" for nullopt.

@@ -14,7 +14,6 @@
 
 #include <QChartView>
 #include <QCheckBox>
-#include <QCryptographicHash>
 #include <QDateEdit>
 #include <QFile>
 #include <QFileDialog>
@@ -448,8 +447,8 @@ void ReviewPane::signOff()
                                                QLineEdit::Normal, QString(), &ok);
     if (!ok)
         return;
-    // The SHA-256 of the report bytes the reviewer signs (the HTML of this very snapshot).
-    const QString sha = QString::fromLatin1(QCryptographicHash::hash(reviewHtml(s), QCryptographicHash::Sha256).toHex());
+    // The review's fingerprint (the SHA-256 of its JSON form, printed in every format's header).
+    const QString sha = reviewReportSha256(s);
     m_busy = true;
     updateActions();
     whenReady(signOffReview(*m_workspace, s, sha, note.trimmed()), this, [this, sha](const Outcome<ReviewSignOff> &o) {

@@ -6,6 +6,7 @@
 #include "DeepLink.h"
 #include "ReportColumns.h"
 #include "ReportHtml.h"
+#include "ReviewExport.h"
 #include "ReviewCharts.h"
 #include "ReviewModel.h"
 
@@ -16,7 +17,7 @@ namespace triage {
 
 namespace {
 
-const QString kChartResource = QStringLiteral("report:review-%1.png");
+const QString kChartResource = QStringLiteral("report:review-%1-%2.png"); // day index, chart kind
 constexpr int kChartKinds = 4; // trend 14, trend 30, bucket, reason (refillReviewChart())
 const QSize kChartSize[kChartKinds] = {QSize(680, 320), QSize(680, 320), QSize(480, 280), QSize(480, 280)};
 
@@ -60,6 +61,9 @@ QString headerSection(const ReviewSnapshot &s, const ReportClock &clock, ReportT
     item(QStringLiteral("Last sign-off"), signOff(s.lastSignOff));
     item(QStringLiteral("This day"), s.thisDaySignOff ? QStringLiteral("<span class=\"good\">signed off</span>: ") + signOff(s.thisDaySignOff)
                                                       : QStringLiteral("not signed off"));
+    item(QStringLiteral("Fingerprint"), QStringLiteral("<span class=\"mono\">%1</span><br><span class=\"muted\">SHA-256 of this review's JSON form "
+                                                      "(triagectl report --format json); a sign-off records it</span>")
+                                            .arg(reviewReportSha256(s)));
     return out + (pdf ? QStringLiteral("</table>") : QStringLiteral("</dl>"));
 }
 
@@ -182,7 +186,7 @@ QString itemsSections(const ReviewSnapshot &s, ReportTarget target)
     return out;
 }
 
-QString chartsHtml(const ReviewSnapshot &s, ReportTarget target)
+QString chartsHtml(const ReviewSnapshot &s, ReportTarget target, int dayIndex)
 {
     const QString titles[kChartKinds] = {QStringLiteral("Opened vs resolved per day, 14 days"), QStringLiteral("Opened vs resolved per day, 30 days"),
                                          QStringLiteral("Open by age"), QStringLiteral("Open by reason")};
@@ -190,7 +194,7 @@ QString chartsHtml(const ReviewSnapshot &s, ReportTarget target)
     for (int k = 0; k < kChartKinds; ++k) {
         const QSize size = kChartSize[k];
         if (target == ReportTarget::Pdf) {
-            out += QStringLiteral("<p><img src=\"%1\" width=\"%2\" height=\"%3\"></p>").arg(kChartResource.arg(k)).arg(size.width()).arg(size.height());
+            out += QStringLiteral("<p><img src=\"%1\" width=\"%2\" height=\"%3\"></p>").arg(kChartResource.arg(dayIndex).arg(k)).arg(size.width()).arg(size.height());
             continue;
         }
         out += QStringLiteral("<div class=\"chart\">%1</div>").arg(inlineSvg(reportChartSvg(reviewChart(s, k), size, titles[k])));
@@ -198,9 +202,9 @@ QString chartsHtml(const ReviewSnapshot &s, ReportTarget target)
     return target == ReportTarget::Pdf ? out : QStringLiteral("<div class=\"charts\">%1</div>").arg(out);
 }
 
-QString trendsSection(const ReviewSnapshot &s, ReportTarget target)
+QString trendsSection(const ReviewSnapshot &s, ReportTarget target, int dayIndex)
 {
-    QString out = QStringLiteral("<h2>Trends (triage_review_daily, in %1)</h2>").arg(esc(zoneName(s))) + chartsHtml(s, target);
+    QString out = QStringLiteral("<h2>Trends (triage_review_daily, in %1)</h2>").arg(esc(zoneName(s))) + chartsHtml(s, target, dayIndex);
     QStringList rows;
     for (const ReviewTrendDay &d : reviewTrendByDay(s, 30))
         rows << reportHtmlRow({esc(d.day.toString(Qt::ISODate)), num(d.opened), num(d.resolved), num(d.openAtEnd), num(d.breaches),
@@ -238,21 +242,36 @@ QString signOffSection(const ReviewSnapshot &s, const ReportClock &clock)
                      .arg(esc(o.note.isEmpty() ? QStringLiteral("—") : o.note));
 }
 
-QString html(const ReviewSnapshot &s, ReportTarget target)
+QString title(const QVector<ReviewSnapshot> &days)
 {
-    const ReportClock clock(s.day.zone);
+    if (days.size() == 1)
+        return reviewReportTitle(days.first());
+    return QStringLiteral("Daily reviews %1 to %2 (%3)")
+        .arg(days.first().day.day.toString(Qt::ISODate), days.last().day.day.toString(Qt::ISODate), zoneName(days.first()));
+}
+
+/// One document: each day's sections in order (a range: one after the other, the days' own
+/// titles as headings, a rule between them).
+QString html(const QVector<ReviewSnapshot> &days, ReportTarget target)
+{
     QString out = QStringLiteral("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                                  "<title>%1</title><style>%2</style></head><body>\n")
-                      .arg(esc(reviewReportTitle(s)), reportCss(target));
-    out += headerSection(s, clock, target) + QLatin1Char('\n');
-    out += totalsSection(s) + QLatin1Char('\n');
-    out += bucketSection(s) + QLatin1Char('\n');
-    out += groupsSection(s) + QLatin1Char('\n');
-    out += slaSection(s) + QLatin1Char('\n');
-    out += itemsSections(s, target) + QLatin1Char('\n');
-    out += trendsSection(s, target) + QLatin1Char('\n');
-    out += signOffSection(s, clock) + QLatin1Char('\n');
+                      .arg(esc(title(days)), reportCss(target));
+    for (int i = 0; i < days.size(); ++i) {
+        const ReviewSnapshot &s = days[i];
+        const ReportClock clock(s.day.zone);
+        if (i > 0)
+            out += QStringLiteral("<hr>\n");
+        out += headerSection(s, clock, target) + QLatin1Char('\n');
+        out += totalsSection(s) + QLatin1Char('\n');
+        out += bucketSection(s) + QLatin1Char('\n');
+        out += groupsSection(s) + QLatin1Char('\n');
+        out += slaSection(s) + QLatin1Char('\n');
+        out += itemsSections(s, target) + QLatin1Char('\n');
+        out += trendsSection(s, target, i) + QLatin1Char('\n');
+        out += signOffSection(s, clock) + QLatin1Char('\n');
+    }
     out += QStringLiteral("</body></html>\n");
     return out;
 }
@@ -273,17 +292,32 @@ QString reviewKeyLink(const ReviewSnapshot &snapshot, const QString &key)
     return snapshot.deepLinkBase + link.mid(scheme.size());
 }
 
+QByteArray reviewHtml(const QVector<ReviewSnapshot> &days)
+{
+    return days.isEmpty() ? QByteArray() : html(days, ReportTarget::Browser).toUtf8();
+}
+
 QByteArray reviewHtml(const ReviewSnapshot &snapshot)
 {
-    return html(snapshot, ReportTarget::Browser).toUtf8();
+    return reviewHtml(QVector<ReviewSnapshot>{snapshot});
+}
+
+bool writeReviewPdf(const QVector<ReviewSnapshot> &days, const QString &path, QString *error)
+{
+    if (days.isEmpty()) {
+        *error = QStringLiteral("cannot write %1: no day to report").arg(path);
+        return false;
+    }
+    QVector<std::pair<QString, QImage>> images;
+    for (int i = 0; i < days.size(); ++i)
+        for (int k = 0; k < kChartKinds; ++k)
+            images.append({kChartResource.arg(i).arg(k), reportChartImage(reviewChart(days[i], k), kChartSize[k])});
+    return writeReportPdf(path, title(days), QStringLiteral("Triage Console"), html(days, ReportTarget::Pdf), images, error);
 }
 
 bool writeReviewPdf(const ReviewSnapshot &snapshot, const QString &path, QString *error)
 {
-    QVector<std::pair<QString, QImage>> images;
-    for (int k = 0; k < kChartKinds; ++k)
-        images.append({kChartResource.arg(k), reportChartImage(reviewChart(snapshot, k), kChartSize[k])});
-    return writeReportPdf(path, reviewReportTitle(snapshot), QStringLiteral("Triage Console"), html(snapshot, ReportTarget::Pdf), images, error);
+    return writeReviewPdf(QVector<ReviewSnapshot>{snapshot}, path, error);
 }
 
 } // namespace triage

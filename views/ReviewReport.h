@@ -8,6 +8,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QVector>
 
 namespace triage {
 
@@ -23,10 +24,18 @@ namespace triage {
 /// QApplication (charts).
 QByteArray reviewHtml(const ReviewSnapshot &snapshot);
 
+/// Several days' reviews (`triagectl report --from --to`) as one HTML document: each day's
+/// sections in order, its own title as the heading; empty bytes for no day.
+QByteArray reviewHtml(const QVector<ReviewSnapshot> &days);
+
 /// The same content as a PDF (A4 landscape, charts as images, paginated by printReportPages():
 /// rows whole, headings kept with what follows, table headers repeated, "page N of M"). False
 /// with `*error` "cannot write <path>: <why>". Needs a QApplication.
 bool writeReviewPdf(const ReviewSnapshot &snapshot, const QString &path, QString *error);
+
+/// Several days' reviews as one PDF (the days one after the other); false with `*error`
+/// "cannot write <path>: …" (also for no day).
+bool writeReviewPdf(const QVector<ReviewSnapshot> &days, const QString &path, QString *error);
 
 /// The absolute deep link of `key` for the report: keyLink() (DeepLink.h,
 /// "triage://key/<percent-encoded key>"), its "triage://" replaced by `snapshot.deepLinkBase`

@@ -9,6 +9,7 @@
 #include "BundleReport.h"
 #include "ReviewExport.h"
 #include "ReviewRecord.h"
+#include "ReviewReport.h"
 #include "Workspace.h"
 
 #include <QFile>
@@ -28,9 +29,9 @@ public:
         static const CommandSpec s = [] {
             CommandSpec spec{
                 QStringLiteral("report"), QStringLiteral("report [BUNDLE]"),
-                QStringLiteral("An incident bundle's report (HTML or PDF), or the daily review's (JSON or CSV)."),
+                QStringLiteral("An incident bundle's report (HTML or PDF), or the daily review's (HTML, PDF, JSON or CSV)."),
                 QStringLiteral("report BUNDLE.json --out FILE.html|FILE.pdf [--format html|pdf] [--zone ZONE]  |  "
-                               "report [--date YYYY-MM-DD | --from DAY --to DAY] --out FILE.json|FILE.csv [--format json|csv]"),
+                               "report [--date YYYY-MM-DD | --from DAY --to DAY] --out FILE.html|.pdf|.json|.csv [--format html|pdf|json|csv]"),
                 QStringLiteral(
                     "Writes the report of an incident bundle (triagectl incident export): the window and\n"
                     "filters, the stores with their failures, watermarks and clock offsets, the summary, the\n"
@@ -42,10 +43,12 @@ public:
                     "No database is opened. Exit 1 when the bundle cannot be read or the file written.\n"
                     "Without a BUNDLE: the daily review's report of --date (default today in [console]\n"
                     "review_time_zone), or of every day from --from to --to (days YYYY-MM-DD, both included, at\n"
-                    "most 31), as JSON or CSV (triagectl review --format json|csv prints the same); it records\n"
-                    "the SLA breaches noticed now and the trend rows first (noticed_by \"report\"). Prints the\n"
-                    "day and zone of what it wrote. HTML and PDF of the review are not built yet (exit 1)."),
-                {option("out", QStringLiteral("The report file to write (.html or .pdf; the review: .json or .csv)."), QStringLiteral("FILE")),
+                    "most 31), as HTML (self-contained, charts inline), PDF (A4 landscape), JSON or CSV (triagectl\n"
+                    "review --format json|csv prints the same), every format from one snapshot per day with the\n"
+                    "same totals; it records the SLA breaches noticed now and the trend rows first (noticed_by\n"
+                    "\"report\"). Prints each day's totals and fingerprint (the SHA-256 of its JSON form, which a\n"
+                    "sign-off records), and the file written."),
+                {option("out", QStringLiteral("The report file to write (.html or .pdf; the review also .json or .csv)."), QStringLiteral("FILE")),
                  option("zone", QStringLiteral("The reader's time zone (IANA name; default this machine's)."), QStringLiteral("ZONE")),
                  option("date", QStringLiteral("The day to review, YYYY-MM-DD in the review zone (default today)."), QStringLiteral("DAY")),
                  option("from", QStringLiteral("The review: first day, YYYY-MM-DD."), QStringLiteral("DAY")),
@@ -121,7 +124,7 @@ private:
     {
         m_out = c.parser.value(QStringLiteral("out"));
         if (m_out.isEmpty())
-            return c.out.usage(QStringLiteral("report: give --out FILE.json or FILE.csv (the daily review)"));
+            return c.out.usage(QStringLiteral("report: give --out FILE.html, .pdf, .json or .csv (the daily review)"));
         QString format = c.parser.value(QStringLiteral("format")).trimmed().toLower();
         if (!c.parser.isSet(QStringLiteral("format"))) {
             const QString lower = m_out.toLower();
@@ -131,15 +134,13 @@ private:
                 : lower.endsWith(QLatin1String(".html")) || lower.endsWith(QLatin1String(".htm")) ? QStringLiteral("html")
                                                                                                    : QString();
         }
-        if (format == QLatin1String("html") || format == QLatin1String("pdf")) {
-            c.out.message(QStringLiteral("report: the daily review's %1 report is not built yet: use --format json or csv").arg(format));
-            return ExitUsage;
-        }
-        if (format != QLatin1String("json") && format != QLatin1String("csv"))
+        if (format == QLatin1String("htm"))
+            format = QStringLiteral("html");
+        if (!QStringList{QStringLiteral("json"), QStringLiteral("csv"), QStringLiteral("html"), QStringLiteral("pdf")}.contains(format))
             return c.out.usage(c.parser.isSet(QStringLiteral("format"))
-                                   ? QStringLiteral("--format \"%1\": the daily review's report is json or csv").arg(c.parser.value(QStringLiteral("format")))
-                                   : QStringLiteral("--out \"%1\": name a .json or .csv file, or give --format json|csv").arg(m_out));
-        m_json = format == QLatin1String("json");
+                                   ? QStringLiteral("--format \"%1\": the daily review's report is html, pdf, json or csv").arg(c.parser.value(QStringLiteral("format")))
+                                   : QStringLiteral("--out \"%1\": name a .html, .pdf, .json or .csv file, or give --format html|pdf|json|csv").arg(m_out));
+        m_reviewFormat = format;
         if (c.parser.isSet(QStringLiteral("zone")))
             return c.out.usage(QStringLiteral("report: --zone goes with a BUNDLE (the review's zone is [console] review_time_zone)"));
         const bool range = c.parser.isSet(QStringLiteral("from")) || c.parser.isSet(QStringLiteral("to"));
@@ -176,9 +177,18 @@ private:
             snaps << *snap;
         }
         QByteArray bytes;
-        if (snaps.size() == 1) {
-            bytes = m_json ? reviewJson(snaps.first()) : reviewCsv(snaps.first());
-        } else if (m_json) {
+        const bool json = m_reviewFormat == QLatin1String("json");
+        if (m_reviewFormat == QLatin1String("pdf")) {
+            QString error;
+            if (!writeReviewPdf(snaps, m_out, &error)) {
+                c.out.message(error);
+                return ExitUsage;
+            }
+        } else if (m_reviewFormat == QLatin1String("html")) {
+            bytes = reviewHtml(snaps);
+        } else if (snaps.size() == 1) {
+            bytes = json ? reviewJson(snaps.first()) : reviewCsv(snaps.first());
+        } else if (json) {
             QJsonArray a;
             for (const ReviewSnapshot &s : std::as_const(snaps))
                 a.append(QJsonDocument::fromJson(reviewJson(s)).object());
@@ -189,13 +199,15 @@ private:
                 bytes += i == 0 ? csv : csv.mid(csv.indexOf('\n') + 1); // one header line
             }
         }
-        QSaveFile file(m_out);
-        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-            c.out.message(QStringLiteral("cannot write %1: %2").arg(m_out, file.errorString()));
-            return ExitUsage;
+        if (m_reviewFormat != QLatin1String("pdf")) {
+            QSaveFile file(m_out);
+            if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+                c.out.message(QStringLiteral("cannot write %1: %2").arg(m_out, file.errorString()));
+                return ExitUsage;
+            }
         }
         for (const ReviewSnapshot &s : std::as_const(snaps))
-            c.out.print(QStringLiteral("review of %1: %2 open, %3 opened, %4 resolved, %5 breaches%6\n")
+            c.out.print(QStringLiteral("review of %1: %2 open, %3 opened, %4 resolved, %5 breaches; fingerprint %7%6\n")
                             .arg(reviewDayText(s.day))
                             .arg(s.totals.open)
                             .arg(s.totals.opened)
@@ -203,13 +215,14 @@ private:
                             .arg(s.totals.breaches)
                             .arg(s.thisDaySignOff ? QStringLiteral("; signed off by %1 at %2").arg(s.thisDaySignOff->signedBy, s.thisDaySignOff->signedAt)
                                                   : QString())
+                            .arg(reviewReportSha256(s))
                             .toUtf8());
         c.out.print(QStringLiteral("wrote %1\n").arg(m_out).toUtf8());
         return ExitOk;
     }
 
     bool m_review = false;
-    bool m_json = true;
+    QString m_reviewFormat; ///< the daily review: "json", "csv", "html" or "pdf"
     QVector<std::optional<QDate>> m_days;
     QString m_out;
     ReportFormat m_format = ReportFormat::Html;

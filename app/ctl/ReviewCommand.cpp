@@ -9,7 +9,6 @@
 #include "ReviewRecord.h"
 #include "Workspace.h"
 
-#include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -55,7 +54,8 @@ QByteArray reviewTable(const ReviewSnapshot &s)
     out += s.thisDaySignOff ? QStringLiteral("this day is signed off by %1 at %2\n").arg(s.thisDaySignOff->signedBy, s.thisDaySignOff->signedAt)
                             : QStringLiteral("this day is not signed off\n");
     for (const MoneyTotal &m : t.openMoney)
-        out += QStringLiteral("open money %1: %2 (%3 escalations, %4 unknown)\n")
+        out += m.currency.isEmpty() && m.count == 0 ? QStringLiteral("open escalations without an amount: %1\n").arg(m.unknown)
+                                                    : QStringLiteral("open money %1: %2 (%3 escalations, %4 unknown)\n")
                    .arg(m.currency.isEmpty() ? QStringLiteral("(no currency)") : m.currency, m.sum)
                    .arg(m.count)
                    .arg(m.unknown);
@@ -171,8 +171,7 @@ public:
 private:
     int signOff(Workspace &ws, const CommandContext &c, const ReviewSnapshot &snap) const
     {
-        const QByteArray report = reviewJson(snap);
-        const QString sha = QString::fromLatin1(QCryptographicHash::hash(report, QCryptographicHash::Sha256).toHex());
+        const QString sha = reviewReportSha256(snap);
         const auto out = signOffReview(ws, snap, sha, c.parser.value(QStringLiteral("note"))).result();
         if (!out.ok())
             return c.out.dbFailure(*out.error);

@@ -7,7 +7,6 @@
 #include "ReviewSql.h"
 #include "Workspace.h"
 
-#include <QCryptographicHash>
 #include <QSqlQuery>
 
 namespace triage {
@@ -30,7 +29,7 @@ Outcome<ReviewHistoryReport> seedReviewHistory(Workspace &workspace)
             o.generatedBy = QStringLiteral("alice");
             o.slaHours = [](const QString &) { return 24; };
             const ReviewSnapshot snap = review_sql::readSnapshot(s, o);
-            const QString sha = QString::fromLatin1(QCryptographicHash::hash(reviewJson(snap), QCryptographicHash::Sha256).toHex());
+            const QString sha = reviewReportSha256(snap);
             const ReviewSignOff signedOff = review_sql::signOff(s, snap, sha, QStringLiteral("demo: reviewed every escalation"),
                                                                  QStringLiteral("alice"));
             // A morning review: signed at 09:00 UTC the day after.

@@ -4,6 +4,7 @@
 #include "DeepLink.h"
 #include "ReviewRecord.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -290,6 +291,11 @@ QByteArray reviewCsv(const ReviewSnapshot &s)
     for (const ReviewItem &it : s.resolvedToday)
         item(QStringLiteral("resolved"), it);
     return rows.bytes();
+}
+
+QString reviewReportSha256(const ReviewSnapshot &snapshot)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(reviewJson(snapshot), QCryptographicHash::Sha256).toHex());
 }
 
 } // namespace triage

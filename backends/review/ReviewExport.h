@@ -30,4 +30,10 @@ QByteArray reviewJson(const ReviewSnapshot &snapshot);
 /// first_escalated_at, sla_due_at, link.
 QByteArray reviewCsv(const ReviewSnapshot &snapshot);
 
+/// The review's fingerprint: the SHA-256 (64 lower-case hex digits) of reviewJson(snapshot),
+/// the one canonical form. A sign-off records it as report_sha256 whichever format the reviewer
+/// looked at (console, HTML, PDF, CSV or JSON: the HTML and PDF print it in their header), so
+/// `triagectl report --format json` of the same snapshot hashes to the same value.
+QString reviewReportSha256(const ReviewSnapshot &snapshot);
+
 } // namespace triage

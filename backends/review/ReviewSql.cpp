@@ -107,12 +107,16 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
     const UtcMicros from = microsOf(s.day.from), to = microsOf(s.day.to), asOf = std::min(to, now);
     const QString zoneName = reviewZoneName(s.day.zone);
 
-    // Sign-offs: the latest one signed before the day's end, and this day's own.
+    // Sign-offs: the latest one of this review zone for an earlier day signed before the day's
+    // end (a team reviewing in another zone keeps its own chain; a signed day keeps showing what
+    // was new since the sign-off before it), and this day's own.
     {
         SqlBuilder b;
         s.lastSignOff = readSignOff(session,
                                     selectSql(b, signOffColumns(d), QStringLiteral("triage_review_signoff"),
-                                              {QStringLiteral("signed_at < %1").arg(d.timeParam(b.bind(d.bindTime(to))))},
+                                              {QStringLiteral("signed_at < %1").arg(d.timeParam(b.bind(d.bindTime(to)))),
+                                               QStringLiteral("zone = %1").arg(b.bind(zoneName)),
+                                               QStringLiteral("day < %1").arg(b.bind(s.day.day.toString(Qt::ISODate)))},
                                               QStringLiteral("signed_at DESC, id DESC"), 1),
                                     b);
     }

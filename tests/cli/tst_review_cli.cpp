@@ -82,7 +82,7 @@ void TestReviewCli::review()
                                   "open: 2 escalations (2 keys); opened 3, resolved 1, breaches 0 that day\n"
                                   "no sign-off yet\n"
                                   "this day is not signed off\n"
-                                  "open money (no currency): 0 (0 escalations, 1 unknown)\n"
+                                  "open escalations without an amount: 1\n"
                                   "open money EUR: 12.50 (1 escalations, 0 unknown)\n"),
              table.describe().constData());
     QVERIFY2(table.out.contains("1–3 d"), table.out.constData());
@@ -123,9 +123,19 @@ void TestReviewCli::review()
     QTemporaryDir dir;
     const QString jsonPath = dir.filePath(QStringLiteral("review.json"));
     RUN_EXIT(report, 0, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), jsonPath} + day);
-    QCOMPARE(report.out, QStringLiteral("review of %1: 2 open, 3 opened, 1 resolved, 0 breaches; signed off by alice at %2\nwrote %3\n")
-                             .arg(QString::fromUtf8(kDay), m.captured(1), jsonPath)
-                             .toUtf8());
+    static const QRegularExpression reportLine(QStringLiteral(
+        R"(^review of 2026-01-01 \(UTC, 2026-01-01T00:00:00\.000000Z – 2026-01-02T00:00:00\.000000Z\): 2 open, 3 opened, 1 resolved, 0 breaches; )"
+        R"(fingerprint ([0-9a-f]{64}); signed off by alice at (\S+)\nwrote (.+)\n$)"));
+    const QRegularExpressionMatch rm = reportLine.match(QString::fromUtf8(report.out));
+    QVERIFY2(rm.hasMatch(), report.out.constData());
+    QCOMPARE(rm.captured(2), m.captured(1));
+    QCOMPARE(rm.captured(3), jsonPath);
+    {
+        // The fingerprint is the SHA-256 of the JSON file's bytes (what a sign-off records).
+        QFile raw(jsonPath);
+        QVERIFY(raw.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromLatin1(QCryptographicHash::hash(raw.readAll(), QCryptographicHash::Sha256).toHex()), rm.captured(1));
+    }
     QFile jf(jsonPath);
     QVERIFY(jf.open(QIODevice::ReadOnly));
     const QJsonObject fromFile = QJsonDocument::fromJson(jf.readAll()).object();
@@ -141,9 +151,37 @@ void TestReviewCli::review()
     QCOMPARE(csvBytes.count("section,day,zone"), 1);
     QCOMPARE(csvBytes.count("\r\nopen,2026-01-01,UTC,"), 2);
     QCOMPARE(csvBytes.count("\r\nopen,2026-01-02,UTC,"), 2);
-    RUN_EXIT(html, 1, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), dir.filePath(QStringLiteral("r.html"))});
-    QCOMPARE(html.err, QByteArray("triagectl: report: the daily review's html report is not built yet: use --format json or csv\n"));
-    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("r.html"))));
+    // HTML and PDF: one file each, the same totals, the fingerprint of the same snapshot printed inside.
+    const QString htmlPath = dir.filePath(QStringLiteral("r.html"));
+    RUN_EXIT(html, 0, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), htmlPath} + day);
+    const QRegularExpressionMatch hm = reportLine.match(QString::fromUtf8(html.out));
+    QVERIFY2(hm.hasMatch(), html.out.constData());
+    QFile hf(htmlPath);
+    QVERIFY(hf.open(QIODevice::ReadOnly));
+    const QByteArray htmlBytes = hf.readAll();
+    QVERIFY(htmlBytes.startsWith("<!DOCTYPE html>\n"));
+    QVERIFY2(htmlBytes.contains(hm.captured(1).toLatin1()), "the HTML prints its fingerprint");
+    QVERIFY(htmlBytes.contains("<title>Daily review 2026-01-01 (UTC)</title>"));
+    QVERIFY(htmlBytes.contains("<tr><td>Open escalations (as of)</td><td class=\"num\">2</td></tr>"));
+    QVERIFY(htmlBytes.contains("<a href=\"triage://key/refund%3Acreate%3Abeta%3Ab2\">")); // absolute deep links
+    const QString rangeHtml = dir.filePath(QStringLiteral("range.htm"));
+    RUN_EXIT(htmlRange, 0, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), rangeHtml, QStringLiteral("--from"),
+                                              QStringLiteral("2026-01-01"), QStringLiteral("--to"), QStringLiteral("2026-01-02")});
+    QCOMPARE(htmlRange.out.count("review of 2026-01-0"), 2);
+    QFile rf(rangeHtml);
+    QVERIFY(rf.open(QIODevice::ReadOnly));
+    const QByteArray rangeBytes = rf.readAll();
+    QVERIFY(rangeBytes.contains("<title>Daily reviews 2026-01-01 to 2026-01-02 (UTC)</title>"));
+    QCOMPARE(rangeBytes.count("<h1>Daily review 2026-01-0"), 2);
+    const QString pdfPath = dir.filePath(QStringLiteral("r.pdf"));
+    RUN_EXIT(pdf, 0, base + QStringList{QStringLiteral("report"), QStringLiteral("--format"), QStringLiteral("pdf"), QStringLiteral("--out"), pdfPath} + day);
+    QFile pf(pdfPath);
+    QVERIFY(pf.open(QIODevice::ReadOnly));
+    QVERIFY(pf.readAll().startsWith("%PDF-"));
+    RUN_EXIT(badFormat, 1, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), dir.filePath(QStringLiteral("r.txt"))});
+    QCOMPARE(badFormat.err, QByteArray("triagectl: --out \"") + dir.filePath(QStringLiteral("r.txt")).toUtf8()
+                                + "\": name a .html, .pdf, .json or .csv file, or give --format html|pdf|json|csv\n"
+                                  "triagectl: run \"triagectl --help\" for usage\n");
 
     // Notes.
     RUN_EXIT(note, 0, as("carol", {QStringLiteral("review"), QStringLiteral("note"), QStringLiteral("2"), QStringLiteral("--text"),

@@ -16,6 +16,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
+#include <QFile>
 #include <QTest>
 
 using namespace triage;
@@ -423,6 +425,21 @@ void TestReview::signOff()
     const auto refused = await(signOffReview(readOnly, *today, QStringLiteral("x"), QString()));
     QVERIFY(!refused.ok());
     QCOMPARE(refused.error->kind, DbError::Kind::Refused);
+
+    // Another review zone keeps its own chain: UTC's sign-off is not Europe/Berlin's last one.
+    QTemporaryDir dir;
+    QFile ini(dir.filePath(QStringLiteral("berlin.ini")));
+    QVERIFY(ini.open(QIODevice::WriteOnly));
+    ini.write("[console]\nreview_time_zone=Europe/Berlin\n");
+    ini.close();
+    WorkspaceConfig berlinConfig = config;
+    berlinConfig.sourceFile = ini.fileName();
+    Workspace berlin(berlinConfig);
+    const auto berlinToday = await(readReview(berlin, std::nullopt, QStringLiteral("console")));
+    TRIAGE_VERIFY_OUTCOME(berlinToday);
+    QCOMPARE(berlinToday->day.zone.id(), QByteArray("Europe/Berlin"));
+    QCOMPARE(berlinToday->lastSignOff.has_value(), false);
+    QCOMPARE(berlinToday->totals.changedSinceSignOff, 0);
 }
 
 void TestReview::versionFour()

@@ -7,11 +7,21 @@
 // -html.png (headless Chromium) / -pdf-1.png (pdftoppm) in this build directory.
 #include "ReviewModel.h"
 #include "ReviewPane.h"
+#include "ReviewExport.h"
 #include "ReviewReport.h"
+#include "DemoHistory.h"
+#include "DemoReview.h"
+#include "ModelTestUtil.h"
 #include "TestDatabases.h"
 #include "Workspace.h"
 
+#include <QApplication>
 #include <QFile>
+#include <QInputDialog>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -160,6 +170,7 @@ private slots:
     void html();
     void pdf();
     void pane();
+    void paneActionsOnDemo();
 };
 
 void TestViewsReview::models()
@@ -213,7 +224,7 @@ void TestViewsReview::html()
 {
     const ReviewSnapshot s = sampleSnapshot();
     const QByteArray bytes = reviewHtml(s);
-    QCOMPARE(reviewHtml(s), bytes); // deterministic: the sign-off's SHA-256 is of these bytes
+    QCOMPARE(reviewHtml(s), bytes); // deterministic
     QFile out(outputPath(QStringLiteral("review-report.html")));
     QVERIFY(out.open(QIODevice::WriteOnly));
     out.write(bytes);
@@ -362,6 +373,148 @@ void TestViewsReview::pane()
     lower->setCurrentIndex(2); // Trends
     QTest::qWait(100);
     QVERIFY(pane.grab().save(outputPath(QStringLiteral("review-pane-trends.png"))));
+}
+
+namespace {
+
+/// Answers the next QInputDialog the pane opens: `text` then OK (or Cancel when `accept` is false).
+void answerNextInput(const QString &text, bool accept = true)
+{
+    QTimer::singleShot(0, [text, accept] {
+        auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return answerNextInput(text, accept); // not shown yet: the next turn of the loop
+        dialog->setTextValue(text);
+        accept ? dialog->accept() : dialog->reject();
+    });
+}
+
+QPushButton *button(QWidget &parent, const QString &text)
+{
+    for (QPushButton *b : parent.findChildren<QPushButton *>())
+        if (b->text() == text)
+            return b;
+    return nullptr;
+}
+
+} // namespace
+
+void TestViewsReview::paneActionsOnDemo()
+{
+    // The day's review start to finish on the demo (a real SQLite database): load, claim,
+    // mark reviewed, note, resolve (a short reason refused, nothing written), sign off; each
+    // checked in the tables.
+    using namespace triage::test;
+    TestDatabase db(QStringLiteral("sqlite"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    WorkspaceConfig config = demoConfig(db);
+    config.operatorName = QStringLiteral("erin");
+    Workspace ws(config);
+    QCOMPARE(seedDemo(ws), QString());
+    const auto history = seedEscalationHistory(ws); // the 14 days of escalations, some still open
+    QVERIFY2(history.ok(), history.ok() ? "" : qPrintable(history.error->message));
+    const auto reviews = seedReviewHistory(ws); // breaches, trend rows, alice's sign-off of the day before yesterday
+    QVERIFY2(reviews.ok(), reviews.ok() ? "" : qPrintable(reviews.error->message));
+    ReviewPane pane(&ws);
+    pane.resize(1100, 860);
+    QSignalSpy loaded(&pane, &ReviewPane::loaded);
+    QSignalSpy finished(&pane, &ReviewPane::actionFinished);
+    pane.load();
+    QVERIFY(loaded.wait(30000));
+    QVERIFY(pane.snapshot());
+    const ReviewSnapshot first = *pane.snapshot();
+    QVERIFY(!first.open.isEmpty());
+    QVERIFY(!first.thisDaySignOff);
+    // An open escalation nobody holds.
+    qint64 id = 0;
+    for (const ReviewItem &i : first.open)
+        if (!i.row.shownClaim()) {
+            id = i.row.escalation.id;
+            break;
+        }
+    QVERIFY(id > 0);
+    const QString ids = QString::number(id);
+    // Selects the escalation and clicks `label`; false (with the reason) when it cannot.
+    const auto act = [&](const QString &label) -> bool {
+        finished.clear();
+        if (!pane.selectEscalation(id))
+            return false;
+        QPushButton *b = button(pane, label);
+        if (!b || !b->isEnabled())
+            return false;
+        b->click();
+        return true;
+    };
+    // Waits for the action's end and the reload after it; the message must match `pattern` whole.
+    const auto waitFinished = [&](bool ok, const QString &pattern) -> QString {
+        if (!finished.wait(30000))
+            return QStringLiteral("no actionFinished");
+        const QString message = finished.first().at(1).toString();
+        if (finished.first().at(0).toBool() != ok || !QRegularExpression(QRegularExpression::anchoredPattern(pattern)).match(message).hasMatch())
+            return QStringLiteral("unexpected: ") + message;
+        return loaded.wait(30000) ? QString() : QStringLiteral("no reload after: ") + message;
+    };
+
+    QVERIFY(act(QStringLiteral("Claim")));
+    QCOMPARE(waitFinished(true, QStringLiteral("Escalation %1: taken \\(escalation %1 claimed by erin until \\S+Z\\)").arg(id)), QString());
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT holder FROM triage_claim WHERE scope = 'escalation' AND subject = '%1'").arg(ids)),
+             QStringList{QStringLiteral("erin")});
+
+    QVERIFY(act(QStringLiteral("Mark reviewed")));
+    QCOMPARE(waitFinished(true, QStringLiteral("Escalation %1 marked reviewed\\.").arg(id)), QString());
+    answerNextInput(QStringLiteral("  asked the PSP; waiting for their answer  "));
+    QVERIFY(act(QStringLiteral("Add note\u2026")));
+    QCOMPARE(waitFinished(true, QStringLiteral("Note added to escalation %1\\.").arg(id)), QString());
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT kind || '|' || COALESCE(note_text, '') || '|' || noted_by FROM triage_review_note "
+                                                "WHERE escalation_id = %1 ORDER BY id")
+                                     .arg(ids)),
+             (QStringList{QStringLiteral("reviewed||erin"), QStringLiteral("note|asked the PSP; waiting for their answer|erin")}));
+    const ReviewItem *reviewed = nullptr;
+    for (const ReviewItem &i : pane.snapshot()->open)
+        if (i.row.escalation.id == id)
+            reviewed = &i;
+    QVERIFY(reviewed);
+    QCOMPARE(reviewed->lastReviewedBy, QStringLiteral("erin"));
+    QCOMPARE(reviewed->notes, 1); // notes of kind "note" (a "reviewed" mark is lastReviewedBy)
+
+    // A reason under 10 characters: refused in the tab, nothing written.
+    answerNextInput(QStringLiteral("dup"));
+    QVERIFY(act(QStringLiteral("Resolve\u2026")));
+    QTRY_COMPARE(pane.messageText(), QStringLiteral("A resolution needs a reason of at least 10 characters (got 3): nothing was written."));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT resolved_at IS NULL FROM triage_escalation WHERE id = %1").arg(ids)), QStringList{QStringLiteral("1")});
+    answerNextInput(QStringLiteral("upstream confirmed the refund exists"));
+    QVERIFY(act(QStringLiteral("Resolve\u2026")));
+    QCOMPARE(waitFinished(true, QStringLiteral("Escalation %1 resolved\\.").arg(id)), QString());
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT resolved_by || '|' || resolution FROM triage_escalation WHERE id = %1").arg(ids)),
+             QStringList{QStringLiteral("erin|upstream confirmed the refund exists")});
+    QCOMPARE(pane.snapshot()->totals.open, first.totals.open - 1);
+
+    // Sign off: the fingerprint of the snapshot shown (its JSON form), recorded; the day is then signed.
+    const ReviewSnapshot signedSnapshot = *pane.snapshot();
+    const QString fingerprint = reviewReportSha256(signedSnapshot);
+    finished.clear();
+    answerNextInput(QStringLiteral("all seen"));
+    button(pane, QStringLiteral("Sign off\u2026"))->click();
+    QVERIFY(finished.wait(30000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT signed_by || '|' || note || '|' || report_sha256 FROM triage_review_signoff WHERE day = '%1'")
+                                     .arg(signedSnapshot.day.day.toString(Qt::ISODate))),
+             QStringList{QStringLiteral("erin|all seen|") + fingerprint});
+    QVERIFY(finished.first().at(1).toString().endsWith(QStringLiteral("; report SHA-256 %1.").arg(fingerprint)));
+    QVERIFY(pane.snapshot()->thisDaySignOff);
+    QCOMPARE(pane.snapshot()->thisDaySignOff->signedBy, QStringLiteral("erin"));
+    // A signed day cannot be signed again from the tab (a second sign-off is a Conflict in the
+    // service: tst_review signOff); the line under the header says who signed it.
+    QVERIFY(!button(pane, QStringLiteral("Sign off\u2026"))->isEnabled());
+    auto *line = pane.findChild<QLabel *>(QStringLiteral("reviewSignOff"));
+    QVERIFY(line);
+    QVERIFY2(line->text().contains(QStringLiteral(" This day is signed off by erin at ")), qPrintable(line->text()));
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    QVERIFY(pane.grab().save(outputPath(QStringLiteral("review-pane-demo-signed.png"))));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_review_signoff WHERE day = '%1'").arg(signedSnapshot.day.day.toString(Qt::ISODate))),
+             QStringList{QStringLiteral("1")});
 }
 
 QTEST_MAIN(TestViewsReview)
