@@ -390,8 +390,10 @@ QString integritySection(const IncidentBundle &b)
     if (!b.redactionRules.enabled)
         out += QStringLiteral("<p class=\"bad\">Redaction was OFF for this export (--no-redact, audited): values are as stored.</p>");
     else
-        out += QStringLiteral("<p>Redacted: Authorization and cookie headers, and JSON fields named %1 (any case); each value "
-                              "replaced by a marker holding its SHA-256.</p>")
+        out += QStringLiteral("<p>Redacted: Authorization and cookie headers, JSON fields named %1 (any case), and in free text "
+                              "(notes, details, raw text) the value of NAME=value, NAME: value or NAME=\"value\" with those names "
+                              "(the scheme word of \"Authorization: Bearer\" kept); each value replaced by a marker holding its "
+                              "SHA-256.</p>")
                    .arg(esc(b.redactionRules.fields.join(QStringLiteral(", "))));
     QStringList rows;
     for (const Redaction &r : b.redactions)
