@@ -274,6 +274,7 @@ QString keysSection(const IncidentBundle &b, const Clock &clock, Target target)
         f->setBold(true); // the widest a cell can be drawn (a stale status, the outcome)
     }
     mono.setStyleHint(QFont::Monospace);
+    mono.setPointSizeF(7); // keys in 7 pt mono as in the events table (class emono)
     const auto measure = [&](int column, const QFont &font, const QString &text) {
         widest[column] = std::max(widest[column], reportTextWidthPt(font, text));
     };
@@ -332,7 +333,7 @@ QString keysSection(const IncidentBundle &b, const Clock &clock, Target target)
             measure(kAttemptsColumn, sans, attemptsText);
         }
         const QString key = pdf ? breakAtNaturalPoints(cell(k.idemKey, target)) : cell(k.idemKey, target);
-        rows << row({QStringLiteral("<td class=\"key mono\">%1</td>").arg(key), record,
+        rows << row({QStringLiteral("<td class=\"key %2\">%1</td>").arg(key, pdf ? QStringLiteral("emono") : QStringLiteral("mono")), record,
                      tickets.isEmpty() ? QStringLiteral("none") : tickets.join(QStringLiteral("<br>")),
                      QStringLiteral("<td class=\"num\"%1>%2</td>").arg(pdf ? QStringLiteral(" style=\"white-space: nowrap\"") : QString(), attempts),
                      actions.isEmpty() ? QStringLiteral("<span class=\"muted\">none</span>") : actions.join(QStringLiteral("<br>"))});
