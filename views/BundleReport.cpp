@@ -44,6 +44,11 @@ using Clock = ReportClock;
 
 constexpr int kPdfCellMaxChars = 2000;
 const QString kHistogramResource = QStringLiteral("report:histogram.png");
+/// The PDF keys table's key column: at most this share of the table's width (DESIGN.md §7
+/// "Reports"); a longer key wraps at its natural points.
+constexpr double kPdfKeyColumnMaxShare = 0.45;
+/// The PDF keys table's record status and tickets columns: at most this share each.
+constexpr double kPdfNarrowColumnMaxShare = 0.2;
 
 QString esc(const QString &text)
 {
@@ -252,40 +257,102 @@ QVector<OperatorAction> operatorActions(const KeyDetail &k)
 
 QString keysSection(const IncidentBundle &b, const Clock &clock, Target target)
 {
+    // In the PDF, QTextDocument shares the table's width by its cells' words: the key column got
+    // a few characters and keys wrapped mid-word. There the key column gets its longest key (up
+    // to kPdfKeyColumnMaxShare of the page, then wrapping after ':' '_' '/' '.' '@'), the record
+    // status and tickets their widest line (up to kPdfNarrowColumnMaxShare each), the attempts
+    // their widest cell never broken, and the operator actions what is left (ReportColumns.h).
+    const bool pdf = target == Target::Pdf;
+    const QStringList headers{QStringLiteral("Key"), QStringLiteral("Record status"), QStringLiteral("Tickets"),
+                              QStringLiteral("Attempts"), QStringLiteral("Operator actions")};
+    constexpr int kKeyColumn = 0, kRecordColumn = 1, kTicketsColumn = 2, kAttemptsColumn = 3, kActionsColumn = 4;
+    QVector<double> widest(headers.size(), 0);
+    double actionsWord = 0; // the actions' longest word (pt), not to be cut
+    QFont sans(QStringLiteral("sans-serif")), mono(QStringLiteral("monospace"));
+    for (QFont *f : {&sans, &mono}) {
+        f->setPointSizeF(8);
+        f->setBold(true); // the widest a cell can be drawn (a stale status, the outcome)
+    }
+    mono.setStyleHint(QFont::Monospace);
+    mono.setPointSizeF(7); // keys in 7 pt mono as in the events table (class emono)
+    const auto measure = [&](int column, const QFont &font, const QString &text) {
+        widest[column] = std::max(widest[column], reportTextWidthPt(font, text));
+    };
+    const auto measureWords = [&](const QString &text) {
+        for (const QString &word : text.left(200).split(QLatin1Char(' '), Qt::SkipEmptyParts))
+            actionsWord = std::max(actionsWord, reportTextWidthPt(sans, word));
+    };
+    if (pdf)
+        for (int c = 0; c < headers.size(); ++c)
+            measure(c, sans, headers[c]);
     QStringList rows;
     for (const KeyDetail &k : b.keys) {
-        QString record;
-        if (k.record)
+        QString record, recordText;
+        if (k.record) {
             record = esc(k.record->statusText) + (k.record->stale ? QStringLiteral(" <span class=\"bad\">stale</span>") : QString());
-        else if (k.errors.contains(DbRole::Idempotency))
+            recordText = k.record->statusText + (k.record->stale ? QStringLiteral(" stale") : QString());
+        } else if (k.errors.contains(DbRole::Idempotency)) {
             record = QStringLiteral("<span class=\"bad\">unknown (%1)</span>").arg(esc(k.errors.value(DbRole::Idempotency).message));
-        else
+            recordText = QStringLiteral("unknown (%1)").arg(k.errors.value(DbRole::Idempotency).message);
+        } else {
             record = QStringLiteral("<span class=\"muted\">no record</span>");
-        QStringList tickets;
-        for (const TicketRow &t : k.tickets)
+            recordText = QStringLiteral("no record");
+        }
+        QStringList tickets, ticketTexts;
+        for (const TicketRow &t : k.tickets) {
             tickets << QStringLiteral("%1 (%2)").arg(esc(t.id.text()), esc(t.status.value_or(QStringLiteral("NULL"))));
-        if (k.errors.contains(DbRole::Ticket))
+            ticketTexts << QStringLiteral("%1 (%2)").arg(t.id.text(), t.status.value_or(QStringLiteral("NULL")));
+        }
+        if (k.errors.contains(DbRole::Ticket)) {
             tickets << QStringLiteral("<span class=\"bad\">unknown (%1)</span>").arg(esc(k.errors.value(DbRole::Ticket).message));
-        QString attempts = QString::number(k.attempts.size());
-        if (!k.attempts.isEmpty())
+            ticketTexts << QStringLiteral("unknown (%1)").arg(k.errors.value(DbRole::Ticket).message);
+        }
+        QString attempts = QString::number(k.attempts.size()), attemptsText = attempts;
+        if (!k.attempts.isEmpty()) {
             attempts += QStringLiteral(" (last %1)").arg(esc(k.attempts.last().status.value_or(QStringLiteral("NULL"))));
+            attemptsText += QStringLiteral(" (last %1)").arg(k.attempts.last().status.value_or(QStringLiteral("NULL")));
+        }
         QStringList actions;
-        for (const OperatorAction &a : operatorActions(k))
+        for (const OperatorAction &a : operatorActions(k)) {
             actions << (a.audit ? QStringLiteral("%1 %2 %3 <b>%4</b>")
                                       .arg(clock.both(a.audit->at), esc(a.audit->operatorName), esc(a.audit->action), esc(a.audit->outcome))
                                 : QStringLiteral("%1 compensation %2 by %3: <b>%4</b>")
                                       .arg(clock.both(a.compensation->createdAt), esc(a.compensation->action),
                                            esc(a.compensation->operatorName), esc(a.compensation->status)));
-        rows << row({QStringLiteral("<td class=\"key mono\">%1</td>").arg(cell(k.idemKey, target)), record,
+            if (pdf)
+                measureWords(a.audit ? QStringList{a.audit->operatorName, a.audit->action, a.audit->outcome}.join(QLatin1Char(' '))
+                                     : QStringList{a.compensation->action, a.compensation->operatorName, a.compensation->status}.join(
+                                           QLatin1Char(' ')));
+        }
+        if (pdf) {
+            measure(kKeyColumn, mono, k.idemKey.left(kPdfCellMaxChars));
+            measure(kRecordColumn, sans, recordText.left(kPdfCellMaxChars));
+            for (const QString &t : std::as_const(ticketTexts))
+                measure(kTicketsColumn, sans, t.left(kPdfCellMaxChars));
+            measure(kTicketsColumn, sans, QStringLiteral("none"));
+            measure(kAttemptsColumn, sans, attemptsText);
+        }
+        const QString key = pdf ? breakAtNaturalPoints(cell(k.idemKey, target)) : cell(k.idemKey, target);
+        rows << row({QStringLiteral("<td class=\"key %2\">%1</td>").arg(key, pdf ? QStringLiteral("emono") : QStringLiteral("mono")), record,
                      tickets.isEmpty() ? QStringLiteral("none") : tickets.join(QStringLiteral("<br>")),
-                     QStringLiteral("<td class=\"num\">%1</td>").arg(attempts),
+                     QStringLiteral("<td class=\"num\"%1>%2</td>").arg(pdf ? QStringLiteral(" style=\"white-space: nowrap\"") : QString(), attempts),
                      actions.isEmpty() ? QStringLiteral("<span class=\"muted\">none</span>") : actions.join(QStringLiteral("<br>"))});
     }
-    return QStringLiteral("<h2>Keys (%1): outcomes</h2>").arg(b.keys.size())
-        + (rows.isEmpty() ? QStringLiteral("<p class=\"muted\">None.</p>")
-                          : table({QStringLiteral("Key"), QStringLiteral("Record status"), QStringLiteral("Tickets"),
-                                   QStringLiteral("Attempts"), QStringLiteral("Operator actions")},
-                                  rows));
+    const QString heading = QStringLiteral("<h2>Keys (%1): outcomes</h2>").arg(b.keys.size());
+    if (rows.isEmpty())
+        return heading + QStringLiteral("<p class=\"muted\">None.</p>");
+    if (!pdf)
+        return heading + table(headers, rows);
+    const double tableWidth = reportPdfPageLayout().paintRect(QPageLayout::Point).width();
+    // Cell padding and borders (cellpadding 3 on each side, about 2 pt), and one percent of the
+    // table more as each percent is rounded down (so the widest cell still fits on one line).
+    for (double &w : widest)
+        w += 8 + tableWidth / 100;
+    widest[kKeyColumn] = std::min(widest[kKeyColumn], tableWidth * kPdfKeyColumnMaxShare);
+    widest[kRecordColumn] = std::min(widest[kRecordColumn], tableWidth * kPdfNarrowColumnMaxShare);
+    widest[kTicketsColumn] = std::min(widest[kTicketsColumn], tableWidth * kPdfNarrowColumnMaxShare);
+    // The key is sized like the fixed columns (no "key gets the rest"): the actions take what is left.
+    return heading + table(headers, rows, QString(), reportColumnPercents(widest, -1, kActionsColumn, tableWidth, actionsWord + 8));
 }
 
 QString eventsSection(const IncidentBundle &b, const Clock &clock, Target target)
@@ -390,8 +457,10 @@ QString integritySection(const IncidentBundle &b)
     if (!b.redactionRules.enabled)
         out += QStringLiteral("<p class=\"bad\">Redaction was OFF for this export (--no-redact, audited): values are as stored.</p>");
     else
-        out += QStringLiteral("<p>Redacted: Authorization and cookie headers, and JSON fields named %1 (any case); each value "
-                              "replaced by a marker holding its SHA-256.</p>")
+        out += QStringLiteral("<p>Redacted: Authorization and cookie headers, JSON fields named %1 (any case), and in free text "
+                              "(notes, details, raw text) the value of NAME=value, NAME: value or NAME=\"value\" with those names "
+                              "(the scheme word of \"Authorization: Bearer\" kept); each value replaced by a marker holding its "
+                              "SHA-256.</p>")
                    .arg(esc(b.redactionRules.fields.join(QStringLiteral(", "))));
     QStringList rows;
     for (const Redaction &r : b.redactions)

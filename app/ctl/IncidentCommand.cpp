@@ -79,8 +79,10 @@ public:
                 "triage_incident_export with an incident.export audit row (not in read-only mode, nor with\n"
                 "--no-record). Authorization and cookie headers and JSON fields named token, password,\n"
                 "secret, api_key, apikey, access_token, refresh_token, authorization, cookie (and each\n"
-                "--redact-field) are replaced by \"[redacted sha256:<hex>]\"; --no-redact keeps them and is\n"
-                "audited. Exit 2 when a store failed during the export (the bundle is written and names it).\n"
+                "--redact-field) are replaced by \"[redacted sha256:<hex>]\", and so is the value of\n"
+                "NAME=value, NAME: value or NAME=\"value\" with those names in free text (notes, details;\n"
+                "\"Authorization: Bearer X\" keeps Bearer); --no-redact keeps them and is audited.\n"
+                "Exit 2 when a store failed during the export (the bundle is written and names it).\n"
                 "`triagectl bundle verify FILE` checks a bundle later."),
             QList<QCommandLineOption>{
                 option("title", QStringLiteral("create: the incident's title."), QStringLiteral("TEXT")),

@@ -146,9 +146,10 @@ std::optional<BundleHead> readBundleHead(const QByteArray &bytes, int firstEvent
 /// True when bundle.eventsSha256 equals bundleEventsSha256(bundle.events).
 bool verifyBundleHash(const IncidentBundle &bundle);
 
-/// Applies `rules` to `bundle` in place (events' details and the keys' request/response
-/// texts and headers), filling bundle.redactions and bundle.redactionRules. Called by the
-/// exporter before hashing.
+/// Applies `rules` to `bundle` in place (the keys' texts and headers, the events' details,
+/// actors and statuses, the pins' and the incident's notes: JSON members by name, free text's
+/// `NAME=value` / `NAME: value` by the same names; DESIGN.md §7 "Redaction"), filling
+/// bundle.redactions and bundle.redactionRules. Called by the exporter before hashing.
 void redactBundle(IncidentBundle *bundle, const RedactionRules &rules);
 
 /// Reads `query`'s whole window (every page, then the settling tail), its summary, clocks and

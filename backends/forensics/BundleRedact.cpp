@@ -2,6 +2,7 @@
 // texts are replaced by a marker holding their SHA-256, byte-exact everywhere else.
 #include "Bundle.h"
 
+#include "FreeTextSecrets.h"
 #include "RawJson.h"
 
 #include <QCryptographicHash>
@@ -101,6 +102,7 @@ struct Redactor {
         return false;
     }
     bool namesPlain = false; ///< set by redactBundle(): every name is printable ASCII without " \\ /
+    FreeTextSecrets freeText; ///< set by redactBundle(): the free-text rule, compiled once for the export
 
     /// One replacement: the span `value` of `json` becomes the marker of its value.
     struct Cut {
@@ -172,12 +174,12 @@ struct Redactor {
     {
         const QString trimmed = text.trimmed();
         if (!trimmed.startsWith(QLatin1Char('{')) && !trimmed.startsWith(QLatin1Char('[')))
-            return text;
+            return freeTextRedacted(text, [&where] { return where; });
         const QByteArray json = text.toUtf8();
         QJsonParseError error;
         QJsonDocument::fromJson(json, &error);
         if (error.error != QJsonParseError::NoError)
-            return text;
+            return freeTextRedacted(text, [&where] { return where; }); // truncated or broken JSON
         const auto root = rawjson::root(json);
         if (!root)
             return text;
@@ -190,6 +192,30 @@ struct Redactor {
         for (const Cut &c : cuts)
             out.replace(c.span.begin, c.span.end - c.span.begin, c.text);
         return QString::fromUtf8(out);
+    }
+
+    /// `text` with the free-text rule applied (FreeTextSecrets.h): each value found becomes
+    /// its marker, listed at `where()` (built only when one is found) under the name as written,
+    /// and remembered for substitute(). `text` itself when nothing is found.
+    template <typename W>
+    QString freeTextRedacted(const QString &text, const W &where) const
+    {
+        const QVector<FreeTextSecrets::Hit> hits = freeText.find(text);
+        if (hits.isEmpty())
+            return text;
+        const QString path = where();
+        QString out = text;
+        QStringList shas;
+        for (const FreeTextSecrets::Hit &h : hits) {
+            const QString value = text.mid(h.start, h.length);
+            const QString sha = sha256Hex(value.toUtf8());
+            found->append({path, h.name, sha});
+            remember(value, h.name, sha);
+            shas << sha;
+        }
+        for (qsizetype i = hits.size() - 1; i >= 0; --i)
+            out.replace(hits[i].start, hits[i].length, markerText(shas[i]));
+        return out;
     }
 
     void remember(const QString &value, const QString &field, const QString &sha) const
@@ -217,12 +243,15 @@ struct Redactor {
             *text = markerText(sha);
             return;
         }
-        // Not a JSON object or array: nothing inside to redact (checked before the path is built).
+        // Not a JSON object or array: free text, only the free-text rule (the path built only
+        // when it finds a value).
         qsizetype i = 0;
         while (i < text->size() && text->at(i).isSpace())
             ++i;
-        if (i == text->size() || (text->at(i) != QLatin1Char('{') && text->at(i) != QLatin1Char('[')))
+        if (i == text->size() || (text->at(i) != QLatin1Char('{') && text->at(i) != QLatin1Char('['))) {
+            *text = freeTextRedacted(*text, where);
             return;
+        }
         if (!mayHoldName(*text))
             return; // no member can match: nothing to parse (checked before the path is built)
         *text = redactText(*text, where());
@@ -361,6 +390,7 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
         r.names.insert(f.toLower());
     for (const char *header : {"authorization", "cookie", "set-cookie"})
         r.names.insert(QString::fromLatin1(header));
+    r.freeText = FreeTextSecrets(r.names); // one compiled pattern for the whole export
     r.namesPlain = std::all_of(r.names.cbegin(), r.names.cend(), [](const QString &n) {
         return !n.isEmpty() && std::all_of(n.cbegin(), n.cend(), [](QChar c) {
                    return c.unicode() > 0x20 && c.unicode() < 0x7f && c != QLatin1Char('"') && c != QLatin1Char('\\')

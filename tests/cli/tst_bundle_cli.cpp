@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QCryptographicHash>
 #include <QRegularExpression>
 #include <QSettings>
@@ -355,11 +356,15 @@ void TestBundleCli::redactionLeavesNoSecret()
                                      QStringLiteral("Bearer AUTH-SECRET-1 was sent for 'secret test'")} + event);
     RUN_OK(notedWhole, base + QStringList{QStringLiteral("incident"), QStringLiteral("note"), QStringLiteral("1"), QStringLiteral("--text"),
                                           QStringLiteral("{\"api_key\": \"NOTE-KEY-3\", \"seen\": \"SUPERSECRET-APIKEY\"}")});
+    // A secret typed as free text (DESIGN.md §7 "Redaction", the free-text rule).
+    RUN_OK(notedTyped, base + QStringList{QStringLiteral("incident"), QStringLiteral("note"), QStringLiteral("1"), QStringLiteral("--text"),
+                                          QStringLiteral("reset by hand: password=hunter2, then Authorization: Bearer TYPED-BEARER-4")});
     const QString incidentFile = dir.filePath(QStringLiteral("leak-incident.json"));
     RUN_OK(incidentExport, base + QStringList{QStringLiteral("incident"), QStringLiteral("export"), QStringLiteral("1"),
                                               QStringLiteral("--redact-field"), QStringLiteral("title"), QStringLiteral("--out"), incidentFile});
     const QByteArray incidentBytes = readAll(incidentFile);
-    for (const char *secret : {"SUPERSECRET-APIKEY", "secret test", "AUTH-SECRET-1", "TOKEN-SECRET-2", "NOTE-KEY-3"})
+    for (const char *secret : {"SUPERSECRET-APIKEY", "secret test", "AUTH-SECRET-1", "TOKEN-SECRET-2", "NOTE-KEY-3", "hunter2",
+                               "TYPED-BEARER-4"})
         QCOMPARE(incidentBytes.count(secret), qsizetype(0));
     const auto ib = readBundle(incidentFile);
     QVERIFY(ib && ib->incident);
@@ -369,6 +374,31 @@ void TestBundleCli::redactionLeavesNoSecret()
              QStringLiteral("%1 was sent for '%2'").arg(marker("Bearer AUTH-SECRET-1"), marker("secret test")));
     QCOMPARE(ib->incident->notes.value(1).text,
              QStringLiteral("{\"api_key\": \"%1\", \"seen\": \"%2\"}").arg(marker("NOTE-KEY-3"), marker("SUPERSECRET-APIKEY")));
+    const QString typed = QStringLiteral("reset by hand: password=%1, then Authorization: Bearer %2")
+                              .arg(marker("hunter2"), marker("TYPED-BEARER-4"));
+    QCOMPARE(ib->incident->notes.value(2).text, typed);
+    QStringList typedRedactions;
+    for (const Redaction &r : ib->redactions)
+        if (r.where == QLatin1String("incident.notes[2].text"))
+            typedRedactions << QStringLiteral("%1 %2").arg(r.field, r.sha256);
+    const auto sha = [](const char *value) { return QString::fromLatin1(QCryptographicHash::hash(value, QCryptographicHash::Sha256).toHex()); };
+    QCOMPARE(typedRedactions, (QStringList{QStringLiteral("password ") + sha("hunter2"), QStringLiteral("Authorization ") + sha("TYPED-BEARER-4")}));
+    // Nor in its reports: the HTML's bytes and the PDF's text (pdftotext).
+    const QString html = dir.filePath(QStringLiteral("leak.html")), pdf = dir.filePath(QStringLiteral("leak.pdf"));
+    RUN_OK(htmlReport, (QStringList{QStringLiteral("report"), incidentFile, QStringLiteral("--out"), html}));
+    RUN_OK(pdfReport, (QStringList{QStringLiteral("report"), incidentFile, QStringLiteral("--out"), pdf}));
+    const QByteArray htmlBytes = readAll(html);
+    QVERIFY2(htmlBytes.contains(typed.toHtmlEscaped().toUtf8()), htmlBytes.constData());
+    QProcess pdftotext;
+    pdftotext.start(QStringLiteral("pdftotext"), {pdf, QStringLiteral("-")});
+    QVERIFY2(pdftotext.waitForFinished(60000) && pdftotext.exitCode() == 0, "pdftotext (poppler-utils, tests/packages.txt) failed");
+    const QByteArray pdfText = pdftotext.readAllStandardOutput();
+    QVERIFY2(pdfText.contains("reset by hand: password="), pdfText.constData());
+    for (const char *secret : {"SUPERSECRET-APIKEY", "secret test", "AUTH-SECRET-1", "TOKEN-SECRET-2", "NOTE-KEY-3", "hunter2",
+                               "TYPED-BEARER-4"}) {
+        QCOMPARE(htmlBytes.count(secret), qsizetype(0));
+        QCOMPARE(pdfText.count(secret), qsizetype(0));
+    }
     sim.stop();
 }
 

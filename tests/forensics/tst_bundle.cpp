@@ -157,6 +157,7 @@ private slots:
     void redactionOff();
     void redactionSkipsTextsWithoutNames();
     void redactionNotesAndActors();
+    void redactionFreeText();
 };
 
 void TestBundle::canonicalList()
@@ -337,7 +338,7 @@ void TestBundle::redaction()
     a.error = QStringLiteral(R"({"password": "p-err"})"); // an error can hold a body too
     IntentAttempt plain;
     plain.request = QStringLiteral("Authorization: Bearer abc"); // not JSON: the value redacted above is found in it
-    plain.response = QStringLiteral("{\"token\": \"cut"); // broken JSON: left whole
+    plain.response = QStringLiteral("{\"token\": \"cut"); // broken JSON: the free-text rule
     d.attempts = {a, plain};
     // Outside the intent log (DESIGN.md §7 "Redaction"): a ticket's title (--redact-field title)
     // and payload, an audit row's evidence holding the upstream's body, the timeline's summary
@@ -383,8 +384,9 @@ void TestBundle::redaction()
                  .arg(marker("Bearer abc"), marker("sid=1"), marker("hunter2"), marker("k-9"), marker("7")));
     QCOMPARE(*ra.response, QStringLiteral(R"({"Set-Cookie": "%1", "secret": "%2", "ok": true})").arg(marker("sid=2; HttpOnly"), marker("null")));
     QCOMPARE(*ra.error, QStringLiteral(R"({"password": "%1"})").arg(marker("p-err")));
-    QCOMPARE(*b.keys[0].attempts[1].request, QStringLiteral("Authorization: %1").arg(marker("Bearer abc")));
-    QCOMPARE(b.keys[0].attempts[1].response, plain.response);
+    // Not JSON: the free-text rule keeps the scheme word; broken JSON goes through it too.
+    QCOMPARE(*b.keys[0].attempts[1].request, QStringLiteral("Authorization: Bearer %1").arg(marker("abc")));
+    QCOMPARE(*b.keys[0].attempts[1].response, QStringLiteral("{\"token\": \"%1").arg(marker("cut")));
     QCOMPARE(b.keys[0].compensations[0].request,
              QStringLiteral(R"({"method":"POST","headers":[["Authorization","%1"],["X-Idempotency-Key","comp:1"],)"
                             R"(["set-cookie","%2"]],"body":"{\"reason\":\"dup\",\"customer_ref\":\"%3\"}"})")
@@ -422,6 +424,8 @@ void TestBundle::redaction()
                         QStringLiteral("keys[k:1].attempts[0].response.Set-Cookie Set-Cookie ") + sha("sid=2; HttpOnly"),
                         QStringLiteral("keys[k:1].attempts[0].response.secret secret ") + sha("null"),
                         QStringLiteral("keys[k:1].attempts[0].error.password password ") + sha("p-err"),
+                        QStringLiteral("keys[k:1].attempts[1].request Authorization ") + sha("abc"),
+                        QStringLiteral("keys[k:1].attempts[1].response token ") + sha("cut"),
                         QStringLiteral("keys[k:1].audit[0].evidence.upstream.body.title title ") + sha("Secret Title"),
                         QStringLiteral("keys[k:1].audit[0].evidence.upstream.body.api_key api_key ") + sha("SUPERSECRET-APIKEY"),
                         QStringLiteral("keys[k:1].compensations[0].request.headers[0][1] Authorization ") + sha("Bearer t0"),
@@ -429,7 +433,6 @@ void TestBundle::redaction()
                         QStringLiteral("keys[k:1].compensations[0].request.body.customer_ref customer_ref ") + sha("c-1"),
                         QStringLiteral("keys[k:1].compensations[0].response.refresh_token refresh_token ") + sha("r-1"),
                         QStringLiteral("keys[k:1].compensation_attempts[0].response_preview.access_token access_token ") + sha("a-1"),
-                        QStringLiteral("keys[k:1].attempts[1].request Authorization ") + sha("Bearer abc"),
                         QStringLiteral("keys[k:1].timeline[0].summary title ") + sha("Secret Title"),
                     }));
     // Nothing of the secrets is left anywhere in the written file.
@@ -585,6 +588,89 @@ void TestBundle::redactionNotesAndActors()
     // Only where the key is k:2, which never held it: the second event's actor and the note about that event.
     QCOMPARE(written.count("tok-SECRET-1"), qsizetype(2));
     QCOMPARE(written.count("Bearer n-3"), qsizetype(0));
+}
+
+void TestBundle::redactionFreeText()
+{
+    // DESIGN.md §7 "Redaction", the free-text rule: in a note, an event's detail, raw text, a
+    // JSON string holding no JSON or broken JSON, NAME=value, NAME: value, NAME="value" and
+    // NAME='value' with a rule's name (any case, a whole word) have their value redacted, ending
+    // at whitespace , ; & or the closing quote; Authorization's scheme word is kept. The values
+    // found are substituted in the key's other texts like the JSON's.
+    IncidentBundle b;
+    KeyDetail d;
+    d.idemKey = QStringLiteral("k:1");
+    IntentAttempt a;
+    a.request = QStringLiteral("{\"url\": \"https://127.0.0.1/x?user=bob&api_key=K-LONG-SECRET-9&v=2\", \"ok\": \"password reset\"}");
+    a.error = QStringLiteral("upstream said: Authorization: Basic dXNlcjpwYXNz, Cookie: sid=s-1; path=/");
+    d.attempts = {a};
+    TimelineEvent te;
+    te.summary = QStringLiteral("retried with K-LONG-SECRET-9");
+    d.timeline = {te};
+    b.keys = {d};
+    const WindowEvent e = windowEvent(QStringLiteral("2026-12-01T02:10:00.000001Z"), EventKind::IntentAttempt, QStringLiteral("7"),
+                                      QStringLiteral("k:1"), QStringLiteral("login failed: password=hunter2 user=bob"));
+    b.events = {e};
+    IncidentDetail inc;
+    IncidentPin pin;
+    pin.kind = EventKind::IntentAttempt;
+    pin.eventId = QStringLiteral("7");
+    pin.note = QStringLiteral("token: abc123 (rotated)");
+    pin.event = e;
+    inc.pins = {pin};
+    IncidentNote typed, kept, quoted;
+    typed.text = QStringLiteral("Authorization: Bearer xyz; api_key=\"s3cr3t\" and PASSWORD='two words'");
+    kept.text = QStringLiteral("kept: my_password=x, tokens: 5, password reset, token:\nnext, cookie=");
+    quoted.text = QStringLiteral("spring.datasource.password=pw1 {\"secret\": \"q 2\"");
+    inc.notes = {typed, kept, quoted};
+    b.incident = inc;
+
+    redactBundle(&b, RedactionRules());
+    QCOMPARE(*b.keys[0].attempts[0].request,
+             QStringLiteral("{\"url\": \"https://127.0.0.1/x?user=bob&api_key=%1&v=2\", \"ok\": \"password reset\"}").arg(marker("K-LONG-SECRET-9")));
+    QCOMPARE(*b.keys[0].attempts[0].error,
+             QStringLiteral("upstream said: Authorization: Basic %1, Cookie: %2; path=/").arg(marker("dXNlcjpwYXNz"), marker("sid=s-1")));
+    QCOMPARE(b.keys[0].timeline[0].summary, QStringLiteral("retried with %1").arg(marker("K-LONG-SECRET-9")));
+    QCOMPARE(b.events[0].detail, QStringLiteral("login failed: password=%1 user=bob").arg(marker("hunter2")));
+    QCOMPARE(b.incident->pins[0].note, QStringLiteral("token: %1 (rotated)").arg(marker("abc123")));
+    QCOMPARE(b.incident->pins[0].event->detail, b.events[0].detail);
+    QCOMPARE(b.incident->notes[0].text, QStringLiteral("Authorization: Bearer %1; api_key=\"%2\" and PASSWORD='%3'")
+                                            .arg(marker("xyz"), marker("s3cr3t"), marker("two words")));
+    QCOMPARE(b.incident->notes[1].text, kept.text);
+    QCOMPARE(b.incident->notes[2].text, QStringLiteral("spring.datasource.password=%1 {\"secret\": \"%2\"").arg(marker("pw1"), marker("q 2")));
+    QStringList lines;
+    for (const Redaction &x : std::as_const(b.redactions))
+        lines << redactionLine(x);
+    QCOMPARE(lines, (QStringList{
+                        QStringLiteral("incident.pins[0].note token ") + sha("abc123"),
+                        QStringLiteral("incident.pins[0].event.detail password ") + sha("hunter2"),
+                        QStringLiteral("incident.notes[0].text Authorization ") + sha("xyz"),
+                        QStringLiteral("incident.notes[0].text api_key ") + sha("s3cr3t"),
+                        QStringLiteral("incident.notes[0].text PASSWORD ") + sha("two words"),
+                        QStringLiteral("incident.notes[2].text password ") + sha("pw1"),
+                        QStringLiteral("incident.notes[2].text secret ") + sha("q 2"),
+                        QStringLiteral("events[0].detail password ") + sha("hunter2"),
+                        QStringLiteral("keys[k:1].attempts[0].request.url api_key ") + sha("K-LONG-SECRET-9"),
+                        QStringLiteral("keys[k:1].attempts[0].error Authorization ") + sha("dXNlcjpwYXNz"),
+                        QStringLiteral("keys[k:1].attempts[0].error Cookie ") + sha("sid=s-1"),
+                        QStringLiteral("keys[k:1].timeline[0].summary api_key ") + sha("K-LONG-SECRET-9"),
+                    }));
+    const QByteArray written = writeBundleJson(b);
+    for (const char *secret : {"hunter2", "abc123", "xyz", "s3cr3t", "two words", "K-LONG-SECRET-9", "dXNlcjpwYXNz", "sid=s-1", "pw1"})
+        QCOMPARE(written.count(secret), qsizetype(0));
+    // Redacting again changes nothing: a value that already is a marker is left alone.
+    const IncidentBundle once = b;
+    redactBundle(&b, RedactionRules());
+    QVERIFY(b.redactions.isEmpty());
+    QCOMPARE(b.incident->notes[0].text, once.incident->notes[0].text);
+    QCOMPARE(b.keys[0].attempts[0].error, once.keys[0].attempts[0].error);
+    // Off: kept as typed.
+    IncidentBundle off;
+    off.incident = inc;
+    RedactionRules none;
+    none.enabled = false;
+    redactBundle(&off, none);
+    QCOMPARE(off.incident->notes[0].text, typed.text);
 }
 
 QTEST_GUILESS_MAIN(TestBundle)

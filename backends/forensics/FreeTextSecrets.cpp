@@ -1,0 +1,62 @@
+// The redaction's free-text rule (DESIGN.md §7 "Redaction").
+#include "FreeTextSecrets.h"
+
+#include <QStringList>
+
+#include <algorithm>
+
+namespace triage {
+
+namespace {
+
+const QLatin1String kMarkerPrefix("[redacted sha256:");
+
+} // namespace
+
+FreeTextSecrets::FreeTextSecrets(const QSet<QString> &names)
+{
+    QStringList sorted(names.cbegin(), names.cend());
+    sorted.removeAll(QString());
+    if (sorted.isEmpty())
+        return;
+    // Longest first, so "set-cookie" is tried before "cookie" at the same place.
+    std::sort(sorted.begin(), sorted.end(), [](const QString &a, const QString &b) {
+        return a.size() != b.size() ? a.size() > b.size() : a < b;
+    });
+    QStringList alternatives;
+    for (const QString &name : std::as_const(sorted))
+        alternatives << QRegularExpression::escape(name);
+    // NAME a whole word (no letter, digit, '_' or '-' before it), in optional matching quotes;
+    // '=' or ':'; an optional scheme word; a quoted value, else a bare one ending before
+    // whitespace , ; & or the end (a quote right before that end left out).
+    const QString pattern = QStringLiteral(R"re((?<![\w-])(?<q>["']?)(?<name>%1)\k<q>[ \t]*[=:][ \t]*)re"
+                                           R"re((?:(?:bearer|basic)[ \t]+)?)re"
+                                           R"re((?:"(?<dq>[^"\r\n]*)"|'(?<sq>[^'\r\n]*)'|["']?(?<bare>[^\s,;&]+?)(?=["']?(?:[\s,;&]|$))))re")
+                                .arg(alternatives.join(QLatin1Char('|')));
+    m_pattern = QRegularExpression(pattern, QRegularExpression::CaseInsensitiveOption);
+    m_pattern.optimize(); // compiled here, once, before the pool's threads share it
+    m_any = m_pattern.isValid();
+}
+
+QVector<FreeTextSecrets::Hit> FreeTextSecrets::find(const QString &text) const
+{
+    QVector<Hit> hits;
+    if (!m_any || text.isEmpty())
+        return hits;
+    QRegularExpressionMatchIterator it = m_pattern.globalMatch(text);
+    while (it.hasNext()) {
+        const QRegularExpressionMatch m = it.next();
+        for (const QStringView group : {QStringView(u"dq"), QStringView(u"sq"), QStringView(u"bare")}) {
+            const qsizetype start = m.capturedStart(group);
+            if (start < 0)
+                continue;
+            const qsizetype length = m.capturedLength(group);
+            if (length > 0 && !QStringView(text).mid(start).startsWith(kMarkerPrefix))
+                hits.append({start, length, m.captured(u"name")});
+            break;
+        }
+    }
+    return hits;
+}
+
+} // namespace triage
