@@ -71,7 +71,7 @@ QByteArray reviewTable(const ReviewSnapshot &s)
     for (const ReviewGroup &g : s.groups) {
         QStringList money;
         for (const MoneyTotal &m : g.money)
-            money << (m.count == 0 ? QStringLiteral("%1 unknown").arg(m.unknown)
+            money << (m.count == 0 ? (m.currency.isEmpty() ? QStringLiteral("%1 without an amount") : QStringLiteral("%1 unknown")).arg(m.unknown)
                                    : QStringLiteral("%1 %2%3").arg(m.sum, m.currency,
                                                                    m.unknown ? QStringLiteral(" (+%1 unknown)").arg(m.unknown) : QString()))
                          .trimmed();
