@@ -8,6 +8,7 @@
 #include "Log.h"
 #include "RecordStatus.h"
 #include "SchemaSql.h"
+#include "SqlChunks.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -174,24 +175,6 @@ MarkResult conflict(DbSession &s, const WorkspaceConfig &config, const MarkReque
     if (!req.dryRun) // a dry run writes nothing
         res.auditId = audit_sql::insert(s, a);
     return res;
-}
-
-/// Runs one statement per chunk of at most 500 `keys` (bound values): `sqlFor(list)` gets
-/// the chunk's placeholders joined by ", " (for `IN (…)`), `onRow(query)` sees each row.
-/// Throws DbException like DbSession::exec().
-template <typename SqlFor, typename OnRow>
-void forKeyChunks(DbSession &s, const QStringList &keys, SqlFor &&sqlFor, OnRow &&onRow)
-{
-    constexpr int kChunk = 500;
-    for (int i = 0; i < keys.size(); i += kChunk) {
-        SqlBuilder b;
-        QStringList ph;
-        for (int j = i; j < qMin<int>(keys.size(), i + kChunk); ++j)
-            ph << b.bind(keys[j]);
-        QSqlQuery q = s.exec(sqlFor(ph.join(QStringLiteral(", "))), b);
-        while (q.next())
-            onRow(q);
-    }
 }
 
 /// The condition matching the record's updated_at when it is the instant `expected`
@@ -476,15 +459,15 @@ TicketEvidence readTicketEvidence(DbSession &s, const WorkspaceConfig &config, c
 {
     TicketEvidence out;
     const TicketSql t = config.tickets(s.dialect().kind());
-    forKeyChunks(
+    forEachInListChunk(
         s, keys,
-        [&t](const QString &in) {
+        [&t](SqlBuilder &, const QString &in) {
             return QStringLiteral("SELECT %1, %2 FROM %3 WHERE %1 IN (%4) ORDER BY %2").arg(t.key, t.id, t.table, in);
         },
         [&out](const QSqlQuery &q) { out.ids[q.value(0).toString()].append(BusinessId::fromColumn(q.value(1))); });
-    forKeyChunks(
+    forEachInListChunk(
         s, rowKeys,
-        [&t](const QString &in) {
+        [&t](SqlBuilder &, const QString &in) {
             return QStringLiteral("SELECT %1, %2, %3, %4 FROM %5 WHERE %1 IN (%6) ORDER BY %2")
                 .arg(t.key, t.id, t.statuses.read(t.status), t.time.text(t.createdAt), t.table, in);
         },
@@ -503,9 +486,9 @@ AttemptEvidence readAttemptEvidence(DbSession &s, const WorkspaceConfig &config,
 {
     AttemptEvidence out;
     const IntentSql i = config.intents(s.dialect().kind());
-    forKeyChunks(
+    forEachInListChunk(
         s, keys,
-        [&i](const QString &in) {
+        [&i](SqlBuilder &, const QString &in) {
             return QStringLiteral("SELECT %1, %2, %3, %4, %5 FROM %6 WHERE %1 IN (%7) ORDER BY %2")
                 .arg(i.key, i.id, i.statuses.read(i.status), i.time.text(i.createdAt), i.time.text(i.updatedAt), i.table, in);
         },

@@ -8,6 +8,7 @@
 #include "Audit.h"
 #include "ColumnText.h"
 #include "ConsoleSchema.h"
+#include "SqlChunks.h"
 
 #include <QJsonObject>
 #include <QSqlQuery>
@@ -369,22 +370,16 @@ QHash<QString, Claim> activeFor(DbSession &session, ClaimScope scope, const QStr
 {
     requireReconcileTables(session);
     QHash<QString, Claim> claims;
-    constexpr int kChunk = 500;
-    for (qsizetype from = 0; from < subjects.size(); from += kChunk) {
-        SqlBuilder b;
-        QStringList params;
-        for (const QString &s : subjects.mid(from, kChunk))
-            params << b.bind(s);
-        const QString scopeParam = b.bind(claimScopeName(scope));
-        QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_claim c WHERE c.scope = %2 AND c.subject IN (%3) AND c.expires_at > %4")
-                                       .arg(claimColumns(session.dialect()), scopeParam, params.join(QStringLiteral(", ")),
-                                            session.dialect().nowValue()),
-                                   b);
-        while (q.next()) {
+    forEachInListChunk(
+        session, subjects,
+        [&session, scope](SqlBuilder &b, const QString &in) {
+            return QStringLiteral("SELECT %1 FROM triage_claim c WHERE c.scope = %2 AND c.subject IN (%3) AND c.expires_at > %4")
+                .arg(claimColumns(session.dialect()), b.bind(claimScopeName(scope)), in, session.dialect().nowValue());
+        },
+        [&claims](const QSqlQuery &q) {
             const ClaimRow r = claimFrom(q);
             claims.insert(r.claim.subject, r.claim);
-        }
-    }
+        });
     return claims;
 }
 

@@ -9,6 +9,7 @@
 #include "Audit.h"
 #include "ColumnText.h"
 #include "ConsoleSchema.h"
+#include "SqlChunks.h"
 
 #include <QJsonObject>
 #include <QSqlQuery>
@@ -400,18 +401,17 @@ QVector<Escalation> openForKeys(DbSession &session, const QStringList &keys)
 {
     requireReconcileTables(session);
     QVector<Escalation> rows;
-    constexpr int kChunk = 500;
-    for (qsizetype from = 0; from < keys.size(); from += kChunk) {
-        SqlBuilder b;
-        QStringList params;
-        for (const QString &k : keys.mid(from, kChunk))
-            params << b.bind(k);
-        rows += readEscalations(session,
-                                QStringLiteral("SELECT %1 FROM triage_escalation e WHERE e.open_slot = 1 AND e.idem_key IN (%2) "
-                                               "ORDER BY e.idem_key, e.first_escalated_at, e.id")
-                                    .arg(escalationColumns(session.dialect()), params.join(QStringLiteral(", "))),
-                                b);
-    }
+    forEachInListChunk(
+        session, keys,
+        [&session](SqlBuilder &, const QString &in) {
+            return QStringLiteral("SELECT %1 FROM triage_escalation e WHERE e.open_slot = 1 AND e.idem_key IN (%2) "
+                                  "ORDER BY e.idem_key, e.first_escalated_at, e.id")
+                .arg(escalationColumns(session.dialect()), in);
+        },
+        [&rows](const QSqlQuery &q) {
+            if (std::optional<Escalation> e = escalationFrom(q))
+                rows << *e;
+        });
     return rows;
 }
 
@@ -426,23 +426,18 @@ QSet<QString> resolvedExternalRefs(DbSession &session, const QStringList &keys)
 {
     requireReconcileTables(session);
     QSet<QString> refs;
-    constexpr int kChunk = 500;
-    for (qsizetype from = 0; from < keys.size(); from += kChunk) {
-        SqlBuilder b;
-        QStringList params;
-        for (const QString &k : keys.mid(from, kChunk))
-            params << b.bind(k);
-        const QString reason = b.bind(escalationReasonName(EscalationReason::External));
-        QSqlQuery q = session.exec(QStringLiteral("SELECT e.idem_key, e.source_ref FROM triage_escalation e WHERE e.reason = %1 AND "
-                                                  "e.open_slot IS NULL AND e.idem_key IN (%2)")
-                                       .arg(reason, params.join(QStringLiteral(", "))),
-                                   b);
-        while (q.next()) {
+    forEachInListChunk(
+        session, keys,
+        [](SqlBuilder &b, const QString &in) {
+            return QStringLiteral("SELECT e.idem_key, e.source_ref FROM triage_escalation e WHERE e.reason = %1 AND "
+                                  "e.open_slot IS NULL AND e.idem_key IN (%2)")
+                .arg(b.bind(escalationReasonName(EscalationReason::External)), in);
+        },
+        [&refs](const QSqlQuery &q) {
             const QString ref = q.value(1).toString();
             if (!ref.isEmpty())
                 refs.insert(q.value(0).toString() + QLatin1Char('\n') + ref);
-        }
-    }
+        });
     return refs;
 }
 
