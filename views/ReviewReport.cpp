@@ -61,9 +61,14 @@ QString headerSection(const ReviewSnapshot &s, const ReportClock &clock, ReportT
     item(QStringLiteral("Last sign-off"), signOff(s.lastSignOff));
     item(QStringLiteral("This day"), s.thisDaySignOff ? QStringLiteral("<span class=\"good\">signed off</span>: ") + signOff(s.thisDaySignOff)
                                                       : QStringLiteral("not signed off"));
-    item(QStringLiteral("Fingerprint"), QStringLiteral("<span class=\"mono\">%1</span><br><span class=\"muted\">SHA-256 of this review's JSON form "
-                                                      "(triagectl report --format json); a sign-off records it</span>")
-                                            .arg(reviewReportSha256(s)));
+    const QString check = reviewFingerprintCheck(s);
+    item(QStringLiteral("Fingerprint"),
+         QStringLiteral("<span class=\"mono\">%1</span>%2<br><span class=\"muted\">SHA-256 of this review's figures (its JSON form without who read it "
+                        "when); a sign-off records it</span>")
+             .arg(reviewReportSha256(s),
+                  check.isEmpty() ? QString()
+                                  : QStringLiteral(" <span class=\"%1\">%2</span>")
+                                        .arg(s.thisDaySignOff->reportSha256 == reviewReportSha256(s) ? QStringLiteral("good") : QStringLiteral("bad"), esc(check))));
     return out + (pdf ? QStringLiteral("</table>") : QStringLiteral("</dl>"));
 }
 

@@ -122,20 +122,23 @@ public:
 private:
     int prepareReview(const CommandContext &c)
     {
+        if (c.parser.values(QStringLiteral("out")).size() > 1)
+            return c.out.usage(QStringLiteral("report: --out is given %1 times: one report file per run").arg(c.parser.values(QStringLiteral("out")).size()));
         m_out = c.parser.value(QStringLiteral("out"));
         if (m_out.isEmpty())
             return c.out.usage(QStringLiteral("report: give --out FILE.html, .pdf, .json or .csv (the daily review)"));
-        QString format = c.parser.value(QStringLiteral("format")).trimmed().toLower();
-        if (!c.parser.isSet(QStringLiteral("format"))) {
-            const QString lower = m_out.toLower();
-            format = lower.endsWith(QLatin1String(".json")) ? QStringLiteral("json")
-                : lower.endsWith(QLatin1String(".csv"))     ? QStringLiteral("csv")
-                : lower.endsWith(QLatin1String(".pdf"))     ? QStringLiteral("pdf")
-                : lower.endsWith(QLatin1String(".html")) || lower.endsWith(QLatin1String(".htm")) ? QStringLiteral("html")
-                                                                                                   : QString();
-        }
+        const QString lower = m_out.toLower();
+        const QString byName = lower.endsWith(QLatin1String(".json")) ? QStringLiteral("json")
+            : lower.endsWith(QLatin1String(".csv"))                   ? QStringLiteral("csv")
+            : lower.endsWith(QLatin1String(".pdf"))                   ? QStringLiteral("pdf")
+            : lower.endsWith(QLatin1String(".html")) || lower.endsWith(QLatin1String(".htm")) ? QStringLiteral("html")
+                                                                                               : QString();
+        QString format = c.parser.isSet(QStringLiteral("format")) ? c.parser.value(QStringLiteral("format")).trimmed().toLower() : byName;
         if (format == QLatin1String("htm"))
             format = QStringLiteral("html");
+        if (!byName.isEmpty() && format != byName
+            && QStringList{QStringLiteral("json"), QStringLiteral("csv"), QStringLiteral("html"), QStringLiteral("pdf")}.contains(format))
+            return c.out.usage(QStringLiteral("report: --out \"%1\" names a .%2 file but --format is %3: make them agree").arg(m_out, byName, format));
         if (!QStringList{QStringLiteral("json"), QStringLiteral("csv"), QStringLiteral("html"), QStringLiteral("pdf")}.contains(format))
             return c.out.usage(c.parser.isSet(QStringLiteral("format"))
                                    ? QStringLiteral("--format \"%1\": the daily review's report is html, pdf, json or csv").arg(c.parser.value(QStringLiteral("format")))
@@ -154,15 +157,20 @@ private:
             m_days = {day};
             return ExitOk;
         }
-        const QDate from = QDate::fromString(c.parser.value(QStringLiteral("from")).trimmed(), QStringLiteral("yyyy-MM-dd"));
-        const QDate to = QDate::fromString(c.parser.value(QStringLiteral("to")).trimmed(), QStringLiteral("yyyy-MM-dd"));
-        if (!from.isValid() || !to.isValid())
-            return c.out.usage(QStringLiteral("report: --from and --to are days, YYYY-MM-DD (both needed)"));
-        if (to < from || from.daysTo(to) > 30)
-            return c.out.usage(QStringLiteral("report: --from %1 --to %2: give 1 to 31 days, --from first")
-                                   .arg(from.toString(Qt::ISODate), to.toString(Qt::ISODate)));
+        const std::optional<QDate> from = reviewDayOption(c.parser, QStringLiteral("from"), &error);
+        const std::optional<QDate> to = error.isEmpty() ? reviewDayOption(c.parser, QStringLiteral("to"), &error) : std::nullopt;
+        if (!error.isEmpty())
+            return c.out.usage(QStringLiteral("report: ") + error);
+        if (!from || !to)
+            return c.out.usage(QStringLiteral("report: --from and --to go together (days YYYY-MM-DD, both included)"));
+        if (*to < *from)
+            return c.out.usage(QStringLiteral("report: --from %1 is after --to %2").arg(from->toString(Qt::ISODate), to->toString(Qt::ISODate)));
+        if (from->daysTo(*to) > 30)
+            return c.out.usage(QStringLiteral("report: --from %1 --to %2 is %3 days; at most 31")
+                                   .arg(from->toString(Qt::ISODate), to->toString(Qt::ISODate))
+                                   .arg(from->daysTo(*to) + 1));
         m_days.clear();
-        for (QDate d = from; d <= to; d = d.addDays(1))
+        for (QDate d = *from; d <= *to; d = d.addDays(1))
             m_days << std::optional<QDate>(d);
         return ExitOk;
     }
@@ -207,7 +215,7 @@ private:
             }
         }
         for (const ReviewSnapshot &s : std::as_const(snaps))
-            c.out.print(QStringLiteral("review of %1: %2 open, %3 opened, %4 resolved, %5 breaches; fingerprint %7%6\n")
+            c.out.print(QStringLiteral("review of %1: %2 open, %3 opened, %4 resolved, %5 breaches; fingerprint %7%8%6\n")
                             .arg(reviewDayText(s.day))
                             .arg(s.totals.open)
                             .arg(s.totals.opened)
@@ -216,6 +224,7 @@ private:
                             .arg(s.thisDaySignOff ? QStringLiteral("; signed off by %1 at %2").arg(s.thisDaySignOff->signedBy, s.thisDaySignOff->signedAt)
                                                   : QString())
                             .arg(reviewReportSha256(s))
+                            .arg(s.thisDaySignOff ? QStringLiteral(" (%1)").arg(reviewFingerprintCheck(s)) : QString())
                             .toUtf8());
         c.out.print(QStringLiteral("wrote %1\n").arg(m_out).toUtf8());
         return ExitOk;

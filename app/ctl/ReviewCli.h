@@ -9,7 +9,11 @@
 
 namespace triage::ctl {
 
-/// --date YYYY-MM-DD of `parser` (nullopt when not given); `*error` set when it does not read.
+/// Option `name` (without "--") of `parser` as a day YYYY-MM-DD (nullopt when not given);
+/// `*error` set when it does not read: "--from \"2026-02-30\": no such day" for a day that does
+/// not exist, "--date \"12/03\": give a day as YYYY-MM-DD" for another shape.
+std::optional<QDate> reviewDayOption(const QCommandLineParser &parser, const QString &name, QString *error);
+/// reviewDayOption(parser, "date", error).
 std::optional<QDate> reviewDateOption(const QCommandLineParser &parser, QString *error);
 
 /// "2026-12-02 (Europe/Berlin, 2026-12-01T23:00:00.000000Z – 2026-12-02T23:00:00.000000Z)":

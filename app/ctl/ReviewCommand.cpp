@@ -11,20 +11,28 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 namespace triage::ctl {
 
-std::optional<QDate> reviewDateOption(const QCommandLineParser &parser, QString *error)
+std::optional<QDate> reviewDayOption(const QCommandLineParser &parser, const QString &name, QString *error)
 {
-    if (!parser.isSet(QStringLiteral("date")))
+    if (!parser.isSet(name))
         return std::nullopt;
-    const QString text = parser.value(QStringLiteral("date")).trimmed();
+    const QString text = parser.value(name).trimmed();
     const QDate day = QDate::fromString(text, QStringLiteral("yyyy-MM-dd"));
     if (!day.isValid()) {
-        *error = QStringLiteral("--date \"%1\": give a day as YYYY-MM-DD").arg(parser.value(QStringLiteral("date")));
+        static const QRegularExpression shape(QStringLiteral("^\\d{4}-\\d{2}-\\d{2}$"));
+        *error = shape.match(text).hasMatch() ? QStringLiteral("--%1 \"%2\": no such day").arg(name, text)
+                                              : QStringLiteral("--%1 \"%2\": give a day as YYYY-MM-DD").arg(name, parser.value(name));
         return std::nullopt;
     }
     return day;
+}
+
+std::optional<QDate> reviewDateOption(const QCommandLineParser &parser, QString *error)
+{
+    return reviewDayOption(parser, QStringLiteral("date"), error);
 }
 
 QString reviewDayText(const ReviewDay &d)
@@ -155,7 +163,7 @@ public:
     {
         if (m_sub == QLatin1String("note"))
             return note(ws, c);
-        const auto snap = readReview(ws, m_day, QStringLiteral("console")).result();
+        const auto snap = readReview(ws, m_day, QStringLiteral("triagectl")).result();
         if (!snap.ok())
             return c.out.dbFailure(*snap.error);
         if (m_sub == QLatin1String("signoff"))

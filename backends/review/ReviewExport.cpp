@@ -295,7 +295,20 @@ QByteArray reviewCsv(const ReviewSnapshot &s)
 
 QString reviewReportSha256(const ReviewSnapshot &snapshot)
 {
-    return QString::fromLatin1(QCryptographicHash::hash(reviewJson(snapshot), QCryptographicHash::Sha256).toHex());
+    ReviewSnapshot figures = snapshot;
+    figures.serverNow.clear();
+    figures.generatedBy.clear();
+    figures.thisDaySignOff.reset();
+    return QString::fromLatin1(QCryptographicHash::hash(reviewJson(figures), QCryptographicHash::Sha256).toHex());
+}
+
+QString reviewFingerprintCheck(const ReviewSnapshot &snapshot)
+{
+    if (!snapshot.thisDaySignOff)
+        return {};
+    if (snapshot.thisDaySignOff->reportSha256 == reviewReportSha256(snapshot))
+        return QStringLiteral("matches this day's sign-off");
+    return QStringLiteral("differs from this day's sign-off (%1): the figures changed since it was signed").arg(snapshot.thisDaySignOff->reportSha256);
 }
 
 } // namespace triage

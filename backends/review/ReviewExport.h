@@ -30,10 +30,18 @@ QByteArray reviewJson(const ReviewSnapshot &snapshot);
 /// first_escalated_at, sla_due_at, link.
 QByteArray reviewCsv(const ReviewSnapshot &snapshot);
 
-/// The review's fingerprint: the SHA-256 (64 lower-case hex digits) of reviewJson(snapshot),
-/// the one canonical form. A sign-off records it as report_sha256 whichever format the reviewer
-/// looked at (console, HTML, PDF, CSV or JSON: the HTML and PDF print it in their header), so
-/// `triagectl report --format json` of the same snapshot hashes to the same value.
+/// The review's fingerprint: the SHA-256 (64 lower-case hex digits) of reviewJson() of the
+/// snapshot's figures — the snapshot with the fields that say who read it when emptied
+/// (review.server_now and review.generated_by "", this_day_signoff null) — so the same figures
+/// give the same fingerprint whoever reads them, before or after the sign-off. A sign-off records
+/// it as report_sha256 whichever format the reviewer looked at (the console, HTML, PDF, CSV or
+/// JSON: HTML and PDF print it in their header, `triagectl report` per day); a closed day whose
+/// escalations, notes and claims have not changed since reproduces it, and the reports say
+/// whether it matches the day's sign-off (reviewFingerprintCheck()).
 QString reviewReportSha256(const ReviewSnapshot &snapshot);
+
+/// "" when the day is not signed off; else "matches this day's sign-off" or "differs from this
+/// day's sign-off (<its report_sha256>): the figures changed since it was signed".
+QString reviewFingerprintCheck(const ReviewSnapshot &snapshot);
 
 } // namespace triage

@@ -35,6 +35,9 @@ ReviewSignOff signOff(DbSession &session, const ReviewSnapshot &snapshot, const 
     const QString day = snapshot.day.day.toString(Qt::ISODate);
     const QString zone = reviewZoneName(snapshot.day.zone);
     const QString subject = QStringLiteral("review:%1/%2").arg(day, zone);
+    if (snapshot.day.asOf.isValid() && snapshot.day.asOf < snapshot.day.from)
+        throw DbException({session.role(), DbError::Kind::Refused,
+                           QStringLiteral("%1 (%2) has not begun: a day is signed off once it has started").arg(day, zone), {}});
     if (note.size() > 1000)
         throw DbException({session.role(), DbError::Kind::Config,
                            QStringLiteral("a sign-off note is at most 1000 characters (got %1)").arg(note.size()), {}});

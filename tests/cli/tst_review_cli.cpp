@@ -125,17 +125,13 @@ void TestReviewCli::review()
     RUN_EXIT(report, 0, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), jsonPath} + day);
     static const QRegularExpression reportLine(QStringLiteral(
         R"(^review of 2026-01-01 \(UTC, 2026-01-01T00:00:00\.000000Z – 2026-01-02T00:00:00\.000000Z\): 2 open, 3 opened, 1 resolved, 0 breaches; )"
-        R"(fingerprint ([0-9a-f]{64}); signed off by alice at (\S+)\nwrote (.+)\n$)"));
+        R"(fingerprint ([0-9a-f]{64}) \(matches this day's sign-off\); signed off by alice at (\S+)\nwrote (.+)\n$)"));
     const QRegularExpressionMatch rm = reportLine.match(QString::fromUtf8(report.out));
     QVERIFY2(rm.hasMatch(), report.out.constData());
     QCOMPARE(rm.captured(2), m.captured(1));
     QCOMPARE(rm.captured(3), jsonPath);
-    {
-        // The fingerprint is the SHA-256 of the JSON file's bytes (what a sign-off records).
-        QFile raw(jsonPath);
-        QVERIFY(raw.open(QIODevice::ReadOnly));
-        QCOMPARE(QString::fromLatin1(QCryptographicHash::hash(raw.readAll(), QCryptographicHash::Sha256).toHex()), rm.captured(1));
-    }
+    // The fingerprint is of the figures: the closed day, unchanged since, reproduces the sign-off's.
+    QCOMPARE(rm.captured(1), m.captured(2));
     QFile jf(jsonPath);
     QVERIFY(jf.open(QIODevice::ReadOnly));
     const QJsonObject fromFile = QJsonDocument::fromJson(jf.readAll()).object();
@@ -192,6 +188,13 @@ void TestReviewCli::review()
     RUN_EXIT(unknown, 1, as("carol", {QStringLiteral("review"), QStringLiteral("note"), QStringLiteral("99"), QStringLiteral("--reviewed")}));
     QCOMPARE(unknown.err, QByteArray("triagectl: no escalation 99\n"));
 
+    // The figures changed after the sign-off (a note on an escalation of the day): the report says so.
+    RUN_EXIT(changed, 0, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), dir.filePath(QStringLiteral("changed.json"))} + day);
+    QVERIFY2(changed.out.contains(QStringLiteral(" (differs from this day's sign-off (%1): the figures changed since it was signed); signed off by alice")
+                                      .arg(m.captured(2))
+                                      .toUtf8()),
+             changed.out.constData());
+
     // The review zone: [console] review_time_zone; an unknown name is a config error naming it.
     auto ini = [&](const QString &zone) {
         const QString path = dir.filePath(QStringLiteral("triage-%1.ini").arg(QString(zone).replace(QLatin1Char('/'), QLatin1Char('-'))));
@@ -217,9 +220,35 @@ void TestReviewCli::review()
              mars.describe().constData());
 
     // Bad input.
-    RUN_EXIT(badDate, 1, base + QStringList{QStringLiteral("review"), QStringLiteral("--date"), QStringLiteral("2026-13-01")});
-    QCOMPARE(badDate.err, QByteArray("triagectl: review: --date \"2026-13-01\": give a day as YYYY-MM-DD\n"
+    RUN_EXIT(badDate, 1, base + QStringList{QStringLiteral("review"), QStringLiteral("--date"), QStringLiteral("12/03/2026")});
+    QCOMPARE(badDate.err, QByteArray("triagectl: review: --date \"12/03/2026\": give a day as YYYY-MM-DD\n"
                                      "triagectl: run \"triagectl --help\" for usage\n"));
+    RUN_EXIT(noSuchDay, 1, base + QStringList{QStringLiteral("review"), QStringLiteral("--date"), QStringLiteral("2026-02-30")});
+    QCOMPARE(noSuchDay.err, QByteArray("triagectl: review: --date \"2026-02-30\": no such day\n"
+                                       "triagectl: run \"triagectl --help\" for usage\n"));
+    const QString out = dir.filePath(QStringLiteral("bad.html"));
+    RUN_EXIT(backwards, 1, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), out, QStringLiteral("--from"),
+                                              QStringLiteral("2026-12-03"), QStringLiteral("--to"), QStringLiteral("2026-11-30")});
+    QCOMPARE(backwards.err, QByteArray("triagectl: report: --from 2026-12-03 is after --to 2026-11-30\n"
+                                       "triagectl: run \"triagectl --help\" for usage\n"));
+    RUN_EXIT(tooLong, 1, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), out, QStringLiteral("--from"),
+                                            QStringLiteral("2026-10-01"), QStringLiteral("--to"), QStringLiteral("2026-12-03")});
+    QCOMPARE(tooLong.err, QByteArray("triagectl: report: --from 2026-10-01 --to 2026-12-03 is 64 days; at most 31\n"
+                                     "triagectl: run \"triagectl --help\" for usage\n"));
+    RUN_EXIT(twoOuts, 1, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), out, QStringLiteral("--out"),
+                                            dir.filePath(QStringLiteral("bad.json"))});
+    QCOMPARE(twoOuts.err, QByteArray("triagectl: report: --out is given 2 times: one report file per run\n"
+                                     "triagectl: run \"triagectl --help\" for usage\n"));
+    RUN_EXIT(disagree, 1, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), out, QStringLiteral("--format"), QStringLiteral("pdf")});
+    QCOMPARE(disagree.err, QStringLiteral("triagectl: report: --out \"%1\" names a .html file but --format is pdf: make them agree\n"
+                                          "triagectl: run \"triagectl --help\" for usage\n")
+                               .arg(out)
+                               .toUtf8());
+    QVERIFY(!QFile::exists(out));
+    // A day that has not begun cannot be signed off (exit 4, refused; nothing written).
+    RUN_EXIT(future, 4, as("alice", {QStringLiteral("review"), QStringLiteral("signoff"), QStringLiteral("--date"), QStringLiteral("2100-01-01")}));
+    QCOMPARE(future.err, QByteArray("triagectl: 2100-01-01 (UTC) has not begun: a day is signed off once it has started\n"));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_review_signoff WHERE day = '2100-01-01'")), QStringList{QStringLiteral("0")});
     RUN_EXIT(badSub, 1, base + QStringList{QStringLiteral("review"), QStringLiteral("close")});
     QCOMPARE(badSub.err, QByteArray("triagectl: review: unknown subcommand \"close\" (signoff or note)\n"
                                     "triagectl: run \"triagectl --help\" for usage\n"));
