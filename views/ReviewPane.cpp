@@ -12,6 +12,8 @@
 #include "WhenReady.h"
 #include "Workspace.h"
 
+#include <algorithm>
+
 #include <QChartView>
 #include <QCheckBox>
 #include <QDateEdit>
@@ -115,6 +117,7 @@ ReviewPane::ReviewPane(Workspace *workspace, QWidget *parent) : QWidget(parent),
     auto *actions = new QHBoxLayout;
     m_newOnly = new QCheckBox(tr("Only new or changed since the last sign-off"), upper);
     m_newOnly->setChecked(true);
+    m_newOnly->setToolTip(tr("Only the escalations new or changed since the last sign-off"));
     actions->addWidget(m_newOnly);
     actions->addStretch(1);
     m_reviewed = new QPushButton(tr("Mark reviewed"), upper);
@@ -225,6 +228,12 @@ void ReviewPane::setSnapshot(const ReviewSnapshot &snapshot)
     m_itemsView->resizeColumnsToContents();
     // The SLA cell's BREACHED badge is drawn wider than its text (CellDelegate).
     m_itemsView->setColumnWidth(ReviewItemsModel::SlaColumn, m_itemsView->columnWidth(ReviewItemsModel::SlaColumn) + 40);
+    // Keys are long: at most 260 px (elided in the middle, whole in the tooltip) so that age, SLA
+    // and who claims it stay in view.
+    m_itemsView->setColumnWidth(ReviewItemsModel::KeyColumn, std::min(260, m_itemsView->columnWidth(ReviewItemsModel::KeyColumn)));
+    m_newOnly->setText(tr("Only new or changed (%1 of %2 open)")
+                           .arg(snapshot.totals.newSinceSignOff + snapshot.totals.changedSinceSignOff)
+                           .arg(snapshot.totals.open));
     m_groupsView->resizeColumnsToContents();
     fillSla();
     for (int k = 0; k < 4; ++k)

@@ -218,7 +218,7 @@ QString trendsSection(const ReviewSnapshot &s, ReportTarget target, int dayIndex
                .arg(esc(reviewDurationText(s.median14S)), esc(reviewDurationText(s.median30S)));
     out += QStringLiteral("<h2>Per day, last 30 days</h2>")
         + reportHtmlTable({QStringLiteral("Day"), QStringLiteral("Opened"), QStringLiteral("Resolved"), QStringLiteral("Open at end"),
-                           QStringLiteral("Breaches"), QStringLiteral("Day")},
+                           QStringLiteral("Breaches"), QStringLiteral("Rows")},
                           rows);
     QStringList medians;
     for (const ReviewDailyRow &r : s.trend)
