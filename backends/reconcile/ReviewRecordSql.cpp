@@ -100,7 +100,10 @@ int recordBreaches(DbSession &session, const QString &noticedBy)
     const SqlDialect &d = session.dialect();
     SqlBuilder b;
     const QString select = QStringLiteral("SELECT e.id, e.idem_key, e.biz_type, e.reason, e.sla_due_at, %1, %2 FROM triage_escalation e "
-                                          "WHERE e.open_slot = 1 AND e.sla_due_at IS NOT NULL AND e.sla_due_at < %3")
+                                          "WHERE e.open_slot = 1 AND e.sla_due_at IS NOT NULL AND e.sla_due_at < %3 "
+                                          // only those not yet recorded: an anti-join on the breach table's key instead of a
+                                          // conflict per overdue escalation on every read (the conflict clause stays for races)
+                                          "AND NOT EXISTS (SELECT 1 FROM triage_review_breach br WHERE br.escalation_id = e.id)")
                                .arg(d.nowValue(), b.bind(noticedBy.left(64)), d.nowValue());
     const QString columns = QStringLiteral("triage_review_breach (escalation_id, idem_key, biz_type, reason, due_at, noticed_at, noticed_by) ");
     const QString sql = d.kind() == Dialect::MySql
