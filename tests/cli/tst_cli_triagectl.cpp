@@ -780,7 +780,7 @@ void TstCliTriagectl::helpListsCommands()
         "  timeline            Every event of a time window across the stores (incident replay).\n"
         "  incident            Incidents: a saved window with its filters, pinned events and notes.\n"
         "  bundle verify FILE  Checks an incident bundle: its hash, and the export recorded in the database.\n"
-        "  report [BUNDLE]     An incident bundle's report (HTML or PDF), or the daily review's (JSON or CSV).\n"
+        "  report [BUNDLE]     An incident bundle's report (HTML or PDF), or the daily review's (HTML, PDF, JSON or CSV).\n"
         "  escalations         Escalations reconciliation handed to humans; resolve one.\n"
         "  claim KEY           Claim a key (or --escalation ID) for a while, so nobody else acts on it.\n"
         "  release KEY         Release your claim on a key (or --escalation ID).\n"
