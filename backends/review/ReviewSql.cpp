@@ -5,6 +5,7 @@
 #include "Claim.h"
 #include "ColumnText.h"
 #include "ConsoleSchema.h"
+#include "PolicySql.h"
 #include "ReviewRecord.h"
 
 #include <QSqlQuery>
@@ -230,7 +231,8 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
         s.open << item(e);
     for (const Escalation &e : std::as_const(resolved))
         s.resolvedToday << item(e);
-    summarize(s, opened, breachesByBiz, o.slaHours);
+    const QMap<QString, QString> dbPolicy = policy_sql::values(session);
+    summarize(s, opened, breachesByBiz, [&](const QString &bizType) { return o.slaHours ? o.slaHours(bizType, dbPolicy) : 24; });
 
     // The trend: the 30 days up to the day, as written.
     {
