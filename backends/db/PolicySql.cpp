@@ -120,6 +120,12 @@ void requireNotFrozen(DbSession &session)
 BizPolicy effectiveBizPolicy(const WorkspaceConfig &config, const QMap<QString, QString> &dbValues, const QString &bizType)
 {
     BizPolicy ini = config.iniPolicy.value(bizType);
+    // A configuration built in code (no INI lines) still counts where it leaves the defaults.
+    const BizTypeConfig bt = config.bizType(bizType);
+    if (!ini.failedEvidence && bt.failedEvidence != BizTypeConfig().failedEvidence)
+        ini.failedEvidence = bt.failedEvidence;
+    if (!ini.failedEvidenceMaxAgeS && bt.failedEvidenceMaxAgeS != BizTypeConfig().failedEvidenceMaxAgeS)
+        ini.failedEvidenceMaxAgeS = bt.failedEvidenceMaxAgeS;
     if (config.sourceFile.isEmpty() && config.moneyMovingWithoutFile.contains(bizType))
         ini.moneyMoving = true;
     return stricterPolicy(bizPolicyFromRows(dbValues, bizType), ini);
