@@ -334,7 +334,7 @@ void TstSchemaCli::schemaVersionRefusesWrites()
     RUN_EXIT(again, 4, base + QStringList{QStringLiteral("init-schema")});
     QCOMPARE(again.err, QByteArray("triagectl: ") + refusal + "\n");
     QCOMPARE(again.out, QByteArray());
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta")), QStringList{QStringLiteral("6")});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta")), QStringList{QStringLiteral("7")});
 
     // A database without triage_meta (an older init-schema) counts as version 0: allowed.
     QCOMPARE(db.adminExec(QStringLiteral("DROP TABLE triage_meta")), QString());
