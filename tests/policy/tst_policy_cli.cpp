@@ -247,8 +247,10 @@ void TestPolicyCli::freezeRefusesWrites()
     QCOMPARE(countOf(db, QStringLiteral("triage_review_signoff")), QStringLiteral("0"));
     QCOMPARE(countOf(db, QStringLiteral("triage_policy")), QStringLiteral("2"));
 
-    // Reads keep working.
+    // Reads keep working; doctor says it.
     RUN_EXIT(show, 0, as("bob", {QStringLiteral("show"), k1}));
+    RUN_EXIT(doctor, 0, as("bob", {QStringLiteral("doctor")}));
+    QVERIFY2(timed(doctor.out + doctor.err).contains(QStringLiteral("warning: ") + kFrozen), doctor.err.constData());
     RUN_EXIT(policyShow, 0, as("bob", {QStringLiteral("policy"), QStringLiteral("show")}));
     QVERIFY2(policyShow.out.contains("frozen  "), policyShow.out.constData());
 
