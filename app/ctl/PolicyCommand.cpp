@@ -31,7 +31,7 @@ public:
     const CommandSpec &spec() const override
     {
         static const CommandSpec s{
-            QStringLiteral("policy"), QStringLiteral("policy show|set|freeze|unfreeze"),
+            QStringLiteral("policy"), QStringLiteral("policy"),
             QStringLiteral("The safety policy in the database, and the global freeze."),
             QStringLiteral("policy show  |  policy set NAME VALUE --reason TEXT [--expect-version V]  |  "
                            "policy freeze --reason TEXT  |  policy unfreeze --reason TEXT"),
