@@ -88,9 +88,18 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
     review_sql::requireReviewTables(session);
     const SqlDialect &d = session.dialect();
     const int stored = storedConsoleSchemaVersion(session);
-    if (o.write && stored >= 0 && stored <= kConsoleSchemaVersion) {
-        recordBreaches(session, o.noticedBy);
-        writeTrendRows(session, o.zone, o.noticedBy);
+    // While frozen the review is read as in read-only mode: nothing recorded (DESIGN.md §8
+    // "Safety policy"); a freeze landing between this check and the writes refuses them alone.
+    const std::optional<PolicyRow> freeze = policy_sql::row(session, policyFreezeName());
+    const bool frozen = freeze && freeze->value == QLatin1String("true");
+    if (o.write && !frozen && stored >= 0 && stored <= kConsoleSchemaVersion) {
+        try {
+            recordBreaches(session, o.noticedBy);
+            writeTrendRows(session, o.zone, o.noticedBy);
+        } catch (const DbException &e) {
+            if (e.error.kind != DbError::Kind::Refused)
+                throw;
+        }
     }
     ReviewSnapshot s;
     s.generatedBy = o.generatedBy;

@@ -249,6 +249,10 @@ void TestPolicyCli::freezeRefusesWrites()
 
     // Reads keep working; doctor says it.
     RUN_EXIT(show, 0, as("bob", {QStringLiteral("show"), k1}));
+    const QString daily = countOf(db, QStringLiteral("triage_review_daily"));
+    RUN_EXIT(review, 0, as("bob", {QStringLiteral("review")})); // read as in read-only mode: nothing recorded
+    QCOMPARE(countOf(db, QStringLiteral("triage_review_daily")), daily);
+    QCOMPARE(auditRows(db), audit);
     RUN_EXIT(doctor, 0, as("bob", {QStringLiteral("doctor")}));
     QVERIFY2(timed(doctor.out + doctor.err).contains(QStringLiteral("warning: ") + kFrozen), doctor.err.constData());
     RUN_EXIT(policyShow, 0, as("bob", {QStringLiteral("policy"), QStringLiteral("show")}));
