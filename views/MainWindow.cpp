@@ -13,6 +13,7 @@
 #include "ConnectionIndicator.h"
 #include "KeyDetailView.h"
 #include "MessageBar.h"
+#include "Policy.h"
 #include "Log.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
@@ -188,6 +189,10 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     auto *centralLayout = new QVBoxLayout(central);
     centralLayout->setContentsMargins(0, 0, 0, 0);
     centralLayout->setSpacing(0);
+    // The global freeze (DESIGN.md §8 "Safety policy"): above everything, red.
+    m_freezeBar = new MessageBar(central);
+    m_freezeBar->setObjectName(QStringLiteral("freezeBar"));
+    centralLayout->addWidget(m_freezeBar);
     m_configBar = new MessageBar(central);
     m_configBar->setObjectName(QStringLiteral("configWarnings"));
     centralLayout->addWidget(m_configBar);
@@ -239,6 +244,11 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
             m_configBar->showMessage(MessageBar::Level::Warning, lines.join(QLatin1Char('\n')));
         emit bizTypeCheckFinished(*o);
     });
+    checkFreeze();
+    auto *freezeRecheck = new QTimer(this);
+    freezeRecheck->setInterval(kFreezeRecheckMs);
+    connect(freezeRecheck, &QTimer::timeout, this, &MainWindow::checkFreeze);
+    freezeRecheck->start();
     checkReconcileFreshness();
     auto *recheck = new QTimer(this);
     recheck->setInterval(kReconcileRecheckMs);
@@ -321,8 +331,29 @@ void MainWindow::checkReconcileFreshness()
     });
 }
 
+void MainWindow::checkFreeze()
+{
+    const quint64 generation = ++m_freezeCheck;
+    whenReady(readFreeze(*m_workspace), this, [this, generation](const Outcome<std::optional<PolicyRow>> &o) {
+        if (generation != m_freezeCheck)
+            return; // a later check's answer is on its way
+        if (!o.ok()) {
+            logger("views")->warn("could not read the freeze: {}", o.error->message.toStdString());
+            emit freezeCheckFinished(QString());
+            return;
+        }
+        const QString text = *o ? freezeMessage(**o) : QString();
+        if (text.isEmpty())
+            m_freezeBar->clearMessage();
+        else
+            m_freezeBar->showMessage(MessageBar::Level::Error, text);
+        emit freezeCheckFinished(text);
+    });
+}
+
 void MainWindow::refreshAll()
 {
+    checkFreeze();
     for (QueuePane *pane : std::as_const(m_panes))
         pane->refresh();
     m_detail->reload();

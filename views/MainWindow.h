@@ -127,6 +127,18 @@ public:
     Q_SIGNAL void reconcileCheckFinished(const QString &warning);
     /// How often the window re-reads reconciliation's freshness (ms): 5 minutes.
     static constexpr int kReconcileRecheckMs = 5 * 60 * 1000;
+    /// The red bar above everything while the global freeze is on (DESIGN.md §8 "Safety
+    /// policy"): "Frozen by alice at 2026-12-03 08:14:07 UTC: <reason> — every write is
+    /// refused" (freezeMessage()); hidden while not frozen.
+    MessageBar *freezeBar() const { return m_freezeBar; }
+    /// Reads the freeze row on the idempotency worker (readFreeze()) and shows or hides the bar
+    /// (a later check's answer wins). Runs at start, on Refresh and every kFreezeRecheckMs.
+    void checkFreeze();
+    /// Emitted once a freeze check's answer is shown: the bar's text, or "" (not frozen; a
+    /// failed check is logged and leaves the bar as it was).
+    Q_SIGNAL void freezeCheckFinished(const QString &text);
+    /// How often the window re-reads the freeze (ms): 30 seconds.
+    static constexpr int kFreezeRecheckMs = 30 * 1000;
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -149,6 +161,8 @@ private:
     QLineEdit *m_goToKey = nullptr;
     MessageBar *m_configBar = nullptr;
     MessageBar *m_reconcileBar = nullptr;
+    MessageBar *m_freezeBar = nullptr;
+    quint64 m_freezeCheck = 0; ///< generation of the latest freeze check (older answers are dropped)
     quint64 m_reconcileCheck = 0; ///< generation of the latest freshness check (older answers are dropped)
     QMap<int, QueuePane *> m_panes;
     DuplicatesPane *m_duplicates = nullptr;

@@ -104,5 +104,6 @@ std::unique_ptr<Command> makeReleaseCommand();
 std::unique_ptr<Command> makeClaimsCommand();
 std::unique_ptr<Command> makeReconcileCommand();
 std::unique_ptr<Command> makeReviewCommand();
+std::unique_ptr<Command> makePolicyCommand();
 
 } // namespace triage::ctl

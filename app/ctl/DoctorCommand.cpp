@@ -6,6 +6,7 @@
 #include "CommandOptions.h"
 
 #include "Doctor.h"
+#include "Policy.h"
 #include "Workspace.h"
 
 #include <QJsonArray>
@@ -60,6 +61,14 @@ public:
                 return c.out.dbFailure(*fresh.error);
             if (*fresh)
                 warnings << **fresh;
+        }
+        {
+            // The global freeze (DESIGN.md §8 "Safety policy"): every write is refused meanwhile.
+            const auto freeze = readFreeze(workspace).result();
+            if (!freeze.ok())
+                return c.out.dbFailure(*freeze.error);
+            if (*freeze)
+                warnings << freezeMessage(**freeze);
         }
         bool missing = false;
         for (const IndexFinding &f : all)

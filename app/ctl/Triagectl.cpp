@@ -80,7 +80,7 @@ const std::vector<CommandFactory> &commandTable()
         &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand, &makeMapCommand,
         &makeTimelineCommand, &makeIncidentCommand, &makeBundleCommand, &makeReportCommand,
         &makeEscalationsCommand, &makeClaimCommand, &makeReleaseCommand, &makeClaimsCommand,
-        &makeReconcileCommand, &makeReviewCommand,
+        &makeReconcileCommand, &makeReviewCommand, &makePolicyCommand,
     };
     return table;
 }
@@ -228,7 +228,7 @@ bool Triagectl::needsGui(const QStringList &arguments)
 int Triagectl::run(const QStringList &arguments)
 {
     static const QString commandNames =
-        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline, incident, bundle, report, escalations, claim, release, claims, reconcile or review");
+        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline, incident, bundle, report, escalations, claim, release, claims, reconcile, review or policy");
     if (!m_parser.parse(arguments))
         return m_output.usage(m_parser.errorText());
     const QStringList positional = m_parser.positionalArguments();

@@ -1,5 +1,7 @@
 #include "ConsoleSchema.h"
 
+#include "PolicySql.h"
+
 namespace triage {
 
 int storedConsoleSchemaVersion(DbSession &session)
@@ -26,6 +28,12 @@ DbError consoleSchemaRefusal(DbRole role, int stored)
 }
 
 void requireKnownConsoleSchema(DbSession &session)
+{
+    requireKnownConsoleSchemaOnly(session);
+    requireNotFrozen(session); // every time: a freeze may come at any moment (DESIGN.md §8 "Safety policy")
+}
+
+void requireKnownConsoleSchemaOnly(DbSession &session)
 {
     const int stored = session.memo(QStringLiteral("console schema version"), [&] {
                                  return QVariant(storedConsoleSchemaVersion(session));

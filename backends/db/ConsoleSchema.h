@@ -13,7 +13,8 @@ namespace triage {
 /// 4: + triage_escalation, triage_claim, triage_reconcile_run (DESIGN.md §8).
 /// 5: + triage_review_breach, triage_review_signoff, triage_review_daily, triage_review_note
 ///    (the daily review, DESIGN.md §8 "The daily review").
-constexpr int kConsoleSchemaVersion = 5;
+/// 6: + triage_policy (the safety policy and the global freeze, DESIGN.md §8 "Safety policy").
+constexpr int kConsoleSchemaVersion = 6;
 
 /// The key of the schema version row of triage_meta.
 inline QString consoleSchemaVersionKey()
@@ -35,7 +36,18 @@ int storedConsoleSchemaVersion(DbSession &session);
 /// of the console before it changes anything: audit_sql::insert() (every operator action is
 /// audited in the idempotency database), the compensation_sql writers (intent-log database),
 /// mark_sql::apply() and init-schema (DESIGN.md §10).
+///
+/// Then, every time (not memoised), refuses while the global freeze is on: requireNotFrozen()
+/// (PolicySql.h) throws kind Refused with "Frozen by <who> at <when> UTC: <why> — every write
+/// is refused" (DESIGN.md §8 "Safety policy"). Called inside the writing transaction (the
+/// audit row's insert) the freeze row is read with a shared lock, so no write commits after a
+/// freeze it did not see. policy unfreeze alone writes through a freeze
+/// (requireKnownConsoleSchemaOnly()).
 void requireKnownConsoleSchema(DbSession &session);
+
+/// The version check of requireKnownConsoleSchema() without the freeze check: for the policy
+/// writers (policy freeze / unfreeze must work while frozen). Throws DbException.
+void requireKnownConsoleSchemaOnly(DbSession &session);
 
 /// The refusal requireKnownConsoleSchema() throws for a database at version `stored` (-1:
 /// unreadable) on `role`'s store.

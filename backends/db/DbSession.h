@@ -92,6 +92,8 @@ public:
     /// `compute` on first use (cleared whenever the connection is re-opened). For facts
     /// about the schema that do not change while connected (column precision, …).
     QVariant memo(const QString &key, const std::function<QVariant()> &compute);
+    /// Drops the memo under `key` (the next memo() computes it again).
+    void forgetMemo(const QString &key) { m_memo.remove(key); }
 
     /// Builds the DbError for a failed QSqlError, classifying privilege and connection
     /// errors, with `context` ("reading the Unknown queue") in the message. A statement the

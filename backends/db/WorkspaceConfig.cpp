@@ -167,6 +167,23 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
                 return fail(QStringLiteral("[%1] failed_evidence_max_age must be a positive number of seconds").arg(group));
             }
         }
+        // The safety settings as the INI sets them: checked by the key table already, they
+        // only make the database's policy stricter (PolicySql.h effectiveBizPolicy()).
+        QMap<QString, QString> iniRows;
+        for (const QString &setting : policySettingNames()) {
+            if (!s.contains(setting))
+                continue;
+            QString ignored;
+            QString raw = s.value(setting).toString().trimmed().toLower();
+            if (setting == QLatin1String("money_moving")) // the INI's Bool spellings (ConfigKeys.cpp)
+                raw = QStringList{QStringLiteral("true"), QStringLiteral("yes"), QStringLiteral("on"), QStringLiteral("1")}.contains(raw)
+                    ? QStringLiteral("true")
+                    : QStringLiteral("false");
+            if (const std::optional<QString> v = checkPolicyValue(setting, raw, &ignored))
+                iniRows.insert(QStringLiteral("biz.%1.%2").arg(name, setting), *v);
+        }
+        const BizPolicy ini = bizPolicyFromRows(iniRows, name);
+        c.iniPolicy.insert(name, ini);
         s.endGroup();
         c.bizTypes.insert(name, b);
     }

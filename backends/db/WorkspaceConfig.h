@@ -2,6 +2,7 @@
 
 #include "BizTypeConfig.h"
 #include "CompensationConfig.h"
+#include "SafetyPolicy.h"
 #include "ConnectionProfile.h"
 #include "SchemaSql.h"
 #include "UpstreamConfig.h"
@@ -24,6 +25,10 @@ struct WorkspaceConfig {
     ConnectionProfile ticket;
     int defaultProcessingTimeoutS = 300;
     QMap<QString, BizTypeConfig> bizTypes; ///< by biz_type
+    /// The safety settings each [biz.<biz_type>] of the INI sets (absent ones nullopt): they
+    /// only make the database's policy stricter (effectiveBizPolicy(), DESIGN.md §8 "Safety
+    /// policy").
+    QMap<QString, BizPolicy> iniPolicy;
     /// Upstream query APIs by biz_type (only biz types with upstream_query_url; see
     /// upstreamConfigFor() for the upstream_* keys of [biz.<biz_type>]).
     QMap<QString, UpstreamConfig> upstreams;

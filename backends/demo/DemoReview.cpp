@@ -27,7 +27,7 @@ Outcome<ReviewHistoryReport> seedReviewHistory(Workspace &workspace)
             o.day = day;
             o.write = false;
             o.generatedBy = QStringLiteral("alice");
-            o.slaHours = [](const QString &) { return 24; };
+            o.slaHours = [](const QString &, const QMap<QString, QString> &) { return 24; };
             const ReviewSnapshot snap = review_sql::readSnapshot(s, o);
             const QString sha = reviewReportSha256(snap);
             const ReviewSignOff signedOff = review_sql::signOff(s, snap, sha, QStringLiteral("demo: reviewed every escalation"),

@@ -2,6 +2,7 @@
 #include "KeyDetailBulk.h"
 
 #include "ColumnText.h"
+#include "PolicySql.h"
 #include "JsonText.h"
 #include "Queue.h"
 #include "RawJson.h"
@@ -147,6 +148,7 @@ QVector<RecordDetail> readRecords(DbSession &session, const WorkspaceConfig &con
     const QString r = QStringLiteral("r");
     // The version column counts only when mapped and really there (DESIGN.md §10).
     const bool hasVersion = !m.version.isEmpty() && session.hasColumn(rs.table, m.version);
+    const QMap<QString, QString> dbPolicy = policy_sql::values(session); // triage_policy beside the records
     SqlBuilder b;
     const QString expiresIn = rs.expireAt.isEmpty()
         ? QStringLiteral("NULL")
@@ -235,8 +237,10 @@ QVector<RecordDetail> readRecords(DbSession &session, const WorkspaceConfig &con
         }
         const BizTypeConfig bt = config.bizType(out.bizType.value_or(QString()));
         out.processingTimeoutS = bt.processingTimeoutS;
-        out.failedEvidence = bt.failedEvidence;
-        out.failedEvidenceMaxAgeS = bt.failedEvidenceMaxAgeS;
+        // The database's policy made stricter by the INI (DESIGN.md §8 "Safety policy").
+        out.policy = effectiveBizPolicy(config, dbPolicy, out.bizType.value_or(QString()));
+        out.failedEvidence = out.policy.failedEvidence.value_or(BizTypeConfig().failedEvidence);
+        out.failedEvidenceMaxAgeS = out.policy.failedEvidenceMaxAgeS.value_or(BizTypeConfig().failedEvidenceMaxAgeS);
         out.upstreamConfigured = config.upstreams.contains(out.bizType.value_or(QString()))
             || config.upstreamsOnDemand.contains(out.bizType.value_or(QString()));
         // A real tenant column wins over the key pattern (DESIGN.md §10).

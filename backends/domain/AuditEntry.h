@@ -50,6 +50,10 @@ inline constexpr char16_t ClaimTakeover[] = u"claim.takeover";
 inline constexpr char16_t ReviewSignOff[] = u"review.signoff";
 inline constexpr char16_t ReviewReviewed[] = u"review.reviewed";
 inline constexpr char16_t ReviewNote[] = u"review.note";
+// The safety policy (DESIGN.md §8 "Safety policy"): idem_key "policy:<name>".
+inline constexpr char16_t PolicySet[] = u"policy.set";
+inline constexpr char16_t PolicyFreeze[] = u"policy.freeze";
+inline constexpr char16_t PolicyUnfreeze[] = u"policy.unfreeze";
 } // namespace audit_action
 
 /// An action as stored, in today's spelling: lower case, '-' and ' ' as '_' (rows written

@@ -5,6 +5,7 @@
 #include "BusinessId.h"
 #include "CompensationRow.h"
 #include "DbError.h"
+#include "SafetyPolicy.h"
 #include "TimeText.h"
 
 #include <QList>
@@ -50,6 +51,10 @@ struct RecordDetail {
     /// has an upstream query API (DESIGN.md §6 "FAILED needs positive evidence of absence").
     FailedEvidence failedEvidence = FailedEvidence::Upstream;
     int failedEvidenceMaxAgeS = 900;
+    /// The biz_type's effective safety policy when read (the database's triage_policy made
+    /// stricter by the local INI: effectiveBizPolicy(), DESIGN.md §8 "Safety policy");
+    /// failedEvidence and failedEvidenceMaxAgeS above already follow it.
+    BizPolicy policy;
     bool upstreamConfigured = false;
     bool stale = false;            ///< PROCESSING and updated_at < now() - timeout (DESIGN.md §4)
     QString tenant;                ///< from the key by the biz_type's tenant pattern

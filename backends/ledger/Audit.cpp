@@ -53,8 +53,14 @@ namespace audit_sql {
 qint64 insert(DbSession &session, const AuditEntry &entry)
 {
     // Every operator action is audited here: a console older than the database's console
-    // schema writes nothing (DESIGN.md §10 "Schema version").
+    // schema writes nothing (DESIGN.md §10 "Schema version"), nor does any while frozen (§8).
     requireKnownConsoleSchema(session);
+    return insertThroughFreeze(session, entry);
+}
+
+qint64 insertThroughFreeze(DbSession &session, const AuditEntry &entry)
+{
+    requireKnownConsoleSchemaOnly(session);
     const AuditEntry e = boundedAuditEntry(entry);
     const SqlDialect &d = session.dialect();
     SqlBuilder b;

@@ -19,7 +19,12 @@ namespace audit_sql {
 /// boundedAuditEntry(). `at` is the server's clock. Returns the new row's id. Throws
 /// DbException (e.g. a reason longer than the column: the caller rolls back; kind Refused
 /// when the database's console schema is newer than this build's: requireKnownConsoleSchema()).
+/// Refused while the global freeze is on (requireKnownConsoleSchema(), DESIGN.md §8 "Safety
+/// policy"): inside the writer's transaction, so no audited write commits after a freeze.
 qint64 insert(DbSession &session, const AuditEntry &entry);
+/// insert() without the freeze check: only the audit rows of policy freeze and unfreeze,
+/// which write while frozen by design (backends/ledger/Policy.cpp). Throws DbException.
+qint64 insertThroughFreeze(DbSession &session, const AuditEntry &entry);
 /// Reads audit rows, oldest first. Throws DbException.
 QVector<AuditEntry> read(DbSession &session, const AuditQuery &query);
 /// The rows of every key of `keys` (idem_key IN, each bound; at most a few hundred keys), by

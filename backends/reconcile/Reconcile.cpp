@@ -328,8 +328,10 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
         ReconcileKeyResult k;
         k.idemKey = keys[i];
         k.bizType = d.record && d.record->bizType ? *d.record->bizType : QString();
+        // The record's effective policy (triage_policy made stricter by the INI, read with it:
+        // DESIGN.md §8 "Safety policy"); the INI alone for a key without a record.
         if (!bizConfigs.contains(k.bizType))
-            bizConfigs.insert(k.bizType, reconcileConfigFor(config, k.bizType));
+            bizConfigs.insert(k.bizType, d.record ? reconcileConfigOf(d.record->policy) : reconcileConfigFor(config, k.bizType));
         ReconcileInput in = reconcileInputFrom(config, bizConfigs.value(k.bizType), d, e, breakerSkipped && sum.breakerOpen, dryAt);
         k.action = decideReconcile(in);
         k.upstream = qi < 0 ? QString() : breakerSkipped ? QStringLiteral("NOT_QUERIED") : upstreamClassName(e->classification);

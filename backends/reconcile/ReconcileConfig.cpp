@@ -70,6 +70,16 @@ int reviewSlaHours(const WorkspaceConfig &config, const QString &bizType)
     return ok && v > 0 ? v : 24;
 }
 
+ReconcileBizConfig reconcileConfigOf(const BizPolicy &policy)
+{
+    ReconcileBizConfig c;
+    c.moneyMoving = policy.moneyMoving.value_or(false);
+    if (policy.reconcileEscalate)
+        c.reconcile = *policy.reconcileEscalate ? ReconcilePolicy::Escalate : ReconcilePolicy::Auto;
+    c.confirmDelayS = policy.reconcileConfirmDelayS.value_or(c.confirmDelayS);
+    return c;
+}
+
 ReconcileBizConfig reconcileConfigFor(const WorkspaceConfig &config, const QString &bizType)
 {
     if (config.sourceFile.isEmpty()) {

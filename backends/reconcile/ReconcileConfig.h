@@ -5,6 +5,8 @@
 // unknown key or a bad value is refused when the file is read (exit 1); their values are read
 // here from the workspace's config file (WorkspaceConfig::sourceFile).
 
+#include "SafetyPolicy.h"
+
 #include <QMap>
 #include <QString>
 #include <QTimeZone>
@@ -61,6 +63,10 @@ QTimeZone reviewTimeZone(const WorkspaceConfig &config);
 /// `[biz.<bizType>] review_sla_hours` of `config`'s file: hours from an escalation's first
 /// escalation to its SLA due time (DESIGN.md §8). Default 24.
 int reviewSlaHours(const WorkspaceConfig &config, const QString &bizType);
+
+/// The reconcile settings of an effective safety policy (effectiveBizPolicy(): the database's
+/// triage_policy made stricter by the INI, DESIGN.md §8 "Safety policy"); unset ones default.
+ReconcileBizConfig reconcileConfigOf(const BizPolicy &policy);
 
 /// The same from an INI file's [biz.<bizType>] section ("" path: the defaults).
 ReconcileBizConfig reconcileConfigFromFile(const QString &path, const QString &bizType);

@@ -64,7 +64,8 @@ std::optional<DbError> raiseEscalations(DbWorker &idem, const WorkspaceConfig &c
             r.currency = k.action.currency.isNull() ? kNoText : k.action.currency; // NOT NULL columns: never a null QString
             r.sourceRef = e.sourceRef.isNull() ? kNoText : e.sourceRef;
             r.runId = sum.runId;
-            r.slaHours = reviewSlaHours(config, k.bizType);
+            // The record's effective policy (DESIGN.md §8 "Safety policy"); the INI alone without one.
+            r.slaHours = after[i].record ? after[i].record->policy.reviewSlaHours.value_or(24) : reviewSlaHours(config, k.bizType);
             r.operatorName = o.operatorName;
             // EXPIRING is due before the record is purged (DESIGN.md §8 "Tables": sla_due_at).
             if (e.reason == EscalationReason::Expiring && after[i].record)

@@ -2,6 +2,7 @@
 // (triage_reconcile_run), the summary JSON, the fault hooks, and the decision input built
 // from a key's detail (DESIGN.md §8 "Reconciliation").
 #include "Reconcile.h"
+#include "ConsoleSchema.h"
 
 #include "KeyDetail.h"
 #include "Mark.h"
@@ -180,6 +181,8 @@ namespace reconcile_run_sql {
 
 qint64 start(DbSession &s, const QString &holder, bool dryRun, const QString &filtersJson)
 {
+    // No run starts while frozen (DESIGN.md §8 "Safety policy"), not even a dry run: its row is a write.
+    requireKnownConsoleSchema(s);
     const SqlDialect &d = s.dialect();
     SqlBuilder b;
     return s.insertReturningId(QStringLiteral("INSERT INTO triage_reconcile_run (holder, started_at, heartbeat_at, state, dry_run, "

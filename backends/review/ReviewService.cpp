@@ -4,6 +4,7 @@
 #include "ReviewSql.h"
 
 #include "ReconcileConfig.h"
+#include "PolicySql.h"
 #include "Workspace.h"
 
 namespace triage {
@@ -33,7 +34,9 @@ QFuture<Outcome<ReviewSnapshot>> readReview(Workspace &ws, std::optional<QDate> 
     o.noticedBy = noticedBy.isEmpty() ? QStringLiteral("console") : noticedBy;
     o.write = !config.readOnly;
     o.generatedBy = claimOperator(ws, QString());
-    o.slaHours = [config](const QString &bizType) { return reviewSlaHours(config, bizType); };
+    o.slaHours = [config](const QString &bizType, const QMap<QString, QString> &dbPolicy) {
+        return effectiveBizPolicy(config, dbPolicy, bizType).reviewSlaHours.value_or(24);
+    };
     return ws.worker(DbRole::Idempotency).run<ReviewSnapshot>([o](DbSession &s) { return review_sql::readSnapshot(s, o); },
                                                               DbWorker::Retry::Never);
 }

@@ -5,6 +5,7 @@
 #include "Claim.h"
 #include "ColumnText.h"
 #include "ConsoleSchema.h"
+#include "PolicySql.h"
 #include "ReviewRecord.h"
 
 #include <QSqlQuery>
@@ -87,9 +88,18 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
     review_sql::requireReviewTables(session);
     const SqlDialect &d = session.dialect();
     const int stored = storedConsoleSchemaVersion(session);
-    if (o.write && stored >= 0 && stored <= kConsoleSchemaVersion) {
-        recordBreaches(session, o.noticedBy);
-        writeTrendRows(session, o.zone, o.noticedBy);
+    // While frozen the review is read as in read-only mode: nothing recorded (DESIGN.md §8
+    // "Safety policy"); a freeze landing between this check and the writes refuses them alone.
+    const std::optional<PolicyRow> freeze = policy_sql::row(session, policyFreezeName());
+    const bool frozen = freeze && freeze->value == QLatin1String("true");
+    if (o.write && !frozen && stored >= 0 && stored <= kConsoleSchemaVersion) {
+        try {
+            recordBreaches(session, o.noticedBy);
+            writeTrendRows(session, o.zone, o.noticedBy);
+        } catch (const DbException &e) {
+            if (e.error.kind != DbError::Kind::Refused)
+                throw;
+        }
     }
     ReviewSnapshot s;
     s.generatedBy = o.generatedBy;
@@ -230,7 +240,8 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
         s.open << item(e);
     for (const Escalation &e : std::as_const(resolved))
         s.resolvedToday << item(e);
-    summarize(s, opened, breachesByBiz, o.slaHours);
+    const QMap<QString, QString> dbPolicy = policy_sql::values(session);
+    summarize(s, opened, breachesByBiz, [&](const QString &bizType) { return o.slaHours ? o.slaHours(bizType, dbPolicy) : 24; });
 
     // The trend: the 30 days up to the day, as written.
     {

@@ -18,7 +18,9 @@ struct ReviewReadOptions {
     QString noticedBy;                     ///< noticed_by / written_by of what is recorded
     bool write = true;                     ///< false (read-only mode): record nothing
     QString generatedBy;                   ///< the operator
-    std::function<int(const QString &)> slaHours; ///< review_sla_hours of a biz_type
+    /// review_sla_hours of a biz_type given the database's triage_policy rows (name → value,
+    /// read in the same job): the effective policy, DESIGN.md §8 "Safety policy".
+    std::function<int(const QString &, const QMap<QString, QString> &)> slaHours;
 };
 
 /// readReview()'s job: records breaches and trend rows (when `write` and the console schema

@@ -4,6 +4,7 @@
 #include "ConsoleSchema.h"
 #include "IndexNeeds.h"
 #include "Log.h"
+#include "PolicySql.h"
 
 #include <QFile>
 
@@ -118,7 +119,7 @@ QStringList consoleTableStatements(Dialect dialect, DbRole role)
     switch (role) {
     case DbRole::Idempotency:
         return statementsOf(dialect, {QStringLiteral("audit"), QStringLiteral("incident"), QStringLiteral("reconcile"), QStringLiteral("review"),
-                                         QStringLiteral("meta")}, {});
+                                         QStringLiteral("policy"), QStringLiteral("meta")}, {});
     case DbRole::Intent: return statementsOf(dialect, {QStringLiteral("compensation"), QStringLiteral("meta")}, {});
     case DbRole::Ticket: return {};
     }
@@ -176,6 +177,8 @@ SchemaStoreReport createSchema(DbSession &session, const SchemaOptions &options,
     for (const QString &stmt : console)
         runCreate(session, stmt);
     report.statements += int(console.size());
+    if (role == DbRole::Idempotency)
+        policy_sql::ensureFreezeRow(session); // the row every writer locks shared (DESIGN.md §8 "Safety policy")
     if (keepsMeta && report.schemaVersionBefore != kConsoleSchemaVersion)
         recordSchemaVersion(session);
     logger("backend.sql")->info("schema for the {} is in place ({} statements)", roleTitle(role), report.statements);

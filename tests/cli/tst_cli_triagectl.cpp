@@ -787,6 +787,7 @@ void TstCliTriagectl::helpListsCommands()
         "  claims              The claims operators hold now (--all: expired ones too).\n"
         "  reconcile           Settle stale PROCESSING records the evidence allows; escalate the rest (for cron).\n"
         "  review              The daily review of escalations; sign a day off; mark one reviewed or add a note.\n"
+        "  policy              The safety policy in the database, and the global freeze.\n"
         "Run \"triagectl COMMAND --help\" for a command's arguments and options.\n"
         "\n"
         "Global options (before or after the command):\n"

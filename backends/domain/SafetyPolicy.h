@@ -1,0 +1,70 @@
+#pragma once
+// The safety policy kept in the database (DESIGN.md §8 "Safety policy"): which settings it
+// holds, how a value is checked, and the one rule that merges the database's value with the
+// local INI's — each setting has a "stricter" direction and the INI may only move a setting
+// that way (never weaker than the database).
+
+#include "BizTypeConfig.h"
+
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace triage {
+
+/// The row name of the global freeze in triage_policy (value "true" or "false").
+inline QString policyFreezeName()
+{
+    return QStringLiteral("frozen");
+}
+
+/// The per-biz_type settings the policy holds, as named in [biz.<biz_type>] of the INI, and
+/// each one's stricter direction (DESIGN.md §8 "Safety policy"):
+/// failed_evidence (upstream is stricter than ticket_absent), failed_evidence_max_age
+/// (seconds; smaller is stricter), money_moving (true is stricter), reconcile (escalate is
+/// stricter than auto), reconcile_confirm_delay (seconds; larger is stricter),
+/// review_sla_hours (hours; smaller is stricter).
+QStringList policySettingNames();
+
+/// A policy row name split: "biz.payment.money_moving" → {"payment", "money_moving"}.
+struct PolicyName {
+    QString bizType;
+    QString setting;
+};
+
+/// Parses and checks `name` ("biz.<biz_type>.<setting>", biz_type letters, digits, '_' or
+/// '-'; setting one of policySettingNames()). nullopt with `*error` the exact refusal:
+/// `unknown policy setting "x": use biz.<biz_type>.<setting> with setting failed_evidence,
+/// …  or review_sla_hours` (the freeze is named by `policy freeze`, not `set`).
+std::optional<PolicyName> parsePolicyName(const QString &name, QString *error);
+
+/// Checks `value` for `setting` and returns it in canonical spelling ("TRUE" → "true",
+/// " 60" → "60"); nullopt with `*error` the exact refusal:
+/// `bad value "x" for money_moving: must be true or false`, `… must be upstream or
+/// ticket_absent`, `… must be auto or escalate`, `… must be a whole number of seconds from 1
+/// to 2147483647` (hours from 1 to 8760 for review_sla_hours).
+std::optional<QString> checkPolicyValue(const QString &setting, const QString &value, QString *error);
+
+/// One biz_type's policy settings from one source; an absent setting is nullopt.
+struct BizPolicy {
+    std::optional<FailedEvidence> failedEvidence;
+    std::optional<int> failedEvidenceMaxAgeS;
+    std::optional<bool> moneyMoving;
+    std::optional<bool> reconcileEscalate; ///< reconcile = escalate (true) or auto (false)
+    std::optional<int> reconcileConfirmDelayS;
+    std::optional<int> reviewSlaHours;
+};
+
+/// The settings of `bizType` among `rows` (triage_policy's name → canonical value; rows of
+/// other biz_types and the freeze row ignored).
+BizPolicy bizPolicyFromRows(const QMap<QString, QString> &rows, const QString &bizType);
+
+/// THE merge (DESIGN.md §8 "Safety policy"): per setting, the stricter of the database's
+/// value `db` and the local INI's `ini`; a setting only one source holds is that source's.
+/// So the INI can make any rule stricter for its operator and none weaker. reconcile is
+/// merged as each source's policy stands alone (unset but money_moving = true: escalate).
+BizPolicy stricterPolicy(const BizPolicy &db, const BizPolicy &ini);
+
+} // namespace triage
