@@ -72,10 +72,6 @@ private slots:
 #define RUN_OK(name, ...)                                                  \
     const CtlRun name = runCtl(__VA_ARGS__);                               \
     QVERIFY2(name.ok(), name.describe().constData())
-#define RUN_EXIT(name, code, ...)                                          \
-    const CtlRun name = runCtl(__VA_ARGS__);                               \
-    QVERIFY2(name.finished && name.exitCode == (code), name.describe().constData())
-
 void TestBundleCli::exportAndVerify_data()
 {
     QTest::addColumn<QString>("backend");

@@ -84,10 +84,6 @@ void TestEscalationCli::escalationsAndClaims_data()
     addBackendRows(false, false);
 }
 
-#define RUN_EXIT(name, code, ...)                                          \
-    const CtlRun name = runCtl(__VA_ARGS__);                               \
-    QVERIFY2(name.finished && name.exitCode == (code), name.describe().constData())
-
 void TestEscalationCli::escalationsAndClaims()
 {
     QFETCH(QString, backend);

@@ -56,6 +56,7 @@ void TestIncidentCli::lifecycle_data()
 #define RUN_OK(name, args)                                                 \
     const CtlRun name = runCtl(base + (args));                             \
     QVERIFY2(name.ok(), name.describe().constData())
+#undef RUN_EXIT // this file binds the database arguments itself
 #define RUN_EXIT(name, code, args)                                         \
     const CtlRun name = runCtl(base + (args));                             \
     QVERIFY2(name.finished && name.exitCode == (code), name.describe().constData())

@@ -60,10 +60,6 @@ private slots:
     void review();
 };
 
-#define RUN_EXIT(name, code, ...)                                          \
-    const CtlRun name = runCtl(__VA_ARGS__);                               \
-    QVERIFY2(name.finished && name.exitCode == (code), name.describe().constData())
-
 void TestReviewCli::review()
 {
     QFETCH(QString, backend);

@@ -31,10 +31,6 @@ QStringList dbArgs(const QString &url)
 }
 
 /// Runs triagectl and stops the test unless it exits `code`; `result` is the CtlRun.
-#define RUN_EXIT(result, code, ...)                                                                                    \
-    const CtlRun result = runCtl(__VA_ARGS__);                                                                         \
-    QVERIFY2(result.finished && result.exitCode == (code), result.describe().constData())
-
 /// The index names of `table`, sorted (the catalog as the admin sees it).
 QStringList indexNames(const TestDatabase &db, const QString &table)
 {

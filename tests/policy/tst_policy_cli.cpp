@@ -66,10 +66,6 @@ void TestPolicyCli::roundTrip_data()
     addBackendRows(false, false);
 }
 
-#define RUN_EXIT(name, code, ...)                                          \
-    const CtlRun name = runCtl(__VA_ARGS__);                               \
-    QVERIFY2(name.finished && name.exitCode == (code), name.describe().constData())
-
 void TestPolicyCli::roundTrip()
 {
     QFETCH(QString, backend);

@@ -47,3 +47,13 @@ void startCtl(QProcess &process, const QStringList &args,
 CtlRun finishCtl(QProcess &process, const QStringList &args, int timeoutMs = kCtlTimeoutMs);
 
 } // namespace triage::test
+
+/// Runs triagectl with the arguments after `code` as `const CtlRun name` and fails the test
+/// (with the run's description: arguments, exit, stdout, stderr) unless it finished with exit
+/// `code`. Shared by the CLI tests; define RUN_EXIT yourself before including this header to
+/// bind other arguments.
+#ifndef RUN_EXIT
+#define RUN_EXIT(name, code, ...)                                          \
+    const CtlRun name = triage::test::runCtl(__VA_ARGS__);                 \
+    QVERIFY2(name.finished && name.exitCode == (code), name.describe().constData())
+#endif
