@@ -61,14 +61,15 @@ QString headerSection(const ReviewSnapshot &s, const ReportClock &clock, ReportT
     item(QStringLiteral("Last sign-off"), signOff(s.lastSignOff));
     item(QStringLiteral("This day"), s.thisDaySignOff ? QStringLiteral("<span class=\"good\">signed off</span>: ") + signOff(s.thisDaySignOff)
                                                       : QStringLiteral("not signed off"));
-    const QString check = reviewFingerprintCheck(s);
+    const QString fingerprint = reviewReportSha256(s);
+    const QString check = reviewFingerprintCheck(s, fingerprint);
     item(QStringLiteral("Fingerprint"),
          QStringLiteral("<span class=\"mono\">%1</span>%2<br><span class=\"muted\">SHA-256 of this review's figures (its JSON form without who read it "
                         "when); a sign-off records it</span>")
-             .arg(reviewReportSha256(s),
+             .arg(fingerprint,
                   check.isEmpty() ? QString()
                                   : QStringLiteral(" <span class=\"%1\">%2</span>")
-                                        .arg(s.thisDaySignOff->reportSha256 == reviewReportSha256(s) ? QStringLiteral("good") : QStringLiteral("bad"), esc(check))));
+                                        .arg(s.thisDaySignOff->reportSha256 == fingerprint ? QStringLiteral("good") : QStringLiteral("bad"), esc(check))));
     return out + (pdf ? QStringLiteral("</table>") : QStringLiteral("</dl>"));
 }
 

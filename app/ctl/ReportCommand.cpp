@@ -214,7 +214,8 @@ private:
                 return ExitUsage;
             }
         }
-        for (const ReviewSnapshot &s : std::as_const(snaps))
+        for (const ReviewSnapshot &s : std::as_const(snaps)) {
+            const QString fingerprint = reviewReportSha256(s);
             c.out.print(QStringLiteral("review of %1: %2 open, %3 opened, %4 resolved, %5 breaches; fingerprint %7%8%6\n")
                             .arg(reviewDayText(s.day))
                             .arg(s.totals.open)
@@ -223,9 +224,10 @@ private:
                             .arg(s.totals.breaches)
                             .arg(s.thisDaySignOff ? QStringLiteral("; signed off by %1 at %2").arg(s.thisDaySignOff->signedBy, s.thisDaySignOff->signedAt)
                                                   : QString())
-                            .arg(reviewReportSha256(s))
-                            .arg(s.thisDaySignOff ? QStringLiteral(" (%1)").arg(reviewFingerprintCheck(s)) : QString())
+                            .arg(fingerprint)
+                            .arg(s.thisDaySignOff ? QStringLiteral(" (%1)").arg(reviewFingerprintCheck(s, fingerprint)) : QString())
                             .toUtf8());
+        }
         c.out.print(QStringLiteral("wrote %1\n").arg(m_out).toUtf8());
         return ExitOk;
     }

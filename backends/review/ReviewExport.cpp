@@ -302,11 +302,11 @@ QString reviewReportSha256(const ReviewSnapshot &snapshot)
     return QString::fromLatin1(QCryptographicHash::hash(reviewJson(figures), QCryptographicHash::Sha256).toHex());
 }
 
-QString reviewFingerprintCheck(const ReviewSnapshot &snapshot)
+QString reviewFingerprintCheck(const ReviewSnapshot &snapshot, const QString &fingerprint)
 {
     if (!snapshot.thisDaySignOff)
         return {};
-    if (snapshot.thisDaySignOff->reportSha256 == reviewReportSha256(snapshot))
+    if (snapshot.thisDaySignOff->reportSha256 == fingerprint)
         return QStringLiteral("matches this day's sign-off");
     return QStringLiteral("differs from this day's sign-off (%1): the figures changed since it was signed").arg(snapshot.thisDaySignOff->reportSha256);
 }

@@ -41,7 +41,9 @@ QByteArray reviewCsv(const ReviewSnapshot &snapshot);
 QString reviewReportSha256(const ReviewSnapshot &snapshot);
 
 /// "" when the day is not signed off; else "matches this day's sign-off" or "differs from this
-/// day's sign-off (<its report_sha256>): the figures changed since it was signed".
-QString reviewFingerprintCheck(const ReviewSnapshot &snapshot);
+/// day's sign-off (<its report_sha256>): the figures changed since it was signed", comparing
+/// the sign-off's report_sha256 with `fingerprint` (reviewReportSha256() of `snapshot`, which
+/// the caller has already computed for printing).
+QString reviewFingerprintCheck(const ReviewSnapshot &snapshot, const QString &fingerprint);
 
 } // namespace triage
