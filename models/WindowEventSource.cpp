@@ -1,6 +1,6 @@
 #include "WindowEventSource.h"
 
-#include "SharedFuture.h"
+#include "FutureChain.h"
 
 #include "Workspace.h"
 
@@ -68,9 +68,9 @@ public:
             });
         }
         // Past the first events: the page waits for the whole list (read on another thread).
-        // Every page past the first events waits on the one shared future: continueShared(),
-        // never then() (a second then() replaces the first in Qt 6.4 and its page never comes).
-        return continueShared(m_all, &m_pool, [total, cursor, limit](const Outcome<QVector<WindowEvent>> &all) {
+        // Every page past the first events waits on the one shared future: continueWith()
+        // allows any number of waiters (FutureChain.h).
+        return continueWith(m_all, &m_pool, [total, cursor, limit](const Outcome<QVector<WindowEvent>> &all) {
             if (!all.ok())
                 return Outcome<WindowPage>::failure(*all.error);
             return Outcome<WindowPage>::success(cutPage(*all, total, cursor, limit));

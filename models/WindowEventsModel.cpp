@@ -1,4 +1,5 @@
 #include "WindowEventsModel.h"
+#include "FutureChain.h"
 
 #include "TimeText.h"
 #include "WhenReady.h"
@@ -273,8 +274,7 @@ void WindowEventsModel::startPage()
     }
     // The rows are built on the source's pool (pages are read one at a time, so the last
     // event's time is known now); the GUI thread only inserts them.
-    QFuture<Prepared> prepared = m_source->readPage(m_query, m_cursor, m_pageSize)
-                                     .then(m_source->pool(), [lastAt = m_lastAt](const Outcome<WindowPage> &page) {
+    QFuture<Prepared> prepared = continueWith(m_source->readPage(m_query, m_cursor, m_pageSize), m_source->pool(), [lastAt = m_lastAt](const Outcome<WindowPage> &page) {
                                          Prepared p;
                                          if (!page.ok()) {
                                              p.error = page.error;
@@ -326,8 +326,7 @@ void WindowEventsModel::startPage()
 
 void WindowEventsModel::startTail(quint64 generation)
 {
-    QFuture<Prepared> prepared = m_source->readTail(m_query, kTailLimit)
-                                     .then(m_source->pool(), [lastAt = m_lastAt](const Outcome<QVector<WindowEvent>> &tail) {
+    QFuture<Prepared> prepared = continueWith(m_source->readTail(m_query, kTailLimit), m_source->pool(), [lastAt = m_lastAt](const Outcome<QVector<WindowEvent>> &tail) {
                                          Prepared p;
                                          if (!tail.ok()) {
                                              p.error = tail.error;

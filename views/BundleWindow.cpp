@@ -2,7 +2,7 @@
 
 #include "IncidentView.h"
 #include "KeyDetailView.h"
-#include "SharedFuture.h"
+#include "FutureChain.h"
 #include "StatusTone.h"
 #include "Theme.h"
 #include "WhenReady.h"
@@ -52,8 +52,8 @@ BundleWindow::BundleWindow(BundleHead head, QByteArray bytes, const QString &pat
             return Whole{nullptr, error, {}};
         return wholeOf(std::make_shared<const IncidentBundle>(std::move(*read)));
     });
-    // m_whole is shared (pages, keys' details, the hash): continueShared(), never then().
-    auto events = continueShared(m_whole, &m_readPool, [](const Whole &w) {
+    // m_whole is shared (pages, keys' details, the hash): continueWith(), never then().
+    auto events = continueWith(m_whole, &m_readPool, [](const Whole &w) {
         if (!w.bundle)
             return Outcome<QVector<WindowEvent>>::failure(
                 {DbRole::Idempotency, DbError::Kind::Config, QStringLiteral("the bundle cannot be read whole: %1").arg(w.error), {}});
@@ -85,7 +85,7 @@ void BundleWindow::build(const IncidentBundle &shown, std::unique_ptr<WindowEven
         };
         if (whole.isFinished())
             return QtFuture::makeReadyFuture(lookup(whole.result()));
-        return continueShared(whole, pool, lookup);
+        return continueWith(whole, pool, lookup);
     };
 
     m_hash = new QLabel(this);
@@ -147,7 +147,7 @@ void BundleWindow::checkHash()
     // The events are hashed again off the GUI thread (once read whole); the recorded value
     // means nothing alone.
     using Checked = QPair<Whole, QString>;
-    auto hashed = continueShared(m_whole, &m_readPool, [](const Whole &w) {
+    auto hashed = continueWith(m_whole, &m_readPool, [](const Whole &w) {
         return Checked(w, w.bundle ? bundleEventsSha256(w.bundle->events) : QString());
     });
     whenReady(hashed, this, [this](const Checked &checked) {

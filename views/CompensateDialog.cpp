@@ -1,4 +1,5 @@
 #include "CompensateDialog.h"
+#include "FutureChain.h"
 
 #include "Mark.h"
 #include "MessageBar.h"
@@ -53,11 +54,11 @@ QString outcomeLabel(const CompensateDialog::Item &item)
     return item.outcome.toUpper();
 }
 
-/// `future` continued once on the thread that finished it, holding `keep` until then: the
+/// `future` continued on a pool job (FutureChain.h) holding `keep` until it finishes: the
 /// runner outlives its running task even when the dialog (or pane) is closed meanwhile.
 QFuture<CompensationOutcome> keepingAlive(QFuture<CompensationOutcome> future, std::shared_ptr<CompensationRunner> keep)
 {
-    return future.then(QtFuture::Launch::Sync, [keep = std::move(keep)](const CompensationOutcome &o) { return o; });
+    return continueWith(future, valueChainPool(), [keep = std::move(keep)](const CompensationOutcome &o) { return o; });
 }
 
 } // namespace

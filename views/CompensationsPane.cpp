@@ -1,4 +1,5 @@
 #include "CompensationsPane.h"
+#include "FutureChain.h"
 
 #include "TextEscape.h"
 
@@ -188,8 +189,7 @@ void CompensationsPane::resumeSelected()
     m_bar->showMessage(MessageBar::Level::Info, QStringLiteral("resuming %1…").arg(key));
     // The continuation keeps the runner alive until the resume's task has ended, so closing
     // the pane never destroys it under a running task.
-    whenReady(m_runner->resume(key, m_workspace->config().operatorName)
-                  .then(QtFuture::Launch::Sync, [keep = m_runner](const CompensationOutcome &o) { return o; }),
+    whenReady(continueWith(m_runner->resume(key, m_workspace->config().operatorName), valueChainPool(), [keep = m_runner](const CompensationOutcome &o) { return o; }),
               this, [this, key](const CompensationOutcome &o) {
             m_resuming = false;
             const QString name = compensationOutcomeName(o.kind);

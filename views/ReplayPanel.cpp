@@ -1,4 +1,5 @@
 #include "ReplayPanel.h"
+#include "FutureChain.h"
 
 #include "AsOf.h"
 #include "AsOfModel.h"
@@ -230,7 +231,7 @@ void ReplayPanel::loadAsOf(const QString &key, UtcMicros at)
         QVector<std::pair<QString, QString>> tasks; // attempt id, task id
     };
     // The key is read on the stores' workers; the as-of rules run on the merge pool.
-    QFuture<Read> state = m_readDetail(key).then(m_pool, [at](const KeyDetail &detail) {
+    QFuture<Read> state = continueWith(m_readDetail(key), m_pool, [at](const KeyDetail &detail) {
         return Read{keyStateAsOf(detail, at), tasksOf(detail)};
     });
     whenReady(state, this, [this, generation, key](const Read &read) {
@@ -277,7 +278,7 @@ QMenu *ReplayPanel::contextMenuFor(int row)
         if (m_tasksKey == key)
             addTaskActions(menu, wait, row);
         else if (m_readDetail) // not the playhead's key (or not read yet): read its tasks
-            whenReady(m_readDetail(key).then(m_pool, [](const KeyDetail &d) { return tasksOf(d); }), this,
+            whenReady(continueWith(m_readDetail(key), m_pool, [](const KeyDetail &d) { return tasksOf(d); }), this,
                       [this, key](const QVector<std::pair<QString, QString>> &tasks) { setTasks(key, tasks); });
     }
     const int n = m_context->value();

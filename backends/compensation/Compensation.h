@@ -63,9 +63,8 @@ QString compensationOutcomeName(CompensationOutcome::Kind k);
 ///
 /// Async shape (the one the services share): every method returns a QFuture at once and
 /// never blocks. The work is a chain of steps — SQL jobs on the Workspace's workers, HTTP
-/// exchanges on this object's network thread — joined by `.then()` continuations that run
-/// where the previous step finished and only decide and submit the next step: no thread
-/// waits on another future. GUI: `whenReady(future, this, …)`; CLI: `.result()` on its
+/// exchanges on this object's network thread — joined by continueWith() jobs on the
+/// Workspace's merge pool (FutureChain.h) that decide and submit the next step. GUI: `whenReady(future, this, …)`; CLI: `.result()` on its
 /// main thread. The Workspace and this object must outlive the futures (views hold it by
 /// shared_ptr for that).
 class CompensationRunner {

@@ -1,4 +1,5 @@
 #include "Compensation.h"
+#include "FutureChain.h"
 
 #include "CompensationHttp.h"
 #include "CompensationSteps.h"
@@ -54,7 +55,7 @@ QFuture<CompensationOutcome> CompensationRunner::drive(CompensationRow row, cons
     // reached the upstream (UNKNOWN, or killed while INTENT): ask first. Re-send only with
     // the same key to an upstream that honours it, or when the confirmation says the effect
     // is absent.
-    return andThen(confirm(st), [this, st](ConfirmClass c) {
+    return andThen(m_workspace.mergePool(), confirm(st), [this, st](ConfirmClass c) {
         if (c == ConfirmClass::Confirmed) {
             st->final = CompensationStatus::Succeeded;
             st->send = false;
@@ -74,17 +75,16 @@ QFuture<ConfirmClass> CompensationRunner::confirm(DriveState st)
     auto reply = m_http->send("GET", st->req.confirmUrl,
                               QList<QPair<QByteArray, QByteArray>>{{"Accept", "application/json"}} + st->auth, {},
                               st->req.timeoutMs);
-    return andThen(reply, [this, st](const CompensationHttpResult &r) {
+    return andThen(m_workspace.mergePool(), reply, [this, st](const CompensationHttpResult &r) {
         const ConfirmClass cls = classifyConfirm(r);
         const QString compKey = st->row.compKey;
-        return m_workspace.worker(DbRole::Intent)
+        return continueWith(m_workspace.worker(DbRole::Intent)
             .run<Done>(
                 [compKey, r, cls](DbSession &s) {
                     compensation_sql::recordAttempt(s, compKey, 0, QStringLiteral("confirm"), r, confirmClassName(cls));
                     return Done{};
                 },
-                DbWorker::Retry::Never)
-            .then(QtFuture::Launch::Sync, [st, r, cls](const Outcome<Done> &) {
+                DbWorker::Retry::Never), m_workspace.mergePool(), [st, r, cls](const Outcome<Done> &) {
                 st->notes << QStringLiteral("confirmation query: %1%2")
                                  .arg(confirmClassName(cls), r.gotResponse ? QStringLiteral(" (HTTP %1)").arg(r.status) : QString());
                 return cls;
@@ -101,7 +101,7 @@ QFuture<CompensationOutcome> CompensationRunner::sendCall(DriveState st)
     const int seen = st->row.attempts;
     auto begun = intentDb.run<qint64>([compKey, seen](DbSession &s) { return compensation_sql::beginSend(s, compKey, seen); },
                                       DbWorker::Retry::Never);
-    return andThen(begun, [this, st, compKey](const Outcome<qint64> &begun) -> QFuture<CompensationOutcome> {
+    return andThen(m_workspace.mergePool(), begun, [this, st, compKey](const Outcome<qint64> &begun) -> QFuture<CompensationOutcome> {
         DbWorker &intentDb = m_workspace.worker(DbRole::Intent);
         if (!begun.ok())
             return ready(dbFailure(*begun.error, compKey));
@@ -113,7 +113,7 @@ QFuture<CompensationOutcome> CompensationRunner::sendCall(DriveState st)
                                              "`triagectl compensations --key %2`")
                                   .arg(compKey, st->row.sourceKey);
             auto now = intentDb.run<std::optional<CompensationRow>>([compKey](DbSession &s) { return compensation_sql::byKey(s, compKey); });
-            return andThen(now, [st](const Outcome<std::optional<CompensationRow>> &now) {
+            return andThen(m_workspace.mergePool(), now, [st](const Outcome<std::optional<CompensationRow>> &now) {
                 if (now.ok() && *now.value)
                     st->out.row = **now.value;
                 return ready(st->out);
@@ -122,7 +122,7 @@ QFuture<CompensationOutcome> CompensationRunner::sendCall(DriveState st)
         const qint64 attemptId = std::max<qint64>(*begun.value, 0);
         const CompensationHttpRequest &req = st->req;
         auto reply = m_http->send(req.method, req.url, req.headers + st->auth, req.body, req.timeoutMs);
-        return andThen(reply, [this, st, compKey, attemptId](const CompensationHttpResult &r) {
+        return andThen(m_workspace.mergePool(), reply, [this, st, compKey, attemptId](const CompensationHttpResult &r) {
             const SendClass cls = classifySend(r);
             auto recorded = m_workspace.worker(DbRole::Intent).run<Done>(
                 [compKey, attemptId, r, cls](DbSession &s) {
@@ -130,7 +130,7 @@ QFuture<CompensationOutcome> CompensationRunner::sendCall(DriveState st)
                     return Done{};
                 },
                 DbWorker::Retry::Never);
-            return andThen(recorded, [this, st, r, cls](const Outcome<Done> &) { return afterCall(st, r, cls); });
+            return andThen(m_workspace.mergePool(), recorded, [this, st, r, cls](const Outcome<Done> &) { return afterCall(st, r, cls); });
         });
     });
 }
@@ -154,7 +154,7 @@ QFuture<CompensationOutcome> CompensationRunner::afterCall(DriveState st, const 
     // the side effect may exist. Never FAILED; ask the upstream.
     st->final = CompensationStatus::Unknown;
     st->lastError = r.gotResponse ? QStringLiteral("HTTP %1: %2").arg(r.status).arg(replyPreview(r.body).left(200)) : r.error;
-    return andThen(confirm(st), [this, st](ConfirmClass c) {
+    return andThen(m_workspace.mergePool(), confirm(st), [this, st](ConfirmClass c) {
         if (c == ConfirmClass::Confirmed) {
             st->final = CompensationStatus::Succeeded;
             st->lastError.clear();
@@ -179,17 +179,17 @@ QFuture<CompensationOutcome> CompensationRunner::finish(DriveState st)
             },
             DbWorker::Retry::Never);
     }
-    return andThen(stored, [this, st, compKey](const Outcome<Done> &stored) -> QFuture<CompensationOutcome> {
+    return andThen(m_workspace.mergePool(), stored, [this, st, compKey](const Outcome<Done> &stored) -> QFuture<CompensationOutcome> {
         if (!stored.ok())
             return ready(dbFailure(*stored.error, compKey));
         DbWorker &intentDb = m_workspace.worker(DbRole::Intent);
         auto reread = intentDb.run<std::optional<CompensationRow>>([compKey](DbSession &s) { return compensation_sql::byKey(s, compKey); });
-        return andThen(reread, [this, st, compKey](const Outcome<std::optional<CompensationRow>> &row) {
+        return andThen(m_workspace.mergePool(), reread, [this, st, compKey](const Outcome<std::optional<CompensationRow>> &row) {
             if (row.ok() && *row.value)
                 st->out.row = **row.value;
             auto hist = m_workspace.worker(DbRole::Intent).run<QVector<CompensationAttemptRow>>(
                 [compKey](DbSession &s) { return compensation_sql::attempts(s, compKey); });
-            return andThen(hist, [this, st](const Outcome<QVector<CompensationAttemptRow>> &hist) { return recorded(st, hist); });
+            return andThen(m_workspace.mergePool(), hist, [this, st](const Outcome<QVector<CompensationAttemptRow>> &hist) { return recorded(st, hist); });
         });
     });
 }
@@ -208,7 +208,7 @@ QFuture<CompensationOutcome> CompensationRunner::recorded(DriveState st, const O
     auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([source, config = m_workspace.config()](DbSession &s) {
         return detail_sql::readTickets(s, config, source);
     });
-    return andThen(tickets, [this, st](const Outcome<QVector<TicketRow>> &tickets) {
+    return andThen(m_workspace.mergePool(), tickets, [this, st](const Outcome<QVector<TicketRow>> &tickets) {
         const BusinessId id(st->row.target); // the target exactly as stored
         if (tickets.ok())
             for (const TicketRow &t : *tickets.value)

@@ -1,4 +1,5 @@
 #include "Compensation.h"
+#include "FutureChain.h"
 
 #include "CompensationHttp.h"
 #include "CompensationSteps.h"
@@ -84,7 +85,7 @@ CompensationRunner::~CompensationRunner()
 
 QFuture<CompensationOutcome> CompensationRunner::start(const CompensationRequest &request)
 {
-    return andThen(runStart(request), [this, request](CompensationOutcome o) {
+    return andThen(m_workspace.mergePool(), runStart(request), [this, request](CompensationOutcome o) {
         // Every real outcome is audited; the other kinds write their own rows.
         if (o.kind == CompensationOutcome::Kind::Refused && !request.dryRun && !request.reason.trimmed().isEmpty())
             return auditRefusal(std::move(o), QStringLiteral("compensate"), request.sourceKey, request.target,
@@ -95,7 +96,7 @@ QFuture<CompensationOutcome> CompensationRunner::start(const CompensationRequest
 
 QFuture<CompensationOutcome> CompensationRunner::resume(const QString &compKey, const QString &operatorName)
 {
-    return andThen(runResume(compKey, operatorName), [this, operatorName](CompensationOutcome o) {
+    return andThen(m_workspace.mergePool(), runResume(compKey, operatorName), [this, operatorName](CompensationOutcome o) {
         if (o.kind == CompensationOutcome::Kind::Refused && o.row) {
             const CompensationRow row = *o.row;
             return auditRefusal(std::move(o), QStringLiteral("compensate_resume"), row.sourceKey, row.target, operatorName,
@@ -107,9 +108,8 @@ QFuture<CompensationOutcome> CompensationRunner::resume(const QString &compKey, 
 
 QFuture<CompensationOutcome> CompensationRunner::writeAudit(const AuditEntry &entry, CompensationOutcome outcome)
 {
-    return m_workspace.worker(DbRole::Idempotency)
-        .run<qint64>([entry](DbSession &s) { return audit_sql::insert(s, entry); }, DbWorker::Retry::Never)
-        .then(QtFuture::Launch::Sync, [outcome = std::move(outcome)](const Outcome<qint64> &audited) {
+    return continueWith(m_workspace.worker(DbRole::Idempotency)
+        .run<qint64>([entry](DbSession &s) { return audit_sql::insert(s, entry); }, DbWorker::Retry::Never), m_workspace.mergePool(), [outcome = std::move(outcome)](const Outcome<qint64> &audited) {
             if (!audited.ok())
                 logger("backend.compensation")->warn("compensation {}: audit row not written: {}", outcome.compKey.toStdString(),
                                                      audited.error->message.toStdString());
@@ -133,9 +133,8 @@ QFuture<CompensationOutcome> CompensationRunner::auditRefusal(CompensationOutcom
                                        .toJson(QJsonDocument::Compact));
     a.outcome = QStringLiteral("refused");
     a.detail = out.message;
-    return m_workspace.worker(DbRole::Idempotency)
-        .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never)
-        .then(QtFuture::Launch::Sync, [out = std::move(out)](const Outcome<qint64> &audited) mutable {
+    return continueWith(m_workspace.worker(DbRole::Idempotency)
+        .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never), m_workspace.mergePool(), [out = std::move(out)](const Outcome<qint64> &audited) mutable {
             if (!audited.ok()) {
                 logger("backend.compensation")->warn("compensation {}: audit row of a refusal not written: {}",
                                                      out.compKey.toStdString(), audited.error->message.toStdString());
@@ -187,7 +186,7 @@ QFuture<CompensationOutcome> CompensationRunner::runStart(const CompensationRequ
     auto record = m_workspace.worker(DbRole::Idempotency).run<std::optional<RecordDetail>>([&config, key](DbSession &s) {
         return detail_sql::readRecord(s, config, key);
     });
-    return andThen(record, [this, request, key](const Outcome<std::optional<RecordDetail>> &record) -> QFuture<CompensationOutcome> {
+    return andThen(m_workspace.mergePool(), record, [this, request, key](const Outcome<std::optional<RecordDetail>> &record) -> QFuture<CompensationOutcome> {
         if (!record.ok())
             return ready(dbFailure(*record.error));
         if (!*record.value || !(*record.value)->bizType)
@@ -205,7 +204,7 @@ QFuture<CompensationOutcome> CompensationRunner::runStart(const CompensationRequ
         auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([key, config = m_workspace.config()](DbSession &s) {
             return detail_sql::readTickets(s, config, key);
         });
-        return andThen(tickets, [this, request, key, bizType, cfg, rec](const Outcome<QVector<TicketRow>> &tickets) {
+        return andThen(m_workspace.mergePool(), tickets, [this, request, key, bizType, cfg, rec](const Outcome<QVector<TicketRow>> &tickets) {
             return planned(request, key, bizType, cfg, rec, tickets);
         });
     });
@@ -238,7 +237,7 @@ QFuture<CompensationOutcome> CompensationRunner::planned(const CompensationReque
     auto existing = m_workspace.worker(DbRole::Intent).run<std::optional<CompensationRow>>([compKey](DbSession &s) {
         return compensation_sql::byKey(s, compKey);
     });
-    return andThen(existing, [=, this](const Outcome<std::optional<CompensationRow>> &existing) -> QFuture<CompensationOutcome> {
+    return andThen(m_workspace.mergePool(), existing, [=, this](const Outcome<std::optional<CompensationRow>> &existing) -> QFuture<CompensationOutcome> {
         if (!existing.ok())
             return ready(dbFailure(*existing.error, compKey));
         if (*existing.value)
@@ -273,13 +272,13 @@ QFuture<CompensationOutcome> CompensationRunner::planned(const CompensationReque
         intent.reason = request.reason;
         auto inserted = m_workspace.worker(DbRole::Intent).run<CompensationRow>(
             [intent](DbSession &s) { return compensation_sql::insertIntent(s, intent); }, DbWorker::Retry::Never);
-        return andThen(inserted, [=, this](const Outcome<CompensationRow> &inserted) -> QFuture<CompensationOutcome> {
+        return andThen(m_workspace.mergePool(), inserted, [=, this](const Outcome<CompensationRow> &inserted) -> QFuture<CompensationOutcome> {
             if (!inserted.ok()) {
                 // A unique violation (or a commit whose reply was lost): whoever holds the key wins.
                 const DbError error = *inserted.error;
                 auto again = m_workspace.worker(DbRole::Intent).run<std::optional<CompensationRow>>(
                     [compKey](DbSession &s) { return compensation_sql::byKey(s, compKey); });
-                return andThen(again, [=, this](const Outcome<std::optional<CompensationRow>> &again) {
+                return andThen(m_workspace.mergePool(), again, [=, this](const Outcome<std::optional<CompensationRow>> &again) {
                     if (error.isUniqueViolation() && again.ok() && *again.value)
                         return existingOutcome(out, **again.value, request);
                     return ready(dbFailure(error, compKey));
@@ -299,7 +298,7 @@ QFuture<CompensationOutcome> CompensationRunner::runResume(const QString &compKe
     auto row = m_workspace.worker(DbRole::Intent).run<std::optional<CompensationRow>>([compKey](DbSession &s) {
         return compensation_sql::byKey(s, compKey);
     });
-    return andThen(row, [=, this](const Outcome<std::optional<CompensationRow>> &row) -> QFuture<CompensationOutcome> {
+    return andThen(m_workspace.mergePool(), row, [=, this](const Outcome<std::optional<CompensationRow>> &row) -> QFuture<CompensationOutcome> {
         if (!row.ok())
             return ready(dbFailure(*row.error, compKey));
         if (!*row.value) {
@@ -329,13 +328,13 @@ QFuture<CompensationOutcome> CompensationRunner::runResume(const QString &compKe
             return detail_sql::readRecord(s, config, key);
         });
         const CompensationHttpRequest request = *req;
-        return andThen(record, [=, this](const Outcome<std::optional<RecordDetail>> &record) -> QFuture<CompensationOutcome> {
+        return andThen(m_workspace.mergePool(), record, [=, this](const Outcome<std::optional<RecordDetail>> &record) -> QFuture<CompensationOutcome> {
             if (!record.ok())
                 return ready(dbFailure(*record.error, compKey));
             auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([key, config](DbSession &s) {
                 return detail_sql::readTickets(s, config, key);
             });
-            return andThen(tickets, [=, this](const Outcome<QVector<TicketRow>> &tickets) -> QFuture<CompensationOutcome> {
+            return andThen(m_workspace.mergePool(), tickets, [=, this](const Outcome<QVector<TicketRow>> &tickets) -> QFuture<CompensationOutcome> {
                 if (!tickets.ok())
                     return ready(dbFailure(*tickets.error, compKey));
                 const QString status = *record.value ? (*record.value)->statusText : QString();

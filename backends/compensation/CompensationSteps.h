@@ -4,6 +4,7 @@
 // CompensationDrive.cpp); not a public API.
 
 #include "Compensation.h"
+#include "FutureChain.h"
 
 #include <QFuture>
 #include <QJsonValue>
@@ -17,12 +18,13 @@ QFuture<T> ready(T v)
     return QtFuture::makeReadyFuture(std::move(v));
 }
 
-/// Continues `f` with `fn` (which returns the next step's future) where `f` finishes, and
-/// flattens the result: the next step is submitted, never waited for.
+/// Continues `f` with `fn` (which returns the next step's future) on `pool` (the
+/// workspace's merge pool, so ~Workspace waits for it) once `f` has finished, and flattens
+/// the result (FutureChain.h).
 template <typename T, typename F>
-auto andThen(QFuture<T> f, F &&fn)
+auto andThen(QThreadPool *pool, QFuture<T> f, F &&fn)
 {
-    return f.then(QtFuture::Launch::Sync, std::forward<F>(fn)).unwrap();
+    return continueWith(std::move(f), pool, std::forward<F>(fn));
 }
 
 /// Error: a database failed.

@@ -1,4 +1,5 @@
 #include "QueryCancel.h"
+#include "FutureChain.h"
 
 #include "DbSession.h"
 #include "DbWorker.h"
@@ -182,20 +183,15 @@ QFuture<QList<Outcome<CancelResult>>> cancelWork(const CancelToken &token, const
         seen << w;
         parts << cancelRunningStatement(*w, token);
     }
-    if (parts.isEmpty()) {
-        QPromise<QList<Outcome<CancelResult>>> none;
-        none.start();
-        none.addResult(QList<Outcome<CancelResult>>());
-        none.finish();
-        return none.future();
-    }
-    return QtFuture::whenAll(parts.begin(), parts.end())
-        .then(QtFuture::Launch::Sync, [](const QList<QFuture<Outcome<CancelResult>>> &done) {
-            QList<Outcome<CancelResult>> out;
-            for (const auto &f : done)
-                out << f.result();
-            return out;
-        });
+    QList<QFuture<void>> all;
+    for (const auto &f : std::as_const(parts))
+        all << QFuture<void>(f);
+    return continueAfterAll(all, valueChainPool(), [parts]() {
+        QList<Outcome<CancelResult>> out;
+        for (const auto &f : parts)
+            out << f.result(); // finished
+        return out;
+    });
 }
 
 } // namespace triage

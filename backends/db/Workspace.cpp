@@ -21,12 +21,11 @@ Workspace::~Workspace()
 {
     // Nothing may outlive what it uses (DESIGN.md §3). Members are destroyed in
     // reverse order: the merge pool first, then the workers, whose destructors still run the
-    // jobs queued on them. A job that finished then started its continuation on the destroyed
-    // pool (QFuture::then(mergePool(), …): queue pages, key details, marks), a use after free
-    // that corrupted the heap once in tst_views_display (malloc_consolidate on the idempotency
-    // worker). So drain first: each worker's queued jobs (their continuations are then in the
-    // pool), then the pool (whose continuations may queue further jobs), until a round queues
-    // no new job.
+    // jobs queued on them. A continuation on the destroyed pool (continueWith(mergePool(), …):
+    // queue pages, key details, marks) would be a use after free (it corrupted the heap once in
+    // tst_views_display). So drain first: each worker's queued jobs, then the pool (its
+    // continuations wait for those jobs and may queue further jobs), until a round queues no
+    // new job.
     for (;;) {
         const quint64 before = submittedJobs();
         for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {

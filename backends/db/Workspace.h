@@ -40,7 +40,8 @@ public:
     WorkerPool &bulkWorkers(DbRole role);
 
     /// The pool the services' continuations run on (merging several workers' results; never
-    /// the GUI thread). No task on it waits on another future: services chain with .then().
+    /// the GUI thread): continueWith()/continueAfterAll() jobs (FutureChain.h), drained by
+    /// ~Workspace. 16 threads; a job waiting for a queued job of a pool runs it itself.
     QThreadPool *mergePool() { return &m_mergePool; }
 
     /// Opens each connection (if not yet open) and reports its state via connectionEvent().

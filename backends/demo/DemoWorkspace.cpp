@@ -7,7 +7,7 @@
 #include "Schema.h"
 #include "UpstreamClient.h"
 #include "UpstreamSimulatorProcess.h"
-#include "WhenReady.h"
+#include "FutureChain.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -39,9 +39,7 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
     QThreadPool *pool = ws.mergePool();
     const bool oneWriter = ws.config().profile(DbRole::Ticket).sameDatabase(ws.config().profile(DbRole::Intent));
     const WorkspaceConfig config = ws.config();
-    return tickets->run<SeedTicketIds>([config](DbSession &s) { return seed_sql::nextTicketIds(s, config); })
-        .then(pool,
-              [=](const Outcome<SeedTicketIds> &first) {
+    return continueWith(tickets->run<SeedTicketIds>([config](DbSession &s) { return seed_sql::nextTicketIds(s, config); }), pool, [=](const Outcome<SeedTicketIds> &first) {
                   if (!first.ok())
                       return failed(*first.error);
                   SeedOptions o = options;
@@ -55,7 +53,7 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                       fitted->bizTypeValue = rm.bizTypeValue;
                       fitted->otherBizTypeRecords = keepBizType(*plan, rm.bizTypeValue);
                   }
-                  return records
+                  return continueWith(records
                       ->run<qint64>(
                           [plan, fitted, config](DbSession &s) {
                               // The record with an unknown status: stored as a value the column
@@ -78,9 +76,7 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                               dropKeys(*plan, leftOut);
                               return seed_sql::insertRecords(s, config, plan->records, &fitted->recordsNow);
                           },
-                          DbWorker::Retry::Never)
-                      .then(pool,
-                            [=](const Outcome<qint64> &r) {
+                          DbWorker::Retry::Never), pool, [=](const Outcome<qint64> &r) {
                                 if (!r.ok())
                                     return failed(*r.error);
                                 const auto refused = std::make_shared<QSet<qint64>>();
@@ -99,23 +95,20 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                 // The console's rows (audit beside the records, compensations beside the
                                 // intent log) last, one after the other, without those about a refused ticket.
                                 auto consoleRows = [=](SeedReport rep) {
-                                    return records
+                                    return continueWith(records
                                         ->run<qint64>(
                                             [plan, refused, now = rep.recordsNow > 0 ? std::optional<UtcMicros>(rep.recordsNow) : std::nullopt](DbSession &s) {
                                                 return seed_sql::insertAudits(s, plan->audits, *refused, now);
                                             },
-                                            DbWorker::Retry::Never)
-                                        .then(pool,
-                                              [=](const Outcome<qint64> &a) {
+                                            DbWorker::Retry::Never), pool, [=](const Outcome<qint64> &a) {
                                                   if (!a.ok())
                                                       return failed(*a.error);
-                                                  return intents
+                                                  return continueWith(intents
                                                       ->run<qint64>(
                                                           [plan, refused](DbSession &s) {
                                                               return seed_sql::insertCompensations(s, plan->compensations, *refused);
                                                           },
-                                                          DbWorker::Retry::Never)
-                                                      .then(pool, [rep, audits = *a](const Outcome<qint64> &c) {
+                                                          DbWorker::Retry::Never), pool, [rep, audits = *a](const Outcome<qint64> &c) {
                                                           if (!c.ok())
                                                               return Outcome<SeedReport>::failure(*c.error);
                                                           SeedReport done = rep;
@@ -123,8 +116,7 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                                           done.compensations = *c;
                                                           return Outcome<SeedReport>::success(done);
                                                       });
-                                              })
-                                        .unwrap();
+                                              });
                                 };
                                 auto report = [=, recordCount = *r](const Outcome<qint64> &t, const Outcome<qint64> &i) {
                                     if (!t.ok())
@@ -139,22 +131,17 @@ QFuture<Outcome<SeedReport>> seedWorkspace(Workspace &ws, const SeedOptions &opt
                                     return consoleRows(rep);
                                 };
                                 if (oneWriter) {
-                                    return insertTickets()
-                                        .then(pool,
-                                              [=](const Outcome<qint64> &t) {
+                                    return continueWith(insertTickets(), pool, [=](const Outcome<qint64> &t) {
                                                   if (!t.ok())
                                                       return failed(*t.error);
-                                                  return insertIntents().then(pool, [=](const Outcome<qint64> &i) { return report(t, i); }).unwrap();
-                                              })
-                                        .unwrap();
+                                                  return continueWith(insertIntents(), pool, [=](const Outcome<qint64> &i) { return report(t, i); });
+                                              });
                                 }
                                 auto t = insertTickets();
                                 auto i = insertIntents();
-                                return whenAllFinishedOf(t, i).then(pool, [=]() { return report(t.result(), i.result()); }).unwrap();
-                            })
-                      .unwrap();
-              })
-        .unwrap();
+                                return continueAfterAll(futuresOf(t, i), pool, [=]() { return report(t.result(), i.result()); });
+                            });
+              });
 }
 
 QString DemoWorkspace::path()

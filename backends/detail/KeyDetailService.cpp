@@ -5,7 +5,7 @@
 #include "CanonicalTicket.h"
 #include "CompensationSql.h"
 #include "RecordStatus.h"
-#include "WhenReady.h"
+#include "FutureChain.h"
 #include "Workspace.h"
 
 #include <QHash>
@@ -91,7 +91,7 @@ QFuture<KeyDetail> loadKeyDetail(Workspace &ws, const QString &idemKey)
             out.second << compensation_sql::attempts(s, c.compKey);
         return out;
     });
-    return whenAllFinishedOf(record, tickets, attempts, audit, compensations).then(ws.mergePool(), [=]() {
+    return continueAfterAll(futuresOf(record, tickets, attempts, audit, compensations), ws.mergePool(), [=]() {
         KeyDetail d;
         d.idemKey = idemKey;
         const auto r = record.result(); // all finished
@@ -166,7 +166,7 @@ QFuture<QVector<KeyDetail>> loadKeyDetails(Workspace &ws, const QStringList &key
             out.second << compensation_sql::attemptsOf(s, compKeys.mid(i, kKeysPerStatement));
         return out;
     });
-    return whenAllFinishedOf(records, tickets, attempts, audit, compensations).then(ws.mergePool(), [=]() {
+    return continueAfterAll(futuresOf(records, tickets, attempts, audit, compensations), ws.mergePool(), [=]() {
         QHash<QString, qsizetype> index; // key → its detail
         QVector<KeyDetail> details(keys.size());
         for (qsizetype i = 0; i < keys.size(); ++i) {

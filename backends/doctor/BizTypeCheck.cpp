@@ -1,4 +1,5 @@
 #include "BizTypeCheck.h"
+#include "FutureChain.h"
 
 #include "ConfigKeys.h"
 #include "DbSession.h"
@@ -142,11 +143,10 @@ QFuture<Outcome<QStringList>> checkBizTypeSections(Workspace &workspace)
     if (!checksBizTypeSections(config))
         return QtFuture::makeReadyFuture(Outcome<QStringList>::success({}));
     const QStringList configured = config.bizTypes.keys();
-    return workspace.worker(DbRole::Idempotency)
+    return continueWith(workspace.worker(DbRole::Idempotency)
         .run<BizTypeCensus>([configured, config](DbSession &s) {
             return biztype_sql::census(s, config.records(s.dialect().kind()), configured);
-        })
-        .then([config](const Outcome<BizTypeCensus> &o) {
+        }), workspace.mergePool(), [config](const Outcome<BizTypeCensus> &o) {
             if (!o.ok())
                 return Outcome<QStringList>::failure(*o.error);
             return Outcome<QStringList>::success(bizTypeSectionWarnings(config, *o));

@@ -5,7 +5,7 @@
 
 #include "RecordStatus.h"
 #include "SchemaMap.h"
-#include "WhenReady.h"
+#include "FutureChain.h"
 #include "Workspace.h"
 
 #include <QSet>
@@ -439,9 +439,7 @@ QFuture<Outcome<QString>> suggestMapping(Workspace &ws)
     }
     const WorkspaceConfig config = ws.config();
     QThreadPool *pool = ws.mergePool();
-    return whenAllFinished(all)
-        .then(pool,
-              [catalogs, workers, roles, config, pool]() {
+    return continueAfterAll(all, pool, [catalogs, workers, roles, config, pool]() {
                   QVector<SuggestInput> inputs;
                   for (const auto &f : catalogs) {
                       const Outcome<SuggestInput> o = f.result(); // finished
@@ -459,7 +457,7 @@ QFuture<Outcome<QString>> suggestMapping(Workspace &ws)
                       });
                       drafts << QFuture<void>(parts.last());
                   }
-                  return whenAllFinished(drafts).then(pool, [parts]() {
+                  return continueAfterAll(drafts, pool, [parts]() {
                       QString text = QStringLiteral(
                           "; Draft of the schema mapping (DESIGN.md §10), by `triagectl map --suggest` from the live catalogs.\n"
                           "; Names and encodings are guesses: review every line, settle each TODO, then run `triagectl doctor`.\n");
@@ -471,8 +469,7 @@ QFuture<Outcome<QString>> suggestMapping(Workspace &ws)
                       }
                       return Outcome<QString>::success(text);
                   });
-              })
-        .unwrap();
+              });
 }
 
 } // namespace triage

@@ -38,24 +38,4 @@ void whenReady(const QFuture<T> &future, QObject *context, F &&fn)
     watcher->setFuture(future);
 }
 
-/// A future that finishes once every one of `futures` has finished; their results stay in
-/// them (read them with result() in the continuation: they are finished then, so nothing
-/// waits); wrap other futures as QFuture<void>(f), or use whenAllFinishedOf(). An empty list gives a
-/// finished future. For services that merge several workers' results on a pool without
-/// parking a pool thread on a future (DESIGN.md §3).
-inline QFuture<void> whenAllFinished(const QList<QFuture<void>> &futures)
-{
-    if (futures.isEmpty())
-        return QtFuture::makeReadyFuture();
-    QList<QFuture<void>> all = futures; // whenAll() needs non-const iterators in Qt 6.4
-    return QtFuture::whenAll(all.begin(), all.end()).then([](const QList<QFuture<void>> &) {});
-}
-
-/// whenAllFinished() over futures of any result types, e.g. `whenAllFinished(a, b, c)`.
-template <typename... T>
-QFuture<void> whenAllFinishedOf(const QFuture<T> &...futures)
-{
-    return whenAllFinished(QList<QFuture<void>>{QFuture<void>(futures)...});
-}
-
 } // namespace triage

@@ -1,6 +1,7 @@
 // Inconsistencies between tickets, records and snapshots, and keys regenerated per retry
 // (DESIGN.md §2 "Duplicates"): the scans beside the duplicate groups (Duplicates.cpp).
 #include "Duplicates.h"
+#include "FutureChain.h"
 #include "DuplicatesSql.h"
 
 #include "BusinessIdSql.h"
@@ -72,7 +73,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                             return out;
                         });
     QThreadPool *pool = workspace.mergePool();
-    return records.then(QtFuture::Launch::Sync, [ws, n, pool, schema](const Outcome<QVector<Rec>> &recs) -> QFuture<Outcome<InconsistencyPage>> {
+    return continueWith(records, pool, [ws, n, pool, schema](const Outcome<QVector<Rec>> &recs) -> QFuture<Outcome<InconsistencyPage>> {
         if (!recs.ok())
             return QtFuture::makeReadyFuture(Outcome<InconsistencyPage>::failure(*recs.error));
         QStringList unsettledKeys;
@@ -124,7 +125,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
                                return out;
                            });
         // Comparing snapshots with payloads parses JSON: on the merge pool, not a worker thread.
-        return tickets.then(pool, [recs, n](const Outcome<Tickets> &tickets) {
+        return continueWith(tickets, pool, [recs, n](const Outcome<Tickets> &tickets) {
         if (!tickets.ok())
             return Outcome<InconsistencyPage>::failure(*tickets.error);
         QHash<QString, QVector<BusinessId>> byKey;
@@ -175,7 +176,7 @@ QFuture<Outcome<InconsistencyPage>> fetchInconsistencies(Workspace &workspace, q
             page.nextRecordId = recs->constLast().id;
         return Outcome<InconsistencyPage>::success(page);
         });
-    }).unwrap();
+    });
 }
 
 QFuture<Outcome<RegeneratedPage>> fetchRegeneratedKeys(Workspace &workspace, const std::optional<RegeneratedCursor> &cursor,

@@ -1,4 +1,5 @@
 #include "Duplicates.h"
+#include "FutureChain.h"
 #include "DuplicatesSql.h"
 
 #include "BusinessIdSql.h"
@@ -327,9 +328,7 @@ QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const
     auto page = ws->worker(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
         return readGroups(s, TicketSql(s.dialect().kind(), schema.tickets), filter, cursor, std::max(1, limit), budgetMs, statementMs);
     });
-    return page
-        .then(QtFuture::Launch::Sync,
-              [ws, schema](const Outcome<DuplicatePage> &page) -> QFuture<Outcome<DuplicatePage>> {
+    return continueWith(page, ws->mergePool(), [ws, schema](const Outcome<DuplicatePage> &page) -> QFuture<Outcome<DuplicatePage>> {
                   if (!page.ok())
                       return QtFuture::makeReadyFuture(page);
                   QStringList keys;
@@ -338,7 +337,7 @@ QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const
                   auto statuses = ws->worker(DbRole::Idempotency).run<QHash<QString, StoredRecordStatus>>([keys, schema](DbSession &s) {
                       return recordStatuses(s, RecordSql(s.dialect().kind(), schema.records), keys);
                   });
-                  return statuses.then(QtFuture::Launch::Sync, [out = *page.value](const Outcome<QHash<QString, StoredRecordStatus>> &statuses) mutable {
+                  return continueWith(statuses, ws->mergePool(), [out = *page.value](const Outcome<QHash<QString, StoredRecordStatus>> &statuses) mutable {
                       if (!statuses.ok())
                           return Outcome<DuplicatePage>::failure(*statuses.error);
                       for (DuplicateGroup &g : out.groups)
@@ -346,8 +345,7 @@ QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const
                               g.record = *it;
                       return Outcome<DuplicatePage>::success(out);
                   });
-              })
-        .unwrap();
+              });
 }
 
 
@@ -357,16 +355,14 @@ QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, 
     auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([idemKey, config = ws->config()](DbSession &s) {
         return detail_sql::readTickets(s, config, idemKey);
     });
-    return tickets
-        .then(QtFuture::Launch::Sync,
-              [ws, idemKey](const Outcome<QVector<TicketRow>> &tickets) -> QFuture<Outcome<DuplicateGroupDetail>> {
+    return continueWith(tickets, ws->mergePool(), [ws, idemKey](const Outcome<QVector<TicketRow>> &tickets) -> QFuture<Outcome<DuplicateGroupDetail>> {
                   if (!tickets.ok())
                       return QtFuture::makeReadyFuture(Outcome<DuplicateGroupDetail>::failure(*tickets.error));
                   const WorkspaceConfig config = ws->config();
                   auto record = ws->worker(DbRole::Idempotency).run<std::optional<RecordDetail>>([config, idemKey](DbSession &s) {
                       return detail_sql::readRecord(s, config, idemKey);
                   });
-                  return record.then(QtFuture::Launch::Sync, [idemKey, rows = *tickets.value](const Outcome<std::optional<RecordDetail>> &record) {
+                  return continueWith(record, ws->mergePool(), [idemKey, rows = *tickets.value](const Outcome<std::optional<RecordDetail>> &record) {
                       if (!record.ok())
                           return Outcome<DuplicateGroupDetail>::failure(*record.error);
                       DuplicateGroupDetail d;
@@ -381,8 +377,7 @@ QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, 
                                             .inconsistency;
                       return Outcome<DuplicateGroupDetail>::success(d);
                   });
-              })
-        .unwrap();
+              });
 }
 
 QString DuplicateGroup::tenantsText(const QString &separator) const

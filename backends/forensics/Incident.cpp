@@ -5,7 +5,7 @@
 #include "IncidentSql.h"
 #include "WindowStream.h"
 
-#include "WhenReady.h"
+#include "FutureChain.h"
 #include "Workspace.h"
 
 #include <QJsonArray>
@@ -207,9 +207,8 @@ QFuture<Outcome<std::optional<IncidentDetail>>> readIncident(Workspace &workspac
     using Result = Outcome<std::optional<IncidentDetail>>;
     Workspace *ws = &workspace;
     QThreadPool *pool = workspace.mergePool();
-    return workspace.worker(DbRole::Idempotency)
-        .run<std::optional<IncidentDetail>>([id](DbSession &s) { return incident_sql::read(s, id); })
-        .then(pool, [ws, pool](Result read) -> QFuture<Result> {
+    return continueWith(workspace.worker(DbRole::Idempotency)
+        .run<std::optional<IncidentDetail>>([id](DbSession &s) { return incident_sql::read(s, id); }), pool, [ws, pool](Result read) -> QFuture<Result> {
             if (!read.ok() || !*read.value || read.value->value().pins.isEmpty())
                 return QtFuture::makeReadyFuture(read);
             // Each pin's event again from its own store: one job per database role.
@@ -235,7 +234,7 @@ QFuture<Outcome<std::optional<IncidentDetail>>> readIncident(Workspace &workspac
             QList<QFuture<void>> all;
             for (const auto &f : std::as_const(parts))
                 all << QFuture<void>(f);
-            return whenAllFinished(all).then(pool, [detail, parts, indexes]() mutable -> Result {
+            return continueAfterAll(all, pool, [detail, parts, indexes]() mutable -> Result {
                 for (int p = 0; p < parts.size(); ++p) {
                     const auto o = parts[p].result();
                     if (!o.ok())
@@ -245,8 +244,7 @@ QFuture<Outcome<std::optional<IncidentDetail>>> readIncident(Workspace &workspac
                 }
                 return Result::success(detail);
             });
-        })
-        .unwrap();
+        });
 }
 
 QString pinOutsideIncident(qint64 incidentId, const WindowQuery &query, const WindowEvent &event, bool passesFilters)
@@ -288,20 +286,18 @@ QFuture<Outcome<IncidentChange>> pinEvent(Workspace &workspace, qint64 incidentI
     // The incident's window first (no such incident: the write says so), then the event from
     // its own store, as it is and through the incident's filters: a pin names a row that
     // exists, in the incident's window, kinds and filters (DESIGN.md §7 "Incidents").
-    return workspace.worker(DbRole::Idempotency)
-        .run<std::optional<IncidentDetail>>([incidentId](DbSession &s) { return incident_sql::read(s, incidentId); })
-        .then(pool, [=](Outcome<std::optional<IncidentDetail>> incident) -> QFuture<Outcome<IncidentChange>> {
+    return continueWith(workspace.worker(DbRole::Idempotency)
+        .run<std::optional<IncidentDetail>>([incidentId](DbSession &s) { return incident_sql::read(s, incidentId); }), pool, [=](Outcome<std::optional<IncidentDetail>> incident) -> QFuture<Outcome<IncidentChange>> {
             if (!incident.ok())
                 return QtFuture::makeReadyFuture(Outcome<IncidentChange>::failure(*incident.error));
             const std::optional<WindowQuery> query =
                 *incident.value ? std::optional<WindowQuery>(incident.value->value().incident.query) : std::nullopt;
-            return ws->worker(roleOf(kind))
+            return continueWith(ws->worker(roleOf(kind))
                 .run<std::pair<Event, Event>>([=](DbSession &s) {
                     Event plain = window_sql::readEvent(s, config, kind, eventId);
                     Event filtered = plain && query ? window_sql::readEvent(s, config, kind, eventId, *query) : plain;
                     return std::make_pair(plain, filtered);
-                })
-                .then(pool, [=](Outcome<std::pair<Event, Event>> event) -> QFuture<Outcome<IncidentChange>> {
+                }), pool, [=](Outcome<std::pair<Event, Event>> event) -> QFuture<Outcome<IncidentChange>> {
                     if (!event.ok())
                         return QtFuture::makeReadyFuture(Outcome<IncidentChange>::failure(*event.error));
                     if (!event.value->first)
@@ -314,10 +310,8 @@ QFuture<Outcome<IncidentChange>> pinEvent(Workspace &workspace, qint64 incidentI
                             return ready(IncidentChange::Kind::Invalid, incidentId, refused);
                     }
                     return write(*ws, [=](DbSession &s) { return incident_sql::pin(s, incidentId, e, note, op); });
-                })
-                .unwrap();
-        })
-        .unwrap();
+                });
+        });
 }
 
 QFuture<Outcome<IncidentChange>> unpinEvent(Workspace &workspace, qint64 incidentId, EventKind kind, const QString &eventId,

@@ -1,4 +1,5 @@
 #include "Retention.h"
+#include "FutureChain.h"
 
 #include "Workspace.h"
 
@@ -22,8 +23,7 @@ QFuture<Outcome<QString>> checkWindowRetention(Workspace &workspace, const Windo
     probe.to = window.to;
     probe.kinds = {EventKind::RecordCreated};
     probe.lookbackS = window.lookbackS;
-    return readWindowPage(workspace, probe, WindowCursor{}, 1)
-        .then(workspace.mergePool(), [window](const Outcome<WindowPage> &page) -> Outcome<QString> {
+    return continueWith(readWindowPage(workspace, probe, WindowCursor{}, 1), workspace.mergePool(), [window](const Outcome<WindowPage> &page) -> Outcome<QString> {
             if (!page.ok())
                 return Outcome<QString>::failure(*page.error);
             return Outcome<QString>::success(

@@ -2,7 +2,7 @@
 // and the services that run the streams on the stores' workers.
 #include "Window.h"
 
-#include "WhenReady.h"
+#include "FutureChain.h"
 #include "Workspace.h"
 
 #include <QDateTime>
@@ -181,7 +181,7 @@ QFuture<Outcome<WindowPage>> readWindowPage(Workspace &workspace, const WindowQu
     QList<QFuture<void>> all;
     for (const auto &f : std::as_const(parts))
         all << QFuture<void>(f);
-    return whenAllFinished(all).then(workspace.mergePool(), [=]() -> Outcome<WindowPage> {
+    return continueAfterAll(all, workspace.mergePool(), [=]() -> Outcome<WindowPage> {
         QVector<QVector<WindowEvent>> streams;
         QVector<QStringList> cursors;
         QVector<bool> full;
@@ -213,7 +213,7 @@ QFuture<Outcome<QVector<WindowEvent>>> readSettlingTail(Workspace &workspace, co
     QList<QFuture<void>> all;
     for (const auto &f : std::as_const(parts))
         all << QFuture<void>(f);
-    return whenAllFinished(all).then(workspace.mergePool(), [=]() -> Outcome<QVector<WindowEvent>> {
+    return continueAfterAll(all, workspace.mergePool(), [=]() -> Outcome<QVector<WindowEvent>> {
         QVector<WindowEvent> events;
         for (const auto &f : parts) {
             const auto o = f.result();
@@ -261,7 +261,7 @@ QFuture<Outcome<QVector<StoreClock>>> measureStoreClocks(Workspace &workspace)
     QList<QFuture<void>> all;
     for (const auto &f : std::as_const(parts))
         all << QFuture<void>(f);
-    return whenAllFinished(all).then(workspace.mergePool(), [=]() -> Outcome<QVector<StoreClock>> {
+    return continueAfterAll(all, workspace.mergePool(), [=]() -> Outcome<QVector<StoreClock>> {
         QVector<StoreClock> clocks;
         for (const auto &f : parts) {
             const auto o = f.result();

@@ -3,7 +3,7 @@
 #include "WindowSummary.h"
 
 #include "ColumnText.h"
-#include "WhenReady.h"
+#include "FutureChain.h"
 #include "WindowStream.h"
 #include "Workspace.h"
 
@@ -205,7 +205,7 @@ QFuture<Outcome<WindowSummary>> summarizeWindow(Workspace &workspace, const Wind
     QList<QFuture<void>> all;
     for (const auto &f : std::as_const(parts))
         all << QFuture<void>(f);
-    return whenAllFinished(all).then(workspace.mergePool(), [parts, query]() -> Outcome<WindowSummary> {
+    return continueAfterAll(all, workspace.mergePool(), [parts, query]() -> Outcome<WindowSummary> {
         WindowSummary sum;
         for (int f = 0; f < kSummaryFigures; ++f)
             sum.notCounted[f] = summaryFigureFilteredOut(query, SummaryFigure(f));

@@ -1,7 +1,8 @@
 // The mark service: evidence gathered from the ticket and intent workers, then the
-// compare-and-set (MarkSql.cpp) on an idempotency worker, futures chained with .then() on
-// the workspace's merge pool; no thread waits on another future.
+// compare-and-set (MarkSql.cpp) on an idempotency worker, futures continued on the
+// workspace's merge pool (FutureChain.h).
 #include "Mark.h"
+#include "FutureChain.h"
 
 #include "CanonicalTicket.h"
 #include "JsonText.h"
@@ -180,14 +181,11 @@ QFuture<QHash<QString, MarkEvidence>> gatherEvidence(Workspace &ws, const QVecto
     auto attempts = ws.worker(DbRole::Intent).run<mark_sql::AttemptEvidence>(
         [config, keys](DbSession &s) { return mark_sql::readAttemptEvidence(s, config, keys); });
     QThreadPool *pool = ws.mergePool();
-    return tickets
-        .then(pool,
-              [attempts, keys, rowKeys, pool](Outcome<mark_sql::TicketEvidence> t) mutable {
-                  return attempts.then(pool, [t, keys, rowKeys](Outcome<mark_sql::AttemptEvidence> a) {
+    return continueWith(tickets, pool, [attempts, keys, rowKeys, pool](Outcome<mark_sql::TicketEvidence> t) mutable {
+                  return continueWith(attempts, pool, [t, keys, rowKeys](Outcome<mark_sql::AttemptEvidence> a) {
                       return evidenceFrom(keys, rowKeys, t, a);
                   });
-              })
-        .unwrap();
+              });
 }
 
 /// `request` with its SUCCESS snapshot taken from the canonical ticket when it names one
@@ -198,9 +196,8 @@ QFuture<MarkRequest> withTicketSnapshot(Workspace &ws, MarkRequest request)
     if (!request.snapshotFromTicket)
         return QtFuture::makeReadyFuture(std::move(request));
     const QString key = request.idemKey;
-    return ws.worker(DbRole::Ticket)
-        .run<QVector<TicketRow>>([key, config = ws.config()](DbSession &s) { return detail_sql::readTickets(s, config, key); })
-        .then(ws.mergePool(), [request](Outcome<QVector<TicketRow>> rows) mutable {
+    return continueWith(ws.worker(DbRole::Ticket)
+        .run<QVector<TicketRow>>([key, config = ws.config()](DbSession &s) { return detail_sql::readTickets(s, config, key); }), ws.mergePool(), [request](Outcome<QVector<TicketRow>> rows) mutable {
             request.snapshot.reset();
             request.snapshotSource = QStringLiteral("ticket:%1").arg(request.snapshotFromTicket->text());
             if (!rows.ok()) {
@@ -244,19 +241,15 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
         return QtFuture::makeReadyFuture(readOnlyRefusal(request));
     Workspace *w = &ws;
     QThreadPool *pool = ws.mergePool();
-    return withTicketSnapshot(ws, std::move(request))
-        .then(pool,
-              [w, pool](MarkRequest r) {
-                  return gatherEvidence(*w, {r}).then(pool, [w, r](QHash<QString, MarkEvidence> all) {
+    return continueWith(withTicketSnapshot(ws, std::move(request)), pool, [w, pool](MarkRequest r) {
+                  return continueWith(gatherEvidence(*w, {r}), pool, [w, r](QHash<QString, MarkEvidence> all) {
                       const MarkEvidence ev = all.value(r.idemKey);
                       const WorkspaceConfig config = w->config();
                       return w->worker(DbRole::Idempotency).run<MarkResult>([=](DbSession &s) {
                           return mark_sql::apply(s, config, r, ev);
                       });
-                  })
-                      .unwrap();
-              })
-        .unwrap();
+                  });
+              });
 }
 
 QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkRequest> requests)
@@ -278,9 +271,7 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
     }
     Workspace *w = &ws;
     QThreadPool *pool = ws.mergePool();
-    return gatherEvidence(ws, requests)
-        .then(pool,
-              [w, pool, requests](QHash<QString, MarkEvidence> evidence) {
+    return continueWith(gatherEvidence(ws, requests), pool, [w, pool, requests](QHash<QString, MarkEvidence> evidence) {
                   const WorkspaceConfig config = w->config();
                   // Extra connections for large runs; the workspace's own worker takes a share too.
                   WorkerPool &extra = w->bulkWorkers(DbRole::Idempotency);
@@ -296,16 +287,17 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
                                                                                        : extra.at(i % (extraCount + 1) - 1);
                       pending.append(worker.run<MarkResult>([=](DbSession &s) { return mark_sql::apply(s, config, r, ev); }));
                   }
-                  return QtFuture::whenAll(pending.begin(), pending.end())
-                      .then(pool, [](QList<QFuture<Outcome<MarkResult>>> done) {
-                          QVector<Outcome<MarkResult>> results;
-                          results.reserve(done.size());
-                          for (const auto &f : std::as_const(done))
-                              results.append(f.result()); // finished: whenAll() waited for every one
-                          return results;
-                      });
-              })
-        .unwrap();
+                  QList<QFuture<void>> all;
+                  for (const auto &f : std::as_const(pending))
+                      all << QFuture<void>(f);
+                  return continueAfterAll(all, pool, [pending]() {
+                      QVector<Outcome<MarkResult>> results;
+                      results.reserve(pending.size());
+                      for (const auto &f : pending)
+                          results.append(f.result()); // finished: continueAfterAll() waited for every one
+                      return results;
+                  });
+              });
 }
 
 QFuture<Outcome<QVector<AuditEntry>>> readAudit(Workspace &ws, AuditQuery query)

@@ -110,8 +110,8 @@ MarkResult apply(DbSession &session, const WorkspaceConfig &config, const MarkRe
 } // namespace mark_sql
 
 /// The mark service's functions return futures finished by the workers and the
-/// workspace's merge pool (continuations chained with .then(); no thread waits on another
-/// future). GUI-side code continues them with whenReady() (WhenReady.h).
+/// workspace's merge pool (continueWith(), FutureChain.h). GUI-side code continues them
+/// with whenReady() (WhenReady.h).
 ///
 /// Marks one record: gathers evidence (tickets, SUCCEEDED / ESCALATED attempts, the latest
 /// attempt's time; the ticket of request.snapshotFromTicket) from the other stores, then runs

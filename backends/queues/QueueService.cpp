@@ -1,6 +1,6 @@
 #include "Queue.h"
 
-#include "WhenReady.h"
+#include "FutureChain.h"
 #include "Workspace.h"
 
 namespace triage {
@@ -24,7 +24,7 @@ QFuture<Outcome<QueuePage>> fetchQueuePage(Workspace &ws, const QueueRequest &re
         });
         all << QFuture<void>(intentRows);
     }
-    return whenAllFinished(all).then(ws.mergePool(), [=]() -> Outcome<QueuePage> {
+    return continueAfterAll(all, ws.mergePool(), [=]() -> Outcome<QueuePage> {
         QVector<QueueRow> recs, ints;
         if (useRecords) {
             const auto o = recordRows.result(); // finished
@@ -59,7 +59,7 @@ QFuture<Outcome<qint64>> countQueue(Workspace &ws, const QueueRequest &request)
     QList<QFuture<void>> all;
     for (const auto &f : std::as_const(parts))
         all << QFuture<void>(f);
-    return whenAllFinished(all).then(ws.mergePool(), [parts]() -> Outcome<qint64> {
+    return continueAfterAll(all, ws.mergePool(), [parts]() -> Outcome<qint64> {
         qint64 total = 0;
         for (const auto &f : parts) {
             const auto o = f.result(); // finished

@@ -1,6 +1,6 @@
 #include "Schema.h"
 
-#include "WhenReady.h"
+#include "FutureChain.h"
 #include "Workspace.h"
 
 #include <QList>
@@ -15,22 +15,20 @@ namespace {
 using Reports = QVector<SchemaStoreReport>;
 
 /// Runs createSchema() on `chain[index]`, then on the next worker, … (each a continuation
-/// of the one before: no pool thread waits). `done` holds the reports so far.
+/// of the one before, FutureChain.h). `done` holds the reports so far.
 QFuture<Outcome<Reports>> runChain(QThreadPool *pool, QVector<DbWorker *> chain, SchemaOptions options, SchemaMap map, int index,
                                    Reports done)
 {
     if (index == chain.size())
         return QtFuture::makeReadyFuture(Outcome<Reports>::success(done));
-    return chain[index]
-        ->run<SchemaStoreReport>([options, map](DbSession &s) { return createSchema(s, options, map); }, DbWorker::Retry::Never)
-        .then(pool,
-              [=](const Outcome<SchemaStoreReport> &o) mutable {
-                  if (!o.ok())
-                      return QtFuture::makeReadyFuture(Outcome<Reports>::failure(*o.error));
-                  done.append(*o);
-                  return runChain(pool, chain, options, map, index + 1, done);
-              })
-        .unwrap();
+    return continueWith(chain[index]->run<SchemaStoreReport>([options, map](DbSession &s) { return createSchema(s, options, map); },
+                                                             DbWorker::Retry::Never),
+                        pool, [=](const Outcome<SchemaStoreReport> &o) mutable {
+                            if (!o.ok())
+                                return QtFuture::makeReadyFuture(Outcome<Reports>::failure(*o.error));
+                            done.append(*o);
+                            return runChain(pool, chain, options, map, index + 1, done);
+                        });
 }
 
 } // namespace
@@ -55,7 +53,7 @@ QFuture<Outcome<SchemaReport>> initSchemaReport(Workspace &ws, const SchemaOptio
         parts << runChain(pool, chain, options, map, 0, {});
         all << QFuture<void>(parts.last());
     }
-    return whenAllFinished(all).then(pool, [parts]() {
+    return continueAfterAll(all, pool, [parts]() {
         SchemaReport report;
         for (const auto &f : parts) {
             const Outcome<Reports> o = f.result(); // finished
@@ -71,7 +69,7 @@ QFuture<Outcome<SchemaReport>> initSchemaReport(Workspace &ws, const SchemaOptio
 
 QFuture<Outcome<int>> initSchema(Workspace &ws, const SchemaOptions &options)
 {
-    return initSchemaReport(ws, options).then(ws.mergePool(), [](const Outcome<SchemaReport> &o) {
+    return continueWith(initSchemaReport(ws, options), ws.mergePool(), [](const Outcome<SchemaReport> &o) {
         return o.ok() ? Outcome<int>::success(o->statements()) : Outcome<int>::failure(*o.error);
     });
 }

@@ -1,4 +1,5 @@
 #include "UpstreamCheck.h"
+#include "FutureChain.h"
 
 #include "Audit.h"
 #include "ConsoleSchema.h"
@@ -62,9 +63,8 @@ QFuture<UpstreamCheck> recordUpstreamCheck(Workspace &ws, UpstreamCheck check)
         return QtFuture::makeReadyFuture(std::move(check));
     }
     const AuditEntry a = upstreamAuditEntry(ws.config(), check);
-    return ws.worker(DbRole::Idempotency)
-        .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never)
-        .then(ws.mergePool(), [check](Outcome<qint64> out) mutable {
+    return continueWith(ws.worker(DbRole::Idempotency)
+        .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never), ws.mergePool(), [check](Outcome<qint64> out) mutable {
             if (out.ok()) {
                 check.auditId = *out;
             } else {
@@ -306,9 +306,8 @@ std::shared_ptr<UpstreamBulkCheck> checkUpstreamMany(Workspace &ws, UpstreamClie
             return QtFuture::makeReadyFuture(finish(check, std::nullopt));
         }
         const AuditEntry a = upstreamAuditEntry(w->config(), check);
-        return w->worker(DbRole::Idempotency)
-            .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never)
-            .then(QtFuture::Launch::Sync, [check, finish](const Outcome<qint64> &out) mutable {
+        return continueWith(w->worker(DbRole::Idempotency)
+            .run<qint64>([a](DbSession &s) { return audit_sql::insert(s, a); }, DbWorker::Retry::Never), w->mergePool(), [check, finish](const Outcome<qint64> &out) mutable {
                 if (!out.ok()) {
                     check.recordNote = QStringLiteral("not recorded: %1").arg(out.error->message);
                     return finish(check, out.error);
@@ -318,7 +317,7 @@ std::shared_ptr<UpstreamBulkCheck> checkUpstreamMany(Workspace &ws, UpstreamClie
             });
     };
     bulk->m_run = client.queryMany(queries, options, std::move(onPause));
-    bulk->m_report = bulk->m_run->report().then(QtFuture::Launch::Sync, [state](const UpstreamBulkReport &run) {
+    bulk->m_report = continueWith(bulk->m_run->report(), valueChainPool(), [state](const UpstreamBulkReport &run) {
         UpstreamBulkCheckReport r;
         r.run = run;
         QMutexLocker lock(&state->mutex);
@@ -346,15 +345,11 @@ QFuture<UpstreamCheck> checkUpstream(Workspace &ws, UpstreamClient &client, cons
               requireKnownConsoleSchema(s);
               return Done{};
           });
-    return writable
-        .then(pool, [w, idemKey](const Outcome<Done> &ok) {
-            return loadKeyDetail(*w, idemKey).then(QtFuture::Launch::Sync, [ok](KeyDetail detail) {
+    return continueWith(continueWith(writable, pool, [w, idemKey, pool](const Outcome<Done> &ok) {
+            return continueWith(loadKeyDetail(*w, idemKey), pool, [ok](KeyDetail detail) {
                 return std::make_pair(ok, std::move(detail));
             });
-        })
-        .unwrap()
-        .then(pool,
-              [w, c, pool](std::pair<Outcome<Done>, KeyDetail> loaded) {
+        }), pool, [w, c, pool](std::pair<Outcome<Done>, KeyDetail> loaded) {
                   UpstreamCheck check;
                   check.detail = std::move(loaded.second);
                   // Only the refusal stops the query; a store that cannot be read now is
@@ -370,16 +365,12 @@ QFuture<UpstreamCheck> checkUpstream(Workspace &ws, UpstreamClient &client, cons
                       check.recordNote = QStringLiteral("not recorded: %1").arg(e.message);
                       return QtFuture::makeReadyFuture(std::move(check));
                   }
-                  return c->query(makeUpstreamQuery(w->config(), check.detail))
-                      .then(pool,
-                            [w, check](UpstreamEvidence evidence) mutable {
+                  return continueWith(c->query(makeUpstreamQuery(w->config(), check.detail)), pool, [w, check](UpstreamEvidence evidence) mutable {
                                 check.evidence = std::move(evidence);
                                 check.verdict = suggestVerdict(verdictInputFrom(check.detail, &check.evidence));
                                 return recordUpstreamCheck(*w, check);
-                            })
-                      .unwrap();
-              })
-        .unwrap();
+                            });
+              });
 }
 
 

@@ -45,8 +45,8 @@ struct UpstreamCheck {
 /// Loads `idemKey` from the stores, queries its upstream through `client`, computes the
 /// verdict and records the query in triage_audit (action "query_upstream", outcome
 /// "recorded", evidence = the evidence and verdict JSON) unless the workspace is read-only.
-/// The load, the query and the audit write are chained with .then() on the workspace's
-/// pool (no thread waits on another future); never throws; an unusable upstream is a
+/// The load, the query and the audit write are chained with continueWith() on the
+/// workspace's merge pool (FutureChain.h); never throws; an unusable upstream is a
 /// normal result. Unless read-only, requireKnownConsoleSchema() runs on the idempotency
 /// database first: a console older than that database's schema asks the upstream nothing
 /// (it could not record the answer) and returns the check with `refusal` set (DESIGN.md §10).

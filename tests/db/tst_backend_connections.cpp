@@ -5,6 +5,7 @@
 
 #include "BackendTestUtil.h"
 #include "SqlBuilder.h"
+#include "FutureChain.h"
 #include "Workspace.h"
 #include "Schema.h"
 #include "Queue.h"
@@ -347,21 +348,21 @@ void TstBackendConnections::destroyedWithJobsInFlight()
         QThreadPool *pool = ws->mergePool();
         for (int i = 0; i < kJobs; ++i) {
             const DbRole role = i % 2 == 0 ? DbRole::Idempotency : DbRole::Ticket;
-            ws->worker(role)
-                .run<int>([i](DbSession &s) {
-                    QSqlQuery q = s.exec(QStringLiteral("SELECT 1"), SqlBuilder());
-                    return q.next() ? i : -1;
-                })
-                .then(pool, [w, first, second](const Outcome<int> &o) {
-                    if (!o.ok() || *o < 0)
-                        return;
-                    ++*first;
-                    // A continuation that queues another job, whose own continuation follows.
-                    w->worker(DbRole::Intent).run<int>([](DbSession &) { return 1; }).then(w->mergePool(), [second](const Outcome<int> &r) {
-                        if (r.ok())
-                            ++*second;
-                    });
-                });
+            continueWith(ws->worker(role).run<int>([i](DbSession &s) {
+                QSqlQuery q = s.exec(QStringLiteral("SELECT 1"), SqlBuilder());
+                return q.next() ? i : -1;
+            }),
+                         pool, [w, first, second](const Outcome<int> &o) {
+                             if (!o.ok() || *o < 0)
+                                 return;
+                             ++*first;
+                             // A continuation that queues another job, whose own continuation follows.
+                             continueWith(w->worker(DbRole::Intent).run<int>([](DbSession &) { return 1; }), w->mergePool(),
+                                          [second](const Outcome<int> &r) {
+                                              if (r.ok())
+                                                  ++*second;
+                                          });
+                         });
         }
         ws.reset(); // at once: most jobs are still queued
     }
