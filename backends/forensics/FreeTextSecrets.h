@@ -16,7 +16,8 @@ namespace triage {
 /// optionally in matching quotes (`"password": "x"` in a truncated body), equal to one of the
 /// names in any case; then `=` or `:` with spaces or tabs around. The value is `"…"` or `'…'`
 /// (up to the closing quote on the same line, quotes kept), else up to whitespace, `,`, `;`,
-/// `&` or the end (a quote just before that end is not part of it). After the scheme word
+/// `&` or the end (a quote just before that end is not part of it); for `Cookie` and
+/// `Set-Cookie` (several `a=1; b=2` pairs, each a credential) up to the end of the line. After the scheme word
 /// `Bearer` or `Basic` (any case) the value is the credential that follows: the scheme is kept.
 /// A value that is empty or already a redaction marker ("[redacted sha256:") is not listed.
 /// Built once per export (one compiled QRegularExpression); copies share it and may be used

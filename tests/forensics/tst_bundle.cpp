@@ -595,7 +595,8 @@ void TestBundle::redactionFreeText()
     // DESIGN.md §7 "Redaction", the free-text rule: in a note, an event's detail, raw text, a
     // JSON string holding no JSON or broken JSON, NAME=value, NAME: value, NAME="value" and
     // NAME='value' with a rule's name (any case, a whole word) have their value redacted, ending
-    // at whitespace , ; & or the closing quote; Authorization's scheme word is kept. The values
+    // at whitespace , ; & or the closing quote (a Cookie header's at the end of the line: every
+    // pair is a credential); Authorization's scheme word is kept. The values
     // found are substituted in the key's other texts like the JSON's.
     IncidentBundle b;
     KeyDetail d;
@@ -621,15 +622,17 @@ void TestBundle::redactionFreeText()
     IncidentNote typed, kept, quoted;
     typed.text = QStringLiteral("Authorization: Bearer xyz; api_key=\"s3cr3t\" and PASSWORD='two words'");
     kept.text = QStringLiteral("kept: my_password=x, tokens: 5, password reset, token:\nnext, cookie=");
+    IncidentNote cookies;
+    cookies.text = QStringLiteral("sent Cookie: a=1; b=2\nSet-Cookie: sid=3; HttpOnly \nafter");
     quoted.text = QStringLiteral("spring.datasource.password=pw1 {\"secret\": \"q 2\"");
-    inc.notes = {typed, kept, quoted};
+    inc.notes = {typed, kept, quoted, cookies};
     b.incident = inc;
 
     redactBundle(&b, RedactionRules());
     QCOMPARE(*b.keys[0].attempts[0].request,
              QStringLiteral("{\"url\": \"https://127.0.0.1/x?user=bob&api_key=%1&v=2\", \"ok\": \"password reset\"}").arg(marker("K-LONG-SECRET-9")));
     QCOMPARE(*b.keys[0].attempts[0].error,
-             QStringLiteral("upstream said: Authorization: Basic %1, Cookie: %2; path=/").arg(marker("dXNlcjpwYXNz"), marker("sid=s-1")));
+             QStringLiteral("upstream said: Authorization: Basic %1, Cookie: %2").arg(marker("dXNlcjpwYXNz"), marker("sid=s-1; path=/")));
     QCOMPARE(b.keys[0].timeline[0].summary, QStringLiteral("retried with %1").arg(marker("K-LONG-SECRET-9")));
     QCOMPARE(b.events[0].detail, QStringLiteral("login failed: password=%1 user=bob").arg(marker("hunter2")));
     QCOMPARE(b.incident->pins[0].note, QStringLiteral("token: %1 (rotated)").arg(marker("abc123")));
@@ -638,6 +641,8 @@ void TestBundle::redactionFreeText()
                                             .arg(marker("xyz"), marker("s3cr3t"), marker("two words")));
     QCOMPARE(b.incident->notes[1].text, kept.text);
     QCOMPARE(b.incident->notes[2].text, QStringLiteral("spring.datasource.password=%1 {\"secret\": \"%2\"").arg(marker("pw1"), marker("q 2")));
+    QCOMPARE(b.incident->notes[3].text,
+             QStringLiteral("sent Cookie: %1\nSet-Cookie: %2 \nafter").arg(marker("a=1; b=2"), marker("sid=3; HttpOnly")));
     QStringList lines;
     for (const Redaction &x : std::as_const(b.redactions))
         lines << redactionLine(x);
@@ -649,14 +654,16 @@ void TestBundle::redactionFreeText()
                         QStringLiteral("incident.notes[0].text PASSWORD ") + sha("two words"),
                         QStringLiteral("incident.notes[2].text password ") + sha("pw1"),
                         QStringLiteral("incident.notes[2].text secret ") + sha("q 2"),
+                        QStringLiteral("incident.notes[3].text Cookie ") + sha("a=1; b=2"),
+                        QStringLiteral("incident.notes[3].text Set-Cookie ") + sha("sid=3; HttpOnly"),
                         QStringLiteral("events[0].detail password ") + sha("hunter2"),
                         QStringLiteral("keys[k:1].attempts[0].request.url api_key ") + sha("K-LONG-SECRET-9"),
                         QStringLiteral("keys[k:1].attempts[0].error Authorization ") + sha("dXNlcjpwYXNz"),
-                        QStringLiteral("keys[k:1].attempts[0].error Cookie ") + sha("sid=s-1"),
+                        QStringLiteral("keys[k:1].attempts[0].error Cookie ") + sha("sid=s-1; path=/"),
                         QStringLiteral("keys[k:1].timeline[0].summary api_key ") + sha("K-LONG-SECRET-9"),
                     }));
     const QByteArray written = writeBundleJson(b);
-    for (const char *secret : {"hunter2", "abc123", "xyz", "s3cr3t", "two words", "K-LONG-SECRET-9", "dXNlcjpwYXNz", "sid=s-1", "pw1"})
+    for (const char *secret : {"hunter2", "abc123", "xyz", "s3cr3t", "two words", "K-LONG-SECRET-9", "dXNlcjpwYXNz", "sid=s-1", "pw1", "b=2", "sid=3"})
         QCOMPARE(written.count(secret), qsizetype(0));
     // Redacting again changes nothing: a value that already is a marker is left alone.
     const IncidentBundle once = b;
