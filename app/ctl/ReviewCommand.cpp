@@ -87,6 +87,20 @@ QByteArray reviewTable(const ReviewSnapshot &s)
                        QString::number(g.keys), QString::number(g.breached), money.join(QStringLiteral("; "))});
     }
     out += QLatin1Char('\n') + QString::fromUtf8(groups.render());
+    // The open escalations themselves: who has each, what is new since the last sign-off.
+    TextTable items({QStringLiteral("ID"), QStringLiteral("AGE"), QStringLiteral("REASON"), QStringLiteral("BIZ_TYPE"),
+                     QStringLiteral("IDEM_KEY"), QStringLiteral("SLA_DUE"), QStringLiteral("BREACHED"), QStringLiteral("CLAIMED_BY"),
+                     QStringLiteral("SINCE_SIGNOFF"), QStringLiteral("REVIEWED_BY"), QStringLiteral("NOTES")});
+    items.alignRight(0);
+    items.alignRight(10);
+    for (const ReviewItem &it : s.open) {
+        const Escalation &e = it.row.escalation;
+        const std::optional<Claim> claim = it.row.shownClaim();
+        items.addRow({QString::number(e.id), ageBucketLabel(it.bucket), escalationReasonName(e.reason), e.bizType, e.idemKey, e.slaDueAt,
+                      it.breached ? QStringLiteral("yes") : QString(), claim ? claim->holder : QString(), reviewSinceSignOffText(it),
+                      it.lastReviewedBy, QString::number(it.notes)});
+    }
+    out += QLatin1Char('\n') + QString::fromUtf8(items.render());
     return out.toUtf8();
 }
 

@@ -104,7 +104,9 @@ const QStringList kCsvColumns = {QStringLiteral("section"), QStringLiteral("day"
                                  QStringLiteral("escalations"), QStringLiteral("keys"), QStringLiteral("breached"),
                                  QStringLiteral("currency"), QStringLiteral("sum"), QStringLiteral("counted"), QStringLiteral("unknown"),
                                  QStringLiteral("id"), QStringLiteral("idem_key"), QStringLiteral("first_escalated_at"),
-                                 QStringLiteral("sla_due_at"), QStringLiteral("link")};
+                                 QStringLiteral("sla_due_at"), QStringLiteral("link"), QStringLiteral("since_signoff"),
+                                 QStringLiteral("claimed_by"), QStringLiteral("claimed_until"), QStringLiteral("last_reviewed_by"),
+                                 QStringLiteral("notes")};
 
 /// One CSV row being filled by column name.
 class CsvRows {
@@ -273,6 +275,7 @@ QByteArray reviewCsv(const ReviewSnapshot &s)
                                            {QStringLiteral("breached"), QString::number(r.breaches)}});
     auto item = [&](const QString &section, const ReviewItem &it) {
         const Escalation &e = it.row.escalation;
+        const std::optional<Claim> claim = it.row.shownClaim();
         rows.add(section, {{QStringLiteral("bucket"), ageBucketKey(it.bucket)},
                            {QStringLiteral("reason"), escalationReasonName(e.reason)},
                            {QStringLiteral("biz_type"), e.bizType},
@@ -284,13 +287,23 @@ QByteArray reviewCsv(const ReviewSnapshot &s)
                            {QStringLiteral("idem_key"), e.idemKey},
                            {QStringLiteral("first_escalated_at"), e.firstEscalatedAt},
                            {QStringLiteral("sla_due_at"), e.slaDueAt},
-                           {QStringLiteral("link"), keyLink(e.idemKey)}});
+                           {QStringLiteral("link"), keyLink(e.idemKey)},
+                           {QStringLiteral("since_signoff"), reviewSinceSignOffText(it)},
+                           {QStringLiteral("claimed_by"), claim ? claim->holder : QString()},
+                           {QStringLiteral("claimed_until"), claim ? claim->expiresAt : QString()},
+                           {QStringLiteral("last_reviewed_by"), it.lastReviewedBy},
+                           {QStringLiteral("notes"), QString::number(it.notes)}});
     };
     for (const ReviewItem &it : s.open)
         item(QStringLiteral("open"), it);
     for (const ReviewItem &it : s.resolvedToday)
         item(QStringLiteral("resolved"), it);
     return rows.bytes();
+}
+
+QString reviewSinceSignOffText(const ReviewItem &item)
+{
+    return item.newSinceSignOff ? QStringLiteral("new") : item.changedSinceSignOff ? QStringLiteral("changed") : QString();
 }
 
 QString reviewReportSha256(const ReviewSnapshot &snapshot)

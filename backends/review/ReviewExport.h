@@ -24,11 +24,17 @@ QByteArray reviewJson(const ReviewSnapshot &snapshot);
 /// window_from_local, window_to_local, as_of, server_now, open, open_keys, opened, resolved,
 /// breaches, new_since_signoff, changed_since_signoff, last_signoff_by, last_signoff_at),
 /// "bucket" (bucket, escalations), "money" (open money per currency), "group", "group_money",
-/// "sla", "trend", "open" and "resolved" (one escalation each, with its link). Every row
-/// carries the day and zone. Columns: section, day, zone, name, value, bucket, reason,
-/// biz_type, escalations, keys, breached, currency, sum, counted, unknown, id, idem_key,
-/// first_escalated_at, sla_due_at, link.
+/// "sla", "trend", "open" and "resolved" (one escalation each, with its link, its claim's
+/// holder and expiry, new/changed since the last sign-off, the last reviewer and its number
+/// of notes). Every row carries the day and zone. Columns: section, day, zone, name, value,
+/// bucket, reason, biz_type, escalations, keys, breached, currency, sum, counted, unknown, id,
+/// idem_key, first_escalated_at, sla_due_at, link, since_signoff, claimed_by, claimed_until,
+/// last_reviewed_by, notes.
 QByteArray reviewCsv(const ReviewSnapshot &snapshot);
+
+/// "new" (first escalated after the last sign-off), "changed" (updated after it) or "" — an
+/// item's since_signoff column in the CSV and the CLI table.
+QString reviewSinceSignOffText(const ReviewItem &item);
 
 /// The review's fingerprint: the SHA-256 (64 lower-case hex digits) of reviewJson() of the
 /// snapshot's figures — the snapshot with the fields that say who read it when emptied

@@ -97,8 +97,28 @@ void TestReviewCli::review()
     QCOMPARE(o.value(QStringLiteral("open")).toArray().at(1).toObject().value(QStringLiteral("link")).toString(),
              QStringLiteral("triage://key/refund%3Acreate%3Abeta%3Ab2"));
 
+    // Each open escalation, in the table and the CSV: who has it, what is new since the last sign-off.
+    RUN_EXIT(claim, 0, as("carol", {QStringLiteral("claim"), QStringLiteral("--escalation"), QStringLiteral("2")}));
+    RUN_EXIT(items, 0, base + QStringList{QStringLiteral("review")} + day);
+    static const QRegularExpression itemHeader(QStringLiteral(
+        R"(\n\s*ID\s+AGE\s+REASON\s+BIZ_TYPE\s+IDEM_KEY\s+SLA_DUE\s+BREACHED\s+CLAIMED_BY\s+SINCE_SIGNOFF\s+REVIEWED_BY\s+NOTES\n)"));
+    QVERIFY2(itemHeader.match(QString::fromUtf8(items.out)).hasMatch(), items.out.constData());
+    static const QRegularExpression itemTwo(QStringLiteral(
+        R"(\n\s*2\s+< 24 h\s+DUPLICATE\s+refund\s+refund:create:beta:b2\s+2099-01-01T00:00:00\.000000Z\s+carol\s+0\n)"));
+    QVERIFY2(itemTwo.match(QString::fromUtf8(items.out)).hasMatch(), items.out.mid(items.out.indexOf("\nID ")).constData());
+    static const QRegularExpression itemOne(QStringLiteral(
+        R"(\n\s*1\s+1–3 d\s+UPSTREAM_UNUSABLE\s+ticket_create\s+ticket:create:acme:a1\s+2026-01-02T00:00:00\.000000Z\s+0\n)"));
+    QVERIFY2(itemOne.match(QString::fromUtf8(items.out)).hasMatch(), items.out.mid(items.out.indexOf("\nID ")).constData());
+
     RUN_EXIT(csv, 0, base + QStringList{QStringLiteral("review"), QStringLiteral("--format"), QStringLiteral("csv")} + day);
-    QVERIFY2(csv.out.startsWith("section,day,zone,name,value,bucket,"), csv.out.constData());
+    QVERIFY2(csv.out.startsWith("section,day,zone,name,value,bucket,reason,biz_type,escalations,keys,breached,currency,sum,counted,"
+                                "unknown,id,idem_key,first_escalated_at,sla_due_at,link,since_signoff,claimed_by,claimed_until,"
+                                "last_reviewed_by,notes\r\n"),
+             csv.out.constData());
+    static const QRegularExpression csvTwo(QStringLiteral(
+        R"(\r\nopen,2026-01-01,UTC,,,lt_24h,DUPLICATE,refund,1,,0,EUR,12\.50,,,2,refund:create:beta:b2,[^,]+,)"
+        R"(2099-01-01T00:00:00\.000000Z,triage://key/refund%3Acreate%3Abeta%3Ab2,,carol,\d{4}-[^,]+Z,,0\r\n)"));
+    QVERIFY2(csvTwo.match(QString::fromUtf8(csv.out)).hasMatch(), csv.out.mid(csv.out.indexOf("\r\nopen,")).constData());
     QCOMPARE(csv.out.count("\r\nopen,2026-01-01,UTC,"), 2);
     QVERIFY2(csv.out.contains("\r\nsummary,2026-01-01,UTC,open,2,"), csv.out.constData());
     QVERIFY2(csv.out.contains("\r\nmoney,2026-01-01,UTC,,,,,,,,,EUR,12.50,1,0,"), csv.out.constData());
