@@ -20,6 +20,9 @@ enum : int {
     /// bool: shorten this cell in the middle (keys, whose both ends tell them apart); every
     /// other cell is shortened on the right, so a time or an age is never cut inside.
     ElideMiddle,
+    /// int: the live update's mark on the row (0 none, 1 entered the list since it was loaded,
+    /// 2 left it: shown greyed until the next refresh). Views highlight / grey the row.
+    LiveChange,
     /// First role a model may define for itself.
     FirstModelRole = Qt::UserRole + 32,
 };

@@ -7,6 +7,8 @@
 #include "QueryCancel.h"
 
 #include <QHash>
+#include <QSet>
+#include <QTimer>
 #include <QVector>
 
 #include <optional>
@@ -64,6 +66,21 @@ public:
         ClaimHolderRole,                 ///< QString: who holds a live claim on the key ("" when nobody)
     };
 
+    /// The live update's state (DESIGN.md §9 "Live queues"), for "polling every 5 s" or
+    /// "stale since 02:14:07 (why)".
+    struct LiveState {
+        int intervalMs = 0;        ///< 0: off
+        bool slowed = false;       ///< the window is hidden: polls every intervalMs × kHiddenSlowdown
+        bool stale = false;        ///< the last poll failed
+        QString staleSinceUtc;     ///< ISO UTC of the first failed poll in a row ("" when not stale)
+        QString why;               ///< that failure's message
+        QString lastOkUtc;         ///< ISO UTC of the last poll that succeeded ("" none yet)
+    };
+    /// How much slower a hidden window polls.
+    static constexpr int kHiddenSlowdown = 6;
+    /// At most this many rows are re-read by one poll (the rows held past it are kept as they are).
+    static constexpr int kMaxPolledRows = 1000;
+
     /// `workspace` must outlive the model. Nothing loads until setRequest() or refresh().
     explicit QueueModel(Workspace *workspace, QObject *parent = nullptr);
     ~QueueModel() override;
@@ -107,6 +124,28 @@ public:
     /// Before the first load, same as refresh().
     void resume();
 
+    /// Live update (DESIGN.md §9 "Live queues"): every `ms` milliseconds (0: off, the
+    /// default) the model re-reads the queue's first rows — as many as it holds, at most
+    /// kMaxPolledRows — and the count, and merges them with diffQueueRows(): rows that
+    /// entered are inserted at their place in queue order and flagged (roles::LiveChange =
+    /// Entered), changed rows are updated in place, rows that left stay, flagged Left with
+    /// the time (UTC) the poll saw them gone, until the next refresh() / reload(). A poll is
+    /// skipped while a page or a previous poll is in flight; the selection and the rows above
+    /// the viewport stay where they are except for rows entering above them.
+    void setLiveInterval(int ms);
+    /// The window is hidden (`slowed`): polls every interval × kHiddenSlowdown.
+    void setLiveSlowed(bool slowed);
+    const LiveState &liveState() const { return m_live; }
+    /// "live: polling every 5 s", "live: polling every 30 s (window hidden)", "stale since
+    /// 02:14:07 UTC (<why>)", "" when off.
+    QString liveStatusText() const;
+    /// Runs one poll now (what the timer does). False when it could not start (not loaded yet,
+    /// a page or a poll in flight).
+    bool poll();
+    /// Rows currently flagged as entered / left by the live update.
+    int enteredRows() const;
+    int leftRows() const;
+
     /// The row summary at `row` (0 <= row < rowCount()).
     const QueueRow &queueRow(int row) const { return m_rows.at(row); }
     /// The first row whose idem_key is `key`, or -1 (only loaded rows are searched).
@@ -131,6 +170,10 @@ signals:
     /// cancelLoading() could not stop a running statement; `message` names the store and
     /// why (the load goes on).
     void cancelFailed(const QString &message);
+    /// A poll finished: `ok`, and how many rows entered, changed and left.
+    void polled(bool ok, int entered, int changed, int left);
+    /// liveState() changed (interval, slowed, stale or recovered).
+    void liveStateChanged();
 
 private:
     int loadedRows() const override { return int(m_rows.size()); }
@@ -144,6 +187,20 @@ private:
     bool isStale(const QueueRow &row) const;
     /// Reads the live claims on the keys of rows [first, first + count) and shows them.
     void loadClaims(int first, int count);
+    void applyPoll(quint64 generation, const Outcome<QueuePage> &page, const Outcome<qint64> &count);
+    void restartLiveTimer();
+    /// roles::LiveChange of a row (0 none, 1 entered, 2 left).
+    int liveChangeOf(const QueueRow &row) const;
+    QSet<int> leftIndexes() const;
+
+    struct LiveMark {
+        int change = 0;    ///< 1 entered, 2 left
+        QString atUtc;     ///< when the poll saw it (ISO UTC)
+    };
+    QHash<std::pair<int, qint64>, LiveMark> m_marks; ///< by (source, id); cleared on every reset / reload
+    LiveState m_live;
+    QTimer *m_liveTimer = nullptr;
+    bool m_polling = false;
 
     QueueRequest m_request;
     QVector<QueueRow> m_rows;

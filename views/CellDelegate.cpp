@@ -26,6 +26,16 @@ void CellDelegate::initStyleOption(QStyleOptionViewItem *option, const QModelInd
         option->font.setItalic(true);
         option->palette.setColor(QPalette::Text, theme::mutedText());
     }
+    // The live update's marks (roles::LiveChange): a row that entered is highlighted, one
+    // that left is greyed and struck through until the next refresh.
+    switch (index.data(roles::LiveChange).toInt()) {
+    case 1: option->backgroundBrush = theme::enteredRowBackground(); break;
+    case 2:
+        option->palette.setColor(QPalette::Text, theme::mutedText());
+        option->font.setStrikeOut(true);
+        break;
+    default: break;
+    }
 }
 
 void CellDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const

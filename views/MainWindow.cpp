@@ -32,6 +32,7 @@
 #include <QAction>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -203,7 +204,13 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     centralLayout->addWidget(m_splitter, 1);
     setCentralWidget(central);
 
-    // Status bar: one indicator per store.
+    // Status bar: the live update's state, then one indicator per store.
+    m_liveLabel = new QLabel(statusBar());
+    m_liveLabel->setObjectName(QStringLiteral("liveIndicator"));
+    m_liveLabel->hide(); // until setLivePolling()
+    statusBar()->addPermanentWidget(m_liveLabel);
+    for (QueuePane *pane : std::as_const(m_panes))
+        connect(pane->model(), &QueueModel::liveStateChanged, this, &MainWindow::updateLiveIndicator);
     for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
         auto *indicator = new ConnectionIndicator(role, config.profile(role), statusBar());
         m_indicators.insert(int(role), indicator);
@@ -526,6 +533,61 @@ void MainWindow::showEvent(QShowEvent *event)
 {
     QMainWindow::showEvent(event);
     QTimer::singleShot(0, this, [this] { fitSplitterToTab(); });
+    updateLiveSlowdown();
+}
+
+void MainWindow::hideEvent(QHideEvent *event)
+{
+    QMainWindow::hideEvent(event);
+    updateLiveSlowdown();
+}
+
+void MainWindow::changeEvent(QEvent *event)
+{
+    QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::WindowStateChange)
+        updateLiveSlowdown();
+}
+
+void MainWindow::setLivePolling(int seconds)
+{
+    for (QueuePane *pane : std::as_const(m_panes))
+        pane->model()->setLiveInterval(qMax(0, seconds) * 1000);
+    updateLiveSlowdown();
+    updateLiveIndicator();
+}
+
+void MainWindow::updateLiveSlowdown()
+{
+    const bool hidden = !isVisible() || isMinimized();
+    for (QueuePane *pane : std::as_const(m_panes))
+        pane->model()->setLiveSlowed(hidden);
+}
+
+void MainWindow::updateLiveIndicator()
+{
+    // One line for every queue: the first stale queue's state wins (naming the queue), else
+    // the common interval.
+    QString text;
+    bool stale = false;
+    for (QueuePane *pane : std::as_const(m_panes)) {
+        const QueueModel *m = pane->model();
+        if (m->liveState().stale) {
+            text = QStringLiteral("%1: %2").arg(queueTitle(m->request().kind), m->liveStatusText());
+            stale = true;
+            break;
+        }
+        if (text.isEmpty())
+            text = m->liveStatusText();
+    }
+    m_liveLabel->setVisible(!text.isEmpty());
+    m_liveLabel->setText(stale ? QStringLiteral("\u26a0 ") + text : QStringLiteral("\u25cf ") + text);
+    m_liveLabel->setStyleSheet(stale ? QStringLiteral("QLabel { color: #b00020; font-weight: bold; }")
+                                     : QStringLiteral("QLabel { color: #2e7d32; }"));
+    m_liveLabel->setToolTip(stale ? QStringLiteral("The queues are not updating: the rows shown may be out of date. "
+                                                   "Polling goes on and clears this when a poll succeeds.")
+                                  : QStringLiteral("Queues re-read their rows: new rows are highlighted, rows that "
+                                                   "left stay greyed until Refresh."));
 }
 
 } // namespace triage

@@ -96,6 +96,14 @@ public:
     void openLink(const DeepLink &link);
     /// Makes the Incident tab current on incident `id` (its window, filters, pins and notes).
     void openIncident(qint64 id);
+    /// Live queues (DESIGN.md §9 "Live queues"): every queue re-reads its rows every
+    /// `seconds` (0: off, the default of a window built without it; the console passes
+    /// livePollSeconds() of its config), 6× slower while the window is hidden or minimized.
+    /// The status bar's live indicator says "live: polling every 5 s" or, in red, "stale since
+    /// 02:14:07 UTC (<store>: <why>)" while a queue's poll fails.
+    void setLivePolling(int seconds);
+    /// The live indicator in the status bar.
+    QLabel *liveIndicator() const { return m_liveLabel; }
     /// The upstream client (nullptr when no biz_type has an upstream).
     UpstreamClient *upstreamClient() const { return m_upstream.get(); }
     /// Loads the selected rows' details, then opens the bulk-mark confirmation for
@@ -142,8 +150,13 @@ public:
 
 protected:
     void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
+    void updateLiveIndicator();
+    void updateLiveSlowdown();
+    QLabel *m_liveLabel = nullptr;
     /// Gives the Incident tab most of the width while it is current, and the queues their
     /// split back after (once the splitter is laid out).
     void fitSplitterToTab();

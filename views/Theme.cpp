@@ -46,6 +46,11 @@ QColor mutedText()
     return QColor(0x80, 0x86, 0x8b);
 }
 
+QColor enteredRowBackground()
+{
+    return QColor(0xff, 0xf4, 0xc2); // pale yellow: new, not an alarm
+}
+
 QColor storeColor(int store)
 {
     // Okabe-Ito: blue, orange, bluish green, reddish purple.

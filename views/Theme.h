@@ -32,6 +32,8 @@ QString badgeStyleSheet(Tone tone);
 
 /// Muted grey for secondary text (NULL cells, captions).
 QColor mutedText();
+/// Background of a row the live update inserted (it entered the list after it was loaded).
+QColor enteredRowBackground();
 
 /// The colour of a store in the Incident view (histogram bars, the event list's store cell):
 /// `store` is an EventStore as int (0 idempotency blue, 1 intent orange, 2 ticket green,

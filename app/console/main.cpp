@@ -11,6 +11,7 @@
 #include "IncidentPanel.h"
 #include "IncidentView.h"
 #include "MainWindow.h"
+#include "Queue.h"
 #include "ScreenshotRunner.h"
 #include "UpstreamCheck.h"
 #include "Compensation.h"
@@ -242,6 +243,7 @@ int main(int argc, char *argv[])
     installMappingCheck(workspace);
     MainWindow window(&workspace);
     window.resize(1400, 900);
+    window.setLivePolling(livePollSeconds(*config)); // DESIGN.md §9 "Live queues"; 0 turns it off
     if (link) {
         window.openLink(*link);
     } else if (openIncidentId > 0) {

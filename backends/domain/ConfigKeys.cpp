@@ -179,6 +179,7 @@ const QList<ConfigKey> &configKeys()
         k << integer(S::Console, "processing_timeout", 1, INT_MAX, "seconds");
         k << integer(S::Console, "reconcile_expected_every", 1, INT_MAX, "seconds"); // backends/reconcile/ReconcileConfig.cpp
         k << key(S::Console, "review_time_zone", K::TimeZone); // backends/reconcile/ReconcileConfig.cpp (the daily review)
+        k << integer(S::Console, "live_poll_seconds", 0, 3600, "seconds"); // backends/queues/QueueService.cpp (live queues)
         // [idempotency], [intent], [ticket]
         k << key(S::Connection, "url", K::ConnectionUrl);
         // [biz.<biz_type>]: WorkspaceConfig.cpp

@@ -7,6 +7,7 @@
 #include "WorkspaceConfig.h"
 
 #include <QFuture>
+#include <QSet>
 #include <QString>
 #include <QVector>
 
@@ -136,10 +137,42 @@ qint64 countIntents(DbSession &session, const WorkspaceConfig &config, const Que
 QueuePage mergeQueuePages(const QueueRequest &req, const QueueCursor &from, const QVector<QueueRow> &records,
                           bool recordsComplete, const QVector<QueueRow> &intents, bool intentsComplete, int limit);
 
+/// True when `a` comes before `b` in `req`'s queue order: updated_at (oldest or newest
+/// first), then records before intent steps, then id in the same direction.
+bool queueRowBefore(const QueueRequest &req, const QueueRow &a, const QueueRow &b);
+
+/// What a live poll changed in the rows a view holds (DESIGN.md §9 "Live queues"): the
+/// poll re-reads the queue's first rows (`fresh`, queue order, at least as many as `held`)
+/// and compares them with `held` by (source, id).
+struct QueueDelta {
+    QVector<int> updated;                  ///< indexes into held whose row changed (updated_at, status, …): replace with fresh
+    QVector<QueueRow> updatedRows;         ///< the fresh rows for `updated`, same order
+    QVector<int> left;                     ///< indexes into held of rows no longer in the queue
+    /// Rows that entered the queue, each with the index in `held` it goes before (held.size():
+    /// at the end), in queue order; several may share an index.
+    QVector<std::pair<int, QueueRow>> entered;
+    bool isEmpty() const { return updated.isEmpty() && left.isEmpty() && entered.isEmpty(); }
+};
+
+/// Compares `held` (a view's rows in queue order; rows already flagged as having left are
+/// passed in `alreadyLeft` and never reported again) with `fresh`, the queue's first rows
+/// now. A held row missing from `fresh` left the queue only when `fresh` reaches past it
+/// (`freshComplete`: `fresh` is the whole queue, or the row sorts before fresh's last row);
+/// otherwise it may just have been pushed beyond the rows re-read and is kept. A fresh row
+/// not held entered the queue when it sorts before the last held row, or anywhere when
+/// `heldComplete` (the view holds the whole queue); rows past the held ones come by paging.
+QueueDelta diffQueueRows(const QueueRequest &req, const QVector<QueueRow> &held, const QSet<int> &alreadyLeft,
+                         bool heldComplete, const QVector<QueueRow> &fresh, bool freshComplete);
+
 /// The tenant of `key` under `pattern` (see BizTypeConfig::tenantPattern), or empty.
 QString tenantFromKey(const QString &key, const QString &pattern);
 
 class Workspace;
+
+/// `[console] live_poll_seconds` of `config`'s file: how often an open queue re-reads its
+/// rows (DESIGN.md §9 "Live queues"); 0 turns the live update off. Default 5 (also without a
+/// file: the demo workspace).
+int livePollSeconds(const WorkspaceConfig &config);
 
 /// The first `limit` rows of `request` after `cursor`, through `workspace`'s workers
 /// (keyset pagination; for the Unknown queue a merge of records and intent steps by

@@ -289,7 +289,7 @@ void TstConfigFile::exampleUncommentedIsValid()
                                                      : body;
         ++uncommented;
     }
-    QCOMPARE(uncommented, 22); // every commented-out key= line of the example (review_time_zone, review_sla_hours: 22)
+    QCOMPARE(uncommented, 23); // every commented-out key= line of the example (live_poll_seconds: 23)
     QTemporaryDir dir;
     const QString path = writeIni(dir, lines.join(QLatin1Char('\n')).toUtf8());
     QString error;

@@ -17,6 +17,7 @@
 #include "MainWindow.h"
 #include "Mark.h"
 #include "ModelRoles.h"
+#include "StatusTone.h"
 #include "ModelTestUtil.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
@@ -26,6 +27,7 @@
 #include <QApplication>
 #include <QHelpEvent>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -335,6 +337,65 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000);
         QVERIFY(view.detail().keptFromEarlier.isEmpty());
         QCOMPARE(view.tabs()->tabText(1), QStringLiteral("Tickets (1)"));
+    }
+
+    void liveQueueShowsChangesAndStaleness()
+    {
+        // DESIGN.md §9 "Live queues": another process adds a stale record and settles one
+        // listed; the Unknown tab shows both without Refresh, and the indicator says so.
+        TestDatabase db(QStringLiteral("sqlite"));
+        Workspace ws(demoConfig(db));
+        QVERIFY(seedDemo(ws).isEmpty());
+        MainWindow w(&ws);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        QVERIFY(w.liveIndicator()->isHidden()); // off until setLivePolling()
+        QueueModel *unknown = w.queuePane(QueueKind::Unknown)->model();
+        int settledRow = -1;
+        for (int i = 0; i < unknown->rowCount() && settledRow < 0; ++i)
+            if (unknown->queueRow(i).source == QueueSource::Record)
+                settledRow = i;
+        QVERIFY(settledRow >= 0);
+        const QString settledKey = unknown->queueRow(settledRow).idemKey;
+        int rowsOfKey = 0; // its record, and its intent step where the key has one (settling the record settles both)
+        for (int i = 0; i < unknown->rowCount(); ++i)
+            rowsOfKey += unknown->queueRow(i).idemKey == settledKey;
+        const qint64 countBefore = unknown->count();
+        QVERIFY(db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
+                                            "expire_at) VALUES ('ticket:create:acme:live-new', 'ticket_create', 0, "
+                                            "'2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z', '2099-01-01T00:00:00.000000Z')"))
+                    .isEmpty());
+        QVERIFY(db.adminExec(QStringLiteral("UPDATE idempotency_record SET status = 1 WHERE idem_key = '%1'").arg(settledKey)).isEmpty());
+        QSignalSpy polled(unknown, &QueueModel::polled);
+        w.setLivePolling(1);
+        QCOMPARE(w.liveIndicator()->text(), QStringLiteral("\u25cf live: polling every 1 s"));
+        QVERIFY(polled.wait(30000));
+        QCOMPARE(polled.first().at(0).toBool(), true);
+        QCOMPARE(unknown->enteredRows(), 1);
+        QCOMPARE(unknown->leftRows(), rowsOfKey);
+        QCOMPARE(unknown->count(), countBefore + 1 - rowsOfKey);
+        const int entered = unknown->findKey(QStringLiteral("ticket:create:acme:live-new"));
+        QCOMPARE(entered, 0); // the oldest updated_at: first
+        QCOMPARE(unknown->index(entered, 0).data(roles::LiveChange).toInt(), 1);
+        QCOMPARE(unknown->index(unknown->findKey(settledKey), 0).data(roles::LiveChange).toInt(), 2);
+        QTest::qWait(100);
+        QVERIFY(w.grab().save(outputPath(QStringLiteral("display-live-queue.png"))));
+        // The store fails: the indicator turns red and names the queue and why.
+        QVERIFY(db.adminExec(QStringLiteral("ALTER TABLE idempotency_record RENAME TO idempotency_record_away")).isEmpty());
+        QVERIFY(QTest::qWaitFor([&] { return w.liveIndicator()->text().startsWith(QStringLiteral("\u26a0 ")); }, 30000));
+        QVERIFY2(w.liveIndicator()->text().startsWith(QStringLiteral("\u26a0 Unknown: stale since ")), qPrintable(w.liveIndicator()->text()));
+        // (whether SQLite fails at prepare or at run depends on its statement cache)
+        static const QRegularExpression why(QStringLiteral(
+            R"(^\x{26a0} Unknown: stale since \d\d:\d\d:\d\d UTC \(idempotency database failed while (preparing|running) a statement: )"
+            R"(no such table: idempotency_record\)$)"));
+        QVERIFY2(why.match(w.liveIndicator()->text()).hasMatch(), qPrintable(w.liveIndicator()->text()));
+        QCOMPARE(unknown->index(unknown->findKey(settledKey), QueueModel::StatusColumn).data(roles::Tone).toInt(), int(Tone::Muted));
+        QTest::qWait(100); // the status bar lays the longer text out
+        QVERIFY(w.grab().save(outputPath(QStringLiteral("display-live-queue-stale.png"))));
+        QVERIFY(db.adminExec(QStringLiteral("ALTER TABLE idempotency_record_away RENAME TO idempotency_record")).isEmpty());
+        QVERIFY(QTest::qWaitFor([&] { return w.liveIndicator()->text() == QStringLiteral("\u25cf live: polling every 1 s"); }, 30000));
+        w.setLivePolling(0);
+        QVERIFY(w.liveIndicator()->isHidden());
     }
 
     void ownActionUpdatesCountsAndCompensations()

@@ -1,0 +1,196 @@
+// Live queues (DESIGN.md §9 "Live queues"), polling on every backend: diffQueueRows() with
+// exact indexes, then QueueModel::poll() against a real database changed by another
+// connection (the admin one): a row that entered is inserted at its place and flagged, a row
+// that left stays flagged with why, a changed row is updated in place, a failing poll makes
+// the state "stale since … (why)" and the next good poll clears it; Refresh drops the marks.
+
+#include "ModelTestUtil.h"
+#include "Queue.h"
+#include "QueueModel.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace triage;
+using namespace triage::test;
+
+namespace {
+
+QueueRow row(qint64 id, const char *updatedAt, QueueSource source = QueueSource::Record)
+{
+    QueueRow r;
+    r.source = source;
+    r.id = id;
+    r.idemKey = QStringLiteral("k%1").arg(id);
+    r.status = QStringLiteral("FAILED");
+    r.updatedAt = QString::fromLatin1(updatedAt);
+    return r;
+}
+
+QStringList keysOf(const QueueModel &m)
+{
+    QStringList out;
+    for (int i = 0; i < m.rowCount(); ++i)
+        out << m.queueRow(i).idemKey;
+    return out;
+}
+
+QList<int> marksOf(const QueueModel &m)
+{
+    QList<int> out;
+    for (int i = 0; i < m.rowCount(); ++i)
+        out << m.index(i, 0).data(roles::LiveChange).toInt();
+    return out;
+}
+
+} // namespace
+
+class TestQueueLive : public QObject {
+    Q_OBJECT
+private slots:
+    void diffRules();
+    void pollsMergeChanges_data();
+    void pollsMergeChanges();
+};
+
+void TestQueueLive::diffRules()
+{
+    QueueRequest req; // oldest first
+    const QVector<QueueRow> held{row(1, "2026-01-01T00:00:01.000000Z"), row(2, "2026-01-01T00:00:02.000000Z"),
+                                 row(3, "2026-01-01T00:00:03.000000Z")};
+    // 2 left; 9 entered between 1 and 3; 3 changed; 8 is past the rows held (paging brings it).
+    QueueRow three = held[2];
+    three.status = QStringLiteral("UNKNOWN_CODE_7");
+    const QVector<QueueRow> fresh{held[0], row(9, "2026-01-01T00:00:02.500000Z"), three, row(8, "2026-01-01T00:00:04.000000Z")};
+    QueueDelta d = diffQueueRows(req, held, {}, false, fresh, false);
+    QCOMPARE(d.left, QVector<int>{1});
+    QCOMPARE(d.updated, QVector<int>{2});
+    QCOMPARE(d.updatedRows.first().status, QStringLiteral("UNKNOWN_CODE_7"));
+    QCOMPARE(d.entered.size(), 1);
+    QCOMPARE(d.entered.first().first, 2);
+    QCOMPARE(d.entered.first().second.id, 9);
+    // The view holds the whole queue: 8 enters at the end.
+    d = diffQueueRows(req, held, {}, true, fresh, true);
+    QCOMPARE(d.entered.size(), 2);
+    QCOMPARE(d.entered.at(1).first, 3);
+    QCOMPARE(d.entered.at(1).second.id, 8);
+    // A held row beyond the rows re-read (fresh not complete, the row after its last) did not
+    // leave: it may just have been pushed past them.
+    d = diffQueueRows(req, held, {}, false, {held[0], held[1]}, false);
+    QVERIFY(d.left.isEmpty());
+    // ... but it did when fresh is the whole queue; a row already flagged is not reported again.
+    d = diffQueueRows(req, held, QSet<int>{1}, false, {held[0]}, true);
+    QCOMPARE(d.left, QVector<int>{2});
+    // Newest first: an entering row goes before the rows it is newer than.
+    QueueRequest newest;
+    newest.newestFirst = true;
+    const QVector<QueueRow> heldNewest{held[2], held[1], held[0]};
+    d = diffQueueRows(newest, heldNewest, {}, false, {row(7, "2026-01-01T00:00:05.000000Z"), held[2], held[1], held[0]}, true);
+    QCOMPARE(d.entered.size(), 1);
+    QCOMPARE(d.entered.first().first, 0);
+    // Equal times: records before intent steps, then id.
+    QVERIFY(queueRowBefore(req, row(5, "2026-01-01T00:00:01.000000Z"), row(4, "2026-01-01T00:00:01.000000Z", QueueSource::Intent)));
+    QVERIFY(queueRowBefore(req, row(4, "2026-01-01T00:00:01.000000Z"), row(5, "2026-01-01T00:00:01.000000Z")));
+    QVERIFY(queueRowBefore(newest, row(5, "2026-01-01T00:00:01.000000Z"), row(4, "2026-01-01T00:00:01.000000Z")));
+}
+
+void TestQueueLive::pollsMergeChanges_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows();
+}
+
+void TestQueueLive::pollsMergeChanges()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    QString error = initSchema(ws);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QString b = db.backend();
+    auto insert = [&](const QString &key, qint64 age) {
+        return db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
+                                           "expire_at) VALUES ('%1', 'ticket_create', 2, %2, %3, %4)")
+                                .arg(key, serverNowMinus(b, age + 10), serverNowMinus(b, age), serverNowMinus(b, -7 * 86400)));
+    };
+    for (const auto &[key, age] : {std::pair{"live:a1", 3000}, {"live:a2", 2000}, {"live:a3", 1000}})
+        QVERIFY(insert(QString::fromLatin1(key), age).isEmpty());
+
+    QueueModel model(&ws);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy polled(&model, &QueueModel::polled);
+    QueueRequest req;
+    req.kind = QueueKind::Failed;
+    QVERIFY(!model.poll()); // nothing loaded yet
+    model.setRequest(req);
+    QVERIFY(!model.poll()); // the first page is in flight
+    QVERIFY(QTest::qWaitFor([&] { return !model.isLoading() && !model.isCounting(); }, 60000));
+    QCOMPARE(keysOf(model), (QStringList{QStringLiteral("live:a1"), QStringLiteral("live:a2"), QStringLiteral("live:a3")}));
+    model.setLiveInterval(3'600'000); // on, but the timer never fires here: the test polls
+    QCOMPARE(model.liveStatusText(), QStringLiteral("live: polling every 3600 s"));
+    model.setLiveSlowed(true);
+    QCOMPARE(model.liveStatusText(), QStringLiteral("live: polling every 21600 s (window hidden)"));
+    model.setLiveSlowed(false);
+
+    // Another process: a FAILED record between a2 and a3, and a2 settled SUCCESS.
+    QVERIFY(insert(QStringLiteral("live:b1"), 1500).isEmpty());
+    QVERIFY(db.adminExec(QStringLiteral("UPDATE idempotency_record SET status = 1 WHERE idem_key = 'live:a2'")).isEmpty());
+    QVERIFY(model.poll());
+    QVERIFY(!model.poll()); // one poll at a time
+    QVERIFY(polled.wait(60000));
+    QCOMPARE(polled.takeFirst(), (QVariantList{true, 1, 0, 1}));
+    QCOMPARE(keysOf(model), (QStringList{QStringLiteral("live:a1"), QStringLiteral("live:a2"), QStringLiteral("live:b1"),
+                                         QStringLiteral("live:a3")}));
+    QCOMPARE(marksOf(model), (QList<int>{0, 2, 1, 0}));
+    QCOMPARE(model.count(), qint64(3));
+    QVERIFY2(model.index(1, QueueModel::KeyColumn).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("left this queue (gone at ")),
+             qPrintable(model.index(1, 0).data(Qt::ToolTipRole).toString()));
+    QVERIFY(model.index(2, QueueModel::KeyColumn).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("entered this queue at ")));
+    QCOMPARE(model.enteredRows(), 1);
+    QCOMPARE(model.leftRows(), 1);
+    QVERIFY(!model.liveState().lastOkUtc.isEmpty());
+
+    // A changed row is updated in place; a second poll reports nothing twice.
+    QVERIFY(db.adminExec(QStringLiteral("UPDATE idempotency_record SET expire_at = %1 WHERE idem_key = 'live:a1'")
+                             .arg(serverNowMinus(b, -9 * 86400)))
+                .isEmpty());
+    const QString expireBefore = model.queueRow(0).expireAt;
+    QVERIFY(model.poll());
+    QVERIFY(polled.wait(60000));
+    QCOMPARE(polled.takeFirst(), (QVariantList{true, 0, 1, 0}));
+    QVERIFY(model.queueRow(0).expireAt != expireBefore);
+    QCOMPARE(marksOf(model), (QList<int>{0, 2, 1, 0}));
+
+    // The table goes away: the poll fails, the rows stay, the state says since when and why.
+    QVERIFY(db.adminExec(QStringLiteral("ALTER TABLE idempotency_record RENAME TO idempotency_record_away")).isEmpty());
+    QVERIFY(model.poll());
+    QVERIFY(polled.wait(60000));
+    QCOMPARE(polled.takeFirst().first().toBool(), false);
+    QVERIFY(model.liveState().stale);
+    QCOMPARE(model.rowCount(), 4);
+    QVERIFY2(model.liveStatusText().startsWith(QStringLiteral("stale since ")), qPrintable(model.liveStatusText()));
+    QVERIFY2(model.liveStatusText().contains(QStringLiteral("(idempotency database failed")), qPrintable(model.liveStatusText()));
+    const QString since = model.liveState().staleSinceUtc;
+    QVERIFY(model.poll());
+    QVERIFY(polled.wait(60000));
+    polled.clear();
+    QCOMPARE(model.liveState().staleSinceUtc, since); // the first failure in a row
+    QVERIFY(db.adminExec(QStringLiteral("ALTER TABLE idempotency_record_away RENAME TO idempotency_record")).isEmpty());
+    QVERIFY(model.poll());
+    QVERIFY(polled.wait(60000));
+    QCOMPARE(polled.takeFirst(), (QVariantList{true, 0, 0, 0}));
+    QVERIFY(!model.liveState().stale);
+    QCOMPARE(model.liveStatusText(), QStringLiteral("live: polling every 3600 s"));
+
+    // Refresh: the queue as it is now, no marks.
+    model.refresh();
+    QVERIFY(QTest::qWaitFor([&] { return !model.isLoading() && !model.isCounting(); }, 60000));
+    QCOMPARE(keysOf(model), (QStringList{QStringLiteral("live:a1"), QStringLiteral("live:b1"), QStringLiteral("live:a3")}));
+    QCOMPARE(marksOf(model), (QList<int>{0, 0, 0}));
+    QCOMPARE(model.enteredRows() + model.leftRows(), 0);
+}
+
+QTEST_MAIN(TestQueueLive)
+#include "tst_queue_live.moc"
