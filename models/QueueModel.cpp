@@ -1,12 +1,10 @@
 #include "QueueModel.h"
 
 #include "EscalationService.h"
-#include "FutureChain.h"
 #include "StatusTone.h"
 #include "WhenReady.h"
 #include "Workspace.h"
 
-#include <QDateTime>
 #include <QSet>
 
 #include "Log.h"
@@ -29,16 +27,6 @@ QString timeToolTip(const QString &canonical)
     return QStringLiteral("%1\nlocal: %2").arg(canonical, formatLocal(*t));
 }
 
-std::pair<int, qint64> rowIdentity(const QueueRow &r)
-{
-    return {int(r.source), r.id};
-}
-
-QString nowUtcText()
-{
-    return formatUtcMicros(QDateTime::currentDateTimeUtc().toMSecsSinceEpoch() * 1000);
-}
-
 } // namespace
 
 QueueModel::QueueModel(Workspace *workspace, QObject *parent) : PagedTableModel(workspace, parent)
@@ -46,150 +34,6 @@ QueueModel::QueueModel(Workspace *workspace, QObject *parent) : PagedTableModel(
     qRegisterMetaType<triage::QueueRow>();
     m_liveTimer = new QTimer(this);
     connect(m_liveTimer, &QTimer::timeout, this, [this] { poll(); });
-}
-
-void QueueModel::setLiveInterval(int ms)
-{
-    m_live.intervalMs = qMax(0, ms);
-    restartLiveTimer();
-    emit liveStateChanged();
-}
-
-void QueueModel::setLiveSlowed(bool slowed)
-{
-    if (m_live.slowed == slowed)
-        return;
-    m_live.slowed = slowed;
-    restartLiveTimer();
-    emit liveStateChanged();
-}
-
-void QueueModel::restartLiveTimer()
-{
-    if (m_live.intervalMs <= 0) {
-        m_liveTimer->stop();
-        return;
-    }
-    m_liveTimer->start(m_live.intervalMs * (m_live.slowed ? kHiddenSlowdown : 1));
-}
-
-QString QueueModel::liveStatusText() const
-{
-    if (m_live.intervalMs <= 0)
-        return {};
-    if (m_live.stale)
-        return QStringLiteral("stale since %1 UTC (%2)").arg(utcToSecond(m_live.staleSinceUtc).mid(11, 8), m_live.why);
-    const int seconds = m_live.intervalMs * (m_live.slowed ? kHiddenSlowdown : 1) / 1000;
-    QString text = seconds >= 1 ? QStringLiteral("live: polling every %1 s").arg(seconds)
-                                : QStringLiteral("live: polling every %1 ms").arg(m_live.intervalMs);
-    if (m_live.slowed)
-        text += QStringLiteral(" (window hidden)");
-    return text;
-}
-
-QSet<int> QueueModel::leftIndexes() const
-{
-    QSet<int> out;
-    if (m_marks.isEmpty())
-        return out;
-    for (int i = 0; i < m_rows.size(); ++i)
-        if (m_marks.value(rowIdentity(m_rows[i])).change == 2)
-            out.insert(i);
-    return out;
-}
-
-int QueueModel::liveChangeOf(const QueueRow &row) const
-{
-    return m_marks.isEmpty() ? 0 : m_marks.value(rowIdentity(row)).change;
-}
-
-int QueueModel::enteredRows() const
-{
-    int n = 0;
-    for (const LiveMark &m : m_marks)
-        n += m.change == 1;
-    return n;
-}
-
-int QueueModel::leftRows() const
-{
-    int n = 0;
-    for (const LiveMark &m : m_marks)
-        n += m.change == 2;
-    return n;
-}
-
-bool QueueModel::poll()
-{
-    if (!m_workspace || !m_started || m_loading || m_polling || m_replacing)
-        return false;
-    m_polling = true;
-    const quint64 generation = m_generation;
-    const int held = int(m_rows.size()) - leftRows();
-    const int limit = std::min(std::max(held + 20, m_pageSize), kMaxPolledRows);
-    if (m_token.isCancelled())
-        m_token = CancelToken::create();
-    const CancelScope scope(m_token); // cancelLoading() and a reset stop a poll too
-    const QFuture<Outcome<QueuePage>> page = fetchQueuePage(*m_workspace, m_request, QueueCursor{}, limit);
-    const QFuture<Outcome<qint64>> count = countQueue(*m_workspace, m_request);
-    whenReady(continueAfterAll(futuresOf(page, count), m_workspace->mergePool(), [page, count]() { return std::make_pair(page.result(), count.result()); }),
-              this, [this, generation](const std::pair<Outcome<QueuePage>, Outcome<qint64>> &r) { applyPoll(generation, r.first, r.second); });
-    return true;
-}
-
-void QueueModel::applyPoll(quint64 generation, const Outcome<QueuePage> &page, const Outcome<qint64> &count)
-{
-    m_polling = false;
-    if (generation != m_generation)
-        return; // reset meanwhile: the rows it compared are gone
-    const QString now = nowUtcText();
-    if (!page.ok()) {
-        if (!m_live.stale) {
-            m_live.stale = true;
-            m_live.staleSinceUtc = now;
-        }
-        m_live.why = page.error->message;
-        logger("models")->warn("{} queue: live poll failed: {}", queueName(m_request.kind), m_live.why.toStdString());
-        emit liveStateChanged();
-        emit polled(false, 0, 0, 0);
-        return;
-    }
-    const QueueDelta d = diffQueueRows(m_request, m_rows, leftIndexes(), m_atEnd, page->rows, page->atEnd);
-    for (int k = 0; k < d.updated.size(); ++k) {
-        const int i = d.updated[k];
-        m_rows[i] = d.updatedRows[k];
-        emit dataChanged(index(i, 0), index(i, ColumnCount - 1));
-    }
-    for (int i : d.left) {
-        m_marks.insert(rowIdentity(m_rows[i]), LiveMark{2, now});
-        emit dataChanged(index(i, 0), index(i, ColumnCount - 1));
-    }
-    // From the last: rows entering at one place keep their queue order.
-    for (auto it = d.entered.crbegin(); it != d.entered.crend(); ++it) {
-        const int at = it->first;
-        beginInsertRows(QModelIndex(), at, at);
-        m_rows.insert(at, it->second);
-        m_marks.insert(rowIdentity(it->second), LiveMark{1, now});
-        endInsertRows();
-    }
-    if (!d.entered.isEmpty())
-        loadClaims(0, int(m_rows.size()));
-    if (count.ok() && *count != m_count) {
-        m_count = *count;
-        m_countError.clear();
-        emit countChanged(m_count);
-    }
-    m_live.stale = false;
-    m_live.staleSinceUtc.clear();
-    m_live.why.clear();
-    m_live.lastOkUtc = now;
-    emit liveStateChanged();
-    emit polled(true, int(d.entered.size()), int(d.updated.size()), int(d.left.size()));
-}
-
-QueueModel::~QueueModel()
-{
-    m_token.cancel(); // nobody will read the results of jobs still queued
 }
 
 void QueueModel::setRequest(const QueueRequest &request)
@@ -519,7 +363,7 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
     default: break;
     }
     if (role == Qt::ToolTipRole && !m_marks.isEmpty()) {
-        const LiveMark mark = m_marks.value(rowIdentity(r));
+        const LiveMark mark = m_marks.value(queueRowIdentity(r));
         if (mark.change == 2)
             return QStringLiteral("left this queue (gone at %1 UTC: settled or changed since it was listed); Refresh drops it")
                 .arg(utcToSecond(mark.atUtc).mid(11, 8));

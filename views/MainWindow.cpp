@@ -551,6 +551,7 @@ void MainWindow::changeEvent(QEvent *event)
 
 void MainWindow::setLivePolling(int seconds)
 {
+    m_livePollingSet = true;
     for (QueuePane *pane : std::as_const(m_panes))
         pane->model()->setLiveInterval(qMax(0, seconds) * 1000);
     updateLiveSlowdown();
@@ -580,7 +581,13 @@ void MainWindow::updateLiveIndicator()
         if (text.isEmpty())
             text = m->liveStatusText();
     }
-    m_liveLabel->setVisible(!text.isEmpty());
+    m_liveLabel->setVisible(m_livePollingSet);
+    if (text.isEmpty()) { // turned off: say so, an absent indicator reads as "current"
+        m_liveLabel->setText(QStringLiteral("\u25cb live updates off: Refresh to update"));
+        m_liveLabel->setStyleSheet(QStringLiteral("QLabel { color: #80868b; }"));
+        m_liveLabel->setToolTip(QStringLiteral("[console] live_poll_seconds = 0: the queues show what was read at the last Refresh."));
+        return;
+    }
     m_liveLabel->setText(stale ? QStringLiteral("\u26a0 ") + text : QStringLiteral("\u25cf ") + text);
     m_liveLabel->setStyleSheet(stale ? QStringLiteral("QLabel { color: #b00020; font-weight: bold; }")
                                      : QStringLiteral("QLabel { color: #2e7d32; }"));

@@ -100,7 +100,8 @@ public:
     /// `seconds` (0: off, the default of a window built without it; the console passes
     /// livePollSeconds() of its config), 6× slower while the window is hidden or minimized.
     /// The status bar's live indicator says "live: polling every 5 s" or, in red, "stale since
-    /// 02:14:07 UTC (<store>: <why>)" while a queue's poll fails.
+    /// 02:14:07 UTC (<store>: <why>)" while a queue's poll fails, and with 0 "live updates off:
+    /// Refresh to update".
     void setLivePolling(int seconds);
     /// The live indicator in the status bar.
     QLabel *liveIndicator() const { return m_liveLabel; }
@@ -157,6 +158,7 @@ private:
     void updateLiveIndicator();
     void updateLiveSlowdown();
     QLabel *m_liveLabel = nullptr;
+    bool m_livePollingSet = false; ///< setLivePolling() was called: the indicator shows (also "off")
     /// Gives the Incident tab most of the width while it is current, and the queues their
     /// split back after (once the splitter is laid out).
     void fitSplitterToTab();

@@ -39,6 +39,16 @@ BizTypeConfig WorkspaceConfig::bizType(const QString &name) const
     return d;
 }
 
+int configFileInt(const WorkspaceConfig &config, const QString &key, int fallback, int min)
+{
+    if (config.sourceFile.isEmpty() || !QFileInfo::exists(config.sourceFile))
+        return fallback;
+    const QSettings s(config.sourceFile, QSettings::IniFormat);
+    bool ok = false;
+    const int v = s.value(key).toString().trimmed().toInt(&ok);
+    return ok && v >= min ? v : fallback;
+}
+
 QString osUserName()
 {
     QString user = qEnvironmentVariable("USER");

@@ -101,6 +101,12 @@ private:
     QMap<int, bool> m_set;
 };
 
+/// An integer setting of `config`'s file; `key` is "section/name" ("console/live_poll_seconds",
+/// "biz.refund/review_sla_hours"). Its value when it reads as an integer >= `min`, else
+/// `fallback` — also without a file, or when the file changed since it was checked on read
+/// (ConfigKeys: ranges are enforced there, with a message).
+int configFileInt(const WorkspaceConfig &config, const QString &key, int fallback, int min);
+
 /// The OS user name ($USER, $USERNAME, $LOGNAME, the passwd entry, else "unknown").
 QString osUserName();
 

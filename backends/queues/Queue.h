@@ -12,6 +12,7 @@
 #include <QVector>
 
 #include <optional>
+#include <utility>
 
 namespace triage {
 
@@ -136,6 +137,9 @@ qint64 countIntents(DbSession &session, const WorkspaceConfig &config, const Que
 /// its rows are consumed; the other source's cursor moves up to the last row taken.
 QueuePage mergeQueuePages(const QueueRequest &req, const QueueCursor &from, const QVector<QueueRow> &records,
                           bool recordsComplete, const QVector<QueueRow> &intents, bool intentsComplete, int limit);
+
+/// A row's identity across reads: (source, id).
+std::pair<int, qint64> queueRowIdentity(const QueueRow &row);
 
 /// True when `a` comes before `b` in `req`'s queue order: updated_at (oldest or newest
 /// first), then records before intent steps, then id in the same direction.

@@ -1,7 +1,5 @@
 #include "Queue.h"
 
-#include <QFileInfo>
-#include <QSettings>
 
 #include "FutureChain.h"
 #include "Workspace.h"
@@ -10,12 +8,7 @@ namespace triage {
 
 int livePollSeconds(const WorkspaceConfig &config)
 {
-    if (config.sourceFile.isEmpty() || !QFileInfo::exists(config.sourceFile))
-        return 5;
-    QSettings s(config.sourceFile, QSettings::IniFormat);
-    bool ok = false;
-    const int v = s.value(QStringLiteral("console/live_poll_seconds")).toString().trimmed().toInt(&ok);
-    return ok && v >= 0 ? v : 5;
+    return configFileInt(config, QStringLiteral("console/live_poll_seconds"), 5, 0);
 }
 
 QFuture<Outcome<QueuePage>> fetchQueuePage(Workspace &ws, const QueueRequest &request, const QueueCursor &cursor, int limit)

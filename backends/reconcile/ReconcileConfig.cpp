@@ -39,12 +39,7 @@ ReconcileBizConfig reconcileConfigFromFile(const QString &path, const QString &b
 
 int reconcileExpectedEveryS(const WorkspaceConfig &config)
 {
-    if (config.sourceFile.isEmpty() || !QFileInfo::exists(config.sourceFile))
-        return 3600;
-    QSettings s(config.sourceFile, QSettings::IniFormat);
-    bool ok = false;
-    const int v = s.value(QStringLiteral("console/reconcile_expected_every")).toString().trimmed().toInt(&ok);
-    return ok && v > 0 ? v : 3600;
+    return configFileInt(config, QStringLiteral("console/reconcile_expected_every"), 3600, 1);
 }
 
 QTimeZone reviewTimeZone(const WorkspaceConfig &config)
@@ -61,13 +56,7 @@ QTimeZone reviewTimeZone(const WorkspaceConfig &config)
 
 int reviewSlaHours(const WorkspaceConfig &config, const QString &bizType)
 {
-    if (config.sourceFile.isEmpty() || !QFileInfo::exists(config.sourceFile))
-        return 24;
-    QSettings s(config.sourceFile, QSettings::IniFormat);
-    s.beginGroup(QStringLiteral("biz.") + bizType);
-    bool ok = false;
-    const int v = s.value(QStringLiteral("review_sla_hours")).toString().trimmed().toInt(&ok);
-    return ok && v > 0 ? v : 24;
+    return configFileInt(config, QStringLiteral("biz.%1/review_sla_hours").arg(bizType), 24, 1);
 }
 
 ReconcileBizConfig reconcileConfigOf(const BizPolicy &policy)

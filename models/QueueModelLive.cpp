@@ -1,0 +1,169 @@
+// QueueModel's live update (DESIGN.md §9 "Live queues"): the poll, its merge and its state.
+#include "QueueModel.h"
+
+#include "FutureChain.h"
+#include "Log.h"
+#include "Queue.h"
+#include "WhenReady.h"
+#include "Workspace.h"
+
+#include <QDateTime>
+
+#include <algorithm>
+
+namespace triage {
+
+namespace {
+
+QString nowUtcText()
+{
+    return formatUtcMicros(QDateTime::currentDateTimeUtc().toMSecsSinceEpoch() * 1000);
+}
+
+} // namespace
+
+void QueueModel::setLiveInterval(int ms)
+{
+    m_live.intervalMs = qMax(0, ms);
+    restartLiveTimer();
+    emit liveStateChanged();
+}
+
+void QueueModel::setLiveSlowed(bool slowed)
+{
+    if (m_live.slowed == slowed)
+        return;
+    m_live.slowed = slowed;
+    restartLiveTimer();
+    emit liveStateChanged();
+}
+
+void QueueModel::restartLiveTimer()
+{
+    if (m_live.intervalMs <= 0) {
+        m_liveTimer->stop();
+        return;
+    }
+    m_liveTimer->start(m_live.intervalMs * (m_live.slowed ? kHiddenSlowdown : 1));
+}
+
+QString QueueModel::liveStatusText() const
+{
+    if (m_live.intervalMs <= 0)
+        return {};
+    if (m_live.stale)
+        return QStringLiteral("stale since %1 UTC (%2)").arg(utcToSecond(m_live.staleSinceUtc).mid(11, 8), m_live.why);
+    const int seconds = m_live.intervalMs * (m_live.slowed ? kHiddenSlowdown : 1) / 1000;
+    QString text = seconds >= 1 ? QStringLiteral("live: polling every %1 s").arg(seconds)
+                                : QStringLiteral("live: polling every %1 ms").arg(m_live.intervalMs);
+    if (m_live.slowed)
+        text += QStringLiteral(" (window hidden)");
+    return text;
+}
+
+QSet<int> QueueModel::leftIndexes() const
+{
+    QSet<int> out;
+    if (m_marks.isEmpty())
+        return out;
+    for (int i = 0; i < m_rows.size(); ++i)
+        if (m_marks.value(queueRowIdentity(m_rows[i])).change == 2)
+            out.insert(i);
+    return out;
+}
+
+int QueueModel::liveChangeOf(const QueueRow &row) const
+{
+    return m_marks.isEmpty() ? 0 : m_marks.value(queueRowIdentity(row)).change;
+}
+
+int QueueModel::enteredRows() const
+{
+    int n = 0;
+    for (const LiveMark &m : m_marks)
+        n += m.change == 1;
+    return n;
+}
+
+int QueueModel::leftRows() const
+{
+    int n = 0;
+    for (const LiveMark &m : m_marks)
+        n += m.change == 2;
+    return n;
+}
+
+bool QueueModel::poll()
+{
+    if (!m_workspace || !m_started || m_loading || m_polling || m_replacing)
+        return false;
+    m_polling = true;
+    const quint64 generation = m_generation;
+    const int held = int(m_rows.size()) - leftRows();
+    const int limit = std::min(std::max(held + 20, m_pageSize), kMaxPolledRows);
+    if (m_token.isCancelled())
+        m_token = CancelToken::create();
+    const CancelScope scope(m_token); // cancelLoading() and a reset stop a poll too
+    const QFuture<Outcome<QueuePage>> page = fetchQueuePage(*m_workspace, m_request, QueueCursor{}, limit);
+    const QFuture<Outcome<qint64>> count = countQueue(*m_workspace, m_request);
+    whenReady(continueAfterAll(futuresOf(page, count), m_workspace->mergePool(), [page, count]() { return std::make_pair(page.result(), count.result()); }),
+              this, [this, generation](const std::pair<Outcome<QueuePage>, Outcome<qint64>> &r) { applyPoll(generation, r.first, r.second); });
+    return true;
+}
+
+void QueueModel::applyPoll(quint64 generation, const Outcome<QueuePage> &page, const Outcome<qint64> &count)
+{
+    m_polling = false;
+    if (generation != m_generation)
+        return; // reset meanwhile: the rows it compared are gone
+    const QString now = nowUtcText();
+    if (!page.ok()) {
+        if (!m_live.stale) {
+            m_live.stale = true;
+            m_live.staleSinceUtc = now;
+        }
+        m_live.why = page.error->message;
+        logger("models")->warn("{} queue: live poll failed: {}", queueName(m_request.kind), m_live.why.toStdString());
+        emit liveStateChanged();
+        emit polled(false, 0, 0, 0);
+        return;
+    }
+    const QueueDelta d = diffQueueRows(m_request, m_rows, leftIndexes(), m_atEnd, page->rows, page->atEnd);
+    for (int k = 0; k < d.updated.size(); ++k) {
+        const int i = d.updated[k];
+        m_rows[i] = d.updatedRows[k];
+        emit dataChanged(index(i, 0), index(i, ColumnCount - 1));
+    }
+    for (int i : d.left) {
+        m_marks.insert(queueRowIdentity(m_rows[i]), LiveMark{2, now});
+        emit dataChanged(index(i, 0), index(i, ColumnCount - 1));
+    }
+    // From the last: rows entering at one place keep their queue order.
+    for (auto it = d.entered.crbegin(); it != d.entered.crend(); ++it) {
+        const int at = it->first;
+        beginInsertRows(QModelIndex(), at, at);
+        m_rows.insert(at, it->second);
+        m_marks.insert(queueRowIdentity(it->second), LiveMark{1, now});
+        endInsertRows();
+    }
+    if (!d.entered.isEmpty())
+        loadClaims(0, int(m_rows.size()));
+    if (count.ok() && *count != m_count) {
+        m_count = *count;
+        m_countError.clear();
+        emit countChanged(m_count);
+    }
+    m_live.stale = false;
+    m_live.staleSinceUtc.clear();
+    m_live.why.clear();
+    m_live.lastOkUtc = now;
+    emit liveStateChanged();
+    emit polled(true, int(d.entered.size()), int(d.updated.size()), int(d.left.size()));
+}
+
+QueueModel::~QueueModel()
+{
+    m_token.cancel(); // nobody will read the results of jobs still queued
+}
+
+} // namespace triage
