@@ -196,6 +196,10 @@ void MarkQueryController::onMarkResult(const Outcome<MarkResult> &outcome)
     case MarkResult::Kind::DryRun:
         m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("Dry run: %1").arg(r.message));
         break;
+    case MarkResult::Kind::Proposed:
+        m_header->actionBar()->showMessage(MessageBar::Level::Warning,
+                                           QStringLiteral("\u270B Four-eyes: %1 (audit #%2)").arg(r.message).arg(r.auditId));
+        break;
     case MarkResult::Kind::Refused:
         m_header->actionBar()->showMessage(MessageBar::Level::Warning, QStringLiteral("Refused: %1").arg(r.message));
         break;

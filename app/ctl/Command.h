@@ -105,5 +105,8 @@ std::unique_ptr<Command> makeClaimsCommand();
 std::unique_ptr<Command> makeReconcileCommand();
 std::unique_ptr<Command> makeReviewCommand();
 std::unique_ptr<Command> makePolicyCommand();
+std::unique_ptr<Command> makeProposalsCommand();
+std::unique_ptr<Command> makeApproveCommand();
+std::unique_ptr<Command> makeRejectCommand();
 
 } // namespace triage::ctl

@@ -19,7 +19,7 @@ QString shownOfTotalText(qint64 shown, qint64 total, int limit, const QString &s
 
 int combinedExitCode(const QSet<int> &codes)
 {
-    for (int c : {int(ExitDatabase), int(ExitUpstream), int(ExitRefused), int(ExitConflict)})
+    for (int c : {int(ExitDatabase), int(ExitUpstream), int(ExitRefused), int(ExitConflict), int(ExitProposed)})
         if (codes.contains(c))
             return c;
     return ExitOk;

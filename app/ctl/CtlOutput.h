@@ -21,6 +21,7 @@ enum ExitCode : int {
     ExitConflict = 3, ///< someone else's state wins (compare-and-set matched no row)
     ExitRefused = 4,  ///< refused by a safety rule, including read-only mode
     ExitUpstream = 5, ///< upstream unusable or timed out, or a compensation left UNKNOWN
+    ExitProposed = 6, ///< four-eyes made the mark a proposal: nothing applied until another operator approves
 };
 
 /// The exit code of a database failure (DESIGN.md §5): 1 for a configuration error, 4 for a

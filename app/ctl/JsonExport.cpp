@@ -88,6 +88,7 @@ QJsonObject markResult(const MarkResult &r)
     o.insert(QStringLiteral("message"), r.message);
     o.insert(QStringLiteral("request_id"), r.requestId);
     o.insert(QStringLiteral("audit_id"), r.auditId ? QJsonValue(double(r.auditId)) : QJsonValue(QJsonValue::Null));
+    o.insert(QStringLiteral("proposal_id"), r.proposalId ? QJsonValue(double(r.proposalId)) : QJsonValue(QJsonValue::Null));
     o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(r.warnings));
     o.insert(QStringLiteral("current"), r.current ? QJsonValue(record(*r.current)) : QJsonValue(QJsonValue::Null));
     o.insert(QStringLiteral("changed_by"), r.changedBy ? QJsonValue(auditEntry(*r.changedBy)) : QJsonValue(QJsonValue::Null));

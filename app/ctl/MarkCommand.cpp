@@ -35,6 +35,7 @@ int markExitCode(const Outcome<MarkResult> &o)
     case MarkResult::Kind::Conflict: return ExitConflict;
     case MarkResult::Kind::Refused: return ExitRefused;
     case MarkResult::Kind::Error: return ExitDatabase;
+    case MarkResult::Kind::Proposed: return ExitProposed;
     }
     return ExitDatabase;
 }

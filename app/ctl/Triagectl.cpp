@@ -80,7 +80,8 @@ const std::vector<CommandFactory> &commandTable()
         &makeCompensationsCommand, &makeAuditCommand, &makeDoctorCommand, &makeMapCommand,
         &makeTimelineCommand, &makeIncidentCommand, &makeBundleCommand, &makeReportCommand,
         &makeEscalationsCommand, &makeClaimCommand, &makeReleaseCommand, &makeClaimsCommand,
-        &makeReconcileCommand, &makeReviewCommand, &makePolicyCommand,
+        &makeReconcileCommand, &makeReviewCommand, &makePolicyCommand, &makeProposalsCommand,
+        &makeApproveCommand, &makeRejectCommand,
     };
     return table;
 }
@@ -162,7 +163,9 @@ QString Triagectl::helpText() const
         "  4  refused by a safety rule, including --read-only for every writing command and a\n"
         "     database whose console schema is newer than this build's;\n"
         "     doctor: an index the queues need is missing (1: the mapping does not match)\n"
-        "  5  upstream unusable or timed out (query), or a compensation left UNKNOWN\n");
+        "  5  upstream unusable or timed out (query), or a compensation left UNKNOWN\n"
+        "  6  proposed: four-eyes made the mark a proposal; nothing is applied until another\n"
+        "     operator approves it (triagectl approve ID --reason TEXT)\n");
     return text;
 }
 

@@ -14,7 +14,8 @@ namespace triage {
 /// 5: + triage_review_breach, triage_review_signoff, triage_review_daily, triage_review_note
 ///    (the daily review, DESIGN.md §8 "The daily review").
 /// 6: + triage_policy (the safety policy and the global freeze, DESIGN.md §8 "Safety policy").
-constexpr int kConsoleSchemaVersion = 6;
+/// 7: + triage_proposal (four-eyes proposals, DESIGN.md §9 "Four-eyes").
+constexpr int kConsoleSchemaVersion = 7;
 
 /// The key of the schema version row of triage_meta.
 inline QString consoleSchemaVersionKey()

@@ -184,13 +184,20 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
             if (!s.contains(setting))
                 continue;
             QString ignored;
-            QString raw = s.value(setting).toString().trimmed().toLower();
+            const QVariant value = s.value(setting); // QSettings reads "a,b" as a list (four_eyes)
+            QString raw = (value.typeId() == QMetaType::QStringList ? value.toStringList().join(QLatin1Char(',')) : value.toString())
+                              .trimmed()
+                              .toLower();
             if (setting == QLatin1String("money_moving")) // the INI's Bool spellings (ConfigKeys.cpp)
                 raw = QStringList{QStringLiteral("true"), QStringLiteral("yes"), QStringLiteral("on"), QStringLiteral("1")}.contains(raw)
                     ? QStringLiteral("true")
                     : QStringLiteral("false");
             if (const std::optional<QString> v = checkPolicyValue(setting, raw, &ignored))
                 iniRows.insert(QStringLiteral("biz.%1.%2").arg(name, setting), *v);
+            else if (setting == QLatin1String("four_eyes")) { // a list: the key table checks only its length
+                s.endGroup();
+                return fail(QStringLiteral("[%1] %2").arg(group, ignored));
+            }
         }
         const BizPolicy ini = bizPolicyFromRows(iniRows, name);
         c.iniPolicy.insert(name, ini);

@@ -1,6 +1,7 @@
 #include "DemoWorkspace.h"
 
 #include "DemoHistory.h"
+#include "Policy.h"
 #include "DemoReview.h"
 #include "Log.h"
 #include "Reconcile.h"
@@ -238,6 +239,17 @@ QString DemoWorkspace::ensure(bool reset)
     const auto review = seedReviewHistory(ws);
     if (!review.ok())
         return review.error->message;
+    // Money-moving marks need a second operator (DESIGN.md §9 "Four-eyes"): the demo's
+    // policy, in its database like any deployment's, audited as set by "demo".
+    const auto fourEyes = ws.worker(DbRole::Idempotency).run<bool>([](DbSession &session) {
+        for (const QString &biz : {QStringLiteral("payment_capture"), QStringLiteral("refund_issue")})
+            policy_sql::set(session, QStringLiteral("biz.%1.four_eyes").arg(biz), QStringLiteral("mark_success,mark_failed"),
+                            QStringLiteral("the demo: payments and refunds move money, so a second operator approves every mark"),
+                            QStringLiteral("demo"), std::nullopt);
+        return true;
+    }).result();
+    if (!fourEyes.ok())
+        return fourEyes.error->message;
     logger("app")->info("created the demo workspace in {} ms (schema {} ms, demo set {} ms, history {} ms: {} runs, {} escalations; "
                         "reconcile pass {} ms: {})",
                         clock.elapsed(), schemaMs, seedMs, historyMs, history->runs, history->escalations, passMs,

@@ -54,6 +54,10 @@ inline constexpr char16_t ReviewNote[] = u"review.note";
 inline constexpr char16_t PolicySet[] = u"policy.set";
 inline constexpr char16_t PolicyFreeze[] = u"policy.freeze";
 inline constexpr char16_t PolicyUnfreeze[] = u"policy.unfreeze";
+// Four-eyes (DESIGN.md §9): idem_key the proposal's key. A proposing mark is audited as its
+// mark action with outcome "recorded"; an applied approval as the mark (outcome applied).
+inline constexpr char16_t ProposalApprove[] = u"proposal.approve"; ///< a refused approval
+inline constexpr char16_t ProposalReject[] = u"proposal.reject";
 } // namespace audit_action
 
 /// An action as stored, in today's spelling: lower case, '-' and ' ' as '_' (rows written

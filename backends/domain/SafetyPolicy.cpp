@@ -15,6 +15,7 @@ const QString kMoneyMoving = QStringLiteral("money_moving");
 const QString kReconcile = QStringLiteral("reconcile");
 const QString kConfirmDelay = QStringLiteral("reconcile_confirm_delay");
 const QString kSlaHours = QStringLiteral("review_sla_hours");
+const QString kFourEyes = QStringLiteral("four_eyes");
 
 std::optional<int> intOf(const QString &v)
 {
@@ -36,7 +37,37 @@ std::optional<T> merge(const std::optional<T> &a, const std::optional<T> &b, Pic
 
 QStringList policySettingNames()
 {
-    return {kFailedEvidence, kFailedEvidenceMaxAge, kMoneyMoving, kReconcile, kConfirmDelay, kSlaHours};
+    return {kFailedEvidence, kFailedEvidenceMaxAge, kMoneyMoving, kReconcile, kConfirmDelay, kSlaHours, kFourEyes};
+}
+
+QStringList globalPolicySettingNames()
+{
+    return {fourEyesDbUsersName()};
+}
+
+QStringList fourEyesActionNames()
+{
+    return {QStringLiteral("mark_success"), QStringLiteral("mark_failed")};
+}
+
+QString fourEyesText(int flags)
+{
+    QStringList names;
+    const QStringList all = fourEyesActionNames();
+    for (int i = 0; i < all.size(); ++i)
+        if (flags & (1 << i))
+            names << all.at(i);
+    return names.isEmpty() ? QStringLiteral("none") : names.join(QLatin1Char(','));
+}
+
+bool requiresFourEyes(const BizPolicy &policy, int toStatus)
+{
+    const int flags = policy.fourEyes.value_or(0);
+    if (toStatus == 1) // Success (RecordStatus.h)
+        return flags & FourEyesMarkSuccess;
+    if (toStatus == 2) // Failed
+        return flags & FourEyesMarkFailed;
+    return false;
 }
 
 std::optional<PolicyName> parsePolicyName(const QString &name, QString *error)
@@ -45,9 +76,12 @@ std::optional<PolicyName> parsePolicyName(const QString &name, QString *error)
     const QRegularExpressionMatch m = shape.match(name);
     if (m.hasMatch() && policySettingNames().contains(m.captured(2)))
         return PolicyName{m.captured(1), m.captured(2)};
+    if (globalPolicySettingNames().contains(name))
+        return PolicyName{QString(), name};
     const QStringList names = policySettingNames();
-    *error = QStringLiteral("unknown policy setting \"%1\": use biz.<biz_type>.<setting> with setting %2 or %3")
-                 .arg(name, names.mid(0, names.size() - 1).join(QStringLiteral(", ")), names.last());
+    *error = QStringLiteral("unknown policy setting \"%1\": use biz.<biz_type>.<setting> with setting %2 or %3, or %4")
+                 .arg(name, names.mid(0, names.size() - 1).join(QStringLiteral(", ")), names.last(),
+                      globalPolicySettingNames().join(QStringLiteral(", ")));
     if (name == policyFreezeName())
         *error = QStringLiteral("\"frozen\" is changed by triagectl policy freeze / unfreeze, not policy set");
     return std::nullopt;
@@ -70,6 +104,24 @@ std::optional<QString> checkPolicyValue(const QString &setting, const QString &v
         if (lower == QLatin1String("upstream") || lower == QLatin1String("ticket_absent"))
             return lower;
         return bad(QStringLiteral("upstream or ticket_absent"));
+    }
+    if (setting == fourEyesDbUsersName()) {
+        if (lower == QLatin1String("own") || lower == QLatin1String("shared"))
+            return lower;
+        return bad(QStringLiteral("own or shared"));
+    }
+    if (setting == kFourEyes) {
+        const QStringList all = fourEyesActionNames();
+        if (lower == QLatin1String("none"))
+            return lower;
+        int flags = 0;
+        for (const QString &part : lower.split(QLatin1Char(','))) {
+            const int i = all.indexOf(part.trimmed());
+            if (i < 0)
+                return bad(QStringLiteral("none or a comma-separated list of %1").arg(all.join(QStringLiteral(", "))));
+            flags |= 1 << i;
+        }
+        return fourEyesText(flags);
     }
     if (setting == kReconcile) {
         if (lower == QLatin1String("auto") || lower == QLatin1String("escalate"))
@@ -109,6 +161,14 @@ BizPolicy bizPolicyFromRows(const QMap<QString, QString> &rows, const QString &b
             p.reconcileConfirmDelayS = v->toInt();
         else if (setting == kSlaHours)
             p.reviewSlaHours = v->toInt();
+        else if (setting == kFourEyes) {
+            int flags = 0;
+            const QStringList all = fourEyesActionNames();
+            for (const QString &part : v->split(QLatin1Char(',')))
+                if (const int i = all.indexOf(part); i >= 0)
+                    flags |= 1 << i;
+            p.fourEyes = flags;
+        }
     }
     return p;
 }
@@ -132,6 +192,8 @@ BizPolicy stricterPolicy(const BizPolicy &db, const BizPolicy &ini)
     p.reconcileEscalate = merge(reconcileOf(db), reconcileOf(ini), [](bool a, bool b) { return a || b; });
     p.reconcileConfirmDelayS = merge(db.reconcileConfirmDelayS, ini.reconcileConfirmDelayS, [](int a, int b) { return std::max(a, b); });
     p.reviewSlaHours = merge(db.reviewSlaHours, ini.reviewSlaHours, [](int a, int b) { return std::min(a, b); });
+    // More actions under four-eyes is stricter: the union (DESIGN.md §9 "Four-eyes").
+    p.fourEyes = merge(db.fourEyes, ini.fourEyes, [](int a, int b) { return a | b; });
     return p;
 }
 

@@ -25,8 +25,33 @@ inline QString policyFreezeName()
 /// failed_evidence (upstream is stricter than ticket_absent), failed_evidence_max_age
 /// (seconds; smaller is stricter), money_moving (true is stricter), reconcile (escalate is
 /// stricter than auto), reconcile_confirm_delay (seconds; larger is stricter),
-/// review_sla_hours (hours; smaller is stricter).
+/// review_sla_hours (hours; smaller is stricter), four_eyes (the actions that need a second
+/// operator, fourEyesActionNames(); more actions is stricter: the union).
 QStringList policySettingNames();
+
+/// The settings of triage_policy that are not per biz_type (no "biz." prefix):
+/// four_eyes_db_users ("own": operators have their own database users, so an approval by the
+/// proposer's database user is refused; "shared": all operators share one, so four-eyes is a
+/// process control only; own is stricter). DESIGN.md §9 "Four-eyes".
+QStringList globalPolicySettingNames();
+
+/// The row name of the four_eyes_db_users setting.
+inline QString fourEyesDbUsersName()
+{
+    return QStringLiteral("four_eyes_db_users");
+}
+
+/// The actions four-eyes can cover (bit flags of BizPolicy::fourEyes; DESIGN.md §9).
+enum FourEyesAction : int {
+    FourEyesMarkSuccess = 1, ///< "mark_success": a manual mark → SUCCESS
+    FourEyesMarkFailed = 2,  ///< "mark_failed": a manual mark → FAILED
+};
+
+/// The four_eyes value's action names in canonical order: mark_success, mark_failed.
+QStringList fourEyesActionNames();
+
+/// `flags` as the canonical four_eyes value: "none", "mark_success", "mark_success,mark_failed".
+QString fourEyesText(int flags);
 
 /// A policy row name split: "biz.payment.money_moving" → {"payment", "money_moving"}.
 struct PolicyName {
@@ -35,7 +60,8 @@ struct PolicyName {
 };
 
 /// Parses and checks `name` ("biz.<biz_type>.<setting>", biz_type letters, digits, '_' or
-/// '-'; setting one of policySettingNames()). nullopt with `*error` the exact refusal:
+/// '-'; setting one of policySettingNames(); or one of globalPolicySettingNames(), bizType
+/// empty). nullopt with `*error` the exact refusal:
 /// `unknown policy setting "x": use biz.<biz_type>.<setting> with setting failed_evidence,
 /// …  or review_sla_hours` (the freeze is named by `policy freeze`, not `set`).
 std::optional<PolicyName> parsePolicyName(const QString &name, QString *error);
@@ -44,7 +70,9 @@ std::optional<PolicyName> parsePolicyName(const QString &name, QString *error);
 /// " 60" → "60"); nullopt with `*error` the exact refusal:
 /// `bad value "x" for money_moving: must be true or false`, `… must be upstream or
 /// ticket_absent`, `… must be auto or escalate`, `… must be a whole number of seconds from 1
-/// to 2147483647` (hours from 1 to 8760 for review_sla_hours).
+/// to 2147483647` (hours from 1 to 8760 for review_sla_hours), `… must be none or a
+/// comma-separated list of mark_success, mark_failed` (four_eyes: canonical order, no
+/// repeats, "none" for the empty list), `… must be own or shared` (four_eyes_db_users).
 std::optional<QString> checkPolicyValue(const QString &setting, const QString &value, QString *error);
 
 /// One biz_type's policy settings from one source; an absent setting is nullopt.
@@ -55,7 +83,12 @@ struct BizPolicy {
     std::optional<bool> reconcileEscalate; ///< reconcile = escalate (true) or auto (false)
     std::optional<int> reconcileConfirmDelayS;
     std::optional<int> reviewSlaHours;
+    std::optional<int> fourEyes; ///< FourEyesAction flags; unset: none
 };
+
+/// True when `policy` makes a manual mark to `toStatus` (Success or Failed) a proposal that a
+/// second operator approves (four_eyes, DESIGN.md §9 "Four-eyes").
+bool requiresFourEyes(const BizPolicy &policy, int toStatus);
 
 /// The settings of `bizType` among `rows` (triage_policy's name → canonical value; rows of
 /// other biz_types and the freeze row ignored).

@@ -5,11 +5,13 @@
 #include "FutureChain.h"
 
 #include "CanonicalTicket.h"
+#include "ConsoleSchema.h"
 #include "JsonText.h"
 #include "MarkSql.h"
 #include "RecordStatus.h"
 #include "Workspace.h"
 
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
 #include <QUuid>
@@ -38,6 +40,7 @@ QString markKindName(MarkResult::Kind kind)
     case MarkResult::Kind::Refused: return QStringLiteral("refused");
     case MarkResult::Kind::Error: return QStringLiteral("error");
     case MarkResult::Kind::DryRun: return QStringLiteral("dry-run");
+    case MarkResult::Kind::Proposed: return QStringLiteral("proposed");
     }
     return {};
 }
@@ -298,6 +301,144 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
                       return results;
                   });
               });
+}
+
+QString proposalExpectedStateJson(const ExpectedState &e)
+{
+    QJsonObject o;
+    o[QStringLiteral("status")] = e.status ? QJsonValue(double(*e.status)) : QJsonValue(QJsonValue::Null);
+    o[QStringLiteral("status_stored")] = e.statusStored ? QJsonValue(*e.statusStored) : QJsonValue(QJsonValue::Null);
+    o[QStringLiteral("updated_at")] = e.updatedAt ? QJsonValue(formatUtcMicros(*e.updatedAt)) : QJsonValue(QJsonValue::Null);
+    o[QStringLiteral("version")] = e.version ? QJsonValue(QString::number(*e.version)) : QJsonValue(QJsonValue::Null);
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+std::optional<ExpectedState> proposalExpectedState(const QString &json)
+{
+    const ParsedJson parsed = parseJsonText(json);
+    if (!parsed.ok || !parsed.root.isObject())
+        return std::nullopt;
+    const QJsonObject o = parsed.root.toObject();
+    ExpectedState e;
+    if (o.value(QStringLiteral("status")).isDouble())
+        e.status = qint64(o.value(QStringLiteral("status")).toDouble());
+    if (o.value(QStringLiteral("status_stored")).isString())
+        e.statusStored = o.value(QStringLiteral("status_stored")).toString();
+    if (o.value(QStringLiteral("updated_at")).isString()) {
+        e.updatedAt = parseUtcMicros(o.value(QStringLiteral("updated_at")).toString());
+        if (!e.updatedAt)
+            return std::nullopt;
+    }
+    if (o.value(QStringLiteral("version")).isString()) {
+        bool ok = false;
+        e.version = o.value(QStringLiteral("version")).toString().toLongLong(&ok);
+        if (!ok)
+            return std::nullopt;
+    }
+    return e;
+}
+
+namespace {
+
+Outcome<MarkResult> proposalFailure(DbError::Kind kind, const QString &message)
+{
+    return Outcome<MarkResult>::failure(DbError{DbRole::Idempotency, kind, message, {}});
+}
+
+/// The reason rule of every operator decision on a proposal (≥ 10 characters, trimmed).
+QString shortReason(const QString &reason)
+{
+    const int n = int(reason.trimmed().size());
+    return n >= 10 ? QString() : QStringLiteral("a decision on a proposal needs a reason of at least 10 characters (got %1)").arg(n);
+}
+
+} // namespace
+
+QFuture<Outcome<MarkResult>> approveProposal(Workspace &ws, qint64 id, QString reason)
+{
+    if (const QString why = shortReason(reason); !why.isEmpty())
+        return QtFuture::makeReadyFuture(proposalFailure(DbError::Kind::Refused, why));
+    if (ws.config().readOnly)
+        return QtFuture::makeReadyFuture(
+            proposalFailure(DbError::Kind::Refused, QStringLiteral("read-only mode: approving is disabled (started with --read-only or read_only=true)")));
+    Workspace *w = &ws;
+    auto read = ws.worker(DbRole::Idempotency).run<std::optional<ProposalRow>>([id](DbSession &s) { return proposal_sql::read(s, id); });
+    return continueWith(read, ws.mergePool(), [w, id, reason](Outcome<std::optional<ProposalRow>> row) -> QFuture<Outcome<MarkResult>> {
+        if (!row.ok())
+            return QtFuture::makeReadyFuture(Outcome<MarkResult>::failure(*row.error));
+        if (!*row)
+            return QtFuture::makeReadyFuture(proposalFailure(DbError::Kind::Config, QStringLiteral("no proposal %1").arg(id)));
+        const ProposalRow &p = **row;
+        const std::optional<ExpectedState> expected = proposalExpectedState(p.expectedState);
+        MarkRequest r;
+        r.idemKey = p.idemKey;
+        r.toStatus = p.toStatus == QLatin1String("SUCCESS") ? Success : Failed;
+        r.reason = p.reason;
+        r.snapshot = p.snapshot;
+        r.snapshotSource = p.snapshotSource;
+        // An unreadable expected state (edited by hand) matches nothing: the approving
+        // statement's hash check names it.
+        r.expect = expected.value_or(ExpectedState{});
+        r.evidenceJson = p.evidence;
+        r.approves = p;
+        r.approvalReason = reason.trimmed();
+        return markRecord(*w, r);
+    });
+}
+
+QFuture<Outcome<ProposalRow>> rejectProposal(Workspace &ws, qint64 id, QString reason)
+{
+    auto fail = [](DbError::Kind kind, const QString &message) {
+        return QtFuture::makeReadyFuture(Outcome<ProposalRow>::failure(DbError{DbRole::Idempotency, kind, message, {}}));
+    };
+    if (const QString why = shortReason(reason); !why.isEmpty())
+        return fail(DbError::Kind::Refused, why);
+    if (ws.config().readOnly)
+        return fail(DbError::Kind::Refused, QStringLiteral("read-only mode: rejecting is disabled (started with --read-only or read_only=true)"));
+    const QString who = ws.config().operatorName.isEmpty() ? osUserName() : ws.config().operatorName;
+    return ws.worker(DbRole::Idempotency).run<ProposalRow>([id, reason = reason.trimmed(), who](DbSession &s) {
+        requireKnownConsoleSchema(s);
+        const std::optional<ProposalRow> before = proposal_sql::read(s, id);
+        if (!before)
+            throw DbException({DbRole::Idempotency, DbError::Kind::Config, QStringLiteral("no proposal %1").arg(id), {}});
+        AuditEntry a = auditStamp(audit_action::ProposalReject, before->idemKey, who, auditDbUser(s.profile()),
+                                  QUuid::createUuid().toString(QUuid::WithoutBraces));
+        a.reason = reason;
+        a.fromState = QStringLiteral("{\"proposal\":%1,\"state\":\"%2\"}").arg(id).arg(before->stateText());
+        s.begin();
+        bool closed = false;
+        try {
+            closed = proposal_sql::close(s, id, QStringLiteral("rejected"), who, reason);
+        } catch (const DbException &) {
+            s.rollback();
+            throw;
+        }
+        if (!closed) {
+            s.rollback();
+            const std::optional<ProposalRow> now = proposal_sql::read(s, id);
+            throw DbException({DbRole::Idempotency, DbError::Kind::Conflict,
+                               QStringLiteral("proposal %1 is %2 (by %3 at %4: %5)")
+                                   .arg(QString::number(id), now ? now->state : QStringLiteral("gone"), now ? now->decidedBy : QString(),
+                                        now ? now->decidedAt : QString(), now ? now->decisionReason : QString()),
+                               {}});
+        }
+        try {
+            a.toState = QStringLiteral("{\"proposal\":%1,\"state\":\"rejected\"}").arg(id);
+            a.outcome = QStringLiteral("applied");
+            a.detail = QStringLiteral("rejected proposal %1 (%2 of %3 by %4)").arg(QString::number(id), before->action, before->idemKey, before->proposedBy);
+            audit_sql::insert(s, a);
+            s.commit();
+        } catch (const DbException &) {
+            s.rollback();
+            throw;
+        }
+        return *proposal_sql::read(s, id);
+    });
+}
+
+QFuture<Outcome<QVector<ProposalRow>>> readProposals(Workspace &ws, bool all)
+{
+    return ws.worker(DbRole::Idempotency).run<QVector<ProposalRow>>([all](DbSession &s) { return proposal_sql::list(s, all); });
 }
 
 QFuture<Outcome<QVector<AuditEntry>>> readAudit(Workspace &ws, AuditQuery query)

@@ -4,6 +4,7 @@
 #include "CanonicalTicket.h"
 #include "KeyDetail.h"
 #include "MarkRules.h"
+#include "Proposal.h"
 
 #include <QFuture>
 #include <QString>
@@ -36,16 +37,24 @@ struct MarkRequest {
     QString evidenceJson;                  ///< extra evidence (JSON object text), e.g. an upstream answer
     QString requestId;                     ///< empty: generated; reuse to make a retry idempotent
     bool readBack = true;                  ///< re-read the record after applying (false in bulk runs)
+    /// Set by approveProposal() only: this mark is the approval of that proposal (as read), by
+    /// operatorName for approvalReason. mark_sql::apply() then runs the approving statement
+    /// (proposal_sql::approve()) in the compare-and-set's own transaction and never proposes.
+    std::optional<ProposalRow> approves;
+    QString approvalReason;
 };
 
 /// What happened to one mark.
 struct MarkResult {
-    enum class Kind { Applied, Conflict, Refused, Error, DryRun };
+    /// Proposed: four-eyes (DESIGN.md §9) made the mark a proposal (proposalId) that a second
+    /// operator approves; nothing was applied.
+    enum class Kind { Applied, Conflict, Refused, Error, DryRun, Proposed };
     Kind kind = Kind::Error;
     QString idemKey;
     QString message;                      ///< one line for operators
     QString requestId;
     qint64 auditId = 0;                   ///< the audit row written (0: none)
+    qint64 proposalId = 0;                ///< Proposed: the new proposal; an approval: the one approved
     std::optional<RecordDetail> before;   ///< the record as read before the change
     std::optional<RecordDetail> current;  ///< the record as it is now (after, or the winner's state on conflict)
     std::optional<AuditEntry> changedBy;  ///< on conflict: the latest applied audit row (a person), if any
@@ -58,7 +67,7 @@ struct MarkResult {
 /// the mark with exactly that text). The one place a snapshot is taken from a ticket.
 void setSnapshotFrom(MarkRequest &request, const SnapshotTicketChoice &choice);
 
-/// "applied", "conflict", "refused", "error", "dry-run".
+/// "applied", "conflict", "refused", "error", "dry-run", "proposed".
 QString markKindName(MarkResult::Kind kind);
 
 /// Evidence from the stores, gathered before the compare-and-set (DESIGN.md §6 inputs).
@@ -128,6 +137,33 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &workspace, MarkRequest reques
 /// over up to 4 extra connections to the idempotency database (each row still its own
 /// compare-and-set), so a bulk run is not limited by one connection's round trips.
 QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &workspace, QVector<MarkRequest> requests);
+
+/// The expected state of a proposal (ProposalRow::expectedState) as JSON text, and back:
+/// {"status": code|null, "status_stored": text|null, "updated_at": ISO UTC|null, "version": n|null}.
+/// proposalExpectedState() returns nullopt for text that is not such an object.
+QString proposalExpectedStateJson(const ExpectedState &expected);
+std::optional<ExpectedState> proposalExpectedState(const QString &json);
+
+/// Approves proposal `id` as the workspace's operator for `reason` (DESIGN.md §9 "Four-eyes"):
+/// reads it, then runs its mark again like markRecord() — fresh evidence, every safety rule
+/// at this moment, the compare-and-set against the proposed expected state — with the
+/// approving statement in the same transaction. Outcomes: Applied (auditId the mark's row,
+/// proposalId `id`); Refused with proposal_sql::approve()'s reason (the proposer, the same
+/// database user, expired, decided, edited) or a safety rule's; Conflict when the record
+/// changed. A refused or conflicting mark voids the proposal (state void with the reason);
+/// the proposer or database-user refusals leave it open. An unknown id is an error of kind
+/// Config ("no proposal 12"); a short reason (< 10 characters) kind Refused. Read-only
+/// workspaces refuse.
+QFuture<Outcome<MarkResult>> approveProposal(Workspace &workspace, qint64 id, QString reason);
+
+/// Rejects open proposal `id` as the workspace's operator for `reason` (≥ 10 characters), with
+/// an audit row proposal.reject. Returns the proposal as now stored. Errors: kind Config for
+/// an unknown id, Conflict when it is no longer open ("proposal 12 is approved (…)"),
+/// Refused for a short reason or read-only mode.
+QFuture<Outcome<ProposalRow>> rejectProposal(Workspace &workspace, qint64 id, QString reason);
+
+/// Open proposals (expired included), or with `all` the newest 500 of every state.
+QFuture<Outcome<QVector<ProposalRow>>> readProposals(Workspace &workspace, bool all);
 
 /// Reads the audit trail (idempotency worker). Throws nothing: a store error is the Outcome's.
 QFuture<Outcome<QVector<AuditEntry>>> readAudit(Workspace &workspace, AuditQuery query);

@@ -2,6 +2,8 @@
 // readers; every function runs on a worker's session (DESIGN.md §2, §6).
 #include "MarkSql.h"
 
+#include "SafetyPolicy.h"
+
 #include "CanonicalTicket.h"
 #include "ConsoleSchema.h"
 #include "JsonText.h"
@@ -61,6 +63,8 @@ MarkResult::Kind kindFromOutcome(const QString &outcome)
         return MarkResult::Kind::Conflict;
     if (outcome == QLatin1String("refused"))
         return MarkResult::Kind::Refused;
+    if (outcome == QLatin1String("recorded")) // a mark four-eyes made a proposal
+        return MarkResult::Kind::Proposed;
     return MarkResult::Kind::Error;
 }
 
@@ -154,6 +158,82 @@ AuditEntry expectedAuditEntry(DbSession &s, const MarkRequest &req, const Expect
     return a;
 }
 
+/// An approval whose mark was refused by a safety rule or lost its compare-and-set voids
+/// the proposal: what was proposed can no longer apply (DESIGN.md §9 "Four-eyes").
+void voidApproved(DbSession &s, const MarkRequest &req, MarkResult &res)
+{
+    if (!req.approves)
+        return;
+    res.proposalId = req.approves->id;
+    if (proposal_sql::close(s, req.approves->id, QStringLiteral("void"), req.operatorName,
+                            QStringLiteral("not applied at approval: ") + res.message))
+        res.message += QStringLiteral(" — proposal %1 is void").arg(req.approves->id);
+}
+
+/// Reports and audits (action proposal.approve, outcome refused) an approval the approving
+/// statement refused; an edited proposal is voided, the others stay as they are.
+MarkResult approvalRefused(DbSession &s, const MarkRequest &req, MarkResult res, AuditEntry a, const QString &refusal)
+{
+    res.kind = MarkResult::Kind::Refused;
+    res.proposalId = req.approves->id;
+    res.message = refusal;
+    a.action = QString::fromUtf16(audit_action::ProposalApprove);
+    a.outcome = QStringLiteral("refused");
+    a.reason = req.approvalReason;
+    a.detail = refusal;
+    res.auditId = audit_sql::insert(s, a);
+    if (refusal.endsWith(QLatin1String(": void")))
+        proposal_sql::close(s, req.approves->id, QStringLiteral("void"), req.operatorName, refusal);
+    return res;
+}
+
+/// Makes the mark `req` (allowed by every rule, not a dry run) a four-eyes proposal: one
+/// triage_proposal row and its audit row (the mark's action, outcome "recorded") in one
+/// transaction. A key with an open proposal for the same action is a conflict (audited).
+MarkResult propose(DbSession &s, const MarkRequest &req, MarkResult res, const ExpectedState &expected, const RecordDetail &current,
+                   AuditEntry a)
+{
+    if (const std::optional<ProposalRow> open = proposal_sql::openFor(s, req.idemKey, a.action)) {
+        res.kind = MarkResult::Kind::Conflict;
+        res.proposalId = open->id;
+        res.message = QStringLiteral("%1 already has open proposal %2 (%3 by %4, expires %5): approve or reject it first")
+                          .arg(req.idemKey, QString::number(open->id), open->action, open->proposedBy, open->expiresAt);
+        a.outcome = QStringLiteral("conflict");
+        a.detail = res.message;
+        res.auditId = audit_sql::insert(s, a);
+        return res;
+    }
+    ProposalRow p;
+    p.action = a.action;
+    p.idemKey = req.idemKey;
+    p.bizType = current.bizType.value_or(QString());
+    p.toStatus = recordStatusName(req.toStatus);
+    p.expectedState = proposalExpectedStateJson(expected);
+    if (req.toStatus == Success)
+        p.snapshot = req.snapshot;
+    p.snapshotSource = req.snapshotSource;
+    p.reason = req.reason;
+    p.evidence = req.evidenceJson;
+    p.proposedBy = req.operatorName;
+    s.begin();
+    try {
+        res.proposalId = proposal_sql::insert(s, p);
+        const std::optional<ProposalRow> stored = proposal_sql::read(s, res.proposalId);
+        res.message = QStringLiteral("proposed as proposal %1 (four-eyes: biz.%2.four_eyes): nothing applied until another operator "
+                                     "approves it (triagectl approve %1 --reason …) before %3")
+                          .arg(QString::number(res.proposalId), p.bizType, stored ? stored->expiresAt : QString());
+        a.outcome = QStringLiteral("recorded");
+        a.detail = res.message;
+        res.auditId = audit_sql::insert(s, a);
+        s.commit();
+    } catch (const DbException &) {
+        s.rollback();
+        throw;
+    }
+    res.kind = MarkResult::Kind::Proposed;
+    return res;
+}
+
 /// Reports (and audits, outside any transaction) a compare-and-set that lost: the row as
 /// it is now and, when a person changed it, who and when (from triage_audit).
 MarkResult conflict(DbSession &s, const WorkspaceConfig &config, const MarkRequest &req, MarkResult res, AuditEntry a)
@@ -174,6 +254,7 @@ MarkResult conflict(DbSession &s, const WorkspaceConfig &config, const MarkReque
     a.detail = res.message;
     if (!req.dryRun) // a dry run writes nothing
         res.auditId = audit_sql::insert(s, a);
+    voidApproved(s, req, res);
     return res;
 }
 
@@ -265,6 +346,24 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     const std::optional<RecordDetail> current = detail_sql::readRecord(s, config, req.idemKey);
     res.before = current;
     res.current = current;
+    if (req.approves && !req.dryRun) {
+        // A trial of the approving statement, rolled back: an approval it refuses (the
+        // proposer, the same database user, expired, decided, edited) stops here, before any
+        // rule could void the proposal. The real one runs in the compare-and-set's transaction.
+        s.begin();
+        QString refusal;
+        try {
+            refusal = proposal_sql::approve(s, *req.approves, req.operatorName, req.approvalReason);
+        } catch (const DbException &) {
+            s.rollback();
+            throw;
+        }
+        s.rollback();
+        if (!refusal.isEmpty()) {
+            const ExpectedState e = req.expect ? *req.expect : ExpectedState{};
+            return approvalRefused(s, req, res, expectedAuditEntry(s, req, e, ev, nullptr), refusal);
+        }
+    }
     // Every statement on the record table is built from the mapping (DESIGN.md §10).
     const RecordSql r = config.records(s.dialect().kind());
     // The mapping when it is not the seeds' integer codes: audit rows then keep the stored value.
@@ -343,8 +442,11 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
         // no record has and triage_audit.idem_key (64 characters) cannot hold is a typo.
         if (!req.dryRun && (current || req.idemKey.size() <= 64))
             res.auditId = audit_sql::insert(s, a);
+        if (res.kind == MarkResult::Kind::Refused) // a store error is not a verdict: the proposal stays open
+            voidApproved(s, req, res);
         return res;
     }
+    const bool fourEyes = !req.approves && current && requiresFourEyes(current->policy, req.toStatus);
     if (const QString w = s.memo(QStringLiteral("mark.precisionWarning:%1.%2").arg(r.map.table, r.map.updatedAt),
                                  [&] { return QVariant(precisionWarning(s, r, hasVersion)); })
                               .toString();
@@ -359,8 +461,12 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
                                hasVersion ? QStringLiteral(", version %1").arg(expected.version ? QString::number(*expected.version)
                                                                                                : QStringLiteral("NULL"))
                                           : QString());
+        if (fourEyes)
+            res.message += QStringLiteral(" — four-eyes: a real run proposes it for another operator's approval");
         return res;
     }
+    if (fourEyes)
+        return propose(s, req, res, expected, *current, a);
 
     const Dialect d = s.dialect().kind();
     SqlBuilder b;
@@ -382,6 +488,17 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     s.begin();
     int matched = 0;
     try {
+        if (req.approves) {
+            // THE approving statement, in the compare-and-set's transaction (DESIGN.md §9).
+            const QString refusal = proposal_sql::approve(s, *req.approves, req.operatorName, req.approvalReason);
+            if (!refusal.isEmpty()) {
+                s.rollback();
+                return approvalRefused(s, req, res, a, refusal);
+            }
+            decision.reason = QStringLiteral("approved proposal %1 of %2 (%3): %4")
+                                  .arg(QString::number(req.approves->id), req.approves->proposedBy, req.approvalReason, decision.reason);
+            res.proposalId = req.approves->id;
+        }
         if (expected.updatedAt)
             where << updatedAtCondition(s, r, b, req.idemKey, *expected.updatedAt);
         QSqlQuery q = s.exec(QStringLiteral("UPDATE %1 SET %2 WHERE %3")

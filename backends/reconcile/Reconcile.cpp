@@ -432,6 +432,16 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             k.action.kind = ReconcileActionKind::Escalate;
             break;
         }
+        case MarkResult::Kind::Proposed: {
+            // Four-eyes (DESIGN.md §9): the run's mark is a proposal; a human approves it.
+            ReconcileEscalation e{EscalationReason::Policy, QString(),
+                                  QStringLiteral("four-eyes: the automatic mark is proposal %1, waiting for an operator's approval "
+                                                 "(triagectl approve %1 --reason …)")
+                                      .arg(out->proposalId)};
+            k.action.escalations.prepend(e);
+            k.action.kind = ReconcileActionKind::Escalate;
+            break;
+        }
         default:
             ++sum.errors;
             k.outcome = QStringLiteral("error");

@@ -119,7 +119,7 @@ QStringList consoleTableStatements(Dialect dialect, DbRole role)
     switch (role) {
     case DbRole::Idempotency:
         return statementsOf(dialect, {QStringLiteral("audit"), QStringLiteral("incident"), QStringLiteral("reconcile"), QStringLiteral("review"),
-                                         QStringLiteral("policy"), QStringLiteral("meta")}, {});
+                                         QStringLiteral("policy"), QStringLiteral("proposal"), QStringLiteral("meta")}, {});
     case DbRole::Intent: return statementsOf(dialect, {QStringLiteral("compensation"), QStringLiteral("meta")}, {});
     case DbRole::Ticket: return {};
     }

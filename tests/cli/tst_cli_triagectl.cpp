@@ -788,6 +788,9 @@ void TstCliTriagectl::helpListsCommands()
         "  reconcile           Settle stale PROCESSING records the evidence allows; escalate the rest (for cron).\n"
         "  review              The daily review of escalations; sign a day off; mark one reviewed or add a note.\n"
         "  policy              The safety policy in the database, and the global freeze.\n"
+        "  proposals           Four-eyes proposals waiting for a second operator.\n"
+        "  approve ID          Approve a four-eyes proposal (another operator than its proposer).\n"
+        "  reject ID           Reject a four-eyes proposal: nothing is applied.\n"
         "Run \"triagectl COMMAND --help\" for a command's arguments and options.\n"
         "\n"
         "Global options (before or after the command):\n"
@@ -822,7 +825,9 @@ void TstCliTriagectl::helpListsCommands()
         "  4  refused by a safety rule, including --read-only for every writing command and a\n"
         "     database whose console schema is newer than this build's;\n"
         "     doctor: an index the queues need is missing (1: the mapping does not match)\n"
-        "  5  upstream unusable or timed out (query), or a compensation left UNKNOWN\n";
+        "  5  upstream unusable or timed out (query), or a compensation left UNKNOWN\n"
+        "  6  proposed: four-eyes made the mark a proposal; nothing is applied until another\n"
+        "     operator approves it (triagectl approve ID --reason TEXT)\n";
     QCOMPARE(r.out, expected);
     QCOMPARE(r.err, QByteArray());
 }

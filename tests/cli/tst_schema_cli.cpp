@@ -285,7 +285,7 @@ void TstSchemaCli::initSchemaOnShop()
     // With the shop mapping as it is, a second run finds every mapped table (JSON form).
     RUN_EXIT(again, 0, QStringList{QStringLiteral("--config"), shopIniPath()} + dbArgs(db.url())
                            + QStringList{QStringLiteral("init-schema"), QStringLiteral("--format"), QStringLiteral("json")});
-    QVERIFY2(again.out.contains("\"console_schema_version\": 6"), again.out.constData());
+    QVERIFY2(again.out.contains("\"console_schema_version\": 7"), again.out.constData());
     QVERIFY2(again.out.contains("\"state\": \"mapped\""), again.out.constData());
     QVERIFY2(!again.out.contains("\"state\": \"created\""), again.out.constData());
 }
@@ -301,10 +301,10 @@ void TstSchemaCli::schemaVersionRefusesWrites()
     rec.key = QStringLiteral("ticket:create:acme:newer");
     rec.updated = serverAgoSeconds(db, 3600);
     QCOMPARE(insertRecords(db, {rec}), QString());
-    // A newer console brought the database to version 7.
-    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '7' WHERE meta_key = 'schema_version'")), QString());
+    // A newer console brought the database to version 8.
+    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '8' WHERE meta_key = 'schema_version'")), QString());
     const QByteArray refusal =
-        "the idempotency database has console schema version 7; this build knows version 6: upgrade the console before writing";
+        "the idempotency database has console schema version 8; this build knows version 7: upgrade the console before writing";
 
     const CtlRun mark = runCtl(base + QStringList{QStringLiteral("mark"), rec.key, QStringLiteral("--to"), QStringLiteral("failed"),
                                                   QStringLiteral("--reason"), QStringLiteral("nothing was created upstream")});
@@ -330,7 +330,7 @@ void TstSchemaCli::schemaVersionRefusesWrites()
     RUN_EXIT(again, 4, base + QStringList{QStringLiteral("init-schema")});
     QCOMPARE(again.err, QByteArray("triagectl: ") + refusal + "\n");
     QCOMPARE(again.out, QByteArray());
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta")), QStringList{QStringLiteral("7")});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta")), QStringList{QStringLiteral("8")});
 
     // A database without triage_meta (an older init-schema) counts as version 0: allowed.
     QCOMPARE(db.adminExec(QStringLiteral("DROP TABLE triage_meta")), QString());

@@ -289,7 +289,7 @@ void TstConfigFile::exampleUncommentedIsValid()
                                                      : body;
         ++uncommented;
     }
-    QCOMPARE(uncommented, 23); // every commented-out key= line of the example (live_poll_seconds: 23)
+    QCOMPARE(uncommented, 24); // every commented-out key= line of the example (four_eyes: 24)
     QTemporaryDir dir;
     const QString path = writeIni(dir, lines.join(QLatin1Char('\n')).toUtf8());
     QString error;

@@ -211,14 +211,14 @@ void TestIncident::schemaVersion()
         const auto done_ = await(createIncident(ws, QStringLiteral("Outage"), window(), QStringLiteral("bob")));
         TRIAGE_VERIFY_OUTCOME(done_);
     }
-    // A newer console brought the database to version 7: every change is refused, reading works.
-    TRIAGE_ADMIN(db, QStringLiteral("UPDATE triage_meta SET meta_value = '7' WHERE meta_key = 'schema_version'"));
+    // A newer console brought the database to version 8: every change is refused, reading works.
+    TRIAGE_ADMIN(db, QStringLiteral("UPDATE triage_meta SET meta_value = '8' WHERE meta_key = 'schema_version'"));
     Workspace ws(db.config());
     const auto closed = await(closeIncident(ws, 1, QStringLiteral("bob")));
     QVERIFY(!closed.ok());
     QCOMPARE(closed.error->kind, DbError::Kind::Refused);
-    QCOMPARE(closed.error->message, QStringLiteral("the idempotency database has console schema version 7; this build knows "
-                                                   "version 6: upgrade the console before writing"));
+    QCOMPARE(closed.error->message, QStringLiteral("the idempotency database has console schema version 8; this build knows "
+                                                   "version 7: upgrade the console before writing"));
     const auto listed = await(listIncidents(ws, false));
     TRIAGE_VERIFY_OUTCOME(listed);
     QCOMPARE(listed->size(), 1);

@@ -79,7 +79,7 @@ void TestPolicyCli::roundTrip()
     RUN_EXIT(fresh, 0, policy({QStringLiteral("show")}));
     QCOMPARE(timed(fresh.out),
              QStringLiteral("NAME    VALUE  SET_BY       SET_AT (UTC)         SCHEMA  VERSION  REASON\n"
-                            "frozen  false  init-schema  <t>  6       1        created by init-schema: not frozen\n"
+                            "frozen  false  init-schema  <t>  7       1        created by init-schema: not frozen\n"
                             "1 setting\n"));
 
     RUN_EXIT(set, 0, policy({QStringLiteral("set"), QStringLiteral("biz.payment_capture.money_moving"), QStringLiteral("TRUE"),
@@ -96,7 +96,7 @@ void TestPolicyCli::roundTrip()
                                  QStringLiteral("--reason"), QStringLiteral("card payments move money")}));
     QCOMPARE(unknown.err, QByteArray("triagectl: unknown policy setting \"biz.payment_capture.money_movin\": use "
                                      "biz.<biz_type>.<setting> with setting failed_evidence, failed_evidence_max_age, money_moving, "
-                                     "reconcile, reconcile_confirm_delay or review_sla_hours\n"
+                                     "reconcile, reconcile_confirm_delay, review_sla_hours or four_eyes, or four_eyes_db_users\n"
                                      "triagectl: run \"triagectl --help\" for usage\n"));
     RUN_EXIT(bad, 1, policy({QStringLiteral("set"), QStringLiteral("biz.payment_capture.reconcile"), QStringLiteral("maybe"),
                              QStringLiteral("--reason"), QStringLiteral("card payments move money")}));
@@ -293,7 +293,7 @@ void TestPolicyCli::upgradeFrom5()
 
     RUN_EXIT(upgrade, 0, base + QStringList{QStringLiteral("init-schema")});
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta WHERE meta_key = 'schema_version'")),
-             QStringList{QStringLiteral("6")});
+             QStringList{QString::number(kConsoleSchemaVersion)});
     const QString nameValue = db.dialect() == QLatin1String("mysql") ? QStringLiteral("CONCAT(name, '=', value)")
                                                                       : QStringLiteral("name || '=' || value");
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT %1 FROM triage_policy").arg(nameValue)), QStringList{QStringLiteral("frozen=false")});

@@ -515,15 +515,15 @@ void TestEscalation::schemaVersion()
     }
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT meta_value FROM triage_meta WHERE meta_key = 'schema_version'")),
              QStringList{QString::number(kConsoleSchemaVersion)});
-    QCOMPARE(kConsoleSchemaVersion, 6);
-    // A newer console brought the database to version 7: raising is refused, listing works.
-    TRIAGE_ADMIN(db, QStringLiteral("UPDATE triage_meta SET meta_value = '7' WHERE meta_key = 'schema_version'"));
+    QCOMPARE(kConsoleSchemaVersion, 7);
+    // A newer console brought the database to version 8: raising is refused, listing works.
+    TRIAGE_ADMIN(db, QStringLiteral("UPDATE triage_meta SET meta_value = '8' WHERE meta_key = 'schema_version'"));
     Workspace ws(db.config());
     const auto raised = raiseNow(ws, raiseOf(QStringLiteral("k"), EscalationReason::Policy));
     QVERIFY(!raised.ok());
     QCOMPARE(raised.error->kind, DbError::Kind::Refused);
-    QCOMPARE(raised.error->message, QStringLiteral("the idempotency database has console schema version 7; this build knows "
-                                                   "version 6: upgrade the console before writing"));
+    QCOMPARE(raised.error->message, QStringLiteral("the idempotency database has console schema version 8; this build knows "
+                                                   "version 7: upgrade the console before writing"));
     const auto listed = await(listEscalations(ws, EscalationQuery()));
     TRIAGE_VERIFY_OUTCOME(listed);
     QCOMPARE(listed->size(), 0);

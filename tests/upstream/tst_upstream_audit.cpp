@@ -332,8 +332,8 @@ void TestUpstreamAudit::newerSchemaRefusesBeforeUpstream()
     TRIAGE_REQUIRE_BACKEND(db);
     QCOMPARE(createSchemaWithoutBackstop(db), QString());
     QCOMPARE(insertRecords(db, 2), QString());
-    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '7' WHERE meta_key = 'schema_version'")), QString());
-    const QString refusal = QStringLiteral("the idempotency database has console schema version 7; this build knows version 6: "
+    QCOMPARE(db.adminExec(QStringLiteral("UPDATE triage_meta SET meta_value = '8' WHERE meta_key = 'schema_version'")), QString());
+    const QString refusal = QStringLiteral("the idempotency database has console schema version 8; this build knows version 7: "
                                            "upgrade the console before writing");
     UpstreamSimulatorProcess sim;
     QString error;

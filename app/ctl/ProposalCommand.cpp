@@ -1,0 +1,204 @@
+// triagectl proposals / approve / reject: four-eyes proposals (DESIGN.md §9 "Four-eyes").
+#include "Command.h"
+#include "CommandOptions.h"
+
+#include "CsvWriter.h"
+#include "JsonExport.h"
+#include "TextTable.h"
+
+#include "Mark.h"
+#include "TextEscape.h"
+#include "TimeText.h"
+#include "Workspace.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace triage::ctl {
+
+namespace {
+
+QStringList proposalHeader()
+{
+    return {QStringLiteral("id"),          QStringLiteral("state"),       QStringLiteral("action"),       QStringLiteral("idem_key"),
+            QStringLiteral("biz_type"),    QStringLiteral("proposed_by"), QStringLiteral("proposed_at"),  QStringLiteral("expires_at"),
+            QStringLiteral("reason"),      QStringLiteral("decided_by"),  QStringLiteral("decided_at"),   QStringLiteral("decision_reason"),
+            QStringLiteral("expected_state"), QStringLiteral("snapshot_source"), QStringLiteral("proposal_hash")};
+}
+
+QStringList proposalFields(const ProposalRow &p)
+{
+    return {QString::number(p.id), p.stateText(), p.action,     p.idemKey,    p.bizType,        p.proposedBy,     p.proposedAt, p.expiresAt,
+            p.reason,              p.decidedBy,   p.decidedAt,  p.decisionReason, p.expectedState, p.snapshotSource, p.hash};
+}
+
+/// triagectl proposals [--all]: the open proposals (expired shown "expired"), or every one.
+class ProposalsCommand final : public Command {
+public:
+    const CommandSpec &spec() const override
+    {
+        static const CommandSpec s{
+            QStringLiteral("proposals"), QStringLiteral("proposals"),
+            QStringLiteral("Four-eyes proposals waiting for a second operator."),
+            QStringLiteral("proposals [--all]"),
+            QStringLiteral("The marks the safety policy (biz.<biz_type>.four_eyes) made proposals: id, state (open,\n"
+                           "expired, approved, rejected, void), action, key, who proposed it when, its expiry and reason.\n"
+                           "Approve one with `triagectl approve ID --reason TEXT` (another operator), or reject it.\n"
+                           "--all: every state, newest 500 first."),
+            {option("all", QStringLiteral("Every state, not only open ones."))},
+            0};
+        return s;
+    }
+
+    int run(Workspace &ws, const CommandContext &c) override
+    {
+        const Outcome<QVector<ProposalRow>> rows = readProposals(ws, c.parser.isSet(QStringLiteral("all"))).result();
+        if (!rows.ok())
+            return c.out.dbFailure(*rows.error);
+        const QStringList header = proposalHeader();
+        switch (c.out.format()) {
+        case Format::Json: {
+            QJsonArray a;
+            for (const ProposalRow &p : *rows) {
+                QJsonObject o;
+                const QStringList f = proposalFields(p);
+                for (int i = 0; i < header.size(); ++i)
+                    o.insert(header.at(i), f.at(i));
+                o.insert(QStringLiteral("id"), double(p.id));
+                o.insert(QStringLiteral("to_status"), p.toStatus);
+                o.insert(QStringLiteral("snapshot"), p.snapshot ? QJsonValue(*p.snapshot) : QJsonValue(QJsonValue::Null));
+                o.insert(QStringLiteral("evidence"), p.evidence);
+                a.append(o);
+            }
+            c.out.print(QJsonDocument(a).toJson(QJsonDocument::Indented));
+            break;
+        }
+        case Format::Csv: {
+            QByteArray out = CsvWriter::record(header);
+            for (const ProposalRow &p : *rows)
+                out += CsvWriter::record(proposalFields(p));
+            c.out.print(out);
+            break;
+        }
+        case Format::Table: {
+            TextTable t({QStringLiteral("ID"), QStringLiteral("STATE"), QStringLiteral("ACTION"), QStringLiteral("IDEM_KEY"),
+                         QStringLiteral("PROPOSED_BY"), QStringLiteral("PROPOSED_AT (UTC)"), QStringLiteral("EXPIRES_AT (UTC)"),
+                         QStringLiteral("REASON"), QStringLiteral("DECIDED")});
+            for (const ProposalRow &p : *rows)
+                t.addRow({QString::number(p.id), p.stateText(), p.action, p.idemKey, p.proposedBy, utcToSecond(p.proposedAt),
+                          utcToSecond(p.expiresAt), p.reason,
+                          p.decidedBy.isEmpty() ? QString() : QStringLiteral("%1: %2").arg(p.decidedBy, p.decisionReason)});
+            c.out.print(t.render() + countText(rows->size(), QStringLiteral("proposal")).toUtf8() + '\n');
+            break;
+        }
+        }
+        return ExitOk;
+    }
+};
+
+/// The ID argument of approve / reject: a whole number > 0.
+int parseId(const CommandContext &c, const QString &verb, qint64 *id)
+{
+    bool ok = false;
+    *id = c.args.value(0).toLongLong(&ok);
+    if (!ok || *id <= 0)
+        return c.out.usage(QStringLiteral("%1: ID must be a proposal id (a whole number), got \"%2\"").arg(verb, c.args.value(0)));
+    if (!c.parser.isSet(QStringLiteral("reason")))
+        return c.out.usage(QStringLiteral("%1: --reason TEXT is required").arg(verb));
+    return ExitOk;
+}
+
+/// triagectl approve ID --reason TEXT: a second operator applies a proposal.
+class ApproveCommand final : public Command {
+public:
+    const CommandSpec &spec() const override
+    {
+        static const CommandSpec s{
+            QStringLiteral("approve"), QStringLiteral("approve ID"),
+            QStringLiteral("Approve a four-eyes proposal (another operator than its proposer)."),
+            QStringLiteral("approve ID --reason TEXT"),
+            QStringLiteral("Runs proposal ID's mark as proposed: fresh evidence, every safety rule now, the compare-and-set\n"
+                           "against the state the proposer saw, and the approval in the same transaction. Refused (exit 4)\n"
+                           "for the proposer (operator names compared trimmed and case-folded), the proposer's database user\n"
+                           "unless four_eyes_db_users = shared, an expired, decided or edited proposal, or a rule that no\n"
+                           "longer allows it; exit 3 when the record changed (the proposal is then void). Audited."),
+            {option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT"))},
+            1, QString(), true};
+        return s;
+    }
+
+    int prepare(const CommandContext &c) override { return parseId(c, QStringLiteral("approve"), &m_id); }
+
+    int run(Workspace &ws, const CommandContext &c) override
+    {
+        const Outcome<MarkResult> o = approveProposal(ws, m_id, c.parser.value(QStringLiteral("reason"))).result();
+        if (!o.ok())
+            return c.out.dbFailure(*o.error);
+        const QString sentence = QStringLiteral("%1: %2").arg(markKindName(o->kind), o->message);
+        c.out.printSummary({QStringLiteral("proposal"), QStringLiteral("idem_key"), QStringLiteral("outcome"), QStringLiteral("message"),
+                            QStringLiteral("audit_id")},
+                           {m_id, o->idemKey, markKindName(o->kind), o->message, o->auditId}, sentence);
+        switch (o->kind) {
+        case MarkResult::Kind::Applied: return ExitOk;
+        case MarkResult::Kind::Conflict: return ExitConflict;
+        case MarkResult::Kind::Refused: return ExitRefused;
+        default: return ExitDatabase;
+        }
+    }
+
+private:
+    qint64 m_id = 0;
+};
+
+/// triagectl reject ID --reason TEXT: closes a proposal without applying it.
+class RejectCommand final : public Command {
+public:
+    const CommandSpec &spec() const override
+    {
+        static const CommandSpec s{
+            QStringLiteral("reject"), QStringLiteral("reject ID"),
+            QStringLiteral("Reject a four-eyes proposal: nothing is applied."),
+            QStringLiteral("reject ID --reason TEXT"),
+            QStringLiteral("Closes open proposal ID as rejected (any operator, the proposer included: withdrawing it).\n"
+                           "Audited (proposal.reject). Exit 3 when it is no longer open, 1 for an unknown ID."),
+            {option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT"))},
+            1, QString(), true};
+        return s;
+    }
+
+    int prepare(const CommandContext &c) override { return parseId(c, QStringLiteral("reject"), &m_id); }
+
+    int run(Workspace &ws, const CommandContext &c) override
+    {
+        const Outcome<ProposalRow> o = rejectProposal(ws, m_id, c.parser.value(QStringLiteral("reason"))).result();
+        if (!o.ok())
+            return c.out.dbFailure(*o.error);
+        c.out.printSummary({QStringLiteral("proposal"), QStringLiteral("state"), QStringLiteral("decided_by"), QStringLiteral("reason")},
+                           {o->id, o->state, o->decidedBy, o->decisionReason},
+                           QStringLiteral("proposal %1 rejected by %2: %3").arg(QString::number(o->id), o->decidedBy, o->decisionReason));
+        return ExitOk;
+    }
+
+private:
+    qint64 m_id = 0;
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeProposalsCommand()
+{
+    return std::make_unique<ProposalsCommand>();
+}
+
+std::unique_ptr<Command> makeApproveCommand()
+{
+    return std::make_unique<ApproveCommand>();
+}
+
+std::unique_ptr<Command> makeRejectCommand()
+{
+    return std::make_unique<RejectCommand>();
+}
+
+} // namespace triage::ctl

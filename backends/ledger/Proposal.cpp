@@ -1,0 +1,263 @@
+#include "Proposal.h"
+
+#include "ColumnText.h"
+#include "SafetyPolicy.h"
+#include "SqlBuilder.h"
+#include "TimeText.h"
+
+#include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace triage {
+
+namespace {
+
+const QString kTable = QStringLiteral("triage_proposal");
+
+DbException failure(DbError::Kind kind, const QString &message)
+{
+    return DbException({DbRole::Idempotency, kind, message, {}});
+}
+
+/// The server's CURRENT_USER as an expression ('' on SQLite, which has no users).
+QString currentUserExpr(const SqlDialect &d)
+{
+    switch (d.kind()) {
+    case Dialect::PostgreSql: return QStringLiteral("CAST(current_user AS VARCHAR(128))");
+    case Dialect::MySql: return QStringLiteral("CURRENT_USER()");
+    case Dialect::Sqlite: return QStringLiteral("''");
+    }
+    return QStringLiteral("''");
+}
+
+QString columns(const SqlDialect &d)
+{
+    return QStringLiteral("id, action, idem_key, biz_type, to_status, expected_state, snapshot, snapshot_source, reason, evidence, "
+                          "proposal_hash, proposed_by, proposed_db_user, %1, %2, state, decided_by, decided_db_user, %3, "
+                          "decision_reason, version, CASE WHEN expires_at <= %4 THEN 1 ELSE 0 END")
+        .arg(d.timeText(QStringLiteral("proposed_at")), d.timeText(QStringLiteral("expires_at")),
+             d.timeText(QStringLiteral("decided_at")), d.nowValue());
+}
+
+ProposalRow fromQuery(const QSqlQuery &q)
+{
+    auto text = [&q](int i) { return columnText(q.value(i)).value_or(QString()); };
+    ProposalRow r;
+    r.id = q.value(0).toLongLong();
+    r.action = text(1);
+    r.idemKey = text(2);
+    r.bizType = text(3);
+    r.toStatus = text(4);
+    r.expectedState = text(5);
+    r.snapshot = columnText(q.value(6));
+    r.snapshotSource = text(7);
+    r.reason = text(8);
+    r.evidence = text(9);
+    r.hash = text(10).trimmed(); // CHAR(64): some drivers pad
+    r.proposedBy = text(11);
+    r.proposedDbUser = text(12);
+    r.proposedAt = canonicalTimeText(q.value(13));
+    r.expiresAt = canonicalTimeText(q.value(14));
+    r.state = text(15);
+    r.decidedBy = text(16);
+    r.decidedDbUser = text(17);
+    r.decidedAt = q.value(18).isNull() ? QString() : canonicalTimeText(q.value(18));
+    r.decisionReason = text(19);
+    r.version = q.value(20).toLongLong();
+    r.expired = q.value(21).toInt() == 1;
+    return r;
+}
+
+/// Adds `hours` (bound) to the server's now, in the time columns' type.
+QString nowPlusHours(const SqlDialect &d, const QString &param)
+{
+    switch (d.kind()) {
+    case Dialect::PostgreSql: return QStringLiteral("(clock_timestamp() + CAST(%1 AS integer) * interval '1 hour')").arg(param);
+    case Dialect::MySql: return QStringLiteral("(UTC_TIMESTAMP(6) + INTERVAL %1 HOUR)").arg(param);
+    case Dialect::Sqlite:
+        return QStringLiteral("(strftime('%Y-%m-%dT%H:%M:%f', 'now', '+' || CAST(%1 AS TEXT) || ' hours') || '000Z')").arg(param);
+    }
+    return {};
+}
+
+/// `s` for a NOT NULL text column: a null QString would bind SQL NULL.
+QVariant notNull(const QString &s)
+{
+    return s.isNull() ? QVariant(QStringLiteral("")) : QVariant(s);
+}
+
+QString foldedName(const QString &name)
+{
+    return name.trimmed().toLower();
+}
+
+} // namespace
+
+QString proposalHash(const ProposalRow &row)
+{
+    const QJsonArray canonical{row.action,
+                               row.idemKey,
+                               row.bizType,
+                               row.toStatus,
+                               row.expectedState,
+                               row.snapshot ? QJsonValue(*row.snapshot) : QJsonValue(QJsonValue::Null),
+                               row.snapshotSource,
+                               row.reason,
+                               row.evidence,
+                               row.proposedBy};
+    return QString::fromLatin1(
+        QCryptographicHash::hash(QJsonDocument(canonical).toJson(QJsonDocument::Compact), QCryptographicHash::Sha256).toHex());
+}
+
+namespace proposal_sql {
+
+bool hasProposalTable(DbSession &session)
+{
+    if (session.memo(QStringLiteral("has triage_proposal"), [&] { return QVariant(session.hasTable(kTable)); }).toBool())
+        return true;
+    if (!session.hasTable(kTable))
+        return false;
+    session.forgetMemo(QStringLiteral("has triage_proposal"));
+    return session.memo(QStringLiteral("has triage_proposal"), [] { return QVariant(true); }).toBool();
+}
+
+QString currentDbUser(DbSession &session)
+{
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1").arg(currentUserExpr(session.dialect())));
+    return q.next() ? columnText(q.value(0)).value_or(QString()) : QString();
+}
+
+bool dbUsersShared(DbSession &session)
+{
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT value FROM triage_policy WHERE name = %1").arg(b.bind(fourEyesDbUsersName())), b);
+    return q.next() && q.value(0).toString() == QLatin1String("shared");
+}
+
+qint64 insert(DbSession &session, const ProposalRow &row)
+{
+    if (!hasProposalTable(session))
+        throw failure(DbError::Kind::Config, QStringLiteral("the idempotency database has no triage_proposal (four-eyes needs console "
+                                                            "schema version 7): run `triagectl init-schema`"));
+    const SqlDialect &d = session.dialect();
+    SqlBuilder b;
+    const QString values = QStringList{b.bind(notNull(row.action)),
+                                       b.bind(notNull(row.idemKey)),
+                                       b.bind(notNull(row.bizType)),
+                                       b.bind(notNull(row.toStatus)),
+                                       b.bind(notNull(row.expectedState)),
+                                       b.bind(row.snapshot ? QVariant(*row.snapshot) : QVariant(QMetaType(QMetaType::QString))),
+                                       b.bind(notNull(row.snapshotSource)),
+                                       b.bind(notNull(row.reason)),
+                                       b.bind(notNull(row.evidence)),
+                                       b.bind(proposalHash(row)),
+                                       b.bind(notNull(row.proposedBy.left(64))),
+                                       currentUserExpr(d),
+                                       d.nowValue(),
+                                       nowPlusHours(d, b.bind(kProposalTtlHours))}
+                               .join(QStringLiteral(", "));
+    const QString sql = QStringLiteral("INSERT INTO triage_proposal (action, idem_key, biz_type, to_status, expected_state, snapshot, "
+                                       "snapshot_source, reason, evidence, proposal_hash, proposed_by, proposed_db_user, proposed_at, "
+                                       "expires_at, state, version) VALUES (%1, 'open', 1)")
+                            .arg(values);
+    if (d.kind() == Dialect::PostgreSql) {
+        QSqlQuery q = session.exec(sql + QStringLiteral(" RETURNING id"), b);
+        return q.next() ? q.value(0).toLongLong() : 0;
+    }
+    QSqlQuery q = session.exec(sql, b);
+    return q.lastInsertId().toLongLong();
+}
+
+std::optional<ProposalRow> read(DbSession &session, qint64 id)
+{
+    if (!hasProposalTable(session))
+        return std::nullopt;
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_proposal WHERE id = %2").arg(columns(session.dialect()), b.bind(id)), b);
+    if (!q.next())
+        return std::nullopt;
+    return fromQuery(q);
+}
+
+std::optional<ProposalRow> openFor(DbSession &session, const QString &idemKey, const QString &action)
+{
+    if (!hasProposalTable(session))
+        return std::nullopt;
+    const SqlDialect &d = session.dialect();
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_proposal WHERE idem_key = %2 AND action = %3 AND state = 'open' "
+                                              "AND expires_at > %4 ORDER BY id DESC")
+                                   .arg(columns(d), b.bind(idemKey), b.bind(action), d.nowValue()),
+                               b);
+    if (!q.next())
+        return std::nullopt;
+    return fromQuery(q);
+}
+
+QVector<ProposalRow> list(DbSession &session, bool all)
+{
+    QVector<ProposalRow> out;
+    if (!hasProposalTable(session))
+        return out;
+    const SqlDialect &d = session.dialect();
+    const QString sql = all ? QStringLiteral("SELECT %1 FROM triage_proposal ORDER BY id DESC LIMIT 500").arg(columns(d))
+                            : QStringLiteral("SELECT %1 FROM triage_proposal WHERE state = 'open' ORDER BY id").arg(columns(d));
+    QSqlQuery q = session.exec(sql);
+    while (q.next())
+        out << fromQuery(q);
+    return out;
+}
+
+QString approve(DbSession &session, const ProposalRow &asRead, const QString &approver, const QString &reason)
+{
+    const SqlDialect &d = session.dialect();
+    SqlBuilder b;
+    const QString user = currentUserExpr(d);
+    // Every refusing condition is in this one statement (DESIGN.md §9 "Four-eyes"); the
+    // table's CHECK refuses the same operator name for raw SQL too.
+    QSqlQuery q = session.exec(
+        QStringLiteral("UPDATE triage_proposal SET state = 'approved', decided_by = %1, decided_db_user = %2, decided_at = %3, "
+                       "decision_reason = %4, version = version + 1 "
+                       "WHERE id = %5 AND state = 'open' AND version = %6 AND expires_at > %3 AND proposal_hash = %7 "
+                       "AND LOWER(TRIM(proposed_by)) <> LOWER(TRIM(%8)) "
+                       "AND (proposed_db_user = '' OR proposed_db_user <> %2 "
+                       "OR EXISTS (SELECT 1 FROM triage_policy WHERE name = %9 AND value = 'shared'))")
+            .arg(b.bind(approver.left(64)), user, d.nowValue(), b.bind(reason), b.bind(asRead.id), b.bind(asRead.version),
+                 b.bind(proposalHash(asRead)), b.bind(approver), b.bind(fourEyesDbUsersName())),
+        b);
+    if (q.numRowsAffected() == 1)
+        return {};
+    // Why not: read it again and name the first condition that failed.
+    const std::optional<ProposalRow> now = read(session, asRead.id);
+    const QString id = QString::number(asRead.id);
+    if (!now)
+        return QStringLiteral("proposal %1 does not exist").arg(id);
+    if (now->state != QLatin1String("open"))
+        return QStringLiteral("proposal %1 is %2 (by %3 at %4: %5)").arg(id, now->state, now->decidedBy, now->decidedAt, now->decisionReason);
+    if (now->expired)
+        return QStringLiteral("proposal %1 expired at %2: nothing applied; propose it again").arg(id, now->expiresAt);
+    if (now->hash != proposalHash(*now) || now->hash != proposalHash(asRead) || now->version != asRead.version)
+        return QStringLiteral("proposal %1 was changed after it was proposed (its hash no longer matches what was proposed): void").arg(id);
+    if (foldedName(now->proposedBy) == foldedName(approver))
+        return QStringLiteral("proposal %1 was proposed by %2: a different operator must approve it (four-eyes)").arg(id, now->proposedBy);
+    return QStringLiteral("proposal %1 was proposed by the same database user (%2) as this approval: four-eyes needs operators with "
+                          "their own database users, or `triagectl policy set four_eyes_db_users shared` to make it a process control")
+        .arg(id, now->proposedDbUser);
+}
+
+bool close(DbSession &session, qint64 id, const QString &state, const QString &by, const QString &reason)
+{
+    const SqlDialect &d = session.dialect();
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("UPDATE triage_proposal SET state = %1, decided_by = %2, decided_db_user = %3, decided_at = %4, "
+                                              "decision_reason = %5, version = version + 1 WHERE id = %6 AND state = 'open'")
+                                   .arg(b.bind(state), b.bind(by.left(64)), currentUserExpr(d), d.nowValue(), b.bind(reason.left(2000)),
+                                        b.bind(id)),
+                               b);
+    return q.numRowsAffected() == 1;
+}
+
+} // namespace proposal_sql
+
+} // namespace triage
