@@ -198,7 +198,7 @@ void MarkQueryController::onMarkResult(const Outcome<MarkResult> &outcome)
         break;
     case MarkResult::Kind::Proposed:
         m_header->actionBar()->showMessage(MessageBar::Level::Warning,
-                                           QStringLiteral("\u270B Four-eyes: %1 (audit #%2)").arg(r.message).arg(r.auditId));
+                                           QStringLiteral("Four-eyes: %1 (audit #%2)").arg(r.message).arg(r.auditId));
         break;
     case MarkResult::Kind::Refused:
         m_header->actionBar()->showMessage(MessageBar::Level::Warning, QStringLiteral("Refused: %1").arg(r.message));

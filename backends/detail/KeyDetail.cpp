@@ -429,7 +429,12 @@ QVector<TimelineEvent> buildTimeline(const KeyDetail &detail)
         const QString summary = a.toState.isEmpty()
             ? QStringLiteral("%1 by %2: %3").arg(a.action, a.operatorName, oneLine(a.reason, 90))
             : QStringLiteral("%1 by %2: %3 → %4 (%5): %6")
-                  .arg(a.action, a.operatorName, stateName(a.fromState), stateName(a.toState), a.outcome, oneLine(a.reason, 60));
+                  .arg(a.action, a.operatorName, stateName(a.fromState), stateName(a.toState),
+                       // a mark four-eyes made a proposal (DESIGN.md §9) is audited "recorded"
+                       a.outcome == QLatin1String("recorded") && a.action.startsWith(QLatin1String("mark_"))
+                           ? QStringLiteral("proposed, four-eyes")
+                           : a.outcome,
+                       oneLine(a.reason, 60));
         add(a.at, QStringLiteral("triage_audit"), a.outcome, summary, BusinessId::fromInteger(a.id));
     }
     for (const CompensationRow &c : detail.compensations) {

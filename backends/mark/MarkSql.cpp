@@ -219,7 +219,7 @@ MarkResult propose(DbSession &s, const MarkRequest &req, MarkResult res, const E
     try {
         res.proposalId = proposal_sql::insert(s, p);
         const std::optional<ProposalRow> stored = proposal_sql::read(s, res.proposalId);
-        res.message = QStringLiteral("proposed as proposal %1 (four-eyes: biz.%2.four_eyes): nothing applied until another operator "
+        res.message = QStringLiteral("proposed as proposal %1 (biz.%2.four_eyes): nothing applied until another operator "
                                      "approves it (triagectl approve %1 --reason …) before %3")
                           .arg(QString::number(res.proposalId), p.bizType, stored ? stored->expiresAt : QString());
         a.outcome = QStringLiteral("recorded");

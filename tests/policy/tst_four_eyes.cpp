@@ -116,7 +116,7 @@ void TestFourEyes::proposeAndApprove()
     QVERIFY2(proposed.ok(), proposed.ok() ? "" : qPrintable(proposed.error->message));
     QCOMPARE(proposed->kind, MarkResult::Kind::Proposed);
     QCOMPARE(proposed->proposalId, qint64(1));
-    QVERIFY2(proposed->message.startsWith(QStringLiteral("proposed as proposal 1 (four-eyes: biz.ticket_create.four_eyes): nothing "
+    QVERIFY2(proposed->message.startsWith(QStringLiteral("proposed as proposal 1 (biz.ticket_create.four_eyes): nothing "
                                                          "applied until another operator approves it (triagectl approve 1 --reason …) "
                                                          "before ")),
              qPrintable(proposed->message));

@@ -27,6 +27,7 @@
 #include "UpstreamSimulatorProcess.h"
 #include "DemoWorkspace.h"
 #include "Queue.h"
+#include "Policy.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -700,6 +701,62 @@ private slots:
         QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(keys.first())),
                  statusBefore);
         TRIAGE_VERIFY_SHOT(saveShot(report, QStringLiteral("bulk-mark-report.png")));
+    }
+
+    /// Four-eyes (DESIGN.md §9): with biz.<biz_type>.four_eyes set, the console's mark through
+    /// MarkDialog becomes a proposal — the action bar says so, the record is unchanged — and
+    /// another operator's approval applies it; the detail then shows SUCCESS.
+    void fourEyesMarkProposes_data() { addBackends(); }
+    void fourEyesMarkProposes()
+    {
+        QFETCH(QString, backend);
+        Env &e = env(backend);
+        TRIAGE_REQUIRE_BACKEND(*e.db);
+        QVERIFY2(e.error.isEmpty(), qPrintable(e.error));
+        const QString key = takeKey(*e.db);
+        QVERIFY(!key.isEmpty());
+        const QString biz = one(*e.db, QStringLiteral("SELECT biz_type FROM idempotency_record WHERE idem_key = '%1'").arg(key));
+        const QString setting = QStringLiteral("biz.%1.four_eyes").arg(biz);
+        const QString why = QStringLiteral("four-eyes test: a second operator approves");
+        QVERIFY(setPolicy(*e.ws, setting, QStringLiteral("mark_success,mark_failed"), why, std::nullopt).result().ok());
+        if (backend != QLatin1String("sqlite")) // every operator here shares the test's database user
+            QVERIFY(setPolicy(*e.ws, QStringLiteral("four_eyes_db_users"), QStringLiteral("shared"), why, std::nullopt).result().ok());
+
+        MainWindow w(e.ws.get());
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(waitForQueues(w));
+        QVERIFY(openAndWait(w, key));
+        KeyDetailView *detail = w.detailView();
+        MarkDialog *dialog = detail->openMarkDialog(Success);
+        QVERIFY(dialog);
+        dialog->reasonEdit()->setPlainText(QStringLiteral("the ticket exists: the side effect happened"));
+        QVERIFY(dialog->canAccept());
+        QSignalSpy finished(detail, &KeyDetailView::markFinished);
+        dialog->accept();
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 30000);
+        QCOMPARE(finished.first().at(0).toInt(), int(MarkResult::Kind::Proposed));
+        const QString id = one(*e.db, QStringLiteral("SELECT id FROM triage_proposal WHERE idem_key = '%1'").arg(key));
+        QVERIFY2(detail->actionBar()->text().startsWith(
+                     QStringLiteral("Four-eyes: proposed as proposal %1 (%2): nothing applied until another "
+                                    "operator approves it (triagectl approve %1 --reason …) before ")
+                         .arg(id, setting)),
+                 qPrintable(detail->actionBar()->text()));
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)), QStringLiteral("0"));
+        QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail(), 30000);
+        TRIAGE_VERIFY_SHOT(saveShot(&w, QStringLiteral("four-eyes-proposed-%1.png").arg(backend)));
+
+        // Another operator approves: applied; the window shows it after a reload.
+        WorkspaceConfig other = e.ws->config();
+        other.operatorName = QStringLiteral("second-operator");
+        Workspace approver(other);
+        const Outcome<MarkResult> approved = approveProposal(approver, id.toLongLong(), QStringLiteral("checked the ticket myself")).result();
+        QVERIFY2(approved.ok() && approved->kind == MarkResult::Kind::Applied,
+                 qPrintable(approved.ok() ? approved->message : approved.error->message));
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)), QStringLiteral("1"));
+        detail->reload();
+        QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail() && detail->detail().record->statusCode == Success, 30000);
+        QVERIFY(setPolicy(*e.ws, setting, QStringLiteral("none"), why, std::nullopt).result().ok());
     }
 };
 
