@@ -57,6 +57,9 @@ DetailHeader::DetailHeader(QWidget *parent) : QFrame(parent)
     row->addWidget(m_claimLabel);
     layout->addLayout(row);
     layout->addWidget(buildActions());
+    m_proposalBar = new MessageBar(this);
+    m_proposalBar->setObjectName(QStringLiteral("proposalBar"));
+    layout->addWidget(m_proposalBar);
     m_actionBar = new MessageBar(this);
     m_actionBar->setObjectName(QStringLiteral("actionBar"));
     layout->addWidget(m_actionBar);

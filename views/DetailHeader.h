@@ -54,6 +54,8 @@ public:
     QPushButton *copyLinkButton() const { return m_copyLinkButton; }
     MessageBar *actionBar() const { return m_actionBar; }
     MessageBar *conflictBar() const { return m_conflictBar; }
+    /// The key's open four-eyes proposal and its "Approve…" button (MarkQueryController).
+    MessageBar *proposalBar() const { return m_proposalBar; }
 
 signals:
     /// The conflict bar's "Reload" was clicked (the bar is cleared already).
@@ -78,6 +80,7 @@ private:
     QString m_key;
     MessageBar *m_actionBar = nullptr;
     MessageBar *m_conflictBar = nullptr;
+    MessageBar *m_proposalBar = nullptr;
 };
 
 } // namespace triage

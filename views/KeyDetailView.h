@@ -106,6 +106,9 @@ public:
     QPushButton *markFailedButton() const;
     /// The inline bar with the last action's outcome, and the conflict panel.
     MessageBar *actionBar() const;
+    /// The header (key, status, buttons, message bars) and the actions' controller.
+    DetailHeader *header() const { return m_header; }
+    MarkQueryController *markController() const { return m_actions; }
     MessageBar *conflictBar() const;
     EvidenceView *evidenceView() const;
     QTableView *auditTable() const;

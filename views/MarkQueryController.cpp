@@ -9,6 +9,7 @@
 #include "MarkDialog.h"
 #include "MessageBar.h"
 #include "Workspace.h"
+#include "TimeText.h"
 #include "WhenReady.h"
 
 #include <QLabel>
@@ -24,6 +25,8 @@ MarkQueryController::MarkQueryController(KeyDetailView *view, Workspace *workspa
     connect(m_header->markSuccessButton(), &QPushButton::clicked, this, [this] { openMarkDialog(Success); });
     connect(m_header->markFailedButton(), &QPushButton::clicked, this, [this] { openMarkDialog(Failed); });
     connect(m_tabs->evidenceView(), &EvidenceView::applySuggestionRequested, this, &MarkQueryController::applySuggestion);
+    connect(m_view, &KeyDetailView::detailLoaded, this, &MarkQueryController::refreshProposals);
+    connect(m_header->proposalBar(), &MessageBar::actionTriggered, this, &MarkQueryController::openApproveDialog);
 }
 
 void MarkQueryController::setUpstreamClient(UpstreamClient *client)
@@ -161,6 +164,68 @@ MarkDialog *MarkQueryController::applySuggestion()
     return dialog;
 }
 
+void MarkQueryController::refreshProposals(const QString &key)
+{
+    whenReady(readOpenProposals(*m_workspace, key), this, [this, key](const Outcome<QVector<ProposalRow>> &rows) {
+        if (m_view->key() != key)
+            return; // another key is shown by now
+        MessageBar *bar = m_header->proposalBar();
+        m_proposal.reset();
+        bar->setActionText(QString());
+        if (!rows.ok()) {
+            bar->showMessage(MessageBar::Level::Error,
+                             QStringLiteral("Four-eyes proposals could not be read: %1").arg(rows.error->message));
+            return;
+        }
+        if (rows->isEmpty()) {
+            bar->clearMessage();
+            return;
+        }
+        const ProposalRow &p = rows->first();
+        const QString more = rows->size() > 1
+            ? QStringLiteral(" (%1 more: triagectl proposals)").arg(rows->size() - 1)
+            : QString();
+        if (p.expired) {
+            bar->showMessage(MessageBar::Level::Warning,
+                             QStringLiteral("Four-eyes proposal %1 (%2 by %3) expired at %4 UTC without approval: nothing was "
+                                            "applied; propose it again%5.")
+                                 .arg(QString::number(p.id), p.action, p.proposedBy, utcToSecond(p.expiresAt), more));
+            return;
+        }
+        m_proposal = p;
+        bar->showMessage(MessageBar::Level::Warning,
+                         QStringLiteral("Four-eyes proposal %1: %2 → %3 by %4 at %5 UTC (expires %6 UTC): \u201c%7\u201d. Nothing is "
+                                        "applied until another operator approves it%8.")
+                             .arg(QString::number(p.id), m_view->detail().record ? m_view->detail().record->statusText : QStringLiteral("?"),
+                                  p.toStatus, p.proposedBy, utcToSecond(p.proposedAt), utcToSecond(p.expiresAt), p.reason, more));
+        if (!m_workspace->config().readOnly)
+            bar->setActionText(QStringLiteral("Approve\u2026"));
+    });
+}
+
+void MarkQueryController::openApproveDialog()
+{
+    if (!m_proposal || m_markBusy || m_approveDialog)
+        return;
+    const ProposalRow p = *m_proposal;
+    auto *dialog = new QInputDialog(m_view);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(QStringLiteral("Approve proposal %1").arg(p.id));
+    dialog->setLabelText(QStringLiteral("Approve %1 of %2, proposed by %3: \u201c%4\u201d\n\nThe mark runs now with fresh evidence and "
+                                        "every rule, against the state %3 saw. Your reason (at least 10 characters; audited):")
+                             .arg(p.action, p.idemKey, p.proposedBy, p.reason));
+    dialog->setOkButtonText(QStringLiteral("Approve"));
+    m_approveDialog = dialog;
+    connect(dialog, &QInputDialog::textValueSelected, this, [this, p](const QString &reason) {
+        m_markBusy = true;
+        updateActions();
+        m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("Approving proposal %1\u2026").arg(p.id));
+        m_header->conflictBar()->clearMessage();
+        whenReady(approveProposal(*m_workspace, p.id, reason), this, [this](const Outcome<MarkResult> &outcome) { onMarkResult(outcome); });
+    });
+    dialog->open();
+}
+
 void MarkQueryController::submitMark(const MarkRequest &request)
 {
     m_markBusy = true;
@@ -228,10 +293,13 @@ void MarkQueryController::onMarkResult(const Outcome<MarkResult> &outcome)
     }
     }
     emit markFinished(int(r.kind), r.message);
-    if (r.kind != MarkResult::Kind::Conflict && r.kind != MarkResult::Kind::DryRun)
-        m_view->reload(); // the new status, and the audit row on the timeline
-    else
+    if (r.kind != MarkResult::Kind::Conflict && r.kind != MarkResult::Kind::DryRun) {
+        m_view->reload(); // the new status, the audit row on the timeline, the proposal bar
+    } else {
         updateActions();
+        if (r.proposalId)
+            refreshProposals(m_view->key());
+    }
 }
 
 } // namespace triage

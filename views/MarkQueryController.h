@@ -5,6 +5,7 @@
 #include "UpstreamCheck.h"
 
 #include <QObject>
+#include <QInputDialog>
 #include <QMessageBox>
 #include <QPointer>
 
@@ -46,6 +47,11 @@ public:
     MarkDialog *applySuggestion();
     /// See KeyDetailView::submitMark().
     void submitMark(const MarkRequest &request);
+    /// The reason prompt of the proposal bar's "Approve…" (nullptr when not open): accepting
+    /// it approves the shown proposal as this workspace's operator (approveProposal()).
+    QInputDialog *approveDialog() const { return m_approveDialog; }
+    /// The open proposal the proposal bar shows, if any.
+    std::optional<ProposalRow> shownProposal() const { return m_proposal; }
     /// True while a mark or an upstream query runs.
     bool isBusy() const { return m_markBusy || m_queryBusy; }
 
@@ -59,9 +65,14 @@ signals:
 
 private:
     void onMarkResult(const Outcome<MarkResult> &outcome);
+    /// Reads `key`'s open four-eyes proposals and shows the oldest in the proposal bar.
+    void refreshProposals(const QString &key);
+    void openApproveDialog();
 
     KeyDetailView *m_view;
     QPointer<QMessageBox> m_claimQuestion;
+    QPointer<QInputDialog> m_approveDialog;
+    std::optional<ProposalRow> m_proposal;
     Workspace *m_workspace;
     DetailHeader *m_header;
     DetailTabs *m_tabs;

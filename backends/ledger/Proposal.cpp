@@ -195,6 +195,20 @@ std::optional<ProposalRow> openFor(DbSession &session, const QString &idemKey, c
     return fromQuery(q);
 }
 
+QVector<ProposalRow> openForKey(DbSession &session, const QString &idemKey)
+{
+    QVector<ProposalRow> out;
+    if (!hasProposalTable(session))
+        return out;
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_proposal WHERE idem_key = %2 AND state = 'open' ORDER BY id")
+                                   .arg(columns(session.dialect()), b.bind(idemKey)),
+                               b);
+    while (q.next())
+        out << fromQuery(q);
+    return out;
+}
+
 QVector<ProposalRow> list(DbSession &session, bool all)
 {
     QVector<ProposalRow> out;

@@ -56,6 +56,8 @@ qint64 insert(DbSession &session, const ProposalRow &row);
 std::optional<ProposalRow> read(DbSession &session, qint64 id);
 /// The open, unexpired proposal for `idemKey` and `action`, if any (the newest).
 std::optional<ProposalRow> openFor(DbSession &session, const QString &idemKey, const QString &action);
+/// The open proposals of `idemKey` (expired ones included), oldest first. Throws DbException.
+QVector<ProposalRow> openForKey(DbSession &session, const QString &idemKey);
 /// Open proposals (expired ones included, shown "expired"), oldest first; with `all` every
 /// proposal, newest 500 first. Empty before console schema version 7. Throws DbException.
 QVector<ProposalRow> list(DbSession &session, bool all);

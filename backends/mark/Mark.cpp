@@ -441,6 +441,11 @@ QFuture<Outcome<QVector<ProposalRow>>> readProposals(Workspace &ws, bool all)
     return ws.worker(DbRole::Idempotency).run<QVector<ProposalRow>>([all](DbSession &s) { return proposal_sql::list(s, all); });
 }
 
+QFuture<Outcome<QVector<ProposalRow>>> readOpenProposals(Workspace &ws, const QString &idemKey)
+{
+    return ws.worker(DbRole::Idempotency).run<QVector<ProposalRow>>([idemKey](DbSession &s) { return proposal_sql::openForKey(s, idemKey); });
+}
+
 QFuture<Outcome<QVector<AuditEntry>>> readAudit(Workspace &ws, AuditQuery query)
 {
     return ws.worker(DbRole::Idempotency).run<QVector<AuditEntry>>([query](DbSession &s) { return audit_sql::read(s, query); });

@@ -165,6 +165,9 @@ QFuture<Outcome<ProposalRow>> rejectProposal(Workspace &workspace, qint64 id, QS
 /// Open proposals (expired included), or with `all` the newest 500 of every state.
 QFuture<Outcome<QVector<ProposalRow>>> readProposals(Workspace &workspace, bool all);
 
+/// The open proposals of `idemKey` (expired included), oldest first (the key detail's bar).
+QFuture<Outcome<QVector<ProposalRow>>> readOpenProposals(Workspace &workspace, const QString &idemKey);
+
 /// Reads the audit trail (idempotency worker). Throws nothing: a store error is the Outcome's.
 QFuture<Outcome<QVector<AuditEntry>>> readAudit(Workspace &workspace, AuditQuery query);
 

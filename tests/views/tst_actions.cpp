@@ -16,6 +16,8 @@
 #include "JsonView.h"
 #include "KeyDetailView.h"
 #include "MainWindow.h"
+#include "DetailHeader.h"
+#include "MarkQueryController.h"
 #include "TextEscape.h"
 #include "MarkDialog.h"
 #include "MessageBar.h"
@@ -31,6 +33,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -744,18 +747,57 @@ private slots:
                  qPrintable(detail->actionBar()->text()));
         QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)), QStringLiteral("0"));
         QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail(), 30000);
-        TRIAGE_VERIFY_SHOT(saveShot(&w, QStringLiteral("four-eyes-proposed-%1.png").arg(backend)));
 
-        // Another operator approves: applied; the window shows it after a reload.
+        // The proposal bar shows it; the proposer's own "Approve…" is refused by the database.
+        MessageBar *bar = detail->header()->proposalBar();
+        QTRY_VERIFY_WITH_TIMEOUT(bar->text().startsWith(QStringLiteral("Four-eyes proposal %1: PROCESSING → SUCCESS by test-operator at ").arg(id)),
+                                 30000);
+        QVERIFY2(bar->text().endsWith(QStringLiteral(": \u201cthe ticket exists: the side effect happened\u201d. Nothing is applied "
+                                                     "until another operator approves it.")),
+                 qPrintable(bar->text()));
+        TRIAGE_VERIFY_SHOT(saveShot(&w, QStringLiteral("four-eyes-proposed-%1.png").arg(backend)));
+        auto approveIn = [](KeyDetailView *view, const QString &reason) {
+            QSignalSpy done(view, &KeyDetailView::markFinished);
+            emit view->header()->proposalBar()->actionTriggered();
+            QInputDialog *ask = view->markController()->approveDialog();
+            if (!ask)
+                return -1;
+            ask->setTextValue(reason);
+            ask->accept();
+            if (!QTest::qWaitFor([&] { return !done.isEmpty(); }, 30000))
+                return -2;
+            return done.first().at(0).toInt();
+        };
+        QCOMPARE(approveIn(detail, QStringLiteral("approving my own proposal")), int(MarkResult::Kind::Refused));
+        QCOMPARE(detail->actionBar()->text(),
+                 QStringLiteral("Refused: proposal %1 was proposed by test-operator: a different operator must approve it (four-eyes)").arg(id));
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)), QStringLiteral("0"));
+
+        // Another operator's window approves it: applied, the bar goes away.
         WorkspaceConfig other = e.ws->config();
         other.operatorName = QStringLiteral("second-operator");
         Workspace approver(other);
-        const Outcome<MarkResult> approved = approveProposal(approver, id.toLongLong(), QStringLiteral("checked the ticket myself")).result();
-        QVERIFY2(approved.ok() && approved->kind == MarkResult::Kind::Applied,
-                 qPrintable(approved.ok() ? approved->message : approved.error->message));
+        MainWindow w2(&approver);
+        w2.resize(1400, 900);
+        w2.show();
+        QVERIFY(openAndWait(w2, key));
+        KeyDetailView *detail2 = w2.detailView();
+        QTRY_VERIFY_WITH_TIMEOUT(detail2->markController()->shownProposal().has_value(), 30000);
+        emit detail2->header()->proposalBar()->actionTriggered();
+        QVERIFY(detail2->markController()->approveDialog());
+        detail2->markController()->approveDialog()->setTextValue(QStringLiteral("checked the ticket myself"));
+        TRIAGE_VERIFY_SHOT(saveShot(detail2->markController()->approveDialog(), QStringLiteral("four-eyes-approve-%1.png").arg(backend)));
+        QSignalSpy done(detail2, &KeyDetailView::markFinished);
+        detail2->markController()->approveDialog()->accept();
+        QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty(), 30000);
+        QCOMPARE(done.first().at(0).toInt(), int(MarkResult::Kind::Applied));
+        QVERIFY2(detail2->actionBar()->text().startsWith(QStringLiteral("\u2714 Applied: approved proposal %1 of test-operator (checked the "
+                                                                        "ticket myself): ").arg(id)),
+                 qPrintable(detail2->actionBar()->text()));
         QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)), QStringLiteral("1"));
-        detail->reload();
-        QTRY_VERIFY_WITH_TIMEOUT(detail->hasDetail() && detail->detail().record->statusCode == Success, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(detail2->hasDetail() && detail2->detail().record->statusCode == Success, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(detail2->header()->proposalBar()->text().isEmpty(), 30000);
+        TRIAGE_VERIFY_SHOT(saveShot(&w2, QStringLiteral("four-eyes-approved-%1.png").arg(backend)));
         QVERIFY(setPolicy(*e.ws, setting, QStringLiteral("none"), why, std::nullopt).result().ok());
     }
 };
