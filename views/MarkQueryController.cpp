@@ -166,6 +166,8 @@ MarkDialog *MarkQueryController::applySuggestion()
 
 void MarkQueryController::refreshProposals(const QString &key)
 {
+    if (!m_workspace)
+        return; // a bundle: no database to read proposals from
     whenReady(readOpenProposals(*m_workspace, key), this, [this, key](const Outcome<QVector<ProposalRow>> &rows) {
         if (m_view->key() != key)
             return; // another key is shown by now
@@ -205,7 +207,7 @@ void MarkQueryController::refreshProposals(const QString &key)
 
 void MarkQueryController::openApproveDialog()
 {
-    if (!m_proposal || m_markBusy || m_approveDialog)
+    if (!m_workspace || !m_proposal || m_markBusy || m_approveDialog)
         return;
     const ProposalRow p = *m_proposal;
     auto *dialog = new QInputDialog(m_view);

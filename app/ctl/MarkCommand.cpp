@@ -155,7 +155,8 @@ public:
                            "canonical ticket (DESIGN.md §6). A key another operator's live claim holds (on the key or\n"
                            "on one of its open escalations; DESIGN.md §8) is not marked (exit 3, naming the holder)\n"
                            "unless --despite-claim, which notes the claim in the audited reason. Exit: 0 applied,\n"
-                           "3 conflict or held by another's claim, 4 refused, 2 error."),
+                           "3 conflict or held by another's claim, 4 refused, 2 error, 6 proposed (four-eyes: another\n"
+                           "operator approves it with triagectl approve ID)."),
             QList<QCommandLineOption>{
                 option("to", QStringLiteral("The new status, success or failed."), QStringLiteral("STATUS")),
                 option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT")),

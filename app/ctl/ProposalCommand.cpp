@@ -6,6 +6,7 @@
 #include "JsonExport.h"
 #include "TextTable.h"
 
+#include "ClaimCli.h"
 #include "Mark.h"
 #include "TextEscape.h"
 #include "TimeText.h"
@@ -103,7 +104,8 @@ int parseId(const CommandContext &c, const QString &verb, qint64 *id)
     bool ok = false;
     *id = c.args.value(0).toLongLong(&ok);
     if (!ok || *id <= 0)
-        return c.out.usage(QStringLiteral("%1: ID must be a proposal id (a whole number), got \"%2\"").arg(verb, c.args.value(0)));
+        return c.out.usage(QStringLiteral("%1: ID must be a proposal id (a whole number from 1, as `triagectl proposals` lists), got \"%2\"")
+                               .arg(verb, c.args.value(0)));
     if (!c.parser.isSet(QStringLiteral("reason")))
         return c.out.usage(QStringLiteral("%1: --reason TEXT is required").arg(verb));
     return ExitOk;
@@ -122,8 +124,10 @@ public:
                            "against the state the proposer saw, and the approval in the same transaction. Refused (exit 4)\n"
                            "for the proposer (operator names compared trimmed and case-folded), the proposer's database user\n"
                            "unless four_eyes_db_users = shared, an expired, decided or edited proposal, or a rule that no\n"
-                           "longer allows it; exit 3 when the record changed (the proposal is then void). Audited."),
-            {option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT"))},
+                           "longer allows it; exit 3 when the record changed (the proposal is then void) or another operator's\n"
+                           "live claim holds the key (unless --despite-claim); exit 1 for an unknown ID. Audited."),
+            {option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT")),
+             despiteClaimOption()},
             1, QString(), true};
         return s;
     }
@@ -132,7 +136,18 @@ public:
 
     int run(Workspace &ws, const CommandContext &c) override
     {
-        const Outcome<MarkResult> o = approveProposal(ws, m_id, c.parser.value(QStringLiteral("reason"))).result();
+        QString reason = c.parser.value(QStringLiteral("reason"));
+        // Claims stop others as for mark (DESIGN.md §8): the proposal's key, before anything is written.
+        const qint64 id = m_id;
+        const auto row = ws.worker(DbRole::Idempotency)
+                             .run<std::optional<ProposalRow>>([id](DbSession &s) { return proposal_sql::read(s, id); })
+                             .result();
+        if (!row.ok())
+            return c.out.dbFailure(*row.error);
+        if (*row)
+            if (const int held = checkClaimOnKey(ws, c, (*row)->idemKey, QStringLiteral("marked"), &reason); held != ExitOk)
+                return held;
+        const Outcome<MarkResult> o = approveProposal(ws, m_id, reason).result();
         if (!o.ok())
             return c.out.dbFailure(*o.error);
         const QString sentence = QStringLiteral("%1: %2").arg(markKindName(o->kind), o->message);

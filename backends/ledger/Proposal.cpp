@@ -35,7 +35,7 @@ QString columns(const SqlDialect &d)
 {
     return QStringLiteral("id, action, idem_key, biz_type, to_status, expected_state, snapshot, snapshot_source, reason, evidence, "
                           "proposal_hash, proposed_by, proposed_db_user, %1, %2, state, decided_by, decided_db_user, %3, "
-                          "decision_reason, version, CASE WHEN expires_at <= %4 THEN 1 ELSE 0 END")
+                          "decision_reason, version, CASE WHEN expires_at <= %4 THEN 1 ELSE 0 END, override_rule")
         .arg(d.timeText(QStringLiteral("proposed_at")), d.timeText(QStringLiteral("expires_at")),
              d.timeText(QStringLiteral("decided_at")), d.nowValue());
 }
@@ -66,6 +66,7 @@ ProposalRow fromQuery(const QSqlQuery &q)
     r.decisionReason = text(19);
     r.version = q.value(20).toLongLong();
     r.expired = q.value(21).toInt() == 1;
+    r.override = q.value(22).toInt() == 1;
     return r;
 }
 
@@ -87,12 +88,17 @@ QVariant notNull(const QString &s)
     return s.isNull() ? QVariant(QStringLiteral("")) : QVariant(s);
 }
 
-QString foldedName(const QString &name)
-{
-    return name.trimmed().toLower();
-}
 
 } // namespace
+
+QString operatorKey(const QString &name)
+{
+    QString out;
+    for (const QChar c : name.normalized(QString::NormalizationForm_KC).toCaseFolded())
+        if (!c.isSpace() && c.category() != QChar::Other_Format) // also zero-width joiners and the like
+            out += c;
+    return out;
+}
 
 QString proposalHash(const ProposalRow &row)
 {
@@ -105,7 +111,8 @@ QString proposalHash(const ProposalRow &row)
                                row.snapshotSource,
                                row.reason,
                                row.evidence,
-                               row.proposedBy};
+                               row.proposedBy,
+                               row.override};
     return QString::fromLatin1(
         QCryptographicHash::hash(QJsonDocument(canonical).toJson(QJsonDocument::Compact), QCryptographicHash::Sha256).toHex());
 }
@@ -153,12 +160,14 @@ qint64 insert(DbSession &session, const ProposalRow &row)
                                        b.bind(notNull(row.evidence)),
                                        b.bind(proposalHash(row)),
                                        b.bind(notNull(row.proposedBy.left(64))),
+                                       b.bind(operatorKey(row.proposedBy).left(256)),
+                                       b.bind(row.override ? 1 : 0),
                                        currentUserExpr(d),
                                        d.nowValue(),
                                        nowPlusHours(d, b.bind(kProposalTtlHours))}
                                .join(QStringLiteral(", "));
     const QString sql = QStringLiteral("INSERT INTO triage_proposal (action, idem_key, biz_type, to_status, expected_state, snapshot, "
-                                       "snapshot_source, reason, evidence, proposal_hash, proposed_by, proposed_db_user, proposed_at, "
+                                       "snapshot_source, reason, evidence, proposal_hash, proposed_by, proposed_by_key, override_rule, proposed_db_user, proposed_at, "
                                        "expires_at, state, version) VALUES (%1, 'open', 1)")
                             .arg(values);
     if (d.kind() == Dialect::PostgreSql) {
@@ -230,15 +239,20 @@ QString approve(DbSession &session, const ProposalRow &asRead, const QString &ap
     const QString user = currentUserExpr(d);
     // Every refusing condition is in this one statement (DESIGN.md §9 "Four-eyes"); the
     // table's CHECK refuses the same operator name for raw SQL too.
+    const QString setKey = b.bind(operatorKey(approver).left(256));
+    const QString whereKey = b.bind(operatorKey(approver).left(256));
+    // (QString::arg() takes %1 … %9 here: the keys are pasted as placeholders, never values.)
     QSqlQuery q = session.exec(
-        QStringLiteral("UPDATE triage_proposal SET state = 'approved', decided_by = %1, decided_db_user = %2, decided_at = %3, "
-                       "decision_reason = %4, version = version + 1 "
+        QStringLiteral("UPDATE triage_proposal SET state = 'approved', decided_by = %1, decided_by_key = KEY_SET, decided_db_user = %2, "
+                       "decided_at = %3, decision_reason = %4, version = version + 1 "
                        "WHERE id = %5 AND state = 'open' AND version = %6 AND expires_at > %3 AND proposal_hash = %7 "
-                       "AND LOWER(TRIM(proposed_by)) <> LOWER(TRIM(%8)) "
+                       "AND LOWER(TRIM(proposed_by)) <> LOWER(TRIM(%8)) AND proposed_by_key <> KEY_WHERE "
                        "AND (proposed_db_user = '' OR proposed_db_user <> %2 "
                        "OR EXISTS (SELECT 1 FROM triage_policy WHERE name = %9 AND value = 'shared'))")
             .arg(b.bind(approver.left(64)), user, d.nowValue(), b.bind(reason), b.bind(asRead.id), b.bind(asRead.version),
-                 b.bind(proposalHash(asRead)), b.bind(approver), b.bind(fourEyesDbUsersName())),
+                 b.bind(proposalHash(asRead)), b.bind(approver), b.bind(fourEyesDbUsersName()))
+            .replace(QStringLiteral("KEY_SET"), setKey)
+            .replace(QStringLiteral("KEY_WHERE"), whereKey),
         b);
     if (q.numRowsAffected() == 1)
         return {};
@@ -253,7 +267,7 @@ QString approve(DbSession &session, const ProposalRow &asRead, const QString &ap
         return QStringLiteral("proposal %1 expired at %2: nothing applied; propose it again").arg(id, now->expiresAt);
     if (now->hash != proposalHash(*now) || now->hash != proposalHash(asRead) || now->version != asRead.version)
         return QStringLiteral("proposal %1 was changed after it was proposed (its hash no longer matches what was proposed): void").arg(id);
-    if (foldedName(now->proposedBy) == foldedName(approver))
+    if (operatorKey(now->proposedBy) == operatorKey(approver))
         return QStringLiteral("proposal %1 was proposed by %2: a different operator must approve it (four-eyes)").arg(id, now->proposedBy);
     return QStringLiteral("proposal %1 was proposed by the same database user (%2) as this approval: four-eyes needs operators with "
                           "their own database users, or `triagectl policy set four_eyes_db_users shared` to make it a process control")

@@ -26,6 +26,7 @@ struct ProposalRow {
     QString expectedState;
     std::optional<QString> snapshot; ///< the SUCCESS snapshot, byte-exact; nullopt for FAILED
     QString snapshotSource, reason;
+    bool override = false;   ///< the proposer asked for --override (DESIGN.md §6); the approval runs with it
     QString evidence;        ///< the mark's evidence JSON as the proposer's console gathered it
     QString hash;            ///< proposal_hash as stored (64 hex digits)
     QString proposedBy, proposedDbUser, proposedAt, expiresAt;
@@ -40,9 +41,14 @@ struct ProposalRow {
 
 /// SHA-256 (64 lower-case hex digits) over the canonical serialisation of what a proposal
 /// proposes: the compact JSON array [action, idem_key, biz_type, to_status, expected_state,
-/// snapshot (null when none), snapshot_source, reason, evidence, proposed_by] (UTF-8, Qt's
-/// compact JSON). Any edit of these fields changes it (DESIGN.md §9 "Four-eyes").
+/// snapshot (null when none), snapshot_source, reason, evidence, proposed_by, override]
+/// (UTF-8, Qt's compact JSON). Any edit of these fields changes it (DESIGN.md §9 "Four-eyes").
 QString proposalHash(const ProposalRow &row);
+
+/// An operator name as four-eyes compares people (DESIGN.md §9): NFKC-normalised, Unicode
+/// case-folded, with every white-space character (spaces, tabs, no-break spaces) removed:
+/// " Alice\t" → "alice", "ZOË" → "zoë". The proposer's and the approver's must differ.
+QString operatorKey(const QString &name);
 
 namespace proposal_sql {
 /// True when the idempotency database has triage_proposal (console schema version 7).

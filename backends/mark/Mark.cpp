@@ -380,6 +380,7 @@ QFuture<Outcome<MarkResult>> approveProposal(Workspace &ws, qint64 id, QString r
         // statement's hash check names it.
         r.expect = expected.value_or(ExpectedState{});
         r.evidenceJson = p.evidence;
+        r.override = p.override; // as proposed (part of the hash)
         r.approves = p;
         r.approvalReason = reason.trimmed();
         return markRecord(*w, r);

@@ -215,6 +215,7 @@ MarkResult propose(DbSession &s, const MarkRequest &req, MarkResult res, const E
     p.reason = req.reason;
     p.evidence = req.evidenceJson;
     p.proposedBy = req.operatorName;
+    p.override = req.override;
     s.begin();
     try {
         res.proposalId = proposal_sql::insert(s, p);
@@ -461,8 +462,17 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
                                hasVersion ? QStringLiteral(", version %1").arg(expected.version ? QString::number(*expected.version)
                                                                                                : QStringLiteral("NULL"))
                                           : QString());
-        if (fourEyes)
+        if (fourEyes) {
+            if (const std::optional<ProposalRow> open = proposal_sql::openFor(s, req.idemKey, a.action)) {
+                // What the real run would say (propose()): the open proposal wins.
+                res.kind = MarkResult::Kind::Conflict;
+                res.proposalId = open->id;
+                res.message = QStringLiteral("%1 already has open proposal %2 (%3 by %4, expires %5): approve or reject it first")
+                                  .arg(req.idemKey, QString::number(open->id), open->action, open->proposedBy, open->expiresAt);
+                return res;
+            }
             res.message += QStringLiteral(" — four-eyes: a real run proposes it for another operator's approval");
+        }
         return res;
     }
     if (fourEyes)

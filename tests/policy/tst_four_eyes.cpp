@@ -96,7 +96,8 @@ void TestFourEyes::proposeAndApprove()
     }
     const QStringList keys = {QStringLiteral("ticket:create:acme:fe-1"), QStringLiteral("ticket:create:acme:fe-2"),
                               QStringLiteral("ticket:create:acme:fe-3"), QStringLiteral("ticket:create:acme:fe-4"),
-                              QStringLiteral("ticket:create:acme:fe-5")};
+                              QStringLiteral("ticket:create:acme:fe-5"), QStringLiteral("ticket:create:acme:fe-6"),
+                              QStringLiteral("ticket:create:acme:fe-7")};
     for (const QString &k : keys)
         TRIAGE_OK(insertRecord(db, k, 0, 3600));
     auto as = [&](const QString &name) {
@@ -141,6 +142,15 @@ void TestFourEyes::proposeAndApprove()
     QCOMPARE(self->kind, MarkResult::Kind::Refused);
     QCOMPARE(self->message, QStringLiteral("proposal 1 was proposed by alice: a different operator must approve it (four-eyes)"));
     QCOMPARE(proposalState(db, 1), QStringLiteral("open"));
+    // Tabs, no-break spaces and case are not another person either (operatorKey()).
+    for (const QString &spelling : {QStringLiteral("alice\t"), QStringLiteral("\u00A0ALICE")}) {
+        const Outcome<MarkResult> again = approveProposal(*as(spelling), 1, QStringLiteral("looks right to me")).result();
+        QCOMPARE(again->kind, MarkResult::Kind::Refused);
+        QCOMPARE(again->message, QStringLiteral("proposal 1 was proposed by alice: a different operator must approve it (four-eyes)"));
+    }
+    QCOMPARE(operatorKey(QStringLiteral(" Zo\u00EB\t")), operatorKey(QStringLiteral("ZO\u00CB")));
+    QCOMPARE(operatorKey(QStringLiteral("ZOE\u0308")), QStringLiteral("zo\u00EB")); // NFKC: one character
+    QCOMPARE(proposalState(db, 1), QStringLiteral("open"));
     // And as raw SQL against the table: the CHECK refuses it.
     QVERIFY(!db.adminExec(QStringLiteral("UPDATE triage_proposal SET state = 'approved', decided_by = 'Alice ' WHERE id = 1")).isEmpty());
     QCOMPARE(proposalState(db, 1), QStringLiteral("open"));
@@ -168,17 +178,20 @@ void TestFourEyes::proposeAndApprove()
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT state, decided_by FROM triage_proposal WHERE id = 1")).value(0),
              QStringLiteral("approved"));
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT decided_by FROM triage_proposal WHERE id = 1")), QStringList{QStringLiteral("bob")});
+    // proposed, the duplicate's conflict, three refused self-approvals (" ALICE ", "alice\t",
+    // "\u00A0ALICE"), on the servers the same database user's refusal, then applied.
     QStringList actions = {QStringLiteral("mark_failed"), QStringLiteral("mark_failed"), QStringLiteral("proposal.approve"),
-                           QStringLiteral("mark_failed")};
+                           QStringLiteral("proposal.approve"), QStringLiteral("proposal.approve"), QStringLiteral("mark_failed")};
     if (backend != QLatin1String("sqlite"))
-        actions.insert(3, QStringLiteral("proposal.approve"));
+        actions.insert(5, QStringLiteral("proposal.approve"));
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT action FROM triage_audit WHERE idem_key = '%1' ORDER BY id").arg(keys[0])), actions);
     const QStringList outcomes
         = db.adminQueryColumn(QStringLiteral("SELECT outcome FROM triage_audit WHERE idem_key = '%1' ORDER BY id").arg(keys[0]));
     const QStringList expectedOutcomes = backend == QLatin1String("sqlite")
-        ? QStringList{QStringLiteral("recorded"), QStringLiteral("conflict"), QStringLiteral("refused"), QStringLiteral("applied")}
+        ? QStringList{QStringLiteral("recorded"), QStringLiteral("conflict"), QStringLiteral("refused"), QStringLiteral("refused"),
+                      QStringLiteral("refused"), QStringLiteral("applied")}
         : QStringList{QStringLiteral("recorded"), QStringLiteral("conflict"), QStringLiteral("refused"), QStringLiteral("refused"),
-                      QStringLiteral("applied")};
+                      QStringLiteral("refused"), QStringLiteral("refused"), QStringLiteral("applied")};
     QCOMPARE(outcomes, expectedOutcomes);
     // Approving it again: decided.
     const Outcome<MarkResult> again = approveProposal(*bob, 1, QStringLiteral("checked the ticket table")).result();
@@ -236,6 +249,38 @@ void TestFourEyes::proposeAndApprove()
     QVERIFY2(afterReject->message.startsWith(QStringLiteral("proposal 5 is rejected (by alice at ")), qPrintable(afterReject->message));
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(keys[4])),
              QStringList{QStringLiteral("0")});
+    // 9. zoë proposes, ZOË cannot approve (Unicode case folding, not only A-Z); a dry run
+    //    while it is open says what the real run would: the open proposal wins.
+    MarkRequest byZoe = request(keys[5], Failed, QStringLiteral("no ticket was ever created for it"));
+    byZoe.operatorName.clear(); // the workspace's operator
+    QCOMPARE(markRecord(*as(QStringLiteral("zo\u00EB")), byZoe).result()->kind, MarkResult::Kind::Proposed);
+    const Outcome<MarkResult> upper = approveProposal(*as(QStringLiteral("ZO\u00CB")), 6, QStringLiteral("looks right to me")).result();
+    QCOMPARE(upper->kind, MarkResult::Kind::Refused);
+    QCOMPARE(upper->message, QStringLiteral("proposal 6 was proposed by zo\u00EB: a different operator must approve it (four-eyes)"));
+    MarkRequest dry = request(keys[5], Failed, QStringLiteral("no ticket was ever created for it"));
+    dry.dryRun = true;
+    const Outcome<MarkResult> dryRun = markRecord(*bob, dry).result();
+    QCOMPARE(dryRun->kind, MarkResult::Kind::Conflict);
+    QVERIFY2(dryRun->message.startsWith(keys[5] + QStringLiteral(" already has open proposal 6 (mark_failed by zo\u00EB, expires ")),
+             qPrintable(dryRun->message));
+
+    // 10. An override is proposed with the mark and approved with it: without evidence of
+    //     absence (failed_evidence = upstream) FAILED needs --override.
+    WorkspaceConfig strict = db.config();
+    strict.operatorName = QStringLiteral("alice");
+    Workspace aliceStrict(strict);
+    MarkRequest over = request(keys[6], Failed, QStringLiteral("checked by phone with the bank, nothing sent"));
+    over.override = true;
+    const Outcome<MarkResult> overProposed = markRecord(aliceStrict, over).result();
+    QCOMPARE(overProposed->kind, MarkResult::Kind::Proposed);
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT override_rule FROM triage_proposal WHERE id = 7")), QStringList{QStringLiteral("1")});
+    strict.operatorName = QStringLiteral("bob");
+    Workspace bobStrict(strict);
+    const Outcome<MarkResult> overApproved = approveProposal(bobStrict, 7, QStringLiteral("confirmed the bank call notes")).result();
+    QVERIFY2(overApproved.ok() && overApproved->kind == MarkResult::Kind::Applied, qPrintable(overApproved->message));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(keys[6])),
+             QStringList{QStringLiteral("2")});
+
     // Unknown id, short reason.
     QCOMPARE(approveProposal(*bob, 99, QStringLiteral("checked the ticket table")).result().error->message, QStringLiteral("no proposal 99"));
     QCOMPARE(approveProposal(*bob, 5, QStringLiteral("ok")).result().error->message,

@@ -9,9 +9,14 @@
 -- decided_db_user: the server's own CURRENT_USER ('' on SQLite, which has no users).
 -- state: open | approved (applied) | rejected | void (edited, or the record or its evidence
 -- changed before approval); an open proposal past expires_at is expired.
+-- proposed_by_key / decided_by_key: the operator name folded by the console (operatorKey():
+-- NFKC, Unicode case folding, every kind of white space removed), so "alice", "ALICE",
+-- "alice<TAB>", "Zoë" / "ZOË" are one person. override_rule: 1 when the proposer asked for
+-- --override (the approval runs with it; part of the hash).
 -- The CHECK refuses, for every client and raw SQL alike, an approval by the proposer's own
--- operator name (trimmed, case-folded); the approving UPDATE also refuses the proposer's
--- database user unless four_eyes_db_users = shared (triage_policy).
+-- operator name (trimmed and lower-cased by the database, and by the folded keys); the
+-- approving UPDATE also refuses the proposer's database user unless four_eyes_db_users =
+-- shared (triage_policy).
 CREATE TABLE IF NOT EXISTS triage_proposal (
   id                INTEGER PRIMARY KEY AUTOINCREMENT,
   action            VARCHAR(32) NOT NULL,
@@ -22,20 +27,24 @@ CREATE TABLE IF NOT EXISTS triage_proposal (
   snapshot          TEXT NULL,
   snapshot_source   VARCHAR(255) NOT NULL,
   reason            VARCHAR(2000) NOT NULL,
+  override_rule     INTEGER NOT NULL DEFAULT 0,
   evidence          TEXT NOT NULL,
   proposal_hash     CHAR(64) NOT NULL,
   proposed_by       VARCHAR(64) NOT NULL,
+  proposed_by_key   VARCHAR(256) NOT NULL,
   proposed_db_user  VARCHAR(128) NOT NULL,
   proposed_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000Z'),
   expires_at        TEXT NOT NULL,
   state             VARCHAR(16) NOT NULL DEFAULT 'open',
   decided_by        VARCHAR(64) NULL,
+  decided_by_key    VARCHAR(256) NULL,
   decided_db_user   VARCHAR(128) NULL,
   decided_at        TEXT NULL,
   decision_reason   VARCHAR(2000) NULL,
   version           BIGINT NOT NULL DEFAULT 1,
   CONSTRAINT triage_proposal_four_eyes
-    CHECK (state <> 'approved' OR LOWER(TRIM(COALESCE(decided_by, proposed_by))) <> LOWER(TRIM(proposed_by)))
+    CHECK (state <> 'approved' OR (LOWER(TRIM(COALESCE(decided_by, proposed_by))) <> LOWER(TRIM(proposed_by))
+                                   AND COALESCE(decided_by_key, proposed_by_key) <> proposed_by_key))
 );
 CREATE INDEX IF NOT EXISTS idx_triage_proposal_state ON triage_proposal (state, id);
 CREATE INDEX IF NOT EXISTS idx_triage_proposal_key ON triage_proposal (idem_key, id);
