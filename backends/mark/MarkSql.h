@@ -36,4 +36,20 @@ TicketEvidence readTicketEvidence(DbSession &session, const WorkspaceConfig &con
 /// DbException.
 AttemptEvidence readAttemptEvidence(DbSession &session, const WorkspaceConfig &config, const QStringList &keys);
 
+// Four-eyes inside apply() (MarkProposeSql.cpp; DESIGN.md §9 "Four-eyes").
+
+/// `res` as the conflict of a mark whose key and action already have open proposal `open`.
+MarkResult openProposalConflict(MarkResult res, const ProposalRow &open);
+/// Voids the proposal `req` approves (if any) after its mark was refused by a rule or lost
+/// its compare-and-set; appends " — proposal N is void" to res.message when it was open.
+void voidApproved(DbSession &session, const MarkRequest &req, MarkResult &res);
+/// Reports and audits (proposal.approve, refused) an approval the approving statement
+/// refused with `refusal`; an edited proposal is voided, the others stay as they are.
+MarkResult approvalRefused(DbSession &session, const MarkRequest &req, MarkResult res, AuditEntry a, const QString &refusal);
+/// Makes the allowed, non-dry-run mark `req` of `current` a proposal (triage_proposal row and
+/// audit row `a` with outcome "recorded", one transaction), or a conflict (audited) when the
+/// key already has an open one for the action. Throws DbException.
+MarkResult propose(DbSession &session, const MarkRequest &req, MarkResult res, const ExpectedState &expected,
+                   const RecordDetail &current, AuditEntry a);
+
 } // namespace triage::mark_sql
