@@ -70,6 +70,10 @@ public:
                 o.insert(QStringLiteral("to_status"), p.toStatus);
                 o.insert(QStringLiteral("snapshot"), p.snapshot ? QJsonValue(*p.snapshot) : QJsonValue(QJsonValue::Null));
                 o.insert(QStringLiteral("evidence"), p.evidence);
+                // Undecided: null, not "" (an open proposal has no decision yet).
+                if (p.decidedAt.isEmpty())
+                    for (const char *field : {"decided_by", "decided_at", "decision_reason"})
+                        o.insert(QLatin1String(field), QJsonValue::Null);
                 a.append(o);
             }
             c.out.print(QJsonDocument(a).toJson(QJsonDocument::Indented));

@@ -341,7 +341,12 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
     }
 
     if (o.dryRun) {
+        // Four-eyes: the marks a real run would propose (or find already proposed) instead.
+        if (const std::optional<DbError> e = predictFourEyes(idem, after, results, sum))
+            return failRun(*e);
         for (ReconcileKeyResult &k : results) {
+            if (!k.outcome.isEmpty())
+                continue; // "dry_run:conflict": an open proposal (predictFourEyes())
             k.outcome = QStringLiteral("dry_run:") + reconcileActionName(k.action.kind);
             switch (k.action.kind) {
             case ReconcileActionKind::ApplySuccess: ++sum.appliedSuccess; break;
@@ -432,16 +437,11 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             k.action.kind = ReconcileActionKind::Escalate;
             break;
         }
-        case MarkResult::Kind::Proposed: {
+        case MarkResult::Kind::Proposed:
             // Four-eyes (DESIGN.md §9): the run's mark is a proposal; a human approves it.
-            ReconcileEscalation e{EscalationReason::Policy, QString(),
-                                  QStringLiteral("four-eyes: the automatic mark is proposal %1, waiting for an operator's approval "
-                                                 "(triagectl approve %1 --reason …)")
-                                      .arg(out->proposalId)};
-            k.action.escalations.prepend(e);
+            k.action.escalations.prepend(fourEyesEscalation(out->proposalId));
             k.action.kind = ReconcileActionKind::Escalate;
             break;
-        }
         default:
             ++sum.errors;
             k.outcome = QStringLiteral("error");

@@ -2,8 +2,13 @@
 #include "ReconcileEscalate.h"
 #include "ReconcileConfig.h"
 
+#include "AuditEntry.h"
 #include "DbWorker.h"
 #include "Escalation.h"
+#include "MarkSql.h"
+#include "Proposal.h"
+#include "RecordStatus.h"
+#include "SafetyPolicy.h"
 #include "TimeText.h"
 
 #include <QJsonArray>
@@ -152,6 +157,59 @@ std::optional<DbError> predictEscalations(DbWorker &idem, QVector<ReconcileKeyRe
             if (!any && !k.action.escalations.isEmpty() && k.action.kind == ReconcileActionKind::Escalate)
                 k.outcome = QStringLiteral("dry_run:") + reconcileActionName(ReconcileActionKind::None); // a real run: "nothing"
         }
+    }
+    return std::nullopt;
+}
+
+ReconcileEscalation fourEyesEscalation(qint64 proposalId)
+{
+    if (proposalId == 0)
+        return {EscalationReason::Policy, QString(),
+                QStringLiteral("four-eyes: a real run makes the automatic mark a proposal that waits for an operator's approval")};
+    return {EscalationReason::Policy, QString(),
+            QStringLiteral("four-eyes: the automatic mark is proposal %1, waiting for an operator's approval (triagectl approve %1 --reason …)")
+                .arg(proposalId)};
+}
+
+std::optional<DbError> predictFourEyes(DbWorker &idem, const QVector<KeyDetail> &after, QVector<ReconcileKeyResult> &results,
+                                       ReconcileSummary &sum)
+{
+    struct Asked {
+        int index;
+        QString action;
+    };
+    QVector<Asked> asked;
+    for (qsizetype i = 0; i < results.size(); ++i) {
+        const ReconcileActionKind kind = results[i].action.kind;
+        if (kind != ReconcileActionKind::ApplySuccess && kind != ReconcileActionKind::ApplyFailed)
+            continue;
+        const bool success = kind == ReconcileActionKind::ApplySuccess;
+        if (after[i].record && requiresFourEyes(after[i].record->policy, success ? Success : Failed))
+            asked << Asked{int(i), QString::fromUtf16(success ? audit_action::MarkSuccess : audit_action::MarkFailed)};
+    }
+    if (asked.isEmpty())
+        return std::nullopt;
+    // One read of the open proposals of these keys, as mark_sql::propose() checks them.
+    const auto open = idem.run<QVector<std::optional<ProposalRow>>>([&results, asked](DbSession &s) {
+                              QVector<std::optional<ProposalRow>> rows;
+                              for (const Asked &a : asked)
+                                  rows << proposal_sql::openFor(s, results[a.index].idemKey, a.action);
+                              return rows;
+                          })
+                          .result();
+    if (!open.ok())
+        return *open.error;
+    for (qsizetype j = 0; j < asked.size(); ++j) {
+        ReconcileKeyResult &k = results[asked[j].index];
+        if (const std::optional<ProposalRow> &p = open->at(j)) {
+            MarkResult conflict;
+            k.message = mark_sql::openProposalConflict(conflict, *p).message;
+            k.outcome = QStringLiteral("dry_run:conflict");
+            ++sum.conflicts;
+            continue;
+        }
+        k.action.escalations.prepend(fourEyesEscalation(0));
+        k.action.kind = ReconcileActionKind::Escalate;
     }
     return std::nullopt;
 }

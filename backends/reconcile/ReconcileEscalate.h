@@ -39,4 +39,18 @@ std::optional<DbError> raiseEscalations(DbWorker &idem, const WorkspaceConfig &c
 /// (waiting) as a real run counts them. Returns the store failure, if any.
 std::optional<DbError> predictEscalations(DbWorker &idem, QVector<ReconcileKeyResult> &results, ReconcileSummary &sum);
 
+/// The POLICY escalation a run raises when four-eyes (DESIGN.md §9) made its automatic mark
+/// proposal `proposalId` (a real run), or would make it one (a dry run: `proposalId` 0).
+ReconcileEscalation fourEyesEscalation(qint64 proposalId);
+
+/// A dry run's prediction of four-eyes (DESIGN.md §9 "Four-eyes", §8 "Dry run"): each
+/// ApplySuccess / ApplyFailed key of `results` whose record (`after[i]`) has an effective
+/// policy giving that mark to a second operator becomes what the real run makes of it: an
+/// Escalate action with fourEyesEscalation(0), or, when the key already has an open proposal
+/// for that mark, a conflict (outcome "dry_run:conflict", counted in sum.conflicts, the
+/// message naming the proposal). Reads triage_proposal on `idem`, writes nothing. Returns
+/// the store failure, if any.
+std::optional<DbError> predictFourEyes(DbWorker &idem, const QVector<KeyDetail> &after, QVector<ReconcileKeyResult> &results,
+                                       ReconcileSummary &sum);
+
 } // namespace triage

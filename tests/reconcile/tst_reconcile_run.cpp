@@ -11,6 +11,8 @@
 
 #include "Claim.h"
 #include "Escalation.h"
+#include "Mark.h"
+#include "Policy.h"
 #include "Reconcile.h"
 #include "UpstreamClient.h"
 #include "Workspace.h"
@@ -93,6 +95,8 @@ private slots:
     void lease();
     void operatorWins_data() { backends(); }
     void operatorWins();
+    void fourEyesProposes_data() { backends(); }
+    void fourEyesProposes();
     void breakerAndRetryAfter_data() { backends(); }
     void breakerAndRetryAfter();
     void faultHooks_data();
@@ -429,6 +433,76 @@ void TestReconcileRun::operatorWins()
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT result_snapshot FROM idempotency_record")), QStringList{QStringLiteral("{\"by\":\"alice\"}")});
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT operator FROM triage_audit WHERE outcome = 'conflict'")),
              QStringList{QStringLiteral("reconciler")});
+}
+
+void TestReconcileRun::fourEyesProposes()
+{
+    // Four-eyes (DESIGN.md §9): the run's automatic mark is a proposal plus a POLICY
+    // escalation; the dry run predicts exactly that, and the conflict of an open proposal.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createSchemaWithoutBackstop(db), QString());
+    QCOMPARE(stale(db, k("r4")), QString());
+    QCOMPARE(insertTicket(db, 101, k("r4"), QStringLiteral("{\"ticket_id\":101}")), QString());
+    const WorkspaceConfig c = config(db);
+    Workspace ws(c);
+    for (const auto &[name, value] : {std::pair{"biz.ticket_create.four_eyes", "mark_success"}, std::pair{"four_eyes_db_users", "shared"}})
+        QVERIFY(setPolicy(ws, QLatin1String(name), QLatin1String(value), QStringLiteral("four-eyes for the reconciler"), std::nullopt)
+                    .result()
+                    .ok());
+    UpstreamClient client(c.upstreams);
+    ReconcileOptions dry = options();
+    dry.dryRun = true;
+    const auto only = [](const ReconcileSummary &sum) { return sum.keys.value(0); };
+
+    const ReconcileResult d1 = runReconcile(ws, client, dry);
+    QVERIFY2(d1.kind == ReconcileResult::Kind::Finished, qPrintable(d1.message));
+    const ReconcileResult r1 = runReconcile(ws, client, options());
+    QVERIFY2(r1.kind == ReconcileResult::Kind::Finished, qPrintable(r1.message));
+    QCOMPARE(only(d1.summary).outcome, QStringLiteral("dry_run:escalate"));
+    QCOMPARE(only(r1.summary).outcome, QStringLiteral("escalated"));
+    for (const ReconcileSummary *sum : {&d1.summary, &r1.summary}) {
+        QCOMPARE(sum->appliedSuccess, 0);
+        QCOMPARE(sum->conflicts, 0);
+        QCOMPARE(sum->escalated, 1);
+        QCOMPARE(sum->escalationsCreated, 1);
+        QCOMPARE(sum->byReason, (QMap<QString, int>{{QStringLiteral("POLICY"), 1}}));
+    }
+    QCOMPARE(adminStatus(db, k("r4")), QStringLiteral("0"));
+    QStringList proposal;
+    for (const char *column : {"id", "state", "proposed_by", "action"})
+        proposal << db.adminQueryColumn(QStringLiteral("SELECT %1 FROM triage_proposal").arg(QLatin1String(column)));
+    QCOMPARE(proposal, (QStringList{QStringLiteral("1"), QStringLiteral("open"), QStringLiteral("reconciler"), QStringLiteral("mark_success")}));
+    QCOMPARE(openEscalations(ws), QStringList{QStringLiteral("r4 POLICY")});
+    QVERIFY(db.adminQueryColumn(QStringLiteral("SELECT facts FROM triage_escalation")).value(0).contains(
+        QStringLiteral("four-eyes: the automatic mark is proposal 1, waiting for an operator's approval (triagectl approve 1 --reason")));
+
+    // While proposal 1 is open, both runs report the conflict and change nothing.
+    const ReconcileResult d2 = runReconcile(ws, client, dry);
+    const ReconcileResult r2 = runReconcile(ws, client, options());
+    QCOMPARE(only(d2.summary).outcome, QStringLiteral("dry_run:conflict"));
+    QCOMPARE(only(r2.summary).outcome, QStringLiteral("conflict"));
+    for (const ReconcileSummary *sum : {&d2.summary, &r2.summary}) {
+        QCOMPARE(sum->conflicts, 1);
+        QCOMPARE(sum->appliedSuccess, 0);
+        QCOMPARE(sum->escalated, 0);
+        QVERIFY2(only(*sum).message.startsWith(k("r4") + QStringLiteral(" already has open proposal 1 (mark_success by reconciler, expires ")),
+                 qPrintable(only(*sum).message));
+    }
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_proposal")), QStringList{QStringLiteral("1")});
+
+    // Another operator approves it: applied; the next run resolves the POLICY escalation.
+    WorkspaceConfig bobConfig = c;
+    bobConfig.operatorName = QStringLiteral("bob");
+    Workspace bob(bobConfig);
+    const Outcome<MarkResult> approved = approveProposal(bob, 1, QStringLiteral("upstream shows ticket 501")).result();
+    QVERIFY2(approved.ok() && approved->kind == MarkResult::Kind::Applied, approved.ok() ? qPrintable(approved->message) : "error");
+    QCOMPARE(adminStatus(db, k("r4")), QStringLiteral("1"));
+    const ReconcileResult r3 = runReconcile(ws, client, options());
+    QVERIFY2(r3.kind == ReconcileResult::Kind::Finished, qPrintable(r3.message));
+    QCOMPARE(r3.summary.resolved, 1);
+    QCOMPARE(openEscalations(ws), QStringList());
 }
 
 void TestReconcileRun::breakerAndRetryAfter()
