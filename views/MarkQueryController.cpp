@@ -27,6 +27,7 @@ MarkQueryController::MarkQueryController(KeyDetailView *view, Workspace *workspa
     connect(m_tabs->evidenceView(), &EvidenceView::applySuggestionRequested, this, &MarkQueryController::applySuggestion);
     connect(m_view, &KeyDetailView::detailLoaded, this, &MarkQueryController::refreshProposals);
     connect(m_header->proposalBar(), &MessageBar::actionTriggered, this, &MarkQueryController::openApproveDialog);
+    connect(m_header->proposalBar(), &MessageBar::secondaryActionTriggered, this, &MarkQueryController::openRejectDialog);
 }
 
 void MarkQueryController::setUpstreamClient(UpstreamClient *client)
@@ -168,17 +169,19 @@ void MarkQueryController::refreshProposals(const QString &key)
 {
     if (!m_workspace)
         return; // a bundle: no database to read proposals from
-    whenReady(readOpenProposals(*m_workspace, key), this, [this, key](const Outcome<QVector<ProposalRow>> &rows) {
+    whenReady(readOpenProposals(*m_workspace, key), this, [this, key](const Outcome<OpenProposals> &open) {
         if (m_view->key() != key)
             return; // another key is shown by now
         MessageBar *bar = m_header->proposalBar();
         m_proposal.reset();
         bar->setActionText(QString());
-        if (!rows.ok()) {
+        bar->setSecondaryActionText(QString());
+        if (!open.ok()) {
             bar->showMessage(MessageBar::Level::Error,
-                             QStringLiteral("Four-eyes proposals could not be read: %1").arg(rows.error->message));
+                             QStringLiteral("Four-eyes proposals could not be read: %1").arg(open.error->message));
             return;
         }
+        const QVector<ProposalRow> *rows = &open->rows;
         if (rows->isEmpty()) {
             bar->clearMessage();
             return;
@@ -187,6 +190,9 @@ void MarkQueryController::refreshProposals(const QString &key)
         const QString more = rows->size() > 1
             ? QStringLiteral(" (%1 more: triagectl proposals)").arg(rows->size() - 1)
             : QString();
+        m_proposal = p;
+        if (!m_workspace->config().readOnly)
+            bar->setSecondaryActionText(QStringLiteral("Reject\u2026"));
         if (p.expired) {
             bar->showMessage(MessageBar::Level::Warning,
                              QStringLiteral("Four-eyes proposal %1 (%2 by %3) expired at %4 UTC without approval: nothing was "
@@ -194,12 +200,20 @@ void MarkQueryController::refreshProposals(const QString &key)
                                  .arg(QString::number(p.id), p.action, p.proposedBy, utcToSecond(p.expiresAt), more));
             return;
         }
-        m_proposal = p;
         bar->showMessage(MessageBar::Level::Warning,
                          QStringLiteral("Four-eyes proposal %1: %2 → %3 by %4 at %5 UTC (expires %6 UTC): \u201c%7\u201d. Nothing is "
-                                        "applied until another operator approves it%8.")
+                                        "applied until another operator approves it%8.%9")
                              .arg(QString::number(p.id), m_view->detail().record ? m_view->detail().record->statusText : QStringLiteral("?"),
-                                  p.toStatus, p.proposedBy, utcToSecond(p.proposedAt), utcToSecond(p.expiresAt), p.reason, more));
+                                  p.toStatus, p.proposedBy, utcToSecond(p.proposedAt), utcToSecond(p.expiresAt), p.reason, more,
+                                  open->processControlOnly ? QStringLiteral(" Operators here share one database user: four-eyes is a "
+                                                                            "process control, not a security boundary.")
+                                                           : QString()));
+        if (const std::optional<RecordDetail> &now = m_view->detail().record)
+            if (const QStringList changed = proposalChangesSince(p, *now); !changed.isEmpty())
+                bar->showMessage(MessageBar::Level::Warning,
+                                 bar->text() + QStringLiteral(" The record changed since the proposal (%1): approving it now applies "
+                                                              "nothing and voids it.")
+                                                   .arg(changed.join(QStringLiteral("; "))));
         if (!m_workspace->config().readOnly)
             bar->setActionText(QStringLiteral("Approve\u2026"));
     });
@@ -207,15 +221,25 @@ void MarkQueryController::refreshProposals(const QString &key)
 
 void MarkQueryController::openApproveDialog()
 {
-    if (!m_workspace || !m_proposal || m_markBusy || m_approveDialog)
+    if (!m_workspace || !m_proposal || m_proposal->expired || m_markBusy || m_approveDialog || m_rejectDialog)
         return;
     const ProposalRow p = *m_proposal;
     auto *dialog = new QInputDialog(m_view);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowTitle(QStringLiteral("Approve proposal %1").arg(p.id));
-    dialog->setLabelText(QStringLiteral("Approve %1 of %2, proposed by %3: \u201c%4\u201d\n\nThe mark runs now with fresh evidence and "
-                                        "every rule, against the state %3 saw. Your reason (at least 10 characters; audited):")
-                             .arg(p.action, p.idemKey, p.proposedBy, p.reason));
+    // What the proposer saw and what changed since (proposalChangesSince(), DESIGN.md §9).
+    QString since;
+    if (const std::optional<RecordDetail> &now = m_view->detail().record) {
+        const QStringList changed = proposalChangesSince(p, *now);
+        since = changed.isEmpty()
+            ? QStringLiteral("Since the proposal the record is unchanged (%1, updated_at %2).").arg(now->statusText, now->updatedAt)
+            : QStringLiteral("Since the proposal the record changed: %1. Approving now is a conflict: nothing is applied and "
+                             "the proposal becomes void.")
+                  .arg(changed.join(QStringLiteral("; ")));
+    }
+    dialog->setLabelText(QStringLiteral("Approve %1 of %2, proposed by %3: \u201c%4\u201d\n%5\n\nThe mark runs now with fresh evidence "
+                                        "and every rule, against the state %3 saw. Your reason (at least 10 characters; audited):")
+                             .arg(p.action, p.idemKey, p.proposedBy, p.reason, since));
     dialog->setOkButtonText(QStringLiteral("Approve"));
     m_approveDialog = dialog;
     connect(dialog, &QInputDialog::textValueSelected, this, [this, p](const QString &reason) {
@@ -224,6 +248,41 @@ void MarkQueryController::openApproveDialog()
         m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("Approving proposal %1\u2026").arg(p.id));
         m_header->conflictBar()->clearMessage();
         whenReady(approveProposal(*m_workspace, p.id, reason), this, [this](const Outcome<MarkResult> &outcome) { onMarkResult(outcome); });
+    });
+    dialog->open();
+}
+
+void MarkQueryController::openRejectDialog()
+{
+    if (!m_workspace || !m_proposal || m_markBusy || m_approveDialog || m_rejectDialog)
+        return;
+    const ProposalRow p = *m_proposal;
+    auto *dialog = new QInputDialog(m_view);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(QStringLiteral("Reject proposal %1").arg(p.id));
+    dialog->setLabelText(QStringLiteral("Reject %1 of %2, proposed by %3: \u201c%4\u201d\n\nNothing is applied and the proposal is "
+                                        "closed (its proposer may reject it to withdraw it). Your reason (at least 10 characters; "
+                                        "audited):")
+                             .arg(p.action, p.idemKey, p.proposedBy, p.reason));
+    dialog->setOkButtonText(QStringLiteral("Reject"));
+    m_rejectDialog = dialog;
+    connect(dialog, &QInputDialog::textValueSelected, this, [this, p](const QString &reason) {
+        m_markBusy = true;
+        updateActions();
+        m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("Rejecting proposal %1\u2026").arg(p.id));
+        const QString key = p.idemKey;
+        whenReady(rejectProposal(*m_workspace, p.id, reason), this, [this, key](const Outcome<ProposalRow> &out) {
+            m_markBusy = false;
+            const QString text = out.ok() ? QStringLiteral("Proposal %1 rejected by %2: %3").arg(QString::number(out->id), out->decidedBy,
+                                                                                                out->decisionReason)
+                                          : QStringLiteral("Not rejected: %1").arg(out.error->message);
+            m_header->actionBar()->showMessage(out.ok() ? MessageBar::Level::Info : MessageBar::Level::Error, text);
+            if (m_view->key() == key)
+                m_view->reload(); // the audit row on the timeline, the proposal bar
+            else
+                updateActions();
+            emit rejectFinished(out.ok(), text);
+        });
     });
     dialog->open();
 }

@@ -50,6 +50,9 @@ public:
     /// The reason prompt of the proposal bar's "Approve…" (nullptr when not open): accepting
     /// it approves the shown proposal as this workspace's operator (approveProposal()).
     QInputDialog *approveDialog() const { return m_approveDialog; }
+    /// The reason prompt of the proposal bar's "Reject…" (nullptr when not open): accepting it
+    /// rejects the shown proposal (rejectProposal(); its proposer may, to withdraw it).
+    QInputDialog *rejectDialog() const { return m_rejectDialog; }
     /// The open proposal the proposal bar shows, if any.
     std::optional<ProposalRow> shownProposal() const { return m_proposal; }
     /// True while a mark or an upstream query runs.
@@ -62,16 +65,21 @@ signals:
     void upstreamChecked(const QString &key);
     /// A mark finished with `kind` (MarkResult::Kind; Error also for a store failure).
     void markFinished(int kind, const QString &message);
+    /// A rejection finished: `ok` when the proposal is now rejected; `message` as shown in the
+    /// action bar.
+    void rejectFinished(bool ok, const QString &message);
 
 private:
     void onMarkResult(const Outcome<MarkResult> &outcome);
     /// Reads `key`'s open four-eyes proposals and shows the oldest in the proposal bar.
     void refreshProposals(const QString &key);
     void openApproveDialog();
+    void openRejectDialog();
 
     KeyDetailView *m_view;
     QPointer<QMessageBox> m_claimQuestion;
     QPointer<QInputDialog> m_approveDialog;
+    QPointer<QInputDialog> m_rejectDialog;
     std::optional<ProposalRow> m_proposal;
     Workspace *m_workspace;
     DetailHeader *m_header;

@@ -8,7 +8,8 @@
 
 namespace triage {
 
-MessageBar::MessageBar(QWidget *parent) : QFrame(parent), m_icon(new QLabel(this)), m_text(new QLabel(this)), m_action(new QPushButton(this))
+MessageBar::MessageBar(QWidget *parent) : QFrame(parent), m_icon(new QLabel(this)), m_text(new QLabel(this)), m_action(new QPushButton(this)),
+      m_secondary(new QPushButton(this))
 {
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(8, 5, 8, 5);
@@ -23,8 +24,12 @@ MessageBar::MessageBar(QWidget *parent) : QFrame(parent), m_icon(new QLabel(this
     m_action->setCursor(Qt::PointingHandCursor);
     layout->addWidget(m_icon);
     layout->addWidget(m_text, 1);
+    m_secondary->setVisible(false);
+    m_secondary->setCursor(Qt::PointingHandCursor);
+    layout->addWidget(m_secondary, 0, Qt::AlignTop);
     layout->addWidget(m_action, 0, Qt::AlignTop);
     connect(m_action, &QPushButton::clicked, this, &MessageBar::actionTriggered);
+    connect(m_secondary, &QPushButton::clicked, this, &MessageBar::secondaryActionTriggered);
     setVisible(false);
 }
 
@@ -83,6 +88,12 @@ void MessageBar::setActionText(const QString &label)
 {
     m_action->setText(label);
     m_action->setVisible(!label.isEmpty());
+}
+
+void MessageBar::setSecondaryActionText(const QString &label)
+{
+    m_secondary->setText(label);
+    m_secondary->setVisible(!label.isEmpty());
 }
 
 } // namespace triage

@@ -33,15 +33,21 @@ public:
     static QString sentence(const QString &text);
     /// Shows a button labelled `label` (empty: no button) that emits actionTriggered().
     void setActionText(const QString &label);
+    /// Shows a second button labelled `label` (empty: none), left of the action button, that
+    /// emits secondaryActionTriggered() (e.g. "Reject…" beside "Approve…").
+    void setSecondaryActionText(const QString &label);
 
 signals:
     /// The action button was clicked.
     void actionTriggered();
+    /// The secondary button was clicked.
+    void secondaryActionTriggered();
 
 private:
     QLabel *m_icon;
     QLabel *m_text;
     QPushButton *m_action;
+    QPushButton *m_secondary;
     Level m_level = Level::Info;
 };
 

@@ -9,6 +9,7 @@
 #include "JsonText.h"
 #include "MarkSql.h"
 #include "RecordStatus.h"
+#include "TimeText.h"
 #include "Workspace.h"
 
 #include <QJsonDocument>
@@ -303,6 +304,29 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
               });
 }
 
+QStringList proposalChangesSince(const ProposalRow &p, const RecordDetail &now)
+{
+    const std::optional<ExpectedState> then = proposalExpectedState(p.expectedState);
+    if (!then)
+        return {QStringLiteral("the proposal's expected state cannot be read: %1").arg(p.expectedState)};
+    const ExpectedState current = expectedStateOf(now);
+    auto statusText = [](const ExpectedState &e) {
+        return e.status ? recordStatusText(QVariant(*e.status)) : e.statusStored.value_or(QStringLiteral("NULL"));
+    };
+    auto timeText = [](const std::optional<UtcMicros> &t) { return t ? formatUtcMicros(*t) : QStringLiteral("NULL"); };
+    auto number = [](const std::optional<qint64> &n) { return n ? QString::number(*n) : QStringLiteral("NULL"); };
+    QStringList lines;
+    const bool statusMoved = then->status != current.status
+        || (then->statusStored && current.statusStored && *then->statusStored != *current.statusStored);
+    if (statusMoved)
+        lines << QStringLiteral("status %1 then, %2 now").arg(statusText(*then), now.statusText);
+    if (then->updatedAt != current.updatedAt)
+        lines << QStringLiteral("updated_at %1 then, %2 now").arg(timeText(then->updatedAt), timeText(current.updatedAt));
+    if (now.hasVersionColumn && then->version != current.version)
+        lines << QStringLiteral("version %1 then, %2 now").arg(number(then->version), number(current.version));
+    return lines;
+}
+
 QString proposalExpectedStateJson(const ExpectedState &e)
 {
     QJsonObject o;
@@ -442,9 +466,15 @@ QFuture<Outcome<QVector<ProposalRow>>> readProposals(Workspace &ws, bool all)
     return ws.worker(DbRole::Idempotency).run<QVector<ProposalRow>>([all](DbSession &s) { return proposal_sql::list(s, all); });
 }
 
-QFuture<Outcome<QVector<ProposalRow>>> readOpenProposals(Workspace &ws, const QString &idemKey)
+QFuture<Outcome<OpenProposals>> readOpenProposals(Workspace &ws, const QString &idemKey)
 {
-    return ws.worker(DbRole::Idempotency).run<QVector<ProposalRow>>([idemKey](DbSession &s) { return proposal_sql::openForKey(s, idemKey); });
+    return ws.worker(DbRole::Idempotency).run<OpenProposals>([idemKey](DbSession &s) {
+        OpenProposals open;
+        open.rows = proposal_sql::openForKey(s, idemKey);
+        if (!open.rows.isEmpty())
+            open.processControlOnly = s.dialect().kind() == Dialect::Sqlite || proposal_sql::dbUsersShared(s);
+        return open;
+    });
 }
 
 QFuture<Outcome<QVector<AuditEntry>>> readAudit(Workspace &ws, AuditQuery query)

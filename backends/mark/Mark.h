@@ -144,6 +144,15 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &workspace, QVector<
 QString proposalExpectedStateJson(const ExpectedState &expected);
 std::optional<ExpectedState> proposalExpectedState(const QString &json);
 
+/// What changed on the record since proposal `p` was made, as the approver is shown it
+/// (DESIGN.md §9 "Four-eyes": the approver sees what the proposer saw and what changed since):
+/// one line per differing part of the compare-and-set's expected state, e.g.
+/// "status PROCESSING then, SUCCESS now", "updated_at 2026-12-03T10:00:00.000000Z then,
+/// 2026-12-03T10:05:00.000000Z now", "version 3 then, 4 now" (times canonical ISO UTC, NULL as
+/// "NULL"). Empty when the record is as proposed (the approval's compare-and-set can match); a
+/// proposal whose expected state cannot be read gives one line saying so. Pure.
+QStringList proposalChangesSince(const ProposalRow &p, const RecordDetail &now);
+
 /// Approves proposal `id` as the workspace's operator for `reason` (DESIGN.md §9 "Four-eyes"):
 /// reads it, then runs its mark again like markRecord() — fresh evidence, every safety rule
 /// at this moment, the compare-and-set against the proposed expected state — with the
@@ -165,8 +174,18 @@ QFuture<Outcome<ProposalRow>> rejectProposal(Workspace &workspace, qint64 id, QS
 /// Open proposals (expired included), or with `all` the newest 500 of every state.
 QFuture<Outcome<QVector<ProposalRow>>> readProposals(Workspace &workspace, bool all);
 
-/// The open proposals of `idemKey` (expired included), oldest first (the key detail's bar).
-QFuture<Outcome<QVector<ProposalRow>>> readOpenProposals(Workspace &workspace, const QString &idemKey);
+/// A key's open proposals and how far four-eyes can tell its operators apart.
+struct OpenProposals {
+    QVector<ProposalRow> rows; ///< open (expired included), oldest first
+    /// True when the database cannot tell operators apart by database user: SQLite (no
+    /// users) or four_eyes_db_users = shared. Four-eyes is then a process control, not a
+    /// security boundary, and the console says so (DESIGN.md §9 "Four-eyes").
+    bool processControlOnly = false;
+};
+
+/// The open proposals of `idemKey` (the key detail's bar), in one read of the idempotency
+/// database.
+QFuture<Outcome<OpenProposals>> readOpenProposals(Workspace &workspace, const QString &idemKey);
 
 /// Reads the audit trail (idempotency worker). Throws nothing: a store error is the Outcome's.
 QFuture<Outcome<QVector<AuditEntry>>> readAudit(Workspace &workspace, AuditQuery query);

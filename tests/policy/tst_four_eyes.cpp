@@ -63,6 +63,32 @@ void TestFourEyes::policyValues()
     QVERIFY(back && back->status == e.status && back->statusStored == e.statusStored && back->updatedAt == e.updatedAt
             && back->version == e.version);
     QVERIFY(!proposalExpectedState(QStringLiteral("{\"updated_at\":\"yesterday\"}")));
+
+    // What the approver is shown as changed since the proposal.
+    ProposalRow p;
+    p.expectedState = json;
+    RecordDetail now;
+    now.statusText = QStringLiteral("PROCESSING");
+    now.statusCode = 0;
+    now.statusStored = QStringLiteral("0");
+    now.updatedAt = QStringLiteral("2026-12-03T10:00:00.123456Z");
+    now.hasVersionColumn = true;
+    now.version = 7;
+    QCOMPARE(proposalChangesSince(p, now), QStringList());
+    now.statusText = QStringLiteral("SUCCESS");
+    now.statusCode = 1;
+    now.statusStored = QStringLiteral("1");
+    now.updatedAt = QStringLiteral("2026-12-03T10:05:00Z");
+    now.version = 8;
+    QCOMPARE(proposalChangesSince(p, now),
+             (QStringList{QStringLiteral("status PROCESSING then, SUCCESS now"),
+                          QStringLiteral("updated_at 2026-12-03T10:00:00.123456Z then, 2026-12-03T10:05:00.000000Z now"),
+                          QStringLiteral("version 7 then, 8 now")}));
+    now.updatedAt = QStringLiteral("not a time");
+    now.hasVersionColumn = false;
+    QCOMPARE(proposalChangesSince(p, now).value(1), QStringLiteral("updated_at 2026-12-03T10:00:00.123456Z then, NULL now"));
+    p.expectedState = QStringLiteral("[]");
+    QCOMPARE(proposalChangesSince(p, now), QStringList{QStringLiteral("the proposal's expected state cannot be read: []")});
 }
 
 void TestFourEyes::proposeAndApprove_data()

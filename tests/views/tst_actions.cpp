@@ -753,7 +753,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(bar->text().startsWith(QStringLiteral("Four-eyes proposal %1: PROCESSING → SUCCESS by test-operator at ").arg(id)),
                                  30000);
         QVERIFY2(bar->text().endsWith(QStringLiteral(": \u201cthe ticket exists: the side effect happened\u201d. Nothing is applied "
-                                                     "until another operator approves it.")),
+                                                     "until another operator approves it. Operators here share one database user: four-eyes is a "
+                                                     "process control, not a security boundary.")),
                  qPrintable(bar->text()));
         TRIAGE_VERIFY_SHOT(saveShot(&w, QStringLiteral("four-eyes-proposed-%1.png").arg(backend)));
         auto approveIn = [](KeyDetailView *view, const QString &reason) {
@@ -785,6 +786,9 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(detail2->markController()->shownProposal().has_value(), 30000);
         emit detail2->header()->proposalBar()->actionTriggered();
         QVERIFY(detail2->markController()->approveDialog());
+        QVERIFY2(detail2->markController()->approveDialog()->labelText().contains(
+                     QStringLiteral("\nSince the proposal the record is unchanged (PROCESSING, updated_at ")),
+                 qPrintable(detail2->markController()->approveDialog()->labelText()));
         detail2->markController()->approveDialog()->setTextValue(QStringLiteral("checked the ticket myself"));
         TRIAGE_VERIFY_SHOT(saveShot(detail2->markController()->approveDialog(), QStringLiteral("four-eyes-approve-%1.png").arg(backend)));
         QSignalSpy done(detail2, &KeyDetailView::markFinished);
@@ -798,6 +802,41 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(detail2->hasDetail() && detail2->detail().record->statusCode == Success, 30000);
         QTRY_VERIFY_WITH_TIMEOUT(detail2->header()->proposalBar()->text().isEmpty(), 30000);
         TRIAGE_VERIFY_SHOT(saveShot(&w2, QStringLiteral("four-eyes-approved-%1.png").arg(backend)));
+
+        // A second proposal, rejected from the other window's bar: nothing applied, closed.
+        const QString key2 = takeKey(*e.db);
+        const QString setting2 =
+            QStringLiteral("biz.%1.four_eyes").arg(one(*e.db, QStringLiteral("SELECT biz_type FROM idempotency_record WHERE idem_key = '%1'").arg(key2)));
+        if (setting2 != setting)
+            QVERIFY(setPolicy(*e.ws, setting2, QStringLiteral("mark_success,mark_failed"), why, std::nullopt).result().ok());
+        QVERIFY(openAndWait(w, key2));
+        MarkDialog *dialog2 = detail->openMarkDialog(Success);
+        QVERIFY(dialog2);
+        dialog2->reasonEdit()->setPlainText(QStringLiteral("the ticket exists: the side effect happened"));
+        QSignalSpy proposed2(detail, &KeyDetailView::markFinished);
+        dialog2->accept();
+        QTRY_VERIFY_WITH_TIMEOUT(!proposed2.isEmpty(), 30000);
+        QCOMPARE(proposed2.first().at(0).toInt(), int(MarkResult::Kind::Proposed));
+        const QString id2 = one(*e.db, QStringLiteral("SELECT id FROM triage_proposal WHERE idem_key = '%1'").arg(key2));
+        QVERIFY(openAndWait(w2, key2));
+        QTRY_VERIFY_WITH_TIMEOUT(detail2->markController()->shownProposal().has_value(), 30000);
+        emit detail2->header()->proposalBar()->secondaryActionTriggered();
+        QInputDialog *reject = detail2->markController()->rejectDialog();
+        QVERIFY(reject);
+        QCOMPARE(reject->windowTitle(), QStringLiteral("Reject proposal %1").arg(id2));
+        reject->setTextValue(QStringLiteral("the agent is still retrying it"));
+        TRIAGE_VERIFY_SHOT(saveShot(reject, QStringLiteral("four-eyes-reject-%1.png").arg(backend)));
+        QSignalSpy rejected(detail2->markController(), &MarkQueryController::rejectFinished);
+        reject->accept();
+        QTRY_VERIFY_WITH_TIMEOUT(!rejected.isEmpty(), 30000);
+        QCOMPARE(rejected.first().at(0).toBool(), true);
+        QCOMPARE(detail2->actionBar()->text(),
+                 QStringLiteral("Proposal %1 rejected by second-operator: the agent is still retrying it").arg(id2));
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT state FROM triage_proposal WHERE id = %1").arg(id2)), QStringLiteral("rejected"));
+        QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key2)), QStringLiteral("0"));
+        QTRY_VERIFY_WITH_TIMEOUT(detail2->header()->proposalBar()->text().isEmpty(), 30000);
+        if (setting2 != setting)
+            QVERIFY(setPolicy(*e.ws, setting2, QStringLiteral("none"), why, std::nullopt).result().ok());
         QVERIFY(setPolicy(*e.ws, setting, QStringLiteral("none"), why, std::nullopt).result().ok());
     }
 };
