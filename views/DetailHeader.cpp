@@ -60,6 +60,9 @@ DetailHeader::DetailHeader(QWidget *parent) : QFrame(parent)
     m_proposalBar = new MessageBar(this);
     m_proposalBar->setObjectName(QStringLiteral("proposalBar"));
     layout->addWidget(m_proposalBar);
+    m_liveBar = new MessageBar(this);
+    m_liveBar->setObjectName(QStringLiteral("liveBar"));
+    layout->addWidget(m_liveBar);
     m_actionBar = new MessageBar(this);
     m_actionBar->setObjectName(QStringLiteral("actionBar"));
     layout->addWidget(m_actionBar);

@@ -56,6 +56,9 @@ public:
     MessageBar *conflictBar() const { return m_conflictBar; }
     /// The key's open four-eyes proposal and its "Approve…" button (MarkQueryController).
     MessageBar *proposalBar() const { return m_proposalBar; }
+    /// What the live key detail last saw change ("Updated live at … UTC: …"), or that its
+    /// re-reads fail ("Live updates stale since …"); KeyDetailView::setLiveInterval().
+    MessageBar *liveBar() const { return m_liveBar; }
 
 signals:
     /// The conflict bar's "Reload" was clicked (the bar is cleared already).
@@ -81,6 +84,7 @@ private:
     MessageBar *m_actionBar = nullptr;
     MessageBar *m_conflictBar = nullptr;
     MessageBar *m_proposalBar = nullptr;
+    MessageBar *m_liveBar = nullptr;
 };
 
 } // namespace triage

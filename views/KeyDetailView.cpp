@@ -11,10 +11,13 @@
 #include "Workspace.h"
 #include "WhenReady.h"
 #include "KeyDetail.h"
+#include "KeyDetailChanges.h"
 
+#include <QDateTime>
 #include <QLabel>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace triage {
@@ -60,6 +63,8 @@ KeyDetailView::KeyDetailView(Workspace *workspace, QWidget *parent) : QWidget(pa
     connect(m_actions, &MarkQueryController::recordChanged, this, &KeyDetailView::recordChanged);
     connect(m_actions, &MarkQueryController::upstreamChecked, this, &KeyDetailView::upstreamChecked);
     connect(m_actions, &MarkQueryController::markFinished, this, &KeyDetailView::markFinished);
+    m_liveTimer = new QTimer(this);
+    connect(m_liveTimer, &QTimer::timeout, this, &KeyDetailView::liveTick);
 }
 
 KeyDetailView::~KeyDetailView() = default;
@@ -98,6 +103,8 @@ void KeyDetailView::loadKey(const QString &key)
     }
     if (k != m_key) {
         m_header->clearActionMessages();
+        m_header->liveBar()->clearMessage();
+        m_liveStaleSince.clear();
         m_tabs->clearEvidence();
     }
     m_key = k;
@@ -209,6 +216,93 @@ void KeyDetailView::submitMark(const MarkRequest &request)
 bool KeyDetailView::isBusy() const
 {
     return m_actions->isBusy();
+}
+
+void KeyDetailView::setLiveInterval(int ms)
+{
+    m_liveMs = qMax(0, ms);
+    restartLiveTimer();
+}
+
+void KeyDetailView::setLiveSlowed(bool slowed)
+{
+    if (slowed == m_liveSlowed)
+        return;
+    m_liveSlowed = slowed;
+    restartLiveTimer();
+}
+
+void KeyDetailView::restartLiveTimer()
+{
+    if (m_liveMs == 0 || !m_workspace || m_readDetail) {
+        m_liveTimer->stop();
+        return;
+    }
+    m_liveTimer->start(m_liveSlowed ? 6 * m_liveMs : m_liveMs); // as the queues (QueueModel::setLiveSlowed())
+}
+
+void KeyDetailView::liveTick()
+{
+    if (m_key.isEmpty() || !m_hasDetail || m_loading || m_liveInFlight || !m_workspace || m_readDetail || isBusy())
+        return;
+    m_liveInFlight = true;
+    const quint64 generation = m_generation;
+    const QString key = m_key;
+    whenReady(loadKeyDetail(*m_workspace, key), this, [this, generation, key](const KeyDetail &fresh) {
+        if (generation != m_generation) {
+            m_liveInFlight = false;
+            return; // another key, or a reload, meanwhile
+        }
+        whenReady(activeClaims(*m_workspace, ClaimScope::Key, {key}), this,
+                  [this, generation, fresh](const Outcome<QHash<QString, Claim>> &claims) {
+                      m_liveInFlight = false;
+                      if (generation == m_generation && !m_loading)
+                          liveArrived(fresh, claims);
+                  });
+    });
+}
+
+void KeyDetailView::liveArrived(const KeyDetail &fresh, const Outcome<QHash<QString, Claim>> &claims)
+{
+    MessageBar *bar = m_header->liveBar();
+    const QString now = QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss"));
+    QString failure;
+    if (!fresh.errors.isEmpty())
+        failure = fresh.errors.first().message;
+    else if (!claims.ok())
+        failure = claims.error->message;
+    if (!failure.isEmpty()) {
+        if (m_liveStaleSince.isEmpty())
+            m_liveStaleSince = now;
+        bar->showMessage(MessageBar::Level::Warning,
+                         QStringLiteral("Live updates stale since %1 UTC (%2): what is shown may be out of date; this clears at the "
+                                        "next good re-read.")
+                             .arg(m_liveStaleSince, failure));
+        emit liveChecked({}, true);
+        return;
+    }
+    const bool wasStale = !m_liveStaleSince.isEmpty();
+    m_liveStaleSince.clear();
+    QStringList changes = keyDetailChanges(m_detail, fresh);
+    std::optional<Claim> claim;
+    if (claims->contains(m_key))
+        claim = claims->value(m_key);
+    const QString before = m_claim ? m_claim->holder : QString();
+    const QString after = claim ? claim->holder : QString();
+    if (before != after)
+        changes << (after.isEmpty() ? QStringLiteral("claim of %1 released").arg(before) : QStringLiteral("claimed by %1").arg(after));
+    if (changes.isEmpty()) {
+        if (wasStale)
+            bar->clearMessage();
+        emit liveChecked({}, false);
+        return;
+    }
+    m_claim = claim;
+    m_claimRead.start();
+    m_header->showClaim(m_claim);
+    apply(fresh);
+    bar->showMessage(MessageBar::Level::Info, QStringLiteral("Updated live at %1 UTC: %2.").arg(now, changes.join(QStringLiteral("; "))));
+    emit liveChecked(changes, false);
 }
 
 } // namespace triage

@@ -12,6 +12,8 @@
 
 #include <functional>
 
+class QTimer;
+
 class QComboBox;
 class QLabel;
 class QMessageBox;
@@ -134,6 +136,17 @@ public:
     /// True while a mark or an upstream query runs.
     bool isBusy() const;
 
+    /// Live key detail (DESIGN.md §9 "Live key detail"): every `ms` milliseconds (0: off, the
+    /// default) re-reads the shown key (loadKeyDetail() and its claim) in the background,
+    /// skipped while a read, a mark or a query runs, and offline. When keyDetailChanges() (or
+    /// the claim's holder) says something moved, the detail is shown anew and the header's
+    /// live bar says what: "Updated live at 12:00:05 UTC: status PROCESSING → SUCCESS;
+    /// mark_success applied by alice." A re-read a store fails keeps what is shown and says
+    /// "Live updates stale since 12:00:05 UTC (<store error>): …" until a re-read succeeds.
+    void setLiveInterval(int ms);
+    /// Re-reads 6× less often while `slowed` (the window is hidden or minimised).
+    void setLiveSlowed(bool slowed);
+
 signals:
     /// Loading started (true) or the detail arrived (false).
     void loadingChanged(bool loading);
@@ -145,10 +158,17 @@ signals:
     void upstreamChecked(const QString &key);
     /// A mark finished with `kind` (MarkResult::Kind; Error also for a store failure).
     void markFinished(int kind, const QString &message);
+    /// A live re-read finished: `changes` as shown in the live bar (empty: nothing moved),
+    /// `stale` when a store failed it.
+    void liveChecked(const QStringList &changes, bool stale);
 
 private:
     void apply(const KeyDetail &detail);
     void setLoading(bool loading);
+    void liveTick();
+    void restartLiveTimer();
+    /// The live re-read's detail `fresh` and claim arrived: shows what moved.
+    void liveArrived(const KeyDetail &fresh, const Outcome<QHash<QString, Claim>> &claims);
 
     Workspace *m_workspace;
     std::function<QFuture<KeyDetail>(const QString &key)> m_readDetail;
@@ -159,6 +179,11 @@ private:
     quint64 m_generation = 0;
     bool m_loading = false;
     bool m_hasDetail = false;
+    QTimer *m_liveTimer = nullptr;
+    int m_liveMs = 0;
+    bool m_liveSlowed = false;
+    bool m_liveInFlight = false;
+    QString m_liveStaleSince; ///< "HH:mm:ss" UTC of the first failed re-read in a row, or ""
 
     QStackedWidget *m_stack = nullptr;
     QLabel *m_placeholder = nullptr;

@@ -253,14 +253,12 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     });
     checkFreeze();
     auto *freezeRecheck = new QTimer(this);
-    freezeRecheck->setInterval(kFreezeRecheckMs);
     connect(freezeRecheck, &QTimer::timeout, this, &MainWindow::checkFreeze);
-    freezeRecheck->start();
+    freezeRecheck->start(kFreezeRecheckMs);
     checkReconcileFreshness();
     auto *recheck = new QTimer(this);
-    recheck->setInterval(kReconcileRecheckMs);
     connect(recheck, &QTimer::timeout, this, &MainWindow::checkReconcileFreshness);
-    recheck->start();
+    recheck->start(kReconcileRecheckMs);
     // Not the table: a QAbstractItemView that gains focus makes its first row current,
     // which would replace a detail opened with openKey() (--select, Go to key).
     m_queues->tabBar()->setFocus();
@@ -554,6 +552,7 @@ void MainWindow::setLivePolling(int seconds)
     m_livePollingSet = true;
     for (QueuePane *pane : std::as_const(m_panes))
         pane->model()->setLiveInterval(qMax(0, seconds) * 1000);
+    m_detail->setLiveInterval(qMax(0, seconds) * 1000);
     updateLiveSlowdown();
     updateLiveIndicator();
 }
@@ -563,6 +562,7 @@ void MainWindow::updateLiveSlowdown()
     const bool hidden = !isVisible() || isMinimized();
     for (QueuePane *pane : std::as_const(m_panes))
         pane->model()->setLiveSlowed(hidden);
+    m_detail->setLiveSlowed(hidden);
 }
 
 void MainWindow::updateLiveIndicator()
