@@ -118,12 +118,14 @@ ClaimResult afterLostRace(DbSession &s, ClaimScope scope, const QString &subject
     if (now && now->claim.holder == holder)
         return result(ClaimResult::Kind::Renewed, now->claim,
                       QStringLiteral("%1 is already held by %2 until %3").arg(subjectText(scope, subject), holder, now->claim.expiresAt));
-    if (now && !now->expired)
-        return result(ClaimResult::Kind::HeldByOther, now->claim,
-                      QStringLiteral("%1 is held by %2 until %3").arg(subjectText(scope, subject), now->claim.holder, now->claim.expiresAt));
-    // Taken and released (or expired) again in between: free now, the caller may try again.
-    return result(ClaimResult::Kind::HeldByOther, now ? std::optional<Claim>(now->claim) : std::nullopt,
-                  QStringLiteral("%1 changed while it was being claimed: try again").arg(subjectText(scope, subject)));
+    // Held by the winner, or taken and released (or expired) again in between: free now, the
+    // caller may try again. Refused either way, and audited like every refusal.
+    const QString why = now && !now->expired
+        ? QStringLiteral("%1 is held by %2 until %3").arg(subjectText(scope, subject), now->claim.holder, now->claim.expiresAt)
+        : QStringLiteral("%1 changed while it was being claimed: try again").arg(subjectText(scope, subject));
+    const std::optional<Claim> claim = now ? std::optional<Claim>(now->claim) : std::nullopt;
+    audit(s, scope, subject, audit_action::ClaimTake, holder, claim, std::nullopt, why, QStringLiteral("refused"), why);
+    return result(ClaimResult::Kind::HeldByOther, claim, why);
 }
 
 } // namespace
@@ -277,9 +279,10 @@ ClaimResult acquire(DbSession &session, ClaimScope scope, const QString &subject
                 extra = QStringLiteral(" AND expires_at <= %1").arg(d.nowValue());
         } else {
             session.rollback();
-            return result(ClaimResult::Kind::HeldByOther, old,
-                          QStringLiteral("%1 is held by %2 until %3 (%4): take it over with a reason")
-                              .arg(what, old.holder, old.expiresAt, claimedByText(old)));
+            const QString why = QStringLiteral("%1 is held by %2 until %3 (%4): take it over with a reason")
+                                    .arg(what, old.holder, old.expiresAt, claimedByText(old));
+            audit(session, scope, subject, audit_action::ClaimTake, holder, old, std::nullopt, why, QStringLiteral("refused"), why);
+            return result(ClaimResult::Kind::HeldByOther, old, why);
         }
         QSqlQuery q = session.exec(QStringLiteral("UPDATE triage_claim SET %1, version = version + 1 WHERE scope = %2 AND subject = %3 "
                                                   "AND version = %4%5")

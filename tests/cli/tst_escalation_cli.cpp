@@ -225,6 +225,7 @@ void TestEscalationCli::escalationsAndClaims()
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_claim")), QStringList{QStringLiteral("1")});
 
     QCOMPARE(before, (QStringList{QStringLiteral("claim.take applied alice %1").arg(b2),
+                                  QStringLiteral("claim.take refused bob %1").arg(b2), // held by alice
                                   QStringLiteral("claim.takeover refused bob %1").arg(b2),
                                   QStringLiteral("claim.takeover applied bob %1").arg(b2),
                                   QStringLiteral("claim.take applied carol escalation:1"),

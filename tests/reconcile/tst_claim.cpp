@@ -193,7 +193,7 @@ void TestClaim::takeRenewReleaseTakeover()
     QCOMPARE(renewed->claim->version, qint64(2));
     QVERIFY(*parseUtcMicros(renewed->claim->expiresAt) > *parseUtcMicros(taken->claim->expiresAt));
 
-    // Held by another: nothing written, the message says by whom.
+    // Held by another: the claim unchanged, the message says by whom; the refusal is audited.
     const auto held = acquireNow(ws, key, QStringLiteral("bob"), 600);
     TRIAGE_VERIFY_OUTCOME(held);
     QCOMPARE(held->kind, Kind::HeldByOther);
@@ -202,6 +202,9 @@ void TestClaim::takeRenewReleaseTakeover()
                                           .arg(key, renewed->claim->expiresAt)),
              qPrintable(held->message));
     QVERIFY2(held->message.endsWith(QStringLiteral(" ago): take it over with a reason")), qPrintable(held->message));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT detail FROM triage_audit WHERE action = 'claim.take' AND outcome = 'refused' "
+                                                "AND operator = 'bob'")),
+             QStringList{held->message});
 
     // A takeover needs a reason of at least 10 characters (refused and audited).
     const auto shortReason = acquireNow(ws, key, QStringLiteral("bob"), 600, QStringLiteral(" urgent "));
@@ -257,6 +260,7 @@ void TestClaim::takeRenewReleaseTakeover()
 
     QCOMPARE(auditRows(db), (QStringList{QStringLiteral("claim.take applied alice %1").arg(key),
                                          QStringLiteral("claim.take applied alice %1").arg(key),
+                                         QStringLiteral("claim.take refused bob %1").arg(key), // held by alice
                                          QStringLiteral("claim.takeover refused bob %1").arg(key),
                                          QStringLiteral("claim.takeover applied bob %1").arg(key),
                                          QStringLiteral("claim.release applied bob %1").arg(key),
@@ -283,7 +287,7 @@ void TestClaim::takeRenewReleaseTakeover()
     const auto refusedRelease = await(releaseClaim(readOnly, ClaimScope::Escalation, QStringLiteral("7")));
     TRIAGE_VERIFY_OUTCOME(refusedRelease);
     QCOMPARE(refusedRelease->kind, Kind::Refused);
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit")), QStringList{QStringLiteral("6")});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit")), QStringList{QStringLiteral("7")});
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_claim")), QStringList{QStringLiteral("2")});
 }
 
@@ -346,7 +350,8 @@ void TestClaim::racingOperators_data()
 void TestClaim::racingOperators()
 {
     // 8 operators (8 threads, each its own connection) claim the same subject at once, 20
-    // times over: exactly one Taken, seven HeldByOther naming the winner, one audit row.
+    // times over: exactly one Taken, seven HeldByOther naming the winner; one applied audit row
+    // and seven refused ones per round.
     QFETCH(QString, backend);
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
@@ -392,8 +397,10 @@ void TestClaim::racingOperators()
             QCOMPARE(h, winner);
         QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT holder FROM triage_claim WHERE subject = '%1'").arg(key)), QStringList{winner});
     }
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE action = 'claim.take'")),
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE action = 'claim.take' AND outcome = 'applied'")),
              QStringList{QString::number(kRounds)});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE action = 'claim.take' AND outcome = 'refused'")),
+             QStringList{QString::number(kRounds * (kOperators - 1))});
 }
 
 QTEST_GUILESS_MAIN(TestClaim)
