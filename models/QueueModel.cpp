@@ -364,6 +364,8 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
     }
     if (role == Qt::ToolTipRole && !m_marks.isEmpty()) {
         const LiveMark mark = m_marks.value(queueRowIdentity(r));
+        if (mark.change == 2 && !mark.why.isEmpty())
+            return QStringLiteral("left this queue at %1 UTC: %2; Refresh drops it").arg(utcToSecond(mark.atUtc).mid(11, 8), mark.why);
         if (mark.change == 2)
             return QStringLiteral("left this queue (gone at %1 UTC: settled or changed since it was listed); Refresh drops it")
                 .arg(utcToSecond(mark.atUtc).mid(11, 8));

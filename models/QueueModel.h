@@ -174,6 +174,9 @@ signals:
     void polled(bool ok, int entered, int changed, int left);
     /// liveState() changed (interval, slowed, stale or recovered).
     void liveStateChanged();
+    /// The reasons of the record rows a poll saw leave have been read and are in their
+    /// tooltips ("left this queue at 12:01:07 UTC: settled SUCCESS by alice at 12:01:05 UTC; …").
+    void leftReasonsRead();
 
 private:
     int loadedRows() const override { return int(m_rows.size()); }
@@ -188,6 +191,8 @@ private:
     /// Reads the live claims on the keys of rows [first, first + count) and shows them.
     void loadClaims(int first, int count);
     void applyPoll(quint64 generation, const Outcome<QueuePage> &page, const Outcome<qint64> &count);
+    /// Reads why the record rows at `left` left (readLeftRowReasons()) into their marks.
+    void readLeftReasons(quint64 generation, const QVector<int> &left);
     void restartLiveTimer();
     /// roles::LiveChange of a row (0 none, 1 entered, 2 left).
     int liveChangeOf(const QueueRow &row) const;
@@ -196,6 +201,7 @@ private:
     struct LiveMark {
         int change = 0;    ///< 1 entered, 2 left
         QString atUtc;     ///< when the poll saw it (ISO UTC)
+        QString why;       ///< left record rows: leftRowReason(), once read ("" before)
     };
     QHash<std::pair<int, qint64>, LiveMark> m_marks; ///< by (source, id); cleared on every reset / reload
     LiveState m_live;

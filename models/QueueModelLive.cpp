@@ -2,6 +2,7 @@
 #include "QueueModel.h"
 
 #include "FutureChain.h"
+#include "LeftRows.h"
 #include "Log.h"
 #include "Queue.h"
 #include "WhenReady.h"
@@ -135,15 +136,16 @@ void QueueModel::applyPoll(quint64 generation, const Outcome<QueuePage> &page, c
         emit dataChanged(index(i, 0), index(i, ColumnCount - 1));
     }
     for (int i : d.left) {
-        m_marks.insert(queueRowIdentity(m_rows[i]), LiveMark{2, now});
+        m_marks.insert(queueRowIdentity(m_rows[i]), LiveMark{2, now, QString()});
         emit dataChanged(index(i, 0), index(i, ColumnCount - 1));
     }
+    readLeftReasons(generation, d.left);
     // From the last: rows entering at one place keep their queue order.
     for (auto it = d.entered.crbegin(); it != d.entered.crend(); ++it) {
         const int at = it->first;
         beginInsertRows(QModelIndex(), at, at);
         m_rows.insert(at, it->second);
-        m_marks.insert(queueRowIdentity(it->second), LiveMark{1, now});
+        m_marks.insert(queueRowIdentity(it->second), LiveMark{1, now, QString()});
         endInsertRows();
     }
     if (!d.entered.isEmpty())
@@ -159,6 +161,33 @@ void QueueModel::applyPoll(quint64 generation, const Outcome<QueuePage> &page, c
     m_live.lastOkUtc = now;
     emit liveStateChanged();
     emit polled(true, int(d.entered.size()), int(d.updated.size()), int(d.left.size()));
+}
+
+void QueueModel::readLeftReasons(quint64 generation, const QVector<int> &left)
+{
+    QStringList keys;
+    for (int i : left)
+        if (m_rows[i].source == QueueSource::Record && !keys.contains(m_rows[i].idemKey) && keys.size() < 200) // the first 200: one statement each
+            keys << m_rows[i].idemKey;
+    if (keys.isEmpty())
+        return;
+    whenReady(readLeftRowReasons(*m_workspace, keys), this, [this, generation](const Outcome<QHash<QString, QString>> &reasons) {
+        if (generation != m_generation)
+            return; // reset meanwhile
+        if (!reasons.ok()) { // the generic text stays
+            logger("models")->warn("{} queue: why rows left not read: {}", queueName(m_request.kind), reasons.error->message.toStdString());
+            return;
+        }
+        for (int i = 0; i < m_rows.size(); ++i) {
+            const QueueRow &row = m_rows[i];
+            const auto mark = m_marks.find(queueRowIdentity(row));
+            if (row.source != QueueSource::Record || mark == m_marks.end() || mark->change != 2 || !reasons->contains(row.idemKey))
+                continue;
+            mark->why = reasons->value(row.idemKey);
+            emit dataChanged(index(i, 0), index(i, ColumnCount - 1));
+        }
+        emit leftReasonsRead();
+    });
 }
 
 QueueModel::~QueueModel()

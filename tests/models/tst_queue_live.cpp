@@ -5,10 +5,12 @@
 // the state "stale since … (why)" and the next good poll clears it; Refresh drops the marks.
 
 #include "ModelTestUtil.h"
+#include "LeftRows.h"
 #include "Queue.h"
 #include "QueueModel.h"
 
 #include <QAbstractItemModelTester>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -50,6 +52,7 @@ class TestQueueLive : public QObject {
     Q_OBJECT
 private slots:
     void diffRules();
+    void leftReasons();
     void pollsMergeChanges_data();
     void pollsMergeChanges();
 };
@@ -95,6 +98,27 @@ void TestQueueLive::diffRules()
     QVERIFY(queueRowBefore(newest, row(5, "2026-01-01T00:00:01.000000Z"), row(4, "2026-01-01T00:00:01.000000Z")));
 }
 
+void TestQueueLive::leftReasons()
+{
+    RecordDetail now;
+    now.statusText = QStringLiteral("SUCCESS");
+    now.updatedAt = QStringLiteral("2026-12-03T12:01:05.000000Z");
+    AuditEntry mark;
+    mark.action = QStringLiteral("mark_success");
+    mark.outcome = QStringLiteral("applied");
+    mark.operatorName = QStringLiteral("alice");
+    mark.at = QStringLiteral("2026-12-03T12:01:04.123456Z");
+    QCOMPARE(leftRowReason(now, mark), QStringLiteral("settled SUCCESS by alice at 12:01:04 UTC"));
+    QCOMPARE(leftRowReason(now, std::nullopt),
+             QStringLiteral("now SUCCESS (no operator mark recorded: an agent or another tool changed it)"));
+    mark.action = QStringLiteral("mark_failed"); // marked FAILED earlier, SUCCESS now: not this mark
+    QCOMPARE(leftRowReason(now, mark),
+             QStringLiteral("now SUCCESS (no operator mark recorded: an agent or another tool changed it)"));
+    now.statusText = QStringLiteral("PROCESSING");
+    QCOMPARE(leftRowReason(now, std::nullopt), QStringLiteral("still PROCESSING, changed at 12:01:05 UTC"));
+    QCOMPARE(leftRowReason(std::nullopt, mark), QStringLiteral("record gone"));
+}
+
 void TestQueueLive::pollsMergeChanges_data()
 {
     QTest::addColumn<QString>("backend");
@@ -121,6 +145,7 @@ void TestQueueLive::pollsMergeChanges()
     QueueModel model(&ws);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy polled(&model, &QueueModel::polled);
+    QSignalSpy reasons(&model, &QueueModel::leftReasonsRead);
     QueueRequest req;
     req.kind = QueueKind::Failed;
     QVERIFY(!model.poll()); // nothing loaded yet
@@ -145,7 +170,11 @@ void TestQueueLive::pollsMergeChanges()
                                          QStringLiteral("live:a3")}));
     QCOMPARE(marksOf(model), (QList<int>{0, 2, 1, 0}));
     QCOMPARE(model.count(), qint64(3));
-    QVERIFY2(model.index(1, QueueModel::KeyColumn).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("left this queue (gone at ")),
+    // Why it left, read after the poll: the record now and its last mark (none: an agent).
+    QVERIFY(!reasons.isEmpty() || reasons.wait(60000));
+    const QRegularExpression byAgent(QStringLiteral("^left this queue at \\d\\d:\\d\\d:\\d\\d UTC: now SUCCESS \\(no operator mark "
+                                                    "recorded: an agent or another tool changed it\\); Refresh drops it$"));
+    QVERIFY2(byAgent.match(model.index(1, QueueModel::KeyColumn).data(Qt::ToolTipRole).toString()).hasMatch(),
              qPrintable(model.index(1, 0).data(Qt::ToolTipRole).toString()));
     QVERIFY(model.index(2, QueueModel::KeyColumn).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("entered this queue at ")));
     QCOMPARE(model.enteredRows(), 1);
@@ -190,6 +219,21 @@ void TestQueueLive::pollsMergeChanges()
     QCOMPARE(keysOf(model), (QStringList{QStringLiteral("live:a1"), QStringLiteral("live:b1"), QStringLiteral("live:a3")}));
     QCOMPARE(marksOf(model), (QList<int>{0, 0, 0}));
     QCOMPARE(model.enteredRows() + model.leftRows(), 0);
+
+    // An operator's mark settles a3: the left row says who and when.
+    QVERIFY(db.adminExec(QStringLiteral("INSERT INTO triage_audit (request_id, operator, action, idem_key, reason, outcome) VALUES "
+                                        "('live-r1', 'alice', 'mark_success', 'live:a3', 'the ticket exists upstream', 'applied')"))
+                .isEmpty());
+    QVERIFY(db.adminExec(QStringLiteral("UPDATE idempotency_record SET status = 1 WHERE idem_key = 'live:a3'")).isEmpty());
+    reasons.clear();
+    QVERIFY(model.poll());
+    QVERIFY(polled.wait(60000));
+    QCOMPARE(polled.takeFirst(), (QVariantList{true, 0, 0, 1}));
+    QVERIFY(!reasons.isEmpty() || reasons.wait(60000));
+    const QRegularExpression byAlice(QStringLiteral("^left this queue at \\d\\d:\\d\\d:\\d\\d UTC: settled SUCCESS by alice at "
+                                                    "\\d\\d:\\d\\d:\\d\\d UTC; Refresh drops it$"));
+    QVERIFY2(byAlice.match(model.index(2, QueueModel::KeyColumn).data(Qt::ToolTipRole).toString()).hasMatch(),
+             qPrintable(model.index(2, 0).data(Qt::ToolTipRole).toString()));
 }
 
 QTEST_MAIN(TestQueueLive)

@@ -11,6 +11,7 @@
 #include "DetailHeader.h"
 #include "KeyDetailView.h"
 #include "MessageBar.h"
+#include "ShotCheck.h"
 #include "Workspace.h"
 
 #include <QRegularExpression>
@@ -86,6 +87,7 @@ void TestDetailLive::liveChanges()
     QVERIFY2(m.hasMatch(), qPrintable(bar->text()));
     QCOMPARE(m.captured(1), QStringLiteral("status PROCESSING \u2192 SUCCESS; result_snapshot changed."));
     QCOMPARE(bar->level(), MessageBar::Level::Info);
+    TRIAGE_VERIFY_SHOT(saveCheckedShot(&view, QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/detail-live-%1.png").arg(backend)));
 
     // A ticket appears; an operator claims the key.
     live.clear();
@@ -110,6 +112,7 @@ void TestDetailLive::liveChanges()
     QVERIFY2(bar->text().endsWith(QStringLiteral("what is shown may be out of date; this clears at the next good re-read.")),
              qPrintable(bar->text()));
     QCOMPARE(bar->level(), MessageBar::Level::Warning);
+    TRIAGE_VERIFY_SHOT(saveCheckedShot(&view, QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/detail-live-stale-%1.png").arg(backend)));
     QCOMPARE(view.detail().tickets.size(), 1);
     TRIAGE_ADMIN(db, QStringLiteral("ALTER TABLE ticket_gone RENAME TO ticket"));
     QTRY_VERIFY_WITH_TIMEOUT(bar->isHidden(), 30000);
