@@ -127,7 +127,8 @@ ReplayPanel::ReplayPanel(Workspace *workspace, WindowEventsModel *model, QAbstra
 
     connect(m_stepper, &EventStepper::found, this, &ReplayPanel::moveTo);
     connect(m_stepper, &EventStepper::notFound, this, [this] {
-        m_status->setText(QStringLiteral("No further event that way in this window."));
+        m_notice = QStringLiteral("No further event that way in this window.");
+        m_status->setText(m_notice);
     });
     events->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(events, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
@@ -192,6 +193,7 @@ void ReplayPanel::moveTo(int row)
 void ReplayPanel::onCurrentChanged(const QModelIndex &current)
 {
     const QModelIndex index = current.isValid() ? current.siblingAtColumn(0) : QModelIndex();
+    m_notice.clear(); // a new playhead: a new answer
     if (!index.isValid() || index.data(WindowEventsModel::IsGapRole).toBool()) {
         ++m_generation; // an answer on its way is no longer wanted
         m_playhead->setText(QStringLiteral("Playhead: none"));
@@ -225,6 +227,7 @@ void ReplayPanel::loadAsOf(const QString &key, UtcMicros at)
     const quint64 generation = ++m_generation;
     if (!m_readDetail)
         return;
+    m_notice.clear();
     m_status->setText(QStringLiteral("Reading %1 as of %2 UTC\u2026").arg(key, formatUtcMicros(at)));
     struct Read {
         KeyStateAsOf state;
@@ -245,6 +248,10 @@ void ReplayPanel::loadAsOf(const QString &key, UtcMicros at)
         for (const AsOfSection &section : s.sections)
             if (section.unknown)
                 unknown << asOfPartTitle(section.part).toLower();
+        if (!m_notice.isEmpty()) {
+            emit asOfLoaded(); // a step's "no further event" came after this read began: it stays shown
+            return;
+        }
         m_status->setText(unknown.isEmpty()
                               ? QStringLiteral("%1 as of the playhead (UTC; what was written exactly then counts). A state is "
                                                "given only where the stores' history establishes it.")

@@ -108,6 +108,9 @@ private:
 
     QLabel *m_playhead;
     QLabel *m_status;
+    /// "No further event that way …" after a step found nothing: kept, until the playhead moves,
+    /// over an as-of read that arrives later (the operator's last action's answer stays shown).
+    QString m_notice;
     QPushButton *m_prev;
     QPushButton *m_next;
     QPushButton *m_prevKey;

@@ -8,6 +8,7 @@
 
 #include "AsOfModel.h"
 #include "IncidentView.h"
+#include "KeyDetail.h"
 #include "MainWindow.h"
 #include "ReplayPanel.h"
 #include "WindowEventsModel.h"
@@ -20,7 +21,10 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <QSemaphore>
+#include <QThreadPool>
 #include <QTreeView>
+#include <QtConcurrent>
 
 #include <memory>
 
@@ -198,6 +202,28 @@ void TestReplayPanel::replay()
     }
     QCOMPARE(shown, rows.mid(0, 10));
     QTRY_COMPARE(table->currentIndex().row(), 4); // the first event at 00:02:30, where the audit row was
+
+    // A step that finds nothing while the playhead's as-of read is still on its way: the read
+    // arriving later does not replace the step's answer (it did under load before). The read
+    // waits for `go` (at most 30 s), released once the step has answered.
+    QThreadPool slowPool;
+    QSemaphore go;
+    panel->setKeyDetailReader(
+        [&ws, &go](const QString &key) {
+            return QtConcurrent::run([&ws, &go, key] {
+                go.tryAcquire(1, 30000);
+                return loadKeyDetail(ws, key).result();
+            });
+        },
+        &slowPool);
+    asOf.clear();
+    table->setCurrentIndex(table->model()->index(9, 0)); // the last event
+    panel->step(1, false);
+    QTRY_COMPARE(panel->statusText(), QStringLiteral("No further event that way in this window."));
+    go.release();
+    QVERIFY(asOf.wait(30000));
+    QCOMPARE(panel->statusText(), QStringLiteral("No further event that way in this window."));
+    QVERIFY(panel->asOfModel()->rowCount() > 0); // the state itself is shown
 }
 
 QTEST_MAIN(TestReplayPanel)
