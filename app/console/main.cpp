@@ -68,13 +68,10 @@ int main(int argc, char *argv[])
                                                     "of --incident-from/--incident-to, default the last 24 h; on the demo its outage; \"review\": the Review "
                                                     "tab on today's review with its first item's key)."),
                                      QStringLiteral("TAB"));
-    screenshotTab.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption incidentFrom(QStringLiteral("incident-from"),
                                     QStringLiteral("Open the Incident tab on a window starting at TIME (ISO UTC)."), QStringLiteral("TIME"));
-    incidentFrom.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption incidentTo(QStringLiteral("incident-to"),
                                   QStringLiteral("Open the Incident tab on a window ending at TIME (ISO UTC, excluded)."), QStringLiteral("TIME"));
-    incidentTo.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption incidentSelect(QStringLiteral("incident-select"),
                                       QStringLiteral("With --screenshot-tab incident or --open-bundle: make event row ROW (0 = first) the playhead "
                                                      "and shoot its \"As of T\" panel."),
