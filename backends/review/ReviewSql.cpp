@@ -183,21 +183,38 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
             s.trend << r;
         }
     }
-    // Medians over the last 14 and 30 days from the resolution times still held.
+    // Medians over the last 14 and 30 days from the resolution times still held: each time to
+    // resolve computed in SQL in µs (exact: PostgreSQL's epoch of the interval, MariaDB's
+    // TIMESTAMPDIFF); SQLite's times are text, read and parsed here.
     {
         SqlBuilder b;
         const UtcMicros since = microsOf(s.day.asOf.addDays(-30));
-        QSqlQuery q = session.exec(QStringLiteral("SELECT %1, %2 FROM triage_escalation e WHERE e.resolved_at >= %3 AND e.resolved_at < %4")
-                                       .arg(d.timeText(QStringLiteral("e.first_escalated_at")), d.timeText(QStringLiteral("e.resolved_at")),
-                                            d.timeParam(b.bind(d.bindTime(since))), d.timeParam(b.bind(d.bindTime(asOf)))),
-                                   b);
         const UtcMicros since14 = microsOf(s.day.asOf.addDays(-14));
+        const QString range = QStringLiteral("e.resolved_at >= %1 AND e.resolved_at < %2")
+                                  .arg(d.timeParam(b.bind(d.bindTime(since))), d.timeParam(b.bind(d.bindTime(asOf))));
+        const QString recent = QStringLiteral("CASE WHEN e.resolved_at >= %1 THEN 1 ELSE 0 END").arg(d.timeParam(b.bind(d.bindTime(since14))));
+        QString columns;
+        switch (d.kind()) {
+        case Dialect::PostgreSql:
+            columns = QStringLiteral("CAST(ROUND(EXTRACT(EPOCH FROM (e.resolved_at - e.first_escalated_at)) * 1000000) AS BIGINT), NULL, NULL");
+            break;
+        case Dialect::MySql:
+            columns = QStringLiteral("TIMESTAMPDIFF(MICROSECOND, e.first_escalated_at, e.resolved_at), NULL, NULL");
+            break;
+        case Dialect::Sqlite:
+            // Text already: read and parsed here (cheaper than date functions in SQLite).
+            columns = QStringLiteral("NULL, e.first_escalated_at, e.resolved_at");
+            break;
+        }
+        QSqlQuery q = session.exec(QStringLiteral("SELECT %1, %2 FROM triage_escalation e WHERE %3").arg(columns, recent, range), b);
         QVector<qint64> d14, d30;
         while (q.next()) {
-            const UtcMicros first = timeOf(q.value(0)).value_or(0), res = timeOf(q.value(1)).value_or(0);
-            d30 << res - first;
-            if (res >= since14)
-                d14 << res - first;
+            const qint64 took = !q.value(0).isNull()
+                ? q.value(0).toLongLong()
+                : timeOf(q.value(2)).value_or(0) - timeOf(q.value(1)).value_or(0);
+            d30 << took;
+            if (q.value(3).toInt() == 1)
+                d14 << took;
         }
         s.median14S = median(d14);
         s.median30S = median(d30);

@@ -70,23 +70,25 @@ void readAggregates(DbSession &session, ReviewSnapshot &s, const ItemContext &c,
         isNew = QStringLiteral("CASE WHEN e.first_escalated_at > %1 THEN 1 ELSE 0 END").arg(signedAt);
         isChanged = QStringLiteral("CASE WHEN e.first_escalated_at <= %1 AND e.last_seen_at > %1 THEN 1 ELSE 0 END").arg(signedAt);
     }
-    QSqlQuery q = session.exec(
-        QStringLiteral("SELECT e.id, %1, e.reason, e.biz_type, e.idem_key, e.currency, e.amount, "
-                       "CASE WHEN (br.due_at IS NOT NULL AND br.due_at < %2) OR (e.sla_due_at IS NOT NULL AND e.sla_due_at < %2) "
-                       "THEN 1 ELSE 0 END, CASE WHEN e.sla_due_at IS NOT NULL AND e.sla_due_at < %2 THEN 1 ELSE 0 END, %3, %4 "
-                       "FROM triage_escalation e LEFT JOIN triage_review_breach br ON br.escalation_id = e.id WHERE %5 "
-                       "ORDER BY e.first_escalated_at, e.id")
-            .arg(bucket, asOf, isNew, isChanged, openAt(d, b, c.asOf).join(QStringLiteral(" AND "))),
-        b);
+    // The flags in one integer: bucket (0…3) + 4 breached + 8 overdue + 16 new + 32 changed.
+    const QString flags = QStringLiteral("(%1) + (CASE WHEN (br.due_at IS NOT NULL AND br.due_at < %2) OR (e.sla_due_at IS NOT NULL AND "
+                                         "e.sla_due_at < %2) THEN 4 ELSE 0 END) + (CASE WHEN e.sla_due_at IS NOT NULL AND e.sla_due_at < %2 "
+                                         "THEN 8 ELSE 0 END) + 16 * (%3) + 32 * (%4)")
+                              .arg(bucket, asOf, isNew, isChanged);
+    QSqlQuery q = session.exec(QStringLiteral("SELECT e.id, %1, e.reason, e.biz_type, e.idem_key, e.currency, e.amount FROM triage_escalation e "
+                                              "LEFT JOIN triage_review_breach br ON br.escalation_id = e.id WHERE %2 "
+                                              "ORDER BY e.first_escalated_at, e.id")
+                                   .arg(flags, openAt(d, b, c.asOf).join(QStringLiteral(" AND "))),
+                               b);
     while (q.next()) {
         const std::optional<EscalationReason> reason = escalationReasonFromName(columnText(q.value(2)).value_or(QString()));
-        const int bucketIndex = intOf(q.value(1));
-        if (!reason || bucketIndex < 0 || bucketIndex > 3)
+        const int f = intOf(q.value(1));
+        const int bucketIndex = f & 3;
+        if (!reason)
             continue;
         const QString bizType = columnText(q.value(3)).value_or(QString());
         const QString key = columnText(q.value(4)).value_or(QString());
         const std::pair<QString, std::optional<QString>> amount{columnText(q.value(5)).value_or(QString()), columnText(q.value(6))};
-        const bool breached = intOf(q.value(7)) == 1;
         Group &g = groups[GroupKey(bucketIndex, int(*reason), bizType)];
         if (g.row.escalations == 0) {
             g.row.bucket = AgeBucket(bucketIndex);
@@ -94,7 +96,7 @@ void readAggregates(DbSession &session, ReviewSnapshot &s, const ItemContext &c,
             g.row.bizType = bizType;
         }
         ++g.row.escalations;
-        g.row.breached += breached;
+        g.row.breached += (f & 4) != 0;
         g.row.escalationIds << q.value(0).toLongLong();
         g.keys.insert(key);
         g.amounts << amount;
@@ -102,12 +104,12 @@ void readAggregates(DbSession &session, ReviewSnapshot &s, const ItemContext &c,
         ++t.openByBucket[bucketIndex];
         keys.insert(key);
         all << amount;
-        t.newSinceSignOff += intOf(q.value(9));
-        t.changedSinceSignOff += intOf(q.value(10));
+        t.newSinceSignOff += (f & 16) != 0;
+        t.changedSinceSignOff += (f & 32) != 0;
         ReviewSla &v = sla[bizType];
         v.bizType = bizType;
         ++v.open;
-        v.overdue += intOf(q.value(8));
+        v.overdue += (f & 8) != 0;
     }
     t.openKeys = int(keys.size());
     t.openMoney = sumMoney(all);
