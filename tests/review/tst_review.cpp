@@ -493,17 +493,32 @@ void TestReview::pagesAndMedians()
     // Resolved: times to resolve exact to the microsecond, two within 14 days, one within 30.
     rows << Esc{QStringLiteral("r1"), QStringLiteral("POLICY"), at(today.addDays(-2), "08:00"), {}, at(today.addDays(-2), "09:00", 1), {}, QString()}
          << Esc{QStringLiteral("r2"), QStringLiteral("POLICY"), at(today.addDays(-3), "08:00", 5), {}, at(today.addDays(-3), "10:00", 8), {}, QString()}
-         << Esc{QStringLiteral("r3"), QStringLiteral("POLICY"), at(today.addDays(-20), "00:00"), {}, at(today.addDays(-20), "06:00", 7), {}, QString()};
+         << Esc{QStringLiteral("r3"), QStringLiteral("POLICY"), at(today.addDays(-20), "00:00"), {}, at(today.addDays(-20), "06:00", 7), {}, QString()}
+         // today: one opened, one resolved
+         << Esc{QStringLiteral("t1"), QStringLiteral("DUPLICATE"), at(today, "00:00", 3), {}, {}, QStringLiteral("2"), QStringLiteral("EUR")}
+         << Esc{QStringLiteral("t2"), QStringLiteral("POLICY"), at(today.addDays(-1), "12:00"), {}, at(today, "00:00", 9), {}, QString()};
     TRIAGE_OK(insertEscalations(db, rows));
     Workspace ws(db.config());
     const auto whole = await(readReview(ws, std::nullopt, QStringLiteral("console")));
     TRIAGE_VERIFY_OUTCOME(whole);
     QCOMPARE(whole->openComplete, true);
-    QCOMPARE(whole->totals.open, 7);
-    QCOMPARE(whole->totals.openMoney.value(0).sum, QStringLiteral("7.21"));
+    QCOMPARE(whole->totals.open, 8);
+    QCOMPARE(whole->totals.opened, 1);
+    QCOMPARE(whole->totals.resolved, 1);
+    QCOMPARE(whole->totals.openMoney.value(0).sum, QStringLiteral("9.21"));
     QVERIFY(whole->median14S && whole->median30S);
-    QCOMPARE(*whole->median14S, (3600000001.0 + 7200000003.0) / 2.0 / 1e6);
-    QCOMPARE(*whole->median30S, 7200000003.0 / 1e6);
+    QCOMPARE(*whole->median14S, 7200000003.0 / 1e6);
+    QCOMPARE(*whole->median30S, (7200000003.0 + 21600000007.0) / 2.0 / 1e6);
+    // The current day's trend rows as the 30-day write computed them (every escalation read)
+    // equal those of a later write of the recent days (activity read, open-at-end in SQL).
+    const QStringList current = trendRows(db, QStringLiteral("complete = 0"));
+    QCOMPARE(current.size(), 2);
+    const auto rewritten = await(ws.worker(DbRole::Idempotency).run<int>([](DbSession &session) {
+        return review_sql::writeTrendRows(session, QTimeZone::utc(), QStringLiteral("console"));
+    }));
+    TRIAGE_VERIFY_OUTCOME(rewritten);
+    QCOMPARE(*rewritten, 2);
+    QCOMPARE(trendRows(db, QStringLiteral("complete = 0")), current);
     // The first page: the same figures, three items; the next pages bring the rest in order.
     const auto first = await(readReview(ws, std::nullopt, QStringLiteral("console"), 3));
     TRIAGE_VERIFY_OUTCOME(first);
