@@ -176,6 +176,20 @@ void ReviewItemsModel::setSnapshot(const ReviewSnapshot &snapshot)
     endResetModel();
 }
 
+void ReviewItemsModel::appendItems(const QVector<ReviewItem> &items)
+{
+    QVector<int> added;
+    for (int i = 0; i < items.size(); ++i)
+        if (!m_newOnly || items[i].newSinceSignOff || items[i].changedSinceSignOff)
+            added << int(m_all.size()) + i;
+    if (!added.isEmpty())
+        beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + added.size()) - 1);
+    m_all += items;
+    m_rows += added;
+    if (!added.isEmpty())
+        endInsertRows();
+}
+
 void ReviewItemsModel::setNewOnly(bool newOnly)
 {
     if (newOnly == m_newOnly)

@@ -88,6 +88,9 @@ public:
     };
     explicit ReviewItemsModel(QObject *parent = nullptr);
     void setSnapshot(const ReviewSnapshot &snapshot);
+    /// Appends `items` (the next page of the snapshot's open items, readReviewItems()) after
+    /// the rows shown: rows inserted, the filter applied to them.
+    void appendItems(const QVector<ReviewItem> &items);
     /// Only items new or changed since the last sign-off.
     void setNewOnly(bool newOnly);
     bool newOnly() const { return m_newOnly; }

@@ -197,7 +197,7 @@ void ReviewPane::load()
     // Until the operator picks a day: the day containing the server's now in the review zone
     // (readReview()'s default), not this machine's date.
     const std::optional<QDate> day = m_dayPicked ? std::optional<QDate>(m_day->date()) : std::nullopt;
-    whenReady(readReview(*m_workspace, day, QStringLiteral("console")), this,
+    whenReady(readReview(*m_workspace, day, QStringLiteral("console"), kFirstPage), this,
               [this, generation](const Outcome<ReviewSnapshot> &o) {
                   if (generation != m_generation)
                       return; // a later load's answer is on its way
@@ -208,6 +208,30 @@ void ReviewPane::load()
                   }
                   m_message->hide();
                   setSnapshot(*o);
+                  if (!o->openComplete)
+                      loadMoreItems(generation);
+              });
+}
+
+void ReviewPane::loadMoreItems(quint64 generation)
+{
+    whenReady(readReviewItems(*m_workspace, *m_snapshot, kNextPage), this,
+              [this, generation](const Outcome<QVector<ReviewItem>> &o) {
+                  if (generation != m_generation || !m_snapshot)
+                      return; // another load replaced the snapshot
+                  if (!o.ok()) {
+                      showMessage(tr("Reading the rest of the open items failed: %1").arg(o.error->message), true);
+                      return;
+                  }
+                  m_snapshot->open += *o;
+                  m_items->appendItems(*o);
+                  if (o->size() < kNextPage) {
+                      m_snapshot->openComplete = true;
+                      updateActions();
+                      emit itemsComplete();
+                  } else {
+                      loadMoreItems(generation);
+                  }
               });
 }
 
@@ -311,8 +335,10 @@ void ReviewPane::updateActions()
     const bool item = selectedItem() != nullptr && !m_busy;
     for (QPushButton *b : {m_reviewed, m_note, m_claim, m_resolve})
         b->setEnabled(item);
-    m_signOff->setEnabled(m_snapshot.has_value() && !m_snapshot->thisDaySignOff && !m_busy);
-    m_export->setEnabled(m_snapshot.has_value());
+    // The sign-off's fingerprint and the report cover every open item: wait for the last page.
+    const bool complete = m_snapshot.has_value() && m_snapshot->openComplete;
+    m_signOff->setEnabled(complete && !m_snapshot->thisDaySignOff && !m_busy);
+    m_export->setEnabled(complete);
 }
 
 bool ReviewPane::selectEscalation(qint64 id)
@@ -443,7 +469,7 @@ void ReviewPane::resolve(bool claimConfirmed)
 
 void ReviewPane::signOff()
 {
-    if (!m_snapshot)
+    if (!m_snapshot || !m_snapshot->openComplete)
         return;
     const ReviewSnapshot s = *m_snapshot;
     bool ok = false;
@@ -472,6 +498,10 @@ bool ReviewPane::exportReport(const QString &path, QString *error) const
 {
     if (!m_snapshot) {
         *error = tr("nothing to export: the review is not loaded");
+        return false;
+    }
+    if (!m_snapshot->openComplete) {
+        *error = tr("the open items are still loading: export when the list is complete");
         return false;
     }
     const QString suffix = QFileInfo(path).suffix().toLower();

@@ -39,9 +39,15 @@ public:
     explicit ReviewPane(Workspace *workspace, QWidget *parent = nullptr);
     ~ReviewPane() override;
 
+    /// The open items of the first paint (readReview()'s openLimit) and of each later page.
+    static constexpr int kFirstPage = 200, kNextPage = 2000;
+
     /// Reads the review of the picked day (before any pick: readReview()'s default, the day of
-    /// the server's now in the review zone) with readReview(…, "console"); the answer arrives
-    /// through the event loop (loaded() or loadFailed()); an older answer is dropped.
+    /// the server's now in the review zone) with readReview(…, "console", kFirstPage): the
+    /// totals, groups, SLA and the first kFirstPage items; the answer arrives through the event
+    /// loop (loaded() or loadFailed()); an older answer is dropped. The other open items follow
+    /// in pages of kNextPage (readReviewItems(), appended to the list; itemsComplete() at the
+    /// end); Sign off… and Export wait for them (the report holds every item).
     void load();
     /// Shows `snapshot` (what load() does with its answer; tests and the offline shot call it).
     void setSnapshot(const ReviewSnapshot &snapshot);
@@ -68,6 +74,8 @@ signals:
     void keyActivated(const QString &key);
     /// A snapshot is shown (after load() or setSnapshot()).
     void loaded();
+    /// Every open item of the shown snapshot is in the list (after load()'s later pages).
+    void itemsComplete();
     /// load() failed with `message` (the previous snapshot stays shown).
     void loadFailed(const QString &message);
     /// An action (reviewed, note, claim, resolve, sign-off) finished: `message` for the operator.
@@ -81,6 +89,8 @@ private:
     void showMessage(const QString &text, bool bad);
     void updateHeader();
     void updateActions();
+    /// Reads the next page of open items after the shown ones (load()'s `generation`).
+    void loadMoreItems(quint64 generation);
     void fillSla();
     /// addReviewNote(`id`, `kind`, `text`), then finishAction() with `done` or the error.
     void sendNote(qint64 id, const QString &kind, const QString &text, const QString &done);

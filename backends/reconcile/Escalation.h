@@ -176,8 +176,9 @@ qint64 count(DbSession &session, const EscalationQuery &query);
 QVector<Escalation> openForKeys(DbSession &session, const QStringList &keys);
 /// The escalations matching every condition of `where` (SQL on alias `e`, values bound
 /// through `b`), ordered by `orderBy` (e.g. "e.first_escalated_at, e.id"). For the daily
-/// review (backends/review), whose conditions are times. Throws DbException.
-QVector<Escalation> select(DbSession &session, SqlBuilder &b, const QStringList &where, const QString &orderBy);
+/// review (backends/review), whose conditions are times; at most `limit` rows (0: all).
+/// Throws DbException.
+QVector<Escalation> select(DbSession &session, SqlBuilder &b, const QStringList &where, const QString &orderBy, int limit = 0);
 /// The source_refs that resolved EXTERNAL escalations of `keys` carry, as "<key>\n<source_ref>"
 /// (one statement per ≤ 500 keys): a raise of EXTERNAL with one of them is NotReopened
 /// (raise()); the dry run reads them to say so (DESIGN.md §8 "Dry run"). Throws DbException.

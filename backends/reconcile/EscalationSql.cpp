@@ -415,10 +415,10 @@ QVector<Escalation> openForKeys(DbSession &session, const QStringList &keys)
     return rows;
 }
 
-QVector<Escalation> select(DbSession &session, SqlBuilder &b, const QStringList &where, const QString &orderBy)
+QVector<Escalation> select(DbSession &session, SqlBuilder &b, const QStringList &where, const QString &orderBy, int limit)
 {
     requireReconcileTables(session);
-    return readEscalations(session, selectSql(b, escalationColumns(session.dialect()), QStringLiteral("triage_escalation e"), where, orderBy, 0),
+    return readEscalations(session, selectSql(b, escalationColumns(session.dialect()), QStringLiteral("triage_escalation e"), where, orderBy, limit),
                            b);
 }
 

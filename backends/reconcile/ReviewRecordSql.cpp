@@ -146,14 +146,25 @@ int writeTrendRows(DbSession &session, const QTimeZone &zone, const QString &wri
         UtcMicros first = 0;
         std::optional<UtcMicros> resolved;
     };
+    // A few days to write (every read after the day's first): the escalations with activity in
+    // the window are read, and each day's open-at-end counts are counted in SQL, instead of
+    // reading every open escalation; the first write of 30 days reads them all once.
+    const bool recent = todo.size() <= 2;
     QVector<Esc> escs;
     {
         SqlBuilder b;
+        QString activity;
+        if (recent) {
+            const QString f = d.timeParam(b.bind(d.bindTime(from))), t = d.timeParam(b.bind(d.bindTime(to)));
+            activity = QStringLiteral(" AND ((e.first_escalated_at >= %1 AND e.first_escalated_at < %2) OR "
+                                      "(e.resolved_at >= %1 AND e.resolved_at < %2))")
+                           .arg(f, t);
+        }
         QSqlQuery q = session.exec(
             QStringLiteral("SELECT e.biz_type, e.reason, %1, %2 FROM triage_escalation e WHERE e.first_escalated_at < %3 "
-                           "AND (e.resolved_at IS NULL OR e.resolved_at >= %4)")
+                           "AND (e.resolved_at IS NULL OR e.resolved_at >= %4)%5")
                 .arg(d.timeText(QStringLiteral("e.first_escalated_at")), d.timeText(QStringLiteral("e.resolved_at")),
-                     d.timeParam(b.bind(d.bindTime(to))), d.timeParam(b.bind(d.bindTime(from)))),
+                     d.timeParam(b.bind(d.bindTime(to))), d.timeParam(b.bind(d.bindTime(from))), activity),
             b);
         while (q.next()) {
             Esc e{columnText(q.value(0)).value_or(QString()), columnText(q.value(1)).value_or(QString()),
@@ -161,6 +172,22 @@ int writeTrendRows(DbSession &session, const QTimeZone &zone, const QString &wri
             escs << e;
         }
     }
+    /// Open at `end` per (biz_type, reason), counted in SQL (the recent days only).
+    auto openAtEnd = [&](UtcMicros end) {
+        QMap<std::pair<QString, QString>, int> counts;
+        SqlBuilder b;
+        QSqlQuery q = session.exec(QStringLiteral("SELECT e.biz_type, e.reason, COUNT(*) FROM triage_escalation e WHERE e.first_escalated_at < %1 "
+                                                  "AND (e.resolved_at IS NULL OR e.resolved_at >= %2) GROUP BY e.biz_type, e.reason")
+                                       .arg(d.timeParam(b.bind(d.bindTime(end))), d.timeParam(b.bind(d.bindTime(end)))),
+                                   b);
+        while (q.next())
+            counts.insert({columnText(q.value(0)).value_or(QString()), columnText(q.value(1)).value_or(QString())}, q.value(2).toInt());
+        return counts;
+    };
+    QMap<QDate, QMap<std::pair<QString, QString>, int>> openEnds;
+    if (recent)
+        for (const QDate &day : std::as_const(todo))
+            openEnds.insert(day, openAtEnd(std::min(reviewDayWindow(day, zone).second, now)));
     struct Breach {
         QString biz, reason;
         UtcMicros due = 0;
@@ -194,9 +221,12 @@ int writeTrendRows(DbSession &session, const QTimeZone &zone, const QString &wri
                     ++c.resolved;
                     c.resolveMicros << (*e.resolved - e.first);
                 }
-                if (e.first < end && (!e.resolved || *e.resolved >= end))
+                if (!recent && e.first < end && (!e.resolved || *e.resolved >= end))
                     ++byGroup[group].openEnd;
             }
+            const QMap<std::pair<QString, QString>, int> ends = openEnds.value(day);
+            for (auto it = ends.cbegin(); it != ends.cend(); ++it)
+                byGroup[it.key()].openEnd = it.value();
             for (const Breach &br : std::as_const(breaches))
                 if (br.due >= dayFrom && br.due < dayTo)
                     ++byGroup[std::make_pair(br.biz, br.reason)].breaches;

@@ -36,20 +36,26 @@ QVector<AgeBucket> allAgeBuckets()
     return {AgeBucket::Under1Day, AgeBucket::OneToThreeDays, AgeBucket::ThreeToSevenDays, AgeBucket::OverSevenDays};
 }
 
-AgeBucket ageBucketOfMicros(qint64 firstUs, qint64 asOfUs, const QTimeZone &zone)
+std::array<qint64, 3> ageBucketBoundariesMicros(qint64 asOfUs, const QTimeZone &zone)
 {
     // Calendar days in the zone: asOf's wall-clock time 1, 3 and 7 days earlier (QDateTime
-    // is exact to the millisecond; the sub-millisecond part is carried over). On a boundary:
-    // the older bucket.
+    // is exact to the millisecond; the sub-millisecond part is carried over).
     const qint64 ms = asOfUs >= 0 ? asOfUs / 1000 : -((-asOfUs + 999) / 1000);
     const qint64 rest = asOfUs - ms * 1000;
     const QDateTime local = QDateTime::fromMSecsSinceEpoch(ms, zone.isValid() ? zone : QTimeZone::utc());
     auto boundary = [&](int days) { return local.addDays(-days).toMSecsSinceEpoch() * 1000 + rest; };
-    if (firstUs <= boundary(7))
+    return {boundary(1), boundary(3), boundary(7)};
+}
+
+AgeBucket ageBucketOfMicros(qint64 firstUs, qint64 asOfUs, const QTimeZone &zone)
+{
+    // On a boundary: the older bucket.
+    const std::array<qint64, 3> b = ageBucketBoundariesMicros(asOfUs, zone);
+    if (firstUs <= b[2])
         return AgeBucket::OverSevenDays;
-    if (firstUs <= boundary(3))
+    if (firstUs <= b[1])
         return AgeBucket::ThreeToSevenDays;
-    if (firstUs <= boundary(1))
+    if (firstUs <= b[0])
         return AgeBucket::OneToThreeDays;
     return AgeBucket::Under1Day;
 }

@@ -41,6 +41,7 @@
 #include <QTimeZone>
 #include <QVector>
 
+#include <array>
 #include <optional>
 #include <utility>
 
@@ -64,6 +65,11 @@ AgeBucket ageBucketOf(const QDateTime &firstEscalated, const QDateTime &asOf, co
 /// The same in microseconds since the epoch (UTC), exact to the microsecond (the columns'
 /// precision): the boundaries keep asOf's sub-millisecond part. (Added by the backend helper.)
 AgeBucket ageBucketOfMicros(qint64 firstEscalatedUs, qint64 asOfUs, const QTimeZone &zone);
+/// The three bucket boundaries of `asOfUs` in `zone`, µs since the epoch (UTC): asOf's wall-clock
+/// time minus 1, 3 and 7 calendar days, in that order (exact to the microsecond, as
+/// ageBucketOfMicros() uses them). An escalation first escalated at or before boundaries[i] is
+/// at least that old. The review's SQL binds these, so SQL only compares timestamps.
+std::array<qint64, 3> ageBucketBoundariesMicros(qint64 asOfUs, const QTimeZone &zone);
 
 /// The reviewed day: a calendar day in the review zone (`[console] review_time_zone`,
 /// default UTC), i.e. [from, to) in UTC. Printed on everything.
@@ -172,7 +178,12 @@ struct ReviewSnapshot {
     std::optional<ReviewSignOff> lastSignOff;   ///< the latest sign-off before this day's end
     std::optional<ReviewSignOff> thisDaySignOff;///< when this day is already signed
     ReviewTotals totals;
-    QVector<ReviewItem> open;            ///< open at asOf, oldest first
+    QVector<ReviewItem> open;            ///< open at asOf, oldest first (only the first page when !openComplete)
+    /// False when `open` holds only the first page (readReview() with an openLimit): the totals,
+    /// groups (with every escalation id) and SLA still count every open escalation; the rest of
+    /// the items come from readReviewItems().
+    bool openComplete = true;
+    qint64 asOfMicros = 0;               ///< day.asOf exact to the microsecond (UTC µs), for readReviewItems()
     QVector<ReviewItem> resolvedToday;   ///< resolved within the day
     QVector<ReviewGroup> groups;         ///< bucket, reason, biz_type order
     QVector<ReviewSla> sla;              ///< by biz_type
@@ -186,9 +197,17 @@ struct ReviewSnapshot {
 /// Reads the review of `day` (default: the day containing the server's now, in the
 /// workspace's review zone): records SLA breaches noticed now (noticed_by "console" /
 /// "report" as `noticedBy` says) and writes the trend rows (triage_review_daily), then reads
-/// the snapshot. Fails with Config when the database has no review tables (console schema
-/// version < 5: "run triagectl init-schema").
-QFuture<Outcome<ReviewSnapshot>> readReview(Workspace &ws, std::optional<QDate> day, const QString &noticedBy);
+/// the snapshot. The totals, groups, money and SLA come from aggregate statements over every
+/// open escalation whatever `openLimit` is; `openLimit` > 0 reads only the first `openLimit`
+/// open items (oldest first; openComplete false when more exist: the console's first paint),
+/// 0 reads them all (the reports). Fails with Config when the database has no review tables
+/// (console schema version < 5: "run triagectl init-schema").
+QFuture<Outcome<ReviewSnapshot>> readReview(Workspace &ws, std::optional<QDate> day, const QString &noticedBy, int openLimit = 0);
+
+/// The next `limit` (> 0) open items of `snapshot` after its last one (oldest first), as of the
+/// same instant (snapshot.asOfMicros), with the same sign-off for new/changed: what a view appends
+/// to a snapshot read with an openLimit. Records nothing. Empty when there are no more.
+QFuture<Outcome<QVector<ReviewItem>>> readReviewItems(Workspace &ws, const ReviewSnapshot &snapshot, int limit);
 
 /// Signs `snapshot`'s day off as the workspace's operator: counts, open by bucket and the
 /// report's SHA-256 (`reportSha256`, hex of the report bytes the reviewer saw), one row per

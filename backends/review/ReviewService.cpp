@@ -25,7 +25,7 @@ QFuture<Outcome<T>> refused(const QString &what)
 
 } // namespace
 
-QFuture<Outcome<ReviewSnapshot>> readReview(Workspace &ws, std::optional<QDate> day, const QString &noticedBy)
+QFuture<Outcome<ReviewSnapshot>> readReview(Workspace &ws, std::optional<QDate> day, const QString &noticedBy, int openLimit)
 {
     const WorkspaceConfig config = ws.config();
     review_sql::ReviewReadOptions o;
@@ -34,11 +34,29 @@ QFuture<Outcome<ReviewSnapshot>> readReview(Workspace &ws, std::optional<QDate> 
     o.noticedBy = noticedBy.isEmpty() ? QStringLiteral("console") : noticedBy;
     o.write = !config.readOnly;
     o.generatedBy = claimOperator(ws, QString());
+    o.openLimit = std::max(0, openLimit);
     o.slaHours = [config](const QString &bizType, const QMap<QString, QString> &dbPolicy) {
         return effectiveBizPolicy(config, dbPolicy, bizType).reviewSlaHours.value_or(24);
     };
     return ws.worker(DbRole::Idempotency).run<ReviewSnapshot>([o](DbSession &s) { return review_sql::readSnapshot(s, o); },
                                                               DbWorker::Retry::Never);
+}
+
+QFuture<Outcome<QVector<ReviewItem>>> readReviewItems(Workspace &ws, const ReviewSnapshot &snapshot, int limit)
+{
+    review_sql::ItemContext c;
+    c.asOf = snapshot.asOfMicros;
+    c.zone = snapshot.day.zone;
+    if (snapshot.lastSignOff)
+        c.signedAt = parseUtcMicros(snapshot.lastSignOff->signedAt);
+    std::optional<std::pair<UtcMicros, qint64>> after;
+    if (!snapshot.open.isEmpty()) {
+        const Escalation &last = snapshot.open.last().row.escalation;
+        after = std::make_pair(parseUtcMicros(last.firstEscalatedAt).value_or(0), last.id);
+    }
+    const int n = std::max(1, limit);
+    return ws.worker(DbRole::Idempotency)
+        .run<QVector<ReviewItem>>([c, after, n](DbSession &s) { return review_sql::readOpenItems(s, c, after, n); });
 }
 
 QFuture<Outcome<ReviewSignOff>> signOffReview(Workspace &ws, const ReviewSnapshot &snapshot, const QString &reportSha256,

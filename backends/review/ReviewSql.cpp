@@ -2,7 +2,6 @@
 // trend rows written first, then one read of the day "as of" its end (or the server's now).
 #include "ReviewSql.h"
 
-#include "Claim.h"
 #include "ColumnText.h"
 #include "ConsoleSchema.h"
 #include "PolicySql.h"
@@ -52,14 +51,6 @@ std::optional<ReviewSignOff> readSignOff(DbSession &s, const QString &sql, const
     o.reportSha256 = columnText(q.value(9)).value_or(QString());
     o.note = columnText(q.value(10)).value_or(QString());
     return o;
-}
-
-/// The escalations open at `asOf` (DESIGN.md §8): first escalated before it, not resolved
-/// before it. SQL on alias e; binds through `b`.
-QStringList openAt(const SqlDialect &d, SqlBuilder &b, UtcMicros asOf)
-{
-    return {QStringLiteral("e.first_escalated_at < %1").arg(d.timeParam(b.bind(d.bindTime(asOf)))),
-            QStringLiteral("(e.resolved_at IS NULL OR e.resolved_at >= %1)").arg(d.timeParam(b.bind(d.bindTime(asOf))))};
 }
 
 std::optional<double> median(QVector<qint64> v)
@@ -133,18 +124,8 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
     s.thisDaySignOff = signOffOf(session, s.day.day, zoneName);
     const std::optional<UtcMicros> signedAt = s.lastSignOff ? parseUtcMicros(s.lastSignOff->signedAt) : std::nullopt;
 
-    QVector<Escalation> open, resolved;
-    {
-        SqlBuilder b;
-        open = escalation_sql::select(session, b, openAt(d, b, asOf), QStringLiteral("e.first_escalated_at, e.id"));
-    }
-    {
-        SqlBuilder b;
-        resolved = escalation_sql::select(session, b,
-                                          {QStringLiteral("e.resolved_at >= %1").arg(d.timeParam(b.bind(d.bindTime(from)))),
-                                           QStringLiteral("e.resolved_at < %1").arg(d.timeParam(b.bind(d.bindTime(to))))},
-                                          QStringLiteral("e.resolved_at, e.id"));
-    }
+    const ItemContext context{asOf, s.day.zone, signedAt};
+    s.asOfMicros = asOf;
     int opened = 0;
     {
         SqlBuilder b;
@@ -153,17 +134,6 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
                                        .arg(d.timeParam(b.bind(d.bindTime(from))), d.timeParam(b.bind(d.bindTime(to)))),
                                    b);
         opened = q.next() ? q.value(0).toInt() : 0;
-    }
-    QHash<qint64, QString> breachDue;
-    {
-        SqlBuilder b;
-        const QStringList where = openAt(d, b, asOf);
-        QSqlQuery q = session.exec(QStringLiteral("SELECT br.escalation_id, %1 FROM triage_review_breach br JOIN triage_escalation e "
-                                                  "ON e.id = br.escalation_id WHERE %2")
-                                       .arg(d.timeText(QStringLiteral("br.due_at")), where.join(QStringLiteral(" AND "))),
-                                   b);
-        while (q.next())
-            breachDue.insert(q.value(0).toLongLong(), canonicalTimeText(q.value(1)));
     }
     QHash<QString, int> breachesByBiz;
     {
@@ -175,73 +145,16 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
         while (q.next())
             breachesByBiz.insert(columnText(q.value(0)).value_or(QString()), q.value(1).toInt());
     }
-    struct Notes {
-        int count = 0;
-        QString reviewedBy, reviewedAt;
-    };
-    QHash<qint64, Notes> notes;
-    {
-        SqlBuilder b;
-        const QStringList where = openAt(d, b, asOf);
-        QSqlQuery q = session.exec(QStringLiteral("SELECT n.escalation_id, n.kind, n.noted_by, %1 FROM triage_review_note n "
-                                                  "JOIN triage_escalation e ON e.id = n.escalation_id WHERE %2 ORDER BY n.noted_at, n.id")
-                                       .arg(d.timeText(QStringLiteral("n.noted_at")), where.join(QStringLiteral(" AND "))),
-                                   b);
-        while (q.next()) {
-            Notes &n = notes[q.value(0).toLongLong()];
-            if (columnText(q.value(1)).value_or(QString()) == QLatin1String("reviewed")) {
-                n.reviewedBy = columnText(q.value(2)).value_or(QString());
-                n.reviewedAt = canonicalTimeText(q.value(3));
-            } else {
-                ++n.count;
-            }
-        }
+    // The open items: all of them, or the first page (one more read says whether more exist).
+    s.open = readOpenItems(session, context, std::nullopt, o.openLimit > 0 ? o.openLimit + 1 : 0);
+    if (o.openLimit > 0 && s.open.size() > o.openLimit) {
+        s.open.resize(o.openLimit);
+        s.openComplete = false;
     }
-    QStringList keys, ids;
-    for (const Escalation &e : std::as_const(open)) {
-        keys << e.idemKey;
-        ids << QString::number(e.id);
-    }
-    keys.removeDuplicates();
-    const QHash<QString, Claim> byKey = claim_sql::activeFor(session, ClaimScope::Key, keys);
-    const QHash<QString, Claim> byId = claim_sql::activeFor(session, ClaimScope::Escalation, ids);
-
-    auto item = [&](const Escalation &e) {
-        ReviewItem it;
-        it.row.escalation = e;
-        if (e.isOpen() && byKey.contains(e.idemKey))
-            it.row.keyClaim = byKey.value(e.idemKey);
-        if (e.isOpen() && byId.contains(QString::number(e.id)))
-            it.row.escalationClaim = byId.value(QString::number(e.id));
-        const UtcMicros first = parseUtcMicros(e.firstEscalatedAt).value_or(0);
-        it.bucket = ageBucketOfMicros(first, asOf, s.day.zone);
-        // Breached as of the snapshot: a breach row due before asOf, or past sla_due_at at
-        // asOf (a past day's escalation resolved since was never noticed as a breach).
-        const std::optional<UtcMicros> due = e.slaDueAt.isEmpty() ? std::nullopt : parseUtcMicros(e.slaDueAt);
-        const std::optional<UtcMicros> recorded = breachDue.contains(e.id) ? parseUtcMicros(breachDue.value(e.id)) : std::nullopt;
-        if (recorded && *recorded < asOf) {
-            it.breached = true;
-            it.breachDueAt = breachDue.value(e.id);
-        } else if (due && *due < asOf) {
-            it.breached = true;
-            it.breachDueAt = e.slaDueAt;
-        }
-        if (signedAt) {
-            it.newSinceSignOff = first > *signedAt;
-            it.changedSinceSignOff = !it.newSinceSignOff && parseUtcMicros(e.lastSeenAt).value_or(0) > *signedAt;
-        }
-        const Notes n = notes.value(e.id);
-        it.notes = n.count;
-        it.lastReviewedBy = n.reviewedBy;
-        it.lastReviewedAt = n.reviewedAt;
-        return it;
-    };
-    for (const Escalation &e : std::as_const(open))
-        s.open << item(e);
-    for (const Escalation &e : std::as_const(resolved))
-        s.resolvedToday << item(e);
+    s.resolvedToday = readResolvedItems(session, context, from, to);
     const QMap<QString, QString> dbPolicy = policy_sql::values(session);
-    summarize(s, opened, breachesByBiz, [&](const QString &bizType) { return o.slaHours ? o.slaHours(bizType, dbPolicy) : 24; });
+    readAggregates(session, s, context, opened, int(s.resolvedToday.size()), breachesByBiz,
+                   [&](const QString &bizType) { return o.slaHours ? o.slaHours(bizType, dbPolicy) : 24; });
 
     // The trend: the 30 days up to the day, as written.
     {
@@ -270,21 +183,38 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
             s.trend << r;
         }
     }
-    // Medians over the last 14 and 30 days from the resolution times still held.
+    // Medians over the last 14 and 30 days from the resolution times still held: each time to
+    // resolve computed in SQL in µs (exact: PostgreSQL's epoch of the interval, MariaDB's
+    // TIMESTAMPDIFF); SQLite's times are text, read and parsed here.
     {
         SqlBuilder b;
         const UtcMicros since = microsOf(s.day.asOf.addDays(-30));
-        QSqlQuery q = session.exec(QStringLiteral("SELECT %1, %2 FROM triage_escalation e WHERE e.resolved_at >= %3 AND e.resolved_at < %4")
-                                       .arg(d.timeText(QStringLiteral("e.first_escalated_at")), d.timeText(QStringLiteral("e.resolved_at")),
-                                            d.timeParam(b.bind(d.bindTime(since))), d.timeParam(b.bind(d.bindTime(asOf)))),
-                                   b);
         const UtcMicros since14 = microsOf(s.day.asOf.addDays(-14));
+        const QString range = QStringLiteral("e.resolved_at >= %1 AND e.resolved_at < %2")
+                                  .arg(d.timeParam(b.bind(d.bindTime(since))), d.timeParam(b.bind(d.bindTime(asOf))));
+        const QString recent = QStringLiteral("CASE WHEN e.resolved_at >= %1 THEN 1 ELSE 0 END").arg(d.timeParam(b.bind(d.bindTime(since14))));
+        QString columns;
+        switch (d.kind()) {
+        case Dialect::PostgreSql:
+            columns = QStringLiteral("CAST(ROUND(EXTRACT(EPOCH FROM (e.resolved_at - e.first_escalated_at)) * 1000000) AS BIGINT), NULL, NULL");
+            break;
+        case Dialect::MySql:
+            columns = QStringLiteral("TIMESTAMPDIFF(MICROSECOND, e.first_escalated_at, e.resolved_at), NULL, NULL");
+            break;
+        case Dialect::Sqlite:
+            // Text already: read and parsed here (cheaper than date functions in SQLite).
+            columns = QStringLiteral("NULL, e.first_escalated_at, e.resolved_at");
+            break;
+        }
+        QSqlQuery q = session.exec(QStringLiteral("SELECT %1, %2 FROM triage_escalation e WHERE %3").arg(columns, recent, range), b);
         QVector<qint64> d14, d30;
         while (q.next()) {
-            const UtcMicros first = timeOf(q.value(0)).value_or(0), res = timeOf(q.value(1)).value_or(0);
-            d30 << res - first;
-            if (res >= since14)
-                d14 << res - first;
+            const qint64 took = !q.value(0).isNull()
+                ? q.value(0).toLongLong()
+                : timeOf(q.value(2)).value_or(0) - timeOf(q.value(1)).value_or(0);
+            d30 << took;
+            if (q.value(3).toInt() == 1)
+                d14 << took;
         }
         s.median14S = median(d14);
         s.median30S = median(d30);

@@ -21,17 +21,49 @@ struct ReviewReadOptions {
     /// review_sla_hours of a biz_type given the database's triage_policy rows (name → value,
     /// read in the same job): the effective policy, DESIGN.md §8 "Safety policy".
     std::function<int(const QString &, const QMap<QString, QString> &)> slaHours;
+    /// > 0: read only the first openLimit open items (snapshot.openComplete false when more
+    /// exist); 0: all of them. The aggregates always count every open escalation.
+    int openLimit = 0;
 };
+
+/// What reading review items needs: the snapshot's instant, zone and last sign-off.
+struct ItemContext {
+    UtcMicros asOf = 0;                    ///< the snapshot's asOf (UTC µs)
+    QTimeZone zone = QTimeZone::utc();     ///< the review zone (age buckets)
+    std::optional<UtcMicros> signedAt;     ///< the last sign-off's signed_at (new / changed), nullopt none
+};
+
+/// The conditions "open at `asOf`" on alias e (DESIGN.md §8): first escalated before it, not
+/// resolved before it; values bound through `b`.
+QStringList openAt(const SqlDialect &d, SqlBuilder &b, UtcMicros asOf);
+
+/// The escalations open at c.asOf, oldest first (first_escalated_at, id), after the item
+/// (`after`: its first_escalated_at in µs and id; nullopt: from the first), at most `limit`
+/// (0: all), each with its bucket, breach (a breach row due before asOf, or sla_due_at before
+/// it), new/changed since c.signedAt, active claims, last 'reviewed' note and note count
+/// (looked up for the items read only). Throws DbException.
+QVector<ReviewItem> readOpenItems(DbSession &session, const ItemContext &c, std::optional<std::pair<UtcMicros, qint64>> after,
+                                  int limit);
+
+/// The escalations resolved within [from, to), by resolved_at, id; bucket and breach as of
+/// c.asOf from their own columns (no claims, breach rows or notes: they were not open then).
+/// Throws DbException.
+QVector<ReviewItem> readResolvedItems(DbSession &session, const ItemContext &c, UtcMicros from, UtcMicros to);
 
 /// readReview()'s job: records breaches and trend rows (when `write` and the console schema
 /// allows), then reads the snapshot of the day. Throws DbException (Config without the
 /// review tables).
 ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &options);
 
-/// Fills `s.totals`, `s.groups` and `s.sla` from `s.open`, `s.resolvedToday` and the given
-/// day counts (pure; the one place the review's numbers are added up).
-void summarize(ReviewSnapshot &s, int opened, const QHash<QString, int> &breachesByBiz,
-               const std::function<int(const QString &)> &slaHours);
+/// Fills `s.totals`, `s.groups` and `s.sla` for every escalation open at c.asOf (the one place
+/// the review's numbers are added up; DESIGN.md §8 "Cost"): one statement reads each open
+/// escalation reduced in SQL to its age bucket (the boundaries computed here and bound),
+/// reason, biz_type, key, currency, amount, breached, overdue and new/changed flags, oldest
+/// first; the counts, distinct keys and escalation ids per age bucket × reason × biz_type are
+/// added up from it, and the money by sumMoney() (exact; the amounts are text). `opened`,
+/// `resolved` and `breachesByBiz` are the day's other counts. Throws DbException.
+void readAggregates(DbSession &session, ReviewSnapshot &s, const ItemContext &c, int opened, int resolved,
+                    const QHash<QString, int> &breachesByBiz, const std::function<int(const QString &)> &slaHours);
 
 /// The sign-off row of `day` in `zone`, or nullopt. Throws DbException.
 std::optional<ReviewSignOff> signOffOf(DbSession &session, QDate day, const QString &zone);

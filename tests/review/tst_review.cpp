@@ -4,7 +4,9 @@
 // read and a reconcile run change nothing), the snapshot of a past day as of its end, the
 // trend rows written once and surviving purges, sign-off with its conflict and "since the last
 // sign-off", notes, JSON and CSV counting the same, a PostgreSQL session in Asia/Tokyo and
-// MariaDB in +05:30 giving the same numbers, and a version-4 database.
+// MariaDB in +05:30 giving the same numbers, a version-4 database, and the first page of open
+// items with the same figures as the whole read (the next pages bringing the rest in order) and
+// the 14/30-day medians exact to the microsecond.
 #include "BackendTestUtil.h"
 
 #include "ConsoleSchema.h"
@@ -127,6 +129,8 @@ private slots:
     void signOff();
     void versionFour_data() { pastDay_data(); }
     void versionFour();
+    void pagesAndMedians_data() { pastDay_data(); }
+    void pagesAndMedians();
 };
 
 void TestReview::bucketBoundaries()
@@ -469,6 +473,74 @@ void TestReview::versionFour()
     TRIAGE_OK(setUpSchema(ws));
     const auto after = await(readReview(ws, std::nullopt, QStringLiteral("console")));
     TRIAGE_VERIFY_OUTCOME(after);
+}
+
+void TestReview::pagesAndMedians()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    {
+        Workspace ws(db.config());
+        TRIAGE_OK(setUpSchema(ws));
+    }
+    const QDate today = serverToday(db);
+    QVERIFY(today.isValid());
+    QVector<Esc> rows;
+    for (int i = 0; i < 7; ++i) // open, two of them at the same instant (the keyset's id breaks the tie)
+        rows << Esc{QStringLiteral("p%1").arg(i), i % 2 ? QStringLiteral("POLICY") : QStringLiteral("DUPLICATE"),
+                    at(today.addDays(-1 - i / 2), "06:00", i % 2), {}, {}, QStringLiteral("1.0%1").arg(i), QStringLiteral("EUR")};
+    // Resolved: times to resolve exact to the microsecond, two within 14 days, one within 30.
+    rows << Esc{QStringLiteral("r1"), QStringLiteral("POLICY"), at(today.addDays(-2), "08:00"), {}, at(today.addDays(-2), "09:00", 1), {}, QString()}
+         << Esc{QStringLiteral("r2"), QStringLiteral("POLICY"), at(today.addDays(-3), "08:00", 5), {}, at(today.addDays(-3), "10:00", 8), {}, QString()}
+         << Esc{QStringLiteral("r3"), QStringLiteral("POLICY"), at(today.addDays(-20), "00:00"), {}, at(today.addDays(-20), "06:00", 7), {}, QString()}
+         // today: one opened, one resolved
+         << Esc{QStringLiteral("t1"), QStringLiteral("DUPLICATE"), at(today, "00:00", 3), {}, {}, QStringLiteral("2"), QStringLiteral("EUR")}
+         << Esc{QStringLiteral("t2"), QStringLiteral("POLICY"), at(today.addDays(-1), "12:00"), {}, at(today, "00:00", 9), {}, QString()};
+    TRIAGE_OK(insertEscalations(db, rows));
+    Workspace ws(db.config());
+    const auto whole = await(readReview(ws, std::nullopt, QStringLiteral("console")));
+    TRIAGE_VERIFY_OUTCOME(whole);
+    QCOMPARE(whole->openComplete, true);
+    QCOMPARE(whole->totals.open, 8);
+    QCOMPARE(whole->totals.opened, 1);
+    QCOMPARE(whole->totals.resolved, 1);
+    QCOMPARE(whole->totals.openMoney.value(0).sum, QStringLiteral("9.21"));
+    QVERIFY(whole->median14S && whole->median30S);
+    QCOMPARE(*whole->median14S, 7200000003.0 / 1e6);
+    QCOMPARE(*whole->median30S, (7200000003.0 + 21600000007.0) / 2.0 / 1e6);
+    // The current day's trend rows as the 30-day write computed them (every escalation read)
+    // equal those of a later write of the recent days (activity read, open-at-end in SQL).
+    const QStringList current = trendRows(db, QStringLiteral("complete = 0"));
+    QCOMPARE(current.size(), 2);
+    const auto rewritten = await(ws.worker(DbRole::Idempotency).run<int>([](DbSession &session) {
+        return review_sql::writeTrendRows(session, QTimeZone::utc(), QStringLiteral("console"));
+    }));
+    TRIAGE_VERIFY_OUTCOME(rewritten);
+    QCOMPARE(*rewritten, 2);
+    QCOMPARE(trendRows(db, QStringLiteral("complete = 0")), current);
+    // The first page: the same figures, three items; the next pages bring the rest in order.
+    const auto first = await(readReview(ws, std::nullopt, QStringLiteral("console"), 3));
+    TRIAGE_VERIFY_OUTCOME(first);
+    QCOMPARE(first->openComplete, false);
+    QCOMPARE(first->open.size(), 3);
+    QCOMPARE(reviewReportSha256(*first) == reviewReportSha256(*whole), false); // four items short
+    ReviewSnapshot paged = *first;
+    for (int guard = 0; guard < 5; ++guard) {
+        const auto more = await(readReviewItems(ws, paged, 3));
+        TRIAGE_VERIFY_OUTCOME(more);
+        paged.open += *more;
+        if (more->size() < 3)
+            break;
+    }
+    QCOMPARE(ids(paged.open), ids(whole->open));
+    QCOMPARE(first->totals.open, whole->totals.open);
+    QCOMPARE(first->totals.openByBucket, whole->totals.openByBucket);
+    QCOMPARE(first->groups.size(), whole->groups.size());
+    for (int g = 0; g < first->groups.size(); ++g) {
+        QCOMPARE(first->groups[g].escalationIds, whole->groups[g].escalationIds);
+        QCOMPARE(first->groups[g].money.value(0).sum, whole->groups[g].money.value(0).sum);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestReview)

@@ -12,6 +12,7 @@
 #include "DemoHistory.h"
 #include "DemoReview.h"
 #include "ModelTestUtil.h"
+#include "BackendTestUtil.h"
 #include "TestDatabases.h"
 #include "Workspace.h"
 
@@ -22,6 +23,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTimer>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -171,6 +173,7 @@ private slots:
     void pdf();
     void pane();
     void paneActionsOnDemo();
+    void panePages();
 };
 
 void TestViewsReview::models()
@@ -518,4 +521,46 @@ void TestViewsReview::paneActionsOnDemo()
 }
 
 QTEST_MAIN(TestViewsReview)
+void TestViewsReview::panePages()
+{
+    // More open escalations than the first page: the tab shows the figures of all of them and
+    // the first kFirstPage items, appends the rest, and exports only once the list is complete.
+    using namespace triage::test;
+    TestDatabase db(QStringLiteral("sqlite"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    QCOMPARE(setUpSchema(ws), QString());
+    const int n = ReviewPane::kFirstPage + 250;
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO triage_escalation (idem_key, biz_type, tenant, reason, facts, amount, currency, "
+                                         "first_escalated_at, last_seen_at, open_slot) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL "
+                                         "SELECT i + 1 FROM n WHERE i < %1) SELECT 'page:' || i, 'ticket_create', '', 'POLICY', '{}', "
+                                         "'1.00', 'EUR', strftime('%Y-%m-%dT%H:%M:%f', 'now', '-' || i || ' minutes') || '000Z', "
+                                         "strftime('%Y-%m-%dT%H:%M:%f', 'now', '-' || i || ' minutes') || '000Z', 1 FROM n")
+                              .arg(n)),
+             QString());
+    ReviewPane pane(&ws);
+    QSignalSpy loaded(&pane, &ReviewPane::loaded);
+    QSignalSpy complete(&pane, &ReviewPane::itemsComplete);
+    pane.load();
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(pane.snapshot()->totals.open, n);
+    QCOMPARE(pane.snapshot()->totals.openMoney.value(0).sum, QStringLiteral("%1.00").arg(n));
+    QString error;
+    const QString path = outputPath(QStringLiteral("review-pages.json"));
+    if (!pane.snapshot()->openComplete) { // the rest may already have arrived
+        QCOMPARE(pane.snapshot()->open.size(), ReviewPane::kFirstPage);
+        QVERIFY(!pane.exportReport(path, &error));
+        QCOMPARE(error, QStringLiteral("the open items are still loading: export when the list is complete"));
+        QVERIFY(complete.wait(30000));
+    }
+    QCOMPARE(pane.itemsModel()->rowCount(), n);
+    QCOMPARE(pane.snapshot()->open.size(), n);
+    QCOMPARE(pane.snapshot()->open.first().row.escalation.idemKey, QStringLiteral("page:%1").arg(n)); // oldest first
+    QCOMPARE(pane.snapshot()->open.last().row.escalation.idemKey, QStringLiteral("page:1"));
+    QVERIFY2(pane.exportReport(path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("open")).toArray().size(), n);
+}
+
 #include "tst_views_review.moc"
