@@ -1,5 +1,6 @@
 #include "MarkQueryController.h"
 
+#include "AuditEntry.h"
 #include "ClaimQuestion.h"
 #include "DetailHeader.h"
 #include "EscalationService.h"
@@ -13,6 +14,7 @@
 #include "WhenReady.h"
 
 #include <QLabel>
+#include <QScopeGuard>
 #include <QMessageBox>
 #include <QPushButton>
 
@@ -59,13 +61,21 @@ void MarkQueryController::updateActions()
         why = QStringLiteral("SUCCESS is final: its snapshot was returned to callers (DESIGN.md \u00a72)");
     else if (r->statusCode != Processing && r->statusCode != Failed)
         why = QStringLiteral("Status %1 is not one a mark starts from (PROCESSING or FAILED)").arg(r->statusText);
+    // An open four-eyes proposal of this key for the same mark: a second one can only conflict.
+    auto proposedWhy = [&](QStringView action) {
+        if (!m_proposal || m_proposal->expired || m_proposal->idemKey != m_view->key() || m_proposal->action != action)
+            return QString();
+        return QStringLiteral("Four-eyes proposal %1 (%2 by %3) is open for this key: approve or reject it first")
+            .arg(QString::number(m_proposal->id), m_proposal->action, m_proposal->proposedBy);
+    };
     const bool failedRecord = r && r->statusCode == Failed;
+    const QString successWhy = !why.isEmpty() ? why : proposedWhy(audit_action::MarkSuccess);
     m_header->markSuccessButton()->setText(failedRecord ? QStringLiteral("Correct to SUCCESS\u2026") : QStringLiteral("Mark SUCCESS\u2026"));
-    m_header->markSuccessButton()->setEnabled(ready && why.isEmpty());
-    m_header->markSuccessButton()->setToolTip(!why.isEmpty() ? why
+    m_header->markSuccessButton()->setEnabled(ready && successWhy.isEmpty());
+    m_header->markSuccessButton()->setToolTip(!successWhy.isEmpty() ? successWhy
                                     : failedRecord ? QStringLiteral("FAILED \u2192 SUCCESS: a side effect was found after all")
                                                    : QStringLiteral("PROCESSING \u2192 SUCCESS with a snapshot (compare-and-set)"));
-    QString failedWhy = !why.isEmpty() ? why : failedRecord ? QStringLiteral("The record is already FAILED") : QString();
+    QString failedWhy = !why.isEmpty() ? why : failedRecord ? QStringLiteral("The record is already FAILED") : proposedWhy(audit_action::MarkFailed);
     if (failedWhy.isEmpty() && m_view->hasDetail()) {
         // The backend's rule, asked with the most an operator could add (a long reason and
         // an override): what it still refuses, no dialog can make possible.
@@ -172,6 +182,7 @@ void MarkQueryController::refreshProposals(const QString &key)
     whenReady(readOpenProposals(*m_workspace, key), this, [this, key](const Outcome<OpenProposals> &open) {
         if (m_view->key() != key)
             return; // another key is shown by now
+        const auto buttons = qScopeGuard([this] { updateActions(); }); // a mark an open proposal covers is disabled
         MessageBar *bar = m_header->proposalBar();
         m_proposal.reset();
         bar->setActionText(QString());

@@ -1,4 +1,5 @@
 #include "AppSetup.h"
+#include "Proposal.h"
 
 #include "Log.h"
 #include "Workspace.h"
@@ -138,6 +139,14 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
         config.operatorName = parser.value(QStringLiteral("operator"));
     if (config.operatorName.isEmpty())
         config.operatorName = osUserName();
+    // Audit rows and four-eyes name a person: a name of only spaces, marks or invisible
+    // characters names nobody (DESIGN.md §9 "Four-eyes", operatorKey()).
+    if (operatorKey(config.operatorName).isEmpty()) {
+        *error = QStringLiteral("operator name \"%1\" names nobody: give a name with at least one letter or digit (--operator NAME "
+                                "or [console] operator)")
+                     .arg(config.operatorName);
+        return std::nullopt;
+    }
     if (parser.isSet(QStringLiteral("read-only")))
         config.readOnly = true;
     return config;

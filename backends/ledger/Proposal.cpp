@@ -93,11 +93,13 @@ QVariant notNull(const QString &s)
 
 QString operatorKey(const QString &name)
 {
+    // Compatibility decomposition first, so accents come apart from their letters and are
+    // dropped with the other marks ("alicé", "zoë", "ZOË" → "alice", "zoe"), then case folding.
     QString out;
-    for (const QChar c : name.normalized(QString::NormalizationForm_KC).toCaseFolded())
-        if (!c.isSpace() && c.category() != QChar::Other_Format) // also zero-width joiners and the like
+    for (const QChar c : name.normalized(QString::NormalizationForm_KD).toCaseFolded())
+        if (!c.isSpace() && !c.isMark() && c.category() != QChar::Other_Format) // also zero-width joiners and the like
             out += c;
-    return out;
+    return out.normalized(QString::NormalizationForm_KC);
 }
 
 QString proposalHash(const ProposalRow &row)
@@ -198,6 +200,20 @@ std::optional<ProposalRow> openFor(DbSession &session, const QString &idemKey, c
     QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_proposal WHERE idem_key = %2 AND action = %3 AND state = 'open' "
                                               "AND expires_at > %4 ORDER BY id DESC")
                                    .arg(columns(d), b.bind(idemKey), b.bind(action), d.nowValue()),
+                               b);
+    if (!q.next())
+        return std::nullopt;
+    return fromQuery(q);
+}
+
+std::optional<ProposalRow> rejectedFor(DbSession &session, const QString &idemKey, const QString &action, const QString &expectedState)
+{
+    if (!hasProposalTable(session))
+        return std::nullopt;
+    SqlBuilder b;
+    QSqlQuery q = session.exec(QStringLiteral("SELECT %1 FROM triage_proposal WHERE idem_key = %2 AND action = %3 AND state = 'rejected' "
+                                              "AND expected_state = %4 ORDER BY id DESC")
+                                   .arg(columns(session.dialect()), b.bind(idemKey), b.bind(action), b.bind(expectedState)),
                                b);
     if (!q.next())
         return std::nullopt;

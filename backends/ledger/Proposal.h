@@ -45,9 +45,11 @@ struct ProposalRow {
 /// (UTF-8, Qt's compact JSON). Any edit of these fields changes it (DESIGN.md §9 "Four-eyes").
 QString proposalHash(const ProposalRow &row);
 
-/// An operator name as four-eyes compares people (DESIGN.md §9): NFKC-normalised, Unicode
-/// case-folded, with every white-space character (spaces, tabs, no-break spaces) removed:
-/// " Alice\t" → "alice", "ZOË" → "zoë". The proposer's and the approver's must differ.
+/// An operator name as four-eyes compares people (DESIGN.md §9): compatibility-decomposed
+/// (NFKD), Unicode case-folded, with every white-space character (spaces, tabs, no-break
+/// spaces), format character and combining mark (accents) removed, then NFKC: " Alice\t" →
+/// "alice", "ＡＬＩＣＥ" → "alice", "alicé" → "alice", "ZOË" → "zoe". The proposer's and the
+/// approver's must differ; a name that is only marks and spaces has an empty key.
 QString operatorKey(const QString &name);
 
 namespace proposal_sql {
@@ -62,6 +64,10 @@ qint64 insert(DbSession &session, const ProposalRow &row);
 std::optional<ProposalRow> read(DbSession &session, qint64 id);
 /// The open, unexpired proposal for `idemKey` and `action`, if any (the newest).
 std::optional<ProposalRow> openFor(DbSession &session, const QString &idemKey, const QString &action);
+/// The newest rejected proposal for `idemKey` and `action` made against exactly
+/// `expectedState` (proposalExpectedStateJson() text), if any: the same mark on the same
+/// record state an operator already turned down. Throws DbException.
+std::optional<ProposalRow> rejectedFor(DbSession &session, const QString &idemKey, const QString &action, const QString &expectedState);
 /// The open proposals of `idemKey` (expired ones included), oldest first. Throws DbException.
 QVector<ProposalRow> openForKey(DbSession &session, const QString &idemKey);
 /// Open proposals (expired ones included, shown "expired"), oldest first; with `all` every

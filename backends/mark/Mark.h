@@ -42,6 +42,11 @@ struct MarkRequest {
     /// (proposal_sql::approve()) in the compare-and-set's own transaction and never proposes.
     std::optional<ProposalRow> approves;
     QString approvalReason;
+    /// False for the reconciler (DESIGN.md §9 "Four-eyes", Reconcile): a mark four-eyes would
+    /// propose while an operator rejected the same mark on the same record state
+    /// (proposal_sql::rejectedFor()) is refused instead (rejectedAgainText()), not proposed
+    /// again. Operators may propose again (their own decision).
+    bool proposeAfterRejection = true;
 };
 
 /// What happened to one mark.

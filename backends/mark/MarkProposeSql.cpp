@@ -19,6 +19,12 @@ void voidApproved(DbSession &s, const MarkRequest &req, MarkResult &res)
         res.message += QStringLiteral(" — proposal %1 is void").arg(req.approves->id);
 }
 
+QString rejectedAgainText(const ProposalRow &rejected)
+{
+    return QStringLiteral("proposal %1 (%2 on this record state) was rejected by %3 at %4: %5; not proposed again until the record changes")
+        .arg(QString::number(rejected.id), rejected.action, rejected.decidedBy, rejected.decidedAt, rejected.decisionReason);
+}
+
 MarkResult openProposalConflict(MarkResult res, const ProposalRow &open)
 {
     res.kind = MarkResult::Kind::Conflict;
@@ -58,6 +64,15 @@ MarkResult propose(DbSession &s, const MarkRequest &req, MarkResult res, const E
         res.auditId = audit_sql::insert(s, a);
         return res;
     }
+    if (!req.proposeAfterRejection)
+        if (const std::optional<ProposalRow> rejected = proposal_sql::rejectedFor(s, req.idemKey, a.action, proposalExpectedStateJson(expected))) {
+            res.kind = MarkResult::Kind::Refused;
+            res.message = rejectedAgainText(*rejected);
+            a.outcome = QStringLiteral("refused");
+            a.detail = res.message;
+            res.auditId = audit_sql::insert(s, a);
+            return res;
+        }
     ProposalRow p;
     p.action = a.action;
     p.idemKey = req.idemKey;

@@ -388,6 +388,12 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
         if (fourEyes) {
             if (const std::optional<ProposalRow> open = proposal_sql::openFor(s, req.idemKey, a.action))
                 return openProposalConflict(res, *open); // what the real run would say (propose())
+            if (!req.proposeAfterRejection)
+                if (const auto rejected = proposal_sql::rejectedFor(s, req.idemKey, a.action, proposalExpectedStateJson(expected))) {
+                    res.kind = MarkResult::Kind::Refused;
+                    res.message = rejectedAgainText(*rejected);
+                    return res;
+                }
             res.message += QStringLiteral(" — four-eyes: a real run proposes it for another operator's approval");
         }
         return res;

@@ -38,6 +38,9 @@ AttemptEvidence readAttemptEvidence(DbSession &session, const WorkspaceConfig &c
 
 // Four-eyes inside apply() (MarkProposeSql.cpp; DESIGN.md §9 "Four-eyes").
 
+/// Why a mark is not proposed again: "proposal 12 (mark_success on this record state) was
+/// rejected by bob at …: <reason>; not proposed again until the record changes".
+QString rejectedAgainText(const ProposalRow &rejected);
 /// `res` as the conflict of a mark whose key and action already have open proposal `open`.
 MarkResult openProposalConflict(MarkResult res, const ProposalRow &open);
 /// Voids the proposal `req` approves (if any) after its mark was refused by a rule or lost

@@ -379,6 +379,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
         r.snapshotSource = a.snapshotSource;
         r.expect = expectedStateOf(*after[i].record);
         r.operatorName = o.operatorName;
+        r.proposeAfterRejection = false; // an operator's rejection stands until the record changes
         r.evidenceJson = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("reconcile_run"), sum.runId},
                                                                      {QStringLiteral("upstream_audit_id"), results[i].auditId},
                                                                      {QStringLiteral("not_found_audit_ids"),
@@ -430,13 +431,12 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
             ++sum.conflicts;
             k.outcome = QStringLiteral("conflict");
             break;
-        case MarkResult::Kind::Refused: {
-            // The mark rules said no (e.g. the canonical-ticket rule): a human decides.
-            ReconcileEscalation e{EscalationReason::Policy, QString(), QStringLiteral("the mark rules refused the automatic mark: %1").arg(out->message)};
-            k.action.escalations.prepend(e);
+        case MarkResult::Kind::Refused:
+            // The mark rules said no (e.g. the canonical-ticket rule, or an operator rejected
+            // this mark's proposal on this record state): a human decides.
+            k.action.escalations.prepend(refusedMarkEscalation(out->message));
             k.action.kind = ReconcileActionKind::Escalate;
             break;
-        }
         case MarkResult::Kind::Proposed:
             // Four-eyes (DESIGN.md §9): the run's mark is a proposal; a human approves it.
             k.action.escalations.prepend(fourEyesEscalation(out->proposalId));

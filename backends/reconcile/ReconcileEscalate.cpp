@@ -161,6 +161,11 @@ std::optional<DbError> predictEscalations(DbWorker &idem, QVector<ReconcileKeyRe
     return std::nullopt;
 }
 
+ReconcileEscalation refusedMarkEscalation(const QString &message)
+{
+    return {EscalationReason::Policy, QString(), QStringLiteral("the mark rules refused the automatic mark: %1").arg(message)};
+}
+
 ReconcileEscalation fourEyesEscalation(qint64 proposalId)
 {
     if (proposalId == 0)
@@ -177,6 +182,7 @@ std::optional<DbError> predictFourEyes(DbWorker &idem, const QVector<KeyDetail> 
     struct Asked {
         int index;
         QString action;
+        QString expectedState; ///< proposalExpectedStateJson() of the record as read
     };
     QVector<Asked> asked;
     for (qsizetype i = 0; i < results.size(); ++i) {
@@ -185,30 +191,37 @@ std::optional<DbError> predictFourEyes(DbWorker &idem, const QVector<KeyDetail> 
             continue;
         const bool success = kind == ReconcileActionKind::ApplySuccess;
         if (after[i].record && requiresFourEyes(after[i].record->policy, success ? Success : Failed))
-            asked << Asked{int(i), QString::fromUtf16(success ? audit_action::MarkSuccess : audit_action::MarkFailed)};
+            asked << Asked{int(i), QString::fromUtf16(success ? audit_action::MarkSuccess : audit_action::MarkFailed),
+                           proposalExpectedStateJson(expectedStateOf(*after[i].record))};
     }
     if (asked.isEmpty())
         return std::nullopt;
-    // One read of the open proposals of these keys, as mark_sql::propose() checks them.
-    const auto open = idem.run<QVector<std::optional<ProposalRow>>>([&results, asked](DbSession &s) {
-                              QVector<std::optional<ProposalRow>> rows;
-                              for (const Asked &a : asked)
-                                  rows << proposal_sql::openFor(s, results[a.index].idemKey, a.action);
-                              return rows;
-                          })
-                          .result();
-    if (!open.ok())
-        return *open.error;
+    // One read of the open and rejected proposals of these keys, as mark_sql::propose() checks
+    // them (the reconciler never proposes again what an operator rejected on the same state).
+    using Found = std::pair<std::optional<ProposalRow>, std::optional<ProposalRow>>; // open, rejected
+    const auto found = idem.run<QVector<Found>>([&results, asked](DbSession &s) {
+                               QVector<Found> rows;
+                               for (const Asked &a : asked) {
+                                   const QString &key = results[a.index].idemKey;
+                                   std::optional<ProposalRow> open = proposal_sql::openFor(s, key, a.action);
+                                   rows << Found{open, open ? std::nullopt : proposal_sql::rejectedFor(s, key, a.action, a.expectedState)};
+                               }
+                               return rows;
+                           })
+                           .result();
+    if (!found.ok())
+        return *found.error;
     for (qsizetype j = 0; j < asked.size(); ++j) {
         ReconcileKeyResult &k = results[asked[j].index];
-        if (const std::optional<ProposalRow> &p = open->at(j)) {
+        const auto &[open, rejected] = found->at(j);
+        if (open) {
             MarkResult conflict;
-            k.message = mark_sql::openProposalConflict(conflict, *p).message;
+            k.message = mark_sql::openProposalConflict(conflict, *open).message;
             k.outcome = QStringLiteral("dry_run:conflict");
             ++sum.conflicts;
             continue;
         }
-        k.action.escalations.prepend(fourEyesEscalation(0));
+        k.action.escalations.prepend(rejected ? refusedMarkEscalation(mark_sql::rejectedAgainText(*rejected)) : fourEyesEscalation(0));
         k.action.kind = ReconcileActionKind::Escalate;
     }
     return std::nullopt;

@@ -39,6 +39,10 @@ std::optional<DbError> raiseEscalations(DbWorker &idem, const WorkspaceConfig &c
 /// (waiting) as a real run counts them. Returns the store failure, if any.
 std::optional<DbError> predictEscalations(DbWorker &idem, QVector<ReconcileKeyResult> &results, ReconcileSummary &sum);
 
+/// The POLICY escalation a run raises when the mark rules refused its automatic mark
+/// (`message`: the refusal, e.g. the canonical-ticket rule or rejectedAgainText()).
+ReconcileEscalation refusedMarkEscalation(const QString &message);
+
 /// The POLICY escalation a run raises when four-eyes (DESIGN.md §9) made its automatic mark
 /// proposal `proposalId` (a real run), or would make it one (a dry run: `proposalId` 0).
 ReconcileEscalation fourEyesEscalation(qint64 proposalId);
@@ -49,7 +53,8 @@ ReconcileEscalation fourEyesEscalation(qint64 proposalId);
 /// Escalate action with fourEyesEscalation(0), or, when the key already has an open proposal
 /// for that mark, a conflict (outcome "dry_run:conflict", counted in sum.conflicts, the
 /// message naming the proposal). Reads triage_proposal on `idem`, writes nothing. Returns
-/// the store failure, if any.
+/// the store failure, if any. A mark an operator rejected on the same record state is what the
+/// real run makes of it too: refused (refusedMarkEscalation(rejectedAgainText())).
 std::optional<DbError> predictFourEyes(DbWorker &idem, const QVector<KeyDetail> &after, QVector<ReconcileKeyResult> &results,
                                        ReconcileSummary &sum);
 

@@ -46,7 +46,7 @@ void TestFourEyesCli::proposeApproveReject()
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
     auto as = [&](const char *name, const QStringList &args) {
-        return ctlDbArgs(db) + QStringList{QStringLiteral("--operator"), QLatin1String(name)} + args;
+        return ctlDbArgs(db) + QStringList{QStringLiteral("--operator"), QString::fromUtf8(name)} + args;
     };
     RUN_EXIT(schema, 0, as("alice", {QStringLiteral("init-schema")}));
     const QString k1 = QStringLiteral("ticket:create:acme:fc-1");
@@ -105,6 +105,11 @@ void TestFourEyesCli::proposeApproveReject()
                                     QStringLiteral("the agent is still retrying it")}));
     RUN_EXIT(unknown, 1, as("carol", {QStringLiteral("approve"), QStringLiteral("99"), QStringLiteral("--reason"),
                                       QStringLiteral("no ticket in the ticket table")}));
+    // A name of only spaces and invisible characters names nobody: refused before anything runs.
+    RUN_EXIT(nobody, 1, as(" \u200B ", {QStringLiteral("approve"), QStringLiteral("2"), QStringLiteral("--reason"),
+                                     QStringLiteral("no ticket in the ticket table")}));
+    QVERIFY2(nobody.err.startsWith("triagectl: operator name \" \u200B \" names nobody: give a name with at least one letter or digit"),
+             nobody.err.constData());
     QCOMPARE(storedKeyStatuses(db), (QStringList{k1 + QStringLiteral(":2"), k2 + QStringLiteral(":0")}));
 
     RUN_EXIT(none, 0, as("carol", {QStringLiteral("proposals")}));

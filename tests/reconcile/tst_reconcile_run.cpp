@@ -97,6 +97,8 @@ private slots:
     void operatorWins();
     void fourEyesProposes_data() { backends(); }
     void fourEyesProposes();
+    void fourEyesRejectionStands_data() { backends(); }
+    void fourEyesRejectionStands();
     void breakerAndRetryAfter_data() { backends(); }
     void breakerAndRetryAfter();
     void faultHooks_data();
@@ -503,6 +505,46 @@ void TestReconcileRun::fourEyesProposes()
     QVERIFY2(r3.kind == ReconcileResult::Kind::Finished, qPrintable(r3.message));
     QCOMPARE(r3.summary.resolved, 1);
     QCOMPARE(openEscalations(ws), QStringList());
+}
+
+void TestReconcileRun::fourEyesRejectionStands()
+{
+    // An operator rejected the run's proposal: later runs (and their dry runs) do not propose the
+    // same mark on the same record state again; they escalate with the rejection's words.
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    QCOMPARE(createSchemaWithoutBackstop(db), QString());
+    QCOMPARE(stale(db, k("r5")), QString());
+    QCOMPARE(insertTicket(db, 102, k("r5"), QStringLiteral("{\"ticket_id\":102}")), QString());
+    const WorkspaceConfig c = config(db);
+    Workspace ws(c);
+    QVERIFY(setPolicy(ws, QStringLiteral("biz.ticket_create.four_eyes"), QStringLiteral("mark_success"), QStringLiteral("four-eyes for the reconciler"),
+                      std::nullopt)
+                .result()
+                .ok());
+    UpstreamClient client(c.upstreams);
+    QCOMPARE(runReconcile(ws, client, options()).summary.keys.value(0).outcome, QStringLiteral("escalated")); // proposal 1
+    WorkspaceConfig bobConfig = c;
+    bobConfig.operatorName = QStringLiteral("bob");
+    Workspace bob(bobConfig);
+    QVERIFY(rejectProposal(bob, 1, QStringLiteral("the agent is still retrying it")).result().ok());
+    ReconcileOptions dry = options();
+    dry.dryRun = true;
+    const ReconcileResult d = runReconcile(ws, client, dry);
+    const ReconcileResult r = runReconcile(ws, client, options());
+    QCOMPARE(d.summary.keys.value(0).outcome, QStringLiteral("dry_run:escalate"));
+    QCOMPARE(r.summary.keys.value(0).outcome, QStringLiteral("escalated"));
+    QCOMPARE(d.summary.escalationsUpdated, 1);
+    QCOMPARE(r.summary.escalationsUpdated, 1);
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_proposal")), QStringList{QStringLiteral("1")});
+    QVERIFY(db.adminQueryColumn(QStringLiteral("SELECT facts FROM triage_escalation")).value(0).contains(
+        QStringLiteral("the mark rules refused the automatic mark: proposal 1 (mark_success on this record state) was rejected by bob at ")));
+    // The record changes: the next run proposes again.
+    TRIAGE_ADMIN(db, QStringLiteral("UPDATE idempotency_record SET updated_at = %1 WHERE idem_key = '%2'").arg(serverNowMinus(db.backend(), 1800), k("r5")));
+    QCOMPARE(runReconcile(ws, client, options()).summary.keys.value(0).outcome, QStringLiteral("escalated"));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT state FROM triage_proposal ORDER BY id")),
+             (QStringList{QStringLiteral("rejected"), QStringLiteral("open")}));
 }
 
 void TestReconcileRun::breakerAndRetryAfter()

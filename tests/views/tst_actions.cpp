@@ -756,6 +756,10 @@ private slots:
                                                      "until another operator approves it. Operators here share one database user: four-eyes is a "
                                                      "process control, not a security boundary.")),
                  qPrintable(bar->text()));
+        // A second SUCCESS mark of this key could only conflict: its button says why it is off.
+        QTRY_VERIFY_WITH_TIMEOUT(!detail->markSuccessButton()->isEnabled(), 30000);
+        QCOMPARE(detail->markSuccessButton()->toolTip(),
+                 QStringLiteral("Four-eyes proposal %1 (mark_success by test-operator) is open for this key: approve or reject it first").arg(id));
         TRIAGE_VERIFY_SHOT(saveShot(&w, QStringLiteral("four-eyes-proposed-%1.png").arg(backend)));
         auto approveIn = [](KeyDetailView *view, const QString &reason) {
             QSignalSpy done(view, &KeyDetailView::markFinished);
@@ -835,6 +839,7 @@ private slots:
         QCOMPARE(one(*e.db, QStringLiteral("SELECT state FROM triage_proposal WHERE id = %1").arg(id2)), QStringLiteral("rejected"));
         QCOMPARE(one(*e.db, QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key2)), QStringLiteral("0"));
         QTRY_VERIFY_WITH_TIMEOUT(detail2->header()->proposalBar()->text().isEmpty(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(detail2->markSuccessButton()->isEnabled(), 30000); // no open proposal any more
         if (setting2 != setting)
             QVERIFY(setPolicy(*e.ws, setting2, QStringLiteral("none"), why, std::nullopt).result().ok());
         QVERIFY(setPolicy(*e.ws, setting, QStringLiteral("none"), why, std::nullopt).result().ok());
