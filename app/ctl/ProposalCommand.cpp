@@ -69,7 +69,15 @@ public:
                 o.insert(QStringLiteral("id"), double(p.id));
                 o.insert(QStringLiteral("to_status"), p.toStatus);
                 o.insert(QStringLiteral("snapshot"), p.snapshot ? QJsonValue(*p.snapshot) : QJsonValue(QJsonValue::Null));
-                o.insert(QStringLiteral("evidence"), p.evidence);
+                // JSON texts as JSON (an unreadable one stays the text it is; none is null).
+                auto asJson = [](const QString &text) -> QJsonValue {
+                    if (text.isEmpty())
+                        return QJsonValue::Null;
+                    const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8());
+                    return doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(text);
+                };
+                o.insert(QStringLiteral("expected_state"), asJson(p.expectedState));
+                o.insert(QStringLiteral("evidence"), asJson(p.evidence));
                 // Undecided: null, not "" (an open proposal has no decision yet).
                 if (p.decidedAt.isEmpty())
                     for (const char *field : {"decided_by", "decided_at", "decision_reason"})

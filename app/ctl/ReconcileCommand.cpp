@@ -172,7 +172,8 @@ private:
                                  .arg(countText(it.value().first, QStringLiteral("%1 key").arg(it.key()), QStringLiteral("%1 keys").arg(it.key())),
                                       s.dryRun ? QStringLiteral("would also escalate") : QStringLiteral("also escalated"),
                                       it.value().second.join(QStringLiteral(", ")));
-        c.out.print(QStringLiteral("%1run %2 %3: %4 examined, %5 SUCCESS, %6 FAILED, %7, %8 resolved, "
+        // A dry run does not predict the automatic resolutions (step 6): said, not printed as 0.
+        c.out.print(QStringLiteral("%1run %2 %3: %4 examined, %5 SUCCESS, %6 FAILED, %7, %8, "
                                    "%9 conflicts, %10 skipped (claimed), %11 waiting for a second NOT_FOUND, %12 errors; upstream: %13 "
                                    "queried, %14 unusable%15%16\n")
                         .arg(s.dryRun ? QStringLiteral("dry ") : QString())
@@ -182,7 +183,7 @@ private:
                         .arg(s.appliedSuccess)
                         .arg(s.appliedFailed)
                         .arg(escalatedText)
-                        .arg(s.resolved)
+                        .arg(s.dryRun ? QStringLiteral("resolutions not predicted") : QStringLiteral("%1 resolved").arg(s.resolved))
                         .arg(s.conflicts)
                         .arg(s.skippedClaimed)
                         .arg(s.waiting)

@@ -216,7 +216,7 @@ void TestClaimsCli::reconcileMessages()
 
     RUN_EXIT(dry, 0, base + QStringList{QStringLiteral("reconcile"), QStringLiteral("--dry-run")});
     QCOMPARE(lastLine(dry.out), QStringLiteral("dry run N finished: 1 examined, 0 SUCCESS, 0 FAILED, 1 key would escalate (1 escalation "
-                                               "would be created, 0 updated), 0 resolved, 0 conflicts, 0 skipped (claimed), 0 waiting "
+                                               "would be created, 0 updated), resolutions not predicted, 0 conflicts, 0 skipped (claimed), 0 waiting "
                                                "for a second NOT_FOUND, 0 errors; upstream: 0 queried, 0 unusable; reasons: 1 NO_QUERY_API"));
     RUN_EXIT(real, 0, base + QStringList{QStringLiteral("reconcile")});
     QCOMPARE(lastLine(real.out), QStringLiteral("run N finished: 1 examined, 0 SUCCESS, 0 FAILED, 1 key escalated (1 escalation new, "

@@ -88,6 +88,8 @@ void TestFourEyesCli::proposeApproveReject()
     QCOMPARE(first.value(QStringLiteral("to_status")).toString(), QStringLiteral("FAILED"));
     QCOMPARE(first.value(QStringLiteral("proposed_by")).toString(), QStringLiteral("alice"));
     QCOMPARE(first.value(QStringLiteral("snapshot")).type(), QJsonValue::Null);
+    QCOMPARE(first.value(QStringLiteral("expected_state")).toObject().value(QStringLiteral("status")).toInt(), 0);
+    QVERIFY(first.value(QStringLiteral("expected_state")).toObject().contains(QStringLiteral("updated_at")));
     for (const char *undecided : {"decided_by", "decided_at", "decision_reason"})
         QVERIFY2(first.value(QLatin1String(undecided)).isNull(), undecided);
 
