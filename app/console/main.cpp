@@ -11,6 +11,7 @@
 #include "IncidentPanel.h"
 #include "IncidentView.h"
 #include "MainWindow.h"
+#include "MessageBar.h"
 #include "Queue.h"
 #include "ScreenshotRunner.h"
 #include "UpstreamCheck.h"
@@ -222,8 +223,8 @@ int main(int argc, char *argv[])
     // before the window exists (start() waits for its port line; QProcess must live on this
     // thread), and stopped when main() returns. Without it the demo simply has no upstream.
     UpstreamSimulatorProcess simulator;
+    QString simError; // why the demo has no upstream, shown in the window too
     if (config->isDemo && config->upstreams.isEmpty()) {
-        QString simError;
         if (simulator.start(QStringLiteral("sqlite://") + DemoWorkspace::path(), &simError))
         {
             config->upstreams = demoUpstreams(simulator.baseUrl());
@@ -241,6 +242,11 @@ int main(int argc, char *argv[])
     MainWindow window(&workspace);
     window.resize(1400, 900);
     window.setLivePolling(livePollSeconds(*config)); // DESIGN.md §9 "Live queues"; 0 turns it off
+    if (!simError.isEmpty())
+        window.configWarningBar()->showMessage(MessageBar::Level::Warning,
+                                               QStringLiteral("The demo's upstream simulator did not start (%1): Query upstream and "
+                                                              "compensations are off in this window.")
+                                                   .arg(simError));
     if (link) {
         window.openLink(*link);
     } else if (openIncidentId > 0) {
