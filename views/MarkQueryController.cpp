@@ -230,14 +230,29 @@ void MarkQueryController::refreshProposals(const QString &key)
     });
 }
 
+QInputDialog *MarkQueryController::proposalReasonDialog(const ProposalRow &p, const QString &verb, const QString &doing,
+                                                       const QString &label, std::function<void(const QString &)> onReason)
+{
+    auto *dialog = new QInputDialog(m_view);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(QStringLiteral("%1 proposal %2").arg(verb).arg(p.id));
+    dialog->setLabelText(label);
+    dialog->setOkButtonText(verb);
+    connect(dialog, &QInputDialog::textValueSelected, this, [this, id = p.id, doing, onReason](const QString &reason) {
+        m_markBusy = true;
+        updateActions();
+        m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("%1 proposal %2\u2026").arg(doing).arg(id));
+        onReason(reason);
+    });
+    dialog->open();
+    return dialog;
+}
+
 void MarkQueryController::openApproveDialog()
 {
     if (!m_workspace || !m_proposal || m_proposal->expired || m_markBusy || m_approveDialog || m_rejectDialog)
         return;
     const ProposalRow p = *m_proposal;
-    auto *dialog = new QInputDialog(m_view);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(QStringLiteral("Approve proposal %1").arg(p.id));
     // What the proposer saw and what changed since (proposalChangesSince(), DESIGN.md §9).
     QString since;
     if (const std::optional<RecordDetail> &now = m_view->detail().record) {
@@ -248,19 +263,14 @@ void MarkQueryController::openApproveDialog()
                              "the proposal becomes void.")
                   .arg(changed.join(QStringLiteral("; ")));
     }
-    dialog->setLabelText(QStringLiteral("Approve %1 of %2, proposed by %3: \u201c%4\u201d\n%5\n\nThe mark runs now with fresh evidence "
-                                        "and every rule, against the state %3 saw. Your reason (at least 10 characters; audited):")
-                             .arg(p.action, p.idemKey, p.proposedBy, p.reason, since));
-    dialog->setOkButtonText(QStringLiteral("Approve"));
-    m_approveDialog = dialog;
-    connect(dialog, &QInputDialog::textValueSelected, this, [this, p](const QString &reason) {
-        m_markBusy = true;
-        updateActions();
-        m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("Approving proposal %1\u2026").arg(p.id));
+    const QString label = QStringLiteral("Approve %1 of %2, proposed by %3: \u201c%4\u201d\n%5\n\nThe mark runs now with fresh "
+                                         "evidence and every rule, against the state %3 saw. Your reason (at least 10 characters; "
+                                         "audited):")
+                              .arg(p.action, p.idemKey, p.proposedBy, p.reason, since);
+    m_approveDialog = proposalReasonDialog(p, QStringLiteral("Approve"), QStringLiteral("Approving"), label, [this, id = p.id](const QString &reason) {
         m_header->conflictBar()->clearMessage();
-        whenReady(approveProposal(*m_workspace, p.id, reason), this, [this](const Outcome<MarkResult> &outcome) { onMarkResult(outcome); });
+        whenReady(approveProposal(*m_workspace, id, reason), this, [this](const Outcome<MarkResult> &outcome) { onMarkResult(outcome); });
     });
-    dialog->open();
 }
 
 void MarkQueryController::openRejectDialog()
@@ -268,21 +278,13 @@ void MarkQueryController::openRejectDialog()
     if (!m_workspace || !m_proposal || m_markBusy || m_approveDialog || m_rejectDialog)
         return;
     const ProposalRow p = *m_proposal;
-    auto *dialog = new QInputDialog(m_view);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(QStringLiteral("Reject proposal %1").arg(p.id));
-    dialog->setLabelText(QStringLiteral("Reject %1 of %2, proposed by %3: \u201c%4\u201d\n\nNothing is applied and the proposal is "
-                                        "closed (its proposer may reject it to withdraw it). Your reason (at least 10 characters; "
-                                        "audited):")
-                             .arg(p.action, p.idemKey, p.proposedBy, p.reason));
-    dialog->setOkButtonText(QStringLiteral("Reject"));
-    m_rejectDialog = dialog;
-    connect(dialog, &QInputDialog::textValueSelected, this, [this, p](const QString &reason) {
-        m_markBusy = true;
-        updateActions();
-        m_header->actionBar()->showMessage(MessageBar::Level::Info, QStringLiteral("Rejecting proposal %1\u2026").arg(p.id));
-        const QString key = p.idemKey;
-        whenReady(rejectProposal(*m_workspace, p.id, reason), this, [this, key](const Outcome<ProposalRow> &out) {
+    const QString label = QStringLiteral("Reject %1 of %2, proposed by %3: \u201c%4\u201d\n\nNothing is applied and the proposal is "
+                                         "closed (its proposer may reject it to withdraw it). Your reason (at least 10 characters; "
+                                         "audited):")
+                              .arg(p.action, p.idemKey, p.proposedBy, p.reason);
+    m_rejectDialog = proposalReasonDialog(p, QStringLiteral("Reject"), QStringLiteral("Rejecting"), label,
+                                          [this, id = p.id, key = p.idemKey](const QString &reason) {
+        whenReady(rejectProposal(*m_workspace, id, reason), this, [this, key](const Outcome<ProposalRow> &out) {
             m_markBusy = false;
             const QString text = out.ok() ? QStringLiteral("Proposal %1 rejected by %2: %3").arg(QString::number(out->id), out->decidedBy,
                                                                                                 out->decisionReason)
@@ -295,7 +297,6 @@ void MarkQueryController::openRejectDialog()
             emit rejectFinished(out.ok(), text);
         });
     });
-    dialog->open();
 }
 
 void MarkQueryController::submitMark(const MarkRequest &request)

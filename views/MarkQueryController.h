@@ -9,6 +9,8 @@
 #include <QMessageBox>
 #include <QPointer>
 
+#include <functional>
+
 namespace triage {
 
 class DetailHeader;
@@ -75,6 +77,11 @@ private:
     void refreshProposals(const QString &key);
     void openApproveDialog();
     void openRejectDialog();
+    /// The reason prompt of an approval or rejection of proposal `p` (window title "<verb>
+    /// proposal N", `label`, OK button `verb`), opened; accepting it marks this controller busy,
+    /// says "<doing> proposal N…" in the action bar and calls `onReason` with the reason.
+    QInputDialog *proposalReasonDialog(const ProposalRow &p, const QString &verb, const QString &doing, const QString &label,
+                                       std::function<void(const QString &)> onReason);
 
     KeyDetailView *m_view;
     QPointer<QMessageBox> m_claimQuestion;

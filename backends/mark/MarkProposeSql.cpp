@@ -57,21 +57,20 @@ MarkResult approvalRefused(DbSession &s, const MarkRequest &req, MarkResult res,
 MarkResult propose(DbSession &s, const MarkRequest &req, MarkResult res, const ExpectedState &expected, const RecordDetail &current,
                    AuditEntry a)
 {
-    if (const std::optional<ProposalRow> open = proposal_sql::openFor(s, req.idemKey, a.action)) {
-        res = openProposalConflict(res, *open);
-        a.outcome = QStringLiteral("conflict");
-        a.detail = res.message;
-        res.auditId = audit_sql::insert(s, a);
-        return res;
-    }
+    // Not proposed: `res` as decided, audited with `outcome`.
+    auto notProposed = [&](MarkResult out, const QString &outcome) {
+        a.outcome = outcome;
+        a.detail = out.message;
+        out.auditId = audit_sql::insert(s, a);
+        return out;
+    };
+    if (const std::optional<ProposalRow> open = proposal_sql::openFor(s, req.idemKey, a.action))
+        return notProposed(openProposalConflict(res, *open), QStringLiteral("conflict"));
     if (!req.proposeAfterRejection)
         if (const std::optional<ProposalRow> rejected = proposal_sql::rejectedFor(s, req.idemKey, a.action, proposalExpectedStateJson(expected))) {
             res.kind = MarkResult::Kind::Refused;
             res.message = rejectedAgainText(*rejected);
-            a.outcome = QStringLiteral("refused");
-            a.detail = res.message;
-            res.auditId = audit_sql::insert(s, a);
-            return res;
+            return notProposed(res, QStringLiteral("refused"));
         }
     ProposalRow p;
     p.action = a.action;

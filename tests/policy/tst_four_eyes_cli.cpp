@@ -16,17 +16,6 @@
 using namespace triage;
 using namespace triage::test;
 
-namespace {
-
-/// `text` with server times ("2026-12-03 08:14:07", ISO with micros) as "<t>".
-QString timed(const QByteArray &text)
-{
-    static const QRegularExpression t(QStringLiteral(R"(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?Z?)"));
-    return QString::fromUtf8(text).replace(t, QStringLiteral("<t>"));
-}
-
-} // namespace
-
 class TestFourEyesCli : public QObject {
     Q_OBJECT
 private slots:
@@ -73,7 +62,7 @@ void TestFourEyesCli::proposeApproveReject()
     QCOMPARE(storedKeyStatuses(db), (QStringList{k1 + QStringLiteral(":0"), k2 + QStringLiteral(":0")}));
 
     RUN_EXIT(table, 0, as("carol", {QStringLiteral("proposals")}));
-    QCOMPARE(timed(table.out),
+    QCOMPARE(timesAsT(table.out),
              QStringLiteral("ID  STATE  ACTION       IDEM_KEY                 PROPOSED_BY  PROPOSED_AT (UTC)    EXPIRES_AT (UTC)     "
                             "REASON                      DECIDED\n"
                             "1   open   mark_failed  ticket:create:acme:fc-1  alice        <t>  <t>  no ticket was ever created\n"

@@ -23,13 +23,6 @@ using namespace triage::test;
 
 namespace {
 
-/// `text` with server times to the second ("2026-12-03 08:14:07") as "<t>".
-QString timed(const QByteArray &text)
-{
-    static const QRegularExpression t(QStringLiteral(R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)"));
-    return QString::fromUtf8(text).replace(t, QStringLiteral("<t>"));
-}
-
 QStringList auditRows(const TestDatabase &db)
 {
     const QString row = db.dialect() == QLatin1String("mysql")
@@ -77,7 +70,7 @@ void TestPolicyCli::roundTrip()
 
     // A fresh schema holds the freeze row only, off.
     RUN_EXIT(fresh, 0, policy({QStringLiteral("show")}));
-    QCOMPARE(timed(fresh.out),
+    QCOMPARE(timesAsT(fresh.out),
              QStringLiteral("NAME    VALUE  SET_BY       SET_AT (UTC)         SCHEMA  VERSION  REASON\n"
                             "frozen  false  init-schema  <t>  7       1        created by init-schema: not frozen\n"
                             "1 setting\n"));
@@ -216,26 +209,26 @@ void TestPolicyCli::freezeRefusesWrites()
 
     RUN_EXIT(freeze, 0, as("alice", {QStringLiteral("policy"), QStringLiteral("freeze"), QStringLiteral("--reason"),
                                      QStringLiteral("incident 42: nobody touches anything")}));
-    QCOMPARE(timed(freeze.out), kFrozen + QLatin1Char('\n'));
+    QCOMPARE(timesAsT(freeze.out), kFrozen + QLatin1Char('\n'));
     const QStringList audit = auditRows(db);
     QCOMPARE(audit.last(), QStringLiteral("policy.freeze applied alice policy:frozen"));
     const QString records = storedKeyStatuses(db).join(QLatin1Char(' '));
 
     // Every write refused with the one message, nothing written.
     RUN_EXIT(mark, 4, as("bob", markK1));
-    QVERIFY2(timed(mark.out).contains(QStringLiteral("error              ") + kFrozen), mark.out.constData());
+    QVERIFY2(timesAsT(mark.out).contains(QStringLiteral("error              ") + kFrozen), mark.out.constData());
     RUN_EXIT(claim, 4, as("bob", {QStringLiteral("claim"), k2}));
-    QCOMPARE(timed(claim.err), QStringLiteral("triagectl: %1\n").arg(kFrozen));
+    QCOMPARE(timesAsT(claim.err), QStringLiteral("triagectl: %1\n").arg(kFrozen));
     RUN_EXIT(reconcile, 4, as("bob", {QStringLiteral("reconcile")}));
-    QCOMPARE(timed(reconcile.err), QStringLiteral("triagectl: %1\n").arg(kFrozen));
+    QCOMPARE(timesAsT(reconcile.err), QStringLiteral("triagectl: %1\n").arg(kFrozen));
     RUN_EXIT(signoff, 4, as("bob", {QStringLiteral("review"), QStringLiteral("signoff")}));
-    QCOMPARE(timed(signoff.err), QStringLiteral("triagectl: %1\n").arg(kFrozen));
+    QCOMPARE(timesAsT(signoff.err), QStringLiteral("triagectl: %1\n").arg(kFrozen));
     RUN_EXIT(policySet, 4, as("bob", {QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("biz.ticket_create.reconcile"),
                                       QStringLiteral("auto"), QStringLiteral("--reason"), QStringLiteral("during the freeze too")}));
-    QCOMPARE(timed(policySet.err), QStringLiteral("triagectl: %1\n").arg(kFrozen));
+    QCOMPARE(timesAsT(policySet.err), QStringLiteral("triagectl: %1\n").arg(kFrozen));
     RUN_EXIT(again, 3, as("bob", {QStringLiteral("policy"), QStringLiteral("freeze"), QStringLiteral("--reason"),
                                   QStringLiteral("incident 43 as well")}));
-    QCOMPARE(timed(again.err), QStringLiteral("triagectl: already frozen: %1\n").arg(kFrozen));
+    QCOMPARE(timesAsT(again.err), QStringLiteral("triagectl: already frozen: %1\n").arg(kFrozen));
     QCOMPARE(auditRows(db), audit);
     QCOMPARE(storedKeyStatuses(db).join(QLatin1Char(' ')), records);
     QCOMPARE(countOf(db, QStringLiteral("triage_claim")), QStringLiteral("0"));
@@ -250,14 +243,14 @@ void TestPolicyCli::freezeRefusesWrites()
     QCOMPARE(countOf(db, QStringLiteral("triage_review_daily")), daily);
     QCOMPARE(auditRows(db), audit);
     RUN_EXIT(doctor, 0, as("bob", {QStringLiteral("doctor")}));
-    QVERIFY2(timed(doctor.out + doctor.err).contains(QStringLiteral("warning: ") + kFrozen), doctor.err.constData());
+    QVERIFY2(timesAsT(doctor.out + doctor.err).contains(QStringLiteral("warning: ") + kFrozen), doctor.err.constData());
     RUN_EXIT(policyShow, 0, as("bob", {QStringLiteral("policy"), QStringLiteral("show")}));
     QVERIFY2(policyShow.out.contains("frozen  "), policyShow.out.constData());
 
     // Unfreeze (audited) restores writes.
     RUN_EXIT(unfreeze, 0, as("bob", {QStringLiteral("policy"), QStringLiteral("unfreeze"), QStringLiteral("--reason"),
                                      QStringLiteral("incident 42 is over")}));
-    QCOMPARE(timed(unfreeze.out), QStringLiteral("Unfrozen by bob at <t> UTC: incident 42 is over\n"));
+    QCOMPARE(timesAsT(unfreeze.out), QStringLiteral("Unfrozen by bob at <t> UTC: incident 42 is over\n"));
     RUN_EXIT(unfreezeAgain, 3, as("bob", {QStringLiteral("policy"), QStringLiteral("unfreeze"), QStringLiteral("--reason"),
                                           QStringLiteral("incident 42 is over")}));
     QCOMPARE(unfreezeAgain.err, QByteArray("triagectl: not frozen: nothing to unfreeze\n"));

@@ -41,6 +41,23 @@ QString stale(const TestDatabase &db, const QString &key, const QString &bizType
     return insertRecord(db, key, 0, 3600, bizType);
 }
 
+/// k(name) stale, with ticket `ticketId` carrying it in the console's ticket store (the
+/// simulator knows r4 and r5 too: a run applies SUCCESS). Returns the admin error text.
+QString staleWithTicket(const TestDatabase &db, const char *name, qint64 ticketId)
+{
+    const QString error = stale(db, k(name));
+    return error.isEmpty() ? insertTicket(db, ticketId, k(name), QStringLiteral("{\"ticket_id\":%1}").arg(ticketId)) : error;
+}
+
+/// Sets the policy rows `settings` (name → value) on `ws`; false when one is refused.
+bool setPolicies(Workspace &ws, std::initializer_list<std::pair<const char *, const char *>> settings)
+{
+    for (const auto &[name, value] : settings)
+        if (!setPolicy(ws, QLatin1String(name), QLatin1String(value), QStringLiteral("four-eyes for the reconciler"), std::nullopt).result().ok())
+            return false;
+    return true;
+}
+
 QString adminStatus(const TestDatabase &db, const QString &key)
 {
     return db.adminQueryColumn(QStringLiteral("SELECT status FROM idempotency_record WHERE idem_key = '%1'").arg(key)).value(0);
@@ -414,8 +431,7 @@ void TestReconcileRun::operatorWins()
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
     QCOMPARE(createSchemaWithoutBackstop(db), QString());
-    QCOMPARE(stale(db, k("r4")), QString());
-    QCOMPARE(insertTicket(db, 101, k("r4"), QStringLiteral("{\"ticket_id\":101}")), QString());
+    QCOMPARE(staleWithTicket(db, "r4", 101), QString());
     const WorkspaceConfig c = config(db);
     Workspace ws(c);
     UpstreamClient client(c.upstreams);
@@ -445,14 +461,10 @@ void TestReconcileRun::fourEyesProposes()
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
     QCOMPARE(createSchemaWithoutBackstop(db), QString());
-    QCOMPARE(stale(db, k("r4")), QString());
-    QCOMPARE(insertTicket(db, 101, k("r4"), QStringLiteral("{\"ticket_id\":101}")), QString());
+    QCOMPARE(staleWithTicket(db, "r4", 101), QString());
     const WorkspaceConfig c = config(db);
     Workspace ws(c);
-    for (const auto &[name, value] : {std::pair{"biz.ticket_create.four_eyes", "mark_success"}, std::pair{"four_eyes_db_users", "shared"}})
-        QVERIFY(setPolicy(ws, QLatin1String(name), QLatin1String(value), QStringLiteral("four-eyes for the reconciler"), std::nullopt)
-                    .result()
-                    .ok());
+    QVERIFY(setPolicies(ws, {{"biz.ticket_create.four_eyes", "mark_success"}, {"four_eyes_db_users", "shared"}}));
     UpstreamClient client(c.upstreams);
     ReconcileOptions dry = options();
     dry.dryRun = true;
@@ -515,14 +527,10 @@ void TestReconcileRun::fourEyesRejectionStands()
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
     QCOMPARE(createSchemaWithoutBackstop(db), QString());
-    QCOMPARE(stale(db, k("r5")), QString());
-    QCOMPARE(insertTicket(db, 102, k("r5"), QStringLiteral("{\"ticket_id\":102}")), QString());
+    QCOMPARE(staleWithTicket(db, "r5", 102), QString());
     const WorkspaceConfig c = config(db);
     Workspace ws(c);
-    QVERIFY(setPolicy(ws, QStringLiteral("biz.ticket_create.four_eyes"), QStringLiteral("mark_success"), QStringLiteral("four-eyes for the reconciler"),
-                      std::nullopt)
-                .result()
-                .ok());
+    QVERIFY(setPolicies(ws, {{"biz.ticket_create.four_eyes", "mark_success"}}));
     UpstreamClient client(c.upstreams);
     QCOMPARE(runReconcile(ws, client, options()).summary.keys.value(0).outcome, QStringLiteral("escalated")); // proposal 1
     WorkspaceConfig bobConfig = c;
@@ -602,8 +610,7 @@ void TestReconcileRun::faultHooks()
     TestDatabase db(backend);
     TRIAGE_REQUIRE_BACKEND(db);
     QCOMPARE(createSchemaWithoutBackstop(db), QString());
-    QCOMPARE(stale(db, k("r4")), QString());
-    QCOMPARE(insertTicket(db, 101, k("r4"), QStringLiteral("{\"ticket_id\":101}")), QString());
+    QCOMPARE(staleWithTicket(db, "r4", 101), QString());
     QCOMPARE(stale(db, k("r7two")), QString());
     QCOMPARE(insertUpstreamAnswer(db, k("r7two"), QStringLiteral("NOT_FOUND"), 400), QString());
     QCOMPARE(stale(db, k("r3")), QString());

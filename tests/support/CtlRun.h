@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
 #include <QStringList>
 
 namespace triage::test {
@@ -25,6 +26,14 @@ struct CtlRun {
     /// with the stacks), stderr and the first 3000 bytes of stdout.
     QByteArray describe() const;
 };
+
+/// `text` (UTF-8) with every server time to the second ("2026-12-03 08:14:07", as triagectl's
+/// tables print them) replaced by "<t>", so an output can be compared exactly.
+inline QString timesAsT(const QByteArray &text)
+{
+    static const QRegularExpression t(QStringLiteral(R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)"));
+    return QString::fromUtf8(text).replace(t, QStringLiteral("<t>"));
+}
 
 /// Milliseconds a triagectl run may take by default before it is a hang.
 constexpr int kCtlTimeoutMs = 180000;
