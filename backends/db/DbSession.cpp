@@ -2,6 +2,7 @@
 
 #include "Log.h"
 #include "PgStatement.h"
+#include "SqlDriverRegistry.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -91,6 +92,7 @@ DbSession::DbSession(const ConnectionProfile &profile, const QString &connection
                      std::shared_ptr<SessionActivity> activity)
     : m_profile(profile), m_dialect(profile.dialect), m_name(connectionName), m_activity(std::move(activity))
 {
+    registerSqlDriversOnce(); // before the first addDatabase() of the process: SqlDriverRegistry.h
     m_db = QSqlDatabase::addDatabase(profile.driverName(), m_name);
 }
 
