@@ -1,15 +1,12 @@
 #include "DuplicateGroupsModel.h"
 
+#include "QueryCancel.h"
 #include "StatusTone.h"
 #include "TimeText.h"
 #include "Workspace.h"
 #include "WhenReady.h"
 
 namespace triage {
-
-namespace {
-constexpr int kScanAllPage = 100000; // groups per page during scanAll()
-}
 
 DuplicateGroupsModel::DuplicateGroupsModel(Workspace *workspace, QObject *parent)
     : PagedTableModel(workspace, parent)
@@ -24,6 +21,7 @@ void DuplicateGroupsModel::setFilter(const DuplicateFilter &filter)
 
 void DuplicateGroupsModel::refresh()
 {
+    cancelFullScan(); // its groups would be dropped on arrival: free the ticket worker now
     beginResetModel();
     ++m_generation;
     m_rows.clear();
@@ -142,8 +140,19 @@ void DuplicateGroupsModel::stopScan()
 {
     if (!m_scanAll)
         return;
+    cancelFullScan();
     m_scanAll = false;
     emit scanningAllChanged(false);
+}
+
+void DuplicateGroupsModel::cancelFullScan()
+{
+    if (m_scanToken.isNull() || !m_workspace)
+        return;
+    // The statement runs on the ticket worker, the record statuses after it on the
+    // idempotency worker; the cancel itself runs on the cancel pool (QueryCancel.h).
+    cancelWork(m_scanToken, {&m_workspace->worker(DbRole::Ticket), &m_workspace->worker(DbRole::Idempotency)});
+    m_scanToken = CancelToken();
 }
 
 void DuplicateGroupsModel::startPage()
@@ -154,13 +163,28 @@ void DuplicateGroupsModel::startPage()
     m_loading = true;
     emit loadingChanged(true);
     const quint64 generation = m_generation;
-    // The full scan takes every group its windows find, but returns within the budget so
-    // progress moves and Stop is honoured.
-    whenReady(m_scanAll ? fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, kScanAllPage, std::max(1, m_budgetMs))
-                        : fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, m_pageSize, m_budgetMs),
-              this, [this, generation](const Outcome<DuplicatePage> &page) {
+    // The full scan: every remaining group in one statement, tagged so that Stop can cancel it.
+    QFuture<Outcome<DuplicatePage>> next;
+    if (m_scanAll) {
+        m_scanToken = CancelToken::create();
+        const CancelScope scope(m_scanToken);
+        next = fetchAllDuplicateGroups(*m_workspace, m_filter, m_cursor);
+    } else {
+        next = fetchDuplicateGroups(*m_workspace, m_filter, m_cursor, m_pageSize, m_budgetMs);
+    }
+    whenReady(next, this, [this, generation](const Outcome<DuplicatePage> &page) {
             if (generation != m_generation)
                 return; // a page of a filter that was replaced meanwhile
+            m_scanToken = CancelToken();
+            if (!page.ok() && page.error->kind == DbError::Kind::Cancelled) {
+                // Stopped: the groups shown stay, and Scan all / Scan further start again.
+                m_loading = false;
+                emit loadingChanged(false);
+                emit scanProgressChanged(m_progress, m_scannedTo);
+                if (m_scanAll) // Scan all pressed again while the stopped one was ending
+                    startPage();
+                return;
+            }
             if (!page.ok()) {
                 m_loading = false;
                 m_failed = true;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CancelToken.h"
 #include "Duplicates.h"
 #include "ModelRoles.h"
 #include "PagedTableModel.h"
@@ -16,8 +17,9 @@ class Workspace;
 /// paged table over fetchDuplicateGroups()'s creation-time window scan. Each page is budgeted
 /// (scanBudgetMs(), default kInteractivePageBudgetMs) so the first one shows in about a second even over tens of
 /// millions of tickets; pages keep what they found and resume where the last one ended.
-/// scanAll() is the full scan on demand (page after page until the oldest ticket, with
-/// scanProgressChanged()); stopScan() ends it after the page in flight. Like QueueModel,
+/// scanAll() is the full scan on demand: every remaining group in one aggregate statement
+/// (fetchAllDuplicateGroups(): about the cost of a whole-table GROUP BY, no progress until it
+/// ends); stopScan() cancels that statement on the server and keeps the groups shown. Like QueueModel,
 /// fetchMore() starts one page and returns
 /// at once; the page is applied on the GUI thread (`whenReady(future, this, …)`) inside an exact
 /// beginInsertRows() range, and every reset bumps a generation counter so pages of an older
@@ -56,10 +58,12 @@ public:
     void setScanBudgetMs(int ms) { m_budgetMs = std::max(0, ms); }
     int scanBudgetMs() const { return m_budgetMs; }
 
-    /// The full scan on demand: fetches page after page until the oldest ticket or
-    /// stopScan(). No-op at the end or after a failed page.
+    /// The full scan on demand: every group after the loaded ones in one statement
+    /// (fetchAllDuplicateGroups()), appended when it ends. No-op at the end or after a
+    /// failed page; a window page in flight finishes first.
     void scanAll();
-    /// Ends scanAll() once the page in flight has arrived (its groups are kept).
+    /// Ends scanAll(): cancels its statement on the server (cancelWork()); the groups
+    /// already shown stay, nothing is marked failed.
     void stopScan();
     /// True while scanAll() runs.
     bool isScanningAll() const { return m_scanAll; }
@@ -92,12 +96,15 @@ signals:
 private:
     int loadedRows() const override { return int(m_rows.size()); }
     void startPage() override;
+    /// Cancels the full scan's statement if one runs (no-op otherwise).
+    void cancelFullScan();
 
     DuplicateFilter m_filter;
     QVector<DuplicateGroup> m_rows;
     std::optional<DuplicateCursor> m_cursor;
     int m_budgetMs = kInteractivePageBudgetMs;
     bool m_scanAll = false;
+    CancelToken m_scanToken; ///< tags the full scan's jobs while it runs; null otherwise
     double m_progress = 0;
     QString m_scannedTo, m_oldestAt, m_newestAt;
 };

@@ -39,7 +39,9 @@ public:
                            "than one ticket not CANCELLED, unless --all) with size, tenants, first/last creation and\n"
                            "the record's status; tickets whose record is PROCESSING or FAILED; SUCCESS snapshots naming\n"
                            "a missing or CANCELLED ticket or differing from its payload; intent-log steps whose attempts\n"
-                           "used more than one key. --key filters all three; at most --limit rows of each."),
+                           "used more than one key. --key filters all three; at most --limit rows of each. The groups are\n"
+                           "the newest ones, read window by window; --limit 0 reads every group in one aggregate\n"
+                           "statement over the ticket table (about the cost of a whole-table GROUP BY)."),
             {option("key", QStringLiteral("Only keys containing this text (case-sensitive); filters all three sections."),
                     QStringLiteral("SUBSTR")),
              option("tenant", QStringLiteral("Only groups with a ticket of this tenant."), QStringLiteral("T")),
@@ -72,17 +74,26 @@ public:
                 return c.out.usage(QStringLiteral("--%1 \"%2\": ISO-8601 UTC (2026-11-29T21:55:07Z)").arg(QLatin1String(name), v));
         }
         QVector<DuplicateGroup> groups;
-        std::optional<DuplicateCursor> cursor;
-        do {
-            // Every group the windows find, page by page (a small page would re-read the window
-            // it stopped in).
-            const int want = c.limit > 0 ? c.limit - int(groups.size()) : 100000;
-            const auto page = fetchDuplicateGroups(workspace, f, cursor, want).result();
+        bool moreGroups = false; // --limit stopped the listing before the last group
+        if (c.limit == 0) {
+            // Everything: one aggregate statement over the ticket table (the full scan).
+            const auto page = fetchAllDuplicateGroups(workspace, f).result();
             if (!page.ok())
                 return c.out.dbFailure(*page.error);
-            groups += page->groups;
-            cursor = page->next;
-        } while (cursor && (c.limit == 0 || groups.size() < c.limit));
+            groups = page->groups;
+        } else {
+            std::optional<DuplicateCursor> cursor;
+            do {
+                // The newest groups, window by window (a small page would re-read the window it
+                // stopped in).
+                const auto page = fetchDuplicateGroups(workspace, f, cursor, c.limit - int(groups.size())).result();
+                if (!page.ok())
+                    return c.out.dbFailure(*page.error);
+                groups += page->groups;
+                cursor = page->next;
+            } while (cursor && groups.size() < c.limit);
+            moreGroups = cursor.has_value();
+        }
 
         QVector<DuplicateInconsistency> issues;
         std::optional<qint64> after = 0;
@@ -160,7 +171,7 @@ public:
             out += QStringLiteral("%1%2%3\n")
                        .arg(countText(groups.size(), QStringLiteral("duplicate-key group"), QStringLiteral("duplicate-key groups")))
                        .arg(f.includeResolved ? QString() : QStringLiteral(" (unresolved)"))
-                       .arg(cursor ? QStringLiteral("; --limit reached (--limit 0 lists all)") : QString())
+                       .arg(moreGroups ? QStringLiteral("; --limit reached (--limit 0 lists all)") : QString())
                        .toUtf8();
             TextTable ti({QStringLiteral("KIND"), QStringLiteral("IDEM_KEY"), QStringLiteral("RECORD"), QStringLiteral("TICKET"),
                           QStringLiteral("DETAIL")});

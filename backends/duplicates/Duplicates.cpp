@@ -33,20 +33,32 @@ namespace {
 
 using duplicates_sql::inList;
 
+/// Keys per IN list (a full scan may find tens of thousands of groups; SQLite allows 32,766
+/// bound values per statement, and long lists plan slowly everywhere).
+constexpr int kInListChunk = 1000;
+
+/// Calls `fn` with `keys` in slices of at most kInListChunk, in order (never with an empty one).
+template <typename F>
+void forEachChunk(const QStringList &keys, F &&fn)
+{
+    for (qsizetype at = 0; at < keys.size(); at += kInListChunk)
+        fn(keys.mid(at, kInListChunk));
+}
+
 /// Record statuses by key for `keys` (one IN query on the mapped record table, decoded by
 /// StoredRecordStatus::fromMapped(): an unknown stored value stays UNKNOWN_CODE_<value>).
 /// Throws DbException.
 QHash<QString, StoredRecordStatus> recordStatuses(DbSession &s, const RecordSql &r, const QStringList &keys)
 {
     QHash<QString, StoredRecordStatus> out;
-    if (keys.isEmpty())
-        return out;
-    SqlBuilder b;
-    QSqlQuery q = s.exec(QStringLiteral("SELECT %1, %2 FROM %3 WHERE %1 IN %4")
-                             .arg(r.key, r.statuses.read(r.status), r.table, inList(b, keys)),
-                         b);
-    while (q.next())
-        out.insert(columnText(q.value(0)).value_or(QString()), StoredRecordStatus::fromMapped(q.value(1), r.map.statuses));
+    forEachChunk(keys, [&](const QStringList &chunk) {
+        SqlBuilder b;
+        QSqlQuery q = s.exec(QStringLiteral("SELECT %1, %2 FROM %3 WHERE %1 IN %4")
+                                 .arg(r.key, r.statuses.read(r.status), r.table, inList(b, chunk)),
+                             b);
+        while (q.next())
+            out.insert(columnText(q.value(0)).value_or(QString()), StoredRecordStatus::fromMapped(q.value(1), r.map.statuses));
+    });
     return out;
 }
 
@@ -98,23 +110,35 @@ std::optional<UtcMicros> ticketTimeBound(DbSession &s, const TicketSql &t, const
     return parseUtcMicros(canonicalTimeText(q.value(0)));
 }
 
-/// The groups whose newest ticket was created in [lower, upper) and that sort after
-/// `keyset` (newest first: (MAX(created_at), idem_key) descending), at most `limit`.
-/// The window's keys come from ticket(created_at, id); each key's tickets from
-/// ticket(idem_key): the cost follows the tickets in the window, not the table.
-QVector<DuplicateGroup> readWindow(DbSession &s, const TicketSql &t, const DuplicateFilter &f, UtcMicros lower, UtcMicros upper,
-                                   const std::optional<DuplicateCursor> &keyset, int limit)
+/// A creation-time window [lower, upper) of readGroupRows().
+struct CreationWindow {
+    UtcMicros lower = 0, upper = 0;
+};
+
+/// The groups that sort after `keyset` (newest first: (MAX(created_at), idem_key)
+/// descending), at most `limit` (0: all), in that order.
+/// - With `window`: the groups whose newest ticket was created in [lower, upper). The
+///   window's keys come from ticket(created_at, id), each key's tickets from
+///   ticket(idem_key): the cost follows the tickets in the window, not the table.
+/// - Without: one GROUP BY over every ticket the filter admits — the database's own
+///   aggregate plan, as fast as the whole-table GROUP BY (fetchAllDuplicateGroups()).
+QVector<DuplicateGroup> readGroupRows(DbSession &s, const TicketSql &t, const DuplicateFilter &f, const std::optional<CreationWindow> &window,
+                                      const std::optional<DuplicateCursor> &keyset, int limit)
 {
     SqlBuilder b;
     const QString wKey = qualified(QStringLiteral("w"), t.key), wCreated = qualified(QStringLiteral("w"), t.createdAt);
     const QString tKey = qualified(QStringLiteral("t"), t.key), tCreated = qualified(QStringLiteral("t"), t.createdAt);
     const QString maxCreated = QStringLiteral("MAX(%1)").arg(tCreated);
-    QStringList inner{QStringLiteral("%1 IS NOT NULL").arg(wKey), timeIs(b, t.time, wCreated, ">=", lower),
-                      timeIs(b, t.time, wCreated, "<", upper)};
+    const QString keyColumn = window ? wKey : tKey; // where the key filters apply
+    QStringList keyFilter{QStringLiteral("%1 IS NOT NULL").arg(keyColumn)};
+    if (window)
+        keyFilter << timeIs(b, t.time, wCreated, ">=", window->lower) << timeIs(b, t.time, wCreated, "<", window->upper);
     if (!f.keySubstring.isEmpty())
-        inner << QStringLiteral("%1 LIKE %2").arg(wKey, b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')))
-                     + SqlDialect::likeEscapeClause();
+        keyFilter << QStringLiteral("%1 LIKE %2").arg(keyColumn, b.bind(QLatin1Char('%') + SqlDialect::likeLiteral(f.keySubstring) + QLatin1Char('%')))
+                         + SqlDialect::likeEscapeClause();
     QStringList where{QStringLiteral("1 = 1")};
+    if (!window)
+        where = keyFilter;
     appendCreationWindow(where, b, t, f, tCreated);
     // Live: not a stored spelling of CANCELLED ([ticket.map] status_cancelled). Each use binds
     // its own placeholders (some drivers mishandle repeated names).
@@ -123,7 +147,9 @@ QVector<DuplicateGroup> readWindow(DbSession &s, const TicketSql &t, const Dupli
             .arg(t.statuses.isAny(b, qualified(QStringLiteral("t"), t.status), {QStringLiteral("CANCELLED")}));
     };
     const QString liveSelect = live();
-    QStringList having{QStringLiteral("COUNT(*) > 1"), timeIs(b, t.time, maxCreated, ">=", lower), timeIs(b, t.time, maxCreated, "<", upper)};
+    QStringList having{QStringLiteral("COUNT(*) > 1")};
+    if (window)
+        having << timeIs(b, t.time, maxCreated, ">=", window->lower) << timeIs(b, t.time, maxCreated, "<", window->upper);
     if (!f.includeResolved)
         having << live() + QStringLiteral(" > 1");
     if (!f.tenant.isEmpty())
@@ -136,14 +162,15 @@ QVector<DuplicateGroup> readWindow(DbSession &s, const TicketSql &t, const Dupli
             having << QStringLiteral("(%1 OR (%2 AND %3 < %4))").arg(before, same, tKey, b.bind(keyset->idemKey));
         }
     }
+    const QString from = window ? QStringLiteral("%1 t JOIN (SELECT DISTINCT %2 FROM %1 w WHERE %3) k ON %4 = %5")
+                                      .arg(t.table, wKey, keyFilter.join(QStringLiteral(" AND ")), tKey, qualified(QStringLiteral("k"), t.key))
+                                : QStringLiteral("%1 t").arg(t.table);
     const QString sql =
-        QStringLiteral("SELECT %1, COUNT(*), %2, %3, %4 FROM %5 t "
-                       "JOIN (SELECT DISTINCT %6 FROM %5 w WHERE %7) k ON %1 = %8 "
-                       "WHERE %9 GROUP BY %1 HAVING %10 ORDER BY %11 DESC, %1 DESC LIMIT %12")
+        QStringLiteral("SELECT %1, COUNT(*), %2, %3, %4 FROM %5 WHERE %6 GROUP BY %1 HAVING %7 ORDER BY %8 DESC, %1 DESC%9")
             // One arg() call: the substituted text (SQLite's strftime formats) is never scanned again.
-            .arg(tKey, liveSelect, t.time.text(QStringLiteral("MIN(%1)").arg(tCreated)), t.time.text(maxCreated), t.table, wKey,
-                 inner.join(QStringLiteral(" AND ")), qualified(QStringLiteral("k"), t.key), where.join(QStringLiteral(" AND ")),
-                 having.join(QStringLiteral(" AND ")), maxCreated, b.bind(limit));
+            .arg(tKey, liveSelect, t.time.text(QStringLiteral("MIN(%1)").arg(tCreated)), t.time.text(maxCreated), from,
+                 where.join(QStringLiteral(" AND ")), having.join(QStringLiteral(" AND ")), maxCreated,
+                 limit > 0 ? QStringLiteral(" LIMIT ") + b.bind(limit) : QString());
     QSqlQuery q = s.exec(sql, b);
     QVector<DuplicateGroup> out;
     while (q.next()) {
@@ -165,17 +192,27 @@ void fillTenants(DbSession &s, const TicketSql &t, QVector<DuplicateGroup> &grou
     QStringList keys;
     for (const DuplicateGroup &g : std::as_const(groups))
         keys << g.idemKey;
-    if (keys.isEmpty())
-        return;
-    SqlBuilder b;
-    QSqlQuery tq = s.exec(QStringLiteral("SELECT DISTINCT %1, %2 FROM %3 WHERE %1 IN %4").arg(t.key, t.tenantOrNull(), t.table, inList(b, keys)), b);
     QHash<QString, QStringList> tenants;
-    while (tq.next())
-        tenants[columnText(tq.value(0)).value_or(QString())] << columnText(tq.value(1)).value_or(QString()); // NULL: a null QString
+    forEachChunk(keys, [&](const QStringList &chunk) {
+        SqlBuilder b;
+        QSqlQuery tq = s.exec(QStringLiteral("SELECT DISTINCT %1, %2 FROM %3 WHERE %1 IN %4").arg(t.key, t.tenantOrNull(), t.table, inList(b, chunk)), b);
+        while (tq.next())
+            tenants[columnText(tq.value(0)).value_or(QString())] << columnText(tq.value(1)).value_or(QString()); // NULL: a null QString
+    });
     for (DuplicateGroup &g : groups) {
         g.tenants = tenants.value(g.idemKey);
         g.tenants.sort();
     }
+}
+
+/// The cursor's time; throws a Config DbException when it is not ISO-8601.
+UtcMicros cursorTime(const DuplicateCursor &cursor)
+{
+    const auto at = parseUtcMicros(cursor.lastCreatedAt);
+    if (!at)
+        throw DbException(DbError{DbRole::Ticket, DbError::Kind::Config,
+                                  QStringLiteral("ticket: duplicate-groups cursor time \"%1\" is not ISO-8601").arg(cursor.lastCreatedAt), {}});
+    return *at;
 }
 
 constexpr qint64 kMinWindowMs = 1000;              // 1 s
@@ -198,11 +235,7 @@ DuplicatePage readGroups(DbSession &s, const TicketSql &t, const DuplicateFilter
     std::optional<DuplicateCursor> keyset = cursor;
     UtcMicros upper = *newest + 1;
     if (cursor) {
-        const auto at = parseUtcMicros(cursor->lastCreatedAt);
-        if (!at)
-            throw DbException(DbError{DbRole::Ticket, DbError::Kind::Config,
-                                      QStringLiteral("ticket: duplicate-groups cursor time \"%1\" is not ISO-8601").arg(cursor->lastCreatedAt), {}});
-        upper = std::min(upper, *at + 1);
+        upper = std::min(upper, cursorTime(*cursor) + 1);
     }
     qint64 windowMs = cursor && cursor->windowMs > 0 ? cursor->windowMs : kDefaultWindowMs;
     auto stopAt = [&](UtcMicros at, const QString &key) {
@@ -214,7 +247,7 @@ DuplicatePage readGroups(DbSession &s, const TicketSql &t, const DuplicateFilter
         QElapsedTimer one;
         one.start();
         const int need = limit - int(page.groups.size());
-        const QVector<DuplicateGroup> found = readWindow(s, t, f, lower, upper, keyset, need);
+        const QVector<DuplicateGroup> found = readGroupRows(s, t, f, CreationWindow{lower, upper}, keyset, need);
         ++page.windows;
         page.groups += found;
         if (int(page.groups.size()) >= limit) {
@@ -241,6 +274,24 @@ DuplicatePage readGroups(DbSession &s, const TicketSql &t, const DuplicateFilter
             break;
         }
     }
+    fillTenants(s, t, page.groups);
+    return page;
+}
+
+/// Every group after `cursor` in one statement (see fetchAllDuplicateGroups()).
+DuplicatePage readAllGroups(DbSession &s, const TicketSql &t, const DuplicateFilter &f, const std::optional<DuplicateCursor> &cursor)
+{
+    DuplicatePage page;
+    const auto newest = ticketTimeBound(s, t, f, true, std::nullopt);
+    const auto oldest = ticketTimeBound(s, t, f, false, std::nullopt);
+    if (!newest || !oldest)
+        return page; // no ticket with a key: the end
+    if (cursor)
+        cursorTime(*cursor); // a malformed cursor is an error, not a silent restart
+    page.newestAt = formatUtcMicros(*newest);
+    page.oldestAt = formatUtcMicros(*oldest);
+    page.groups = readGroupRows(s, t, f, std::nullopt, cursor, 0);
+    page.scannedTo = page.oldestAt; // the end
     fillTenants(s, t, page.groups);
     return page;
 }
@@ -317,17 +368,12 @@ double DuplicatePage::progress() const
     return std::clamp(double(*newest - *to) / double(*newest - *oldest), 0.0, 1.0);
 }
 
-QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const DuplicateFilter &filter,
-                                                     const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs,
-                                                     int statementMs)
+namespace {
+
+/// `page` with each group's record status (one IN query per kInListChunk keys on the
+/// idempotency store); a failure of either store fails the whole page.
+QFuture<Outcome<DuplicatePage>> withRecordStatuses(Workspace *ws, const SchemaMap &schema, QFuture<Outcome<DuplicatePage>> page)
 {
-    Workspace *ws = &workspace;
-    if (statementMs <= 0)
-        statementMs = kWindowStatementMs;
-    const SchemaMap schema = ws->config().schema;
-    auto page = ws->worker(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
-        return readGroups(s, TicketSql(s.dialect().kind(), schema.tickets), filter, cursor, std::max(1, limit), budgetMs, statementMs);
-    });
     return continueWith(page, ws->mergePool(), [ws, schema](const Outcome<DuplicatePage> &page) -> QFuture<Outcome<DuplicatePage>> {
                   if (!page.ok())
                       return QtFuture::makeReadyFuture(page);
@@ -348,6 +394,28 @@ QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const
               });
 }
 
+} // namespace
+
+QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const DuplicateFilter &filter,
+                                                     const std::optional<DuplicateCursor> &cursor, int limit, int budgetMs,
+                                                     int statementMs)
+{
+    if (statementMs <= 0)
+        statementMs = kWindowStatementMs;
+    const SchemaMap schema = workspace.config().schema;
+    return withRecordStatuses(&workspace, schema, workspace.worker(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
+        return readGroups(s, TicketSql(s.dialect().kind(), schema.tickets), filter, cursor, std::max(1, limit), budgetMs, statementMs);
+    }));
+}
+
+QFuture<Outcome<DuplicatePage>> fetchAllDuplicateGroups(Workspace &workspace, const DuplicateFilter &filter,
+                                                        const std::optional<DuplicateCursor> &after)
+{
+    const SchemaMap schema = workspace.config().schema;
+    return withRecordStatuses(&workspace, schema, workspace.worker(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
+        return readAllGroups(s, TicketSql(s.dialect().kind(), schema.tickets), filter, after);
+    }));
+}
 
 QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey)
 {

@@ -36,6 +36,15 @@ struct Figure {
     QString note;
 };
 
+/// The median of `values` (the upper one of the middle two for an even count); 0 when empty.
+inline double median(QVector<double> values)
+{
+    if (values.isEmpty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
 inline double medianMs(int reps, const std::function<void()> &fn)
 {
     QVector<double> times;
@@ -46,8 +55,7 @@ inline double medianMs(int reps, const std::function<void()> &fn)
         fn();
         times << t.nsecsElapsed() / 1e6;
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median(times);
 }
 
 [[noreturn]] inline void die(const QString &why)

@@ -284,6 +284,11 @@ void TestCompensationCli::duplicatesCommand()
     QCOMPARE(issues.size(), 2);
     QCOMPARE(issues.at(0).toObject().value(QStringLiteral("ticket_id")), ticketIdJson(*env.db, 101));
     QCOMPARE(issues.at(1).toObject().value(QStringLiteral("ticket_id")), ticketIdJson(*env.db, 102));
+    // --limit 0: every group in one aggregate statement; the same groups, field by field.
+    const CtlRun all = env.run(env.args({QStringLiteral("duplicates"), QStringLiteral("--limit"), QStringLiteral("0"), QStringLiteral("--format"),
+                                         QStringLiteral("json")}));
+    QVERIFY2(all.exitCode == 0, all.describe());
+    QCOMPARE(QJsonDocument::fromJson(all.out).object().value(QStringLiteral("groups")), QJsonValue(groups));
     // --key filters all three sections.
     r = env.run(env.args({QStringLiteral("duplicates"), QStringLiteral("--key"), QStringLiteral("no-such-key"), QStringLiteral("--format"),
                           QStringLiteral("json")}));

@@ -135,6 +135,45 @@ QStringList groupKeys(Workspace &ws, const DuplicateFilter &f, int pageSize, int
     return keys;
 }
 
+/// The groups of fetchAllDuplicateGroups() after `after`, each as "key size live tenants
+/// first last record"; one "ERROR …" line on failure.
+QStringList fullScanRows(Workspace &ws, const DuplicateFilter &f, const std::optional<DuplicateCursor> &after = std::nullopt)
+{
+    const auto page = fetchAllDuplicateGroups(ws, f, after).result();
+    if (!page.ok())
+        return {QStringLiteral("ERROR ") + page.error->message};
+    QStringList rows;
+    for (const DuplicateGroup &g : page->groups)
+        rows << QStringLiteral("%1 %2 %3 [%4] %5 %6 %7")
+                    .arg(g.idemKey)
+                    .arg(g.size)
+                    .arg(g.live)
+                    .arg(g.tenantsText(QStringLiteral(",")), g.firstCreatedAt, g.lastCreatedAt, g.recordText());
+    return rows;
+}
+
+/// The same rows from the window scan (fetchDuplicateGroups(), `pageSize` groups a page).
+QStringList windowScanRows(Workspace &ws, const DuplicateFilter &f, int pageSize)
+{
+    QStringList rows;
+    std::optional<DuplicateCursor> cursor;
+    for (int guard = 0; guard < 1000; ++guard) {
+        const auto page = fetchDuplicateGroups(ws, f, cursor, pageSize).result();
+        if (!page.ok())
+            return {QStringLiteral("ERROR ") + page.error->message};
+        for (const DuplicateGroup &g : page->groups)
+            rows << QStringLiteral("%1 %2 %3 [%4] %5 %6 %7")
+                        .arg(g.idemKey)
+                        .arg(g.size)
+                        .arg(g.live)
+                        .arg(g.tenantsText(QStringLiteral(",")), g.firstCreatedAt, g.lastCreatedAt, g.recordText());
+        if (!page->next)
+            break;
+        cursor = page->next;
+    }
+    return rows;
+}
+
 QStringList inconsistencies(Workspace &ws, int pageSize, const QString &keySubstring = {})
 {
     QStringList rows;
@@ -180,6 +219,8 @@ private slots:
     void queue();
     void windowScan_data() { queue_data(); }
     void windowScan();
+    void fullScan_data() { queue_data(); }
+    void fullScan();
     void payloadDiffUnit();
 };
 
@@ -376,6 +417,113 @@ void TestDuplicates::windowScan()
     const auto bad = fetchDuplicateGroups(ws, DuplicateFilter{}, DuplicateCursor{QStringLiteral("yesterday"), QString(), 0}, 10).result();
     QVERIFY(!bad.ok());
     QCOMPARE(bad.error->message, QStringLiteral("ticket: duplicate-groups cursor time \"yesterday\" is not ISO-8601"));
+}
+
+void TestDuplicates::fullScan()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    const QString err = seed(db);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    Workspace ws(db.config());
+
+    // Every filter: the one statement gives exactly the window scan's groups, field by field.
+    const QStringList unresolved{
+        QStringLiteral("k:g 2 2 [acme] 2026-01-01T00:08:20.000000Z 2026-01-01T00:08:30.000000Z NONE"),
+        QStringLiteral("k:d 2 2 [acme] 2026-01-01T00:08:20.000000Z 2026-01-01T00:08:30.000000Z FAILED"),
+        QStringLiteral("k:b 3 2 [globex,initech] 2026-01-01T00:05:00.000000Z 2026-01-01T00:05:20.000000Z PROCESSING"),
+        QStringLiteral("k:a 2 2 [acme] 2026-01-01T00:01:40.000000Z 2026-01-01T00:03:20.000000Z SUCCESS"),
+    };
+    QCOMPARE(fullScanRows(ws, DuplicateFilter{}), unresolved);
+    DuplicateFilter withResolved;
+    withResolved.includeResolved = true;
+    DuplicateFilter window;
+    window.createdFrom = parseUtcMicros(QStringLiteral("2026-01-01T00:05:00Z"));
+    window.createdTo = parseUtcMicros(QStringLiteral("2026-01-01T00:08:25Z"));
+    DuplicateFilter tenant;
+    tenant.tenant = QStringLiteral("initech");
+    DuplicateFilter sub;
+    sub.keySubstring = QStringLiteral(":g");
+    for (const DuplicateFilter &f : {DuplicateFilter{}, withResolved, window, tenant, sub})
+        QCOMPARE(fullScanRows(ws, f), windowScanRows(ws, f, 1));
+    QCOMPARE(fullScanRows(ws, withResolved).size(), 6);
+    QCOMPARE(fullScanRows(ws, window), QStringList{QStringLiteral("k:b 3 2 [globex,initech] 2026-01-01T00:05:00.000000Z "
+                                                                 "2026-01-01T00:05:20.000000Z PROCESSING")});
+
+    // After a page of the window scan: the rest, neither skipped nor repeated — after a
+    // keyset cursor (k:g and k:d tie on their last creation time) and after a budget cursor.
+    const auto one = fetchDuplicateGroups(ws, DuplicateFilter{}, std::nullopt, 1).result();
+    QVERIFY(one.ok() && one->next);
+    QCOMPARE(one->next->idemKey, QStringLiteral("k:g"));
+    QCOMPARE(fullScanRows(ws, DuplicateFilter{}, one->next), unresolved.mid(1));
+    QCOMPARE(fullScanRows(ws, DuplicateFilter{}, DuplicateCursor{QStringLiteral("2026-01-01T00:08:30Z"), QString(), 0}),
+             unresolved.mid(2));
+    const auto all = fetchAllDuplicateGroups(ws, DuplicateFilter{}).result();
+    QVERIFY(all.ok());
+    QVERIFY(!all->next);
+    QCOMPARE(all->windows, 0);
+    QCOMPARE(all->newestAt, QStringLiteral("2026-01-01T00:10:00.000000Z"));
+    QCOMPARE(all->scannedTo, all->oldestAt);
+    QCOMPARE(all->progress(), 1.0);
+
+    // The independent whole-table GROUP BY (default schema) names the same keys.
+    if (!db.isShop()) {
+        QString error;
+        QStringList keys = db.adminQueryColumn(QStringLiteral("SELECT idem_key FROM ticket WHERE idem_key IS NOT NULL GROUP BY idem_key HAVING COUNT(*) > 1 "
+                                                              "AND SUM(CASE WHEN status = 'CANCELLED' THEN 0 ELSE 1 END) > 1"),
+                                               &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        keys.sort();
+        QCOMPARE(keys, (QStringList{QStringLiteral("k:a"), QStringLiteral("k:b"), QStringLiteral("k:d"), QStringLiteral("k:g")}));
+    }
+
+    // 1,100 more groups: tenants and record statuses are read 1,000 keys at a time.
+    QVector<TicketSpec> tickets;
+    QVector<RecordSpec> records;
+    for (int i = 0; i < 1100; ++i) {
+        for (int n = 0; n < 2; ++n) {
+            TicketSpec t;
+            t.id = 1000 + 2 * i + n;
+            t.key = QStringLiteral("bulk:%1").arg(i, 4, 10, QLatin1Char('0'));
+            t.tenant = n == 0 ? QStringLiteral("acme") : QStringLiteral("t%1").arg(i);
+            t.title = QStringLiteral("T");
+            t.status = QStringLiteral("OPEN");
+            t.payload = QStringLiteral("{}");
+            t.created = ts(db, 2000 + i);
+            tickets << t;
+        }
+        RecordSpec r;
+        r.key = QStringLiteral("bulk:%1").arg(i, 4, 10, QLatin1Char('0'));
+        r.status = QString::number(i % 3);
+        r.updated = ts(db, 1);
+        r.expire = ts(db, 9000);
+        records << r;
+    }
+    const QString inserted = insertTickets(db, tickets) + insertRecords(db, records);
+    QVERIFY2(inserted.isEmpty(), qPrintable(inserted));
+    DuplicateFilter bulk;
+    bulk.keySubstring = QStringLiteral("bulk:");
+    const QStringList rows = fullScanRows(ws, bulk);
+    QCOMPARE(rows.size(), 1100);
+    QCOMPARE(rows.first(), QStringLiteral("bulk:1099 2 2 [acme,t1099] 2026-01-01T00:51:39.000000Z 2026-01-01T00:51:39.000000Z SUCCESS"));
+    QCOMPARE(rows.at(99), QStringLiteral("bulk:1000 2 2 [acme,t1000] 2026-01-01T00:50:00.000000Z 2026-01-01T00:50:00.000000Z SUCCESS"));
+    QCOMPARE(rows.at(100), QStringLiteral("bulk:0999 2 2 [acme,t999] 2026-01-01T00:49:59.000000Z 2026-01-01T00:49:59.000000Z PROCESSING"));
+    QCOMPARE(rows.last(), QStringLiteral("bulk:0000 2 2 [acme,t0] 2026-01-01T00:33:20.000000Z 2026-01-01T00:33:20.000000Z PROCESSING"));
+    QCOMPARE(rows, windowScanRows(ws, bulk, 500));
+
+    // A malformed cursor is a clear error; a cancelled token runs nothing.
+    QCOMPARE(fullScanRows(ws, DuplicateFilter{}, DuplicateCursor{QStringLiteral("yesterday"), QString(), 0}),
+             QStringList{QStringLiteral("ERROR ticket: duplicate-groups cursor time \"yesterday\" is not ISO-8601")});
+    const CancelToken token = CancelToken::create();
+    token.cancel();
+    Outcome<DuplicatePage> cancelled = Outcome<DuplicatePage>::success({});
+    {
+        const CancelScope scope(token);
+        cancelled = fetchAllDuplicateGroups(ws, DuplicateFilter{}).result();
+    }
+    QVERIFY(!cancelled.ok());
+    QCOMPARE(cancelled.error->kind, DbError::Kind::Cancelled);
 }
 
 void TestDuplicates::payloadDiffUnit()

@@ -10,6 +10,8 @@
 #include "MarkRules.h"
 
 #include <QAbstractItemModelTester>
+#include <QSemaphore>
+#include <QSignalSpy>
 #include <QTest>
 
 using namespace triage;
@@ -40,6 +42,7 @@ private slots:
     void duplicateGroups_data();
     void duplicateGroups();
     void duplicateFilters();
+    void duplicateScanStop();
     void compensations();
     void rulesTheDialogsUse();
 };
@@ -96,8 +99,8 @@ void TestModelsUiCompensation::duplicateGroups()
     model.refresh();
     QCOMPARE(loadAll(model), (QStringList{kGroupB, kGroupA}));
 
-    // The full scan on demand: page after page (a 1 ms budget stops each after one window)
-    // until the oldest ticket, announced start and end, progress reaching 1.
+    // The full scan on demand: after a window page (a 1 ms budget stops it after one
+    // window), every remaining group in one statement; announced start and end, progress 1.
     model.setScanBudgetMs(1);
     model.setPageSize(1); // the first page stops after group B
     QSignalSpy scanning(&model, &DuplicateGroupsModel::scanningAllChanged);
@@ -114,6 +117,51 @@ void TestModelsUiCompensation::duplicateGroups()
     QCOMPARE(progress.last().at(0).toDouble(), 1.0);
     model.scanAll(); // at the end: nothing to do
     QVERIFY(!model.isScanningAll());
+}
+
+void TestModelsUiCompensation::duplicateScanStop()
+{
+    TestDatabase db(QStringLiteral("sqlite"));
+    TRIAGE_REQUIRE_BACKEND(db);
+    const QString e = seedUiFixture(db);
+    QVERIFY2(e.isEmpty(), qPrintable(e));
+    Workspace ws(db.config());
+    DuplicateGroupsModel model(&ws);
+    QAbstractItemModelTester tester(&model);
+    model.setPageSize(1);
+    model.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(!model.isLoading(), 10000);
+    QCOMPARE(model.rowCount(), 1);
+
+    // The ticket worker is held busy, so the full scan's statement waits behind it; Stop
+    // cancels it there: nothing fails, the group shown stays, Scan all is offered again.
+    QSemaphore started, release;
+    auto busy = ws.worker(DbRole::Ticket).run<Done>([&](DbSession &) {
+        started.release();
+        release.acquire();
+        return Done{};
+    });
+    started.acquire();
+    QSignalSpy errors(&model, &DuplicateGroupsModel::errorOccurred);
+    model.scanAll();
+    QVERIFY(model.isScanningAll());
+    QVERIFY(model.isLoading());
+    model.stopScan();
+    QVERIFY(!model.isScanningAll());
+    release.release();
+    busy.waitForFinished();
+    QTRY_VERIFY_WITH_TIMEOUT(!model.isLoading(), 10000);
+    QCOMPARE(errors.count(), 0);
+    QCOMPARE(model.lastError(), QString());
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(model.group(0).idemKey, kGroupB);
+    QVERIFY(!model.atEnd());
+
+    // Scan all again: the rest arrives.
+    model.scanAll();
+    QTRY_VERIFY_WITH_TIMEOUT(model.atEnd() && !model.isLoading() && !model.isScanningAll(), 10000);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.group(1).idemKey, kGroupA);
 }
 
 void TestModelsUiCompensation::duplicateFilters()

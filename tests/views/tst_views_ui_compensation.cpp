@@ -24,6 +24,8 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QProgressBar>
+#include <QSemaphore>
 #include <QTest>
 
 using namespace triage;
@@ -132,7 +134,23 @@ void TestViewsUiCompensation::duplicatesCompensateAndMark()
         QVERIFY(!partial.findChild<QPushButton *>(QStringLiteral("scanFurtherButton"))->isHidden());
         partial.resize(1280, 400);
         QVERIFY(partial.grab().save(outputPath(QStringLiteral("duplicates-pane-partial.png"))));
+        // Scan all while the ticket worker is held busy: the one statement waits behind it, so
+        // the pane shows its busy state (looked at: duplicates-pane-scanning.png).
+        QSemaphore started, release;
+        auto busy = w.ws->worker(DbRole::Ticket).run<Done>([&](DbSession &) {
+            started.release();
+            release.acquire();
+            return Done{};
+        });
+        started.acquire();
         partial.findChild<QPushButton *>(QStringLiteral("scanAllButton"))->click();
+        QCOMPARE(partial.findChild<QLabel *>(QStringLiteral("scanText"))->text(),
+                 QStringLiteral("Scanning every remaining ticket in one statement (no progress until it ends; Stop cancels it)…"));
+        QVERIFY(!partial.findChild<QPushButton *>(QStringLiteral("stopScanButton"))->isHidden());
+        QCOMPARE(partial.findChild<QProgressBar *>(QStringLiteral("scanProgress"))->maximum(), 0);
+        QVERIFY(partial.grab().save(outputPath(QStringLiteral("duplicates-pane-scanning.png"))));
+        release.release();
+        busy.waitForFinished();
         QTRY_VERIFY_WITH_TIMEOUT(pm->atEnd() && !pm->isLoading() && !pm->isScanningAll(), 10000);
         QCOMPARE(modelKeys(pm), (QStringList{kGroupB, kGroupA}));
         QVERIFY(partial.findChild<QPushButton *>(QStringLiteral("stopScanButton"))->isHidden());
