@@ -452,9 +452,11 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
     // 6. Automatic resolutions of every open escalation (never one this run raises again): the
     //    visited keys as decided, the others (settled meanwhile, e.g. by an operator) as read now.
     {
-        const auto open = idem.run<QVector<Escalation>>([](DbSession &s) {
+        // A run limited to one biz_type (--biz-type) touches that biz_type's escalations only.
+        const auto open = idem.run<QVector<Escalation>>([bizType = o.bizType](DbSession &s) {
                                   EscalationQuery q;
                                   q.openOnly = true;
+                                  q.bizType = bizType;
                                   return escalation_sql::list(s, q);
                               })
                               .result();

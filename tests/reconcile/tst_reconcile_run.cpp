@@ -513,6 +513,13 @@ void TestReconcileRun::fourEyesProposes()
     const Outcome<MarkResult> approved = approveProposal(bob, 1, QStringLiteral("upstream shows ticket 501")).result();
     QVERIFY2(approved.ok() && approved->kind == MarkResult::Kind::Applied, approved.ok() ? qPrintable(approved->message) : "error");
     QCOMPARE(adminStatus(db, k("r4")), QStringLiteral("1"));
+    // A run limited to another biz_type leaves this biz_type's escalation alone.
+    ReconcileOptions otherBizType = options();
+    otherBizType.bizType = QStringLiteral("pay");
+    const ReconcileResult scoped = runReconcile(ws, client, otherBizType);
+    QVERIFY2(scoped.kind == ReconcileResult::Kind::Finished, qPrintable(scoped.message));
+    QCOMPARE(scoped.summary.resolved, 0);
+    QCOMPARE(openEscalations(ws), QStringList{QStringLiteral("r4 POLICY")});
     const ReconcileResult r3 = runReconcile(ws, client, options());
     QVERIFY2(r3.kind == ReconcileResult::Kind::Finished, qPrintable(r3.message));
     QCOMPARE(r3.summary.resolved, 1);
