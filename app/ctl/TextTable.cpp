@@ -2,7 +2,27 @@
 
 #include "TextEscape.h"
 
+#include <locale.h>
+#include <wchar.h>
+
 namespace triage::ctl {
+
+qsizetype TextTable::displayWidth(const QString &text)
+{
+    // glibc's wcwidth() (Unicode's East Asian Width and combining classes) under C.UTF-8,
+    // whatever the process's own locale (cron often runs with LANG unset, "C").
+    static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+    if (!utf8)
+        return text.size();
+    const locale_t previous = uselocale(utf8);
+    qsizetype width = 0;
+    for (const char32_t c : text.toUcs4()) {
+        const int w = wcwidth(static_cast<wchar_t>(c));
+        width += w < 0 ? 1 : w; // not printable: escaped before it gets here; count it as one
+    }
+    uselocale(previous);
+    return width;
+}
 
 TextTable::TextTable(QStringList headers) : m_headers(std::move(headers)), m_right(m_headers.size(), false) {}
 
@@ -30,7 +50,7 @@ QByteArray TextTable::render(const QString &indent) const
     QVector<qsizetype> width(m_headers.size(), 0);
     auto measure = [&](const QStringList &row) {
         for (int i = 0; i < row.size(); ++i)
-            width[i] = qMax(width[i], row[i].size());
+            width[i] = qMax(width[i], displayWidth(row[i]));
     };
     measure(m_headers);
     for (const QStringList &r : m_rows)
@@ -42,10 +62,11 @@ QByteArray TextTable::render(const QString &indent) const
             if (i > 0)
                 s += QStringLiteral("  ");
             const bool last = i == row.size() - 1;
+            const QString pad(width[i] - displayWidth(row[i]), QLatin1Char(' '));
             if (m_right[i])
-                s += row[i].rightJustified(width[i]);
+                s += pad + row[i];
             else
-                s += last ? row[i] : row[i].leftJustified(width[i]);
+                s += last ? row[i] : row[i] + pad;
         }
         while (s.endsWith(QLatin1Char(' ')))
             s.chop(1);

@@ -11,6 +11,7 @@ namespace triage::ctl {
 /// columns separated by two spaces, no trailing blanks. Control characters in cells
 /// (NUL, ESC, newlines, tabs, …) are escaped by triage::escapeControlChars() ("\\n",
 /// "\\0", "\\u{001B}"), so one row stays one line and nothing reaches the terminal raw.
+/// Columns line up on a terminal with wide and combining characters too (displayWidth()).
 class TextTable {
 public:
     /// A table with these column headers.
@@ -25,6 +26,10 @@ public:
     QByteArray render(const QString &indent = QString()) const;
     /// `text` with control characters escaped (one display line; TextEscape.h).
     static QString oneLine(const QString &text);
+    /// Terminal columns `text` takes: 2 for each wide or full-width character (CJK, "ｂ"),
+    /// 0 for a combining mark (the accent of "e\u0301"), 1 for the rest (glibc's wcwidth()
+    /// under C.UTF-8, whatever the process's locale). Columns are padded by this width.
+    static qsizetype displayWidth(const QString &text);
 
 private:
     QStringList m_headers;

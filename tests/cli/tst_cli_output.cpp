@@ -58,6 +58,22 @@ private slots:
                                                                "xyz      7  line\\nbreak\n"
                                                                "q     1234\n"
                                                                "n\\0l     0  \\u{001B}[2J\\u{0007}\n"));
+
+        // Wide and combining characters: columns line up on the terminal, not by QChar count
+        // ("ｂｏｂ" is full-width: 6 columns; "José" spelled with a combining accent: 4; "审计": 4).
+        QCOMPARE(TextTable::displayWidth(QStringLiteral("\uFF42\uFF4F\uFF42")), 6);
+        QCOMPARE(TextTable::displayWidth(QStringLiteral("Jose\u0301")), 4);
+        QCOMPARE(TextTable::displayWidth(QStringLiteral("\u5BA1\u8BA1")), 4);
+        QCOMPARE(TextTable::displayWidth(QStringLiteral("alice")), 5);
+        TextTable w({QStringLiteral("OPERATOR"), QStringLiteral("N"), QStringLiteral("NOTE")});
+        w.alignRight(1);
+        w.addRow({QStringLiteral("\uFF42\uFF4F\uFF42"), QStringLiteral("1"), QStringLiteral("x")});
+        w.addRow({QStringLiteral("Jose\u0301"), QStringLiteral("22"), QStringLiteral("y")});
+        w.addRow({QStringLiteral("\u5BA1\u8BA1\u5458\u7532"), QStringLiteral("3"), QStringLiteral("z")});
+        QCOMPARE(QString::fromUtf8(w.render()), QStringLiteral("OPERATOR   N  NOTE\n"
+                                                               "\uFF42\uFF4F\uFF42     1  x\n"
+                                                               "Jose\u0301      22  y\n"
+                                                               "\u5BA1\u8BA1\u5458\u7532   3  z\n"));
     }
 
     void queueRowJson()
