@@ -37,7 +37,8 @@ public:
                            "policy freeze --reason TEXT  |  policy unfreeze --reason TEXT"),
             QStringLiteral(
                 "show: every row of triage_policy (name, value, who set it when and why, the console schema\n"
-                "version that wrote it, its version). set: NAME is biz.<biz_type>.<setting>, setting one of\n"
+                "version that wrote it, its version); the table format then lists the local INI's own\n"
+                "settings (--config), which only make the database's policy stricter. set: NAME is biz.<biz_type>.<setting>, setting one of\n"
                 "failed_evidence (upstream|ticket_absent), failed_evidence_max_age (s), money_moving\n"
                 "(true|false), reconcile (auto|escalate), reconcile_confirm_delay (s), review_sla_hours (h),\n"
                 "four_eyes (none or mark_success,mark_failed); or four_eyes_db_users (own|shared);\n"
@@ -145,7 +146,21 @@ private:
                          QStringLiteral("SCHEMA"), QStringLiteral("VERSION"), QStringLiteral("REASON")});
             for (const PolicyRow &r : *rows)
                 t.addRow(fields(r));
-            c.out.print(t.render() + countText(rows->size(), QStringLiteral("setting")).toUtf8() + '\n');
+            QByteArray out = t.render() + countText(rows->size(), QStringLiteral("setting")).toUtf8() + '\n';
+            // The local INI's settings are not rows of triage_policy, yet they bind this
+            // operator: shown so that a stricter local four_eyes is never a surprise.
+            const WorkspaceConfig config = ws.config();
+            if (!config.iniPolicyRows.isEmpty()) {
+                TextTable local({QStringLiteral("NAME"), QStringLiteral("VALUE")});
+                for (auto it = config.iniPolicyRows.cbegin(); it != config.iniPolicyRows.cend(); ++it)
+                    local.addRow({it.key(), it.value()});
+                out += QStringLiteral("\nLocal settings in %1 (this operator's console and CLI only; they make the "
+                                      "database's policy stricter, never weaker):\n")
+                           .arg(config.sourceFile)
+                           .toUtf8()
+                    + local.render();
+            }
+            c.out.print(out);
             break;
         }
         }

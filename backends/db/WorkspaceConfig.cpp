@@ -201,6 +201,7 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
         }
         const BizPolicy ini = bizPolicyFromRows(iniRows, name);
         c.iniPolicy.insert(name, ini);
+        c.iniPolicyRows.insert(iniRows);
         s.endGroup();
         c.bizTypes.insert(name, b);
     }

@@ -29,6 +29,10 @@ struct WorkspaceConfig {
     /// only make the database's policy stricter (effectiveBizPolicy(), DESIGN.md §8 "Safety
     /// policy").
     QMap<QString, BizPolicy> iniPolicy;
+    /// The same settings as policy rows, name → canonical value ("biz.pay.four_eyes" →
+    /// "mark_success"), in the INI's own words: what `triagectl policy show` lists beside the
+    /// database's rows.
+    QMap<QString, QString> iniPolicyRows;
     /// Upstream query APIs by biz_type (only biz types with upstream_query_url; see
     /// upstreamConfigFor() for the upstream_* keys of [biz.<biz_type>]).
     QMap<QString, UpstreamConfig> upstreams;

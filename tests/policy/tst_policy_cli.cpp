@@ -165,6 +165,21 @@ void TestPolicyCli::iniOnlyStricter()
     for (const char *k : {"ticket:create:acme:s1", "ticket:create:acme:s2", "ticket:create:acme:s3"})
         TRIAGE_OK(insertRecord(db, QString::fromLatin1(k), 0, 3600));
 
+    // policy show lists the local INI's settings under the database's rows (the table
+    // format), so a stricter local setting is never invisible.
+    const QString fourEyes = ini("four-eyes.ini", "[biz.ticket_create]\nfailed_evidence = upstream\nfour_eyes = mark_success, mark_failed\n");
+    RUN_EXIT(localShow, 0, QStringList{QStringLiteral("--config"), fourEyes} + ctlDbArgs(db) + QStringList{QStringLiteral("policy"), QStringLiteral("show")});
+    QVERIFY2(localShow.out.endsWith(QStringLiteral("\nLocal settings in %1 (this operator's console and CLI only; they make the database's "
+                                                   "policy stricter, never weaker):\n"
+                                                   "NAME                               VALUE\n"
+                                                   "biz.ticket_create.failed_evidence  upstream\n"
+                                                   "biz.ticket_create.four_eyes        mark_success,mark_failed\n")
+                                        .arg(fourEyes)
+                                        .toUtf8()),
+             localShow.out.constData());
+    RUN_EXIT(noLocal, 0, ctlDbArgs(db) + QStringList{QStringLiteral("policy"), QStringLiteral("show")});
+    QVERIFY2(!noLocal.out.contains("Local settings"), noLocal.out.constData());
+
     // The database says ticket_absent: the mark is allowed, unless the local INI says the
     // stricter upstream for this operator.
     RUN_EXIT(set, 0, ctlDbArgs(db) + who + QStringList{QStringLiteral("policy"), QStringLiteral("set"),
