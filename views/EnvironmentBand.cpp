@@ -117,7 +117,7 @@ EnvironmentBand::EnvironmentBand(Workspace *workspace, QWidget *parent) : QFrame
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(10, 4, 10, 4);
     layout->setSpacing(14);
-    m_label = new QLabel(environmentLabel(config.environment, config.profileName), this);
+    m_label = new QLabel(triage::environmentLabel(config.environment, config.profileName), this);
     m_label->setObjectName(QStringLiteral("environmentLabel"));
     QFont bold = m_label->font();
     bold.setBold(true);

@@ -67,7 +67,7 @@ private:
 /// The coloured band at the top of the main window (hidden without an environment): the
 /// environment and profile ("PRODUCTION — shop-prod", object name "environmentLabel"), the
 /// write state ("read-only: switch writes on to change anything", "writes on", "read-only
-/// (--read-only)"; object name "writeStateLabel"), and, while production keeps writes off
+/// (--read-only or read_only = true)"; object name "writeStateLabel"), and, while production keeps writes off
 /// (WorkspaceConfig::writesLocked), "Switch writes on…" (object name "unlockWritesButton"),
 /// which opens an UnlockWritesDialog.
 class EnvironmentBand : public QFrame {
