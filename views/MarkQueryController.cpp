@@ -90,8 +90,11 @@ void MarkQueryController::updateActions()
     m_header->markFailedButton()->setToolTip(failedWhy.isEmpty() ? QStringLiteral("PROCESSING \u2192 FAILED: confirmed no side effect "
                                                                         "(compare-and-set)")
                                                        : failedWhy);
-    m_header->readOnlyNote()->setText(readOnly ? QStringLiteral("Read-only workspace: queries are not recorded and nothing can be marked.")
-                                     : QString());
+    m_header->readOnlyNote()->setText(!readOnly ? QString()
+                                      : m_workspace && m_workspace->config().writesLocked
+                                      ? QStringLiteral("Production opens read-only: queries are not recorded and nothing can be "
+                                                       "marked until writes are switched on in the band at the top.")
+                                      : QStringLiteral("Read-only workspace: queries are not recorded and nothing can be marked."));
     m_header->readOnlyNote()->setVisible(readOnly);
 }
 
