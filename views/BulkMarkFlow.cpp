@@ -4,6 +4,7 @@
 #include "BulkMarkReportDialog.h"
 #include "ClaimGuard.h"
 #include "ClaimQuestion.h"
+#include "EnvironmentBand.h"
 #include "EscalationService.h"
 #include "KeyDetailView.h"
 #include "Log.h"
@@ -64,6 +65,7 @@ void confirmBulkMark(MainWindow *window, Workspace *workspace, QVector<KeyDetail
                   const QString me = claimOperator(*workspace, QString());
                   auto *dialog = new BulkMarkDialog(std::move(details), toStatus, claimsAskingFirst(keys, *claims, me, 0), window);
                   dialog->setAttribute(Qt::WA_DeleteOnClose);
+                  stampEnvironmentOn(dialog, workspace->config()); // DESIGN.md §5 "Environments"
                   QObject::connect(dialog, &QDialog::accepted, window, [window, workspace, dialog, claims, readAt, me] {
                       const QVector<MarkRequest> requests = dialog->requests(workspace->config().operatorName);
                       QStringList marked;
@@ -92,8 +94,10 @@ void confirmBulkMark(MainWindow *window, Workspace *workspace, QVector<KeyDetail
                                   r.reason += b->despiteNote();
                           runBulkMark(window, workspace, despite, {});
                       };
-                      QMessageBox *question = askBeforeBulkActingOnClaimedKeys(
-                          window, window, bulkClaimQuestionText(held, int(requests.size())), std::move(skip), std::move(all));
+                      QMessageBox *question = stampEnvironment(
+                          askBeforeBulkActingOnClaimedKeys(window, window, bulkClaimQuestionText(held, int(requests.size())),
+                                                           std::move(skip), std::move(all)),
+                          workspace->config());
                       emit window->bulkDialogOpened(question);
                   });
                   dialog->open();

@@ -1,5 +1,7 @@
 #include "DuplicatesPane.h"
 
+#include "EnvironmentBand.h"
+
 #include "ClaimQuestion.h"
 #include "CompensateDialog.h"
 #include "CompensationRules.h"
@@ -414,10 +416,11 @@ CompensateDialog *DuplicatesPane::openCompensateDialog(bool claimConfirmed)
         && claimAsksFirst(m_claim, claimOperator(*m_workspace, QString()), m_claimRead.isValid() ? m_claimRead.elapsed() : -1)) {
         // Acting on a key someone else holds asks first (DESIGN.md §8 "Claims"; the rule is claimAsksFirst()).
         if (!m_claimQuestion)
-            m_claimQuestion = askBeforeActingOnClaimedKey(this, this, m_detail->idemKey, *m_claim,
+            m_claimQuestion = stampEnvironment(askBeforeActingOnClaimedKey(this, this, m_detail->idemKey, *m_claim,
                                                           QStringLiteral("Compensate its extra tickets anyway?"),
                                                           QStringLiteral("compensation"), QStringLiteral("Compensate anyway\u2026"),
-                                                          [this] { openCompensateDialog(true); });
+                                                          [this] { openCompensateDialog(true); }),
+                                               m_workspace->config());
         return nullptr;
     }
     if (m_dialog)
@@ -425,6 +428,7 @@ CompensateDialog *DuplicatesPane::openCompensateDialog(bool claimConfirmed)
     auto *dialog = new CompensateDialog(m_workspace, m_runner, *m_detail, actionFor(*m_detail), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_dialog = dialog;
+    stampEnvironmentOn(dialog, m_workspace->config()); // DESIGN.md §5 "Environments"
     const QString key = m_detail->idemKey;
     connect(dialog, &CompensateDialog::runFinished, this, [this, key] {
         refresh();

@@ -1,12 +1,10 @@
 #include "MainWindow.h"
-
 #include "DeepLink.h"
-
 #include "CompensationsPane.h"
 #include "DuplicatesPane.h"
+#include "EnvironmentBand.h"
 #include "EscalationService.h"
 #include "IncidentView.h"
-
 #include "BizTypeCheck.h"
 #include "BulkMarkFlow.h"
 #include "BulkQueryDialog.h"
@@ -28,7 +26,6 @@
 #include "KeyDetail.h"
 
 #include <QVBoxLayout>
-
 #include <QAction>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -44,11 +41,9 @@
 #include <QToolBar>
 
 namespace triage {
-
 namespace {
 
-const QueueKind kQueues[] = {QueueKind::Unknown, QueueKind::InFlight, QueueKind::Failed, QueueKind::Succeeded,
-                             QueueKind::Escalated};
+const QueueKind kQueues[] = {QueueKind::Unknown, QueueKind::InFlight, QueueKind::Failed, QueueKind::Succeeded, QueueKind::Escalated};
 
 /// "demo workspace", or where the stores are ("postgresql://…/orders" when all share one).
 QString workspaceDescription(const WorkspaceConfig &c)
@@ -67,8 +62,11 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
 {
     setObjectName(QStringLiteral("mainWindow"));
     const WorkspaceConfig &config = workspace->config();
-    setWindowTitle(QStringLiteral("Triage Console \u2014 %1").arg(workspaceDescription(config)));
+    setWindowTitle(consoleWindowTitle(config, workspaceDescription(config)));
     resize(1400, 900);
+    // DESIGN.md §5 "Environments": the band above everything, also above the tool bar.
+    setMenuWidget(m_environmentBand = new EnvironmentBand(workspace, this));
+    connect(m_environmentBand, &EnvironmentBand::writesSwitchedOn, this, [this] { updateBulkBar(), refreshAll(); });
 
     // Tool bar: who we are looking at, go to key, refresh.
     auto *bar = addToolBar(QStringLiteral("Main"));

@@ -24,6 +24,7 @@ class BulkQueryDialog;
 class CompensationsPane;
 class ConnectionIndicator;
 class DuplicatesPane;
+class EnvironmentBand;
 class IncidentView;
 class KeyDetailView;
 class MessageBar;
@@ -148,6 +149,9 @@ public:
     Q_SIGNAL void freezeCheckFinished(const QString &text);
     /// How often the window re-reads the freeze (ms): 30 seconds.
     static constexpr int kFreezeRecheckMs = 30 * 1000;
+    /// The environment's band at the top (DESIGN.md §5 "Environments"; hidden without one).
+    /// Switching writes on from it re-enables the window's write actions.
+    EnvironmentBand *environmentBand() const { return m_environmentBand; }
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -177,6 +181,7 @@ private:
     MessageBar *m_configBar = nullptr;
     MessageBar *m_reconcileBar = nullptr;
     MessageBar *m_freezeBar = nullptr;
+    EnvironmentBand *m_environmentBand = nullptr;
     quint64 m_freezeCheck = 0; ///< generation of the latest freeze check (older answers are dropped)
     quint64 m_reconcileCheck = 0; ///< generation of the latest freshness check (older answers are dropped)
     QMap<int, QueuePane *> m_panes;

@@ -1,5 +1,7 @@
 #include "MarkQueryController.h"
 
+#include "EnvironmentBand.h"
+
 #include "AuditEntry.h"
 #include "ClaimQuestion.h"
 #include "DetailHeader.h"
@@ -88,8 +90,11 @@ void MarkQueryController::updateActions()
     m_header->markFailedButton()->setToolTip(failedWhy.isEmpty() ? QStringLiteral("PROCESSING \u2192 FAILED: confirmed no side effect "
                                                                         "(compare-and-set)")
                                                        : failedWhy);
-    m_header->readOnlyNote()->setText(readOnly ? QStringLiteral("Read-only workspace: queries are not recorded and nothing can be marked.")
-                                     : QString());
+    m_header->readOnlyNote()->setText(!readOnly ? QString()
+                                      : m_workspace && m_workspace->config().writesLocked
+                                      ? QStringLiteral("Production opens read-only: queries are not recorded and nothing can be "
+                                                       "marked until writes are switched on in the band at the top.")
+                                      : QStringLiteral("Read-only workspace: queries are not recorded and nothing can be marked."));
     m_header->readOnlyNote()->setVisible(readOnly);
 }
 
@@ -143,10 +148,11 @@ MarkDialog *MarkQueryController::openMarkDialog(RecordStatusCode toStatus, bool 
         // Acting on a key someone else holds asks first (DESIGN.md §8 "Claims"; the rule is claimAsksFirst()).
         if (m_claimQuestion)
             return nullptr;
-        m_claimQuestion = askBeforeActingOnClaimedKey(m_view, this, m_view->key(), *claim,
+        m_claimQuestion = stampEnvironment(askBeforeActingOnClaimedKey(m_view, this, m_view->key(), *claim,
                                                       QStringLiteral("Mark it %1 anyway?").arg(recordStatusName(toStatus)),
                                                       QStringLiteral("mark"), QStringLiteral("Mark anyway\u2026"),
-                                                      [this, toStatus] { openMarkDialog(toStatus, true); });
+                                                      [this, toStatus] { openMarkDialog(toStatus, true); }),
+                                           m_workspace->config());
         return nullptr;
     }
     auto *dialog = new MarkDialog(m_view->detail(), toStatus, m_workspace->config().operatorName, m_view);
@@ -155,6 +161,7 @@ MarkDialog *MarkQueryController::openMarkDialog(RecordStatusCode toStatus, bool 
         check && check->detail.idemKey == m_view->key() && check->recordedAt.isEmpty()
         && check->evidence.classification == UpstreamClass::Found && !check->evidence.foundObjects.isEmpty())
         dialog->addUpstreamObject(check->evidence.foundObjects.first());
+    stampEnvironmentOn(dialog, m_workspace->config()); // DESIGN.md §5 "Environments"
     connect(dialog, &QDialog::accepted, this, [this, dialog] { submitMark(dialog->request()); });
     dialog->open();
     return dialog;
@@ -238,6 +245,7 @@ QInputDialog *MarkQueryController::proposalReasonDialog(const ProposalRow &p, co
     dialog->setWindowTitle(QStringLiteral("%1 proposal %2").arg(verb).arg(p.id));
     dialog->setLabelText(label);
     dialog->setOkButtonText(verb);
+    stampEnvironmentOn(dialog, m_workspace->config());
     connect(dialog, &QInputDialog::textValueSelected, this, [this, id = p.id, doing, onReason](const QString &reason) {
         m_markBusy = true;
         updateActions();

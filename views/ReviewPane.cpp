@@ -1,6 +1,8 @@
 // The console's Review tab (DESIGN.md §8 "The Review view and the report").
 #include "ReviewPane.h"
 
+#include "EnvironmentBand.h"
+
 #include "CellDelegate.h"
 #include "ClaimQuestion.h"
 #include "EscalationService.h"
@@ -436,8 +438,9 @@ void ReviewPane::resolve(bool claimConfirmed)
     if (!claimConfirmed && claimAsksFirst(held, claimOperator(*m_workspace, QString()), m_readAt.isValid() ? m_readAt.elapsed() : -1)) {
         // Acting on something someone else holds asks first (DESIGN.md §8 "Claims"; the rule is claimAsksFirst()).
         if (!m_claimQuestion)
-            m_claimQuestion = askBeforeActingOnClaimedKey(this, this, e.idemKey, *held, tr("Resolve escalation %1 anyway?").arg(e.id),
-                                                          tr("resolution"), tr("Resolve anyway\u2026"), [this] { resolve(true); });
+            m_claimQuestion = stampEnvironment(askBeforeActingOnClaimedKey(this, this, e.idemKey, *held, tr("Resolve escalation %1 anyway?").arg(e.id),
+                                                          tr("resolution"), tr("Resolve anyway\u2026"), [this] { resolve(true); }),
+                                               m_workspace->config());
         return;
     }
     bool ok = false;

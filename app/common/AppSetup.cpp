@@ -7,6 +7,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QStandardPaths>
 
 #include <spdlog/sinks/rotating_file_sink.h>
@@ -70,6 +71,9 @@ QList<QCommandLineOption> workspaceOptions()
         {QStringLiteral("ticket-db"), QStringLiteral("Ticket (business) database URL."), QStringLiteral("URL")},
         {QStringLiteral("operator"), QStringLiteral("Operator name recorded on audit rows (default: the OS user)."), QStringLiteral("NAME")},
         {QStringLiteral("read-only"), QStringLiteral("Disable every write action.")},
+        {QStringLiteral("environment"),
+         QStringLiteral("production, staging or development (overrides [console] environment)."),
+         QStringLiteral("NAME")},
         {QStringLiteral("verbose"), QStringLiteral("Log debug messages to stderr.")},
     };
 }
@@ -149,6 +153,19 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
     }
     if (parser.isSet(QStringLiteral("read-only")))
         config.readOnly = true;
+    if (parser.isSet(QStringLiteral("environment"))) {
+        const QString v = parser.value(QStringLiteral("environment"));
+        const std::optional<Environment> env = environmentFromName(v);
+        if (!env) {
+            *error = QStringLiteral("--environment \"%1\": use %2").arg(v, environmentChoices());
+            return std::nullopt;
+        }
+        config.environment = *env;
+    }
+    // Without a config file (only --*-db URLs) the profile is named after the ticket
+    // database (DESIGN.md §5 "Environments").
+    if (config.profileName.isEmpty())
+        config.profileName = QFileInfo(config.ticket.database).completeBaseName();
     return config;
 }
 

@@ -21,7 +21,7 @@ void setupLogging(const QString &appName, bool verbose);
 
 /// The global options shared by triage-console and triagectl (DESIGN.md §5): --config,
 /// --demo, --demo-reset, --idempotency-db, --intent-db, --ticket-db, --operator,
-/// --read-only, --verbose.
+/// --read-only, --environment, --verbose.
 QList<QCommandLineOption> workspaceOptions();
 
 /// Registers workspaceOptions() on `parser`.
@@ -33,7 +33,8 @@ void addWorkspaceOptions(QCommandLineParser &parser);
 /// DemoWorkspace::ensure()). A configuration that names only some of the three
 /// connections is an error. Returns nullopt with `*error` set (exit code 1) on a usage or
 /// configuration problem, or with `*dbError` set (exit code 2) when the demo cannot be
-/// created.
+/// created. --environment NAME overrides the file's environment (an unknown name is a
+/// usage error); a workspace without a profile name is named after its ticket database.
 std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &parser, bool demoByDefault,
                                                     QString *error, bool *dbError = nullptr);
 

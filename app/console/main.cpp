@@ -162,6 +162,7 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(line));
         return dbError ? 2 : 1;
     }
+    applyEnvironmentStart(*config); // DESIGN.md §5 "Environments": production opens read-only
     if (parser.isSet(screenshotAction) && parser.value(screenshotAction) != QLatin1String("query")) {
         std::fprintf(stderr, "triage-console: --screenshot-action must be \"query\"\n");
         return 1;

@@ -32,7 +32,9 @@ QList<QCommandLineOption> globalOptions()
                                   QStringLiteral("FORMAT"), QStringLiteral("table"))
             << QCommandLineOption(QStringLiteral("limit"),
                                   QStringLiteral("At most N rows (default 100; reconcile: all; 0 = no limit)."),
-                                  QStringLiteral("N"), QStringLiteral("100"));
+                                  QStringLiteral("N"), QStringLiteral("100"))
+            << QCommandLineOption(QStringLiteral("production"),
+                                  QStringLiteral("Allow writing commands on a production workspace."));
     return options;
 }
 
@@ -160,7 +162,8 @@ QString Triagectl::helpText() const
         "  2  connection or database error, including missing privileges (the message names the store)\n"
         "  3  conflict: someone else's change wins (a compare-and-set matched no row, or the\n"
         "     compensation already exists)\n"
-        "  4  refused by a safety rule, including --read-only for every writing command and a\n"
+        "  4  refused by a safety rule, including --read-only for every writing command, a writing\n"
+        "     command on a production workspace without --production, and a\n"
         "     database whose console schema is newer than this build's;\n"
         "     doctor: an index the queues need is missing (1: the mapping does not match)\n"
         "  5  upstream unusable or timed out (query), or a compensation left UNKNOWN\n"
@@ -288,6 +291,15 @@ int Triagectl::run(const QStringList &arguments)
         m_output.message(QStringLiteral("%1 writes to the databases: refused in read-only mode (--read-only or read_only=true)")
                              .arg(command->spec().name));
         return ExitRefused;
+    }
+    // DESIGN.md §5 "Environments": writing to production is stated on the command line.
+    if (command->spec().writes && !command->dryRun(m_parser)) {
+        const QString refusal = productionWriteRefusal(config->environment, config->profileName, command->spec().name,
+                                                       m_parser.isSet(QStringLiteral("production")));
+        if (!refusal.isEmpty()) {
+            m_output.message(refusal);
+            return ExitRefused;
+        }
     }
 
     Workspace workspace(*config);

@@ -17,6 +17,24 @@ Workspace::Workspace(WorkspaceConfig config, QObject *parent) : QObject(parent),
     }
 }
 
+Workspace::Unlock Workspace::unlockWrites(const QString &typedName)
+{
+    if (!m_config.writesLocked)
+        return Unlock::NotLocked;
+    const auto log = logger("db");
+    if (!writesUnlockAccepted(typedName, m_config.profileName)) {
+        log->warn("writes stay off on the {} workspace \"{}\": the name typed by {} is not the profile's name",
+                  environmentName(m_config.environment).toStdString(), m_config.profileName.toStdString(),
+                  m_config.operatorName.toStdString());
+        return Unlock::WrongName;
+    }
+    m_config.writesLocked = false;
+    m_config.readOnly = false;
+    log->warn("writes switched on for the {} workspace \"{}\" by {}", environmentName(m_config.environment).toStdString(),
+              m_config.profileName.toStdString(), m_config.operatorName.toStdString());
+    return Unlock::Unlocked;
+}
+
 Workspace::~Workspace()
 {
     // Nothing may outlive what it uses (DESIGN.md §3). Members are destroyed in

@@ -33,6 +33,20 @@ public:
     const WorkspaceConfig &config() const { return m_config; }
     DbWorker &worker(DbRole role);
 
+    /// What unlockWrites() did.
+    enum class Unlock {
+        Unlocked,  ///< writes are on from now on (logged: environment, profile, operator)
+        WrongName, ///< the typed text is not the profile's name exactly: still read-only
+        NotLocked, ///< nothing to unlock (not a production lock: writes already on, or --read-only)
+    };
+    /// Switches a production workspace's writes on (DESIGN.md §5 "Environments") when
+    /// `typedName` is exactly the profile's name (writesUnlockAccepted()) and the workspace
+    /// is read-only only because of the environment (WorkspaceConfig::writesLocked). Every
+    /// attempt is logged (logger "db"; never the typed text).
+    /// From the thread that owns the workspace, with no write in flight (the console's GUI
+    /// thread: writes are off until this returns Unlocked).
+    Unlock unlockWrites(const QString &typedName);
+
     /// How many extra workers bulkWorkers() holds per store.
     static constexpr int kBulkWorkers = 4;
     /// The extra workers of `role`'s store (kBulkWorkers, beside worker(role)), for bulk runs

@@ -39,6 +39,14 @@ BizTypeConfig WorkspaceConfig::bizType(const QString &name) const
     return d;
 }
 
+void applyEnvironmentStart(WorkspaceConfig &config)
+{
+    if (environmentStartsReadOnly(config.environment) && !config.readOnly) {
+        config.readOnly = true;
+        config.writesLocked = true;
+    }
+}
+
 int configFileInt(const WorkspaceConfig &config, const QString &key, int fallback, int min)
 {
     if (config.sourceFile.isEmpty() || !QFileInfo::exists(config.sourceFile))
@@ -121,6 +129,20 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
         if (!yes.contains(v) && !no.contains(v))
             return fail(QStringLiteral("[console] read_only must be true or false, not \"%1\"").arg(v));
         c.readOnly = yes.contains(v);
+    }
+    // DESIGN.md §5 "Environments": the key table checked the spelling already.
+    if (s.contains(QStringLiteral("console/environment"))) {
+        const QString v = s.value(QStringLiteral("console/environment")).toString();
+        const std::optional<Environment> env = environmentFromName(v);
+        if (!env)
+            return fail(QStringLiteral("[console] environment: must be %1, not \"%2\"").arg(environmentChoices(), v.trimmed()));
+        c.environment = *env;
+    }
+    {
+        const QVariant name = s.value(QStringLiteral("console/name"));
+        c.profileName = (name.typeId() == QMetaType::QStringList ? name.toStringList().join(QStringLiteral(", ")) : name.toString()).trimmed();
+        if (c.profileName.isEmpty())
+            c.profileName = info.completeBaseName();
     }
     if (s.contains(QStringLiteral("console/processing_timeout"))) {
         bool ok = false;

@@ -4,6 +4,7 @@
 #include "CompensationConfig.h"
 #include "SafetyPolicy.h"
 #include "ConnectionProfile.h"
+#include "Environment.h"
 #include "SchemaSql.h"
 #include "UpstreamConfig.h"
 
@@ -57,6 +58,17 @@ struct WorkspaceConfig {
     QString sourceFile;
     /// The line of each section header of `sourceFile` ("biz.ticket_create" → 12), for messages.
     QMap<QString, int> sectionLines;
+    /// `[console] environment` or `--environment NAME` (DESIGN.md §5 "Environments");
+    /// None when neither is given. The demo workspace is Development.
+    Environment environment = Environment::None;
+    /// The profile's name (`[console] name`; default: the config file's base name without
+    /// its extension, "demo" for the demo workspace): shown beside the environment and typed
+    /// to switch a production workspace's writes on.
+    QString profileName;
+    /// True while the workspace is read-only only because it is production (the console's
+    /// start rule, applyEnvironmentStart()): Workspace::unlockWrites() may switch writes on.
+    /// False when read-only was asked for (--read-only, read_only = true).
+    bool writesLocked = false;
 
     const ConnectionProfile &profile(DbRole role) const;
     ConnectionProfile &profile(DbRole role);
@@ -104,6 +116,10 @@ struct WorkspaceConfig {
 private:
     QMap<int, bool> m_set;
 };
+
+/// The console's start rule (environmentStartsReadOnly()): a production workspace that is
+/// not read-only already becomes read-only with `writesLocked` set; any other is left alone.
+void applyEnvironmentStart(WorkspaceConfig &config);
 
 /// An integer setting of `config`'s file; `key` is "section/name" ("console/live_poll_seconds",
 /// "biz.refund/review_sla_hours"). Its value when it reads as an integer >= `min`, else

@@ -158,6 +158,8 @@ WorkspaceConfig DemoWorkspace::config()
     WorkspaceConfig c = WorkspaceConfig::sqliteWorkspace(path());
     c.bizTypes = demoBizTypes();
     c.isDemo = true;
+    c.environment = Environment::Development; // DESIGN.md §5 "Environments"
+    c.profileName = QStringLiteral("demo");
     c.upstreamsOnDemand = c.bizTypes.keys();
     // Payments and refunds move money: their reconcile policy defaults to escalate.
     c.moneyMovingWithoutFile = {QStringLiteral("payment_capture"), QStringLiteral("refund_issue")};

@@ -176,6 +176,11 @@ const QList<ConfigKey> &configKeys()
         op.max = 64; // triage_audit.operator is VARCHAR(64)
         k << op;
         k << key(S::Console, "read_only", K::Bool);
+        // DESIGN.md §5 "Environments": read by WorkspaceConfig.cpp
+        k << choice(S::Console, "environment", {QStringLiteral("production"), QStringLiteral("staging"), QStringLiteral("development")});
+        ConfigKey profileName = key(S::Console, "name", K::Text);
+        profileName.max = 64;
+        k << profileName;
         k << integer(S::Console, "processing_timeout", 1, INT_MAX, "seconds");
         k << integer(S::Console, "reconcile_expected_every", 1, INT_MAX, "seconds"); // backends/reconcile/ReconcileConfig.cpp
         k << key(S::Console, "review_time_zone", K::TimeZone); // backends/reconcile/ReconcileConfig.cpp (the daily review)

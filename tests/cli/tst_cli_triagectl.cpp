@@ -748,9 +748,11 @@ void TstCliTriagectl::demoWorkspace()
         "  --ticket-db URL       Ticket (business) database URL.\n" \
         "  --operator NAME       Operator name recorded on audit rows (default: the OS user).\n" \
         "  --read-only           Disable every write action.\n" \
+        "  --environment NAME    production, staging or development (overrides [console] environment).\n" \
         "  --verbose             Log debug messages to stderr.\n" \
         "  --format FORMAT       Output format: table (default), json or csv.\n" \
-        "  --limit N             At most N rows (default 100; reconcile: all; 0 = no limit).\n"
+        "  --limit N             At most N rows (default 100; reconcile: all; 0 = no limit).\n" \
+        "  --production          Allow writing commands on a production workspace.\n"
 
 void TstCliTriagectl::helpListsCommands()
 {
@@ -822,7 +824,8 @@ void TstCliTriagectl::helpListsCommands()
         "  2  connection or database error, including missing privileges (the message names the store)\n"
         "  3  conflict: someone else's change wins (a compare-and-set matched no row, or the\n"
         "     compensation already exists)\n"
-        "  4  refused by a safety rule, including --read-only for every writing command and a\n"
+        "  4  refused by a safety rule, including --read-only for every writing command, a writing\n"
+        "     command on a production workspace without --production, and a\n"
         "     database whose console schema is newer than this build's;\n"
         "     doctor: an index the queues need is missing (1: the mapping does not match)\n"
         "  5  upstream unusable or timed out (query), or a compensation left UNKNOWN\n"

@@ -289,13 +289,15 @@ void TstConfigFile::exampleUncommentedIsValid()
                                                      : body;
         ++uncommented;
     }
-    QCOMPARE(uncommented, 24); // every commented-out key= line of the example (four_eyes: 24)
+    QCOMPARE(uncommented, 26); // every commented-out key= line of the example (four_eyes: 24; environment, name: 26)
     QTemporaryDir dir;
     const QString path = writeIni(dir, lines.join(QLatin1Char('\n')).toUtf8());
     QString error;
     const auto c = WorkspaceConfig::fromIniFile(path, &error);
     QVERIFY2(c, qPrintable(error));
     QCOMPARE(c->operatorName, QStringLiteral("alice"));
+    QCOMPARE(c->environment, Environment::Production);
+    QCOMPARE(c->profileName, QStringLiteral("shop-prod"));
     QCOMPARE(c->upstreams.value(QStringLiteral("ticket_create")).headers.size(), 2);
     QCOMPARE(c->compensations.value(QStringLiteral("ticket_create")).value(QStringLiteral("cancel_ticket")).bodyTemplate,
              QStringLiteral("{\"reason\":\"duplicate of {idem_key}\"}"));
