@@ -44,7 +44,8 @@ public:
     /// is read-only only because of the environment (WorkspaceConfig::writesLocked). Every
     /// attempt is logged (logger "db"; never the typed text).
     /// From the thread that owns the workspace, with no write in flight (the console's GUI
-    /// thread: writes are off until this returns Unlocked).
+    /// thread: writes are off until this returns Unlocked). Reads in flight on other threads
+    /// see the flags before or after, never torn (SharedFlag).
     Unlock unlockWrites(const QString &typedName);
 
     /// How many extra workers bulkWorkers() holds per store.

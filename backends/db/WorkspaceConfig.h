@@ -6,6 +6,7 @@
 #include "ConnectionProfile.h"
 #include "Environment.h"
 #include "SchemaSql.h"
+#include "SharedFlag.h"
 #include "UpstreamConfig.h"
 
 #include <QMap>
@@ -44,7 +45,7 @@ struct WorkspaceConfig {
     /// [intent.map], [ticket.map]; the default schema's names when absent.
     SchemaMap schema = SchemaMap::defaults();
     QString operatorName;                  ///< default: the OS user
-    bool readOnly = false;
+    SharedFlag readOnly = false;        ///< changes after start only by Workspace::unlockWrites()
     bool isDemo = false;
     /// biz_types whose query API starts on demand (the demo's upstream simulator, started
     /// by the console at start and by triagectl for `query`): they count as having an
@@ -68,7 +69,7 @@ struct WorkspaceConfig {
     /// True while the workspace is read-only only because it is production (the console's
     /// start rule, applyEnvironmentStart()): Workspace::unlockWrites() may switch writes on.
     /// False when read-only was asked for (--read-only, read_only = true).
-    bool writesLocked = false;
+    SharedFlag writesLocked = false;
 
     const ConnectionProfile &profile(DbRole role) const;
     ConnectionProfile &profile(DbRole role);
