@@ -69,11 +69,11 @@ bool readClaimSubject(const CommandContext &c, const QString &command, ClaimScop
     }
     *scope = ClaimScope::Key;
     *subject = c.args.value(0);
-    if (subject->isEmpty() || subject->size() > 255) {
+    if (subject->isEmpty()) { // no KEY at all
         c.out.usage(QStringLiteral("%1: a KEY of 1 to 255 characters").arg(command));
         return false;
     }
-    return true;
+    return keyArgumentOk(c, command, false);
 }
 
 QCommandLineOption despiteClaimOption()

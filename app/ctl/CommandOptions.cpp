@@ -268,4 +268,17 @@ std::unique_ptr<UpstreamSimulatorProcess> startDemoSimulator(Output &out)
     return simulator;
 }
 
+bool keyArgumentOk(const CommandContext &context, const QString &command, bool queueInstead)
+{
+    if (context.args.isEmpty())
+        return true;
+    const QString key = context.args.value(0);
+    if (!key.trimmed().isEmpty() && key.size() <= 255)
+        return true;
+    context.out.usage(QStringLiteral("%1: a KEY of 1 to 255 characters%2")
+                          .arg(command, queueInstead ? QStringLiteral(" (an empty KEY is not a queue: name one with --queue)") : QString()));
+    return false;
+}
+
+
 } // namespace triage::ctl

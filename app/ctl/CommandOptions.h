@@ -68,6 +68,12 @@ std::optional<EventKind> readEventKind(const CommandContext &context, const QStr
 /// The queue `queue` with the filters of queueFilterOptions(); nullopt after a usage message.
 std::optional<QueueRequest> readQueueRequest(const CommandContext &context, const QString &queue);
 
+/// Checks the KEY argument of `command` when one is given: 1 to 255 characters, not only
+/// blanks. False after a usage message ("mark: a KEY of 1 to 255 characters (an empty KEY
+/// is not a queue: name one with --queue)"). An empty KEY — a script's empty variable —
+/// never means "no KEY" (mark and query would otherwise act on a whole queue).
+bool keyArgumentOk(const CommandContext &context, const QString &command, bool queueInstead);
+
 /// Pages through `request` (keyset, `pageSize` rows per round trip) until `limit` rows
 /// (0 = all) or the end, appending to `*rows`; the first store error, if any.
 std::optional<DbError> fetchQueueRows(Workspace &workspace, const QueueRequest &request, int limit, int pageSize,

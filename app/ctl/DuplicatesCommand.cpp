@@ -104,6 +104,8 @@ public:
             issues += page->rows;
             after = page->nextRecordId;
         }
+        // --limit cut this section when more rows were found, or more records remain unread.
+        const bool moreIssues = c.limit > 0 && (issues.size() > c.limit || after.has_value());
         if (c.limit > 0 && issues.size() > c.limit)
             issues.resize(c.limit);
         QVector<RegeneratedKeyStep> regenerated;
@@ -117,6 +119,7 @@ public:
             regenerated += page->steps;
             rc = page->next;
         }
+        const bool moreRegenerated = c.limit > 0 && (regenerated.size() > c.limit || rc.has_value());
         if (c.limit > 0 && regenerated.size() > c.limit)
             regenerated.resize(c.limit);
 
@@ -178,12 +181,16 @@ public:
             for (const DuplicateInconsistency &x : std::as_const(issues))
                 ti.addRow({inconsistencyKindName(x.kind), x.idemKey, recordStatusName(x.recordStatus), x.ticketId.text(), x.detail});
             out += "\n" + ti.render()
-                + (countText(issues.size(), QStringLiteral("inconsistency"), QStringLiteral("inconsistencies")) + QLatin1Char('\n')).toUtf8();
+                + (countText(issues.size(), QStringLiteral("inconsistency"), QStringLiteral("inconsistencies"))
+                   + (moreIssues ? QStringLiteral("; --limit reached (--limit 0 lists all)") : QString()) + QLatin1Char('\n'))
+                      .toUtf8();
             TextTable tr({QStringLiteral("TASK_ID"), QStringLiteral("STEP_ID"), QStringLiteral("ATTEMPTS"), QStringLiteral("KEYS")});
             for (const RegeneratedKeyStep &x : std::as_const(regenerated))
                 tr.addRow({x.taskId, x.stepId, QString::number(x.attempts), x.keys.join(QLatin1Char(' '))});
             out += "\n" + tr.render()
-                + (countText(regenerated.size(), QStringLiteral("step"), QStringLiteral("steps")) + QStringLiteral(" with regenerated keys\n")).toUtf8();
+                + (countText(regenerated.size(), QStringLiteral("step"), QStringLiteral("steps")) + QStringLiteral(" with regenerated keys")
+                   + (moreRegenerated ? QStringLiteral("; --limit reached (--limit 0 lists all)") : QString()) + QLatin1Char('\n'))
+                      .toUtf8();
             c.out.print(out);
             break;
         }

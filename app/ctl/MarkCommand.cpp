@@ -179,6 +179,8 @@ public:
 
     int prepare(const CommandContext &c) override
     {
+        if (!keyArgumentOk(c, QStringLiteral("mark"), true))
+            return ExitUsage;
         if (!c.args.isEmpty())
             return ExitOk;
         m_queue = readQueueRequest(c, c.parser.value(QStringLiteral("queue")));

@@ -56,6 +56,8 @@ public:
         m_pauseAfter = c.parser.value(QStringLiteral("pause-after")).trimmed().toInt(&ok);
         if (!ok || m_pauseAfter < 0)
             return c.out.usage(QStringLiteral("--pause-after: a number of answers, 0 for never"));
+        if (!keyArgumentOk(c, QStringLiteral("query"), true))
+            return ExitUsage;
         if (!c.args.isEmpty())
             return ExitOk;
         m_queue = readQueueRequest(c, c.parser.value(QStringLiteral("queue")));

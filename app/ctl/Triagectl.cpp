@@ -277,7 +277,7 @@ int Triagectl::run(const QStringList &arguments)
 
     QString error;
     bool demoFailed = false;
-    const auto config = app::workspaceFromOptions(m_parser, false, &error, &demoFailed);
+    auto config = app::workspaceFromOptions(m_parser, false, &error, &demoFailed);
     if (!config) {
         if (demoFailed) {
             m_output.message(error);
@@ -301,6 +301,11 @@ int Triagectl::run(const QStringList &arguments)
             return ExitRefused;
         }
     }
+    // Without --production a production workspace is read-only for every command, not only
+    // those whose spec writes: incident create, review signoff and note, escalations resolve
+    // and the query's audit row write as a side of a command that mostly reads.
+    if (config->environment == Environment::Production && !m_parser.isSet(QStringLiteral("production")))
+        config->readOnly = true;
 
     Workspace workspace(*config);
     if (command->spec().checksMapping)

@@ -96,6 +96,26 @@ void TstProductionCli::writesNeedProduction()
              dry.describe().constData());
     QCOMPARE(stderrLines(dry), QStringList());
 
+    // Commands that write as a side of mostly reading are read-only there too: an incident
+    // is not created, the review not signed off (a trial found both written).
+    RUN_EXIT(incident, 4, prod + QStringList{QStringLiteral("incident"), QStringLiteral("create"), QStringLiteral("--title"),
+                                             QStringLiteral("x"), QStringLiteral("--from"), QStringLiteral("2026-12-01T00:00:00Z"),
+                                             QStringLiteral("--to"), QStringLiteral("2026-12-01T01:00:00Z")});
+    QVERIFY2(incident.err.contains("read-only mode: incidents cannot be changed"), incident.describe().constData());
+    RUN_EXIT(signoff, 4, prod + QStringList{QStringLiteral("review"), QStringLiteral("signoff")});
+    QVERIFY2(signoff.err.contains("read-only mode"), signoff.describe().constData());
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_audit WHERE action IN ('incident.create', 'review.signoff')")),
+             QStringList{QStringLiteral("0")});
+
+    // An empty KEY (a script's empty variable) is a usage error, never "the whole queue".
+    RUN_EXIT(emptyKey, 1, prod + QStringList{QStringLiteral("--production"), QStringLiteral("mark"), QString(), QStringLiteral("--to"),
+                                             QStringLiteral("success"), QStringLiteral("--reason"), QStringLiteral("testing empty key arg")});
+    QCOMPARE(stderrLines(emptyKey).value(0),
+             QStringLiteral("triagectl: mark: a KEY of 1 to 255 characters (an empty KEY is not a queue: name one with --queue)"));
+    RUN_EXIT(emptyQuery, 1, prod + QStringList{QStringLiteral("query"), QStringLiteral(" ")});
+    QCOMPARE(stderrLines(emptyQuery).value(0),
+             QStringLiteral("triagectl: query: a KEY of 1 to 255 characters (an empty KEY is not a queue: name one with --queue)"));
+
     // With --production (before or after the command) it runs.
     RUN_EXIT(claimed, 0, prod + QStringList{QStringLiteral("claim"), key, QStringLiteral("--production")});
     RUN_EXIT(held, 0, prod + QStringList{QStringLiteral("claims"), QStringLiteral("--format"), QStringLiteral("json")});

@@ -135,8 +135,18 @@ QStringList groupKeys(Workspace &ws, const DuplicateFilter &f, int pageSize, int
     return keys;
 }
 
-/// The groups of fetchAllDuplicateGroups() after `after`, each as "key size live tenants
-/// first last record"; one "ERROR …" line on failure.
+/// `g` as one line: "key size live [tenants] first last record".
+QString groupRow(const DuplicateGroup &g)
+{
+    return QStringLiteral("%1 %2 %3 [%4] %5 %6 %7")
+        .arg(g.idemKey)
+        .arg(g.size)
+        .arg(g.live)
+        .arg(g.tenantsText(QStringLiteral(",")), g.firstCreatedAt, g.lastCreatedAt, g.recordText());
+}
+
+/// The groups of fetchAllDuplicateGroups() after `after`, each as groupRow(); one
+/// "ERROR …" line on failure.
 QStringList fullScanRows(Workspace &ws, const DuplicateFilter &f, const std::optional<DuplicateCursor> &after = std::nullopt)
 {
     const auto page = fetchAllDuplicateGroups(ws, f, after).result();
@@ -144,11 +154,7 @@ QStringList fullScanRows(Workspace &ws, const DuplicateFilter &f, const std::opt
         return {QStringLiteral("ERROR ") + page.error->message};
     QStringList rows;
     for (const DuplicateGroup &g : page->groups)
-        rows << QStringLiteral("%1 %2 %3 [%4] %5 %6 %7")
-                    .arg(g.idemKey)
-                    .arg(g.size)
-                    .arg(g.live)
-                    .arg(g.tenantsText(QStringLiteral(",")), g.firstCreatedAt, g.lastCreatedAt, g.recordText());
+        rows << groupRow(g);
     return rows;
 }
 
@@ -162,11 +168,7 @@ QStringList windowScanRows(Workspace &ws, const DuplicateFilter &f, int pageSize
         if (!page.ok())
             return {QStringLiteral("ERROR ") + page.error->message};
         for (const DuplicateGroup &g : page->groups)
-            rows << QStringLiteral("%1 %2 %3 [%4] %5 %6 %7")
-                        .arg(g.idemKey)
-                        .arg(g.size)
-                        .arg(g.live)
-                        .arg(g.tenantsText(QStringLiteral(",")), g.firstCreatedAt, g.lastCreatedAt, g.recordText());
+            rows << groupRow(g);
         if (!page->next)
             break;
         cursor = page->next;
