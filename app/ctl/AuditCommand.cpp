@@ -35,12 +35,15 @@ public:
     {
         AuditQuery q;
         q.idemKey = c.parser.value(QStringLiteral("key"));
-        q.limit = c.limit;
+        q.limit = c.limit > 0 ? c.limit + 1 : 0; // one more: whether --limit cut the trail
         if (!readTimeOption(c, QStringLiteral("since"), &q.since))
             return ExitUsage;
-        const auto rows = readAudit(workspace, q).result();
+        auto rows = readAudit(workspace, q).result();
         if (!rows.ok())
             return c.out.dbFailure(*rows.error);
+        const bool cut = c.limit > 0 && rows->size() > c.limit;
+        if (cut)
+            rows.value->resize(c.limit);
         switch (c.out.format()) {
         case Format::Json: {
             QJsonArray a;
@@ -67,7 +70,10 @@ public:
             for (const AuditEntry &e : *rows)
                 table.addRow({e.at, e.operatorName, e.action, e.outcome, e.idemKey, e.reason});
             QByteArray out = table.render();
-            out += QStringLiteral("%1 audit row(s)\n").arg(rows->size()).toUtf8();
+            out += QStringLiteral("%1 audit row(s)%2\n")
+                       .arg(rows->size())
+                       .arg(cut ? QStringLiteral("; --limit reached: the oldest shown (--since TIME or --limit 0 for later rows)") : QString())
+                       .toUtf8();
             c.out.print(out);
             break;
         }

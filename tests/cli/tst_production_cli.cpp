@@ -135,6 +135,17 @@ void TstProductionCli::writesNeedProduction()
     QVERIFY2(stderrLines(viaOption).value(0).startsWith(QLatin1String("triagectl: claim writes to the databases of the production workspace \"")),
              viaOption.describe().constData());
 
+    // The audit trail is oldest first: a table cut by --limit says so (a trial looked for
+    // its latest rows among the oldest); a complete one does not.
+    RUN_EXIT(cutTrail, 0, prod + QStringList{QStringLiteral("audit"), QStringLiteral("--limit"), QStringLiteral("1")});
+    QVERIFY2(cutTrail.out.endsWith("\n1 audit row(s); --limit reached: the oldest shown (--since TIME or --limit 0 for later rows)\n"),
+             cutTrail.describe().constData());
+    RUN_EXIT(wholeTrail, 0, prod + QStringList{QStringLiteral("audit"), QStringLiteral("--limit"), QStringLiteral("0")});
+    const QStringList trailLines = QString::fromUtf8(wholeTrail.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(trailLines.last(), QStringLiteral("%1 audit row(s)").arg(trailLines.size() - 2)); // header and count
+    RUN_EXIT(exactTrail, 0, prod + QStringList{QStringLiteral("audit"), QStringLiteral("--limit"), QString::number(trailLines.size() - 2)});
+    QCOMPARE(exactTrail.out, wholeTrail.out);
+
     // --production on a workspace that is not production: accepted silently.
     RUN_EXIT(elsewhere, 0, dbArgs(db.url()) + QStringList{QStringLiteral("--production"), QStringLiteral("--operator"),
                                                           QStringLiteral("alice"), QStringLiteral("claim"), key});
