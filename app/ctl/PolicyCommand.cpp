@@ -151,11 +151,14 @@ private:
             // operator: shown so that a stricter local four_eyes is never a surprise.
             const WorkspaceConfig config = ws.config();
             if (!config.iniPolicyRows.isEmpty()) {
-                TextTable local({QStringLiteral("NAME"), QStringLiteral("VALUE")});
+                QHash<QString, QString> database;
+                for (const PolicyRow &r : *rows)
+                    database.insert(r.name, r.value);
+                TextTable local({QStringLiteral("NAME"), QStringLiteral("LOCAL"), QStringLiteral("DATABASE")});
                 for (auto it = config.iniPolicyRows.cbegin(); it != config.iniPolicyRows.cend(); ++it)
-                    local.addRow({it.key(), it.value()});
-                out += QStringLiteral("\nLocal settings in %1 (this operator's console and CLI only; they make the "
-                                      "database's policy stricter, never weaker):\n")
+                    local.addRow({it.key(), it.value(), database.value(it.key(), QStringLiteral("(not set)"))});
+                out += QStringLiteral("\nLocal settings in %1 (this operator's console and CLI only; where both are set, the "
+                                      "stricter of the two applies: the local file can tighten a rule, never loosen it):\n")
                            .arg(config.sourceFile)
                            .toUtf8()
                     + local.render();

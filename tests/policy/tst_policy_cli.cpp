@@ -169,11 +169,11 @@ void TestPolicyCli::iniOnlyStricter()
     // format), so a stricter local setting is never invisible.
     const QString fourEyes = ini("four-eyes.ini", "[biz.ticket_create]\nfailed_evidence = upstream\nfour_eyes = mark_success, mark_failed\n");
     RUN_EXIT(localShow, 0, QStringList{QStringLiteral("--config"), fourEyes} + ctlDbArgs(db) + QStringList{QStringLiteral("policy"), QStringLiteral("show")});
-    QVERIFY2(localShow.out.endsWith(QStringLiteral("\nLocal settings in %1 (this operator's console and CLI only; they make the database's "
-                                                   "policy stricter, never weaker):\n"
-                                                   "NAME                               VALUE\n"
-                                                   "biz.ticket_create.failed_evidence  upstream\n"
-                                                   "biz.ticket_create.four_eyes        mark_success,mark_failed\n")
+    QVERIFY2(localShow.out.endsWith(QStringLiteral("\nLocal settings in %1 (this operator's console and CLI only; where both are set, "
+                                                   "the stricter of the two applies: the local file can tighten a rule, never loosen it):\n"
+                                                   "NAME                               LOCAL                     DATABASE\n"
+                                                   "biz.ticket_create.failed_evidence  upstream                  (not set)\n"
+                                                   "biz.ticket_create.four_eyes        mark_success,mark_failed  (not set)\n")
                                         .arg(fourEyes)
                                         .toUtf8()),
              localShow.out.constData());
@@ -185,6 +185,9 @@ void TestPolicyCli::iniOnlyStricter()
     RUN_EXIT(set, 0, ctlDbArgs(db) + who + QStringList{QStringLiteral("policy"), QStringLiteral("set"),
                                                       QStringLiteral("biz.ticket_create.failed_evidence"), QStringLiteral("ticket_absent"),
                                                       QStringLiteral("--reason"), QStringLiteral("tickets always carry the key")});
+    // Both set: the local section shows the database's value beside the local one.
+    RUN_EXIT(bothShow, 0, QStringList{QStringLiteral("--config"), fourEyes} + ctlDbArgs(db) + QStringList{QStringLiteral("policy"), QStringLiteral("show")});
+    QVERIFY2(bothShow.out.contains("\nbiz.ticket_create.failed_evidence  upstream                  ticket_absent\n"), bothShow.out.constData());
     RUN_EXIT(strictMark, 4, mark(strict, QStringLiteral("ticket:create:acme:s1")));
     QVERIFY2(strictMark.out.contains("no proof of absence: no upstream answer is recorded"), strictMark.out.constData());
     RUN_EXIT(dbMark, 0, mark(QString(), QStringLiteral("ticket:create:acme:s1")));
