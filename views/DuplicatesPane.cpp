@@ -93,6 +93,7 @@ DuplicatesPane::DuplicatesPane(Workspace *workspace, const CompensationConfigs &
 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("groupsTable"));
+    m_table->setObjectName(QStringLiteral("groupsTable"));
     m_table->setModel(m_model);
     theme::setupTable(m_table);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);

@@ -299,10 +299,12 @@ void MainWindow::showIncident(qint64 from, qint64 to)
     m_queues->setCurrentWidget(m_incident);
 }
 
-void MainWindow::showReview()
+void MainWindow::showTab(QWidget *pane)
 {
-    m_queues->setCurrentWidget(m_review);
+    m_queues->setCurrentWidget(pane);
 }
+
+void MainWindow::showReview() { showTab(m_review); }
 
 void MainWindow::openKey(const QString &key)
 {

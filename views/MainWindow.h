@@ -87,6 +87,8 @@ public:
     ReviewPane *reviewPane() const { return m_review; }
     /// Makes the Review tab current (it loads the day's review when first shown).
     void showReview();
+    /// Makes `pane` (one of the tabs: reviewPane(), duplicatesPane(), …) the current tab.
+    void showTab(QWidget *pane);
     /// The Incident tab (a time window across every store, DESIGN.md §7).
     IncidentView *incidentView() const { return m_incident; }
     /// Makes the Incident tab current with the window [from, to) (µs, UTC) and loads it.

@@ -1,5 +1,7 @@
 #include "ScreenshotRunner.h"
 
+#include "DuplicateGroupsModel.h"
+#include "DuplicatesPane.h"
 #include "IncidentView.h"
 #include "ReviewModel.h"
 #include "ReviewPane.h"
@@ -67,6 +69,33 @@ void ScreenshotRunner::start()
             maybeShoot();
         });
     }
+    if (m_duplicates) {
+        DuplicatesPane *pane = m_window->duplicatesPane();
+        auto firstPage = [this, pane] {
+            if (m_duplicatesReady)
+                return;
+            m_duplicatesReady = true;
+            auto *table = pane->findChild<QTableView *>(QStringLiteral("groupsTable"));
+            if (table && pane->groupsModel()->rowCount() > 0) {
+                m_detailWanted = true;
+                m_detailReady = false;
+                m_waitingFor = QStringLiteral("the first duplicate-key group's tickets");
+                connect(pane, &DuplicatesPane::groupLoaded, this, [this] {
+                    m_detailReady = true;
+                    maybeShoot();
+                }, Qt::SingleShotConnection);
+                table->selectRow(0);
+                return;
+            }
+            maybeShoot();
+        };
+        connect(pane->groupsModel(), &DuplicateGroupsModel::pageLoaded, this, firstPage);
+        connect(pane->groupsModel(), &DuplicateGroupsModel::errorOccurred, this, [this, firstPage](const QString &message) {
+            m_dbError = message; // shown in the shot; exit 2
+            m_failedWhat = QStringLiteral("the Duplicate keys tab");
+            firstPage();
+        });
+    }
     if (m_incident)
         connect(m_window->incidentView(), &IncidentView::windowLoaded, this, [this] {
             IncidentView *view = m_window->incidentView();
@@ -108,7 +137,7 @@ void ScreenshotRunner::onPageLoaded()
         m_detailWanted = true;
         m_waitingFor = QStringLiteral("the detail of %1").arg(m_selectKey);
         m_window->openKey(m_selectKey);
-    } else if (pane->model()->rowCount() > 0 && !m_incident && !m_review) {
+    } else if (pane->model()->rowCount() > 0 && !m_incident && !m_review && !m_duplicates) {
         m_detailWanted = true;
         m_waitingFor = QStringLiteral("the detail of the first row");
         pane->selectRow(0);
@@ -161,6 +190,10 @@ void ScreenshotRunner::maybeShoot()
     }
     if (m_review && !m_reviewReady) {
         m_waitingFor = QStringLiteral("the Review tab's review");
+        return;
+    }
+    if (m_duplicates && !m_duplicatesReady) {
+        m_waitingFor = QStringLiteral("the Duplicate keys tab's first page");
         return;
     }
     if (!m_action.isEmpty() && m_detailWanted && (!m_actionDone || m_window->detailView()->isLoading()))

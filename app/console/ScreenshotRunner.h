@@ -32,6 +32,9 @@ public:
     /// besides the Unknown queue's first page, for ReviewPane::loaded() (then selects the first
     /// item shown and waits for its key's detail) or loadFailed() (the shot shows the error; exit 2).
     void setReviewTab(bool review) { m_review = review; }
+    /// Shoot the Duplicate keys tab once its first page is in, with the first group's
+    /// tickets side by side when there is one.
+    void setDuplicatesTab(bool duplicates) { m_duplicates = duplicates; }
     /// With setIncidentTab(): once the window is in, makes event row `row` of the Incident tab's
     /// list current (the replay panel's playhead) and waits for its "As of T" panel; -1: none.
     void setIncidentSelect(int row) { m_incidentSelect = row; }
@@ -64,6 +67,8 @@ private:
     bool m_pageReady = false;
     bool m_review = false;
     bool m_reviewReady = false;
+    bool m_duplicates = false;
+    bool m_duplicatesReady = false;
     bool m_countReady = false;
     bool m_detailWanted = false;
     bool m_detailReady = false;

@@ -15,6 +15,8 @@
 // No run is timed: the runner's own 60 s limit only turns a hang into a failure.
 
 #include "MainWindow.h"
+#include "DuplicatesPane.h"
+#include "DuplicateGroupsModel.h"
 #include "ModelTestUtil.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
@@ -25,7 +27,9 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QProcess>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -171,6 +175,42 @@ private slots:
             QCOMPARE(window.queuePane(QueueKind::Unknown)->model()->queueRow(0).idemKey, m_firstKey);
         }
         qInfo("200 console starts under CPU load in %lld ms", took.elapsed());
+    }
+
+    /// `--screenshot-tab duplicates` as main.cpp runs it, 10 times under CPU load: the shot
+    /// waits for the tab's first page and the first group's tickets, then exits 0.
+    void duplicatesTabShots()
+    {
+        const WorkspaceConfig config = steadyConfig(*m_db);
+        const QString shot = m_dir.filePath(QStringLiteral("duplicates.bmp"));
+        CpuLoad load;
+        for (int run = 1; run <= 10; ++run) {
+            Workspace workspace(config);
+            MainWindow window(&workspace);
+            window.resize(1400, 900);
+            window.showTab(window.duplicatesPane());
+            ScreenshotRunner runner(&window, shot, QString());
+            runner.setSettleDelay(0);
+            runner.setDuplicatesTab(true);
+            int exitCode = -1;
+            QString message;
+            QEventLoop loop;
+            connect(&runner, &ScreenshotRunner::finished, &loop, [&](int code, const QString &m) {
+                exitCode = code;
+                message = m;
+                loop.quit();
+            });
+            runner.start();
+            window.show();
+            loop.exec();
+            QVERIFY2(exitCode == 0, qPrintable(QStringLiteral("run %1: exit %2: %3").arg(run).arg(exitCode).arg(message)));
+            const DuplicateGroupsModel *groups = window.duplicatesPane()->groupsModel();
+            QVERIFY(groups->rowCount() > 0);
+            const auto *table = window.duplicatesPane()->findChild<QTableView *>(QStringLiteral("groupsTable"));
+            QVERIFY(table);
+            QCOMPARE(table->currentIndex().row(), 0);
+            QVERIFY(QFileInfo(shot).size() > 0);
+        }
     }
 
     /// 200 in-process runs of triagectl's `show` and `list` (Triagectl::run), then 12 of
