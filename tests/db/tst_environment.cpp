@@ -8,21 +8,15 @@
 
 #include <QFile>
 #include <QTemporaryDir>
+#include "IniFile.h"
+
 #include <QTest>
 
 using namespace triage;
 
 namespace {
 
-QString writeIni(const QTemporaryDir &dir, const QString &name, const QByteArray &content)
-{
-    const QString path = dir.filePath(name);
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return {};
-    f.write(content);
-    return path;
-}
+using triage::test::writeIni;
 
 } // namespace
 

@@ -16,6 +16,8 @@
 #include <QJsonObject>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
+#include "IniFile.h"
+
 #include <QTest>
 
 #include <cmath>
@@ -45,15 +47,7 @@ private:
     QByteArray m_old;
 };
 
-QString writeIni(const QTemporaryDir &dir, const QString &name, const QByteArray &content)
-{
-    const QString path = dir.filePath(name);
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return {};
-    f.write(content);
-    return path;
-}
+using triage::test::writeIni;
 
 } // namespace
 

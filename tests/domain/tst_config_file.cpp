@@ -8,6 +8,8 @@
 #include <QFile>
 #include <QRegularExpression>
 #include <QTemporaryDir>
+#include "IniFile.h"
+
 #include <QTest>
 
 using namespace triage;
@@ -16,12 +18,7 @@ namespace {
 
 QString writeIni(const QTemporaryDir &dir, const QByteArray &content)
 {
-    const QString path = dir.filePath(QStringLiteral("triage.ini"));
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return {};
-    f.write(content);
-    return path;
+    return triage::test::writeIni(dir, QStringLiteral("triage.ini"), content);
 }
 
 /// The error of loading `content`, with the file's path replaced by "P".

@@ -9,6 +9,8 @@
 #include <QNetworkReply>
 #include <QSettings>
 #include <QTemporaryDir>
+#include "IniFile.h"
+
 #include <QTest>
 
 using namespace triage;
@@ -20,12 +22,7 @@ namespace {
 
 QString writeIni(const QTemporaryDir &dir, const QString &text)
 {
-    const QString path = dir.filePath(QStringLiteral("triage.ini"));
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return {};
-    f.write(text.toUtf8());
-    return path;
+    return triage::test::writeIni(dir, QStringLiteral("triage.ini"), text.toUtf8());
 }
 
 UpstreamConfig cfg(NotFoundSignal nf = NotFoundSignal::EmptyResult, const QString &path = QStringLiteral("tickets"))

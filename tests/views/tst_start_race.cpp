@@ -82,6 +82,22 @@ WorkspaceConfig steadyConfig(const TestDatabase &db)
     return c;
 }
 
+/// Starts `runner` after the window's constructor and shows `window`, exactly as main.cpp
+/// does, and spins until the runner finishes: its exit code and message.
+std::pair<int, QString> shoot(ScreenshotRunner &runner, MainWindow &window)
+{
+    std::pair<int, QString> result{-1, QString()};
+    QEventLoop loop;
+    QObject::connect(&runner, &ScreenshotRunner::finished, &loop, [&](int code, const QString &m) {
+        result = {code, m};
+        loop.quit();
+    });
+    runner.start();
+    window.show();
+    loop.exec();
+    return result;
+}
+
 } // namespace
 
 class TestStartRace : public QObject {
@@ -138,17 +154,7 @@ private slots:
             window.resize(1400, 900);
             ScreenshotRunner runner(&window, shot, QString());
             runner.setSettleDelay(0);
-            int exitCode = -1;
-            QString message;
-            QEventLoop loop;
-            connect(&runner, &ScreenshotRunner::finished, &loop, [&](int code, const QString &m) {
-                exitCode = code;
-                message = m;
-                loop.quit();
-            });
-            runner.start(); // after the window's constructor, exactly as main.cpp does
-            window.show();
-            loop.exec();
+            const auto [exitCode, message] = shoot(runner, window);
             QVERIFY2(exitCode == 0, qPrintable(QStringLiteral("run %1: exit %2: %3").arg(run).arg(exitCode).arg(message)));
             // Every pane's count arrives too (the runner waits for the Unknown one only).
             QVERIFY2(QTest::qWaitFor(
@@ -192,17 +198,7 @@ private slots:
             ScreenshotRunner runner(&window, shot, QString());
             runner.setSettleDelay(0);
             runner.setDuplicatesTab(true);
-            int exitCode = -1;
-            QString message;
-            QEventLoop loop;
-            connect(&runner, &ScreenshotRunner::finished, &loop, [&](int code, const QString &m) {
-                exitCode = code;
-                message = m;
-                loop.quit();
-            });
-            runner.start();
-            window.show();
-            loop.exec();
+            const auto [exitCode, message] = shoot(runner, window);
             QVERIFY2(exitCode == 0, qPrintable(QStringLiteral("run %1: exit %2: %3").arg(run).arg(exitCode).arg(message)));
             const DuplicateGroupsModel *groups = window.duplicatesPane()->groupsModel();
             QVERIFY(groups->rowCount() > 0);
