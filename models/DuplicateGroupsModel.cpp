@@ -149,9 +149,10 @@ void DuplicateGroupsModel::cancelFullScan()
 {
     if (m_scanToken.isNull() || !m_workspace)
         return;
-    // The statement runs on the ticket worker, the record statuses after it on the
-    // idempotency worker; the cancel itself runs on the cancel pool (QueryCancel.h).
-    cancelWork(m_scanToken, {&m_workspace->worker(DbRole::Ticket), &m_workspace->worker(DbRole::Idempotency)});
+    // The aggregate statement runs on the ticket worker; the cancel itself runs on the cancel
+    // pool (QueryCancel.h). The short record-status reads after it are not tagged: a Stop that
+    // comes once the statement is done lets the page arrive (its groups are then shown).
+    cancelWork(m_scanToken, {&m_workspace->worker(DbRole::Ticket)});
     m_scanToken = CancelToken();
 }
 
