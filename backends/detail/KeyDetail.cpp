@@ -108,8 +108,10 @@ QString stateName(const QString &stateJson)
     return QStringLiteral("?");
 }
 
-/// Condition: text `column` equals one of `keys` exactly (textIs() for one key; for several
-/// `IN` with every key bound, and on MySQL/MariaDB also compared as BINARY, as textIs() does).
+} // namespace
+
+namespace detail_sql {
+
 QString keyIn(SqlBuilder &b, Dialect dialect, const QString &column, const QStringList &keys)
 {
     if (keys.size() == 1)
@@ -125,9 +127,6 @@ QString keyIn(SqlBuilder &b, Dialect dialect, const QString &column, const QStri
     return QStringLiteral("%1 IN (%2)").arg(column, list());
 }
 
-} // namespace
-
-namespace detail_sql {
 
 std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig &config, const QString &key)
 {

@@ -2,12 +2,17 @@
 // The key detail read for many keys at once (the bundle's export, DESIGN.md §7 "Bundles").
 
 #include "KeyDetail.h"
+#include "SqlBuilder.h"
 
 #include <QStringList>
 
 namespace triage {
 
 namespace detail_sql {
+/// Condition: text `column` equals one of `keys` exactly (textIs() for one key; for several
+/// `IN` with every key bound through `b`, and on MySQL/MariaDB also compared as BINARY, as
+/// textIs() does). At most a few hundred keys; `keys` must not be empty.
+QString keyIn(SqlBuilder &b, Dialect dialect, const QString &column, const QStringList &keys);
 /// readRecord() / readTickets() / readAttempts() for several keys in one statement each:
 /// `key IN (…)` with every key bound (on MySQL/MariaDB also compared as BINARY, as for one
 /// key), so at most a few hundred keys per call. Records: one per key (the first row), in no

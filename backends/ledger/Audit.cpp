@@ -1,9 +1,14 @@
 #include "Audit.h"
+#include "AuditBulk.h"
 
 #include "ColumnText.h"
 #include "ConsoleSchema.h"
+#include "SqlChunks.h"
 
+#include <QSet>
 #include <QSqlQuery>
+
+#include <functional>
 
 namespace triage {
 
@@ -142,6 +147,91 @@ std::optional<AuditEntry> latestUpstreamQuery(DbSession &session, const QString 
     if (q.next())
         return fromQuery(q);
     return std::nullopt;
+}
+
+} // namespace audit_sql
+
+namespace {
+
+/// The newest row per exact value of column `keyColumn` (request_id or idem_key) among `values`,
+/// restricted by `extra` (a condition with its values bound through the chunk's builder).
+QHash<QString, AuditEntry> newestPer(DbSession &session, const QString &keyColumn, const QStringList &values,
+                                     const std::function<QString(SqlBuilder &)> &extra)
+{
+    QHash<QString, AuditEntry> out;
+    const QSet<QString> wanted(values.cbegin(), values.cend());
+    const QString cols = columns(session.dialect());
+    const int keyAt = keyColumn == QLatin1String("request_id") ? 1 : 7;
+    forEachInListChunk(
+        session, values,
+        [&](SqlBuilder &b, const QString &in) {
+            const QString more = extra ? QStringLiteral(" AND ") + extra(b) : QString();
+            return QStringLiteral("SELECT %1 FROM triage_audit WHERE %2 IN (%3)%4 ORDER BY at, id").arg(cols, keyColumn, in, more);
+        },
+        [&](const QSqlQuery &q) {
+            // Later rows win (ordered by at, then id); an exact key only (MySQL's collations
+            // match case-insensitively).
+            const QString key = q.value(keyAt).toString();
+            if (wanted.contains(key))
+                out.insert(key, fromQuery(q));
+        });
+    return out;
+}
+
+} // namespace
+
+namespace audit_sql {
+
+QHash<QString, AuditEntry> byRequestIds(DbSession &session, const QStringList &requestIds)
+{
+    // byRequestId() takes the highest id; request ids are written once, so at/id order agrees.
+    return newestPer(session, QStringLiteral("request_id"), requestIds, {});
+}
+
+QHash<QString, AuditEntry> latestUpstreamQueries(DbSession &session, const QStringList &keys)
+{
+    return newestPer(session, QStringLiteral("idem_key"), keys, [](SqlBuilder &b) {
+        return QStringLiteral("action = %1").arg(b.bind(QString::fromUtf16(audit_action::QueryUpstream)));
+    });
+}
+
+QHash<QString, AuditEntry> lastAppliedFor(DbSession &session, const QStringList &keys)
+{
+    return newestPer(session, QStringLiteral("idem_key"), keys,
+                     [](SqlBuilder &b) { return QStringLiteral("outcome = %1").arg(b.bind(QStringLiteral("applied"))); });
+}
+
+QHash<QString, qint64> insertMany(DbSession &session, const QVector<AuditEntry> &entries)
+{
+    QHash<QString, qint64> ids;
+    if (entries.isEmpty())
+        return ids;
+    requireKnownConsoleSchema(session); // the freeze check, once, inside the writer's transaction
+    const SqlDialect &d = session.dialect();
+    constexpr int kRowsPerInsert = 200;
+    QStringList requestIds;
+    for (qsizetype from = 0; from < entries.size(); from += kRowsPerInsert) {
+        SqlBuilder b;
+        QStringList rows;
+        for (const AuditEntry &entry : entries.mid(from, kRowsPerInsert)) {
+            const AuditEntry e = boundedAuditEntry(entry);
+            requestIds << e.requestId;
+            rows << QStringLiteral("(%1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13)")
+                        .arg(b.bind(e.requestId), d.nowValue(), b.bind(e.operatorName), b.bind(textOrNull(e.dbUser)),
+                             b.bind(textOrNull(e.host)), b.bind(e.action), b.bind(e.idemKey), b.bind(textOrNull(e.fromState)),
+                             b.bind(textOrNull(e.toState)))
+                        .arg(b.bind(e.reason), b.bind(textOrNull(e.evidence)), b.bind(e.outcome), b.bind(textOrNull(e.detail)));
+        }
+        session.exec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, db_user, host, action, idem_key, "
+                                    "from_state, to_state, reason, evidence, outcome, detail) VALUES ")
+                         + rows.join(QStringLiteral(", ")),
+                     b);
+    }
+    forEachInListChunk(
+        session, requestIds,
+        [](SqlBuilder &, const QString &in) { return QStringLiteral("SELECT request_id, id FROM triage_audit WHERE request_id IN (%1)").arg(in); },
+        [&ids](const QSqlQuery &q) { ids.insert(q.value(0).toString(), q.value(1).toLongLong()); });
+    return ids;
 }
 
 } // namespace audit_sql

@@ -7,8 +7,10 @@
 #include "CanonicalTicket.h"
 #include "ConsoleSchema.h"
 #include "JsonText.h"
+#include "Log.h"
 #include "MarkSql.h"
 #include "RecordStatus.h"
+#include "SqlChunks.h"
 #include "TimeText.h"
 #include "Workspace.h"
 
@@ -16,6 +18,8 @@
 #include <QJsonObject>
 #include <QSet>
 #include <QUuid>
+
+#include <algorithm>
 
 #include <limits>
 #include <memory>
@@ -236,6 +240,37 @@ void prepare(const Workspace &ws, MarkRequest &req)
         req.operatorName = ws.config().operatorName.isEmpty() ? osUserName() : ws.config().operatorName;
 }
 
+/// mark_sql::applyBatch() for `batch`, or — when the database refuses the batch as a whole on
+/// a live connection (a statement error) — mark_sql::apply() record by record, so one bad
+/// record does not fail its neighbours; request ids make that idempotent (what the batch wrote
+/// before failing is found, never written twice). A dropped connection is rethrown: the worker
+/// re-opens and runs the job again (DbWorker::Retry::OnReconnect), which finds what committed.
+QVector<Outcome<MarkResult>> applyBatchOrEach(DbSession &s, const WorkspaceConfig &config, const QVector<MarkRequest> &batch,
+                                              const QHash<QString, MarkEvidence> &evidence)
+{
+    QVector<Outcome<MarkResult>> out;
+    try {
+        for (MarkResult &r : mark_sql::applyBatch(s, config, batch, evidence))
+            out.append(Outcome<MarkResult>::success(std::move(r)));
+        return out;
+    } catch (const DbException &e) {
+        if (e.error.kind != DbError::Kind::Statement || !s.alive())
+            throw;
+        logger("backend.sql")->warn("a batch of {} marks failed as a whole ({}); applying them one by one", batch.size(),
+                                    e.error.message);
+    }
+    for (const MarkRequest &r : batch) {
+        try {
+            out.append(Outcome<MarkResult>::success(mark_sql::apply(s, config, r, evidence.value(r.idemKey))));
+        } catch (const DbException &e) {
+            if (!s.alive())
+                throw;
+            out.append(Outcome<MarkResult>::failure(e.error));
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
@@ -277,28 +312,42 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
     QThreadPool *pool = ws.mergePool();
     return continueWith(gatherEvidence(ws, requests), pool, [w, pool, requests](QHash<QString, MarkEvidence> evidence) {
                   const WorkspaceConfig config = w->config();
-                  // Extra connections for large runs; the workspace's own worker takes a share too.
+                  // Batches of kInListChunk records, each record still its own compare-and-set
+                  // (mark_sql::applyBatch()), spread over the workspace's worker and, for several
+                  // batches, up to 4 extra connections.
+                  using Results = QVector<Outcome<MarkResult>>;
                   WorkerPool &extra = w->bulkWorkers(DbRole::Idempotency);
-                  const int extraCount = requests.size() >= 200 ? extra.size() : 0;
-                  // One job (and one transaction) per record; queue them all, then collect in order.
-                  QList<QFuture<Outcome<MarkResult>>> pending;
-                  pending.reserve(requests.size());
-                  for (int i = 0; i < requests.size(); ++i) {
-                      MarkRequest r = requests[i];
-                      r.readBack = false;
-                      const MarkEvidence ev = evidence.value(r.idemKey);
-                      DbWorker &worker = extraCount == 0 || i % (extraCount + 1) == 0 ? w->worker(DbRole::Idempotency)
-                                                                                       : extra.at(i % (extraCount + 1) - 1);
-                      pending.append(worker.run<MarkResult>([=](DbSession &s) { return mark_sql::apply(s, config, r, ev); }));
+                  const int batches = int((requests.size() + kInListChunk - 1) / kInListChunk);
+                  const int extraCount = batches > 1 ? std::min(int(extra.size()), batches - 1) : 0;
+                  QList<QFuture<Outcome<Results>>> pending;
+                  for (int j = 0; j < batches; ++j) {
+                      QVector<MarkRequest> batch = requests.mid(qsizetype(j) * kInListChunk, kInListChunk);
+                      QHash<QString, MarkEvidence> ev;
+                      for (MarkRequest &r : batch) {
+                          r.readBack = false;
+                          ev.insert(r.idemKey, evidence.value(r.idemKey));
+                      }
+                      DbWorker &worker = extraCount == 0 || j % (extraCount + 1) == 0 ? w->worker(DbRole::Idempotency)
+                                                                                       : extra.at(j % (extraCount + 1) - 1);
+                      pending.append(worker.run<Results>([=](DbSession &s) { return applyBatchOrEach(s, config, batch, ev); }));
                   }
                   QList<QFuture<void>> all;
                   for (const auto &f : std::as_const(pending))
                       all << QFuture<void>(f);
-                  return continueAfterAll(all, pool, [pending]() {
-                      QVector<Outcome<MarkResult>> results;
-                      results.reserve(pending.size());
-                      for (const auto &f : pending)
-                          results.append(f.result()); // finished: continueAfterAll() waited for every one
+                  return continueAfterAll(all, pool, [pending, requests]() {
+                      Results results;
+                      results.reserve(requests.size());
+                      for (qsizetype j = 0; j < pending.size(); ++j) {
+                          const Outcome<Results> done = pending[j].result(); // finished: continueAfterAll() waited
+                          if (done.ok()) {
+                              results += *done;
+                              continue;
+                          }
+                          // The batch failed as a whole (e.g. its connection could not be re-opened).
+                          const qsizetype n = std::min<qsizetype>(kInListChunk, requests.size() - j * kInListChunk);
+                          for (qsizetype i = 0; i < n; ++i)
+                              results.append(Outcome<MarkResult>::failure(*done.error));
+                      }
                       return results;
                   });
               });

@@ -135,12 +135,14 @@ MarkResult apply(DbSession &session, const WorkspaceConfig &config, const MarkRe
 /// writes nothing, so that refusal is not audited) and run a dry run like any other.
 QFuture<Outcome<MarkResult>> markRecord(Workspace &workspace, MarkRequest request);
 
-/// Marks several records, one transaction per record (one row's failure never undoes
-/// another's change); every row gets a result, in request order. Each row is decided on its
-/// own facts as a bulk row (MarkRequest::bulk): a bulk FAILED applies only to rows whose
-/// own verdict is FAILED, the rest are refused with their reason. Read-only as markRecord(). Large runs are spread
-/// over up to 4 extra connections to the idempotency database (each row still its own
-/// compare-and-set), so a bulk run is not limited by one connection's round trips.
+/// Marks several records; every row gets a result, in request order, the same result and
+/// audit row it would get alone (markRecord()). Each row is decided on its own facts as a bulk
+/// row (MarkRequest::bulk): a bulk FAILED applies only to rows whose own verdict is FAILED, the
+/// rest are refused with their reason. Read-only as markRecord(). Rows go in batches of
+/// kInListChunk (500) through mark_sql::applyBatch(): each row keeps its own compare-and-set
+/// against its own expected state, one transaction per chunk of rows (DESIGN.md §9 "Bulk
+/// marks"); several batches are spread over up to 4 extra connections to the idempotency
+/// database. A batch the database refuses as a whole is applied row by row instead.
 QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &workspace, QVector<MarkRequest> requests);
 
 /// The expected state of a proposal (ProposalRow::expectedState) as JSON text, and back:

@@ -1,6 +1,6 @@
 // The mark feature's SQL part: the compare-and-set with its audit row, and the evidence
 // readers; every function runs on a worker's session (DESIGN.md §2, §6).
-#include "MarkSql.h"
+#include "MarkSqlParts.h"
 
 #include "SafetyPolicy.h"
 
@@ -162,20 +162,9 @@ AuditEntry expectedAuditEntry(DbSession &s, const MarkRequest &req, const Expect
 /// it is now and, when a person changed it, who and when (from triage_audit).
 MarkResult conflict(DbSession &s, const WorkspaceConfig &config, const MarkRequest &req, MarkResult res, AuditEntry a)
 {
-    res.kind = MarkResult::Kind::Conflict;
     res.current = detail_sql::readRecord(s, config, req.idemKey);
     res.changedBy = audit_sql::lastApplied(s, req.idemKey);
-    QString now = res.current ? QStringLiteral("%1, updated_at %2").arg(res.current->statusText, res.current->updatedAt)
-                              : QStringLiteral("the record no longer exists");
-    if (res.changedBy)
-        now += QStringLiteral(" (last changed by %1 at %2: %3)").arg(res.changedBy->operatorName, res.changedBy->at, res.changedBy->reason);
-    else if (res.current)
-        now += QStringLiteral(" (no operator action is recorded for it: if it changed, the agent or the reconciler did)");
-    res.message = QStringLiteral("compare-and-set matched no row: the record is not in the state given (it changed since "
-                                 "it was read, or the expected state was wrong); now %1")
-                      .arg(now);
-    a.outcome = QStringLiteral("conflict");
-    a.detail = res.message;
+    mark_sql::settleConflict(res, a);
     if (!req.dryRun) // a dry run writes nothing
         res.auditId = audit_sql::insert(s, a);
     mark_sql::voidApproved(s, req, res);
@@ -252,48 +241,64 @@ QString statusCondition(SqlBuilder &b, const RecordSql &r, const ExpectedState &
 
 namespace mark_sql {
 
-MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest &req, const MarkEvidence &ev)
+void settleConflict(MarkResult &res, AuditEntry &a)
 {
-    MarkResult res;
-    res.idemKey = req.idemKey;
-    res.requestId = req.requestId;
-    if (!req.dryRun)
-        requireKnownConsoleSchema(s); // before anything is read or written (DESIGN.md §10)
-    // A retried request (after a dropped connection) finds its own audit row.
-    if (const auto prior = audit_sql::byRequestId(s, req.requestId)) {
-        res.kind = kindFromOutcome(prior->outcome);
-        res.auditId = prior->id;
-        res.message = QStringLiteral("already recorded for this request: %1").arg(prior->detail);
-        res.current = detail_sql::readRecord(s, config, req.idemKey);
-        return res;
-    }
-    const std::optional<RecordDetail> current = detail_sql::readRecord(s, config, req.idemKey);
-    res.before = current;
-    res.current = current;
-    if (req.approves && !req.dryRun) {
-        // A trial of the approving statement, rolled back: an approval it refuses (the
-        // proposer, the same database user, expired, decided, edited) stops here, before any
-        // rule could void the proposal. The real one runs in the compare-and-set's transaction.
-        s.begin();
-        QString refusal;
-        try {
-            refusal = proposal_sql::approve(s, *req.approves, req.operatorName, req.approvalReason);
-        } catch (const DbException &) {
-            s.rollback();
-            throw;
-        }
-        s.rollback();
-        if (!refusal.isEmpty()) {
-            const ExpectedState e = req.expect ? *req.expect : ExpectedState{};
-            return approvalRefused(s, req, res, expectedAuditEntry(s, req, e, ev, nullptr), refusal);
-        }
-    }
-    // Every statement on the record table is built from the mapping (DESIGN.md §10).
-    const RecordSql r = config.records(s.dialect().kind());
-    // The mapping when it is not the seeds' integer codes: audit rows then keep the stored value.
-    const StatusMapping *mapped = r.map.statuses != SchemaMap::defaults().records.statuses ? &r.map.statuses : nullptr;
-    const bool hasVersion = !r.version.isEmpty() && s.hasColumn(r.map.table, r.map.version);
-    const ExpectedState expected = req.expect ? *req.expect : (current ? expectedStateOf(*current) : ExpectedState{});
+    res.kind = MarkResult::Kind::Conflict;
+    QString now = res.current ? QStringLiteral("%1, updated_at %2").arg(res.current->statusText, res.current->updatedAt)
+                              : QStringLiteral("the record no longer exists");
+    if (res.changedBy)
+        now += QStringLiteral(" (last changed by %1 at %2: %3)").arg(res.changedBy->operatorName, res.changedBy->at, res.changedBy->reason);
+    else if (res.current)
+        now += QStringLiteral(" (no operator action is recorded for it: if it changed, the agent or the reconciler did)");
+    res.message = QStringLiteral("compare-and-set matched no row: the record is not in the state given (it changed since "
+                                 "it was read, or the expected state was wrong); now %1")
+                      .arg(now);
+    a.outcome = QStringLiteral("conflict");
+    a.detail = res.message;
+}
+
+QString auditStateJson(const ExpectedState &state, const StatusMapping *mapped)
+{
+    return stateJson(state, mapped);
+}
+
+MarkResult::Kind kindOfOutcome(const QString &outcome)
+{
+    return kindFromOutcome(outcome);
+}
+
+QString updatedAtSetValue(Dialect d, const RecordSql &r)
+{
+    return updatedAtValue(d, r);
+}
+
+QString precisionWarningFor(DbSession &s, const RecordSql &r, bool hasVersion)
+{
+    return s.memo(QStringLiteral("mark.precisionWarning:%1.%2").arg(r.map.table, r.map.updatedAt),
+                  [&] { return QVariant(precisionWarning(s, r, hasVersion)); })
+        .toString();
+}
+
+QString appliedDetail(const MarkDecision &decision)
+{
+    return decision.overridden.isEmpty() ? decision.reason
+                                         : decision.reason + QStringLiteral(" (override: ") + decision.overridden + QLatin1Char(')');
+}
+
+QString alreadyRecordedText(const AuditEntry &prior)
+{
+    return QStringLiteral("already recorded for this request: %1").arg(prior.detail);
+}
+
+MarkPlan planMark(DbSession &s, const RecordSql &r, const MarkRequest &req, const MarkEvidence &ev,
+                  const std::optional<RecordDetail> &current, const std::optional<AuditEntry> &latestUpstream)
+{
+    MarkPlan p;
+    const StatusMapping *mapped = mappedStatuses(r);
+    // The version column counts only when mapped and really there (DESIGN.md §10).
+    const bool hasVersion = p.hasVersion = !r.version.isEmpty() && s.hasColumn(r.map.table, r.map.version);
+    p.expected = req.expect ? *req.expect : (current ? expectedStateOf(*current) : ExpectedState{});
+    const ExpectedState &expected = p.expected;
 
     if (current && req.expect
         && (current->statusCode != expected.status || parseUtcMicros(current->updatedAt) != expected.updatedAt
@@ -302,13 +307,14 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
             || (!expected.status && !expected.statusStored && current->statusStored)
             || (hasVersion && current->version != expected.version))) {
         // Someone else's state wins: report it before any rule looks at the changed record.
-        return conflict(s, config, req, res, expectedAuditEntry(s, req, expected, ev, mapped));
+        p.step = MarkPlan::Step::Conflict;
+        p.audit = expectedAuditEntry(s, req, expected, ev, mapped);
+        return p;
     }
 
     MarkEvidence evidence = ev;
-    if (current)
-        if (const auto row = audit_sql::latestUpstreamQuery(s, req.idemKey))
-            evidence.upstream = recordedUpstreamAnswer(*row);
+    if (current && latestUpstream)
+        evidence.upstream = recordedUpstreamAnswer(*latestUpstream);
     MarkFacts facts = markFactsFrom(current, evidence);
     facts.fromStatus = expected.status;
     facts.fromStatusText = stateStatusText(expected, &r.map.statuses);
@@ -354,27 +360,93 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
                               .arg(errors.join(QStringLiteral("; ")));
     }
 
-    AuditEntry a = expectedAuditEntry(s, req, expected, evidence, mapped);
-    a.evidence = evidenceJson(req, evidence, decision.overridden);
+    p.audit = expectedAuditEntry(s, req, expected, evidence, mapped);
+    p.audit.evidence = evidenceJson(req, evidence, decision.overridden);
+    p.decision = decision;
+    p.evidenceUnreadable = evidenceUnreadable;
+    p.step = decision.allowed ? MarkPlan::Step::Proceed : MarkPlan::Step::Refuse;
+    p.fourEyes = decision.allowed && !req.approves && current && requiresFourEyes(current->policy, req.toStatus);
+    return p;
 
-    if (!decision.allowed) {
-        res.kind = evidenceUnreadable ? MarkResult::Kind::Error : MarkResult::Kind::Refused;
-        res.message = decision.reason;
-        a.outcome = evidenceUnreadable ? QStringLiteral("error") : QStringLiteral("refused");
-        a.detail = decision.reason;
-        // Every real outcome is audited, refusals included; a dry run writes nothing. A key
-        // no record has and triage_audit.idem_key (64 characters) cannot hold is a typo.
-        if (!req.dryRun && (current || req.idemKey.size() <= 64))
+}
+
+const StatusMapping *mappedStatuses(const RecordSql &r)
+{
+    // The mapping when it is not the seeds' integer codes: audit rows then keep the stored value.
+    return r.map.statuses != SchemaMap::defaults().records.statuses ? &r.map.statuses : nullptr;
+}
+
+void settleRefusal(const MarkPlan &plan, MarkResult &res, AuditEntry &a)
+{
+    res.kind = plan.evidenceUnreadable ? MarkResult::Kind::Error : MarkResult::Kind::Refused;
+    res.message = plan.decision.reason;
+    a.outcome = plan.evidenceUnreadable ? QStringLiteral("error") : QStringLiteral("refused");
+    a.detail = plan.decision.reason;
+}
+
+bool auditsRefusal(const MarkRequest &req, const std::optional<RecordDetail> &current)
+{
+    // Every real outcome is audited, refusals included; a dry run writes nothing. A key no
+    // record has and triage_audit.idem_key (64 characters) cannot hold is a typo.
+    return !req.dryRun && (current || req.idemKey.size() <= 64);
+}
+
+MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest &req, const MarkEvidence &ev)
+{
+    MarkResult res;
+    res.idemKey = req.idemKey;
+    res.requestId = req.requestId;
+    if (!req.dryRun)
+        requireKnownConsoleSchema(s); // before anything is read or written (DESIGN.md §10)
+    // A retried request (after a dropped connection) finds its own audit row.
+    if (const auto prior = audit_sql::byRequestId(s, req.requestId)) {
+        res.kind = kindFromOutcome(prior->outcome);
+        res.auditId = prior->id;
+        res.message = alreadyRecordedText(*prior);
+        res.current = detail_sql::readRecord(s, config, req.idemKey);
+        return res;
+    }
+    const std::optional<RecordDetail> current = detail_sql::readRecord(s, config, req.idemKey);
+    res.before = current;
+    res.current = current;
+    if (req.approves && !req.dryRun) {
+        // A trial of the approving statement, rolled back: an approval it refuses (the
+        // proposer, the same database user, expired, decided, edited) stops here, before any
+        // rule could void the proposal. The real one runs in the compare-and-set's transaction.
+        s.begin();
+        QString refusal;
+        try {
+            refusal = proposal_sql::approve(s, *req.approves, req.operatorName, req.approvalReason);
+        } catch (const DbException &) {
+            s.rollback();
+            throw;
+        }
+        s.rollback();
+        if (!refusal.isEmpty()) {
+            const ExpectedState e = req.expect ? *req.expect : ExpectedState{};
+            return approvalRefused(s, req, res, expectedAuditEntry(s, req, e, ev, nullptr), refusal);
+        }
+    }
+    // Every statement on the record table is built from the mapping (DESIGN.md §10).
+    const RecordSql r = config.records(s.dialect().kind());
+    const StatusMapping *mapped = mappedStatuses(r);
+    const MarkPlan plan = planMark(s, r, req, ev, current, current ? audit_sql::latestUpstreamQuery(s, req.idemKey) : std::nullopt);
+    const bool hasVersion = plan.hasVersion;
+    const ExpectedState &expected = plan.expected;
+    MarkDecision decision = plan.decision;
+    AuditEntry a = plan.audit;
+    if (plan.step == MarkPlan::Step::Conflict) // someone else's state wins: reported before any rule looks
+        return conflict(s, config, req, res, a);
+    if (plan.step == MarkPlan::Step::Refuse) {
+        settleRefusal(plan, res, a);
+        if (auditsRefusal(req, current))
             res.auditId = audit_sql::insert(s, a);
         if (res.kind == MarkResult::Kind::Refused) // a store error is not a verdict: the proposal stays open
             voidApproved(s, req, res);
         return res;
     }
-    const bool fourEyes = !req.approves && current && requiresFourEyes(current->policy, req.toStatus);
-    if (const QString w = s.memo(QStringLiteral("mark.precisionWarning:%1.%2").arg(r.map.table, r.map.updatedAt),
-                                 [&] { return QVariant(precisionWarning(s, r, hasVersion)); })
-                              .toString();
-        !w.isEmpty())
+    const bool fourEyes = plan.fourEyes;
+    if (const QString w = precisionWarningFor(s, r, hasVersion); !w.isEmpty())
         res.warnings << w;
     if (req.dryRun) {
         res.kind = MarkResult::Kind::DryRun;
@@ -456,8 +528,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
             }
             a.toState = stateJson(now, mapped);
             a.outcome = QStringLiteral("applied");
-            a.detail = decision.overridden.isEmpty() ? decision.reason
-                                                     : decision.reason + QStringLiteral(" (override: ") + decision.overridden + QLatin1Char(')');
+            a.detail = appliedDetail(decision);
             res.auditId = audit_sql::insert(s, a);
         }
     } catch (const DbException &) {

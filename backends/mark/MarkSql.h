@@ -36,6 +36,22 @@ TicketEvidence readTicketEvidence(DbSession &session, const WorkspaceConfig &con
 /// DbException.
 AttemptEvidence readAttemptEvidence(DbSession &session, const WorkspaceConfig &config, const QStringList &keys);
 
+/// Applies a batch of bulk marks (markRecords(); DESIGN.md §9 "Bulk marks") on the
+/// idempotency database, with the results of apply() record by record — the same decisions,
+/// messages, outcomes and audit rows — in a few statements per kInListChunk records: the
+/// request ids' prior rows, the records and their latest upstream answers are read in bulk;
+/// each record is decided on its own facts (planMark()); refusals are audited in one insert;
+/// the allowed ones, per target status in key order, lock their rows (FOR UPDATE), compare
+/// each row with its own expected state, update those that still match in one UPDATE and
+/// audit them in one insert, one transaction per chunk; the rest are conflicts, audited with
+/// the state now and who changed it. A COMMIT whose reply is lost is verified by request id,
+/// never re-sent. Dry runs, approvals, four-eyes proposals and a key that repeats in the batch
+/// go through apply() one by one after the batch. `evidence` is keyed by idempotency key.
+/// Results in request order. Throws DbException for a failure that leaves a chunk unapplied
+/// (what committed before it is found by request id when the batch is retried).
+QVector<MarkResult> applyBatch(DbSession &session, const WorkspaceConfig &config, const QVector<MarkRequest> &requests,
+                               const QHash<QString, MarkEvidence> &evidence);
+
 // Four-eyes inside apply() (MarkProposeSql.cpp; DESIGN.md §9 "Four-eyes").
 
 /// Why a mark is not proposed again: "proposal 12 (mark_success on this record state) was
