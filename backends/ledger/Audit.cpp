@@ -208,7 +208,7 @@ QHash<QString, qint64> insertMany(DbSession &session, const QVector<AuditEntry> 
         return ids;
     requireKnownConsoleSchema(session); // the freeze check, once, inside the writer's transaction
     const SqlDialect &d = session.dialect();
-    constexpr int kRowsPerInsert = 200;
+    constexpr int kRowsPerInsert = kInListChunk; // 13 values a row: 6,500 bound values at most
     QStringList requestIds;
     for (qsizetype from = 0; from < entries.size(); from += kRowsPerInsert) {
         SqlBuilder b;
@@ -222,11 +222,19 @@ QHash<QString, qint64> insertMany(DbSession &session, const QVector<AuditEntry> 
                              b.bind(textOrNull(e.toState)))
                         .arg(b.bind(e.reason), b.bind(textOrNull(e.evidence)), b.bind(e.outcome), b.bind(textOrNull(e.detail)));
         }
-        session.exec(QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, db_user, host, action, idem_key, "
-                                    "from_state, to_state, reason, evidence, outcome, detail) VALUES ")
-                         + rows.join(QStringLiteral(", ")),
-                     b);
+        const QString insert = QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, db_user, host, action, idem_key, "
+                                              "from_state, to_state, reason, evidence, outcome, detail) VALUES ")
+            + rows.join(QStringLiteral(", "));
+        if (d.kind() == Dialect::PostgreSql) { // the new ids come back with the rows
+            QSqlQuery q = session.exec(insert + QStringLiteral(" RETURNING request_id, id"), b);
+            while (q.next())
+                ids.insert(q.value(0).toString(), q.value(1).toLongLong());
+        } else {
+            session.exec(insert, b);
+        }
     }
+    if (d.kind() == Dialect::PostgreSql)
+        return ids;
     forEachInListChunk(
         session, requestIds,
         [](SqlBuilder &, const QString &in) { return QStringLiteral("SELECT request_id, id FROM triage_audit WHERE request_id IN (%1)").arg(in); },

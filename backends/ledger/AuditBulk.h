@@ -20,10 +20,10 @@ QHash<QString, AuditEntry> latestUpstreamQueries(DbSession &session, const QStri
 /// lastApplied() for every key of `keys`, keyed by the exact key. Throws DbException.
 QHash<QString, AuditEntry> lastAppliedFor(DbSession &session, const QStringList &keys);
 /// Inserts `entries` like insert() does one (bounded, `at` the server's clock, refused while
-/// frozen or on a newer console schema), in one multi-row INSERT per 200 rows, in the
-/// session's current transaction. Returns each new row's id by its request id (read back by
-/// request id: every entry needs a distinct, non-empty one). Throws DbException (the caller
-/// rolls back).
+/// frozen or on a newer console schema), in one multi-row INSERT per 500 rows, in the
+/// session's current transaction. Returns each new row's id by its request id (PostgreSQL:
+/// RETURNING; elsewhere read back by request id: every entry needs a distinct, non-empty
+/// one). Throws DbException (the caller rolls back).
 QHash<QString, qint64> insertMany(DbSession &session, const QVector<AuditEntry> &entries);
 
 } // namespace triage::audit_sql

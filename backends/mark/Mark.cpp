@@ -308,49 +308,46 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
             return QtFuture::makeReadyFuture(std::move(results));
         }
     }
-    Workspace *w = &ws;
     QThreadPool *pool = ws.mergePool();
-    return continueWith(gatherEvidence(ws, requests), pool, [w, pool, requests](QHash<QString, MarkEvidence> evidence) {
-                  const WorkspaceConfig config = w->config();
-                  // Batches of kInListChunk records, each record still its own compare-and-set
-                  // (mark_sql::applyBatch()), spread over the workspace's worker and, for several
-                  // batches, up to 4 extra connections.
-                  using Results = QVector<Outcome<MarkResult>>;
-                  WorkerPool &extra = w->bulkWorkers(DbRole::Idempotency);
-                  const int batches = int((requests.size() + kInListChunk - 1) / kInListChunk);
-                  const int extraCount = batches > 1 ? std::min(int(extra.size()), batches - 1) : 0;
-                  QList<QFuture<Outcome<Results>>> pending;
-                  for (int j = 0; j < batches; ++j) {
-                      QVector<MarkRequest> batch = requests.mid(qsizetype(j) * kInListChunk, kInListChunk);
-                      QHash<QString, MarkEvidence> ev;
-                      for (MarkRequest &r : batch) {
-                          r.readBack = false;
-                          ev.insert(r.idemKey, evidence.value(r.idemKey));
-                      }
-                      DbWorker &worker = extraCount == 0 || j % (extraCount + 1) == 0 ? w->worker(DbRole::Idempotency)
-                                                                                       : extra.at(j % (extraCount + 1) - 1);
-                      pending.append(worker.run<Results>([=](DbSession &s) { return applyBatchOrEach(s, config, batch, ev); }));
-                  }
-                  QList<QFuture<void>> all;
-                  for (const auto &f : std::as_const(pending))
-                      all << QFuture<void>(f);
-                  return continueAfterAll(all, pool, [pending, requests]() {
-                      Results results;
-                      results.reserve(requests.size());
-                      for (qsizetype j = 0; j < pending.size(); ++j) {
-                          const Outcome<Results> done = pending[j].result(); // finished: continueAfterAll() waited
-                          if (done.ok()) {
-                              results += *done;
-                              continue;
-                          }
-                          // The batch failed as a whole (e.g. its connection could not be re-opened).
-                          const qsizetype n = std::min<qsizetype>(kInListChunk, requests.size() - j * kInListChunk);
-                          for (qsizetype i = 0; i < n; ++i)
-                              results.append(Outcome<MarkResult>::failure(*done.error));
-                      }
-                      return results;
-                  });
-              });
+    // Batches of kInListChunk records, each record still its own compare-and-set
+    // (mark_sql::applyBatch()), spread over the workspace's worker and, for several batches, up
+    // to 4 extra connections. Each batch's evidence is read on the ticket and intent workers
+    // while earlier batches are applied.
+    using Results = QVector<Outcome<MarkResult>>;
+    const WorkspaceConfig config = ws.config();
+    WorkerPool &extra = ws.bulkWorkers(DbRole::Idempotency);
+    const int batches = int((requests.size() + kInListChunk - 1) / kInListChunk);
+    const int extraCount = batches > 1 ? std::min(int(extra.size()), batches - 1) : 0;
+    QList<QFuture<Outcome<Results>>> pending;
+    for (int j = 0; j < batches; ++j) {
+        QVector<MarkRequest> batch = requests.mid(qsizetype(j) * kInListChunk, kInListChunk);
+        for (MarkRequest &r : batch)
+            r.readBack = false;
+        DbWorker *worker = extraCount == 0 || j % (extraCount + 1) == 0 ? &ws.worker(DbRole::Idempotency)
+                                                                        : &extra.at(j % (extraCount + 1) - 1);
+        pending.append(continueWith(gatherEvidence(ws, batch), pool, [worker, config, batch](QHash<QString, MarkEvidence> ev) {
+            return worker->run<Results>([=](DbSession &s) { return applyBatchOrEach(s, config, batch, ev); });
+        }));
+    }
+    QList<QFuture<void>> all;
+    for (const auto &f : std::as_const(pending))
+        all << QFuture<void>(f);
+    return continueAfterAll(all, pool, [pending, size = requests.size()]() {
+        Results results;
+        results.reserve(size);
+        for (qsizetype j = 0; j < pending.size(); ++j) {
+            const Outcome<Results> done = pending[j].result(); // finished: continueAfterAll() waited
+            if (done.ok()) {
+                results += *done;
+                continue;
+            }
+            // The batch failed as a whole (e.g. its connection could not be re-opened).
+            const qsizetype n = std::min<qsizetype>(kInListChunk, size - j * kInListChunk);
+            for (qsizetype i = 0; i < n; ++i)
+                results.append(Outcome<MarkResult>::failure(*done.error));
+        }
+        return results;
+    });
 }
 
 QStringList proposalChangesSince(const ProposalRow &p, const RecordDetail &now)

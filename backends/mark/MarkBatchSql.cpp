@@ -26,6 +26,26 @@ struct CasState {
     std::optional<qint64> version;
 };
 
+/// The compare-and-set columns of the record table: key, status, updated_at as text[, version].
+QString casColumns(const RecordSql &r, bool hasVersion)
+{
+    // One arg() pass: mapped time expressions may hold '%' (SQLite's printf).
+    return QStringLiteral("%1, %2, %3%4").arg(r.key, r.statuses.read(r.status), r.time.text(r.updatedAt),
+                                             hasVersion ? QStringLiteral(", ") + r.version : QString());
+}
+
+/// The state in the current row of `q` (selected with casColumns()).
+CasState casStateOf(const QSqlQuery &q, const RecordSql &r, bool hasVersion)
+{
+    CasState st;
+    st.status = StoredRecordStatus::fromMapped(q.value(1), r.map.statuses);
+    if (!q.value(2).isNull())
+        st.updatedAt = parseUtcMicros(canonicalTimeText(q.value(2)));
+    if (hasVersion && !q.value(3).isNull())
+        st.version = q.value(3).toLongLong();
+    return st;
+}
+
 /// Reads the compare-and-set fields of `keys`' records (at most kInListChunk keys; the first
 /// row per exact key), in key order. With `lock` the rows are locked for the transaction
 /// (FOR UPDATE, taken in key order, so batches that overlap wait for each other instead of
@@ -34,26 +54,16 @@ QHash<QString, CasState> readCasStates(DbSession &s, const RecordSql &r, bool ha
 {
     SqlBuilder b;
     const Dialect d = s.dialect().kind();
-    // One arg() pass: mapped time expressions may hold '%' (SQLite's printf).
-    QString sql = QStringLiteral("SELECT %1, %2, %3%4 FROM %5 WHERE %6 ORDER BY %1")
-                      .arg(r.key, r.statuses.read(r.status), r.time.text(r.updatedAt),
-                           hasVersion ? QStringLiteral(", ") + r.version : QString(), r.table,
-                           detail_sql::keyIn(b, d, r.key, keys));
+    QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %3 ORDER BY %4")
+                      .arg(casColumns(r, hasVersion), r.table, detail_sql::keyIn(b, d, r.key, keys), r.key);
     if (lock && d != Dialect::Sqlite)
         sql += QStringLiteral(" FOR UPDATE");
     QSqlQuery q = s.exec(sql, b);
     QHash<QString, CasState> out;
     while (q.next()) {
         const QString key = q.value(0).toString();
-        if (out.contains(key))
-            continue;
-        CasState st;
-        st.status = StoredRecordStatus::fromMapped(q.value(1), r.map.statuses);
-        if (!q.value(2).isNull())
-            st.updatedAt = parseUtcMicros(canonicalTimeText(q.value(2)));
-        if (hasVersion && !q.value(3).isNull())
-            st.version = q.value(3).toLongLong();
-        out.insert(key, st);
+        if (!out.contains(key))
+            out.insert(key, casStateOf(q, r, hasVersion));
     }
     return out;
 }
@@ -106,11 +116,12 @@ QString snapshotColumnType(DbSession &s, const RecordSql &r)
         .toString();
 }
 
-/// The compare-and-set UPDATE of the records of `won` (locked and still in their expected
+/// The compare-and-set UPDATE of the records of `keys` (locked and still in their expected
 /// state): status and updated_at as apply() writes them, each SUCCESS record's own snapshot, the
-/// version + 1. Returns the rows changed.
+/// version + 1. Returns the rows changed; `after` gets their new state (PostgreSQL: from the
+/// UPDATE's RETURNING; elsewhere read back, the rows still locked).
 int updateWon(DbSession &s, const RecordSql &r, bool hasVersion, RecordStatusCode to, const QStringList &keys,
-              const QStringList &snapshots)
+              const QStringList &snapshots, QHash<QString, CasState> &after)
 {
     const Dialect d = s.dialect().kind();
     SqlBuilder b;
@@ -127,10 +138,20 @@ int updateWon(DbSession &s, const RecordSql &r, bool hasVersion, RecordStatusCod
     }
     if (hasVersion)
         sets << QStringLiteral("%1 = COALESCE(%1, 0) + 1").arg(r.version);
-    QSqlQuery q = s.exec(QStringLiteral("UPDATE %1 SET %2 WHERE %3")
-                             .arg(r.table, sets.join(QStringLiteral(", ")), detail_sql::keyIn(b, d, r.key, keys)),
-                         b);
-    return q.numRowsAffected();
+    const QString update = QStringLiteral("UPDATE %1 SET %2 WHERE %3")
+                               .arg(r.table, sets.join(QStringLiteral(", ")), detail_sql::keyIn(b, d, r.key, keys));
+    if (d != Dialect::PostgreSql) {
+        const int changed = s.exec(update, b).numRowsAffected();
+        after = readCasStates(s, r, hasVersion, keys, false);
+        return changed;
+    }
+    QSqlQuery q = s.exec(update + QStringLiteral(" RETURNING ") + casColumns(r, hasVersion), b);
+    int changed = 0;
+    while (q.next()) {
+        ++changed;
+        after.insert(q.value(0).toString(), casStateOf(q, r, hasVersion));
+    }
+    return changed;
 }
 
 /// Reads the records of `keys` for the results, one statement per kInListChunk keys.
@@ -200,7 +221,8 @@ struct Batch {
                 }
             }
             if (!won.isEmpty()) {
-                const int changed = updateWon(s, r, hasVersion, to, wonKeys, snapshots);
+                QHash<QString, CasState> after;
+                const int changed = updateWon(s, r, hasVersion, to, wonKeys, snapshots, after);
                 if (changed != won.size())
                     throw DbException({DbRole::Idempotency, DbError::Kind::Statement,
                                        QStringLiteral("idempotency store: the batch compare-and-set changed %1 rows where %2 were "
@@ -208,7 +230,6 @@ struct Batch {
                                            .arg(changed)
                                            .arg(won.size()),
                                        {}});
-                const QHash<QString, CasState> after = readCasStates(s, r, hasVersion, wonKeys, false);
                 for (int i : won) {
                     AuditEntry &a = rows[i];
                     a.toState = auditStateJson(stateOf(after.value(reqs[i].idemKey)), mapped);

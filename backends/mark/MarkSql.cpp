@@ -576,63 +576,6 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
     return res;
 }
 
-TicketEvidence readTicketEvidence(DbSession &s, const WorkspaceConfig &config, const QStringList &keys, const QStringList &rowKeys)
-{
-    TicketEvidence out;
-    const TicketSql t = config.tickets(s.dialect().kind());
-    forEachInListChunk(
-        s, keys,
-        [&t](SqlBuilder &, const QString &in) {
-            return QStringLiteral("SELECT %1, %2 FROM %3 WHERE %1 IN (%4) ORDER BY %2").arg(t.key, t.id, t.table, in);
-        },
-        [&out](const QSqlQuery &q) { out.ids[q.value(0).toString()].append(BusinessId::fromColumn(q.value(1))); });
-    forEachInListChunk(
-        s, rowKeys,
-        [&t](SqlBuilder &, const QString &in) {
-            return QStringLiteral("SELECT %1, %2, %3, %4 FROM %5 WHERE %1 IN (%6) ORDER BY %2")
-                .arg(t.key, t.id, t.statuses.read(t.status), t.time.text(t.createdAt), t.table, in);
-        },
-        [&out, &t](const QSqlQuery &q) {
-            TicketRow row;
-            row.idemKey = q.value(0).toString();
-            row.id = BusinessId::fromColumn(q.value(1));
-            row.status = t.statusName(q.value(2)); // "CANCELLED" for a mapped cancelled spelling
-            row.createdAt = canonicalTimeText(q.value(3));
-            out.rows[*row.idemKey].append(row);
-        });
-    return out;
-}
-
-AttemptEvidence readAttemptEvidence(DbSession &s, const WorkspaceConfig &config, const QStringList &keys)
-{
-    AttemptEvidence out;
-    const IntentSql i = config.intents(s.dialect().kind());
-    forEachInListChunk(
-        s, keys,
-        [&i](SqlBuilder &, const QString &in) {
-            return QStringLiteral("SELECT %1, %2, %3, %4, %5 FROM %6 WHERE %1 IN (%7) ORDER BY %2")
-                .arg(i.key, i.id, i.statuses.read(i.status), i.time.text(i.createdAt), i.time.text(i.updatedAt), i.table, in);
-        },
-        [&out, &i](const QSqlQuery &q) {
-            const QString key = q.value(0).toString();
-            const QString status = i.statusName(q.value(2)); // the console's spelling of a mapped status
-            if (status == QLatin1String("SUCCEEDED"))
-                out.succeeded[key].append(q.value(1).toLongLong());
-            else if (status == QLatin1String("ESCALATED"))
-                out.escalated[key].append(q.value(1).toLongLong());
-            for (int c : {3, 4}) {
-                if (q.value(c).isNull())
-                    continue;
-                const auto t = parseUtcMicros(canonicalTimeText(q.value(c)));
-                if (!t)
-                    out.unreadable.insert(key);
-                else if (!out.latest.contains(key) || *t > out.latest.value(key))
-                    out.latest.insert(key, *t);
-            }
-        });
-    return out;
-}
-
 } // namespace mark_sql
 
 } // namespace triage

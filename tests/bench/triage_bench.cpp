@@ -60,6 +60,7 @@ int main(int argc, char **argv)
         {QStringLiteral("refill"), QStringLiteral("Drop and refill the benchmark database even if it exists.")},
         {QStringLiteral("fill-only"), QStringLiteral("Fill (or keep) the benchmark database and exit without measuring.")},
         {QStringLiteral("bulk"), QStringLiteral("Records in the bulk compare-and-set measurement (default 10000)."), QStringLiteral("N"), QStringLiteral("10000")},
+        {QStringLiteral("only-bulk"), QStringLiteral("Measure only the bulk compare-and-set (and its raw batches).")},
         {QStringLiteral("shape"), QStringLiteral("default, or shop: the \"shop\" shape of tests/support/shop (other names, text statuses, epoch ms, UUID ids; DESIGN.md §10) in its own database."),
          QStringLiteral("NAME"), QStringLiteral("default")},
         {QStringLiteral("model-rows"), QStringLiteral("Rows the queue model pages through for the memory / GUI-gap figures (default 100000; 0 = skip)."),
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
     const qint64 rows = p.value(QStringLiteral("rows")).toLongLong();
     const int reps = qMax(1, p.value(QStringLiteral("reps")).toInt());
     const int bulk = p.value(QStringLiteral("bulk")).toInt();
+    const bool onlyBulk = p.isSet(QStringLiteral("only-bulk"));
     if (p.value(QStringLiteral("shape")) == QLatin1String("shop"))
         return runShopBench(serverUrl, rows, reps, p.value(QStringLiteral("json")), p.isSet(QStringLiteral("refill")),
                             p.isSet(QStringLiteral("fill-only")));
@@ -178,7 +180,7 @@ int main(int argc, char **argv)
     QueueRequest unknown;
     unknown.kind = QueueKind::Unknown;
 
-    {
+    if (!onlyBulk) {
         Figure f;
         f.name = QStringLiteral("unknown: first page (50)");
         f.consoleMs = medianMs(reps, [&] { page(unknown, {}, 50); });
@@ -194,7 +196,7 @@ int main(int argc, char **argv)
         });
         figures << f;
     }
-    {
+    if (!onlyBulk) {
         Figure f;
         f.name = QStringLiteral("unknown: count");
         f.consoleMs = medianMs(reps, [&] { (void)countQueue(ws, unknown).result(); });
@@ -207,7 +209,7 @@ int main(int argc, char **argv)
         f.note = QStringLiteral("runs beside the first page, never before it");
         figures << f;
     }
-    {
+    if (!onlyBulk) {
         QueueRequest req = unknown;
         req.filter.tenant = QStringLiteral("acme");
         Figure f;
@@ -221,7 +223,7 @@ int main(int argc, char **argv)
         f.note = QStringLiteral("raw anchor: LIKE '%:acme:%'");
         figures << f;
     }
-    {
+    if (!onlyBulk) {
         QueueRequest req = unknown;
         req.filter.keySubstring = QStringLiteral("ab1");
         Figure f;
@@ -234,7 +236,7 @@ int main(int argc, char **argv)
         });
         figures << f;
     }
-    {
+    if (!onlyBulk) {
         // The page at row 100,000 of the Succeeded queue (80 % of rows), reached by keyset.
         QueueRequest req;
         req.kind = QueueKind::Succeeded;
@@ -272,7 +274,7 @@ int main(int argc, char **argv)
             figures << f;
         }
     }
-    {
+    if (!onlyBulk) {
         const QString key = QStringLiteral("ticket:create:acme:") + QString::fromLatin1(QCryptographicHash::hash("1", QCryptographicHash::Md5).toHex());
         Figure f;
         f.name = QStringLiteral("detail + timeline (1,000 attempts)");
@@ -291,7 +293,7 @@ int main(int argc, char **argv)
         f.note = QStringLiteral("%1 timeline events; raw runs the 4 statements one after another").arg(events);
         figures << f;
     }
-    {
+    if (!onlyBulk) {
         // Duplicate groups over the tickets (0.1 % duplicated keys): the console's first page
         // (budgeted creation-time window scan, newest first) against one raw statement that
         // answers the same page over the same creation-time range, plus the tenants and
@@ -383,7 +385,7 @@ int main(int argc, char **argv)
     // the console's DbSession::exec() (one unprepared query with its SET LOCALs in front).
     const QString poolerUrl = qEnvironmentVariable("TRIAGE_TEST_PGBOUNCER_URL");
     const QString poolerAdminUrl = qEnvironmentVariable("TRIAGE_TEST_PGBOUNCER_ADMIN_URL");
-    if (!poolerUrl.isEmpty() && !poolerAdminUrl.isEmpty()) {
+    if (!onlyBulk && !poolerUrl.isEmpty() && !poolerAdminUrl.isEmpty()) {
         const QUrl pu(poolerUrl), au(poolerAdminUrl);
         QSqlDatabase stats = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("pooler-admin"));
         stats.setHostName(au.host());
@@ -535,7 +537,7 @@ int main(int argc, char **argv)
     double longestGapMs = 0;
     double bytesPerRow = 0;
     int filled = 0;
-    if (p.value(QStringLiteral("model-rows")).toInt() > 0) {
+    if (!onlyBulk && p.value(QStringLiteral("model-rows")).toInt() > 0) {
         const int target = p.value(QStringLiteral("model-rows")).toInt();
         QWidget window;
         window.resize(1200, 800);
@@ -605,7 +607,7 @@ int main(int argc, char **argv)
 
     // Detail view first paint of a key with 20,000 intent attempts (40,001 timeline
     // events): from loadKey() until the loaded detail has been painted once, offscreen.
-    {
+    if (!onlyBulk) {
         const QString bigKey = QStringLiteral("ticket:create:acme:bench-20000-attempts");
         QSqlQuery have = rawExec(raw, QStringLiteral("SELECT count(*) FROM intent_log WHERE idem_key = '%1'").arg(bigKey));
         if (!have.next() || have.value(0).toLongLong() != 20000) {
