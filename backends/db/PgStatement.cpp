@@ -57,9 +57,26 @@ QString formatLiteral(const QVariant &value, const QSqlDriver *driver)
 std::optional<QString> inlineBoundValues(const QString &sql, const SqlBuilder &binds, const QSqlDriver *driver,
                                          QString *error)
 {
-    QHash<QString, QString> literals;
-    for (const auto &[name, value] : binds.values())
-        literals.insert(name, formatLiteral(value, driver));
+    // Literals by index: SqlBuilder names its values ":p<index>"; another name (a builder of
+    // another kind) is looked up by name.
+    const QList<QPair<QString, QVariant>> &values = binds.values();
+    QVector<QString> literals(values.size());
+    for (qsizetype k = 0; k < values.size(); ++k)
+        literals[k] = formatLiteral(values[k].second, driver);
+    QHash<QString, qsizetype> byName; // built on first use
+    auto literalOf = [&](QStringView name) -> const QString * {
+        if (name.startsWith(QLatin1String(":p"))) {
+            bool ok = false;
+            const qsizetype k = name.mid(2).toLongLong(&ok);
+            if (ok && k >= 0 && k < values.size() && values[k].first == name)
+                return &literals[k];
+        }
+        if (byName.isEmpty())
+            for (qsizetype k = 0; k < values.size(); ++k)
+                byName.insert(values[k].first, k);
+        const auto it = byName.constFind(name.toString());
+        return it == byName.cend() ? nullptr : &literals[*it];
+    };
 
     QString out;
     out.reserve(sql.size() + 16 * binds.values().size());
@@ -114,18 +131,26 @@ std::optional<QString> inlineBoundValues(const QString &sql, const SqlBuilder &b
             qsizetype j = i + 1;
             while (j < n && isIdentChar(sql.at(j)))
                 ++j;
-            const QString name = sql.mid(i, j - i);
-            const auto it = literals.constFind(name);
-            if (it == literals.cend()) {
+            const QStringView name = QStringView(sql).mid(i, j - i);
+            const QString *literal = literalOf(name);
+            if (!literal) {
                 if (error)
                     *error = QStringLiteral("the statement uses %1, which has no bound value").arg(name);
                 return std::nullopt;
             }
-            out += *it;
+            out += *literal;
             i = j;
         } else {
-            out += c;
-            ++i;
+            // Plain text up to the next character that may start a literal, identifier,
+            // comment, dollar quote or placeholder: copied at once.
+            qsizetype j = i + 1;
+            while (j < n) {
+                const char16_t u = sql.at(j).unicode();
+                if (u == u'\'' || u == u'"' || u == u'-' || u == u'/' || u == u'$' || u == u':')
+                    break;
+                ++j;
+            }
+            copyUntil(j);
         }
     }
     return out;

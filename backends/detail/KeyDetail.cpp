@@ -136,7 +136,7 @@ std::optional<RecordDetail> readRecord(DbSession &session, const WorkspaceConfig
     return std::move(found.first());
 }
 
-QVector<RecordDetail> readRecords(DbSession &session, const WorkspaceConfig &config, const QStringList &keys)
+QVector<RecordDetail> readRecords(DbSession &session, const WorkspaceConfig &config, const QStringList &keys, bool decisionOnly)
 {
     QVector<RecordDetail> records;
     if (keys.isEmpty())
@@ -155,24 +155,31 @@ QVector<RecordDetail> readRecords(DbSession &session, const WorkspaceConfig &con
               .arg(qualified(r, rs.expireAt), rs.time.secondsSince(qualified(r, rs.expireAt)));
     // One list, one arg() pass: fragments such as SQLite's printf('%03d', …) must never be
     // read as placeholders by a second pass.
-    const QStringList columns{
+    QStringList columns{
         rs.time.text(qualified(r, rs.createdAt)) + QStringLiteral(" AS tc_created"),
         rs.time.text(qualified(r, rs.updatedAt)) + QStringLiteral(" AS tc_updated"),
         rs.expireAtText(r) + QStringLiteral(" AS tc_expire"),
         rs.time.secondsSince(qualified(r, rs.updatedAt)) + QStringLiteral(" AS tc_age"),
         expiresIn + QStringLiteral(" AS tc_expires_in"),
         d.nowText() + QStringLiteral(" AS tc_now"),
-        d.rawText(qualified(r, rs.snapshot)) + QStringLiteral(" AS tc_snapshot"),
+        (decisionOnly ? QStringLiteral("NULL") : d.rawText(qualified(r, rs.snapshot))) + QStringLiteral(" AS tc_snapshot"),
         rs.statuses.read(qualified(r, rs.status)) + QStringLiteral(" AS tc_status"),
         rs.bizType(b, r) + QStringLiteral(" AS tc_biz_type"),
-        (rs.tenant.isEmpty() ? QStringLiteral("NULL") : qualified(r, rs.tenant)) + QStringLiteral(" AS tc_tenant"),
-        QStringLiteral("r.*")};
+        (rs.tenant.isEmpty() ? QStringLiteral("NULL") : qualified(r, rs.tenant)) + QStringLiteral(" AS tc_tenant")};
+    if (!decisionOnly) {
+        columns << QStringLiteral("r.*");
+    } else { // the mapped id, key and version under their own names (the loop below reads them)
+        for (const QString &c : {rs.id, rs.key, hasVersion ? rs.version : QString()})
+            if (!c.isEmpty())
+                columns << qualified(r, c);
+    }
     const QString sql = QStringLiteral("SELECT %1 FROM %2 r WHERE %3")
                             .arg(columns.join(QStringLiteral(", ")), rs.table, keyIn(b, d.kind(), qualified(r, rs.key), keys));
     QSqlQuery q = session.exec(sql, b);
     QSet<QString> seen; // one record per key: the first row, as readRecord() always took
+    const QSqlRecord rec = q.record(); // the field names, the same for every row
+    QHash<QString, BizPolicy> policies;   // per biz_type: effectiveBizPolicy() once
     while (q.next()) {
-        const QSqlRecord rec = q.record();
         constexpr int kFirstColumn = 10;
         RecordDetail out;
         out.hasVersionColumn = hasVersion;
@@ -237,7 +244,11 @@ QVector<RecordDetail> readRecords(DbSession &session, const WorkspaceConfig &con
         const BizTypeConfig bt = config.bizType(out.bizType.value_or(QString()));
         out.processingTimeoutS = bt.processingTimeoutS;
         // The database's policy made stricter by the INI (DESIGN.md §8 "Safety policy").
-        out.policy = effectiveBizPolicy(config, dbPolicy, out.bizType.value_or(QString()));
+        const QString bizType = out.bizType.value_or(QString());
+        auto policy = policies.constFind(bizType);
+        if (policy == policies.cend())
+            policy = policies.insert(bizType, effectiveBizPolicy(config, dbPolicy, bizType));
+        out.policy = *policy;
         out.failedEvidence = out.policy.failedEvidence.value_or(BizTypeConfig().failedEvidence);
         out.failedEvidenceMaxAgeS = out.policy.failedEvidenceMaxAgeS.value_or(BizTypeConfig().failedEvidenceMaxAgeS);
         out.upstreamConfigured = config.upstreams.contains(out.bizType.value_or(QString()))

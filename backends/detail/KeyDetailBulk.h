@@ -18,7 +18,11 @@ QString keyIn(SqlBuilder &b, Dialect dialect, const QString &column, const QStri
 /// key), so at most a few hundred keys per call. Records: one per key (the first row), in no
 /// particular order; tickets and attempts in the one-key order (created_at, then id) across the
 /// keys: the caller groups them by their idem_key. Empty `keys`: nothing read. Throw DbException.
-QVector<RecordDetail> readRecords(DbSession &session, const WorkspaceConfig &config, const QStringList &keys);
+/// readRecords() with `decisionOnly` reads what a mark decides on and no more: no snapshot
+/// (resultSnapshot null) and, of the table's own columns, only the mapped id, key and version
+/// (allColumns holds just those) — mark_sql::applyBatch()'s read.
+QVector<RecordDetail> readRecords(DbSession &session, const WorkspaceConfig &config, const QStringList &keys,
+                                  bool decisionOnly = false);
 QVector<TicketRow> readTickets(DbSession &session, const WorkspaceConfig &config, const QStringList &keys);
 QVector<IntentAttempt> readAttempts(DbSession &session, const WorkspaceConfig &config, const QStringList &keys);
 } // namespace detail_sql

@@ -127,19 +127,33 @@ int updateWon(DbSession &s, const RecordSql &r, bool hasVersion, RecordStatusCod
     SqlBuilder b;
     QStringList sets = {QStringLiteral("%1 = %2").arg(r.status, r.statuses.write(b, recordStatusName(to))),
                         QStringLiteral("%1 = %2").arg(r.updatedAt, updatedAtSetValue(d, r))};
-    if (to == Success) {
-        QStringList whens;
+    const bool pg = d == Dialect::PostgreSql;
+    QString from;   // PostgreSQL: the snapshots joined by key (one hash join, not a CASE per row)
+    QString where;
+    if (to == Success && pg) {
+        QStringList values;
         for (qsizetype i = 0; i < keys.size(); ++i)
-            whens << QStringLiteral("WHEN %1 THEN %2").arg(textIs(b, d, r.key, keys[i]), b.bind(snapshots[i]));
-        QString value = QStringLiteral("CASE %1 END").arg(whens.join(QLatin1Char(' ')));
+            values << QStringLiteral("(%1, %2)").arg(b.bind(keys[i]), b.bind(snapshots[i]));
+        // Names no mapped column takes; the record table is aliased triage_r.
+        from = QStringLiteral(" FROM (VALUES %1) AS triage_snapshots(triage_k, triage_snapshot)").arg(values.join(QStringLiteral(", ")));
+        where = QStringLiteral("%1 = triage_snapshots.triage_k").arg(qualified(QStringLiteral("triage_r"), r.key));
+        QString value = QStringLiteral("triage_snapshots.triage_snapshot");
         if (const QString type = snapshotColumnType(s, r); !type.isEmpty())
             value = QStringLiteral("CAST(%1 AS %2)").arg(value, type);
         sets << QStringLiteral("%1 = %2").arg(r.snapshot, value);
+    } else if (to == Success) {
+        QStringList whens;
+        for (qsizetype i = 0; i < keys.size(); ++i)
+            whens << QStringLiteral("WHEN %1 THEN %2").arg(textIs(b, d, r.key, keys[i]), b.bind(snapshots[i]));
+        sets << QStringLiteral("%1 = CASE %2 END").arg(r.snapshot, whens.join(QLatin1Char(' ')));
     }
     if (hasVersion)
         sets << QStringLiteral("%1 = COALESCE(%1, 0) + 1").arg(r.version);
-    const QString update = QStringLiteral("UPDATE %1 SET %2 WHERE %3")
-                               .arg(r.table, sets.join(QStringLiteral(", ")), detail_sql::keyIn(b, d, r.key, keys));
+    if (where.isEmpty())
+        where = detail_sql::keyIn(b, d, r.key, keys);
+    const QString update = QStringLiteral("UPDATE %1%2 SET %3%4 WHERE %5")
+                               .arg(r.table, from.isEmpty() ? QString() : QStringLiteral(" AS triage_r"), sets.join(QStringLiteral(", ")),
+                                    from, where);
     if (d != Dialect::PostgreSql) {
         const int changed = s.exec(update, b).numRowsAffected();
         after = readCasStates(s, r, hasVersion, keys, false);
@@ -154,12 +168,14 @@ int updateWon(DbSession &s, const RecordSql &r, bool hasVersion, RecordStatusCod
     return changed;
 }
 
-/// Reads the records of `keys` for the results, one statement per kInListChunk keys.
-QHash<QString, RecordDetail> readRecordsByKey(DbSession &s, const WorkspaceConfig &config, const QStringList &keys)
+/// Reads the records of `keys`, one statement per kInListChunk keys; with `decisionOnly` as a
+/// mark decides on them (no snapshot, no unmapped columns: detail_sql::readRecords()).
+QHash<QString, RecordDetail> readRecordsByKey(DbSession &s, const WorkspaceConfig &config, const QStringList &keys,
+                                              bool decisionOnly)
 {
     QHash<QString, RecordDetail> out;
     for (qsizetype from = 0; from < keys.size(); from += kInListChunk)
-        for (RecordDetail &d : detail_sql::readRecords(s, config, keys.mid(from, kInListChunk)))
+        for (RecordDetail &d : detail_sql::readRecords(s, config, keys.mid(from, kInListChunk), decisionOnly))
             out.insert(d.idemKey, std::move(d));
     return out;
 }
@@ -328,7 +344,7 @@ QVector<MarkResult> applyBatch(DbSession &s, const WorkspaceConfig &config, cons
         requireKnownConsoleSchema(s); // before anything is read or written (DESIGN.md §10)
     // A retried batch (after a dropped connection) finds the rows it already wrote.
     const QHash<QString, AuditEntry> priors = audit_sql::byRequestIds(s, requestIds);
-    const QHash<QString, RecordDetail> records = readRecordsByKey(s, config, keys);
+    const QHash<QString, RecordDetail> records = readRecordsByKey(s, config, keys, true);
     const QHash<QString, AuditEntry> upstream = audit_sql::latestUpstreamQueries(s, keys);
     const bool hasVersion = !b.r.version.isEmpty() && s.hasColumn(b.r.map.table, b.r.map.version);
     const QString warning = precisionWarningFor(s, b.r, hasVersion);
@@ -382,7 +398,7 @@ QVector<MarkResult> applyBatch(DbSession &s, const WorkspaceConfig &config, cons
         for (int i : std::as_const(b.conflicts))
             conflictKeys << reqs[i].idemKey;
         conflictKeys.removeDuplicates();
-        const QHash<QString, RecordDetail> now = readRecordsByKey(s, config, conflictKeys);
+        const QHash<QString, RecordDetail> now = readRecordsByKey(s, config, conflictKeys, false); // as alone
         const QHash<QString, AuditEntry> changedBy = audit_sql::lastAppliedFor(s, conflictKeys);
         for (int i : std::as_const(b.conflicts)) {
             MarkResult &res = b.results[i];

@@ -497,18 +497,19 @@ int main(int argc, char **argv)
         restore();
         // The physical limit: the same batches as raw SQL on one connection, the statements
         // the console's batch sends (values inlined as the driver sends them): per 500 records
-        // in key order, BEGIN, lock and read, one UPDATE with each record's snapshot, one
-        // multi-row audit INSERT, COMMIT. No evidence reads, no rules, no reading back.
+        // in key order, BEGIN, lock and read, one UPDATE joined to each record's snapshot
+        // (RETURNING the new state), one multi-row audit INSERT, COMMIT. No evidence reads, no
+        // rules.
         QVector<MarkRequest> sorted = requests;
         std::sort(sorted.begin(), sorted.end(), [](const MarkRequest &a, const MarkRequest &b) { return a.idemKey < b.idemKey; });
         auto lit = [](const QString &v) { return QLatin1Char('\'') + QString(v).replace(QLatin1Char('\''), QStringLiteral("''")) + QLatin1Char('\''); };
         QElapsedTimer rawTimer;
         rawTimer.start();
         for (qsizetype from = 0; from < sorted.size(); from += 500) {
-            QStringList keys, whens, rows;
+            QStringList keys, snapshots, rows;
             for (const MarkRequest &r : sorted.mid(from, 500)) {
                 keys << lit(r.idemKey);
-                whens << QStringLiteral("WHEN idem_key = %1 THEN %2").arg(lit(r.idemKey), lit(*r.snapshot));
+                snapshots << QStringLiteral("(%1, %2)").arg(lit(r.idemKey), lit(*r.snapshot));
                 rows << QStringLiteral("(gen_random_uuid()::text, now(), 'bench', 'mark_success', %1, '{\"status\":\"PROCESSING\"}', "
                                        "'{\"status\":\"SUCCESS\"}', 'bench bulk mark', '{}', 'applied', 'raw')")
                             .arg(lit(r.idemKey));
@@ -518,8 +519,9 @@ int main(int argc, char **argv)
             auto locked = rawExec(raw, QStringLiteral("SELECT idem_key, status, updated_at FROM idempotency_record WHERE idem_key IN (%1) "
                                                       "ORDER BY idem_key FOR UPDATE").arg(in));
             drain(locked);
-            rawExec(raw, QStringLiteral("UPDATE idempotency_record SET status = 1, updated_at = now(), result_snapshot = CASE %1 END "
-                                        "WHERE idem_key IN (%2)").arg(whens.join(QLatin1Char(' ')), in));
+            rawExec(raw, QStringLiteral("UPDATE idempotency_record AS r SET status = 1, updated_at = now(), result_snapshot = s.snapshot "
+                                        "FROM (VALUES %1) AS s(k, snapshot) WHERE r.idem_key = s.k RETURNING r.idem_key, r.status, r.updated_at")
+                             .arg(snapshots.join(QStringLiteral(", "))));
             rawExec(raw, QStringLiteral("INSERT INTO triage_audit (request_id, at, operator, action, idem_key, from_state, to_state, "
                                         "reason, evidence, outcome, detail) VALUES ") + rows.join(QStringLiteral(", ")));
             rawExec(raw, QStringLiteral("COMMIT"));
