@@ -7,6 +7,7 @@
 #include "AppSetup.h"
 #include "BundleViewer.h"
 #include "DeepLink.h"
+#include "ProfileStore.h"
 #include "DuplicatesPane.h"
 #include "Log.h"
 #include "IncidentPanel.h"
@@ -164,6 +165,8 @@ int main(int argc, char *argv[])
         return dbError ? 2 : 1;
     }
     applyEnvironmentStart(*config); // DESIGN.md §5 "Environments": production opens read-only
+    if (parser.isSet(QStringLiteral("profile")))
+        ProfileStore().noteUsed(parser.value(QStringLiteral("profile"))); // the recent list (File → Connect…)
     if (parser.isSet(screenshotAction) && parser.value(screenshotAction) != QLatin1String("query")) {
         std::fprintf(stderr, "triage-console: --screenshot-action must be \"query\"\n");
         return 1;
