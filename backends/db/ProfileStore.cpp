@@ -209,6 +209,11 @@ bool isPostgres(const QString &scheme)
 
 } // namespace
 
+bool storeUrlTakesTlsMode(const QString &url)
+{
+    return isPostgres(QUrl(url.trimmed()).scheme());
+}
+
 StoreUrlFields splitStoreUrl(const QString &url)
 {
     StoreUrlFields f;

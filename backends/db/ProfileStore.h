@@ -90,6 +90,8 @@ struct StoreUrlFields {
     QString statementTimeout;
     bool operator==(const StoreUrlFields &o) const = default;
 };
+/// True when `url` takes a TLS mode (postgresql://; MySQL/MariaDB use TLS when given a CA file).
+bool storeUrlTakesTlsMode(const QString &url);
 /// Splits `url`; a text that is not a URL stays whole in `url`.
 StoreUrlFields splitStoreUrl(const QString &url);
 /// The URL again: `url` with the non-empty fields appended as parameters (a field also given

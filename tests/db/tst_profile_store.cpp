@@ -221,6 +221,10 @@ void TstProfileStore::urlFields()
     QCOMPARE(joinStoreUrl({QStringLiteral("sqlite:///tmp/a.db"), {}, {}, {}}), QStringLiteral("sqlite:///tmp/a.db"));
     QCOMPARE(splitStoreUrl(QStringLiteral("not a url")).url, QStringLiteral("not a url"));
     QCOMPARE(joinStoreUrl({}), QString());
+    QVERIFY(storeUrlTakesTlsMode(QStringLiteral("postgresql://u@127.0.0.1/d")));
+    QVERIFY(storeUrlTakesTlsMode(QStringLiteral("postgres://u@127.0.0.1/d")));
+    QVERIFY(!storeUrlTakesTlsMode(QStringLiteral("mysql://u@127.0.0.1/d")));
+    QVERIFY(!storeUrlTakesTlsMode(QStringLiteral("sqlite:///tmp/a.db")));
 }
 
 QTEST_GUILESS_MAIN(TstProfileStore)
