@@ -7,6 +7,7 @@
 #include "AppSetup.h"
 #include "BundleViewer.h"
 #include "DeepLink.h"
+#include "DialogShot.h"
 #include "ProfileStore.h"
 #include "DuplicatesPane.h"
 #include "Log.h"
@@ -99,6 +100,12 @@ int main(int argc, char *argv[])
                                                      "event selected."),
                                       QStringLiteral("LINK"));
     parser.addOption(openLink);
+    const QCommandLineOption screenshotDialog(QStringLiteral("screenshot-dialog"),
+                                              QStringLiteral("With --screenshot: shoot DIALOG alone, no workspace needed (\"connect\": File → "
+                                                             "Connect… on the profile --select names; --screenshot-action test "
+                                                             "tests each store first)."),
+                                              QStringLiteral("DIALOG"));
+    parser.addOption(screenshotDialog);
     parser.addOption(incidentFrom);
     parser.addOption(incidentTo);
     parser.addOption(incidentSelect);
@@ -155,6 +162,14 @@ int main(int argc, char *argv[])
             }
         }
         return runBundleViewer(parser, parser.value(openBundle), parser.value(screenshot), row);
+    }
+    if (parser.isSet(screenshotDialog)) {
+        if (!parser.isSet(screenshot)) {
+            std::fprintf(stderr, "triage-console: --screenshot-dialog needs --screenshot FILE.png\n");
+            return 1;
+        }
+        return shootDialog(parser.value(screenshotDialog), parser.value(screenshot), parser.value(select).trimmed(),
+                           parser.value(screenshotAction));
     }
     QString error;
     bool dbError = false;
