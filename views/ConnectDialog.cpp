@@ -57,10 +57,25 @@ QWidget *withFileMenu(QMainWindow *window, QWidget *band)
     QAction *connect = file->addAction(QObject::tr("&Connect…"));
     connect->setObjectName(QStringLiteral("connectAction"));
     connect->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
-    QObject::connect(connect, &QAction::triggered, window, [window] {
+    auto openDialog = [window](const QString &profile) {
         auto *dialog = new ConnectDialog(window);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
+        if (!profile.isEmpty())
+            dialog->selectProfile(profile);
         dialog->open();
+    };
+    QObject::connect(connect, &QAction::triggered, window, [openDialog] { openDialog(QString()); });
+    // The recent profiles (ProfileStore::recent()), read each time the menu opens: each opens
+    // the dialog on that profile, where Connect asks for what a password source lacks.
+    QMenu *recent = file->addMenu(QObject::tr("Open &recent profile"));
+    recent->setObjectName(QStringLiteral("recentProfilesMenu"));
+    QObject::connect(recent, &QMenu::aboutToShow, recent, [recent, openDialog] {
+        recent->clear();
+        const QStringList names = ProfileStore().recent();
+        if (names.isEmpty())
+            recent->addAction(QObject::tr("(none yet)"))->setEnabled(false);
+        for (const QString &name : names)
+            QObject::connect(recent->addAction(name), &QAction::triggered, recent, [openDialog, name] { openDialog(name); });
     });
     file->addSeparator();
     QAction *quit = file->addAction(QObject::tr("&Quit"));

@@ -5,6 +5,7 @@
 // menu of the main window. Saves connect-dialog.png.
 #include "BackendTestUtil.h"
 #include "ConnectDialog.h"
+#include "ConnectMenu.h"
 #include "TestDatabases.h"
 #include "Workspace.h"
 
@@ -13,6 +14,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMainWindow>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -56,6 +59,7 @@ private slots:
     void testAStore();
     void connectPassesThePasswordOnlyInTheEnvironment();
     void passwordHintsFollowTheShownProfile();
+    void fileMenuListsRecentProfiles();
 
 private:
     QTemporaryDir m_home;
@@ -203,6 +207,39 @@ void TstConnectDialog::passwordHintsFollowTheShownProfile()
     qunsetenv("TRIAGE_TICKET_DB_PASSWORD");
     QVERIFY(store.remove(QStringLiteral("a-sqlite"), &error));
     QVERIFY(store.remove(QStringLiteral("pg"), &error));
+}
+
+void TstConnectDialog::fileMenuListsRecentProfiles()
+{
+    ProfileStore store;
+    QString error;
+    for (const char *n : {"one", "two", "three"})
+        QVERIFY2(store.save(profile(QString::fromLatin1(n), QStringLiteral("sqlite:///tmp/%1.db").arg(QLatin1String(n))), &error), qPrintable(error));
+    store.noteUsed(QStringLiteral("one"));
+    store.noteUsed(QStringLiteral("three"));
+    QMainWindow window;
+    auto *band = new QLabel(QStringLiteral("band"));
+    window.setMenuWidget(withFileMenu(&window, band));
+    QCOMPARE(band->parentWidget(), window.menuWidget());
+    QMenu *recent = window.findChild<QMenu *>(QStringLiteral("recentProfilesMenu"));
+    QVERIFY(recent);
+    QVERIFY(window.findChild<QAction *>(QStringLiteral("connectAction")));
+    emit recent->aboutToShow();
+    QStringList titles;
+    for (QAction *a : recent->actions())
+        titles << a->text();
+    QCOMPARE(titles, (QStringList{"three", "one"}));
+    recent->actions().constFirst()->trigger();
+    auto *dialog = window.findChild<ConnectDialog *>();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->nameEdit()->text(), QStringLiteral("three"));
+    dialog->close();
+    for (const char *n : {"one", "two", "three"})
+        QVERIFY(store.remove(QString::fromLatin1(n), &error));
+    emit recent->aboutToShow();
+    QCOMPARE(recent->actions().size(), 1);
+    QCOMPARE(recent->actions().constFirst()->text(), QStringLiteral("(none yet)"));
+    QVERIFY(!recent->actions().constFirst()->isEnabled());
 }
 
 QTEST_MAIN(TstConnectDialog)
