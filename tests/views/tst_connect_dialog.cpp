@@ -2,7 +2,9 @@
 // editing and saving a profile, Test on a real SQLite store and on PostgreSQL with a wrong
 // typed password, Connect starting `--profile NAME` with the typed password only in the
 // child's environment, and no trace of it under the config and data directories; the File
-// menu of the main window. Saves connect-dialog.png.
+// menu of the main window. Saves connect-dialog.png. The config, data and log directories are
+// grepped for every typed password.
+#include "AppSetup.h"
 #include "BackendTestUtil.h"
 #include "ConnectDialog.h"
 #include "ConnectMenu.h"
@@ -21,6 +23,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <spdlog/spdlog.h>
 
 using namespace triage;
 using namespace triage::test;
@@ -70,6 +74,8 @@ void TstConnectDialog::initTestCase()
     QVERIFY(m_home.isValid());
     qputenv("XDG_CONFIG_HOME", (m_home.path() + QStringLiteral("/config")).toUtf8());
     qputenv("XDG_DATA_HOME", (m_home.path() + QStringLiteral("/share")).toUtf8());
+    // The console's log (debug and up) under the data directory: grepped for typed passwords too.
+    app::setupLogging(QStringLiteral("tst_connect_dialog"), true);
 }
 
 void TstConnectDialog::listEditSave()
@@ -142,7 +148,9 @@ void TstConnectDialog::testAStore()
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
     QVERIFY(dialog.grab().save(QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/connect-dialog.png")));
-    QCOMPARE(filesContaining(m_home.path(), "Wrong-Typed-Pw-1"), QStringList());
+    spdlog::default_logger()->flush();
+    QVERIFY(QFile::exists(m_home.path() + QStringLiteral("/share/triage-console/logs/tst_connect_dialog.log")));
+    QCOMPARE(filesContaining(m_home.path(), "Wrong-Typed-Pw-1"), QStringList()); // config, data and log directories
 }
 
 void TstConnectDialog::connectPassesThePasswordOnlyInTheEnvironment()
@@ -178,6 +186,7 @@ void TstConnectDialog::connectPassesThePasswordOnlyInTheEnvironment()
     QCOMPARE(env.value(QStringLiteral("TRIAGE_IDEMPOTENCY_DB_PASSWORD")), QStringLiteral("Typed-Secret-4242"));
     QVERIFY(!env.contains(QStringLiteral("TRIAGE_INTENT_DB_PASSWORD")));
     QCOMPARE(dialog.passwordEdit(DbRole::Idempotency)->text(), QString()); // forgotten once handed over
+    spdlog::default_logger()->flush();
     QCOMPARE(filesContaining(m_home.path(), "Typed-Secret-4242"), QStringList());
     const QLabel *note = dialog.findChild<QLabel *>(QStringLiteral("memoryOnlyNote"));
     QVERIFY(note && note->text().contains(QLatin1String("kept in memory only")));
