@@ -134,6 +134,7 @@ ConnectDialog::ConnectDialog(QWidget *parent, ProfileStore store)
                             this);
     note->setObjectName(QStringLiteral("memoryOnlyNote"));
     note->setWordWrap(true);
+    right->addStretch(1);
     right->addWidget(note);
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("connectStatus"));
@@ -385,21 +386,29 @@ void ConnectDialog::refreshPasswordHints()
         }
     }
     const int serial = ++m_hintSerial; // a profile shown since then makes this answer stale
-    auto *watcher = new QFutureWatcher<QList<bool>>(this);
+    for (DbRole role : kRoles) { // until the answer is in (a store without a URL stays so)
+        m_stores[role].password->setEnabled(true);
+        m_stores[role].password->setPlaceholderText(tr("only if nothing else supplies it"));
+        m_stores[role].password->setToolTip(QString());
+    }
+    auto *watcher = new QFutureWatcher<QList<PasswordNeed>>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, roles, serial] {
         watcher->deleteLater();
         if (serial != m_hintSerial)
             return;
-        const QList<bool> needs = watcher->result();
+        const QList<PasswordNeed> needs = watcher->result();
         for (int i = 0; i < roles.size() && i < needs.size(); ++i) {
-            m_stores[roles[i]].password->setPlaceholderText(
-                needs[i] ? tr("needed: nothing else supplies it") : tr("not needed: another source supplies it"));
-            m_stores[roles[i]].password->setToolTip(
-                needs[i] ? tr("No $%1 or $TRIAGE_DB_PASSWORD, no keychain entry, no password file").arg(passwordEnvVar(roles[i]))
-                         : QString());
+            QLineEdit *edit = m_stores[roles[i]].password;
+            edit->setEnabled(needs[i] != PasswordNeed::NoLogin);
+            edit->setPlaceholderText(needs[i] == PasswordNeed::NoLogin    ? tr("none: an SQLite file has no login")
+                                         : needs[i] == PasswordNeed::Needed ? tr("needed: nothing else supplies it")
+                                                                            : tr("not needed: another source supplies it"));
+            edit->setToolTip(needs[i] == PasswordNeed::Needed
+                                 ? tr("No $%1 or $TRIAGE_DB_PASSWORD, no keychain entry, no password file").arg(passwordEnvVar(roles[i]))
+                                 : QString());
         }
     });
-    watcher->setFuture(passwordPromptsNeeded(profiles));
+    watcher->setFuture(passwordNeeds(profiles));
 }
 
 void ConnectDialog::connectProfile()

@@ -69,19 +69,34 @@ QFuture<StoreProbeResult> probeStore(const ConnectionProfile &profile, const Sch
     return QtConcurrent::run([profile, map, typedPassword] { return runProbe(profile, map, typedPassword); });
 }
 
-bool needsTypedPassword(const ConnectionProfile &profile)
+PasswordNeed passwordNeed(const ConnectionProfile &profile)
 {
-    if (profile.dialect == Dialect::Sqlite || profile.params.contains(QStringLiteral("option_file")))
-        return false;
-    if (!lookupPasswordWithSource(profile).secret.isEmpty())
-        return false;
+    if (profile.dialect == Dialect::Sqlite)
+        return PasswordNeed::NoLogin;
+    if (profile.params.contains(QStringLiteral("option_file")) || !lookupPasswordWithSource(profile).secret.isEmpty())
+        return PasswordNeed::Supplied;
     if (profile.dialect == Dialect::PostgreSql) {
         const QString file = qEnvironmentVariableIsEmpty("PGPASSFILE") ? QDir::home().filePath(QStringLiteral(".pgpass"))
                                                                        : qEnvironmentVariable("PGPASSFILE");
         if (QFileInfo(file).isFile())
-            return false;
+            return PasswordNeed::Supplied;
     }
-    return true;
+    return PasswordNeed::Needed;
+}
+
+bool needsTypedPassword(const ConnectionProfile &profile)
+{
+    return passwordNeed(profile) == PasswordNeed::Needed;
+}
+
+QFuture<QList<PasswordNeed>> passwordNeeds(const QList<ConnectionProfile> &profiles)
+{
+    return QtConcurrent::run([profiles] {
+        QList<PasswordNeed> out;
+        for (const ConnectionProfile &p : profiles)
+            out << passwordNeed(p);
+        return out;
+    });
 }
 
 QFuture<QList<bool>> passwordPromptsNeeded(const QList<ConnectionProfile> &profiles)

@@ -37,6 +37,17 @@ QFuture<StoreProbeResult> probeStore(const ConnectionProfile &profile, const Sch
 /// thread (passwordPromptsNeeded() does).
 bool needsTypedPassword(const ConnectionProfile &profile);
 
+/// What a store's login needs from the Connect dialog.
+enum class PasswordNeed {
+    NoLogin,  ///< SQLite: a file, no login
+    Supplied, ///< a source supplies it, or a MySQL option_file / libpq password file may
+    Needed,   ///< nothing does: needsTypedPassword()
+};
+/// PasswordNeed of `profile` (the rule of needsTypedPassword()). Runs the keychain lookup.
+PasswordNeed passwordNeed(const ConnectionProfile &profile);
+/// passwordNeed() of each profile, on a thread of the global QThreadPool.
+QFuture<QList<PasswordNeed>> passwordNeeds(const QList<ConnectionProfile> &profiles);
+
 /// needsTypedPassword() of each profile, on a thread of the global QThreadPool.
 QFuture<QList<bool>> passwordPromptsNeeded(const QList<ConnectionProfile> &profiles);
 

@@ -6,6 +6,8 @@
 #include "TestDatabases.h"
 #include "Workspace.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
@@ -208,6 +210,14 @@ void TstStoreProbe::passwordPrompt()
     const auto sqlite = ConnectionProfile::fromUrl(QStringLiteral("sqlite:///tmp/x.db"), DbRole::Ticket, &error);
     const auto optionFile = ConnectionProfile::fromUrl(QStringLiteral("mysql://u@127.0.0.1:53306/d?option_file=/tmp/my.cnf"), DbRole::Intent, &error);
     QCOMPARE(await(passwordPromptsNeeded({*sqlite, *optionFile, p})), (QList<bool>{false, false, true}));
+    QCOMPARE(await(passwordNeeds({*sqlite, *optionFile, p})),
+             (QList<PasswordNeed>{PasswordNeed::NoLogin, PasswordNeed::Supplied, PasswordNeed::Needed}));
+    const QTemporaryDir home;
+    QFile pgpassFile(home.filePath(QStringLiteral("pgpass")));
+    QVERIFY(pgpassFile.open(QIODevice::WriteOnly));
+    pgpassFile.close();
+    qputenv("PGPASSFILE", pgpassFile.fileName().toUtf8());
+    QCOMPARE(await(passwordNeeds({p})), QList<PasswordNeed>{PasswordNeed::Supplied}); // libpq's password file may hold it
 }
 
 QTEST_MAIN(TstStoreProbe)

@@ -213,6 +213,9 @@ void TstConnectDialog::passwordHintsFollowTheShownProfile()
     QCOMPARE(dialog.passwordEdit(DbRole::Idempotency)->placeholderText(), QStringLiteral("needed: nothing else supplies it"));
     QCOMPARE(dialog.passwordEdit(DbRole::Intent)->placeholderText(), QStringLiteral("needed: nothing else supplies it"));
     QCOMPARE(dialog.passwordEdit(DbRole::Ticket)->placeholderText(), QStringLiteral("not needed: another source supplies it"));
+    QVERIFY(dialog.selectProfile(QStringLiteral("a-sqlite")));
+    QTRY_COMPARE_WITH_TIMEOUT(dialog.passwordEdit(DbRole::Ticket)->placeholderText(), QStringLiteral("none: an SQLite file has no login"), 30000);
+    QVERIFY(!dialog.passwordEdit(DbRole::Ticket)->isEnabled());
     qunsetenv("TRIAGE_TICKET_DB_PASSWORD");
     QVERIFY(store.remove(QStringLiteral("a-sqlite"), &error));
     QVERIFY(store.remove(QStringLiteral("pg"), &error));
