@@ -55,7 +55,8 @@ public:
     /// (biz sections, mappings), which save() keeps.
     std::optional<SavedProfile> load(const QString &name, QString *error) const;
     /// Writes `profile` (creating the directory): the keys above are set (empty ones
-    /// removed), every other key of an existing file is kept. Refused, with nothing written
+    /// removed), every other key of an existing file is kept (its comments are not: QSettings
+    /// rewrites the file). Refused, with nothing written
     /// and `*error` set, when the name is invalid (profileNameProblem()), a URL does not parse
     /// or carries a password (ConnectionProfile::fromUrl()), or the file cannot be written.
     bool save(const SavedProfile &profile, QString *error);
