@@ -2,7 +2,7 @@
 #include "DeepLink.h"
 #include "CompensationsPane.h"
 #include "DuplicatesPane.h"
-#include "EnvironmentBand.h"
+#include "ConnectMenu.h"
 #include "EscalationService.h"
 #include "IncidentView.h"
 #include "BizTypeCheck.h"
@@ -65,7 +65,7 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     setWindowTitle(consoleWindowTitle(config, workspaceDescription(config)));
     resize(1400, 900);
     // DESIGN.md §5 "Environments": the band above everything, also above the tool bar.
-    setMenuWidget(m_environmentBand = new EnvironmentBand(workspace, this));
+    setMenuWidget(withFileMenu(this, m_environmentBand = new EnvironmentBand(workspace, this)));
     connect(m_environmentBand, &EnvironmentBand::writesSwitchedOn, this, [this] { updateBulkBar(), refreshAll(); });
 
     // Tool bar: who we are looking at, go to key, refresh.

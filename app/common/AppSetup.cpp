@@ -2,6 +2,7 @@
 #include "Proposal.h"
 
 #include "Log.h"
+#include "ProfileStore.h"
 #include "Workspace.h"
 #include "DemoWorkspace.h"
 
@@ -64,6 +65,9 @@ QList<QCommandLineOption> workspaceOptions()
 {
     return {
         {QStringLiteral("config"), QStringLiteral("INI configuration file (see resources/triage.example.ini)."), QStringLiteral("FILE")},
+        {QStringLiteral("profile"),
+         QStringLiteral("Saved connection profile NAME (File → Connect…), read as --config of its file."),
+         QStringLiteral("NAME")},
         {QStringLiteral("demo"), QStringLiteral("Open the embedded SQLite demo workspace (created on first use).")},
         {QStringLiteral("demo-reset"), QStringLiteral("Re-create the demo workspace with fresh data (implies --demo).")},
         {QStringLiteral("idempotency-db"), QStringLiteral("Idempotency-record database URL."), QStringLiteral("URL")},
@@ -90,10 +94,16 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
         *dbError = false;
     const bool anyUrl = parser.isSet(QStringLiteral("idempotency-db")) || parser.isSet(QStringLiteral("intent-db"))
         || parser.isSet(QStringLiteral("ticket-db"));
+    const bool profile = parser.isSet(QStringLiteral("profile"));
+    if (profile && parser.isSet(QStringLiteral("config"))) {
+        *error = QStringLiteral("--profile cannot be combined with --config (a profile is a config file)");
+        return std::nullopt;
+    }
+    const bool fileGiven = parser.isSet(QStringLiteral("config")) || profile;
     const bool demo = parser.isSet(QStringLiteral("demo")) || parser.isSet(QStringLiteral("demo-reset"))
-        || (demoByDefault && !anyUrl && !parser.isSet(QStringLiteral("config")));
-    if (demo && (anyUrl || parser.isSet(QStringLiteral("config")))) {
-        *error = QStringLiteral("--demo cannot be combined with --config or --*-db");
+        || (demoByDefault && !anyUrl && !fileGiven);
+    if (demo && (anyUrl || fileGiven)) {
+        *error = QStringLiteral("--demo cannot be combined with --config, --profile or --*-db");
         return std::nullopt;
     }
     WorkspaceConfig config;
@@ -107,8 +117,19 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
         }
         config = DemoWorkspace::config();
     } else {
-        if (parser.isSet(QStringLiteral("config"))) {
-            auto fromFile = WorkspaceConfig::fromIniFile(parser.value(QStringLiteral("config")), error);
+        QString file = parser.value(QStringLiteral("config"));
+        if (profile) {
+            // DESIGN.md §5 "Connection profiles": a profile is read exactly as --config of its file.
+            const ProfileStore store;
+            const QString name = parser.value(QStringLiteral("profile"));
+            if (!store.exists(name)) {
+                *error = unknownProfileError(store, name);
+                return std::nullopt;
+            }
+            file = store.path(name);
+        }
+        if (fileGiven) {
+            auto fromFile = WorkspaceConfig::fromIniFile(file, error);
             if (!fromFile)
                 return std::nullopt;
             config = *fromFile;
@@ -129,7 +150,7 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
             if (!config.hasProfile(role))
                 missing << QStringLiteral("--%1-db").arg(roleName(role));
         if (!missing.isEmpty()) {
-            *error = QStringLiteral("no database configured for: %1 (use --config FILE, the --*-db URLs, or --demo)")
+            *error = QStringLiteral("no database configured for: %1 (use --config FILE, --profile NAME, the --*-db URLs, or --demo)")
                          .arg(missing.join(QStringLiteral(", ")));
             return std::nullopt;
         }

@@ -20,14 +20,15 @@ namespace triage::app {
 void setupLogging(const QString &appName, bool verbose);
 
 /// The global options shared by triage-console and triagectl (DESIGN.md §5): --config,
-/// --demo, --demo-reset, --idempotency-db, --intent-db, --ticket-db, --operator,
+/// --profile, --demo, --demo-reset, --idempotency-db, --intent-db, --ticket-db, --operator,
 /// --read-only, --environment, --verbose.
 QList<QCommandLineOption> workspaceOptions();
 
 /// Registers workspaceOptions() on `parser`.
 void addWorkspaceOptions(QCommandLineParser &parser);
 
-/// Builds the workspace configuration from parsed options: --config file first, then
+/// Builds the workspace configuration from parsed options: --config file (or --profile
+/// NAME's file, ProfileStore; an unknown name is unknownProfileError(), exit 1) first, then
 /// the --*-db URLs override its connections; --demo (or nothing configured at all, when
 /// `demoByDefault`) gives the embedded demo workspace (created or refreshed here; see
 /// DemoWorkspace::ensure()). A configuration that names only some of the three

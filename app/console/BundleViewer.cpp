@@ -41,7 +41,7 @@ int runBundleViewer(const QCommandLineParser &parser, const QString &file, const
     // A database only when the operator named one: it checks the hash, nothing else.
     std::unique_ptr<Workspace> workspace;
     bool named = false;
-    for (const char *option : {"config", "demo", "demo-reset", "idempotency-db", "intent-db", "ticket-db"})
+    for (const char *option : {"config", "profile", "demo", "demo-reset", "idempotency-db", "intent-db", "ticket-db"})
         named = named || parser.isSet(QString::fromLatin1(option));
     if (named) {
         bool dbError = false;

@@ -7,6 +7,8 @@
 #include "AppSetup.h"
 #include "BundleViewer.h"
 #include "DeepLink.h"
+#include "DialogShot.h"
+#include "ProfileStore.h"
 #include "DuplicatesPane.h"
 #include "Log.h"
 #include "IncidentPanel.h"
@@ -98,6 +100,12 @@ int main(int argc, char *argv[])
                                                      "event selected."),
                                       QStringLiteral("LINK"));
     parser.addOption(openLink);
+    const QCommandLineOption screenshotDialog(QStringLiteral("screenshot-dialog"),
+                                              QStringLiteral("With --screenshot: shoot DIALOG alone, no workspace needed (\"connect\": File → "
+                                                             "Connect… on the profile --select names; --screenshot-action test "
+                                                             "tests each store first)."),
+                                              QStringLiteral("DIALOG"));
+    parser.addOption(screenshotDialog);
     parser.addOption(incidentFrom);
     parser.addOption(incidentTo);
     parser.addOption(incidentSelect);
@@ -155,6 +163,14 @@ int main(int argc, char *argv[])
         }
         return runBundleViewer(parser, parser.value(openBundle), parser.value(screenshot), row);
     }
+    if (parser.isSet(screenshotDialog)) {
+        if (!parser.isSet(screenshot)) {
+            std::fprintf(stderr, "triage-console: --screenshot-dialog needs --screenshot FILE.png\n");
+            return 1;
+        }
+        return shootDialog(parser.value(screenshotDialog), parser.value(screenshot), parser.value(select).trimmed(),
+                           parser.value(screenshotAction));
+    }
     QString error;
     bool dbError = false;
     auto config = app::workspaceFromOptions(parser, /*demoByDefault*/ true, &error, &dbError);
@@ -164,6 +180,8 @@ int main(int argc, char *argv[])
         return dbError ? 2 : 1;
     }
     applyEnvironmentStart(*config); // DESIGN.md §5 "Environments": production opens read-only
+    if (parser.isSet(QStringLiteral("profile")))
+        ProfileStore().noteUsed(parser.value(QStringLiteral("profile"))); // the recent list (File → Connect…)
     if (parser.isSet(screenshotAction) && parser.value(screenshotAction) != QLatin1String("query")) {
         std::fprintf(stderr, "triage-console: --screenshot-action must be \"query\"\n");
         return 1;

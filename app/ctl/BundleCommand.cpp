@@ -117,7 +117,7 @@ public:
 
     bool needsDatabase(const CommandContext &c) const override
     {
-        for (const char *o : {"config", "demo", "idempotency-db", "intent-db", "ticket-db"})
+        for (const char *o : {"config", "profile", "demo", "idempotency-db", "intent-db", "ticket-db"})
             if (c.parser.isSet(QString::fromLatin1(o)))
                 return true;
         return false;

@@ -145,6 +145,7 @@ QString Triagectl::helpText() const
         "  mysql://user@host:port/db, sqlite:///absolute/path.db; query parameters sslmode,\n"
         "  sslrootcert, sslcert, sslkey (PostgreSQL), ssl_ca, ssl_cert, ssl_key, option_file,\n"
         "  option_group (MySQL/MariaDB), statement_timeout (ms or \"30s\"), connect_timeout (s).\n"
+        "  --profile NAME reads a saved connection profile (File → Connect…) as --config.\n"
         "  --demo uses the embedded SQLite demo workspace instead.\n"
         "\nPasswords (never in a URL, never printed):\n"
         "  TRIAGE_IDEMPOTENCY_DB_PASSWORD, TRIAGE_INTENT_DB_PASSWORD, TRIAGE_TICKET_DB_PASSWORD,\n"

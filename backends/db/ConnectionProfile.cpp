@@ -1,4 +1,5 @@
 #include "ConnectionProfile.h"
+#include "TypedPassword.h"
 
 #include <QDir>
 #include <QRegularExpression>
@@ -44,7 +45,28 @@ QString redactedUrl(const QString &url)
     return url.left(colon + 1) + QStringLiteral("***") + url.mid(at);
 }
 
+/// The typed password of this thread (TypedPasswordScope), empty when none.
+thread_local DbRole t_typedRole = DbRole::Idempotency;
+thread_local QString t_typedSecret;
+
 } // namespace
+
+TypedPasswordScope::TypedPasswordScope(DbRole role, const QString &secret)
+{
+    t_typedRole = role;
+    t_typedSecret = secret;
+}
+
+TypedPasswordScope::~TypedPasswordScope()
+{
+    t_typedSecret.fill(QLatin1Char('\0'));
+    t_typedSecret.clear();
+}
+
+QString typedPasswordSource()
+{
+    return QStringLiteral("the password typed in the Connect dialog");
+}
 
 std::optional<ConnectionProfile> ConnectionProfile::fromUrl(const QString &url, DbRole role, QString *error)
 {
@@ -195,6 +217,8 @@ QString lookupPassword(const ConnectionProfile &profile)
 
 PasswordLookup lookupPasswordWithSource(const ConnectionProfile &profile)
 {
+    if (!t_typedSecret.isEmpty() && t_typedRole == profile.role)
+        return {t_typedSecret, typedPasswordSource()};
     const QString specificName = passwordEnvVar(profile.role);
     const QByteArray specific = qgetenv(specificName.toLatin1().constData());
     if (!specific.isEmpty())

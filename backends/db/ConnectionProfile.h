@@ -49,7 +49,9 @@ struct ConnectionProfile {
     bool sameDatabase(const ConnectionProfile &other) const;
 };
 
-/// The password for `role`: $TRIAGE_<ROLE>_DB_PASSWORD, else $TRIAGE_DB_PASSWORD, else the
+/// The password for `role`: a password typed in the Connect dialog for this store while a
+/// TypedPasswordScope lives on the calling thread (TypedPassword.h), else
+/// $TRIAGE_<ROLE>_DB_PASSWORD, else $TRIAGE_DB_PASSWORD, else the
 /// system keychain (service "triage-console", key "<role>:<user>@<host>:<port>/<db>")
 /// where one runs, else empty (libpq .pgpass or a MySQL option file may still supply one).
 /// Never logged.
@@ -59,7 +61,8 @@ QString lookupPassword(const ConnectionProfile &profile);
 /// DbSession.h); `source` never contains the secret.
 struct PasswordLookup {
     QString secret; ///< empty when none was found
-    /// "$TRIAGE_INTENT_DB_PASSWORD", "$TRIAGE_DB_PASSWORD", "the system keychain",
+    /// "the password typed in the Connect dialog", "$TRIAGE_INTENT_DB_PASSWORD",
+    /// "$TRIAGE_DB_PASSWORD", "the system keychain",
     /// "the option file <path>" (MySQL/MariaDB `option_file`), or "no password variable
     /// (libpq's ~/.pgpass or the server's defaults)".
     QString source;

@@ -741,6 +741,7 @@ void TstCliTriagectl::demoWorkspace()
         "  -h, --help            This help; after a COMMAND, that command's help.\n" \
         "  -v, --version         The version.\n" \
         "  --config FILE         INI configuration file (see resources/triage.example.ini).\n" \
+        "  --profile NAME        Saved connection profile NAME (File → Connect…), read as --config of its file.\n" \
         "  --demo                Open the embedded SQLite demo workspace (created on first use).\n" \
         "  --demo-reset          Re-create the demo workspace with fresh data (implies --demo).\n" \
         "  --idempotency-db URL  Idempotency-record database URL.\n" \
@@ -804,6 +805,7 @@ void TstCliTriagectl::helpListsCommands()
         "  mysql://user@host:port/db, sqlite:///absolute/path.db; query parameters sslmode,\n"
         "  sslrootcert, sslcert, sslkey (PostgreSQL), ssl_ca, ssl_cert, ssl_key, option_file,\n"
         "  option_group (MySQL/MariaDB), statement_timeout (ms or \"30s\"), connect_timeout (s).\n"
+        "  --profile NAME reads a saved connection profile (File → Connect…) as --config.\n"
         "  --demo uses the embedded SQLite demo workspace instead.\n"
         "\n"
         "Passwords (never in a URL, never printed):\n"

@@ -1,0 +1,101 @@
+#pragma once
+
+#include "ProfileStore.h"
+
+#include <QDialog>
+#include <QMap>
+#include <QProcessEnvironment>
+
+#include <functional>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+
+namespace triage {
+
+/// File → Connect… (DESIGN.md §5 "Connection profiles"): the saved profiles (recent first),
+/// fields to create and edit one (name, environment, operator; per store its URL, TLS mode,
+/// CA file, statement timeout and an optional password), a "Test" button per store showing
+/// probeStore()'s exact result, Save, Delete and Connect. Connect saves the profile and starts
+/// `triage-console --profile NAME` as a new process; a password typed here goes to that child
+/// only, through its environment ($TRIAGE_<ROLE>_DB_PASSWORD), never to disk or a log (the
+/// dialog says so). The rules (names, URLs, password sources, the probe) are the backends';
+/// the dialog only shows and forwards them.
+class ConnectDialog : public QDialog {
+    Q_OBJECT
+public:
+    /// Starts the child console: program, arguments, environment. Returns false when it could
+    /// not be started. Tests replace it (setLauncher()).
+    using Launcher = std::function<bool(const QString &, const QStringList &, const QProcessEnvironment &)>;
+
+    /// Profiles from `store` (ProfileStore() by default).
+    explicit ConnectDialog(QWidget *parent = nullptr, ProfileStore store = ProfileStore());
+
+    void setLauncher(Launcher launcher) { m_launcher = std::move(launcher); }
+    /// Shows profile `name` (as a click in the list would); false when there is none.
+    bool selectProfile(const QString &name);
+    /// The status line's text (save errors, password questions, "Saved …").
+    QString statusText() const;
+    /// The Test result shown for `role` ("" before a Test).
+    QString testResult(DbRole role) const;
+
+    /// The store's widgets, by role, for tests and screenshots.
+    QLineEdit *urlEdit(DbRole role) const { return m_stores[role].url; }
+    QLineEdit *passwordEdit(DbRole role) const { return m_stores[role].password; }
+    QPushButton *testButton(DbRole role) const { return m_stores[role].test; }
+    QLineEdit *nameEdit() const { return m_name; }
+    QListWidget *profileList() const { return m_list; }
+
+signals:
+    /// A Test finished and its result is shown (tests wait for it).
+    void testFinished(triage::DbRole role, bool ok);
+    /// Connect started the child console with `arguments`.
+    void launched(const QStringList &arguments);
+
+public slots:
+    /// Saves the fields as a profile; false (status says why) when refused.
+    bool save();
+    /// Deletes the selected profile after a confirmation (`confirm` false: without one).
+    void deleteProfile(bool confirm = true);
+    /// Clears the fields for a new profile.
+    void newProfile();
+    /// Saves, checks the password sources, then starts the child console.
+    void connectProfile();
+    /// Tests `role`'s store with the fields as they are (saved or not).
+    void testStore(DbRole role);
+
+private:
+    struct StoreFields {
+        QLineEdit *url = nullptr;
+        QComboBox *tlsMode = nullptr;
+        QLineEdit *caFile = nullptr;
+        QLineEdit *timeout = nullptr;
+        QLineEdit *password = nullptr;
+        QPushButton *test = nullptr;
+        QLabel *result = nullptr;
+    };
+    QWidget *buildStoreBox(DbRole role);
+    void reloadList(const QString &select);
+    void showProfile(const SavedProfile &p);
+    SavedProfile fieldsAsProfile() const;
+    void setStatus(const QString &text, bool error);
+    void refreshPasswordHints();
+    void launch(const SavedProfile &p);
+
+    ProfileStore m_store;
+    QListWidget *m_list = nullptr;
+    QLineEdit *m_name = nullptr;
+    QComboBox *m_environment = nullptr;
+    QLineEdit *m_operator = nullptr;
+    QMap<DbRole, StoreFields> m_stores;
+    QLabel *m_status = nullptr;
+    QPushButton *m_delete = nullptr;
+    Launcher m_launcher;
+    int m_hintSerial = 0;               ///< the latest refreshPasswordHints()
+    bool m_askedForPasswords = false;   ///< Connect asked once; the second Connect goes ahead
+};
+
+} // namespace triage
