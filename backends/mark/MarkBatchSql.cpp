@@ -289,30 +289,11 @@ struct Batch {
             for (int i : won)
                 ids << reqs[i].requestId;
             const QHash<QString, AuditEntry> found = audit_sql::byRequestIds(s, ids);
-            for (int i : won) {
-                MarkResult &res = results[i];
-                const auto it = found.constFind(reqs[i].requestId);
-                if (it != found.cend() && it->outcome == QLatin1String("applied")) {
-                    res.kind = MarkResult::Kind::Applied;
-                    res.auditId = it->id;
-                    res.message = QStringLiteral("applied (the COMMIT reply was lost; verified after reconnecting)");
-                } else {
-                    res.kind = MarkResult::Kind::Error;
-                    res.auditId = 0;
-                    res.message = QStringLiteral("not applied: the COMMIT failed (%1); verified after reconnecting that no "
-                                                 "change was recorded")
-                                      .arg(e.error.message);
-                }
-            }
+            for (int i : won)
+                settleLostCommit(results[i], valueIf(found, reqs[i].requestId), e.error.message);
         } catch (const DbException &again) {
-            for (int i : won) {
-                results[i].kind = MarkResult::Kind::Error;
-                results[i].auditId = 0;
-                results[i].message = QStringLiteral("outcome UNKNOWN: the connection dropped during COMMIT and cannot be re-opened "
-                                                    "(%1); check with `triagectl show %2` and `triagectl audit --key %2` before "
-                                                    "retrying")
-                                         .arg(again.error.message, reqs[i].idemKey);
-            }
+            for (int i : won)
+                settleCommitUnknown(results[i], again.error.message);
         }
     }
 };

@@ -241,6 +241,29 @@ QString statusCondition(SqlBuilder &b, const RecordSql &r, const ExpectedState &
 
 namespace mark_sql {
 
+void settleLostCommit(MarkResult &res, const std::optional<AuditEntry> &found, const QString &commitError)
+{
+    if (found && found->outcome == QLatin1String("applied")) {
+        res.kind = MarkResult::Kind::Applied;
+        res.auditId = found->id;
+        res.message = QStringLiteral("applied (the COMMIT reply was lost; verified after reconnecting)");
+    } else {
+        res.kind = MarkResult::Kind::Error;
+        res.auditId = 0;
+        res.message = QStringLiteral("not applied: the COMMIT failed (%1); verified after reconnecting that no change was recorded")
+                          .arg(commitError);
+    }
+}
+
+void settleCommitUnknown(MarkResult &res, const QString &reopenError)
+{
+    res.kind = MarkResult::Kind::Error;
+    res.auditId = 0;
+    res.message = QStringLiteral("outcome UNKNOWN: the connection dropped during COMMIT and cannot be re-opened (%1); "
+                                 "check with `triagectl show %2` and `triagectl audit --key %2` before retrying")
+                      .arg(reopenError, res.idemKey);
+}
+
 void settleConflict(MarkResult &res, AuditEntry &a)
 {
     res.kind = MarkResult::Kind::Conflict;
@@ -550,23 +573,9 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
             s.ensureOpen();
             const auto prior = audit_sql::byRequestId(s, req.requestId);
             res.current = detail_sql::readRecord(s, config, req.idemKey);
-            if (prior && prior->outcome == QLatin1String("applied")) {
-                res.kind = MarkResult::Kind::Applied;
-                res.auditId = prior->id;
-                res.message = QStringLiteral("applied (the COMMIT reply was lost; verified after reconnecting)");
-            } else {
-                res.kind = MarkResult::Kind::Error;
-                res.auditId = 0;
-                res.message = QStringLiteral("not applied: the COMMIT failed (%1); verified after reconnecting that no "
-                                             "change was recorded")
-                                  .arg(e.error.message);
-            }
+            settleLostCommit(res, prior, e.error.message);
         } catch (const DbException &again) {
-            res.kind = MarkResult::Kind::Error;
-            res.auditId = 0;
-            res.message = QStringLiteral("outcome UNKNOWN: the connection dropped during COMMIT and cannot be re-opened (%1); "
-                                         "check with `triagectl show %2` and `triagectl audit --key %2` before retrying")
-                              .arg(again.error.message, req.idemKey);
+            settleCommitUnknown(res, again.error.message);
         }
         return res;
     }

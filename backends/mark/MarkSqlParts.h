@@ -43,6 +43,14 @@ bool auditsRefusal(const MarkRequest &req, const std::optional<RecordDetail> &cu
 /// Sets `res` (kind Conflict, message naming the state now and who changed it last, from
 /// res.current and res.changedBy) and `a` (outcome conflict, detail) for a lost compare-and-set.
 void settleConflict(MarkResult &res, AuditEntry &a);
+/// Sets `res` after a COMMIT whose reply was lost, from what the audit trail holds for its
+/// request id after reconnecting (`found`, never re-sent): Applied with that row, or Error
+/// "not applied: the COMMIT failed (<commitError>); verified after reconnecting that no change
+/// was recorded".
+void settleLostCommit(MarkResult &res, const std::optional<AuditEntry> &found, const QString &commitError);
+/// Sets `res` (Error, "outcome UNKNOWN: …") when the connection cannot be re-opened to verify a
+/// lost COMMIT; the message names the triagectl commands that check res.idemKey.
+void settleCommitUnknown(MarkResult &res, const QString &reopenError);
 /// The audit row's state JSON of `state` (status, code, stored value when mapped, updated_at, version).
 QString auditStateJson(const ExpectedState &state, const StatusMapping *mapped);
 /// The MarkResult kind of a stored audit outcome (applied, conflict, refused, recorded; else Error).
