@@ -87,9 +87,19 @@ void addWorkspaceOptions(QCommandLineParser &parser)
     parser.addOptions(workspaceOptions());
 }
 
+namespace {
+thread_local QStringList t_notices; ///< setupNotices()
+} // namespace
+
+QStringList setupNotices()
+{
+    return t_notices;
+}
+
 std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &parser, bool demoByDefault, QString *error,
                                                     bool *dbError)
 {
+    t_notices.clear();
     if (dbError)
         *dbError = false;
     const bool anyUrl = parser.isSet(QStringLiteral("idempotency-db")) || parser.isSet(QStringLiteral("intent-db"))
@@ -180,6 +190,13 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
         if (!env) {
             *error = QStringLiteral("--environment \"%1\": use %2").arg(v, environmentChoices());
             return std::nullopt;
+        }
+        // Lowering a production profile is allowed (the option wins) but never silent.
+        if (config.environment == Environment::Production && *env != Environment::Production) {
+            t_notices << QStringLiteral("--environment %1 overrides the production environment of profile \"%2\": its writes "
+                                        "are not guarded as production")
+                             .arg(environmentName(*env), config.profileName);
+            logger("app")->warn("{}", t_notices.last().toStdString());
         }
         config.environment = *env;
     }

@@ -39,4 +39,9 @@ void addWorkspaceOptions(QCommandLineParser &parser);
 std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &parser, bool demoByDefault,
                                                     QString *error, bool *dbError = nullptr);
 
+/// What the last workspaceFromOptions() on this thread wants the operator told, one line each:
+/// today "--environment development overrides the production environment of profile
+/// "shop-prod": its writes are not guarded as production" (the option wins, never silently).
+QStringList setupNotices();
+
 } // namespace triage::app

@@ -286,6 +286,8 @@ int Triagectl::run(const QStringList &arguments)
         }
         return m_output.usage(error);
     }
+    for (const QString &notice : app::setupNotices())
+        m_output.message(QStringLiteral("warning: ") + notice);
     // A dry run writes nothing, so read-only mode allows it (the backend decides the rest
     // and writes no row).
     if (command->spec().writes && config->readOnly && !command->dryRun(m_parser)) {

@@ -218,8 +218,10 @@ StoreUrlFields splitStoreUrl(const QString &url)
 {
     StoreUrlFields f;
     QUrl u(url.trimmed(), QUrl::StrictMode);
+    if (u.isValid() && !u.password().isEmpty()) // never shown: masked (and refused when saved)
+        u.setPassword(QString::fromUtf16(kMaskedPassword));
     if (!u.isValid() || u.scheme().isEmpty() || !u.hasQuery()) {
-        f.url = url.trimmed();
+        f.url = u.isValid() && !u.scheme().isEmpty() ? u.toString() : url.trimmed();
         return f;
     }
     QUrlQuery q(u);

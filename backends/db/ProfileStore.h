@@ -93,7 +93,10 @@ struct StoreUrlFields {
 };
 /// True when `url` takes a TLS mode (postgresql://; MySQL/MariaDB use TLS when given a CA file).
 bool storeUrlTakesTlsMode(const QString &url);
-/// Splits `url`; a text that is not a URL stays whole in `url`.
+/// What splitStoreUrl() shows instead of a password found in a URL.
+inline constexpr char16_t kMaskedPassword[] = u"*****";
+/// Splits `url`; a text that is not a URL stays whole in `url`. A password in the URL (refused
+/// everywhere: ConnectionProfile::fromUrl()) is never shown: it reads kMaskedPassword.
 StoreUrlFields splitStoreUrl(const QString &url);
 /// The URL again: `url` with the non-empty fields appended as parameters (a field also given
 /// in `url` is replaced). "" when `url` is empty. TLS mode applies to postgresql:// only.

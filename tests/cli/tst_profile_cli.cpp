@@ -128,6 +128,10 @@ void TstProfileCli::profileIsTheConfig()
     // The command line wins over the profile: --environment, --operator.
     RUN_EXIT(claimed, 0, prod + QStringList{QStringLiteral("--environment"), QStringLiteral("staging"), QStringLiteral("--operator"),
                                             QStringLiteral("bob"), QStringLiteral("claim"), key});
+    // …never silently: lowering a production profile is said on every run.
+    QCOMPARE(stderrLines(claimed.err).value(0),
+             QStringLiteral("triagectl: warning: --environment staging overrides the production environment of profile "
+                            "\"shop-prod\": its writes are not guarded as production"));
     RUN_EXIT(held, 0, prod + QStringList{QStringLiteral("claims"), QStringLiteral("--format"), QStringLiteral("json")});
     const QJsonArray claims = QJsonDocument::fromJson(held.out).array();
     QCOMPARE(claims.size(), 1);

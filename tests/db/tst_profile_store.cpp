@@ -220,6 +220,11 @@ void TstProfileStore::urlFields()
              QStringLiteral("mysql://ro@127.0.0.1:53306/t?statement_timeout=5000"));
     QCOMPARE(joinStoreUrl({QStringLiteral("sqlite:///tmp/a.db"), {}, {}, {}}), QStringLiteral("sqlite:///tmp/a.db"));
     QCOMPARE(splitStoreUrl(QStringLiteral("not a url")).url, QStringLiteral("not a url"));
+    // A password in a URL (a hand-written profile) is never shown.
+    QCOMPARE(splitStoreUrl(QStringLiteral("postgresql://triage:secretpw99@127.0.0.1:55432/t")).url,
+             QStringLiteral("postgresql://triage:*****@127.0.0.1:55432/t"));
+    QCOMPARE(splitStoreUrl(QStringLiteral("mysql://triage:secretpw99@127.0.0.1:53306/t?statement_timeout=5s")).url,
+             QStringLiteral("mysql://triage:*****@127.0.0.1:53306/t"));
     QCOMPARE(joinStoreUrl({}), QString());
     QVERIFY(storeUrlTakesTlsMode(QStringLiteral("postgresql://u@127.0.0.1/d")));
     QVERIFY(storeUrlTakesTlsMode(QStringLiteral("postgres://u@127.0.0.1/d")));
