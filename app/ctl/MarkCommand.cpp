@@ -14,11 +14,13 @@
 #include "Workspace.h"
 #include "Queue.h"
 #include "KeyDetail.h"
+#include "KeyDetailBulk.h"
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 
 namespace triage::ctl {
 
@@ -265,22 +267,28 @@ public:
             return reportMarks(c, {markRecord(workspace, r).result()});
         }
 
-        // Bulk: every record row of the queue (as list would print it), one transaction each.
+        // Bulk: every record row of the queue (as list would print it), in batches (markRecords()).
         QVector<QueueRow> rows;
         if (const auto error = fetchQueueRows(workspace, *m_queue, c.limit, kDefaultPageSize, &rows))
             return c.out.dbFailure(*error);
+        if (c.limit > 0 && rows.size() >= c.limit) // --limit counts the queue's rows (attempt rows too)
+            c.out.message(QStringLiteral("--limit %1 reached: the queue's first %1 rows are taken; more may be left "
+                                         "(--limit 0 marks every row)")
+                              .arg(c.limit));
         QStringList keys;
+        QSet<QString> seen;
         for (const QueueRow &row : rows)
-            if (row.source == QueueSource::Record && !keys.contains(row.idemKey))
+            if (row.source == QueueSource::Record && !seen.contains(row.idemKey)) {
+                seen.insert(row.idemKey);
                 keys << row.idemKey;
+            }
         QVector<MarkRequest> requests;
         if (*to == Success) {
-            // SUCCESS takes the snapshot of the key's canonical ticket when it is its only live one.
-            QVector<QFuture<KeyDetail>> details;
-            for (const QString &k : keys)
-                details << loadKeyDetail(workspace, k);
+            // SUCCESS takes the snapshot of the key's canonical ticket when it is its only live
+            // one; the keys' details are read in bulk.
+            const QVector<KeyDetail> details = loadKeyDetails(workspace, keys).result();
             for (int i = 0; i < keys.size(); ++i) {
-                const KeyDetail d = details[i].result();
+                const KeyDetail &d = details[i];
                 MarkRequest r = base;
                 r.idemKey = keys[i];
                 setSnapshotFrom(r, snapshotTicketFor(d, std::nullopt));

@@ -662,6 +662,14 @@ void TstCliTriagectl::markExitCodes()
     }
     rows += 3;
     QCOMPARE(audited(), rows);
+    QVERIFY2(!r.err.contains("--limit"), r.describe().constData()); // under --limit: nothing said
+    // A queue longer than --limit: said, and only the first rows are taken (a dry run: nothing written).
+    r = mark({QStringLiteral("--queue"), QStringLiteral("unknown"), QStringLiteral("--to"), QStringLiteral("failed"),
+              QStringLiteral("--reason"), reason, QStringLiteral("--limit"), QStringLiteral("1"), QStringLiteral("--dry-run")});
+    QVERIFY2(r.err.contains("--limit 1 reached: the queue's first 1 rows are taken; more may be left (--limit 0 marks every row)"),
+             r.describe().constData());
+    QVERIFY2(r.out.contains("1 record(s):"), r.describe().constData());
+    QCOMPARE(audited(), rows);
     // An override sets aside missing evidence (reason >= 20 characters): applied (0).
     r = mark({QStringLiteral("pay:none"), QStringLiteral("--to"), QStringLiteral("failed"), QStringLiteral("--override"),
               QStringLiteral("--reason"), reason});
