@@ -187,12 +187,18 @@ void QueueModel::applyPage(quint64 generation, const Outcome<QueuePage> &page)
         }
         m_error.clear();
         m_pageCancelled = false;
+        setLiveStale(QString()); // the store answered: the rows are fresh
     } else {
         m_failed = true;
         m_reloadFailed = replacing; // the rows shown are the old ones: resume() reloads
         m_error = page.error->message;
         m_pageCancelled = page.error->kind == DbError::Kind::Cancelled;
         logger("models")->warn("{} queue: {}", queueName(m_request.kind), m_error);
+        // A page that cannot be read makes the live view stale at once, as a failed poll does:
+        // polls start only after a first page (poll()), so a store down from the start would
+        // otherwise read "live: polling" (DESIGN.md §9 "Live queues").
+        if (!m_pageCancelled)
+            setLiveStale(m_error);
     }
     m_loading = false;
     emit loadingChanged(false);

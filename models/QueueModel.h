@@ -194,6 +194,9 @@ private:
     /// Reads why the record rows at `left` left (readLeftRowReasons()) into their marks.
     void readLeftReasons(quint64 generation, const QVector<int> &left);
     void restartLiveTimer();
+    /// Marks the live view stale for `why` (kept since the first failure in a row), or fresh
+    /// again for "" ; emits liveStateChanged() when anything changed.
+    void setLiveStale(const QString &why);
     /// roles::LiveChange of a row (0 none, 1 entered, 2 left).
     int liveChangeOf(const QueueRow &row) const;
     QSet<int> leftIndexes() const;

@@ -48,6 +48,23 @@ void QueueModel::restartLiveTimer()
     m_liveTimer->start(m_live.intervalMs * (m_live.slowed ? kHiddenSlowdown : 1));
 }
 
+void QueueModel::setLiveStale(const QString &why)
+{
+    if (why.isEmpty()) {
+        if (!m_live.stale)
+            return;
+        m_live.stale = false;
+        m_live.staleSinceUtc.clear();
+        m_live.why.clear();
+    } else {
+        if (!m_live.stale)
+            m_live.staleSinceUtc = nowUtcText();
+        m_live.stale = true;
+        m_live.why = why;
+    }
+    emit liveStateChanged();
+}
+
 QString QueueModel::liveStatusText() const
 {
     if (m_live.intervalMs <= 0)

@@ -55,6 +55,7 @@ private slots:
     void leftReasons();
     void pollsMergeChanges_data();
     void pollsMergeChanges();
+    void storeDownFromTheStart();
 };
 
 void TestQueueLive::diffRules()
@@ -234,6 +235,32 @@ void TestQueueLive::pollsMergeChanges()
                                                     "\\d\\d:\\d\\d:\\d\\d UTC; Refresh drops it$"));
     QVERIFY2(byAlice.match(model.index(2, QueueModel::KeyColumn).data(Qt::ToolTipRole).toString()).hasMatch(),
              qPrintable(model.index(2, 0).data(Qt::ToolTipRole).toString()));
+}
+
+void TestQueueLive::storeDownFromTheStart()
+{
+    // Every store down from the start (nothing listens on port 1 of the loopback address): the
+    // first page fails and the live indicator says stale at once, never "live: polling".
+    WorkspaceConfig config;
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+        QString error;
+        const auto p = ConnectionProfile::fromUrl(QStringLiteral("postgresql://triage@127.0.0.1:1/nowhere"), role, &error);
+        QVERIFY2(p, qPrintable(error));
+        config.setProfile(*p);
+    }
+    Workspace ws(config);
+    QueueModel model(&ws);
+    model.setLiveInterval(3'600'000);
+    QCOMPARE(model.liveStatusText(), QStringLiteral("live: polling every 3600 s"));
+    QSignalSpy changed(&model, &QueueModel::liveStateChanged);
+    QueueRequest req;
+    req.kind = QueueKind::Failed; // the idempotency store only
+    model.setRequest(req);
+    QVERIFY(QTest::qWaitFor([&] { return !model.isLoading(); }, 60000));
+    static const QRegularExpression stale(QStringLiteral("^stale since \\d\\d:\\d\\d:\\d\\d UTC \\(cannot connect to the "
+                                                         "idempotency database \\(postgresql://triage@127\\.0\\.0\\.1:1/nowhere\\)"));
+    QVERIFY2(stale.match(model.liveStatusText()).hasMatch(), qPrintable(model.liveStatusText()));
+    QCOMPARE(changed.size(), 1);
 }
 
 QTEST_MAIN(TestQueueLive)
