@@ -3,6 +3,7 @@
 // unknown name is a configuration error (exit 1) listing the known ones.
 #include "CtlRun.h"
 #include "ProfileStore.h"
+#include "ProfileTestUtil.h"
 #include "TestDatabases.h"
 
 #include <QFile>
@@ -37,13 +38,7 @@ QStringList stderrLines(const QByteArray &err, const QString &prefix = QStringLi
 
 SavedProfile profile(const QString &name, Environment env, const QString &url)
 {
-    SavedProfile p;
-    p.name = name;
-    p.environment = env;
-    p.operatorName = QStringLiteral("alice");
-    for (DbRole r : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-        p.urls.insert(r, url);
-    return p;
+    return triage::test::sameUrlProfile(name, env, url, QStringLiteral("alice"));
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // never a password (a refused save writes nothing; the directory is grepped), other keys
 // kept, list, delete and the recent list; a saved profile reads as a config file.
 #include "ProfileStore.h"
+#include "ProfileTestUtil.h"
 #include "WorkspaceConfig.h"
 
 #include <QDirIterator>
@@ -10,6 +11,7 @@
 #include <QTest>
 
 using namespace triage;
+using triage::test::filesContaining;
 
 namespace {
 
@@ -23,19 +25,6 @@ SavedProfile shopProd()
               {DbRole::Intent, QStringLiteral("postgresql://triage@127.0.0.1:55432/agents")},
               {DbRole::Ticket, QStringLiteral("mysql://triage_ro@127.0.0.1:53306/tickets?ssl_ca=/etc/ssl/ca.pem&statement_timeout=5000")}};
     return p;
-}
-
-/// Every file under `dir` whose bytes contain `needle`.
-QStringList filesContaining(const QString &dir, const QByteArray &needle)
-{
-    QStringList out;
-    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        QFile f(it.next());
-        if (f.open(QIODevice::ReadOnly) && f.readAll().contains(needle))
-            out << f.fileName();
-    }
-    return out;
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 #include "BackendTestUtil.h"
 #include "ConnectDialog.h"
 #include "ConnectMenu.h"
+#include "ProfileTestUtil.h"
 #include "TestDatabases.h"
 #include "Workspace.h"
 
@@ -31,26 +32,9 @@ using namespace triage::test;
 
 namespace {
 
-QStringList filesContaining(const QString &dir, const QByteArray &needle)
-{
-    QStringList out;
-    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        QFile f(it.next());
-        if (f.open(QIODevice::ReadOnly) && f.readAll().contains(needle))
-            out << f.fileName();
-    }
-    return out;
-}
-
 SavedProfile profile(const QString &name, const QString &url)
 {
-    SavedProfile p;
-    p.name = name;
-    p.environment = Environment::Staging;
-    for (DbRole r : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-        p.urls.insert(r, url);
-    return p;
+    return sameUrlProfile(name, Environment::Staging, url);
 }
 
 } // namespace
