@@ -152,7 +152,7 @@ void DuplicateGroupsModel::cancelFullScan()
     // The aggregate statement runs on the ticket worker; the cancel itself runs on the cancel
     // pool (QueryCancel.h). The short record-status reads after it are not tagged: a Stop that
     // comes once the statement is done lets the page arrive (its groups are then shown).
-    cancelWork(m_scanToken, {&m_workspace->worker(DbRole::Ticket)});
+    cancelWork(m_scanToken, m_workspace->readWorkers(DbRole::Ticket));
     m_scanToken = CancelToken();
 }
 

@@ -244,7 +244,7 @@ bool QueueModel::cancelLoading()
         return false;
     QList<DbWorker *> workers;
     for (DbRole role : stores())
-        workers << &m_workspace->worker(role);
+        workers << m_workspace->readWorkers(role); // a routed read may run on the replica
     logger("models")->info("{} queue: the operator cancels the loading (generation {})", queueName(m_request.kind),
                            m_generation);
     // The page and count then fail with Kind::Cancelled through applyPage()/applyCount().

@@ -34,6 +34,9 @@
 #      without a reload); user `triage` (SCRAM) is also its admin-console user.
 #   3. Exports for the tests:
 #        TRIAGE_TEST_PG_URL=postgresql://triage@127.0.0.1:<port>/triage
+#        TRIAGE_TEST_PG_REPLICA_URL=postgresql://triage@127.0.0.1:<port>/triage
+#          (a streaming standby of that server: pg_basebackup -R, its own port;
+#           both load pg_stat_statements so tests can see which server ran what)
 #        TRIAGE_TEST_PGBOUNCER_URL=postgresql://triage@127.0.0.1:<port>/triage
 #        TRIAGE_TEST_PGBOUNCER_ADMIN_URL=postgresql://triage@127.0.0.1:<port>/pgbouncer
 #        TRIAGE_TEST_MYSQL_URL=mysql://triage@127.0.0.1:<port>/triage
@@ -48,6 +51,7 @@
 # Environment overrides:
 #   BUILD_DIR (build)            TRIAGE_TEST_ROOT (<repo>/build/test-servers)
 #   TRIAGE_TEST_PG_PORT (55432)  TRIAGE_TEST_MYSQL_PORT (53306)
+#   TRIAGE_TEST_PG_REPLICA_PORT (55532)
 #   TRIAGE_TEST_PGBOUNCER_PORT (56432)  TRIAGE_PGBOUNCER_BIN (/usr/sbin/pgbouncer)
 #     (the defaults move up to the next free port if taken; an explicitly set
 #      port that is taken is an error)
@@ -189,12 +193,12 @@ pg_bin=${TRIAGE_PG_BIN:-/usr/lib/postgresql/15/bin}
 
 # ---------------------------------------------------------------- stop
 
-stop_pg() { # stop_pg ROOT
-    local data="$1/pg/data" pid
+stop_pg() { # stop_pg ROOT [SUBDIR: pg (default) or pg-standby]
+    local data="$1/${2:-pg}/data" pid
     [[ -f "$data/postmaster.pid" ]] || return 0
     pid=$(head -n 1 "$data/postmaster.pid" 2>/dev/null || true)
     pid_is "$pid" postgres || return 0
-    log "stopping PostgreSQL (pid $pid)"
+    log "stopping PostgreSQL ${2:-pg} (pid $pid)"
     stopped_any=1
     if [[ -x "$pg_bin/pg_ctl" ]]; then
         (cd / && as_pg "$pg_bin/pg_ctl" -D "$data" -m fast -w -t 30 stop) >/dev/null 2>&1 || true
@@ -225,6 +229,7 @@ stop_pgbouncer() { # stop_pgbouncer ROOT
 stop_servers_at() { # stop_servers_at ROOT
     [[ -d "$1" ]] || return 0
     stop_pgbouncer "$1" || true
+    stop_pg "$1" pg-standby || true
     stop_pg "$1" || true
     stop_mysql "$1" || true
 }
@@ -262,12 +267,16 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 password_encryption = 'scram-sha-256'
+# which server ran which statement (the read-replica tests read it on both servers)
+shared_preload_libraries = 'pg_stat_statements'
 EOF
     # initdb already writes scram-sha-256 for host 127.0.0.1/32 and trust for
-    # local; make it explicit in case defaults change.
+    # local; make it explicit in case defaults change. `replication` over the socket: the
+    # standby's pg_basebackup and WAL stream (start_pg_standby).
     cat >"$data/pg_hba.conf" <<EOF
 # TYPE  DATABASE  USER  ADDRESS        METHOD
 local   all       all                  trust
+local   replication all                trust
 host    all       all   127.0.0.1/32   scram-sha-256
 host    all       all   ::1/128        scram-sha-256
 EOF
@@ -299,6 +308,46 @@ EOF
         die "PostgreSQL: cannot connect as triage over TCP"
     fi
     log "PostgreSQL: ready (timezone=$out)"
+}
+
+# A streaming standby of the test server (the read-replica tests; DESIGN.md §9 "Read
+# replicas"): pg_basebackup -R over the primary's socket, its own port and socket dir.
+start_pg_standby() { # start_pg_standby PORT PRIMARY_PORT
+    local d="$root/pg-standby" port=$1 pport=$2
+    local data="$d/data" run="$d/run" logf="$d/postgres.log"
+    rm -rf "$d"
+    mkdir -p "$run"
+    own postgres "$d"
+    chmod 700 "$d"
+    log "PostgreSQL standby: pg_basebackup from port $pport"
+    if ! (cd "$d" && as_pg "$pg_bin/pg_basebackup" -h "$root/pg/run" -p "$pport" -U postgres -D "$data" \
+        -R -X stream --no-sync -c fast) >"$d/basebackup.log" 2>&1; then
+        tail_log "$d/basebackup.log"
+        die "PostgreSQL standby: pg_basebackup failed"
+    fi
+    cat >>"$data/postgresql.conf" <<EOF
+
+# ---- the standby's own (tests/run-all.sh) ----
+port = $port
+unix_socket_directories = '$run'
+hot_standby = on
+EOF
+    own postgres "$data"
+    log "PostgreSQL standby: starting on 127.0.0.1:$port"
+    if ! (cd "$d" && as_pg env TZ="$pg_tz" "$pg_bin/pg_ctl" -D "$data" -l "$logf" -w -t "$timeout_s" start) \
+        >>"$d/pg_ctl.log" 2>&1; then
+        tail_log "$d/pg_ctl.log"
+        tail_log "$logf"
+        die "PostgreSQL standby did not start"
+    fi
+    local out
+    if ! out=$(PGPASSWORD=triage PGCONNECT_TIMEOUT=10 "$pg_bin/psql" -X -At -h 127.0.0.1 -p "$port" \
+        -U triage -d triage -c 'select pg_is_in_recovery()' 2>&1) || [[ "$out" != t ]]; then
+        log "$out"
+        tail_log "$logf"
+        die "PostgreSQL standby: not a hot standby on 127.0.0.1:$port"
+    fi
+    log "PostgreSQL standby: ready (in recovery)"
 }
 
 # ---------------------------------------------------------------- pgbouncer
@@ -467,9 +516,10 @@ SQL
 
 # ---------------------------------------------------------------- env
 
-write_env() { # write_env PGPORT MYPORT PGBOUNCERPORT
+write_env() { # write_env PGPORT MYPORT PGBOUNCERPORT STANDBYPORT
     cat >"$root/env.sh" <<EOF
 export TRIAGE_TEST_PG_URL=postgresql://triage@127.0.0.1:$1/triage
+export TRIAGE_TEST_PG_REPLICA_URL=postgresql://triage@127.0.0.1:$4/triage
 export TRIAGE_TEST_MYSQL_URL=mysql://triage@127.0.0.1:$2/triage
 export TRIAGE_TEST_PGBOUNCER_URL=postgresql://triage@127.0.0.1:$3/triage
 export TRIAGE_TEST_PGBOUNCER_ADMIN_URL=postgresql://triage@127.0.0.1:$3/pgbouncer
@@ -500,6 +550,7 @@ resolve_root
 # benchmark's databases); `--stop` first for fresh ones.
 if [[ "$mode" == servers && -f "$root/env.sh" ]] \
     && pid_is "$(head -n 1 "$root/pg/data/postmaster.pid" 2>/dev/null)" postgres \
+    && pid_is "$(head -n 1 "$root/pg-standby/data/postmaster.pid" 2>/dev/null)" postgres \
     && pid_is "$(head -n 1 "$root/mysql/run/mysqld.pid" 2>/dev/null)" mariadbd mysqld \
     && pid_is "$(head -n 1 "$root/pgbouncer/run/pgbouncer.pid" 2>/dev/null)" pgbouncer; then
     cat "$root/env.sh"
@@ -516,7 +567,7 @@ cleanup() {
     trap - EXIT INT TERM
     stop_servers_at "$root"
     # keep the logs, drop the (large) data dirs
-    rm -rf "$root/pg/data" "$root/mysql/data" "$root/mysql/tmp" "$root/pgbouncer/userlist.txt" 2>/dev/null || true
+    rm -rf "$root/pg/data" "$root/pg-standby/data" "$root/mysql/data" "$root/mysql/tmp" "$root/pgbouncer/userlist.txt" 2>/dev/null || true
     rm -f "$root/env.sh"
     exit "$rc"
 }
@@ -526,11 +577,13 @@ trap 'exit 143' TERM
 
 pg_port=$(pick_port 55432 "${TRIAGE_TEST_PG_PORT:-}" PostgreSQL)
 start_pg "$pg_port"
+standby_port=$(pick_port 55532 "${TRIAGE_TEST_PG_REPLICA_PORT:-}" "PostgreSQL standby")
+start_pg_standby "$standby_port" "$pg_port"
 my_port=$(pick_port 53306 "${TRIAGE_TEST_MYSQL_PORT:-}" MariaDB)
 start_mysql "$my_port"
 bouncer_port=$(pick_port 56432 "${TRIAGE_TEST_PGBOUNCER_PORT:-}" pgbouncer)
 start_pgbouncer "$bouncer_port" "$pg_port"
-write_env "$pg_port" "$my_port" "$bouncer_port"
+write_env "$pg_port" "$my_port" "$bouncer_port" "$standby_port"
 
 if [[ "$mode" == servers ]]; then
     trap - EXIT INT TERM

@@ -193,6 +193,11 @@ QWidget *ConnectDialog::buildStoreBox(DbRole role)
     f.password->setObjectName(QStringLiteral("%1Password").arg(roleName(role)));
     f.password->setEchoMode(QLineEdit::Password);
     f.password->setPlaceholderText(tr("only if nothing else supplies it"));
+    f.replica = new QLineEdit(box);
+    f.replica->setObjectName(QStringLiteral("%1ReplicaUrl").arg(roleName(role)));
+    f.replica->setPlaceholderText(tr("optional: a read replica's URL (lists and details read there while its lag allows)"));
+    f.testReplica = new QPushButton(tr("Test replica"), box);
+    f.testReplica->setObjectName(QStringLiteral("%1TestReplica").arg(roleName(role)));
     f.test = new QPushButton(tr("Test"), box);
     f.test->setObjectName(QStringLiteral("%1Test").arg(roleName(role)));
     f.result = new QLabel(box);
@@ -210,9 +215,13 @@ QWidget *ConnectDialog::buildStoreBox(DbRole role)
     grid->addWidget(new QLabel(tr("Password:"), box), 2, 0);
     grid->addWidget(f.password, 2, 1, 1, 3);
     grid->addWidget(f.test, 2, 5);
-    grid->addWidget(f.result, 3, 0, 1, 6);
+    grid->addWidget(new QLabel(tr("Read replica:"), box), 3, 0);
+    grid->addWidget(f.replica, 3, 1, 1, 4);
+    grid->addWidget(f.testReplica, 3, 5);
+    grid->addWidget(f.result, 4, 0, 1, 6);
     grid->setColumnStretch(3, 1);
     connect(f.test, &QPushButton::clicked, this, [this, role] { testStore(role); });
+    connect(f.testReplica, &QPushButton::clicked, this, [this, role] { testStore(role, true); });
     connect(f.url, &QLineEdit::textChanged, f.tlsMode, [combo = f.tlsMode](const QString &url) {
         combo->setEnabled(storeUrlTakesTlsMode(url));
     });
@@ -265,6 +274,7 @@ void ConnectDialog::showProfile(const SavedProfile &p)
         w.tlsMode->setCurrentText(f.tlsMode);
         w.caFile->setText(f.caFile);
         w.timeout->setText(f.statementTimeout);
+        w.replica->setText(p.replicaUrls.value(role));
         w.password->clear();
         w.result->clear();
     }
@@ -283,6 +293,8 @@ SavedProfile ConnectDialog::fieldsAsProfile() const
         const QString url = joinStoreUrl({w.url->text(), w.tlsMode->currentText(), w.caFile->text(), w.timeout->text()});
         if (!url.isEmpty())
             p.urls.insert(role, url);
+        if (!w.replica->text().trimmed().isEmpty())
+            p.replicaUrls.insert(role, w.replica->text().trimmed());
     }
     return p;
 }
@@ -345,28 +357,31 @@ void ConnectDialog::newProfile()
     m_name->setFocus();
 }
 
-void ConnectDialog::testStore(DbRole role)
+void ConnectDialog::testStore(DbRole role, bool replica)
 {
     StoreFields &w = m_stores[role];
-    const QString url = joinStoreUrl({w.url->text(), w.tlsMode->currentText(), w.caFile->text(), w.timeout->text()});
+    const QString url = replica ? w.replica->text().trimmed()
+                                : joinStoreUrl({w.url->text(), w.tlsMode->currentText(), w.caFile->text(), w.timeout->text()});
     QString error;
     const auto profile = ConnectionProfile::fromUrl(url, role, &error);
     if (!profile) {
-        w.result->setText(url.isEmpty() ? tr("no URL given") : error);
+        w.result->setText(url.isEmpty() ? (replica ? tr("no replica URL given") : tr("no URL given")) : error);
         w.result->setStyleSheet(QStringLiteral("color: %1").arg(theme::toneColors(Tone::Danger).foreground.name()));
         emit testFinished(role, false);
         return;
     }
     w.test->setEnabled(false);
-    w.result->setText(tr("Testing…"));
+    w.testReplica->setEnabled(false);
+    w.result->setText(replica ? tr("Testing the replica…") : tr("Testing…"));
     w.result->setStyleSheet(QString());
     auto *watcher = new QFutureWatcher<StoreProbeResult>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, role] {
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, role, replica] {
         watcher->deleteLater();
         const StoreProbeResult r = watcher->result();
         StoreFields &f = m_stores[role];
         f.test->setEnabled(true);
-        f.result->setText((r.ok ? QStringLiteral("✔ ") : QStringLiteral("✘ ")) + r.message);
+        f.testReplica->setEnabled(true);
+        f.result->setText((r.ok ? QStringLiteral("✔ ") : QStringLiteral("✘ ")) + (replica ? tr("replica: ") : QString()) + r.message);
         f.result->setStyleSheet(QStringLiteral("color: %1").arg(theme::toneColors(r.ok ? Tone::Ok : Tone::Danger).foreground.name()));
         emit testFinished(role, r.ok);
     });

@@ -46,6 +46,7 @@ public:
     QLineEdit *urlEdit(DbRole role) const { return m_stores[role].url; }
     QLineEdit *passwordEdit(DbRole role) const { return m_stores[role].password; }
     QPushButton *testButton(DbRole role) const { return m_stores[role].test; }
+    QLineEdit *replicaEdit(DbRole role) const { return m_stores[role].replica; }
     QLineEdit *nameEdit() const { return m_name; }
     QListWidget *profileList() const { return m_list; }
 
@@ -64,8 +65,9 @@ public slots:
     void newProfile();
     /// Saves, checks the password sources, then starts the child console.
     void connectProfile();
-    /// Tests `role`'s store with the fields as they are (saved or not).
-    void testStore(DbRole role);
+    /// Tests `role`'s store with the fields as they are (saved or not); `replica` tests its
+    /// read replica's URL instead (same checks, same password).
+    void testStore(DbRole role, bool replica = false);
 
 private:
     struct StoreFields {
@@ -74,6 +76,8 @@ private:
         QLineEdit *caFile = nullptr;
         QLineEdit *timeout = nullptr;
         QLineEdit *password = nullptr;
+        QLineEdit *replica = nullptr;       ///< replica_url (DESIGN.md §9 "Read replicas")
+        QPushButton *testReplica = nullptr;
         QPushButton *test = nullptr;
         QLabel *result = nullptr;
     };

@@ -9,6 +9,7 @@
 #include "BulkMarkFlow.h"
 #include "BulkQueryDialog.h"
 #include "ConnectionIndicator.h"
+#include "ReplicaIndicator.h"
 #include "KeyDetailView.h"
 #include "MessageBar.h"
 #include "Policy.h"
@@ -209,11 +210,10 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     statusBar()->addPermanentWidget(m_liveLabel);
     for (QueuePane *pane : std::as_const(m_panes))
         connect(pane->model(), &QueueModel::liveStateChanged, this, &MainWindow::updateLiveIndicator);
-    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
-        auto *indicator = new ConnectionIndicator(role, config.profile(role), statusBar());
-        m_indicators.insert(int(role), indicator);
-        statusBar()->addPermanentWidget(indicator);
-    }
+    ReplicaIndicator::install(workspace, statusBar()); // only with a replica_url (DESIGN.md §9)
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
+        statusBar()->addPermanentWidget(
+            *m_indicators.insert(int(role), new ConnectionIndicator(role, config.profile(role), statusBar())));
     connect(workspace, &Workspace::connectionEvent, this, &MainWindow::onConnectionEvent);
     // A store that fails a read turns its indicator red, whatever its connection said last
     // (the connection may be open while every statement fails); a later good read of that

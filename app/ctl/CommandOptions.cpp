@@ -230,14 +230,14 @@ std::optional<QueueRequest> readQueueRequest(const CommandContext &context, cons
 }
 
 std::optional<DbError> fetchQueueRows(Workspace &workspace, const QueueRequest &request, int limit, int pageSize,
-                                      QVector<QueueRow> *rows)
+                                      QVector<QueueRow> *rows, ReadFrom from)
 {
     QueueCursor cursor;
     for (;;) {
         const int want = limit == 0 ? pageSize : qMin(pageSize, limit - int(rows->size()));
         if (want <= 0)
             return std::nullopt;
-        const Outcome<QueuePage> page = fetchQueuePage(workspace, request, cursor, want).result();
+        const Outcome<QueuePage> page = fetchQueuePage(workspace, request, cursor, want, from).result();
         if (!page.ok())
             return page.error;
         *rows += page->rows;

@@ -75,9 +75,10 @@ std::optional<QueueRequest> readQueueRequest(const CommandContext &context, cons
 bool keyArgumentOk(const CommandContext &context, const QString &command, bool queueInstead);
 
 /// Pages through `request` (keyset, `pageSize` rows per round trip) until `limit` rows
-/// (0 = all) or the end, appending to `*rows`; the first store error, if any.
+/// (0 = all) or the end, appending to `*rows`; the first store error, if any. `from` as
+/// fetchQueuePage(): Primary for rows that feed a compare-and-set.
 std::optional<DbError> fetchQueueRows(Workspace &workspace, const QueueRequest &request, int limit, int pageSize,
-                                      QVector<QueueRow> *rows);
+                                      QVector<QueueRow> *rows, ReadFrom from = ReadFrom::Routed);
 
 /// "NULL" for a null string (the table format's spelling of SQL NULL).
 QString orNull(const QString &s);

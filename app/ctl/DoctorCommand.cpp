@@ -34,7 +34,9 @@ public:
                            "(DESIGN.md §8): where runs are logged in triage_reconcile_run but none has finished within\n"
                            "[console] reconcile_expected_every seconds (default 3600, the database's clock), a\n"
                            "\"warning: no reconcile run has finished for …\" line (exit unchanged); a database where no\n"
-                           "run was ever logged gets none. Exit 0 when all is well, 1 when the mapping does not match\n"
+                           "run was ever logged gets none. A store with a replica_url: its replica's lag measured now\n"
+                           "(\"ok … read replica … — replica lag 0.2 s\", or a warning saying why reads go to the\n"
+                           "primary; exit unchanged). Exit 0 when all is well, 1 when the mapping does not match\n"
                            "the databases, 4 when an index is missing."),
             {}, 0, QString(), false, false};
         return s;
@@ -70,6 +72,16 @@ public:
             if (*freeze)
                 warnings << freezeMessage(**freeze);
         }
+        // Read replicas (DESIGN.md §9 "Read replicas"): each one's lag, measured now; one that
+        // cannot serve reads is a warning (exit unchanged: reads then go to the primary).
+        QVector<std::pair<DbRole, ReplicaStatus>> replicas;
+        for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
+            if (workspace.reader(role).replicaWorker()) {
+                const ReplicaStatus r = workspace.reader(role).measureNow().result();
+                replicas.append({role, r});
+                if (!r.usable())
+                    warnings << QStringLiteral("%1 read replica %2: %3").arg(roleName(role), r.replicaUrl, r.text());
+            }
         bool missing = false;
         for (const IndexFinding &f : all)
             missing = missing || !f.present;
@@ -93,6 +105,18 @@ public:
             doc.insert(QStringLiteral("mapping_problems"), QJsonArray::fromStringList(problems));
             doc.insert(QStringLiteral("mapping_warnings"), QJsonArray::fromStringList(warnings));
             doc.insert(QStringLiteral("indexes"), a);
+            QJsonArray r;
+            for (const auto &[role, st] : std::as_const(replicas)) {
+                QJsonObject o;
+                o.insert(QStringLiteral("store"), roleName(role));
+                o.insert(QStringLiteral("url"), st.replicaUrl);
+                o.insert(QStringLiteral("serves_reads"), st.usable());
+                o.insert(QStringLiteral("lag_ms"), st.lagMs >= 0 ? QJsonValue(st.lagMs) : QJsonValue(QJsonValue::Null));
+                o.insert(QStringLiteral("max_lag_ms"), st.maxLagMs);
+                o.insert(QStringLiteral("status"), st.text());
+                r.append(o);
+            }
+            doc.insert(QStringLiteral("replicas"), r);
             c.out.print(QJsonDocument(doc).toJson(QJsonDocument::Indented));
             break;
         }
@@ -118,6 +142,9 @@ public:
                 if (!f.plan.isEmpty())
                     out += QStringLiteral("         plan now: %1\n").arg(f.plan).toUtf8();
             }
+            for (const auto &[role, st] : std::as_const(replicas))
+                if (st.usable())
+                    out += QStringLiteral("ok       %1 read replica %2 — %3\n").arg(roleName(role), st.replicaUrl, st.text()).toUtf8();
             if (!problems.isEmpty())
                 out += "the mapping does not match the databases: fix the [*.map] keys named above\n";
             else

@@ -269,7 +269,7 @@ public:
 
         // Bulk: every record row of the queue (as list would print it), in batches (markRecords()).
         QVector<QueueRow> rows;
-        if (const auto error = fetchQueueRows(workspace, *m_queue, c.limit, kDefaultPageSize, &rows))
+        if (const auto error = fetchQueueRows(workspace, *m_queue, c.limit, kDefaultPageSize, &rows, ReadFrom::Primary))
             return c.out.dbFailure(*error);
         if (c.limit > 0 && rows.size() >= c.limit) // --limit counts the queue's rows (attempt rows too)
             c.out.message(QStringLiteral("--limit %1 reached: the queue's first %1 rows are taken; more may be left "

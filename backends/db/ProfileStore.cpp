@@ -88,6 +88,9 @@ std::optional<SavedProfile> ProfileStore::load(const QString &name, QString *err
         const QString url = ini.value(roleName(role) + QStringLiteral("/url")).toString();
         if (!url.isEmpty())
             p.urls.insert(role, url);
+        const QString replica = ini.value(roleName(role) + QStringLiteral("/replica_url")).toString();
+        if (!replica.isEmpty())
+            p.replicaUrls.insert(role, replica);
     }
     return p;
 }
@@ -99,15 +102,21 @@ bool ProfileStore::save(const SavedProfile &profile, QString *error)
         return false;
     }
     // Every URL is checked before anything is written: a password in one refuses the save.
-    for (auto it = profile.urls.cbegin(); it != profile.urls.cend(); ++it) {
-        if (it.value().trimmed().isEmpty())
-            continue;
-        QString why;
-        if (!ConnectionProfile::fromUrl(it.value().trimmed(), it.key(), &why)) {
-            *error = why;
-            return false;
+    for (const QMap<DbRole, QString> *urls : {&profile.urls, &profile.replicaUrls})
+        for (auto it = urls->cbegin(); it != urls->cend(); ++it) {
+            if (it.value().trimmed().isEmpty())
+                continue;
+            QString why;
+            const auto p = ConnectionProfile::fromUrl(it.value().trimmed(), it.key(), &why);
+            if (!p) {
+                *error = urls == &profile.replicaUrls ? QStringLiteral("%1 replica: %2").arg(roleName(it.key()), why) : why;
+                return false;
+            }
+            if (urls == &profile.replicaUrls && p->dialect == Dialect::Sqlite) {
+                *error = QStringLiteral("%1 replica: SQLite has no replicas; give a PostgreSQL or MariaDB URL").arg(roleName(it.key()));
+                return false;
+            }
         }
-    }
     if (!QDir().mkpath(m_dir)) {
         *error = QStringLiteral("cannot create the profile directory %1").arg(m_dir);
         return false;
@@ -122,8 +131,10 @@ bool ProfileStore::save(const SavedProfile &profile, QString *error)
     put(QStringLiteral("console/name"), profile.name);
     put(QStringLiteral("console/environment"), environmentName(profile.environment));
     put(QStringLiteral("console/operator"), profile.operatorName.trimmed());
-    for (DbRole role : kRoles)
+    for (DbRole role : kRoles) {
         put(roleName(role) + QStringLiteral("/url"), profile.urls.value(role).trimmed());
+        put(roleName(role) + QStringLiteral("/replica_url"), profile.replicaUrls.value(role).trimmed());
+    }
     ini.sync();
     if (ini.status() != QSettings::NoError) {
         *error = QStringLiteral("cannot write the profile file %1").arg(path(profile.name));

@@ -14,8 +14,8 @@
 namespace triage {
 
 /// One connection profile (DESIGN.md §5 "Connection profiles"): what a config file's
-/// [console] name / environment / operator and [idempotency] / [intent] / [ticket] url keys
-/// hold. There is no password field: a profile never holds one (the URLs are refused when
+/// [console] name / environment / operator and [idempotency] / [intent] / [ticket] url and
+/// replica_url keys hold. There is no password field: a profile never holds one (the URLs are refused when
 /// they carry one, ConnectionProfile::fromUrl()). TLS parameters and the statement timeout
 /// are query parameters of the URLs (sslmode, sslrootcert, ssl_ca, statement_timeout, …).
 struct SavedProfile {
@@ -23,6 +23,8 @@ struct SavedProfile {
     Environment environment = Environment::None;
     QString operatorName;                    ///< "" = the OS user
     QMap<DbRole, QString> urls;              ///< by store; absent or "" = not set
+    /// Read replicas by store (`replica_url`, DESIGN.md §9 "Read replicas"); absent or "" = none.
+    QMap<DbRole, QString> replicaUrls;
 
     bool operator==(const SavedProfile &o) const = default;
 };

@@ -14,6 +14,14 @@ Workspace::Workspace(WorkspaceConfig config, QObject *parent) : QObject(parent),
         w = std::make_unique<DbWorker>(m_config.profile(role));
         connect(w.get(), &DbWorker::connectionEvent, this, &Workspace::connectionEvent, Qt::QueuedConnection);
         m_bulkWorkers[int(role)] = std::make_unique<WorkerPool>(m_config.profile(role), kBulkWorkers);
+        // The replica's worker reports through the route's status, not connectionEvent(): a
+        // replica that is down is a reason to read from the primary, not a store that is down.
+        std::unique_ptr<DbWorker> replica;
+        if (m_config.replicas.contains(int(role)))
+            replica = std::make_unique<DbWorker>(m_config.replicas.value(int(role)));
+        m_routes[int(role)] = std::make_unique<ReplicaRoute>(
+            *w, std::move(replica), qint64(m_config.replicaMaxLagS) * 1000, &m_mergePool,
+            [this, role](const ReplicaStatus &st) { emit replicaEvent(role, st.usable(), st.text()); });
     }
 }
 
@@ -49,6 +57,7 @@ Workspace::~Workspace()
         for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
             m_workers[int(role)]->waitForQueuedJobs();
             m_bulkWorkers[int(role)]->waitForQueuedJobs();
+            m_routes[int(role)]->waitForQueuedJobs();
         }
         m_mergePool.waitForDone();
         if (submittedJobs() == before)
@@ -60,13 +69,33 @@ quint64 Workspace::submittedJobs()
 {
     quint64 n = 0;
     for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-        n += m_workers[int(role)]->submittedJobs() + m_bulkWorkers[int(role)]->submittedJobs();
+        n += m_workers[int(role)]->submittedJobs() + m_bulkWorkers[int(role)]->submittedJobs()
+            + m_routes[int(role)]->submittedJobs();
     return n;
 }
 
 DbWorker &Workspace::worker(DbRole role)
 {
     return *m_workers[int(role)];
+}
+
+ReplicaRoute &Workspace::reader(DbRole role)
+{
+    return *m_routes[int(role)];
+}
+
+QList<DbWorker *> Workspace::readWorkers(DbRole role)
+{
+    QList<DbWorker *> out{&worker(role)};
+    if (DbWorker *r = reader(role).replicaWorker())
+        out << r;
+    return out;
+}
+
+void Workspace::noteOwnWrite(const QStringList &keys)
+{
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
+        m_routes[int(role)]->noteOwnWrite(keys);
 }
 
 WorkerPool &Workspace::bulkWorkers(DbRole role)
@@ -80,6 +109,8 @@ void Workspace::setOpenCheck(const OpenCheck::Problems &problems)
         auto check = std::make_shared<OpenCheck>(role, problems);
         worker(role).setOpenCheck(check);
         bulkWorkers(role).setOpenCheck(check);
+        if (DbWorker *r = reader(role).replicaWorker())
+            r->setOpenCheck(check);
     }
 }
 

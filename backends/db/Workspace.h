@@ -1,6 +1,7 @@
 #pragma once
 
 #include "DbWorker.h"
+#include "ReplicaRoute.h"
 #include "WorkerPool.h"
 #include "WorkspaceConfig.h"
 
@@ -31,7 +32,20 @@ public:
     ~Workspace() override;
 
     const WorkspaceConfig &config() const { return m_config; }
+    /// The store's primary worker: every write, and every read that a compare-and-set or a
+    /// safety rule depends on (DESIGN.md §9 "Read replicas").
     DbWorker &worker(DbRole role);
+    /// Where the store's plain reads go (lists, counts, details, timelines, summaries,
+    /// reports): the replica while its lag allows, else the primary (ReplicaRoute.h). Without a
+    /// replica_url it runs every job on worker(role). Thread-safe.
+    ReplicaRoute &reader(DbRole role);
+    /// The workers a read of `role` may be running on (the primary, and the replica when one
+    /// is configured): for cancelling a routed read (cancelWork()).
+    QList<DbWorker *> readWorkers(DbRole role);
+    /// The operator's own write changed `keys`: on every store with a replica, their reads go
+    /// to the primary until the replica has replayed it (ReplicaRoute::noteOwnWrite()). Call
+    /// after the write committed, before its outcome reaches the caller.
+    void noteOwnWrite(const QStringList &keys);
 
     /// What unlockWrites() did.
     enum class Unlock {
@@ -75,6 +89,10 @@ public:
 signals:
     /// Relayed from the workers (any thread → receiver's thread by queued connection).
     void connectionEvent(triage::DbRole role, bool up, const QString &message);
+    /// A store's read replica changed state (ReplicaStatus::text(): "replica lag 0.3 s",
+    /// "reading from the primary: …"); `usable` true while reads go to the replica. Emitted
+    /// from a worker thread (queued to receivers in other threads).
+    void replicaEvent(triage::DbRole role, bool usable, const QString &text);
 
 private:
     /// Jobs queued on every worker so far (Workspace's destructor: drained until none is new).
@@ -83,6 +101,7 @@ private:
     WorkspaceConfig m_config;
     std::unique_ptr<DbWorker> m_workers[3];
     std::unique_ptr<WorkerPool> m_bulkWorkers[3];
+    std::unique_ptr<ReplicaRoute> m_routes[3];
     /// Continuations of the services; separate from the global pool (2 threads on a 2-core
     /// machine), which QtConcurrent callers elsewhere may fill.
     QThreadPool m_mergePool;

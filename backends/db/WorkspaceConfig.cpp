@@ -160,6 +160,26 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
             return fail(QStringLiteral("[%1] url: %2").arg(roleName(role), why));
         c.setProfile(*p);
     }
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+        const QString key = roleName(role) + QStringLiteral("/replica_url");
+        if (!s.contains(key))
+            continue;
+        QString why;
+        auto p = ConnectionProfile::fromUrl(s.value(key).toString(), role, &why);
+        if (!p)
+            return fail(QStringLiteral("[%1] replica_url: %2").arg(roleName(role), why));
+        if (p->dialect == Dialect::Sqlite)
+            return fail(QStringLiteral("[%1] replica_url: SQLite has no replicas; give a PostgreSQL or MariaDB URL").arg(roleName(role)));
+        if (c.hasProfile(role) && c.profile(role).dialect != p->dialect)
+            return fail(QStringLiteral("[%1] replica_url: the replica must be the same kind of database as url").arg(roleName(role)));
+        c.replicas.insert(int(role), *p);
+    }
+    if (s.contains(QStringLiteral("console/replica_max_lag"))) {
+        bool ok = false;
+        c.replicaMaxLagS = s.value(QStringLiteral("console/replica_max_lag")).toInt(&ok);
+        if (!ok || c.replicaMaxLagS <= 0)
+            return fail(QStringLiteral("[console] replica_max_lag must be a positive number of seconds"));
+    }
     for (const QString &group : s.childGroups()) {
         if (!group.startsWith(QLatin1String("biz.")))
             continue;

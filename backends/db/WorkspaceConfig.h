@@ -70,6 +70,12 @@ struct WorkspaceConfig {
     /// start rule, applyEnvironmentStart()): Workspace::unlockWrites() may switch writes on.
     /// False when read-only was asked for (--read-only, read_only = true).
     SharedFlag writesLocked = false;
+    /// Read replicas by DbRole (`replica_url` of [idempotency], [intent], [ticket]; DESIGN.md
+    /// §9 "Read replicas"): lists, counts, details, timelines, summaries and reports read there
+    /// while the lag allows (ReplicaRoute.h). Absent: every read goes to the primary.
+    QMap<int, ConnectionProfile> replicas;
+    /// The replica lag above which reads go to the primary (`[console] replica_max_lag`), in s.
+    int replicaMaxLagS = 5;
 
     const ConnectionProfile &profile(DbRole role) const;
     ConnectionProfile &profile(DbRole role);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ReplicaRoute.h"
+
 #include "DbSession.h"
 #include "KeyDetailTypes.h"
 #include "WorkspaceConfig.h"
@@ -59,7 +61,9 @@ class Workspace;
 /// Everything about one key from all three stores, read at the same time through
 /// `workspace`'s workers, with the merged timeline and the warnings (expiry, duplicate
 /// tickets, the canonical-ticket rule's findings, stored text). A store that fails leaves
-/// its part empty and its error in KeyDetail::errors; the rest still shows.
-QFuture<KeyDetail> loadKeyDetail(Workspace &workspace, const QString &idemKey);
+/// its part empty and its error in KeyDetail::errors; the rest still shows. Read from the
+/// replicas where the lag allows and the key has no own write pending (Workspace::reader());
+/// `from` Primary where a decision depends on it (the reconciler; DESIGN.md §9 "Read replicas").
+QFuture<KeyDetail> loadKeyDetail(Workspace &workspace, const QString &idemKey, ReadFrom from = ReadFrom::Routed);
 
 } // namespace triage

@@ -60,15 +60,19 @@ void finishKeyDetail(KeyDetail *detail, const WorkspaceConfig &config)
 
 } // namespace
 
-QFuture<KeyDetail> loadKeyDetail(Workspace &ws, const QString &idemKey)
+QFuture<KeyDetail> loadKeyDetail(Workspace &ws, const QString &idemKey, ReadFrom from)
 {
     const WorkspaceConfig config = ws.config();
-    auto record = ws.worker(DbRole::Idempotency).run<std::optional<RecordDetail>>([=](DbSession &s) {
+    const QStringList keys{idemKey}; // an own write of the key sends its reads to the primary
+    constexpr auto retry = DbWorker::Retry::OnReconnect;
+    auto record = ws.reader(DbRole::Idempotency).run<std::optional<RecordDetail>>([=](DbSession &s) {
         return detail_sql::readRecord(s, config, idemKey);
-    });
-    auto tickets = ws.worker(DbRole::Ticket).run<QVector<TicketRow>>([=](DbSession &s) { return detail_sql::readTickets(s, config, idemKey); });
-    auto attempts = ws.worker(DbRole::Intent).run<QVector<IntentAttempt>>([=](DbSession &s) { return detail_sql::readAttempts(s, config, idemKey); });
-    auto audit = ws.worker(DbRole::Idempotency).run<QVector<AuditEntry>>([=](DbSession &s) {
+    }, keys, retry, from);
+    auto tickets = ws.reader(DbRole::Ticket).run<QVector<TicketRow>>([=](DbSession &s) { return detail_sql::readTickets(s, config, idemKey); },
+                                                                    keys, retry, from);
+    auto attempts = ws.reader(DbRole::Intent).run<QVector<IntentAttempt>>([=](DbSession &s) { return detail_sql::readAttempts(s, config, idemKey); },
+                                                                         keys, retry, from);
+    auto audit = ws.reader(DbRole::Idempotency).run<QVector<AuditEntry>>([=](DbSession &s) {
         // Databases whose schema was not created by init-schema have no audit table yet.
         if (!tableExists(s, QStringLiteral("triage_audit")))
             return QVector<AuditEntry>();
@@ -76,9 +80,9 @@ QFuture<KeyDetail> loadKeyDetail(Workspace &ws, const QString &idemKey)
         q.idemKey = idemKey;
         q.limit = 0;
         return audit_sql::read(s, q);
-    });
+    }, keys, retry, from);
     using Compensations = QPair<QVector<CompensationRow>, QVector<CompensationAttemptRow>>;
-    auto compensations = ws.worker(DbRole::Intent).run<Compensations>([=](DbSession &s) {
+    auto compensations = ws.reader(DbRole::Intent).run<Compensations>([=](DbSession &s) {
         // Databases whose schema predates triage_compensation have no such table.
         if (!tableExists(s, QStringLiteral("triage_compensation")))
             return Compensations();
@@ -90,7 +94,7 @@ QFuture<KeyDetail> loadKeyDetail(Workspace &ws, const QString &idemKey)
         for (const CompensationRow &c : std::as_const(out.first)) // a key has few compensations
             out.second << compensation_sql::attempts(s, c.compKey);
         return out;
-    });
+    }, keys, retry, from);
     return continueAfterAll(futuresOf(record, tickets, attempts, audit, compensations), ws.mergePool(), [=]() {
         KeyDetail d;
         d.idemKey = idemKey;
@@ -138,21 +142,23 @@ QFuture<QVector<KeyDetail>> loadKeyDetails(Workspace &ws, const QStringList &key
             return rows;
         };
     };
-    auto records = ws.worker(DbRole::Idempotency).run<QVector<RecordDetail>>(inBatches([config](DbSession &s, const QStringList &k) {
+    // Plain reads (a bundle's keys): the replicas where the lag allows; keys with an own write
+    // pending go to the primary (Workspace::reader()).
+    auto records = ws.reader(DbRole::Idempotency).run<QVector<RecordDetail>>(inBatches([config](DbSession &s, const QStringList &k) {
         return detail_sql::readRecords(s, config, k);
-    }));
-    auto tickets = ws.worker(DbRole::Ticket).run<QVector<TicketRow>>(inBatches([config](DbSession &s, const QStringList &k) {
+    }), keys);
+    auto tickets = ws.reader(DbRole::Ticket).run<QVector<TicketRow>>(inBatches([config](DbSession &s, const QStringList &k) {
         return detail_sql::readTickets(s, config, k);
-    }));
-    auto attempts = ws.worker(DbRole::Intent).run<QVector<IntentAttempt>>(inBatches([config](DbSession &s, const QStringList &k) {
+    }), keys);
+    auto attempts = ws.reader(DbRole::Intent).run<QVector<IntentAttempt>>(inBatches([config](DbSession &s, const QStringList &k) {
         return detail_sql::readAttempts(s, config, k);
-    }));
-    auto audit = ws.worker(DbRole::Idempotency).run<QVector<AuditEntry>>(inBatches([](DbSession &s, const QStringList &k) {
+    }), keys);
+    auto audit = ws.reader(DbRole::Idempotency).run<QVector<AuditEntry>>(inBatches([](DbSession &s, const QStringList &k) {
         // Databases whose schema was not created by init-schema have no audit table yet.
         return tableExists(s, QStringLiteral("triage_audit")) ? audit_sql::readForKeys(s, k) : QVector<AuditEntry>();
-    }));
+    }), keys);
     using Compensations = QPair<QVector<CompensationRow>, QVector<CompensationAttemptRow>>;
-    auto compensations = ws.worker(DbRole::Intent).run<Compensations>([keys](DbSession &s) {
+    auto compensations = ws.reader(DbRole::Intent).run<Compensations>([keys](DbSession &s) {
         Compensations out;
         // Databases whose schema predates triage_compensation have no such table.
         if (!tableExists(s, QStringLiteral("triage_compensation")))
@@ -165,7 +171,7 @@ QFuture<QVector<KeyDetail>> loadKeyDetails(Workspace &ws, const QStringList &key
         for (qsizetype i = 0; i < compKeys.size(); i += kKeysPerStatement)
             out.second << compensation_sql::attemptsOf(s, compKeys.mid(i, kKeysPerStatement));
         return out;
-    });
+    }, keys);
     return continueAfterAll(futuresOf(records, tickets, attempts, audit, compensations), ws.mergePool(), [=]() {
         QHash<QString, qsizetype> index; // key → its detail
         QVector<KeyDetail> details(keys.size());

@@ -42,7 +42,7 @@ QString leftRowReason(const std::optional<RecordDetail> &now, const std::optiona
 QFuture<Outcome<QHash<QString, QString>>> readLeftRowReasons(Workspace &ws, const QStringList &keys)
 {
     const WorkspaceConfig config = ws.config();
-    return ws.worker(DbRole::Idempotency).run<QHash<QString, QString>>([config, keys](DbSession &s) {
+    return ws.reader(DbRole::Idempotency).run<QHash<QString, QString>>([config, keys](DbSession &s) {
         QHash<QString, RecordDetail> records;
         for (const RecordDetail &r : detail_sql::readRecords(s, config, keys))
             records.insert(r.idemKey, r);

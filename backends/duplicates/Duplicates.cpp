@@ -380,9 +380,9 @@ QFuture<Outcome<DuplicatePage>> withRecordStatuses(Workspace *ws, const SchemaMa
                   QStringList keys;
                   for (const DuplicateGroup &g : page->groups)
                       keys << g.idemKey;
-                  auto statuses = ws->worker(DbRole::Idempotency).run<QHash<QString, StoredRecordStatus>>([keys, schema](DbSession &s) {
+                  auto statuses = ws->reader(DbRole::Idempotency).run<QHash<QString, StoredRecordStatus>>([keys, schema](DbSession &s) {
                       return recordStatuses(s, RecordSql(s.dialect().kind(), schema.records), keys);
-                  });
+                  }, keys);
                   return continueWith(statuses, ws->mergePool(), [out = *page.value](const Outcome<QHash<QString, StoredRecordStatus>> &statuses) mutable {
                       if (!statuses.ok())
                           return Outcome<DuplicatePage>::failure(*statuses.error);
@@ -403,7 +403,7 @@ QFuture<Outcome<DuplicatePage>> fetchDuplicateGroups(Workspace &workspace, const
     if (statementMs <= 0)
         statementMs = kWindowStatementMs;
     const SchemaMap schema = workspace.config().schema;
-    return withRecordStatuses(&workspace, schema, workspace.worker(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
+    return withRecordStatuses(&workspace, schema, workspace.reader(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
         return readGroups(s, TicketSql(s.dialect().kind(), schema.tickets), filter, cursor, std::max(1, limit), budgetMs, statementMs);
     }));
 }
@@ -412,7 +412,7 @@ QFuture<Outcome<DuplicatePage>> fetchAllDuplicateGroups(Workspace &workspace, co
                                                         const std::optional<DuplicateCursor> &after)
 {
     const SchemaMap schema = workspace.config().schema;
-    return withRecordStatuses(&workspace, schema, workspace.worker(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
+    return withRecordStatuses(&workspace, schema, workspace.reader(DbRole::Ticket).run<DuplicatePage>([=](DbSession &s) {
         return readAllGroups(s, TicketSql(s.dialect().kind(), schema.tickets), filter, after);
     }));
 }
@@ -420,16 +420,16 @@ QFuture<Outcome<DuplicatePage>> fetchAllDuplicateGroups(Workspace &workspace, co
 QFuture<Outcome<DuplicateGroupDetail>> loadDuplicateGroup(Workspace &workspace, const QString &idemKey)
 {
     Workspace *ws = &workspace;
-    auto tickets = ws->worker(DbRole::Ticket).run<QVector<TicketRow>>([idemKey, config = ws->config()](DbSession &s) {
+    auto tickets = ws->reader(DbRole::Ticket).run<QVector<TicketRow>>([idemKey, config = ws->config()](DbSession &s) {
         return detail_sql::readTickets(s, config, idemKey);
-    });
+    }, {idemKey});
     return continueWith(tickets, ws->mergePool(), [ws, idemKey](const Outcome<QVector<TicketRow>> &tickets) -> QFuture<Outcome<DuplicateGroupDetail>> {
                   if (!tickets.ok())
                       return QtFuture::makeReadyFuture(Outcome<DuplicateGroupDetail>::failure(*tickets.error));
                   const WorkspaceConfig config = ws->config();
-                  auto record = ws->worker(DbRole::Idempotency).run<std::optional<RecordDetail>>([config, idemKey](DbSession &s) {
+                  auto record = ws->reader(DbRole::Idempotency).run<std::optional<RecordDetail>>([config, idemKey](DbSession &s) {
                       return detail_sql::readRecord(s, config, idemKey);
-                  });
+                  }, {idemKey});
                   return continueWith(record, ws->mergePool(), [idemKey, rows = *tickets.value](const Outcome<std::optional<RecordDetail>> &record) {
                       if (!record.ok())
                           return Outcome<DuplicateGroupDetail>::failure(*record.error);

@@ -172,7 +172,7 @@ QFuture<Outcome<WindowPage>> readWindowPage(Workspace &workspace, const WindowQu
         if (c.done)
             continue;
         kinds << k;
-        parts << workspace.worker(info(k).role).run<Part>([=](DbSession &s) {
+        parts << workspace.reader(info(k).role).run<Part>([=](DbSession &s) {
             Part p;
             p.events = window_sql::readStream(s, config, k, query, c, false, limit, &p.cursors, &p.note);
             return p;
@@ -207,7 +207,7 @@ QFuture<Outcome<QVector<WindowEvent>>> readSettlingTail(Workspace &workspace, co
     const WorkspaceConfig config = workspace.config();
     QList<QFuture<Outcome<QVector<WindowEvent>>>> parts;
     for (EventKind k : selectedKinds(query))
-        parts << workspace.worker(info(k).role).run<QVector<WindowEvent>>([=](DbSession &s) {
+        parts << workspace.reader(info(k).role).run<QVector<WindowEvent>>([=](DbSession &s) {
             return window_sql::readStream(s, config, k, query, StreamCursor{}, true, limit, nullptr, nullptr);
         });
     QList<QFuture<void>> all;

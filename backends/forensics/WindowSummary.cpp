@@ -196,7 +196,7 @@ QFuture<Outcome<WindowSummary>> summarizeWindow(Workspace &workspace, const Wind
                 kinds << k;
         if (kinds.isEmpty())
             continue;
-        parts << workspace.worker(role).run<WindowSummary>([=](DbSession &s) {
+        parts << workspace.reader(role).run<WindowSummary>([=](DbSession &s) {
             WindowSummary part;
             window_sql::summarize(s, config, query, kinds, &part);
             return part;

@@ -280,15 +280,25 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
         return QtFuture::makeReadyFuture(readOnlyRefusal(request));
     Workspace *w = &ws;
     QThreadPool *pool = ws.mergePool();
-    return continueWith(withTicketSnapshot(ws, std::move(request)), pool, [w, pool](MarkRequest r) {
-                  return continueWith(gatherEvidence(*w, {r}), pool, [w, r](QHash<QString, MarkEvidence> all) {
-                      const MarkEvidence ev = all.value(r.idemKey);
-                      const WorkspaceConfig config = w->config();
-                      return w->worker(DbRole::Idempotency).run<MarkResult>([=](DbSession &s) {
-                          return mark_sql::apply(s, config, r, ev);
-                      });
-                  });
-              });
+    const bool dryRun = request.dryRun;
+    const QString key = request.idemKey;
+    auto done = continueWith(withTicketSnapshot(ws, std::move(request)), pool, [w, pool](MarkRequest r) {
+        return continueWith(gatherEvidence(*w, {r}), pool, [w, r](QHash<QString, MarkEvidence> all) {
+            const MarkEvidence ev = all.value(r.idemKey);
+            const WorkspaceConfig config = w->config();
+            return w->worker(DbRole::Idempotency).run<MarkResult>([=](DbSession &s) {
+                return mark_sql::apply(s, config, r, ev);
+            });
+        });
+    });
+    if (dryRun)
+        return done;
+    // Every mark but a dry run writes (an applied change or an audited refusal/conflict): the
+    // key's reads go to the primary until the replicas have it (DESIGN.md §9 "Read replicas").
+    return continueWith(done, pool, [w, key](const Outcome<MarkResult> &o) {
+        w->noteOwnWrite({key});
+        return o;
+    });
 }
 
 QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkRequest> requests)
@@ -332,7 +342,13 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
     QList<QFuture<void>> all;
     for (const auto &f : std::as_const(pending))
         all << QFuture<void>(f);
-    return continueAfterAll(all, pool, [pending, size = requests.size()]() {
+    QStringList written; // every request but a dry run writes (see markRecord())
+    for (const MarkRequest &r : std::as_const(requests))
+        if (!r.dryRun)
+            written << r.idemKey;
+    Workspace *w = &ws;
+    return continueAfterAll(all, pool, [pending, size = requests.size(), w, written]() {
+        w->noteOwnWrite(written);
         Results results;
         results.reserve(size);
         for (qsizetype j = 0; j < pending.size(); ++j) {

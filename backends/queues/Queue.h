@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ReplicaRoute.h"
+
 #include "DbSession.h"
 #include "SqlBuilder.h"
 #include "SqlDialect.h"
@@ -180,9 +182,11 @@ int livePollSeconds(const WorkspaceConfig &config);
 
 /// The first `limit` rows of `request` after `cursor`, through `workspace`'s workers
 /// (keyset pagination; for the Unknown queue a merge of records and intent steps by
-/// updated_at, the two stores read at the same time). The first failure wins.
+/// updated_at, the two stores read at the same time). The first failure wins. Read from
+/// the replicas where the lag allows (ReadFrom::Routed, Workspace::reader()); `from` Primary
+/// when the rows feed a compare-and-set (mark --queue, DESIGN.md §9 "Read replicas").
 QFuture<Outcome<QueuePage>> fetchQueuePage(Workspace &workspace, const QueueRequest &request, const QueueCursor &cursor,
-                                           int limit);
+                                           int limit, ReadFrom from = ReadFrom::Routed);
 
 /// The exact number of rows of `request` (a separate statement, so a first page never
 /// waits for a count); records and intent steps counted at the same time and added.

@@ -11,7 +11,8 @@ int livePollSeconds(const WorkspaceConfig &config)
     return configFileInt(config, QStringLiteral("console/live_poll_seconds"), 5, 0);
 }
 
-QFuture<Outcome<QueuePage>> fetchQueuePage(Workspace &ws, const QueueRequest &request, const QueueCursor &cursor, int limit)
+QFuture<Outcome<QueuePage>> fetchQueuePage(Workspace &ws, const QueueRequest &request, const QueueCursor &cursor, int limit,
+                                           ReadFrom from)
 {
     const bool useRecords = queueUsesRecords(request.kind) && !cursor.record.exhausted;
     const bool useIntents = queueUsesIntents(request.kind, request.filter) && !cursor.intent.exhausted;
@@ -19,15 +20,15 @@ QFuture<Outcome<QueuePage>> fetchQueuePage(Workspace &ws, const QueueRequest &re
     QFuture<Outcome<QVector<QueueRow>>> recordRows, intentRows;
     QList<QFuture<void>> all;
     if (useRecords) {
-        recordRows = ws.worker(DbRole::Idempotency).run<QVector<QueueRow>>([=](DbSession &s) {
+        recordRows = ws.reader(DbRole::Idempotency).run<QVector<QueueRow>>([=](DbSession &s) {
             return queue_sql::pageRecords(s, config, request, cursor.record, limit);
-        });
+        }, {}, DbWorker::Retry::OnReconnect, from);
         all << QFuture<void>(recordRows);
     }
     if (useIntents) {
-        intentRows = ws.worker(DbRole::Intent).run<QVector<QueueRow>>([=](DbSession &s) {
+        intentRows = ws.reader(DbRole::Intent).run<QVector<QueueRow>>([=](DbSession &s) {
             return queue_sql::pageIntents(s, config, request, cursor.intent, limit);
-        });
+        }, {}, DbWorker::Retry::OnReconnect, from);
         all << QFuture<void>(intentRows);
     }
     return continueAfterAll(all, ws.mergePool(), [=]() -> Outcome<QueuePage> {
@@ -59,9 +60,9 @@ QFuture<Outcome<qint64>> countQueue(Workspace &ws, const QueueRequest &request)
     const WorkspaceConfig config = ws.config();
     QList<QFuture<Outcome<qint64>>> parts;
     if (queueUsesRecords(request.kind))
-        parts << ws.worker(DbRole::Idempotency).run<qint64>([=](DbSession &s) { return queue_sql::countRecords(s, config, request); });
+        parts << ws.reader(DbRole::Idempotency).run<qint64>([=](DbSession &s) { return queue_sql::countRecords(s, config, request); });
     if (queueUsesIntents(request.kind, request.filter))
-        parts << ws.worker(DbRole::Intent).run<qint64>([=](DbSession &s) { return queue_sql::countIntents(s, config, request); });
+        parts << ws.reader(DbRole::Intent).run<qint64>([=](DbSession &s) { return queue_sql::countIntents(s, config, request); });
     QList<QFuture<void>> all;
     for (const auto &f : std::as_const(parts))
         all << QFuture<void>(f);

@@ -241,7 +241,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
     // 3. Each key's detail, then the upstream in bulk: in-flight limit, Retry-After, breaker.
     QVector<QFuture<KeyDetail>> loading;
     for (const QString &k : keys)
-        loading << loadKeyDetail(ws, k);
+        loading << loadKeyDetail(ws, k, ReadFrom::Primary);
     const QVector<KeyDetail> before = collect(loading);
     QVector<int> queriedIndex; // key index → index in the bulk query, or -1
     QVector<KeyDetail> toQuery;
@@ -312,7 +312,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
     // 4. Each key's detail again (the answer recorded, the record as it is now), the decision.
     loading.clear();
     for (const QString &k : keys)
-        loading << loadKeyDetail(ws, k);
+        loading << loadKeyDetail(ws, k, ReadFrom::Primary);
     const QVector<KeyDetail> after = collect(loading);
     QVector<ReconcileInput> inputs;
     QVector<ReconcileKeyResult> results;
@@ -473,7 +473,7 @@ ReconcileResult runReconcile(Workspace &ws, UpstreamClient &client, const Reconc
                     otherKeys << e.idemKey;
             QVector<QFuture<KeyDetail>> reading;
             for (const QString &k : std::as_const(otherKeys))
-                reading << loadKeyDetail(ws, k);
+                reading << loadKeyDetail(ws, k, ReadFrom::Primary);
             for (const KeyDetail &d : collect(reading))
                 others.insert(d.idemKey, d);
         }

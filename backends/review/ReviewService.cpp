@@ -38,8 +38,12 @@ QFuture<Outcome<ReviewSnapshot>> readReview(Workspace &ws, std::optional<QDate> 
     o.slaHours = [config](const QString &bizType, const QMap<QString, QString> &dbPolicy) {
         return effectiveBizPolicy(config, dbPolicy, bizType).reviewSlaHours.value_or(24);
     };
-    return ws.worker(DbRole::Idempotency).run<ReviewSnapshot>([o](DbSession &s) { return review_sql::readSnapshot(s, o); },
-                                                              DbWorker::Retry::Never);
+    // A snapshot that may record breaches and daily rows (o.write) is a write: the primary. A
+    // read-only one reads where plain reads go (DESIGN.md §9 "Read replicas").
+    std::function<ReviewSnapshot(DbSession &)> job = [o](DbSession &s) { return review_sql::readSnapshot(s, o); };
+    if (o.write)
+        return ws.worker(DbRole::Idempotency).run<ReviewSnapshot>(job, DbWorker::Retry::Never);
+    return ws.reader(DbRole::Idempotency).run<ReviewSnapshot>(job, {}, DbWorker::Retry::Never);
 }
 
 QFuture<Outcome<QVector<ReviewItem>>> readReviewItems(Workspace &ws, const ReviewSnapshot &snapshot, int limit)
@@ -55,7 +59,7 @@ QFuture<Outcome<QVector<ReviewItem>>> readReviewItems(Workspace &ws, const Revie
         after = std::make_pair(parseUtcMicros(last.firstEscalatedAt).value_or(0), last.id);
     }
     const int n = std::max(1, limit);
-    return ws.worker(DbRole::Idempotency)
+    return ws.reader(DbRole::Idempotency)
         .run<QVector<ReviewItem>>([c, after, n](DbSession &s) { return review_sql::readOpenItems(s, c, after, n); });
 }
 

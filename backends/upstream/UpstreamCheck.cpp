@@ -346,7 +346,7 @@ QFuture<UpstreamCheck> checkUpstream(Workspace &ws, UpstreamClient &client, cons
               return Done{};
           });
     return continueWith(continueWith(writable, pool, [w, idemKey, pool](const Outcome<Done> &ok) {
-            return continueWith(loadKeyDetail(*w, idemKey), pool, [ok](KeyDetail detail) {
+            return continueWith(loadKeyDetail(*w, idemKey, ReadFrom::Primary), pool, [ok](KeyDetail detail) {
                 return std::make_pair(ok, std::move(detail));
             });
         }), pool, [w, c, pool](std::pair<Outcome<Done>, KeyDetail> loaded) {

@@ -24,6 +24,7 @@ SavedProfile shopProd()
     p.urls = {{DbRole::Idempotency, QStringLiteral("postgresql://triage@127.0.0.1:55432/orders?sslmode=verify-full&sslrootcert=/etc/ssl/ca.pem&statement_timeout=30s")},
               {DbRole::Intent, QStringLiteral("postgresql://triage@127.0.0.1:55432/agents")},
               {DbRole::Ticket, QStringLiteral("mysql://triage_ro@127.0.0.1:53306/tickets?ssl_ca=/etc/ssl/ca.pem&statement_timeout=5000")}};
+    p.replicaUrls = {{DbRole::Idempotency, QStringLiteral("postgresql://triage@127.0.0.1:55532/orders?sslmode=verify-full")}};
     return p;
 }
 
@@ -96,6 +97,11 @@ void TstProfileStore::savedProfileReadsAsConfig()
     QCOMPARE(config->ticket.statementTimeoutMs, 5000);
     QCOMPARE(config->ticket.params.value(QStringLiteral("ssl_ca")), QStringLiteral("/etc/ssl/ca.pem"));
     QCOMPARE(config->ticket.user, QStringLiteral("triage_ro"));
+    // The read replica (DESIGN.md §9 "Read replicas"): only the idempotency store has one.
+    QCOMPARE(config->replicas.keys(), QList<int>{int(DbRole::Idempotency)});
+    QCOMPARE(config->replicas.value(int(DbRole::Idempotency)).port, 55532);
+    QCOMPARE(config->replicas.value(int(DbRole::Idempotency)).params.value(QStringLiteral("sslmode")), QStringLiteral("verify-full"));
+    QCOMPARE(config->replicaMaxLagS, 5);
 }
 
 void TstProfileStore::passwordIsRefusedAndNothingWritten()
@@ -110,6 +116,18 @@ void TstProfileStore::passwordIsRefusedAndNothingWritten()
                                    "TRIAGE_INTENT_DB_PASSWORD or TRIAGE_DB_PASSWORD"));
     QVERIFY(!store.exists(QStringLiteral("leaky")));
     QCOMPARE(filesContaining(m_config.path(), "S3cr3t-Pw-4711"), QStringList());
+    QCOMPARE(filesContaining(m_config.path(), "S3cr3t"), QStringList());
+    // The same for a replica's URL, and a SQLite "replica".
+    p = shopProd();
+    p.name = QStringLiteral("leaky");
+    p.replicaUrls[DbRole::Ticket] = QStringLiteral("mysql://triage:S3cr3t-Pw-4711@127.0.0.1:53307/tickets");
+    QVERIFY(!store.save(p, &error));
+    QCOMPARE(error, QStringLiteral("ticket replica: ticket database URL: a password in the URL is not accepted; set "
+                                   "TRIAGE_TICKET_DB_PASSWORD or TRIAGE_DB_PASSWORD"));
+    p.replicaUrls[DbRole::Ticket] = QStringLiteral("sqlite:///tmp/replica.db");
+    QVERIFY(!store.save(p, &error));
+    QCOMPARE(error, QStringLiteral("ticket replica: SQLite has no replicas; give a PostgreSQL or MariaDB URL"));
+    QVERIFY(!store.exists(QStringLiteral("leaky")));
     QCOMPARE(filesContaining(m_config.path(), "S3cr3t"), QStringList());
 }
 

@@ -173,6 +173,15 @@ void TstConfigFile::values_data()
     row("read_only", "[console]", "read_only=maybe", "[console] read_only: must be true or false, not \"maybe\"");
     row("read_only empty", "[console]", "read_only=", "[console] read_only: must be true or false, not \"\"");
     row("operator length", "[console]", "operator=" + QByteArray(65, 'a'), "[console] operator: must have at most 64 characters");
+    // Read replicas (DESIGN.md §9 "Read replicas"): a real replica of the same kind, no password.
+    row("replica sqlite", "[ticket]", "replica_url=sqlite:///tmp/replica.db",
+        "[ticket] replica_url: SQLite has no replicas; give a PostgreSQL or MariaDB URL");
+    row("replica password", "[ticket]", "replica_url=mysql://u:S3cret@127.0.0.1:3307/t",
+        "[ticket] replica_url: ticket database URL: a password in the URL is not accepted; set TRIAGE_TICKET_DB_PASSWORD or "
+        "TRIAGE_DB_PASSWORD");
+    QTest::newRow("replica other kind") << QByteArray("[ticket]\nurl=mysql://u@127.0.0.1:3306/t\nreplica_url=postgresql://u@127.0.0.1:5433/t\n")
+                                        << QStringLiteral("config P:3: [ticket] replica_url: the replica must be the same kind of database as url");
+    row("replica_max_lag", "[console]", "replica_max_lag=0", "[console] replica_max_lag: must be a number of seconds between 1 and 3600, not \"0\"");
     row("biz timeout", biz, "processing_timeout=-1", "[biz.t] processing_timeout: must be a positive number of seconds, not \"-1\"");
     row("biz timeout list", biz, "processing_timeout=5,6", "[biz.t] processing_timeout: must be a positive number of seconds, not \"5, 6\"");
     row("failed_evidence", biz, "failed_evidence=maybe", "[biz.t] failed_evidence: must be upstream or ticket_absent, not \"maybe\"");
@@ -286,7 +295,7 @@ void TstConfigFile::exampleUncommentedIsValid()
                                                      : body;
         ++uncommented;
     }
-    QCOMPARE(uncommented, 26); // every commented-out key= line of the example (four_eyes: 24; environment, name: 26)
+    QCOMPARE(uncommented, 28); // every commented-out key= line of the example (four_eyes: 24; environment, name: 26; replicas: 28)
     QTemporaryDir dir;
     const QString path = writeIni(dir, lines.join(QLatin1Char('\n')).toUtf8());
     QString error;
@@ -295,6 +304,9 @@ void TstConfigFile::exampleUncommentedIsValid()
     QCOMPARE(c->operatorName, QStringLiteral("alice"));
     QCOMPARE(c->environment, Environment::Production);
     QCOMPARE(c->profileName, QStringLiteral("shop-prod"));
+    QCOMPARE(c->replicaMaxLagS, 5);
+    QCOMPARE(c->replicas.value(int(DbRole::Idempotency)).host, QStringLiteral("db-replica.example.internal"));
+    QCOMPARE(c->replicas.size(), 1);
     QCOMPARE(c->upstreams.value(QStringLiteral("ticket_create")).headers.size(), 2);
     QCOMPARE(c->compensations.value(QStringLiteral("ticket_create")).value(QStringLiteral("cancel_ticket")).bodyTemplate,
              QStringLiteral("{\"reason\":\"duplicate of {idem_key}\"}"));
