@@ -35,21 +35,34 @@ void ReplicaIndicator::install(Workspace *workspace, QStatusBar *bar)
 void ReplicaIndicator::render()
 {
     QStringList lines, primary;
-    qint64 maxLagMs = 0;
+    qint64 usableLagMs = 0, laggingMs = -1, limitMs = 0;
+    bool unknown = false;
     for (DbRole role : kRoles) {
         const ReplicaStatus s = m_workspace->reader(role).status();
         if (s.state == ReplicaStatus::State::None)
             continue;
         lines << QStringLiteral("%1 (%2): %3").arg(roleTitle(role), s.replicaUrl, s.text());
-        if (s.usable())
-            maxLagMs = std::max(maxLagMs, s.lagMs);
+        limitMs = s.maxLagMs;
+        if (s.usable()) {
+            usableLagMs = std::max(usableLagMs, s.lagMs);
+            continue;
+        }
+        primary << roleName(role);
+        if (s.state == ReplicaStatus::State::Lagging)
+            laggingMs = std::max(laggingMs, s.lagMs);
         else
-            primary << roleName(role);
+            unknown = true;
     }
-    const bool allUsable = primary.isEmpty();
-    const QString color = theme::toneColors(allUsable ? Tone::Ok : Tone::Warning).foreground.name();
-    const QString word = allUsable ? QStringLiteral("replica lag %1 s").arg(QString::number(double(maxLagMs) / 1000.0, 'f', 1))
-                                   : QStringLiteral("%1 read from the primary").arg(primary.join(QStringLiteral(", ")));
+    auto secs = [](qint64 ms) { return QString::number(double(ms) / 1000.0, 'f', 1); };
+    QString word;
+    if (primary.isEmpty())
+        word = QStringLiteral("replica lag %1 s").arg(secs(usableLagMs));
+    else
+        word = QStringLiteral("%1: %2 read from the primary")
+                   .arg(unknown ? QStringLiteral("replica lag unknown")
+                                : QStringLiteral("replica lag %1 s > %2 s").arg(secs(laggingMs), secs(limitMs)),
+                        primary.join(QStringLiteral(", ")));
+    const QString color = theme::toneColors(primary.isEmpty() ? Tone::Ok : Tone::Warning).foreground.name();
     setText(QStringLiteral("<span style=\"color:%1\">\u25CF</span> %2").arg(color, word.toHtmlEscaped()));
     setToolTip(lines.join(QLatin1Char('\n')));
 }

@@ -10,8 +10,8 @@ class Workspace;
 
 /// The status bar's word on the read replicas (DESIGN.md §9 "Read replicas"): hidden without
 /// any `replica_url`; else "replica lag 0.3 s" (green) while every replica serves reads, or
-/// "reads from the primary" (amber) with why, the text of each store's ReplicaStatus in the
-/// tooltip. Follows Workspace::replicaEvent() and re-reads the routes' last measurements every
+/// "replica lag 7.2 s > 5.0 s: ticket read from the primary" (amber; "replica lag unknown: …"),
+/// the text of each store's ReplicaStatus in the tooltip. Follows Workspace::replicaEvent() and re-reads the routes' last measurements every
 /// 2 s (no SQL: the measurements ride on the reads themselves); on start it asks each replica
 /// for a first measurement (on the replica's worker, never the GUI thread).
 class ReplicaIndicator : public QLabel {

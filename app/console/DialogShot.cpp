@@ -17,8 +17,8 @@ int shootDialog(const QString &which, const QString &path, const QString &profil
         std::fprintf(stderr, "triage-console: --screenshot-dialog must be \"connect\"\n");
         return 1;
     }
-    if (!action.isEmpty() && action != QLatin1String("test")) {
-        std::fprintf(stderr, "triage-console: with --screenshot-dialog, --screenshot-action must be \"test\"\n");
+    if (!action.isEmpty() && action != QLatin1String("test") && action != QLatin1String("test-replica")) {
+        std::fprintf(stderr, "triage-console: with --screenshot-dialog, --screenshot-action must be \"test\" or \"test-replica\"\n");
         return 1;
     }
     ConnectDialog dialog;
@@ -43,14 +43,16 @@ int shootDialog(const QString &which, const QString &path, const QString &profil
         if (--pending == 0)
             QTimer::singleShot(300, &dialog, shoot);
     });
-    if (action == QLatin1String("test")) {
+    if (!action.isEmpty()) {
+        // "test": each store's Test; "test-replica": each read replica's Test replica.
+        const bool replica = action == QLatin1String("test-replica");
         QList<DbRole> roles;
         for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
-            if (!dialog.urlEdit(role)->text().isEmpty())
+            if (!(replica ? dialog.replicaEdit(role) : dialog.urlEdit(role))->text().isEmpty())
                 roles << role;
         pending = int(roles.size());
         for (DbRole role : roles)
-            dialog.testStore(role); // a URL that does not parse finishes at once
+            dialog.testStore(role, replica); // a URL that does not parse finishes at once
     }
     if (pending == 0)
         QTimer::singleShot(500, &dialog, shoot);

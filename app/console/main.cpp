@@ -103,7 +103,7 @@ int main(int argc, char *argv[])
     const QCommandLineOption screenshotDialog(QStringLiteral("screenshot-dialog"),
                                               QStringLiteral("With --screenshot: shoot DIALOG alone, no workspace needed (\"connect\": File → "
                                                              "Connect… on the profile --select names; --screenshot-action test "
-                                                             "tests each store first)."),
+                                                             "tests each store first, test-replica each read replica)."),
                                               QStringLiteral("DIALOG"));
     parser.addOption(screenshotDialog);
     parser.addOption(incidentFrom);
