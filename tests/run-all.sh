@@ -236,6 +236,16 @@ stop_servers_at() { # stop_servers_at ROOT
 
 # ---------------------------------------------------------------- PostgreSQL
 
+pg_start() { # pg_start DIR NAME: pg_ctl start of DIR/data, logs in DIR; dies naming NAME
+    local d=$1
+    if ! (cd "$d" && as_pg env TZ="$pg_tz" "$pg_bin/pg_ctl" -D "$d/data" -l "$d/postgres.log" -w -t "$timeout_s" start) \
+        >>"$d/pg_ctl.log" 2>&1; then
+        tail_log "$d/pg_ctl.log"
+        tail_log "$d/postgres.log"
+        die "$2 did not start"
+    fi
+}
+
 start_pg() {
     local d="$root/pg" port=$1
     local data="$d/data" run="$d/run" logf="$d/postgres.log"
@@ -283,12 +293,7 @@ EOF
     own postgres "$data"
 
     log "PostgreSQL: starting on 127.0.0.1:$port (TZ $pg_tz)"
-    if ! (cd "$d" && as_pg env TZ="$pg_tz" "$pg_bin/pg_ctl" -D "$data" -l "$logf" -w -t "$timeout_s" start) \
-        >>"$d/pg_ctl.log" 2>&1; then
-        tail_log "$d/pg_ctl.log"
-        tail_log "$logf"
-        die "PostgreSQL did not start"
-    fi
+    pg_start "$d" PostgreSQL
 
     if ! (cd "$d" && as_pg "$pg_bin/psql" -X -q -h "$run" -p "$port" -U postgres -d postgres \
         -v ON_ERROR_STOP=1 \
@@ -334,12 +339,7 @@ hot_standby = on
 EOF
     own postgres "$data"
     log "PostgreSQL standby: starting on 127.0.0.1:$port"
-    if ! (cd "$d" && as_pg env TZ="$pg_tz" "$pg_bin/pg_ctl" -D "$data" -l "$logf" -w -t "$timeout_s" start) \
-        >>"$d/pg_ctl.log" 2>&1; then
-        tail_log "$d/pg_ctl.log"
-        tail_log "$logf"
-        die "PostgreSQL standby did not start"
-    fi
+    pg_start "$d" "PostgreSQL standby"
     local out
     if ! out=$(PGPASSWORD=triage PGCONNECT_TIMEOUT=10 "$pg_bin/psql" -X -At -h 127.0.0.1 -p "$port" \
         -U triage -d triage -c 'select pg_is_in_recovery()' 2>&1) || [[ "$out" != t ]]; then

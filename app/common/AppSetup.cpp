@@ -153,6 +153,15 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
             auto p = ConnectionProfile::fromUrl(parser.value(name), role, error);
             if (!p)
                 return std::nullopt;
+            // The file's replica belongs to the file's database: a store moved elsewhere on the
+            // command line reads from its new primary only (DESIGN.md §9 "Read replicas").
+            if (config.replicas.contains(int(role)) && !config.profile(role).sameDatabase(*p)) {
+                t_notices << QStringLiteral("--%1 names another database than the config file: its [%2] replica_url is "
+                                            "not used; every read of that store goes to %3")
+                                 .arg(name, roleName(role), p->displayUrl());
+                logger("app")->warn("{}", t_notices.last().toStdString());
+                config.replicas.remove(int(role));
+            }
             config.setProfile(*p);
         }
         QStringList missing;

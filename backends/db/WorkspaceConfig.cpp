@@ -150,29 +150,26 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
         if (!ok || c.defaultProcessingTimeoutS <= 0)
             return fail(QStringLiteral("[console] processing_timeout must be a positive number of seconds"));
     }
-    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
-        const QString key = roleName(role) + QStringLiteral("/url");
-        if (!s.contains(key))
-            continue;
-        QString why;
-        auto p = ConnectionProfile::fromUrl(s.value(key).toString(), role, &why);
-        if (!p)
-            return fail(QStringLiteral("[%1] url: %2").arg(roleName(role), why));
-        c.setProfile(*p);
-    }
-    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
-        const QString key = roleName(role) + QStringLiteral("/replica_url");
-        if (!s.contains(key))
-            continue;
-        QString why;
-        auto p = ConnectionProfile::fromUrl(s.value(key).toString(), role, &why);
-        if (!p)
-            return fail(QStringLiteral("[%1] replica_url: %2").arg(roleName(role), why));
-        if (p->dialect == Dialect::Sqlite)
-            return fail(QStringLiteral("[%1] replica_url: SQLite has no replicas; give a PostgreSQL or MariaDB URL").arg(roleName(role)));
-        if (c.hasProfile(role) && c.profile(role).dialect != p->dialect)
-            return fail(QStringLiteral("[%1] replica_url: the replica must be the same kind of database as url").arg(roleName(role)));
-        c.replicas.insert(int(role), *p);
+    // url, then replica_url (DESIGN.md §9 "Read replicas"), of each store.
+    for (const QString name : {QStringLiteral("url"), QStringLiteral("replica_url")}) {
+        for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+            const QString key = roleName(role) + QLatin1Char('/') + name;
+            if (!s.contains(key))
+                continue;
+            QString why;
+            auto p = ConnectionProfile::fromUrl(s.value(key).toString(), role, &why);
+            if (!p)
+                return fail(QStringLiteral("[%1] %2: %3").arg(roleName(role), name, why));
+            if (name == QLatin1String("url")) {
+                c.setProfile(*p);
+                continue;
+            }
+            if (p->dialect == Dialect::Sqlite)
+                return fail(QStringLiteral("[%1] replica_url: SQLite has no replicas; give a PostgreSQL or MariaDB URL").arg(roleName(role)));
+            if (c.hasProfile(role) && c.profile(role).dialect != p->dialect)
+                return fail(QStringLiteral("[%1] replica_url: the replica must be the same kind of database as url").arg(roleName(role)));
+            c.replicas.insert(int(role), *p);
+        }
     }
     if (s.contains(QStringLiteral("console/replica_max_lag"))) {
         bool ok = false;

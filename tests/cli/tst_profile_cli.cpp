@@ -2,6 +2,7 @@
 // saved profile reads exactly as --config of its file, command-line options still win, and an
 // unknown name is a configuration error (exit 1) listing the known ones.
 #include "CtlRun.h"
+#include "ConnectionProfile.h"
 #include "ProfileStore.h"
 #include "ProfileTestUtil.h"
 #include "TestDatabases.h"
@@ -136,12 +137,18 @@ void TstProfileCli::profileIsTheConfig()
 
     // --*-db URLs win over the profile's: a profile pointing at nothing (port 1 on the loopback
     // address) works with all three given on the command line.
-    QVERIFY2(store.save(profile(QStringLiteral("nowhere"), Environment::Development,
-                                QStringLiteral("postgresql://triage@127.0.0.1:1/nowhere")), &error),
-             qPrintable(error));
+    // The profile's read replica (port 2) belongs to the profile's database: a store moved on
+    // the command line drops it, and says so (DESIGN.md §9 "Read replicas").
+    SavedProfile nowhere = profile(QStringLiteral("nowhere"), Environment::Development, QStringLiteral("postgresql://triage@127.0.0.1:1/nowhere"));
+    nowhere.replicaUrls = {{DbRole::Ticket, QStringLiteral("postgresql://triage@127.0.0.1:2/nowhere")}};
+    QVERIFY2(store.save(nowhere, &error), qPrintable(error));
     RUN_EXIT(overridden, 0, QStringList{QStringLiteral("--profile"), QStringLiteral("nowhere")} + dbArgs(db.url())
                                 + QStringList{QStringLiteral("claims"), QStringLiteral("--format"), QStringLiteral("json")});
     QCOMPARE(QJsonDocument::fromJson(overridden.out).array().size(), 1);
+    QCOMPARE(stderrLines(overridden.err).value(0),
+             QStringLiteral("triagectl: warning: --ticket-db names another database than the config file: its [ticket] replica_url "
+                            "is not used; every read of that store goes to %1")
+                 .arg(ConnectionProfile::fromUrl(db.url(), DbRole::Ticket, &error)->displayUrl()));
     QVERIFY(store.remove(QStringLiteral("nowhere"), &error));
     QVERIFY(store.remove(QStringLiteral("shop-prod"), &error));
 }
