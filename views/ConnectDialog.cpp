@@ -385,7 +385,8 @@ void ConnectDialog::testStore(DbRole role, bool replica)
         f.result->setStyleSheet(QStringLiteral("color: %1").arg(theme::toneColors(r.ok ? Tone::Ok : Tone::Danger).foreground.name()));
         emit testFinished(role, r.ok);
     });
-    watcher->setFuture(probeStore(*profile, profileMapping(m_store, m_name->text().trimmed()), w.password->text()));
+    const SchemaMap mapping = profileMapping(m_store, m_name->text().trimmed());
+    watcher->setFuture(replica ? probeReplica(*profile, mapping, w.password->text()) : probeStore(*profile, mapping, w.password->text()));
 }
 
 void ConnectDialog::refreshPasswordHints()

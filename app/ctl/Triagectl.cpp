@@ -311,9 +311,21 @@ int Triagectl::run(const QStringList &arguments)
         config->readOnly = true;
 
     Workspace workspace(*config);
+    // A triagectl run cannot know what an earlier run wrote (`mark`, then `show`): one key's
+    // reads go to the primary; lists, counts and reports to the replicas (DESIGN.md §9).
+    workspace.setKeyReadsOnPrimary(true);
     if (command->spec().checksMapping)
         installMappingCheck(workspace);
     const int code = command->run(workspace, context);
+    // Reads that went to the primary instead of a replica are said, never silent (doctor says
+    // it in its own words).
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+        if (command->spec().name == QLatin1String("doctor"))
+            break;
+        const ReplicaStatus r = workspace.reader(role).status();
+        if (r.state != ReplicaStatus::State::None && !r.usable() && r.measuredAtUtc.isValid())
+            m_output.message(QStringLiteral("note: %1 store: %2").arg(roleName(role), r.text()));
+    }
     // After the command, so that it never adds a login of its own to a store that just
     // failed, and init-schema / seed-demo are compared with what they created.
     if (code != ExitDatabase) {

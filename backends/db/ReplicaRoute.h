@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <atomic>
 #include <mutex>
 #include <optional>
 
@@ -135,7 +136,8 @@ public:
     QFuture<Outcome<T>> run(std::function<T(DbSession &)> job, const QStringList &keys = {},
                             DbWorker::Retry retry = DbWorker::Retry::OnReconnect, ReadFrom from = ReadFrom::Routed)
     {
-        if (!m_replica || from == ReadFrom::Primary || m_state->resting() || m_state->keysPinnedToPrimary(keys))
+        if (!m_replica || from == ReadFrom::Primary || (!keys.isEmpty() && m_keyReadsOnPrimary.load()) || m_state->resting()
+            || m_state->keysPinnedToPrimary(keys))
             return m_primary.run<T>(std::move(job), retry);
         const CancelToken token = CancelToken::current();
         auto state = m_state;
@@ -150,8 +152,11 @@ public:
         return continueWith(onReplica, m_pool, [state, primary, job, token, retry](const Outcome<std::optional<T>> &o) {
             if (o.ok() && o.value->has_value())
                 return makeReadyFuture(Outcome<T>::success(**o.value));
-            if (!o.ok() && !ReplicaState::fallsBack(*o.error))
-                return makeReadyFuture(Outcome<T>::failure(*o.error));
+            if (!o.ok() && !ReplicaState::fallsBack(*o.error)) {
+                DbError e = *o.error; // the store's message, but it happened on the replica: say so
+                e.message += QStringLiteral(" (on the read replica %1)").arg(state->status().replicaUrl);
+                return makeReadyFuture(Outcome<T>::failure(e));
+            }
             if (!o.ok())
                 state->replicaFailed(*o.error);
             CancelScope scope(token);
@@ -168,6 +173,9 @@ public:
 
     /// The status as last measured.
     ReplicaStatus status() const;
+    /// `on`: every read about keys goes to the primary, only lists, counts and reports to the
+    /// replica (triagectl: a separate process cannot know what an earlier one wrote). Thread-safe.
+    void setKeyReadsOnPrimary(bool on) { m_keyReadsOnPrimary.store(on); }
     /// The replica's worker, or null (for cancels: a routed read may run there).
     DbWorker *replicaWorker() const { return m_replica.get(); }
     /// Measures the lag now on the replica's connection (for doctor, the console's status and
@@ -199,6 +207,7 @@ private:
     std::unique_ptr<DbWorker> m_replica;
     QThreadPool *m_pool;
     std::shared_ptr<ReplicaState> m_state;
+    std::atomic<bool> m_keyReadsOnPrimary{false};
 };
 
 /// "16/B374D848" → 0x16B374D848; 0 for text that is not an LSN.

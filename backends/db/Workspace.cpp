@@ -98,6 +98,12 @@ void Workspace::noteOwnWrite(const QStringList &keys)
         m_routes[int(role)]->noteOwnWrite(keys);
 }
 
+void Workspace::setKeyReadsOnPrimary(bool on)
+{
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
+        m_routes[int(role)]->setKeyReadsOnPrimary(on);
+}
+
 WorkerPool &Workspace::bulkWorkers(DbRole role)
 {
     return *m_bulkWorkers[int(role)];

@@ -46,6 +46,8 @@ public:
     /// to the primary until the replica has replayed it (ReplicaRoute::noteOwnWrite()). Call
     /// after the write committed, before its outcome reaches the caller.
     void noteOwnWrite(const QStringList &keys);
+    /// ReplicaRoute::setKeyReadsOnPrimary() on every store (triagectl).
+    void setKeyReadsOnPrimary(bool on);
 
     /// What unlockWrites() did.
     enum class Unlock {

@@ -167,7 +167,14 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
             if (p->dialect == Dialect::Sqlite)
                 return fail(QStringLiteral("[%1] replica_url: SQLite has no replicas; give a PostgreSQL or MariaDB URL").arg(roleName(role)));
             if (c.hasProfile(role) && c.profile(role).dialect != p->dialect)
-                return fail(QStringLiteral("[%1] replica_url: the replica must be the same kind of database as url").arg(roleName(role)));
+                return fail(QStringLiteral("[%1] replica_url: the replica must be the same kind of database as url (%2, not %3)")
+                                .arg(roleName(role), dialectName(c.profile(role).dialect), dialectName(p->dialect)));
+            // A PostgreSQL standby is a copy of the whole cluster: the same database name. Another
+            // name is another database, whose rows the console would show as this store's.
+            if (c.hasProfile(role) && p->dialect == Dialect::PostgreSql && p->database != c.profile(role).database)
+                return fail(QStringLiteral("[%1] replica_url: names database \"%2\", url names \"%3\": a PostgreSQL standby has the "
+                                           "primary's databases under the same names")
+                                .arg(roleName(role), p->database, c.profile(role).database));
             c.replicas.insert(int(role), *p);
         }
     }

@@ -1,6 +1,7 @@
 #include "StoreProbe.h"
 
 #include "DbSession.h"
+#include "ReplicaRoute.h"
 #include "Doctor.h"
 #include "SchemaSql.h"
 #include "TypedPassword.h"
@@ -36,7 +37,7 @@ std::pair<QString, QString> tableAndId(const SchemaMap &map, DbRole role, Dialec
     return {};
 }
 
-StoreProbeResult runProbe(const ConnectionProfile &profile, const SchemaMap &map, const QString &typedPassword)
+StoreProbeResult runProbe(const ConnectionProfile &profile, const SchemaMap &map, const QString &typedPassword, bool replica)
 {
     const TypedPasswordScope typed(profile.role, typedPassword);
     StoreProbeResult result;
@@ -55,6 +56,18 @@ StoreProbeResult runProbe(const ConnectionProfile &profile, const SchemaMap &map
         result.ok = problems.isEmpty();
         if (!problems.isEmpty())
             result.message += QStringLiteral("; mapping: ") + problems.join(QStringLiteral("; "));
+        if (replica && result.ok) {
+            // The console's own lag measurement (DESIGN.md §9 "Read replicas"): a server that is
+            // not a standby / replica is refused here, as the console would never read from it.
+            ReplicaState state(profile.dialect, ReplicaStatus().maxLagMs, profile.displayUrl(), {});
+            const ReplicaStatus s = state.measure(session);
+            if (s.lagMs >= 0) {
+                result.message += QStringLiteral("; replica lag %1 s").arg(QString::number(double(s.lagMs) / 1000.0, 'f', 1));
+            } else {
+                result.ok = false;
+                result.message += QStringLiteral("; not usable as a read replica: %1").arg(s.why);
+            }
+        }
     } catch (const DbException &e) {
         result.ok = false;
         result.message = e.error.message;
@@ -66,7 +79,12 @@ StoreProbeResult runProbe(const ConnectionProfile &profile, const SchemaMap &map
 
 QFuture<StoreProbeResult> probeStore(const ConnectionProfile &profile, const SchemaMap &map, const QString &typedPassword)
 {
-    return QtConcurrent::run([profile, map, typedPassword] { return runProbe(profile, map, typedPassword); });
+    return QtConcurrent::run([profile, map, typedPassword] { return runProbe(profile, map, typedPassword, false); });
+}
+
+QFuture<StoreProbeResult> probeReplica(const ConnectionProfile &profile, const SchemaMap &map, const QString &typedPassword)
+{
+    return QtConcurrent::run([profile, map, typedPassword] { return runProbe(profile, map, typedPassword, true); });
 }
 
 PasswordNeed passwordNeed(const ConnectionProfile &profile)

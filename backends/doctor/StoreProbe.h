@@ -30,6 +30,12 @@ struct StoreProbeResult {
 QFuture<StoreProbeResult> probeStore(const ConnectionProfile &profile, const SchemaMap &map,
                                      const QString &typedPassword = QString());
 
+/// probeStore() for a read replica (`replica_url`, DESIGN.md §9 "Read replicas"), then the
+/// console's lag measurement on the same connection (ReplicaState::measure()): ok adds
+/// "; replica lag 0.3 s"; a server that is not a standby / replica, or whose lag cannot be read,
+/// is not ok: "; not usable as a read replica: not a standby: pg_is_in_recovery() is false".
+QFuture<StoreProbeResult> probeReplica(const ConnectionProfile &profile, const SchemaMap &map,
+                                       const QString &typedPassword = QString());
 /// True when nothing supplies a password for `profile`'s login, so the Connect dialog must ask
 /// for one: a server store (not SQLite) with no $TRIAGE_<ROLE>_DB_PASSWORD or
 /// $TRIAGE_DB_PASSWORD, no keychain entry, no MySQL option_file, and on PostgreSQL no libpq

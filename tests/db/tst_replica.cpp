@@ -8,7 +8,9 @@
 #include "BackendTestUtil.h"
 #include "MarkTestUtil.h"
 
+#include "CtlRun.h"
 #include "KeyDetail.h"
+#include "StoreProbe.h"
 #include "Mark.h"
 #include "Queue.h"
 #include "RecordStatus.h"
@@ -19,7 +21,10 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTcpServer>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 #include <QUrl>
@@ -197,6 +202,7 @@ private slots:
     void ownWriteReadFromPrimaryUntilReplayed();
     void unknownLag_data();
     void unknownLag();
+    void triagectlKeyReadsOnPrimaryAndSaysWhy();
 };
 
 #define REQUIRE_STANDBY(db, standby)                                                                     \
@@ -236,6 +242,14 @@ void TestReplica::routingOnServerStatistics()
     const ReplicaStatus st = ws.reader(DbRole::Idempotency).status();
     QCOMPARE(int(st.state), int(ReplicaStatus::State::Usable));
     QVERIFY2(QRegularExpression(QStringLiteral("^replica lag \\d+\\.\\d s$")).match(st.text()).hasMatch(), qPrintable(st.text()));
+    // The Connect dialog's "Test replica" on the standby: readable, and its lag.
+    const StoreProbeResult probed = probeReplica(ws.config().replicas.value(int(DbRole::Idempotency)), SchemaMap::defaults()).result();
+    QVERIFY2(probed.ok, qPrintable(probed.message));
+    QVERIFY2(QRegularExpression(QStringLiteral("^connected as triage to 127\\.0\\.0\\.1:\\d+/%1; table idempotency_record readable; "
+                                               "replica lag \\d+\\.\\d s$").arg(db.databaseName()))
+                 .match(probed.message)
+                 .hasMatch(),
+             qPrintable(probed.message));
 
     // A mark: its compare-and-set, its record read and its FAILED evidence (no ticket) on the
     // primary; the standby runs none of them.
@@ -354,10 +368,54 @@ void TestReplica::unknownLag()
     if (!why.isEmpty()) {
         QCOMPARE(st.why, why);
         QCOMPARE(st.text(), QStringLiteral("reading from the primary: replica lag unknown (%1)").arg(why));
+        // "Test replica" refuses it the same way.
+        const StoreProbeResult probed = probeReplica(ws.config().replicas.value(int(DbRole::Idempotency)), SchemaMap::defaults()).result();
+        QVERIFY(!probed.ok);
+        QVERIFY2(probed.message.endsWith(QStringLiteral("; table idempotency_record readable; not usable as a read replica: ") + why),
+                 qPrintable(probed.message));
     } else {
         QVERIFY2(st.text().startsWith(QStringLiteral("reading from the primary: replica lag unknown (")), qPrintable(st.text()));
         QVERIFY2(st.why.contains(QStringLiteral("127.0.0.1")) || st.why.contains(QStringLiteral("connect")), qPrintable(st.why));
     }
+}
+
+void TestReplica::triagectlKeyReadsOnPrimaryAndSaysWhy()
+{
+    TestDatabase db(QStringLiteral("postgresql"));
+    REQUIRE_STANDBY(db, standby);
+    {
+        Workspace ws(db.config());
+        TRIAGE_OK(setUpSchema(ws));
+    }
+    TRIAGE_OK(insertRecord(db, QStringLiteral("c:1"), Processing, 3600));
+    QVERIFY(waitReplayed(db, standby));
+    QTemporaryDir dir;
+    QFile ini(dir.filePath(QStringLiteral("replica.ini")));
+    QVERIFY(ini.open(QIODevice::WriteOnly));
+    QByteArray text = "[console]\nreplica_max_lag=1\n";
+    for (const char *store : {"idempotency", "intent", "ticket"})
+        text += QStringLiteral("[%1]\nurl=%2\nreplica_url=%3\n").arg(QLatin1String(store), db.url(), replicaUrlOf(db)).toUtf8();
+    text += "[biz.ticket_create]\nfailed_evidence=ticket_absent\n";
+    ini.write(text);
+    ini.close();
+    const QStringList config{QStringLiteral("--config"), ini.fileName()};
+
+    QVERIFY(standby.replay(false));
+    RUN_EXIT(marked, 0, config + QStringList{QStringLiteral("mark"), QStringLiteral("c:1"), QStringLiteral("--to"), QStringLiteral("failed"),
+                                             QStringLiteral("--reason"), QStringLiteral("verified in upstream console")});
+    // A second process shows the mark: one key's reads go to the primary in triagectl.
+    RUN_EXIT(shown, 0, config + QStringList{QStringLiteral("show"), QStringLiteral("c:1"), QStringLiteral("--format"), QStringLiteral("json")});
+    QVERIFY2(shown.out.contains("\"FAILED\""), shown.describe().constData());
+    QCOMPARE(standby.column(QStringLiteral("SELECT status FROM idempotency_record")), QStringList{QStringLiteral("0")});
+    // A list while the standby is more than 1 s behind: from the primary, and said.
+    QThread::msleep(1500); // replay is paused: the lag only grows
+    RUN_EXIT(listed, 0, config + QStringList{QStringLiteral("list"), QStringLiteral("unknown")});
+    QVERIFY2(!listed.out.contains("c:1"), listed.describe().constData());
+    const QRegularExpression note(QStringLiteral("^triagectl: note: idempotency store: reading from the primary: replica lag \\d+\\.\\d s "
+                                                 "is above the 1\\.0 s limit \\(WAL replay is paused\\)$"),
+                                  QRegularExpression::MultilineOption);
+    QVERIFY2(note.match(QString::fromUtf8(listed.err)).hasMatch(), listed.describe().constData());
+    QVERIFY(standby.replay(true));
 }
 
 QTEST_GUILESS_MAIN(TestReplica)

@@ -180,7 +180,11 @@ void TstConfigFile::values_data()
         "[ticket] replica_url: ticket database URL: a password in the URL is not accepted; set TRIAGE_TICKET_DB_PASSWORD or "
         "TRIAGE_DB_PASSWORD");
     QTest::newRow("replica other kind") << QByteArray("[ticket]\nurl=mysql://u@127.0.0.1:3306/t\nreplica_url=postgresql://u@127.0.0.1:5433/t\n")
-                                        << QStringLiteral("config P:3: [ticket] replica_url: the replica must be the same kind of database as url");
+                                        << QStringLiteral("config P:3: [ticket] replica_url: the replica must be the same kind of database as url "
+                                                          "(mysql, not postgresql)");
+    QTest::newRow("replica other database") << QByteArray("[ticket]\nurl=postgresql://u@127.0.0.1:5432/shop\nreplica_url=postgresql://u@127.0.0.1:5433/other\n")
+                                            << QStringLiteral("config P:3: [ticket] replica_url: names database \"other\", url names \"shop\": a "
+                                                              "PostgreSQL standby has the primary's databases under the same names");
     row("replica_max_lag", "[console]", "replica_max_lag=0", "[console] replica_max_lag: must be a number of seconds between 1 and 3600, not \"0\"");
     row("biz timeout", biz, "processing_timeout=-1", "[biz.t] processing_timeout: must be a positive number of seconds, not \"-1\"");
     row("biz timeout list", biz, "processing_timeout=5,6", "[biz.t] processing_timeout: must be a positive number of seconds, not \"5, 6\"");
