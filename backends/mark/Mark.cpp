@@ -291,7 +291,7 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
             });
         });
     });
-    if (dryRun)
+    if (dryRun || ws.config().replicas.isEmpty())
         return done;
     // Every mark but a dry run writes (an applied change or an audited refusal/conflict): the
     // key's reads go to the primary until the replicas have it (DESIGN.md §9 "Read replicas").
