@@ -299,13 +299,8 @@ void ReplicaRoute::noteOwnWrite(const QStringList &keys)
 
 QFuture<ReplicaStatus> ReplicaRoute::measureNow()
 {
-    if (!m_replica) {
-        QPromise<ReplicaStatus> p;
-        p.start();
-        p.addResult(ReplicaStatus{});
-        p.finish();
-        return p.future();
-    }
+    if (!m_replica)
+        return QtFuture::makeReadyFuture(ReplicaStatus{});
     auto state = m_state;
     auto measured = m_replica->run<ReplicaStatus>([state](DbSession &s) { return state->measure(s); });
     return continueWith(measured, m_pool, [state](const Outcome<ReplicaStatus> &o) {

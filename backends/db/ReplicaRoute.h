@@ -151,11 +151,11 @@ public:
         DbWorker *primary = &m_primary;
         return continueWith(onReplica, m_pool, [state, primary, job, token, retry](const Outcome<std::optional<T>> &o) {
             if (o.ok() && o.value->has_value())
-                return makeReadyFuture(Outcome<T>::success(**o.value));
+                return QtFuture::makeReadyFuture(Outcome<T>::success(**o.value));
             if (!o.ok() && !ReplicaState::fallsBack(*o.error)) {
                 DbError e = *o.error; // the store's message, but it happened on the replica: say so
                 e.message += QStringLiteral(" (on the read replica %1)").arg(state->status().replicaUrl);
-                return makeReadyFuture(Outcome<T>::failure(e));
+                return QtFuture::makeReadyFuture(Outcome<T>::failure(e));
             }
             if (!o.ok())
                 state->replicaFailed(*o.error);
@@ -193,16 +193,6 @@ public:
     }
 
 private:
-    template <typename T>
-    static QFuture<T> makeReadyFuture(T value)
-    {
-        QPromise<T> p;
-        p.start();
-        p.addResult(std::move(value));
-        p.finish();
-        return p.future();
-    }
-
     DbWorker &m_primary;
     std::unique_ptr<DbWorker> m_replica;
     QThreadPool *m_pool;
