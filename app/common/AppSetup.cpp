@@ -162,6 +162,13 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
                 logger("app")->warn("{}", t_notices.last().toStdString());
                 config.replicas.remove(int(role));
             }
+            if (config.listenProfiles.contains(int(role)) && !config.profile(role).sameDatabase(*p)) {
+                t_notices << QStringLiteral("--%1 names another database than the config file: its [%2] listen_url is "
+                                            "not used; push listens on %3 itself, if it reaches the server directly")
+                                 .arg(name, roleName(role), p->displayUrl());
+                logger("app")->warn("{}", t_notices.last().toStdString());
+                config.listenProfiles.remove(int(role));
+            }
             config.setProfile(*p);
         }
         QStringList missing;

@@ -121,14 +121,20 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
         const QVariant op = s.value(QStringLiteral("console/operator"));
         c.operatorName = op.typeId() == QMetaType::QStringList ? op.toStringList().join(QStringLiteral(", ")) : op.toString();
     }
-    if (s.contains(QStringLiteral("console/read_only"))) {
-        // QVariant::toBool() reads "no" and "off" as true: accept only clear spellings.
-        const QString v = s.value(QStringLiteral("console/read_only")).toString().trimmed().toLower();
+    // QVariant::toBool() reads "no" and "off" as true: accept only clear spellings.
+    for (const char *name : {"read_only", "push"}) {
+        const QString key = QStringLiteral("console/") + QLatin1String(name);
+        if (!s.contains(key))
+            continue;
+        const QString v = s.value(key).toString().trimmed().toLower();
         static const QStringList yes = {QStringLiteral("true"), QStringLiteral("yes"), QStringLiteral("on"), QStringLiteral("1")};
         static const QStringList no = {QStringLiteral("false"), QStringLiteral("no"), QStringLiteral("off"), QStringLiteral("0")};
         if (!yes.contains(v) && !no.contains(v))
-            return fail(QStringLiteral("[console] read_only must be true or false, not \"%1\"").arg(v));
-        c.readOnly = yes.contains(v);
+            return fail(QStringLiteral("[console] %1 must be true or false, not \"%2\"").arg(QLatin1String(name), v));
+        if (key.endsWith(QLatin1String("read_only")))
+            c.readOnly = yes.contains(v);
+        else
+            c.push = yes.contains(v);
     }
     // DESIGN.md §5 "Environments": the key table checked the spelling already.
     if (s.contains(QStringLiteral("console/environment"))) {
@@ -150,8 +156,8 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
         if (!ok || c.defaultProcessingTimeoutS <= 0)
             return fail(QStringLiteral("[console] processing_timeout must be a positive number of seconds"));
     }
-    // url, then replica_url (DESIGN.md §9 "Read replicas"), of each store.
-    for (const QString name : {QStringLiteral("url"), QStringLiteral("replica_url")}) {
+    // url, then replica_url (DESIGN.md §9 "Read replicas") and listen_url ("Push"), of each store.
+    for (const QString name : {QStringLiteral("url"), QStringLiteral("replica_url"), QStringLiteral("listen_url")}) {
         for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
             const QString key = roleName(role) + QLatin1Char('/') + name;
             if (!s.contains(key))
@@ -162,6 +168,16 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
                 return fail(QStringLiteral("[%1] %2: %3").arg(roleName(role), name, why));
             if (name == QLatin1String("url")) {
                 c.setProfile(*p);
+                continue;
+            }
+            if (name == QLatin1String("listen_url")) {
+                if (p->dialect != Dialect::PostgreSql)
+                    return fail(QStringLiteral("[%1] listen_url: push (LISTEN/NOTIFY) is PostgreSQL only; give a postgresql:// URL")
+                                    .arg(roleName(role)));
+                if (c.hasProfile(role) && c.profile(role).dialect != Dialect::PostgreSql)
+                    return fail(QStringLiteral("[%1] listen_url: url is %2, and push is PostgreSQL only")
+                                    .arg(roleName(role), dialectName(c.profile(role).dialect)));
+                c.listenProfiles.insert(int(role), *p);
                 continue;
             }
             if (p->dialect == Dialect::Sqlite)
@@ -177,6 +193,12 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
                                 .arg(roleName(role), p->database, c.profile(role).database));
             c.replicas.insert(int(role), *p);
         }
+    }
+    if (s.contains(QStringLiteral("console/push_heartbeat_ms"))) {
+        bool ok = false;
+        c.pushHeartbeatMs = s.value(QStringLiteral("console/push_heartbeat_ms")).toInt(&ok);
+        if (!ok || c.pushHeartbeatMs < 100)
+            return fail(QStringLiteral("[console] push_heartbeat_ms must be a number of milliseconds, at least 100"));
     }
     if (s.contains(QStringLiteral("console/replica_max_lag"))) {
         bool ok = false;

@@ -76,6 +76,17 @@ struct WorkspaceConfig {
     QMap<int, ConnectionProfile> replicas;
     /// The replica lag above which reads go to the primary (`[console] replica_max_lag`), in s.
     int replicaMaxLagS = 5;
+    /// Direct connections for the PostgreSQL push listener by DbRole (`listen_url` of
+    /// [idempotency], [intent], [ticket]; DESIGN.md §9 "Push"): where `url` goes through a
+    /// pooler, LISTEN needs a session of its own. Absent: the listener uses `url` and checks
+    /// that it reaches the server directly.
+    QMap<int, ConnectionProfile> listenProfiles;
+    /// `[console] push` (DESIGN.md §9 "Push"): true (default) listens on every PostgreSQL
+    /// store whose tables carry the console's NOTIFY triggers; false: polling only.
+    bool push = true;
+    /// `[console] push_heartbeat_ms`: the listener's heartbeat interval in ms (default 2000); a
+    /// listener that misses two heartbeats counts as lost.
+    int pushHeartbeatMs = 2000;
 
     const ConnectionProfile &profile(DbRole role) const;
     ConnectionProfile &profile(DbRole role);

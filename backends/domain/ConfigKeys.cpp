@@ -186,9 +186,12 @@ const QList<ConfigKey> &configKeys()
         k << key(S::Console, "review_time_zone", K::TimeZone); // backends/reconcile/ReconcileConfig.cpp (the daily review)
         k << integer(S::Console, "live_poll_seconds", 0, 3600, "seconds"); // backends/queues/QueueService.cpp (live queues)
         k << integer(S::Console, "replica_max_lag", 1, 3600, "seconds"); // WorkspaceConfig.cpp: read replicas
+        k << key(S::Console, "push", K::Bool);                                  // WorkspaceConfig.cpp: push (LISTEN/NOTIFY)
+        k << integer(S::Console, "push_heartbeat_ms", 100, 600000, "milliseconds"); // WorkspaceConfig.cpp: push
         // [idempotency], [intent], [ticket]
         k << key(S::Connection, "url", K::ConnectionUrl);
         k << key(S::Connection, "replica_url", K::ConnectionUrl); // WorkspaceConfig.cpp: read replicas
+        k << key(S::Connection, "listen_url", K::ConnectionUrl); // WorkspaceConfig.cpp: push listener
         // [biz.<biz_type>]: WorkspaceConfig.cpp
         k << integer(S::Biz, "processing_timeout", 1, INT_MAX, "seconds");
         k << key(S::Biz, "tenant_pattern", K::TenantPattern);
