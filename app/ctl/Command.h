@@ -108,5 +108,6 @@ std::unique_ptr<Command> makePolicyCommand();
 std::unique_ptr<Command> makeProposalsCommand();
 std::unique_ptr<Command> makeApproveCommand();
 std::unique_ptr<Command> makeRejectCommand();
+std::unique_ptr<Command> makeNotifyCommand();
 
 } // namespace triage::ctl

@@ -7,6 +7,7 @@
 
 #include "Doctor.h"
 #include "Policy.h"
+#include "PushTriggers.h"
 #include "Workspace.h"
 
 #include <QJsonArray>
@@ -36,8 +37,9 @@ public:
                            "\"warning: no reconcile run has finished for …\" line (exit unchanged); a database where no\n"
                            "run was ever logged gets none. A store with a replica_url: its replica's lag measured now\n"
                            "(\"ok … read replica … — replica lag 0.2 s\", or a warning saying why reads go to the\n"
-                           "primary; exit unchanged). Exit 0 when all is well, 1 when the mapping does not match\n"
-                           "the databases, 4 when an index is missing."),
+                           "primary; exit unchanged). A store whose table carries the push trigger (`notify install`):\n"
+                           "a warning naming it and its cost (exit unchanged). Exit 0 when all is well, 1 when the\n"
+                           "mapping does not match the databases, 4 when an index is missing."),
             {}, 0, QString(), false, false};
         return s;
     }
@@ -82,6 +84,16 @@ public:
                 if (!r.usable())
                     warnings << QStringLiteral("%1 read replica %2: %3").arg(roleName(role), r.replicaUrl, r.text());
             }
+        // Push (DESIGN.md §9 "Push"): the console's NOTIFY triggers, and what they cost.
+        const auto push = readPushTriggers(workspace).result();
+        if (!push.ok())
+            return c.out.dbFailure(*push.error);
+        for (const PushTriggerState &p : std::as_const(*push))
+            if (p.installed)
+                warnings << QStringLiteral("%1 push trigger %2 on %3: NOTIFY takes a global lock at commit, so the commits that "
+                                           "fire it are serialised; on a busy table measure first (`triagectl notify uninstall` "
+                                           "removes it)")
+                                .arg(roleName(p.role), QString::fromLatin1(kPushTrigger), p.table);
         bool missing = false;
         for (const IndexFinding &f : all)
             missing = missing || !f.present;
@@ -117,6 +129,13 @@ public:
                 r.append(o);
             }
             doc.insert(QStringLiteral("replicas"), r);
+            QJsonArray triggers;
+            for (const PushTriggerState &p : std::as_const(*push))
+                triggers.append(QJsonObject{{QStringLiteral("store"), roleName(p.role)},
+                                            {QStringLiteral("table"), p.table},
+                                            {QStringLiteral("postgres"), p.postgres},
+                                            {QStringLiteral("installed"), p.installed}});
+            doc.insert(QStringLiteral("push_triggers"), triggers);
             c.out.print(QJsonDocument(doc).toJson(QJsonDocument::Indented));
             break;
         }

@@ -83,7 +83,7 @@ const std::vector<CommandFactory> &commandTable()
         &makeTimelineCommand, &makeIncidentCommand, &makeBundleCommand, &makeReportCommand,
         &makeEscalationsCommand, &makeClaimCommand, &makeReleaseCommand, &makeClaimsCommand,
         &makeReconcileCommand, &makeReviewCommand, &makePolicyCommand, &makeProposalsCommand,
-        &makeApproveCommand, &makeRejectCommand,
+        &makeApproveCommand, &makeRejectCommand, &makeNotifyCommand,
     };
     return table;
 }
@@ -235,7 +235,7 @@ bool Triagectl::needsGui(const QStringList &arguments)
 int Triagectl::run(const QStringList &arguments)
 {
     static const QString commandNames =
-        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline, incident, bundle, report, escalations, claim, release, claims, reconcile, review or policy");
+        QStringLiteral("init-schema, seed-demo, list, show, mark, query, duplicates, compensate, compensations, audit, doctor, map, timeline, incident, bundle, report, escalations, claim, release, claims, reconcile, review, policy, proposals, approve, reject or notify");
     if (!m_parser.parse(arguments))
         return m_output.usage(m_parser.errorText());
     const QStringList positional = m_parser.positionalArguments();

@@ -54,6 +54,9 @@ inline constexpr char16_t ReviewNote[] = u"review.note";
 inline constexpr char16_t PolicySet[] = u"policy.set";
 inline constexpr char16_t PolicyFreeze[] = u"policy.freeze";
 inline constexpr char16_t PolicyUnfreeze[] = u"policy.unfreeze";
+// PostgreSQL push triggers (DESIGN.md §9 "Push"): triagectl notify install / uninstall.
+inline constexpr char16_t PushInstall[] = u"push.install";
+inline constexpr char16_t PushUninstall[] = u"push.uninstall";
 // Four-eyes (DESIGN.md §9): idem_key the proposal's key. A proposing mark is audited as its
 // mark action with outcome "recorded"; an applied approval as the mark (outcome applied).
 inline constexpr char16_t ProposalApprove[] = u"proposal.approve"; ///< a refused approval

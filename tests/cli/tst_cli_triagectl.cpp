@@ -802,6 +802,7 @@ void TstCliTriagectl::helpListsCommands()
         "  proposals           Four-eyes proposals waiting for a second operator.\n"
         "  approve ID          Approve a four-eyes proposal (another operator than its proposer).\n"
         "  reject ID           Reject a four-eyes proposal: nothing is applied.\n"
+        "  notify              PostgreSQL push: the console's NOTIFY triggers on the agents' tables.\n"
         "Run \"triagectl COMMAND --help\" for a command's arguments and options.\n"
         "\n"
         "Global options (before or after the command):\n"
