@@ -202,6 +202,10 @@ void QueueModel::applyPage(quint64 generation, const Outcome<QueuePage> &page)
     }
     m_loading = false;
     emit loadingChanged(false);
+    if (m_pollAgain && !m_polling) { // a push hint arrived while this page loaded (requestPoll())
+        m_pollAgain = false;
+        QMetaObject::invokeMethod(this, [this] { poll(); }, Qt::QueuedConnection);
+    }
     if (page.ok() && added > 0)
         loadClaims(first, added);
     if (page.ok())

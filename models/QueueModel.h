@@ -142,6 +142,10 @@ public:
     /// Runs one poll now (what the timer does). False when it could not start (not loaded yet,
     /// a page or a poll in flight).
     bool poll();
+    /// A push hint (PushFeed::changed / resynced, DESIGN.md §9 "Push"): poll() now, or — when
+    /// a poll is in flight, which may have read before the change committed — once more as soon
+    /// as it ends. False only before the first page (nothing to merge into yet).
+    bool requestPoll();
     /// Rows currently flagged as entered / left by the live update.
     int enteredRows() const;
     int leftRows() const;
@@ -210,6 +214,7 @@ private:
     LiveState m_live;
     QTimer *m_liveTimer = nullptr;
     bool m_polling = false;
+    bool m_pollAgain = false; ///< requestPoll() during a poll: poll again when it ends
 
     QueueRequest m_request;
     QVector<QueueRow> m_rows;

@@ -129,9 +129,24 @@ bool QueueModel::poll()
     return true;
 }
 
+bool QueueModel::requestPoll()
+{
+    if (!m_workspace || !m_started)
+        return false;
+    if (m_polling || m_loading || m_replacing) {
+        m_pollAgain = true;
+        return true;
+    }
+    return poll();
+}
+
 void QueueModel::applyPoll(quint64 generation, const Outcome<QueuePage> &page, const Outcome<qint64> &count)
 {
     m_polling = false;
+    if (m_pollAgain) { // a hint came while this poll ran: it may have read before the change committed
+        m_pollAgain = false;
+        QMetaObject::invokeMethod(this, [this] { poll(); }, Qt::QueuedConnection);
+    }
     if (generation != m_generation)
         return; // reset meanwhile: the rows it compared are gone
     const QString now = nowUtcText();

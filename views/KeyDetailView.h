@@ -146,6 +146,9 @@ public:
     void setLiveInterval(int ms);
     /// Re-reads 6× less often while `slowed` (the window is hidden or minimised).
     void setLiveSlowed(bool slowed);
+    /// A push hint for the shown key's stores (DESIGN.md §9 "Push"): the live re-read now
+    /// (what the interval timer does; skipped while a read, a mark or a query runs).
+    void rereadLive() { liveTick(); }
 
 signals:
     /// Loading started (true) or the detail arrived (false).

@@ -23,6 +23,7 @@ class BulkMarkDialog;
 class BulkQueryDialog;
 class CompensationsPane;
 class ConnectionIndicator;
+class PushFeed;
 class DuplicatesPane;
 class EnvironmentBand;
 class IncidentView;
@@ -106,6 +107,12 @@ public:
     /// 02:14:07 UTC (<store>: <why>)" while a queue's poll fails, and with 0 "live updates off:
     /// Refresh to update".
     void setLivePolling(int seconds);
+    /// PostgreSQL push (DESIGN.md §9 "Push"): the feed's hints and resyncs make the queues
+    /// that read a changed store poll at once (QueueModel::requestPoll()) and the key detail
+    /// re-read; the live indicator says "live: push + polling every 5 s", or adds "(push lost:
+    /// reconnecting)" in amber / "(push unavailable)" with the reason in its tooltip. The feed
+    /// stays owned by the caller; nullptr detaches it.
+    void setPushFeed(PushFeed *feed);
     /// The live indicator in the status bar.
     QLabel *liveIndicator() const { return m_liveLabel; }
     /// The upstream client (nullptr when no biz_type has an upstream).
@@ -163,6 +170,9 @@ protected:
 private:
     void updateLiveIndicator();
     void updateLiveSlowdown();
+    void onPushHint(const QSet<int> &roles);
+    PushFeed *m_push = nullptr;
+    int m_livePollSeconds = 0;
     QLabel *m_liveLabel = nullptr;
     bool m_livePollingSet = false; ///< setLivePolling() was called: the indicator shows (also "off")
     /// Gives the Incident tab most of the width while it is current, and the queues their

@@ -14,6 +14,7 @@
 #include "IncidentPanel.h"
 #include "IncidentView.h"
 #include "MainWindow.h"
+#include "PushFeed.h"
 #include "MessageBar.h"
 #include "Queue.h"
 #include "ScreenshotRunner.h"
@@ -260,9 +261,16 @@ int main(int argc, char *argv[])
     // A mapping that does not match a store's tables is that store's state (its connection
     // event), not a SQL error at first use (DESIGN.md §10 "Checked at open").
     installMappingCheck(workspace);
+    // DESIGN.md §9 "Push": a listener per PostgreSQL database whose tables carry the NOTIFY
+    // triggers ([console] push = false: none). Made before the window, so it outlives it.
+    PushFeed push(workspace.config());
     MainWindow window(&workspace);
     window.resize(1400, 900);
     window.setLivePolling(livePollSeconds(*config)); // DESIGN.md §9 "Live queues"; 0 turns it off
+    if (push.enabled()) {
+        window.setPushFeed(&push);
+        push.start();
+    }
     if (!simError.isEmpty())
         window.configWarningBar()->showMessage(MessageBar::Level::Warning,
                                                QStringLiteral("The demo's upstream simulator did not start (%1): Query upstream and "
