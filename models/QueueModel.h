@@ -194,7 +194,13 @@ private:
     bool isStale(const QueueRow &row) const;
     /// Reads the live claims on the keys of rows [first, first + count) and shows them.
     void loadClaims(int first, int count);
-    void applyPoll(quint64 generation, const Outcome<QueuePage> &page, const Outcome<qint64> &count);
+    /// One poll's reads: the head re-read, the count and the delta read of the tail (empty when none).
+    struct PollResult {
+        Outcome<QueuePage> page;
+        Outcome<qint64> count;
+        Outcome<QueuePage> tail;
+    };
+    void applyPoll(quint64 generation, const PollResult &r, int tailAfter);
     /// Reads why the record rows at `left` left (readLeftRowReasons()) into their marks.
     void readLeftReasons(quint64 generation, const QVector<int> &left);
     void restartLiveTimer();

@@ -124,8 +124,17 @@ bool QueueModel::poll()
     const CancelScope scope(m_token); // cancelLoading() and a reset stop a poll too
     const QFuture<Outcome<QueuePage>> page = fetchQueuePage(*m_workspace, m_request, QueueCursor{}, limit);
     const QFuture<Outcome<qint64>> count = countQueue(*m_workspace, m_request);
-    whenReady(continueAfterAll(futuresOf(page, count), m_workspace->mergePool(), [page, count]() { return std::make_pair(page.result(), count.result()); }),
-              this, [this, generation](const std::pair<Outcome<QueuePage>, Outcome<qint64>> &r) { applyPoll(generation, r.first, r.second); });
+    // The delta read: more rows held than the head re-read covers (an oldest-first queue that
+    // grew past kMaxPolledRows): the tail from lookback before the newest held row, too.
+    const int tailAfter = held + 20 > kMaxPolledRows
+                              ? queueTailAfter(m_request, m_rows, leftIndexes(), limit - 20, liveLookbackSeconds(m_workspace->config()))
+                              : -1;
+    const QFuture<Outcome<QueuePage>> tail =
+        tailAfter >= 0 ? fetchQueuePage(*m_workspace, m_request, queueCursorAfter(m_request, m_rows[tailAfter]), kMaxPolledRows)
+                       : QtFuture::makeReadyFuture(Outcome<QueuePage>::success(QueuePage{}));
+    whenReady(continueAfterAll(futuresOf(page, count, tail), m_workspace->mergePool(),
+                               [page, count, tail]() { return PollResult{page.result(), count.result(), tail.result()}; }),
+              this, [this, generation, tailAfter](const PollResult &r) { applyPoll(generation, r, tailAfter); });
     return true;
 }
 
@@ -140,8 +149,10 @@ bool QueueModel::requestPoll()
     return poll();
 }
 
-void QueueModel::applyPoll(quint64 generation, const Outcome<QueuePage> &page, const Outcome<qint64> &count)
+void QueueModel::applyPoll(quint64 generation, const PollResult &r, int tailAfter)
 {
+    const Outcome<QueuePage> &page = r.tail.ok() ? r.page : r.tail; // either failing fails the poll
+    const Outcome<qint64> &count = r.count;
     m_polling = false;
     if (m_pollAgain) { // a hint came while this poll ran: it may have read before the change committed
         m_pollAgain = false;
@@ -161,7 +172,8 @@ void QueueModel::applyPoll(quint64 generation, const Outcome<QueuePage> &page, c
         emit polled(false, 0, 0, 0);
         return;
     }
-    const QueueDelta d = diffQueueRows(m_request, m_rows, leftIndexes(), m_atEnd, page->rows, page->atEnd);
+    const QueueDelta d = diffQueueRowsWithTail(m_request, m_rows, leftIndexes(), m_atEnd, r.page->rows, r.page->atEnd, tailAfter,
+                                               r.tail->rows, r.tail->atEnd);
     for (int k = 0; k < d.updated.size(); ++k) {
         const int i = d.updated[k];
         m_rows[i] = d.updatedRows[k];

@@ -185,6 +185,7 @@ const QList<ConfigKey> &configKeys()
         k << integer(S::Console, "reconcile_expected_every", 1, INT_MAX, "seconds"); // backends/reconcile/ReconcileConfig.cpp
         k << key(S::Console, "review_time_zone", K::TimeZone); // backends/reconcile/ReconcileConfig.cpp (the daily review)
         k << integer(S::Console, "live_poll_seconds", 0, 3600, "seconds"); // backends/queues/QueueService.cpp (live queues)
+        k << integer(S::Console, "live_lookback_seconds", 0, 86400, "seconds"); // QueueService.cpp: the live poll's delta read
         k << integer(S::Console, "replica_max_lag", 1, 3600, "seconds"); // WorkspaceConfig.cpp: read replicas
         k << key(S::Console, "push", K::Bool);                                  // WorkspaceConfig.cpp: push (LISTEN/NOTIFY)
         k << integer(S::Console, "push_heartbeat_ms", 100, 600000, "milliseconds"); // WorkspaceConfig.cpp: push

@@ -170,6 +170,34 @@ struct QueueDelta {
 QueueDelta diffQueueRows(const QueueRequest &req, const QVector<QueueRow> &held, const QSet<int> &alreadyLeft,
                          bool heldComplete, const QVector<QueueRow> &fresh, bool freshComplete);
 
+/// The cursor that continues `request`'s queue right after `row` (both sources: the row's own
+/// from its cursor text and id, the other from the same instant, as a page ending at `row`
+/// leaves them). For re-reading a queue's tail from a held row (the delta read).
+QueueCursor queueCursorAfter(const QueueRequest &request, const QueueRow &row);
+
+/// The delta read of a live poll (DESIGN.md §9 "Live queues"): for an oldest-first queue whose
+/// held rows outnumber what a poll re-reads from the start, the index of the held row after
+/// which the tail is re-read — the last one at least `lookbackS` seconds older than the newest
+/// held row (rows committed late with an older updated_at land after it), but never inside
+/// the first `headRows` rows still held (the head re-read covers those). -1 when no tail read
+/// is needed (newest first, or the head covers every row held). Pure.
+int queueTailAfter(const QueueRequest &request, const QVector<QueueRow> &held, const QSet<int> &alreadyLeft, int headRows,
+                   int lookbackS);
+
+/// diffQueueRows() of the head re-read (`head`, the queue's first rows), folded with the diff
+/// of the tail re-read (`tail`: the queue's rows after held[tailAfter], in order; tailAfter -1:
+/// none). Indexes are into `held` as a whole. A tail row held before the tail (its updated_at
+/// moved it) is an update of that row, never a second copy; a row the head re-read returned is
+/// never entered twice. Entered rows are in index order. Pure.
+QueueDelta diffQueueRowsWithTail(const QueueRequest &req, const QVector<QueueRow> &held, const QSet<int> &alreadyLeft,
+                                 bool heldComplete, const QVector<QueueRow> &head, bool headComplete, int tailAfter,
+                                 const QVector<QueueRow> &tail, bool tailComplete);
+
+/// `[console] live_lookback_seconds` of `config`'s file (default 60, 0–86400): how far before the
+/// newest row held a live poll's delta read starts, at least as long as the longest transaction
+/// that writes the agents' tables.
+int liveLookbackSeconds(const WorkspaceConfig &config);
+
 /// The tenant of `key` under `pattern` (see BizTypeConfig::tenantPattern), or empty.
 QString tenantFromKey(const QString &key, const QString &pattern);
 

@@ -11,6 +11,11 @@ int livePollSeconds(const WorkspaceConfig &config)
     return configFileInt(config, QStringLiteral("console/live_poll_seconds"), 5, 0);
 }
 
+int liveLookbackSeconds(const WorkspaceConfig &config)
+{
+    return configFileInt(config, QStringLiteral("console/live_lookback_seconds"), 60, 0);
+}
+
 QFuture<Outcome<QueuePage>> fetchQueuePage(Workspace &ws, const QueueRequest &request, const QueueCursor &cursor, int limit,
                                            ReadFrom from)
 {

@@ -4,6 +4,7 @@
 // that left stays flagged with why, a changed row is updated in place, a failing poll makes
 // the state "stale since … (why)" and the next good poll clears it; Refresh drops the marks.
 
+#include "BackendTestUtil.h"
 #include "ModelTestUtil.h"
 #include "LeftRows.h"
 #include "Queue.h"
@@ -56,6 +57,9 @@ private slots:
     void pollsMergeChanges_data();
     void pollsMergeChanges();
     void storeDownFromTheStart();
+    void tailDelta();
+    void deltaReadBeyondHead_data();
+    void deltaReadBeyondHead();
 };
 
 void TestQueueLive::diffRules()
@@ -261,6 +265,119 @@ void TestQueueLive::storeDownFromTheStart()
                                                          "idempotency database \\(postgresql://triage@127\\.0\\.0\\.1:1/nowhere\\)"));
     QVERIFY2(stale.match(model.liveStatusText()).hasMatch(), qPrintable(model.liveStatusText()));
     QCOMPARE(changed.size(), 1);
+}
+
+void TestQueueLive::tailDelta()
+{
+    QueueRequest req; // oldest first
+    // Seven rows 5 s apart (5 … 35 s); the head covers the first three.
+    QVector<QueueRow> held;
+    for (int i = 1; i <= 7; ++i)
+        held << row(i, qPrintable(QStringLiteral("2026-01-01T00:00:%1.000000Z").arg(i * 5, 2, 10, QLatin1Char('0'))));
+    QCOMPARE(queueTailAfter(req, held, {}, 3, 12), 3);  // newest 35 s, bound 23 s: row 4 (20 s) is the last at or before it
+    QCOMPARE(queueTailAfter(req, held, {}, 3, 100), 2); // the bound before the head's end: right after the head
+    QCOMPARE(queueTailAfter(req, held, {}, 7, 12), -1); // the head covers all
+    QCOMPARE(queueTailAfter(req, held, QSet<int>{6}, 3, 12), 2); // row 7 left: newest 30 s, bound 18 s
+    QueueRequest newest;
+    newest.newestFirst = true;
+    QCOMPARE(queueTailAfter(newest, held, {}, 3, 12), -1);
+    // Head: rows 1..3 as they were. Tail after row 5: 6 left, a late row 9 (at 32 s) entered
+    // between 6 and 7, row 2 moved (changed, now at 40 s) into the tail, new row 8 at the end.
+    QueueRow moved = held[1];
+    moved.updatedAt = QStringLiteral("2026-01-01T00:00:40.000000Z");
+    const QVector<QueueRow> head{held[0], held[1], held[2]};
+    const QVector<QueueRow> tail{row(9, "2026-01-01T00:00:32.000000Z"), held[6], moved, row(8, "2026-01-01T00:00:45.000000Z")};
+    const QueueDelta d = diffQueueRowsWithTail(req, held, {}, true, head, false, 4, tail, true);
+    QCOMPARE(d.left, QVector<int>{5});
+    QCOMPARE(d.updated, QVector<int>{1});
+    QCOMPARE(d.updatedRows.first().updatedAt, moved.updatedAt);
+    QCOMPARE(d.entered.size(), 2);
+    QCOMPARE(d.entered[0].first, 6); // before row 7
+    QCOMPARE(d.entered[0].second.id, 9);
+    QCOMPARE(d.entered[1].first, 7); // at the end
+    QCOMPARE(d.entered[1].second.id, 8);
+    // A row the head re-read already returned is not entered again from the tail.
+    const QVector<QueueRow> headWithNine{held[0], held[1], held[2], row(9, "2026-01-01T00:00:32.000000Z")};
+    const QueueDelta twice = diffQueueRowsWithTail(req, held, {}, true, headWithNine, false, 4, tail, true);
+    int nines = 0;
+    for (const auto &e : twice.entered)
+        nines += e.second.id == 9;
+    QCOMPARE(nines, 1);
+}
+
+void TestQueueLive::deltaReadBeyondHead_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows();
+}
+
+void TestQueueLive::deltaReadBeyondHead()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    Workspace ws(db.config());
+    QString error = initSchema(ws);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QString b = db.backend();
+    // 1,100 FAILED records one second apart: more than a poll re-reads from the start (1,000).
+    // Absolute times (one base), so rows written later still sort exactly where meant.
+    const QDateTime base = QDateTime::currentDateTimeUtc();
+    auto at = [&](double secondsAgo) {
+        return timeLiteral(db, formatUtcMicros((base.toMSecsSinceEpoch() - qint64(secondsAgo * 1000)) * 1000));
+    };
+    QVector<RecordSpec> rows;
+    for (int i = 0; i < 1100; ++i) {
+        RecordSpec r;
+        r.key = QStringLiteral("big:%1").arg(i, 4, 10, QLatin1Char('0'));
+        r.status = QStringLiteral("2");
+        r.updated = at(5000 - i);
+        r.created = r.updated;
+        r.expire = at(-7 * 86400);
+        rows << r;
+    }
+    error = insertRecords(db, rows);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QueueModel model(&ws);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy polled(&model, &QueueModel::polled);
+    model.setPageSize(500);
+    QueueRequest req;
+    req.kind = QueueKind::Failed;
+    model.setRequest(req);
+    QVERIFY(QTest::qWaitFor([&] { return !model.isLoading() && !model.isCounting(); }, 60000));
+    while (model.canFetchMore({})) {
+        model.fetchMore({});
+        QVERIFY(QTest::qWaitFor([&] { return !model.isLoading(); }, 60000));
+    }
+    QCOMPARE(model.rowCount(), 1100);
+    model.setLiveInterval(3'600'000); // on; the test polls
+    // Another session: a new record (the newest), one committed late with an older updated_at
+    // (10 s before the newest held row: inside the 60 s lookback), one settled near the end.
+    auto insert = [&](const QString &key, double secondsAgo) {
+        return db.adminExec(QStringLiteral("INSERT INTO idempotency_record (idem_key, biz_type, status, created_at, updated_at, "
+                                           "expire_at) VALUES ('%1', 'ticket_create', 2, %2, %2, %3)")
+                                .arg(key, at(secondsAgo), at(-7 * 86400)));
+    };
+    QVERIFY(insert(QStringLiteral("big:new"), 10).isEmpty());
+    QVERIFY(insert(QStringLiteral("big:late"), 3909.5).isEmpty());
+    QVERIFY(db.adminExec(QStringLiteral("UPDATE idempotency_record SET status = 1 WHERE idem_key = 'big:1090'")).isEmpty());
+    QVERIFY(model.poll());
+    QVERIFY(polled.wait(60000));
+    QCOMPARE(polled.takeFirst(), (QVariantList{true, 2, 0, 1}));
+    QCOMPARE(model.rowCount(), 1102);
+    // big:late (3909.5 s before the base) sorts between big:1090 (3910 s) and big:1091 (3909 s).
+    QCOMPARE(model.queueRow(1090).idemKey, QStringLiteral("big:1090"));
+    QCOMPARE(model.queueRow(1091).idemKey, QStringLiteral("big:late"));
+    QCOMPARE(model.queueRow(1092).idemKey, QStringLiteral("big:1091"));
+    QCOMPARE(model.queueRow(1101).idemKey, QStringLiteral("big:new"));
+    QCOMPARE(model.index(1090, 0).data(roles::LiveChange).toInt(), 2); // big:1090 left
+    QCOMPARE(model.count(), qint64(1101));
+    // Nothing reported twice.
+    QVERIFY(model.poll());
+    QVERIFY(polled.wait(60000));
+    QCOMPARE(polled.takeFirst(), (QVariantList{true, 0, 0, 0}));
+    QCOMPARE(model.rowCount(), 1102);
 }
 
 QTEST_MAIN(TestQueueLive)
