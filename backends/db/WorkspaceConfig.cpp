@@ -177,6 +177,12 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
                 if (c.hasProfile(role) && c.profile(role).dialect != Dialect::PostgreSql)
                     return fail(QStringLiteral("[%1] listen_url: url is %2, and push is PostgreSQL only")
                                     .arg(roleName(role), dialectName(c.profile(role).dialect)));
+                // The listener must hear the database the store reads: the same name (the host
+                // and port differ where url goes through a pooler).
+                if (c.hasProfile(role) && p->database != c.profile(role).database)
+                    return fail(QStringLiteral("[%1] listen_url: names database \"%2\", url names \"%3\": the listener must "
+                                               "hear the database the store reads")
+                                    .arg(roleName(role), p->database, c.profile(role).database));
                 c.listenProfiles.insert(int(role), *p);
                 continue;
             }

@@ -4,6 +4,7 @@
 #include "Audit.h"
 #include "DbSession.h"
 #include "PolicySql.h"
+#include "SchemaSql.h"
 #include "SqlBuilder.h"
 #include "Workspace.h"
 #include "WorkspaceConfig.h"
@@ -35,24 +36,36 @@ void requirePostgres(DbSession &s)
 
 } // namespace
 
+namespace {
+
+/// The trigger function of `role`: one per store, reading the row's id column directly (no
+/// whole-row conversion on every write).
+QString functionName(DbRole role)
+{
+    return QString::fromLatin1(kPushTrigger) + QLatin1Char('_') + roleName(role);
+}
+
+} // namespace
+
 QStringList installStatements(const WorkspaceConfig &config, DbRole role)
 {
     const auto [table, id] = pushTable(config, role);
-    const QString fn = QString::fromLatin1(kPushTrigger);
+    const QString fn = functionName(role);
+    const QString column = sqlName(Dialect::PostgreSql, id);
     return {
         // The hint only: "<store> <id>". pg_notify() folds identical payloads of one transaction.
         QStringLiteral("CREATE OR REPLACE FUNCTION %1() RETURNS trigger LANGUAGE plpgsql AS $fn$\n"
-                       "DECLARE r jsonb;\n"
+                       "DECLARE v text;\n"
                        "BEGIN\n"
-                       "  IF TG_OP = 'DELETE' THEN r := to_jsonb(OLD); ELSE r := to_jsonb(NEW); END IF;\n"
-                       "  PERFORM pg_notify('%2', TG_ARGV[0] || ' ' || left(coalesce(r ->> TG_ARGV[1], ''), 100));\n"
+                       "  IF TG_OP = 'DELETE' THEN v := OLD.%2::text; ELSE v := NEW.%2::text; END IF;\n"
+                       "  PERFORM pg_notify('%3', '%4 ' || left(coalesce(v, ''), 100));\n"
                        "  RETURN NULL;\n"
                        "END\n"
                        "$fn$")
-            .arg(fn, QString::fromLatin1(kPushChannel)),
-        QStringLiteral("DROP TRIGGER IF EXISTS %1 ON %2").arg(fn, table),
-        QStringLiteral("CREATE TRIGGER %1 AFTER INSERT OR UPDATE OR DELETE ON %2 FOR EACH ROW EXECUTE FUNCTION %1('%3', '%4')")
-            .arg(fn, table, roleName(role), id),
+            .arg(fn, column, QString::fromLatin1(kPushChannel), roleName(role)),
+        QStringLiteral("DROP TRIGGER IF EXISTS %1 ON %2").arg(QString::fromLatin1(kPushTrigger), table),
+        QStringLiteral("CREATE TRIGGER %1 AFTER INSERT OR UPDATE OR DELETE ON %2 FOR EACH ROW EXECUTE FUNCTION %3()")
+            .arg(QString::fromLatin1(kPushTrigger), table, fn),
     };
 }
 
@@ -90,14 +103,10 @@ void install(DbSession &s, const WorkspaceConfig &config, DbRole role)
 void uninstall(DbSession &s, const WorkspaceConfig &config, DbRole role)
 {
     requirePostgres(s);
-    const QString fn = QString::fromLatin1(kPushTrigger);
     s.begin();
     try {
-        s.execDirect(QStringLiteral("DROP TRIGGER IF EXISTS %1 ON %2").arg(fn, pushTable(config, role).first));
-        SqlBuilder b;
-        QSqlQuery q = s.exec(QStringLiteral("SELECT count(*) FROM pg_trigger WHERE tgname = %1 AND NOT tgisinternal").arg(b.bind(fn)), b);
-        if (q.next() && q.value(0).toLongLong() == 0)
-            s.execDirect(QStringLiteral("DROP FUNCTION IF EXISTS %1()").arg(fn));
+        s.execDirect(QStringLiteral("DROP TRIGGER IF EXISTS %1 ON %2").arg(QString::fromLatin1(kPushTrigger), pushTable(config, role).first));
+        s.execDirect(QStringLiteral("DROP FUNCTION IF EXISTS %1()").arg(functionName(role)));
         s.commit();
     } catch (const DbException &) {
         s.rollback();
@@ -149,6 +158,13 @@ QFuture<Outcome<PushChange>> changePushTriggers(Workspace &ws, bool install, con
     Workspace *w = &ws;
     return QtConcurrent::run(ws.mergePool(), [=]() {
         using Result = Outcome<PushChange>;
+        if (reason.trimmed().size() < kPushReasonMinChars)
+            return Result::failure({DbRole::Idempotency, DbError::Kind::Refused,
+                                    QStringLiteral("notify %1 needs a reason of at least %2 characters (got %3)")
+                                        .arg(install ? QStringLiteral("install") : QStringLiteral("uninstall"))
+                                        .arg(kPushReasonMinChars)
+                                        .arg(reason.trimmed().size()),
+                                    {}});
         bool anyPostgres = false;
         for (DbRole role : kRoles)
             anyPostgres = anyPostgres || config.profile(role).dialect == Dialect::PostgreSql;
@@ -164,9 +180,11 @@ QFuture<Outcome<PushChange>> changePushTriggers(Workspace &ws, bool install, con
         PushChange change;
         QStringList done;
         for (DbRole role : kRoles) {
+            bool before = false; // the trigger was there before this change
             auto o = w->worker(role)
                          .run<PushTriggerState>(
-                             [&config, role, install](DbSession &s) {
+                             [&config, role, install, &before](DbSession &s) {
+                                 before = push_sql::state(s, config, role).installed;
                                  if (s.dialect().kind() == Dialect::PostgreSql) {
                                      if (install)
                                          push_sql::install(s, config, role);
@@ -191,7 +209,8 @@ QFuture<Outcome<PushChange>> changePushTriggers(Workspace &ws, bool install, con
             else
                 change.lines << QStringLiteral("%1: trigger %2 on %3 %4")
                                     .arg(roleName(role), QString::fromLatin1(kPushTrigger), st.table,
-                                         st.installed ? QStringLiteral("installed") : QStringLiteral("removed"));
+                                         install ? (before ? QStringLiteral("installed (replaced the one there)") : QStringLiteral("installed"))
+                                                 : (before ? QStringLiteral("removed") : QStringLiteral("was not installed: nothing removed")));
             if (st.postgres)
                 done << roleName(role);
         }

@@ -17,6 +17,9 @@ namespace triage {
 class DbSession;
 struct WorkspaceConfig;
 
+/// The shortest reason `notify install | uninstall` accepts (as a policy change's).
+constexpr int kPushReasonMinChars = 10;
+
 /// One store's trigger as the catalog shows it.
 struct PushTriggerState {
     DbRole role = DbRole::Idempotency;
@@ -26,10 +29,11 @@ struct PushTriggerState {
 };
 
 namespace push_sql {
-/// The PostgreSQL statements that create the trigger function and the row trigger (AFTER
-/// INSERT OR UPDATE OR DELETE, FOR EACH ROW) on `role`'s mapped table of `config`, in order.
-/// The payload is "<store> <id>" with the store's name (roleName()) and the row's id column
-/// as text (at most 100 characters). Names come from the mapping (identifiers only).
+/// The PostgreSQL statements that create the store's trigger function
+/// (triage_console_notify_<store>, reading the row's id column directly) and the row trigger
+/// kPushTrigger (AFTER INSERT OR UPDATE OR DELETE, FOR EACH ROW) on `role`'s mapped table of
+/// `config`, in order. The payload is "<store> <id>" with the store's name (roleName()) and the
+/// row's id as text (at most 100 characters). Names come from the mapping (identifiers only).
 QStringList installStatements(const WorkspaceConfig &config, DbRole role);
 /// The state of `role`'s trigger on `session` (the store's own database). Never throws for
 /// a non-PostgreSQL store (postgres = false); a catalog read that fails throws DbException.
@@ -39,8 +43,7 @@ PushTriggerState state(DbSession &session, const WorkspaceConfig &config, DbRole
 /// polls it" on another backend; the server's error (e.g. a missing privilege: only the
 /// table's owner may add a trigger) otherwise.
 void install(DbSession &session, const WorkspaceConfig &config, DbRole role);
-/// Drops `role`'s trigger, and the function once no table of the database uses it. Throws
-/// as install().
+/// Drops `role`'s trigger and its function. Throws as install().
 void uninstall(DbSession &session, const WorkspaceConfig &config, DbRole role);
 } // namespace push_sql
 
@@ -56,8 +59,10 @@ struct PushChange {
 
 /// Installs (`install`) or drops the triggers on every PostgreSQL store (a database shared by
 /// stores is done once per table), then writes one audit row (push.install / push.uninstall,
-/// idem_key "push:console", `reason`) on the idempotency store. Refused while the console
-/// policy is frozen (before any DDL). A store that is not PostgreSQL is named in `lines`
+/// idem_key "push:console", `reason`) on the idempotency store. Refused (kind Refused) while the
+/// console policy is frozen (before any DDL) and for a reason under kPushReasonMinChars. Each
+/// line says what was there before ("installed (replaced the one there)", "was not installed:
+/// nothing removed"). A store that is not PostgreSQL is named in `lines`
 /// ("intent: MariaDB: polled, no trigger"). Fails with the first store's error; stores done
 /// before it stay done and are named in the message.
 QFuture<Outcome<PushChange>> changePushTriggers(Workspace &workspace, bool install, const QString &reason);

@@ -101,19 +101,8 @@ void PushListener::connectNow()
                 return;
             }
         }
-        SqlBuilder b;
-        QStringList regs;
-        for (const QString &t : std::as_const(m_s.tables))
-            regs << QStringLiteral("to_regclass(%1)").arg(b.bind(t));
-        QSqlQuery q = m_session->exec(QStringLiteral("SELECT count(*) FROM pg_trigger WHERE tgname = %1 AND NOT tgisinternal AND tgrelid IN (%2)")
-                                          .arg(b.bind(QString::fromLatin1(kPushTrigger)), regs.join(QStringLiteral(", "))),
-                                      b);
-        if (!q.next() || q.value(0).toLongLong() == 0) {
-            fail(PushState::Unavailable,
-                 QStringLiteral("no NOTIFY triggers on %1 (`triagectl notify install` adds them)").arg(m_s.tables.join(QStringLiteral(", "))),
-                 kRecheckMs);
+        if (!triggersPresent())
             return;
-        }
         QSqlDriver *driver = m_session->db().driver();
         connect(driver, &QSqlDriver::notification, this,
                 [this](const QString &name, QSqlDriver::NotificationSource source, const QVariant &payload) {
@@ -131,10 +120,38 @@ void PushListener::connectNow()
     m_beat->start(m_s.heartbeatMs);
 }
 
+bool PushListener::triggersPresent()
+{
+    SqlBuilder b;
+    QStringList regs;
+    for (const QString &t : std::as_const(m_s.tables))
+        regs << QStringLiteral("to_regclass(%1)").arg(b.bind(t));
+    QSqlQuery q = m_session->exec(QStringLiteral("SELECT count(*) FROM pg_trigger WHERE tgname = %1 AND NOT tgisinternal AND tgrelid IN (%2)")
+                                      .arg(b.bind(QString::fromLatin1(kPushTrigger)), regs.join(QStringLiteral(", "))),
+                                  b);
+    if (q.next() && q.value(0).toLongLong() > 0)
+        return true;
+    fail(PushState::Unavailable,
+         QStringLiteral("no NOTIFY triggers on %1 (`triagectl notify install` adds them)").arg(m_s.tables.join(QStringLiteral(", "))),
+         kRecheckMs);
+    return false;
+}
+
 void PushListener::heartbeat()
 {
     if (!m_session)
         return;
+    // Triggers removed while listening (`notify uninstall` elsewhere): no hint will come.
+    if (m_live && m_sent > 0 && m_sent % std::max<qint64>(1, kRecheckMs / m_s.heartbeatMs) == 0) {
+        try {
+            if (!triggersPresent())
+                return;
+        } catch (const DbException &e) {
+            fail(PushState::Lost, e.error.message, 0);
+            emit lost(1);
+            return;
+        }
+    }
     const qint64 unheard = m_sent - m_heard;
     if (unheard >= 2) {
         if (!m_live) { // never heard one: the channel does not work through this connection
@@ -178,6 +195,7 @@ void PushListener::onNotification(const QString &name, int source, const QVarian
         if (!m_live) {
             m_live = true;
             m_backoffMs = 100;
+            logger("db")->info("push listener for {} on {}: live", rolesText().toStdString(), m_s.profile.displayUrl().toStdString());
             emit state(int(PushState::Live), {});
             emit resynced();
         }
@@ -189,6 +207,14 @@ void PushListener::onNotification(const QString &name, int source, const QVarian
             emit hint(int(role));
 }
 
+QString PushListener::rolesText() const
+{
+    QStringList names;
+    for (DbRole r : m_s.roles)
+        names << roleName(r);
+    return names.join(QStringLiteral(", "));
+}
+
 void PushListener::fail(PushState next, const QString &why, int retryMs)
 {
     if (m_beat)
@@ -196,7 +222,7 @@ void PushListener::fail(PushState next, const QString &why, int retryMs)
     closeSession();
     m_live = false;
     m_lastHeardMs = 0; // the watchdog must not take an old heartbeat for a new one
-    logger("db")->warn("push listener on {}: {}", m_s.profile.displayUrl().toStdString(), why.toStdString());
+    logger("db")->warn("push listener for {} on {}: {}", rolesText().toStdString(), m_s.profile.displayUrl().toStdString(), why.toStdString());
     emit state(int(next), why);
     int delay = retryMs;
     if (delay <= 0) {

@@ -148,6 +148,10 @@ private:
     void heartbeat();
     void onNotification(const QString &name, int source, const QVariant &payload);
     void fail(PushState next, const QString &why, int retryMs);
+    /// True when a console trigger is on one of the stores' tables; else fails Unavailable
+    /// (checked again in 30 s). Throws DbException when the catalog read fails.
+    bool triggersPresent();
+    QString rolesText() const;
     void closeSession();
 
     Settings m_s;

@@ -113,7 +113,7 @@ int main(int argc, char **argv)
         Workspace ws(benchConfig(databaseUrl(server, dbName)));
         createBenchSchema(ws);
         QSqlDatabase raw = openPg(server, QStringLiteral("raw"), dbName);
-        const auto installed = changePushTriggers(ws, true, QStringLiteral("push bench")).result();
+        const auto installed = changePushTriggers(ws, true, QStringLiteral("push benchmark run")).result();
         if (!installed.ok())
             die(installed.error->message);
         QueueModel model(&ws);

@@ -115,10 +115,17 @@ void TestPush::installStatusUninstall()
                                    "intent: trigger triage_console_notify on intent_log installed\n"
                                    "ticket: trigger triage_console_notify on ticket installed\n"));
     QCOMPARE(triggerTables(db), (QStringList{QStringLiteral("idempotency_record"), QStringLiteral("intent_log"), QStringLiteral("ticket")}));
-    // Installing again replaces, never doubles.
-    r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("install"), QStringLiteral("--reason"), QStringLiteral("again")});
+    // Installing again replaces, never doubles, and says so.
+    r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("install"), QStringLiteral("--reason"),
+                                  QStringLiteral("again, after an upgrade")});
     QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(QString::fromUtf8(r.out).section(QLatin1Char('\n'), 0, 0),
+             QStringLiteral("idempotency: trigger triage_console_notify on idempotency_record installed (replaced the one there)"));
     QCOMPARE(triggerTables(db).size(), 3);
+    r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("install"), QStringLiteral("--reason"), QStringLiteral("short")});
+    QCOMPARE(r.exitCode, 4);
+    QVERIFY2(QString::fromUtf8(r.err).contains(QStringLiteral("notify install needs a reason of at least 10 characters (got 5)")),
+             r.describe().constData());
     r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("status"), QStringLiteral("--format"), QStringLiteral("csv")});
     QCOMPARE(QString::fromUtf8(r.out), QStringLiteral("store,table,postgres,installed\nidempotency,idempotency_record,true,true\n"
                                    "intent,intent_log,true,true\nticket,ticket,true,true\n"));
@@ -138,23 +145,31 @@ void TestPush::installStatusUninstall()
     listen = QSqlDatabase();
     QSqlDatabase::removeDatabase(QStringLiteral("listen-") + db.databaseName());
 
-    r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("uninstall"), QStringLiteral("--reason"), QStringLiteral("done")});
+    r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("uninstall"), QStringLiteral("--reason"),
+                                  QStringLiteral("incident closed")});
     QVERIFY2(r.exitCode == 0, r.describe().constData());
     QCOMPARE(QString::fromUtf8(r.out), QStringLiteral("idempotency: trigger triage_console_notify on idempotency_record removed\n"
                                    "intent: trigger triage_console_notify on intent_log removed\n"
                                    "ticket: trigger triage_console_notify on ticket removed\n"));
     QVERIFY(triggerTables(db).isEmpty());
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT count(*) FROM pg_proc WHERE proname = 'triage_console_notify'")),
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT count(*) FROM pg_proc WHERE proname LIKE 'triage_console_notify%'")),
              QStringList{QStringLiteral("0")});
+    r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("uninstall"), QStringLiteral("--reason"),
+                                  QStringLiteral("once more, to be sure")});
+    QVERIFY2(r.exitCode == 0, r.describe().constData());
+    QCOMPARE(QString::fromUtf8(r.out).section(QLatin1Char('\n'), 0, 0),
+             QStringLiteral("idempotency: trigger triage_console_notify on idempotency_record was not installed: nothing removed"));
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT action || ' ' || operator || ' ' || reason FROM triage_audit "
                                                 "WHERE idem_key = 'push:console' ORDER BY id")),
              (QStringList{QStringLiteral("push.install alice incident room wants live queues"),
-                          QStringLiteral("push.install alice again"), QStringLiteral("push.uninstall alice done")}));
+                          QStringLiteral("push.install alice again, after an upgrade"), QStringLiteral("push.uninstall alice incident closed"),
+                          QStringLiteral("push.uninstall alice once more, to be sure")}));
     // Frozen: refused before any DDL.
     r = runCtl(base + QStringList{QStringLiteral("policy"), QStringLiteral("freeze"), QStringLiteral("--reason"),
                                   QStringLiteral("nobody touches anything now")});
     QVERIFY2(r.exitCode == 0, r.describe().constData());
-    r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("install"), QStringLiteral("--reason"), QStringLiteral("during")});
+    r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("install"), QStringLiteral("--reason"),
+                                  QStringLiteral("during the freeze")});
     QCOMPARE(r.exitCode, 4);
     QVERIFY(triggerTables(db).isEmpty());
 }
@@ -166,7 +181,7 @@ void TestPush::hintReachesQueue()
     Workspace ws(db.config());
     QString error = initSchema(ws);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    const auto installed = changePushTriggers(ws, true, QStringLiteral("test")).result();
+    const auto installed = changePushTriggers(ws, true, QStringLiteral("push test setup")).result();
     QVERIFY2(installed.ok(), qPrintable(errorText(installed)));
     QVERIFY(insertFailed(db, QStringLiteral("push:a")).isEmpty());
     QueueModel model(&ws); // no polling: only push moves it
@@ -189,6 +204,12 @@ void TestPush::hintReachesQueue()
     QCOMPARE(heldKeys(model), (QStringList{QStringLiteral("push:a"), QStringLiteral("push:b")}));
     QCOMPARE(model.enteredRows(), 1);
     QVERIFY(feed.hints() >= 1);
+    // Removed elsewhere while listening: noticed at the next trigger check (every 30 s), said.
+    const auto removed = changePushTriggers(ws, false, QStringLiteral("push test teardown")).result();
+    QVERIFY2(removed.ok(), qPrintable(errorText(removed)));
+    QVERIFY(QTest::qWaitFor([&] { return feed.state() == PushState::Unavailable; }, 45000));
+    QCOMPARE(feed.statusText(), QStringLiteral("push unavailable (no NOTIFY triggers on idempotency_record, intent_log, ticket "
+                                               "(`triagectl notify install` adds them)): polling only"));
     feed.stop();
 }
 
@@ -199,7 +220,7 @@ void TestPush::killedListenerLoop()
     Workspace ws(db.config());
     QString error = initSchema(ws);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    const auto installed = changePushTriggers(ws, true, QStringLiteral("test")).result();
+    const auto installed = changePushTriggers(ws, true, QStringLiteral("push test setup")).result();
     QVERIFY2(installed.ok(), qPrintable(errorText(installed)));
     QueueModel model(&ws); // no polling timer: the queue moves only by push and resyncs
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -300,7 +321,7 @@ void TestPush::throughPooler()
     Workspace ws(pooled.config());
     QString error = initSchema(ws);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    const auto installed = changePushTriggers(ws, true, QStringLiteral("test")).result();
+    const auto installed = changePushTriggers(ws, true, QStringLiteral("push test setup")).result();
     QVERIFY2(installed.ok(), qPrintable(errorText(installed)));
     WorkspaceConfig config = ws.config();
     {
@@ -350,7 +371,7 @@ void TestPush::otherBackendsPoll()
     QVERIFY(!feed.enabled());
     QCOMPARE(feed.state(), PushState::Off);
     QCOMPARE(feed.statusText(), QString());
-    const auto refused = changePushTriggers(ws, true, QStringLiteral("test")).result();
+    const auto refused = changePushTriggers(ws, true, QStringLiteral("push test setup")).result();
     QVERIFY(!refused.ok());
     QCOMPARE(refused.error->message, QStringLiteral("push (LISTEN/NOTIFY) is PostgreSQL only, and no store is PostgreSQL: the console "
                                                     "polls them (live_poll_seconds)"));
@@ -382,6 +403,12 @@ void TestPush::configKeys()
     c = read(QStringLiteral("[idempotency]\nurl = mysql://u@127.0.0.1:3306/app\nlisten_url = mysql://u@127.0.0.1:3306/app\n"), &error);
     QVERIFY(!c);
     QVERIFY2(error.contains(QStringLiteral("[idempotency] listen_url: push (LISTEN/NOTIFY) is PostgreSQL only; give a postgresql:// URL")),
+             qPrintable(error));
+    c = read(QStringLiteral("[idempotency]\nurl = postgresql://u@127.0.0.1:6432/app\nlisten_url = postgresql://u@127.0.0.1:5432/other\n"),
+             &error);
+    QVERIFY(!c);
+    QVERIFY2(error.contains(QStringLiteral("[idempotency] listen_url: names database \"other\", url names \"app\": the listener must "
+                                           "hear the database the store reads")),
              qPrintable(error));
     c = read(QStringLiteral("[console]\npush = maybe\n"), &error);
     QVERIFY(!c);

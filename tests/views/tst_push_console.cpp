@@ -44,7 +44,7 @@ void TestPushConsole::hintReachesTheTab()
              qPrintable(w.liveIndicator()->toolTip()));
     feed.stop();
 
-    const auto installed = changePushTriggers(ws, true, QStringLiteral("console test")).result();
+    const auto installed = changePushTriggers(ws, true, QStringLiteral("console push test")).result();
     QVERIFY2(installed.ok(), qPrintable(errorText(installed)));
     PushFeed live(ws.config(), nullptr, 200);
     w.setPushFeed(&live);
