@@ -129,13 +129,7 @@ public:
                 r.append(o);
             }
             doc.insert(QStringLiteral("replicas"), r);
-            QJsonArray triggers;
-            for (const PushTriggerState &p : std::as_const(*push))
-                triggers.append(QJsonObject{{QStringLiteral("store"), roleName(p.role)},
-                                            {QStringLiteral("table"), p.table},
-                                            {QStringLiteral("postgres"), p.postgres},
-                                            {QStringLiteral("installed"), p.installed}});
-            doc.insert(QStringLiteral("push_triggers"), triggers);
+            doc.insert(QStringLiteral("push_triggers"), pushTriggerStatesJson(*push));
             c.out.print(QJsonDocument(doc).toJson(QJsonDocument::Indented));
             break;
         }

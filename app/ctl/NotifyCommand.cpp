@@ -13,17 +13,6 @@ namespace triage::ctl {
 
 namespace {
 
-QJsonArray statesJson(const QVector<PushTriggerState> &states)
-{
-    QJsonArray a;
-    for (const PushTriggerState &s : states)
-        a.append(QJsonObject{{QStringLiteral("store"), roleName(s.role)},
-                             {QStringLiteral("table"), s.table},
-                             {QStringLiteral("postgres"), s.postgres},
-                             {QStringLiteral("installed"), s.installed}});
-    return a;
-}
-
 QString stateLine(const PushTriggerState &s)
 {
     if (!s.postgres)
@@ -95,7 +84,7 @@ public:
             lines = done->lines;
         }
         if (c.out.format() == Format::Json) {
-            c.out.print(QJsonDocument(statesJson(states)).toJson(QJsonDocument::Indented));
+            c.out.print(QJsonDocument(pushTriggerStatesJson(states)).toJson(QJsonDocument::Indented));
         } else if (c.out.format() == Format::Csv) {
             QByteArray out = "store,table,postgres,installed\n";
             for (const PushTriggerState &s : std::as_const(states))

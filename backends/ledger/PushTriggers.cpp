@@ -122,7 +122,9 @@ namespace {
 
 const QVector<DbRole> kRoles{DbRole::Idempotency, DbRole::Intent, DbRole::Ticket};
 
-QJsonArray statesJson(const QVector<PushTriggerState> &states)
+} // namespace
+
+QJsonArray pushTriggerStatesJson(const QVector<PushTriggerState> &states)
 {
     QJsonArray a;
     for (const PushTriggerState &s : states)
@@ -132,8 +134,6 @@ QJsonArray statesJson(const QVector<PushTriggerState> &states)
                              {QStringLiteral("installed"), s.installed}});
     return a;
 }
-
-} // namespace
 
 QFuture<Outcome<QVector<PushTriggerState>>> readPushTriggers(Workspace &ws)
 {
@@ -219,7 +219,7 @@ QFuture<Outcome<PushChange>> changePushTriggers(Workspace &ws, bool install, con
                                [&](DbSession &s) {
                                    AuditEntry a = auditStamp(install ? audit_action::PushInstall : audit_action::PushUninstall,
                                                              QStringLiteral("push:console"), who, auditDbUser(s.profile()));
-                                   a.toState = QString::fromUtf8(QJsonDocument(statesJson(change.stores)).toJson(QJsonDocument::Compact));
+                                   a.toState = QString::fromUtf8(QJsonDocument(pushTriggerStatesJson(change.stores)).toJson(QJsonDocument::Compact));
                                    a.reason = reason.trimmed();
                                    a.outcome = QStringLiteral("applied");
                                    return audit_sql::insert(s, a);

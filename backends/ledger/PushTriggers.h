@@ -9,6 +9,7 @@
 #include "Workspace.h"
 
 #include <QFuture>
+#include <QJsonArray>
 #include <QString>
 #include <QVector>
 
@@ -46,6 +47,10 @@ void install(DbSession &session, const WorkspaceConfig &config, DbRole role);
 /// Drops `role`'s trigger and its function. Throws as install().
 void uninstall(DbSession &session, const WorkspaceConfig &config, DbRole role);
 } // namespace push_sql
+
+/// `states` as JSON: [{"store", "table", "postgres", "installed"}, …] (triagectl notify --format
+/// json, doctor's "push_triggers", the audit row's to_state).
+QJsonArray pushTriggerStatesJson(const QVector<PushTriggerState> &states);
 
 /// Every store's trigger state, in the order idempotency, intent, ticket; a store whose read
 /// failed carries its error in the outcome.

@@ -68,6 +68,16 @@ QStringList triggerTables(const TestDatabase &db)
                                               "WHERE t.tgname = 'triage_console_notify' ORDER BY 1"));
 }
 
+/// The console's schema in the workspace's database, then the push triggers; the first error's
+/// text, empty when both succeeded (both are idempotent: a second call only repeats them).
+QString setUpWithTriggers(Workspace &ws)
+{
+    if (const QString error = initSchema(ws); !error.isEmpty())
+        return error;
+    const auto installed = changePushTriggers(ws, true, QStringLiteral("push test setup")).result();
+    return installed.ok() ? QString() : installed.error->message;
+}
+
 /// Loads the Failed queue of `ws` into `model` (the first page and the count).
 bool loadFailed(QueueModel &model)
 {
@@ -179,10 +189,7 @@ void TestPush::hintReachesQueue()
     TestDatabase db(QStringLiteral("postgresql"));
     TRIAGE_REQUIRE_BACKEND(db);
     Workspace ws(db.config());
-    QString error = initSchema(ws);
-    QVERIFY2(error.isEmpty(), qPrintable(error));
-    const auto installed = changePushTriggers(ws, true, QStringLiteral("push test setup")).result();
-    QVERIFY2(installed.ok(), qPrintable(errorText(installed)));
+    TRIAGE_OK(setUpWithTriggers(ws));
     QVERIFY(insertFailed(db, QStringLiteral("push:a")).isEmpty());
     QueueModel model(&ws); // no polling: only push moves it
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -218,10 +225,7 @@ void TestPush::killedListenerLoop()
     TestDatabase db(QStringLiteral("postgresql"));
     TRIAGE_REQUIRE_BACKEND(db);
     Workspace ws(db.config());
-    QString error = initSchema(ws);
-    QVERIFY2(error.isEmpty(), qPrintable(error));
-    const auto installed = changePushTriggers(ws, true, QStringLiteral("push test setup")).result();
-    QVERIFY2(installed.ok(), qPrintable(errorText(installed)));
+    TRIAGE_OK(setUpWithTriggers(ws));
     QueueModel model(&ws); // no polling timer: the queue moves only by push and resyncs
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QVERIFY(loadFailed(model));
@@ -319,10 +323,7 @@ void TestPush::throughPooler()
     TestDatabase pooled(QStringLiteral("pgbouncer"));
     TRIAGE_REQUIRE_BACKEND(pooled);
     Workspace ws(pooled.config());
-    QString error = initSchema(ws);
-    QVERIFY2(error.isEmpty(), qPrintable(error));
-    const auto installed = changePushTriggers(ws, true, QStringLiteral("push test setup")).result();
-    QVERIFY2(installed.ok(), qPrintable(errorText(installed)));
+    TRIAGE_OK(setUpWithTriggers(ws));
     WorkspaceConfig config = ws.config();
     {
         PushFeed feed(config, nullptr, 200);
