@@ -192,8 +192,9 @@ void QueueModel::applyPoll(quint64 generation, const PollResult &r, int tailAfte
         m_marks.insert(queueRowIdentity(it->second), LiveMark{1, now, QString()});
         endInsertRows();
     }
-    if (!d.entered.isEmpty())
-        loadClaims(0, int(m_rows.size()));
+    // Claims decorate every row and change without touching the row (another operator's claim,
+    // a release, an expiry): re-read with every poll, so they are live too.
+    loadClaims(0, int(m_rows.size()));
     if (count.ok() && *count != m_count) {
         m_count = *count;
         m_countError.clear();

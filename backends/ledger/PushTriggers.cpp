@@ -47,6 +47,27 @@ QString functionName(DbRole role)
 
 } // namespace
 
+/// The claims table's trigger (idempotency store, console schema): claims change without
+/// touching any queue row, and the queues show them. Its hint names the idempotency store.
+QStringList claimStatements()
+{
+    const QString fn = QString::fromLatin1(kPushTrigger) + QStringLiteral("_claim");
+    return {
+        QStringLiteral("CREATE OR REPLACE FUNCTION %1() RETURNS trigger LANGUAGE plpgsql AS $fn$\n"
+                       "DECLARE v text;\n"
+                       "BEGIN\n"
+                       "  IF TG_OP = 'DELETE' THEN v := OLD.subject; ELSE v := NEW.subject; END IF;\n"
+                       "  PERFORM pg_notify('%2', 'idempotency claim:' || left(coalesce(v, ''), 100));\n"
+                       "  RETURN NULL;\n"
+                       "END\n"
+                       "$fn$")
+            .arg(fn, QString::fromLatin1(kPushChannel)),
+        QStringLiteral("DROP TRIGGER IF EXISTS %1 ON triage_claim").arg(QString::fromLatin1(kPushTrigger)),
+        QStringLiteral("CREATE TRIGGER %1 AFTER INSERT OR UPDATE OR DELETE ON triage_claim FOR EACH ROW EXECUTE FUNCTION %2()")
+            .arg(QString::fromLatin1(kPushTrigger), fn),
+    };
+}
+
 QStringList installStatements(const WorkspaceConfig &config, DbRole role)
 {
     const auto [table, id] = pushTable(config, role);
@@ -93,6 +114,9 @@ void install(DbSession &s, const WorkspaceConfig &config, DbRole role)
     try {
         for (const QString &sql : installStatements(config, role))
             s.execDirect(sql);
+        if (role == DbRole::Idempotency && s.hasTable(QStringLiteral("triage_claim")))
+            for (const QString &sql : claimStatements())
+                s.execDirect(sql);
         s.commit();
     } catch (const DbException &) {
         s.rollback();
@@ -107,6 +131,10 @@ void uninstall(DbSession &s, const WorkspaceConfig &config, DbRole role)
     try {
         s.execDirect(QStringLiteral("DROP TRIGGER IF EXISTS %1 ON %2").arg(QString::fromLatin1(kPushTrigger), pushTable(config, role).first));
         s.execDirect(QStringLiteral("DROP FUNCTION IF EXISTS %1()").arg(functionName(role)));
+        if (role == DbRole::Idempotency && s.hasTable(QStringLiteral("triage_claim"))) {
+            s.execDirect(QStringLiteral("DROP TRIGGER IF EXISTS %1 ON triage_claim").arg(QString::fromLatin1(kPushTrigger)));
+            s.execDirect(QStringLiteral("DROP FUNCTION IF EXISTS %1_claim()").arg(QString::fromLatin1(kPushTrigger)));
+        }
         s.commit();
     } catch (const DbException &) {
         s.rollback();

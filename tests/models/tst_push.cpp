@@ -13,6 +13,7 @@
 #include "PushTriggers.h"
 #include "Queue.h"
 #include "QueueModel.h"
+#include "EscalationService.h"
 #include "Workspace.h"
 
 #include <QAbstractItemModelTester>
@@ -124,14 +125,15 @@ void TestPush::installStatusUninstall()
     QCOMPARE(QString::fromUtf8(r.out), QStringLiteral("idempotency: trigger triage_console_notify on idempotency_record installed\n"
                                    "intent: trigger triage_console_notify on intent_log installed\n"
                                    "ticket: trigger triage_console_notify on ticket installed\n"));
-    QCOMPARE(triggerTables(db), (QStringList{QStringLiteral("idempotency_record"), QStringLiteral("intent_log"), QStringLiteral("ticket")}));
+    QCOMPARE(triggerTables(db), (QStringList{QStringLiteral("idempotency_record"), QStringLiteral("intent_log"), QStringLiteral("ticket"),
+                                             QStringLiteral("triage_claim")}));
     // Installing again replaces, never doubles, and says so.
     r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("install"), QStringLiteral("--reason"),
                                   QStringLiteral("again, after an upgrade")});
     QVERIFY2(r.exitCode == 0, r.describe().constData());
     QCOMPARE(QString::fromUtf8(r.out).section(QLatin1Char('\n'), 0, 0),
              QStringLiteral("idempotency: trigger triage_console_notify on idempotency_record installed (replaced the one there)"));
-    QCOMPARE(triggerTables(db).size(), 3);
+    QCOMPARE(triggerTables(db).size(), 4);
     r = runCtl(base + QStringList{QStringLiteral("notify"), QStringLiteral("install"), QStringLiteral("--reason"), QStringLiteral("short")});
     QCOMPARE(r.exitCode, 4);
     QVERIFY2(QString::fromUtf8(r.err).contains(QStringLiteral("notify install needs a reason of at least 10 characters (got 5)")),
@@ -211,6 +213,14 @@ void TestPush::hintReachesQueue()
     QCOMPARE(heldKeys(model), (QStringList{QStringLiteral("push:a"), QStringLiteral("push:b")}));
     QCOMPARE(model.enteredRows(), 1);
     QVERIFY(feed.hints() >= 1);
+    // Another operator's claim touches no record: its own trigger's hint brings it to the row.
+    const auto claimed = takeClaim(ws, ClaimScope::Key, QStringLiteral("push:b"), 600, QString(), QStringLiteral("bob")).result();
+    QVERIFY2(claimed.ok(), qPrintable(errorText(claimed)));
+    QVERIFY(QTest::qWaitFor([&] { return model.claimOf(QStringLiteral("push:b")).has_value(); }, 20000));
+    QCOMPARE(model.claimOf(QStringLiteral("push:b"))->holder, QStringLiteral("bob"));
+    const auto released = releaseClaim(ws, ClaimScope::Key, QStringLiteral("push:b"), QStringLiteral("bob")).result();
+    QVERIFY2(released.ok(), qPrintable(errorText(released)));
+    QVERIFY(QTest::qWaitFor([&] { return !model.claimOf(QStringLiteral("push:b")).has_value(); }, 20000));
     // Removed elsewhere while listening: noticed at the next trigger check (every 30 s), said.
     const auto removed = changePushTriggers(ws, false, QStringLiteral("push test teardown")).result();
     QVERIFY2(removed.ok(), qPrintable(errorText(removed)));
