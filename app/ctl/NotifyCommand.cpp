@@ -13,15 +13,6 @@ namespace triage::ctl {
 
 namespace {
 
-QString stateLine(const PushTriggerState &s)
-{
-    if (!s.postgres)
-        return QStringLiteral("%1: not PostgreSQL: polled, no trigger").arg(roleName(s.role));
-    return QStringLiteral("%1: trigger %2 on %3 %4")
-        .arg(roleName(s.role), QString::fromLatin1(kPushTrigger), s.table,
-             s.installed ? QStringLiteral("installed") : QStringLiteral("not installed"));
-}
-
 class NotifyCommand final : public Command {
 public:
     const CommandSpec &spec() const override
@@ -75,7 +66,7 @@ public:
                 return c.out.dbFailure(*read.error);
             states = *read.value;
             for (const PushTriggerState &s : std::as_const(states))
-                lines << stateLine(s);
+                lines << pushTriggerLine(s, s.installed ? QStringLiteral("installed") : QStringLiteral("not installed"));
         } else {
             const auto done = changePushTriggers(ws, m_verb == QLatin1String("install"), m_reason).result();
             if (!done.ok())

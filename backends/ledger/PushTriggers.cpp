@@ -152,6 +152,13 @@ const QVector<DbRole> kRoles{DbRole::Idempotency, DbRole::Intent, DbRole::Ticket
 
 } // namespace
 
+QString pushTriggerLine(const PushTriggerState &state, const QString &outcome)
+{
+    if (!state.postgres)
+        return QStringLiteral("%1: not PostgreSQL: polled, no trigger").arg(roleName(state.role));
+    return QStringLiteral("%1: trigger %2 on %3 %4").arg(roleName(state.role), QString::fromLatin1(kPushTrigger), state.table, outcome);
+}
+
 QJsonArray pushTriggerStatesJson(const QVector<PushTriggerState> &states)
 {
     QJsonArray a;
@@ -232,13 +239,8 @@ QFuture<Outcome<PushChange>> changePushTriggers(Workspace &ws, bool install, con
             }
             const PushTriggerState &st = *o.value;
             change.stores << st;
-            if (!st.postgres)
-                change.lines << QStringLiteral("%1: not PostgreSQL: polled, no trigger").arg(roleName(role));
-            else
-                change.lines << QStringLiteral("%1: trigger %2 on %3 %4")
-                                    .arg(roleName(role), QString::fromLatin1(kPushTrigger), st.table,
-                                         install ? (before ? QStringLiteral("installed (replaced the one there)") : QStringLiteral("installed"))
-                                                 : (before ? QStringLiteral("removed") : QStringLiteral("was not installed: nothing removed")));
+            change.lines << pushTriggerLine(st, install ? (before ? QStringLiteral("installed (replaced the one there)") : QStringLiteral("installed"))
+                                                        : (before ? QStringLiteral("removed") : QStringLiteral("was not installed: nothing removed")));
             if (st.postgres)
                 done << roleName(role);
         }

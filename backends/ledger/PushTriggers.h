@@ -48,6 +48,10 @@ void install(DbSession &session, const WorkspaceConfig &config, DbRole role);
 void uninstall(DbSession &session, const WorkspaceConfig &config, DbRole role);
 } // namespace push_sql
 
+/// One store's line for operators: "<store>: trigger triage_console_notify on <table> <outcome>"
+/// ("installed", "not installed", "removed", …), or "<store>: not PostgreSQL: polled, no trigger".
+QString pushTriggerLine(const PushTriggerState &state, const QString &outcome);
+
 /// `states` as JSON: [{"store", "table", "postgres", "installed"}, …] (triagectl notify --format
 /// json, doctor's "push_triggers", the audit row's to_state).
 QJsonArray pushTriggerStatesJson(const QVector<PushTriggerState> &states);
