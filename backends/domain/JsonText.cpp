@@ -170,4 +170,50 @@ ParsedJson parseJsonTextForDisplay(const std::optional<QString> &text)
     return parsed;
 }
 
+void appendJsonString(QByteArray *out, QStringView s)
+{
+    *out += '"';
+    // Most texts hold nothing to escape and valid UTF-16: QString's own UTF-8 conversion.
+    const auto plain = [](char16_t c) { return c >= 0x20 && c != u'"' && c != u'\\' && (c < 0xd800 || c > 0xdfff); };
+    const char16_t *begin = s.utf16(), *const end = begin + s.size();
+    if (std::all_of(begin, end, plain)) {
+        *out += s.toUtf8();
+        *out += '"';
+        return;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (const char16_t *p = begin; p != end; ++p) {
+        const char16_t c = *p;
+        if (c >= 0xd800 && c <= 0xdbff && p + 1 != end && p[1] >= 0xdc00 && p[1] <= 0xdfff) {
+            *out += QStringView(p, 2).toUtf8(); // a surrogate pair: one 4-byte character
+            ++p;
+        } else if (c >= 0xd800 && c <= 0xdfff) {
+            const char esc[] = {'\\', 'u', hex[c >> 12], hex[(c >> 8) & 0xf], hex[(c >> 4) & 0xf], hex[c & 0xf]};
+            out->append(esc, sizeof esc); // a lone surrogate: QJsonDocument's \uxxxx
+        } else if (c == u'"' || c == u'\\') {
+            *out += '\\';
+            *out += char(c);
+        } else if (c < 0x20) {
+            *out += '\\';
+            switch (c) {
+            case 0x8: *out += 'b'; break;
+            case 0xc: *out += 'f'; break;
+            case 0xa: *out += 'n'; break;
+            case 0xd: *out += 'r'; break;
+            case 0x9: *out += 't'; break;
+            default: {
+                const char esc[] = {'u', '0', '0', hex[c >> 4], hex[c & 0xf]};
+                out->append(esc, sizeof esc);
+            }
+            }
+        } else {
+            const char16_t *run = p; // a run of plain characters at once
+            while (p + 1 != end && plain(p[1]))
+                ++p;
+            *out += QStringView(run, p + 1).toUtf8();
+        }
+    }
+    *out += '"';
+}
+
 } // namespace triage

@@ -61,4 +61,13 @@ QString boundedText(const QString &text, qsizetype maxBytes);
 /// stored text with parseJsonText() or rawjson.
 ParsedJson parseJsonTextForDisplay(const std::optional<QString> &text);
 
+/// Appends `s` as a JSON string literal (with its quotes), byte for byte as QJsonDocument
+/// writes a string value in Compact and Indented form alike: UTF-8; `"` and `\\` escaped;
+/// \b \f \n \r \t as such; every other character below U+0020 as `\u00xx` (lower-case
+/// hex); a lone surrogate (not valid UTF-16) as `\uxxxx`; everything else as its UTF-8 bytes.
+/// For canonical lines written in bulk without a QJsonArray per line (DESIGN.md §7
+/// "Bundles"); tests/domain/tst_backend_unit checks it against QJsonDocument for every
+/// UTF-16 code unit, surrogate pairs and mixes.
+void appendJsonString(QByteArray *out, QStringView s);
+
 } // namespace triage

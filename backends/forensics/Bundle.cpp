@@ -5,6 +5,7 @@
 #include "BundleParts.h"
 
 #include "JsonRead.h"
+#include "JsonText.h"
 #include "KeyDetailJson.h"
 
 #include <cmath>
@@ -43,10 +44,34 @@ QJsonArray eventArray(const WindowEvent &e)
                       nullableText(e.actor),  nullableText(e.detail),    e.settling};
 }
 
-/// One event's canonical line (without its "\n").
-QByteArray eventLine(const WindowEvent &e)
+/// Appends one event's canonical line (without its "\n"): eventArray(e) as
+/// QJsonDocument::Compact writes it, written directly (appendJsonString()), since a
+/// QJsonArray per event cost more than the rest of the line's way into the file.
+void appendEventLine(QByteArray *out, const WindowEvent &e)
 {
-    return QJsonDocument(eventArray(e)).toJson(QJsonDocument::Compact);
+    const auto text = [out](const QString &s) {
+        if (s.isNull())
+            *out += "null";
+        else
+            appendJsonString(out, s);
+    };
+    *out += '[';
+    appendJsonString(out, e.atText);
+    *out += ',';
+    appendJsonString(out, eventStoreName(e.store));
+    *out += ',';
+    appendJsonString(out, eventKindName(e.kind));
+    *out += ',';
+    appendJsonString(out, e.id);
+    for (const QString *s : {&e.idemKey, &e.bizType, &e.status, &e.statusNow}) {
+        *out += ',';
+        text(*s);
+    }
+    *out += e.statusUnmapped ? ",true," : ",false,";
+    text(e.actor);
+    *out += ',';
+    text(e.detail);
+    *out += e.settling ? ",true]" : ",false]";
 }
 
 } // namespace
@@ -302,13 +327,39 @@ QByteArray valueText(const QJsonValue &value, int depth)
     return text.replace("\n", "\n" + QByteArray(4 * depth, ' '));
 }
 
-void member(QByteArray *out, const char *name, const QJsonValue &value, bool last = false)
+void member(QByteArray *out, const char *name, const QByteArray &text)
 {
     *out += "    \"";
     *out += name;
     *out += "\": ";
-    *out += valueText(value, 1);
-    *out += last ? "\n" : ",\n";
+    *out += text;
+    *out += ",\n";
+}
+
+void member(QByteArray *out, const char *name, const QJsonValue &value)
+{
+    member(out, name, valueText(value, 1));
+}
+
+/// The "redactions" member's value exactly as valueText() writes the array of {"field",
+/// "sha256", "where"} objects (QJsonObject's sorted member order), written directly: an
+/// export can list 100,000 redactions.
+QByteArray redactionsText(const QVector<Redaction> &list)
+{
+    if (list.isEmpty())
+        return valueText(QJsonArray(), 1);
+    QByteArray out = "[";
+    for (const Redaction &r : list) {
+        out += out.size() == 1 ? "\n        {\n            \"field\": " : ",\n        {\n            \"field\": ";
+        appendJsonString(&out, r.field);
+        out += ",\n            \"sha256\": ";
+        appendJsonString(&out, r.sha256);
+        out += ",\n            \"where\": ";
+        appendJsonString(&out, r.where);
+        out += "\n        }";
+    }
+    out += "\n    ]";
+    return out;
 }
 
 } // namespace
@@ -325,7 +376,7 @@ QByteArray canonicalEventList(const QVector<WindowEvent> &events)
 {
     QByteArray out;
     for (const WindowEvent &e : events) {
-        out += eventLine(e);
+        appendEventLine(&out, e);
         out += '\n';
     }
     return out;
@@ -351,7 +402,7 @@ bool forEachLineBlock(const QVector<WindowEvent> &events, Take take)
         const QList<QByteArray> blocks = QtConcurrent::blockingMapped(starts, [&events](qsizetype start) {
             QByteArray text;
             for (qsizetype i = start; i < std::min(events.size(), start + kEventsPerBlock); ++i) {
-                text += eventLine(events.at(i));
+                appendEventLine(&text, events.at(i));
                 text += '\n';
             }
             return text;
@@ -394,7 +445,7 @@ bool put(QIODevice *device, const QByteArray &bytes, QString *error)
 
 bool writeBundleJson(const IncidentBundle &b, QIODevice *device, QString *error)
 {
-    QJsonArray stores, clocks, redactions;
+    QJsonArray stores, clocks;
     for (const BundleStore &s : b.stores)
         stores.append(QJsonObject{{QStringLiteral("role"), roleName(s.role)},
                                   {QStringLiteral("ok"), s.ok},
@@ -404,10 +455,6 @@ bool writeBundleJson(const IncidentBundle &b, QIODevice *device, QString *error)
         clocks.append(QJsonObject{{QStringLiteral("role"), roleName(c.role)},
                                   {QStringLiteral("offset_ms"), c.offsetMs},
                                   {QStringLiteral("round_trip_ms"), c.roundTripMs}});
-    for (const Redaction &r : b.redactions)
-        redactions.append(QJsonObject{{QStringLiteral("where"), r.where},
-                                      {QStringLiteral("field"), r.field},
-                                      {QStringLiteral("sha256"), r.sha256}});
     QByteArray out = "{\n";
     member(&out, "format", QString::fromLatin1(kBundleFormatName));
     member(&out, "format_version", kBundleFormatVersion); // always this build's layout
@@ -422,7 +469,7 @@ bool writeBundleJson(const IncidentBundle &b, QIODevice *device, QString *error)
     member(&out, "summary", summaryJson(b.summary));
     member(&out, "redaction", QJsonObject{{QStringLiteral("enabled"), b.redactionRules.enabled},
                                           {QStringLiteral("fields"), QJsonArray::fromStringList(b.redactionRules.fields)}});
-    member(&out, "redactions", redactions);
+    member(&out, "redactions", redactionsText(b.redactions));
     member(&out, "window_notes", QJsonArray::fromStringList(b.notes)); // "notes" in format version 1
     member(&out, "events_sha256", b.eventsSha256);
     member(&out, "event_count", qint64(b.events.size()));

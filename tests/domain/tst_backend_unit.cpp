@@ -86,6 +86,7 @@ private slots:
     void json_errorPosition_data();
     void json_errorPosition();
     void json_valid();
+    void json_appendString();
 
     // ---- RecordStatus
     void recordStatus_data();
@@ -613,6 +614,54 @@ void TstBackendUnit::json_errorPosition()
     const QString before = text.left(offset);
     QCOMPARE(int(before.count(QLatin1Char('\n'))) + 1, line);
     QCOMPARE(int(before.size() - before.lastIndexOf(QLatin1Char('\n'))), column);
+}
+
+namespace {
+
+/// What QJsonDocument writes for `s` as a string value (the reference appendJsonString() follows).
+QByteArray qtJsonString(const QString &s)
+{
+    const QByteArray line = QJsonDocument(QJsonArray{s}).toJson(QJsonDocument::Compact);
+    return line.mid(1, line.size() - 2);
+}
+
+QByteArray ownJsonString(const QString &s)
+{
+    QByteArray out = "x"; // appends: what was there stays
+    appendJsonString(&out, s);
+    return out.mid(1);
+}
+
+} // namespace
+
+void TstBackendUnit::json_appendString()
+{
+    // Every UTF-16 code unit alone (lone surrogates included), and inside plain text.
+    for (uint u = 0; u <= 0xffff; ++u) {
+        const QString alone{QChar(char16_t(u))};
+        const QString inside = QStringLiteral("ab") + alone + QStringLiteral("é€");
+        if (ownJsonString(alone) != qtJsonString(alone) || ownJsonString(inside) != qtJsonString(inside))
+            QFAIL(qPrintable(QStringLiteral("U+%1: %2 (Qt writes %3)")
+                                 .arg(u, 4, 16, QLatin1Char('0'))
+                                 .arg(QString::fromUtf8(ownJsonString(inside)), QString::fromUtf8(qtJsonString(inside)))));
+    }
+    // Exact bytes of the cases the canonical lines rely on.
+    QCOMPARE(ownJsonString(QString()), QByteArray(R"("")"));
+    QCOMPARE(ownJsonString(QStringLiteral("a\"b\\c\n\t\r\b\f")), QByteArray(R"("a\"b\\c\n\t\r\b\f")"));
+    QCOMPARE(ownJsonString(QString(QChar(0)) + QChar(0x1f) + QChar(0x7f)), QByteArray("\"\\u0000\\u001f\x7f\""));
+    QCOMPARE(ownJsonString(QString(QChar(0xd83d)) + QChar(0xde00)), QByteArray("\"\xf0\x9f\x98\x80\"")); // a pair: U+1F600
+    QCOMPARE(ownJsonString(QString(QChar(0xde00)) + QChar(0xd83d)), QByteArray(R"("\ude00\ud83d")")); // reversed: two lone halves
+    QCOMPARE(ownJsonString(QStringLiteral("x") + QChar(0xd83d)), QByteArray(R"("x\ud83d")")); // a high half at the end
+    // Random mixes of every kind of unit, against Qt.
+    QRandomGenerator rng(17);
+    const char16_t pool[] = {u'a', u'"', u'\\', 0x0, 0x1f, u'\n', 0x7f, 0xe9, 0x20ac, 0xd83d, 0xde00, 0xdbff, 0xdc00, 0xfffe, 0xffff};
+    for (int n = 0; n < 20000; ++n) {
+        QString s;
+        const int length = rng.bounded(12);
+        for (int i = 0; i < length; ++i)
+            s += QChar(pool[rng.bounded(int(std::size(pool)))]);
+        QCOMPARE(ownJsonString(s), qtJsonString(s));
+    }
 }
 
 void TstBackendUnit::json_valid()

@@ -7,6 +7,9 @@
 #include "TextEscape.h"
 
 #include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -171,6 +174,25 @@ void TestBundle::canonicalList()
     QCOMPARE(bundleEventsSha256(b.events),
              QString::fromLatin1(QCryptographicHash::hash(list, QCryptographicHash::Sha256).toHex()));
     QCOMPARE(canonicalEventList({}), QByteArray());
+    // Each line exactly as QJsonDocument::Compact writes the documented array (DESIGN.md §7),
+    // also for quotes, controls, NUL, a lone surrogate, a pair and a stored empty string.
+    QVector<WindowEvent> odd = b.events;
+    WindowEvent e = b.events.at(0);
+    e.detail = QStringLiteral("say \"hi\"\\ \n\t") + QChar(0) + QChar(0x1b) + QChar(0xd800) + QStringLiteral("x")
+             + QChar(0xd83d) + QChar(0xde00) + QStringLiteral("€");
+    e.actor = QStringLiteral("");
+    e.statusUnmapped = true;
+    odd << e;
+    QByteArray reference;
+    for (const WindowEvent &x : std::as_const(odd)) {
+        const auto text = [](const QString &v) { return v.isNull() ? QJsonValue(QJsonValue::Null) : QJsonValue(v); };
+        reference += QJsonDocument(QJsonArray{x.atText, eventStoreName(x.store), eventKindName(x.kind), x.id, text(x.idemKey),
+                                              text(x.bizType), text(x.status), text(x.statusNow), x.statusUnmapped, text(x.actor),
+                                              text(x.detail), x.settling})
+                         .toJson(QJsonDocument::Compact)
+                   + '\n';
+    }
+    QCOMPARE(canonicalEventList(odd), reference);
     QCOMPARE(bundleEventsSha256({}), QStringLiteral("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
 }
 
@@ -208,6 +230,22 @@ void TestBundle::roundTrip()
     QCOMPARE(back->query.statuses, b.query.statuses);
     QCOMPARE(back->clocks.at(1).offsetMs, qint64(-1500));
     QCOMPARE(back->notes, b.notes);
+    // The redactions as QJsonDocument::Indented writes their array (written directly), odd
+    // characters in a path included; none: an empty array.
+    IncidentBundle r = b;
+    r.redactions = {{QStringLiteral("keys[k:\"1\"].attempts[0].request.token"), QStringLiteral("token"), QStringLiteral("ab12")},
+                    {QStringLiteral("events[2].detail\t") + QChar(0xd800) + QChar(1), QStringLiteral("pass\\word"), QStringLiteral("cd")}};
+    QJsonArray list;
+    for (const Redaction &x : std::as_const(r.redactions))
+        list.append(QJsonObject{{QStringLiteral("where"), x.where}, {QStringLiteral("field"), x.field}, {QStringLiteral("sha256"), x.sha256}});
+    QByteArray indented = QJsonDocument(list).toJson(QJsonDocument::Indented);
+    indented.chop(1);
+    QVERIFY(writeBundleJson(r).contains("\n    \"redactions\": " + indented.replace("\n", "\n    ") + ",\n    \"window_notes\""));
+    const auto redactionsBack = readBundleJson(writeBundleJson(r), &error);
+    QVERIFY2(redactionsBack, qPrintable(error));
+    QCOMPARE(redactionsBack->redactions.size(), 2);
+    QCOMPARE(redactionsBack->redactions.at(1).where, r.redactions.at(1).where);
+    QVERIFY(json.contains("\n    \"redactions\": [\n    ],\n"));
     // The keys' details: the 10 MB value with its NUL byte-exact, escaped text and its flag, NULLs.
     QCOMPARE(back->keys.size(), 2);
     const KeyDetail &k = back->keys.at(0);
