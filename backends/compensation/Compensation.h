@@ -10,6 +10,7 @@
 #include "DbWorker.h"
 #include "KeyDetail.h"
 #include "MarkRules.h"
+#include "Proposal.h"
 
 #include <QByteArray>
 #include <QFuture>
@@ -28,6 +29,13 @@ namespace triage {
 class CompensationHttp;
 class Workspace;
 
+/// A four-eyes proposal being approved (CompensationRunner::approve()): the row as read and
+/// the approver's reason.
+struct CompensationApproval {
+    ProposalRow row;
+    QString reason;
+};
+
 /// The result of start() / resume().
 struct CompensationOutcome {
     enum class Kind {
@@ -39,6 +47,7 @@ struct CompensationOutcome {
         Refused,   ///< a safety rule or the configuration forbids it (CLI exit 4 / 1)
         Error,     ///< a database failed (CLI exit 2)
         NotFound,  ///< resume(): no compensation has this key (CLI exit 1)
+        Proposed,  ///< four-eyes: a proposal waits for a second operator; nothing written to the intent log or sent (CLI exit 6)
     };
     Kind kind = Kind::Error;
     QString message;                 ///< one line for operators
@@ -50,8 +59,10 @@ struct CompensationOutcome {
     QVector<CompensationAttemptRow> history;
     std::optional<TicketRow> ticketAfter; ///< re-read from the ticket database after success
     std::optional<DbError> dbError;
+    qint64 proposalId = 0;           ///< the four-eyes proposal made (Proposed), approved, or refused for approval
+    bool approvalRefused = false;    ///< approve(): the approving statement refused (the proposal stays as it is)
 };
-/// "planned", "succeeded", "failed", "unknown", "existing", "refused", "error", "not_found".
+/// "planned", "succeeded", "failed", "unknown", "existing", "refused", "error", "not_found", "proposed".
 QString compensationOutcomeName(CompensationOutcome::Kind k);
 
 /// The compensation service (DESIGN.md §1 "Compensation is a side effect too"): renders the
@@ -81,7 +92,19 @@ public:
     /// reports Existing with the stored row and sends nothing. compensationTargetRule()
     /// decides first (for a dry run too). Every outcome of a real start is audited (action
     /// `compensate`), refusals included; a request without a reason is refused unaudited.
+    ///
+    /// Before the intent is written (a real start), the idempotency database is asked
+    /// (compensation_steps::gate()): while frozen the start is refused; where the policy lists
+    /// compensate under four_eyes (DESIGN.md §9 "Four-eyes") it becomes a proposal (Proposed,
+    /// nothing written to the intent log, nothing sent).
     QFuture<CompensationOutcome> start(const CompensationRequest &request);
+    /// Approves four-eyes proposal `id` (action compensate) as `approver` with `reason` (≥ 10
+    /// characters): reads the proposal, then starts its compensation again as the approver —
+    /// fresh reads, every rule, the same rendered request — with THE approving statement
+    /// (proposal_sql::approve(): another operator, unexpired, unedited) just before the intent
+    /// is written. Refused by that statement: approvalRefused, the proposal as it was. Refused by
+    /// a rule, or the ticket, the record or the request changed: nothing sent, the proposal void.
+    QFuture<CompensationOutcome> approve(qint64 id, const QString &approver, const QString &reason);
     /// Continues the compensation `compKey` with its stored request: nothing to do when it
     /// SUCCEEDED or FAILED; otherwise the canonical-ticket rule is checked again on the
     /// key's current tickets (an intent whose target is now, or always was, the canonical
@@ -98,11 +121,17 @@ public:
 private:
     struct Drive;
     using DriveState = std::shared_ptr<Drive>;
-    QFuture<CompensationOutcome> runStart(const CompensationRequest &request);
-    /// runStart() once the record and the key's tickets are read: renders, checks and writes the intent.
+    QFuture<CompensationOutcome> runStart(const CompensationRequest &request,
+                                          const std::optional<CompensationApproval> &approval = std::nullopt);
+    /// runStart() once the record and the key's tickets are read: renders, checks, asks the
+    /// gate and writes the intent.
     QFuture<CompensationOutcome> planned(const CompensationRequest &request, const QString &key, const QString &bizType,
                                          const CompensationActionConfig &cfg, const RecordDetail &rec,
-                                         const Outcome<QVector<TicketRow>> &tickets);
+                                         const Outcome<QVector<TicketRow>> &tickets,
+                                         const std::optional<CompensationApproval> &approval);
+    /// The intent written and driven, once the gate said Proceed (`note`: its approval note).
+    QFuture<CompensationOutcome> writeIntent(const CompensationRequest &request, CompensationOutcome out, CompensationRow intent,
+                                             const QString &overridden, const QString &note);
     /// Existing: the stored row and request, with a `conflict` audit row.
     QFuture<CompensationOutcome> existingOutcome(CompensationOutcome out, const CompensationRow &row,
                                                  const CompensationRequest &request);
@@ -114,7 +143,7 @@ private:
     /// Sends (or resumes) and records the outcome; `overridden` names the rules an
     /// override set aside (audit evidence). Steps: confirmFirst → sendCall → finish.
     QFuture<CompensationOutcome> drive(CompensationRow row, const CompensationHttpRequest &req, bool resumed,
-                                       const QString &operatorName, const QString &overridden = {});
+                                       const QString &operatorName, const QString &overridden = {}, const QString &note = {});
     QFuture<CompensationOutcome> sendCall(DriveState st);
     /// The call's reply `r` is recorded: decides the status, confirming an unclear reply.
     QFuture<CompensationOutcome> afterCall(DriveState st, const CompensationHttpResult &r, SendClass cls);

@@ -31,7 +31,7 @@ struct CompensationRunner::Drive {
 };
 
 QFuture<CompensationOutcome> CompensationRunner::drive(CompensationRow row, const CompensationHttpRequest &req, bool resumed,
-                                                       const QString &operatorName, const QString &overridden)
+                                                       const QString &operatorName, const QString &overridden, const QString &note)
 {
     auto st = std::make_shared<Drive>();
     st->row = std::move(row);
@@ -42,6 +42,8 @@ QFuture<CompensationOutcome> CompensationRunner::drive(CompensationRow row, cons
     st->final = compensationStatusFromName(st->row.status).value_or(CompensationStatus::Unknown);
     st->out.compKey = st->row.compKey;
     st->out.request = req;
+    if (!note.isEmpty())
+        st->notes << note; // an approval's "approved proposal 12 of alice (…)": in the message and the audit row
     if (!req.tokenEnv.isEmpty() && qEnvironmentVariableIsSet(req.tokenEnv.toUtf8().constData()))
         st->auth.append(qMakePair(QByteArray("Authorization"), "Bearer " + qgetenv(req.tokenEnv.toUtf8().constData())));
     if (isFinal(st->final)) {

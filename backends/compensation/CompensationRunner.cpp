@@ -28,6 +28,7 @@ QString compensationOutcomeName(CompensationOutcome::Kind k)
     case K::Refused: return QStringLiteral("refused");
     case K::Error: return QStringLiteral("error");
     case K::NotFound: return QStringLiteral("not_found");
+    case K::Proposed: return QStringLiteral("proposed");
     }
     return QStringLiteral("error");
 }
@@ -177,7 +178,55 @@ QFuture<CompensationOutcome> CompensationRunner::existingOutcome(CompensationOut
     return writeAudit(a, std::move(out));
 }
 
-QFuture<CompensationOutcome> CompensationRunner::runStart(const CompensationRequest &request)
+QFuture<CompensationOutcome> CompensationRunner::approve(qint64 id, const QString &approver, const QString &reason)
+{
+    if (reason.trimmed().size() < 10)
+        return ready(refused(QStringLiteral("a decision on a proposal needs a reason of at least 10 characters (got %1)")
+                                 .arg(reason.trimmed().size())));
+    if (m_workspace.config().readOnly)
+        return ready(refused(QStringLiteral("read-only mode: approving is disabled (started with --read-only or read_only=true)")));
+    auto read = m_workspace.worker(DbRole::Idempotency).run<std::optional<ProposalRow>>([id](DbSession &s) { return proposal_sql::read(s, id); });
+    return andThen(m_workspace.mergePool(), read, [=, this](const Outcome<std::optional<ProposalRow>> &row) -> QFuture<CompensationOutcome> {
+        if (!row.ok())
+            return ready(dbFailure(*row.error));
+        if (!*row.value)
+            return ready(refused(QStringLiteral("no proposal %1").arg(id), true));
+        const ProposalRow p = **row.value;
+        if (p.action != QString::fromUtf16(audit_action::Compensate))
+            return ready(refused(QStringLiteral("proposal %1 is a %2, not a compensation").arg(QString::number(id), p.action), true));
+        const QJsonObject expected = QJsonDocument::fromJson(p.expectedState.toUtf8()).object();
+        CompensationRequest request;
+        request.sourceKey = p.idemKey;
+        request.action = expected.value(QStringLiteral("action")).toString();
+        request.target = expected.value(QStringLiteral("target")).toString();
+        request.reason = p.reason; // the proposer's; the approver's is the approval's
+        request.operatorName = approver;
+        request.override = p.override;
+        const CompensationApproval approval{p, reason.trimmed()};
+        return andThen(m_workspace.mergePool(), runStart(request, approval), [=, this](CompensationOutcome o) -> QFuture<CompensationOutcome> {
+            o.proposalId = id;
+            if (o.approvalRefused || (o.kind != CompensationOutcome::Kind::Refused && o.kind != CompensationOutcome::Kind::Existing))
+                return ready(std::move(o));
+            // A rule, the ticket or the record said no: nothing was sent, and what was proposed
+            // can no longer be applied (DESIGN.md §9 "Four-eyes").
+            const QString why = QStringLiteral("not applied at approval: ") + o.message;
+            auto closed = m_workspace.worker(DbRole::Idempotency).run<bool>([id, approver, why](DbSession &s) {
+                return proposal_sql::close(s, id, QStringLiteral("void"), approver, why);
+            }, DbWorker::Retry::Never);
+            return andThen(m_workspace.mergePool(), closed, [=, this](const Outcome<bool> &closed) mutable {
+                if (closed.ok() && *closed.value)
+                    o.message += QStringLiteral(" — proposal %1 is void").arg(id);
+                if (o.kind == CompensationOutcome::Kind::Existing)
+                    return ready(std::move(o));
+                return auditRefusal(std::move(o), QStringLiteral("compensate"), request.sourceKey, request.target, approver,
+                                    request.reason);
+            });
+        });
+    });
+}
+
+QFuture<CompensationOutcome> CompensationRunner::runStart(const CompensationRequest &request,
+                                                          const std::optional<CompensationApproval> &approval)
 {
     if (request.reason.trimmed().isEmpty())
         return ready(refused(QStringLiteral("a reason is required (it is audited)"), true));
@@ -186,7 +235,7 @@ QFuture<CompensationOutcome> CompensationRunner::runStart(const CompensationRequ
     auto record = m_workspace.worker(DbRole::Idempotency).run<std::optional<RecordDetail>>([&config, key](DbSession &s) {
         return detail_sql::readRecord(s, config, key);
     });
-    return andThen(m_workspace.mergePool(), record, [this, request, key](const Outcome<std::optional<RecordDetail>> &record) -> QFuture<CompensationOutcome> {
+    return andThen(m_workspace.mergePool(), record, [this, request, key, approval](const Outcome<std::optional<RecordDetail>> &record) -> QFuture<CompensationOutcome> {
         if (!record.ok())
             return ready(dbFailure(*record.error));
         if (!*record.value || !(*record.value)->bizType)
@@ -204,15 +253,16 @@ QFuture<CompensationOutcome> CompensationRunner::runStart(const CompensationRequ
         auto tickets = m_workspace.worker(DbRole::Ticket).run<QVector<TicketRow>>([key, config = m_workspace.config()](DbSession &s) {
             return detail_sql::readTickets(s, config, key);
         });
-        return andThen(m_workspace.mergePool(), tickets, [this, request, key, bizType, cfg, rec](const Outcome<QVector<TicketRow>> &tickets) {
-            return planned(request, key, bizType, cfg, rec, tickets);
+        return andThen(m_workspace.mergePool(), tickets, [this, request, key, bizType, cfg, rec, approval](const Outcome<QVector<TicketRow>> &tickets) {
+            return planned(request, key, bizType, cfg, rec, tickets, approval);
         });
     });
 }
 
 QFuture<CompensationOutcome> CompensationRunner::planned(const CompensationRequest &request, const QString &key,
                                                          const QString &bizType, const CompensationActionConfig &cfg,
-                                                         const RecordDetail &rec, const Outcome<QVector<TicketRow>> &tickets)
+                                                         const RecordDetail &rec, const Outcome<QVector<TicketRow>> &tickets,
+                                                         const std::optional<CompensationApproval> &approval)
 {
     if (!tickets.ok())
         return ready(dbFailure(*tickets.error));
@@ -270,26 +320,68 @@ QFuture<CompensationOutcome> CompensationRunner::planned(const CompensationReque
         intent.request = QString::fromUtf8(out.request.toJson());
         intent.operatorName = request.operatorName;
         intent.reason = request.reason;
-        auto inserted = m_workspace.worker(DbRole::Intent).run<CompensationRow>(
-            [intent](DbSession &s) { return compensation_sql::insertIntent(s, intent); }, DbWorker::Retry::Never);
-        return andThen(m_workspace.mergePool(), inserted, [=, this](const Outcome<CompensationRow> &inserted) -> QFuture<CompensationOutcome> {
-            if (!inserted.ok()) {
-                // A unique violation (or a commit whose reply was lost): whoever holds the key wins.
-                const DbError error = *inserted.error;
-                auto again = m_workspace.worker(DbRole::Intent).run<std::optional<CompensationRow>>(
-                    [compKey](DbSession &s) { return compensation_sql::byKey(s, compKey); });
-                return andThen(m_workspace.mergePool(), again, [=, this](const Outcome<std::optional<CompensationRow>> &again) {
-                    if (error.isUniqueViolation() && again.ok() && *again.value)
-                        return existingOutcome(out, **again.value, request);
-                    return ready(dbFailure(error, compKey));
-                });
+        // The idempotency database first: the freeze, and four-eyes (propose, or approve).
+        compensation_steps::GateInput in;
+        in.request = request;
+        in.bizType = bizType;
+        in.compKey = compKey;
+        in.expectedState = compensationExpectedState(compKey, request.action, request.target, target->status, rec.statusText);
+        in.requestJson = intent.request;
+        in.evidenceJson = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("override"), rule.overridden}}).toJson(QJsonDocument::Compact));
+        in.approval = approval;
+        auto gated = m_workspace.worker(DbRole::Idempotency).run<compensation_steps::Gate>(
+            [in, config = m_workspace.config()](DbSession &s) { return compensation_steps::gate(s, config, in); }, DbWorker::Retry::Never);
+        return andThen(m_workspace.mergePool(), gated, [=, this](const Outcome<compensation_steps::Gate> &g) -> QFuture<CompensationOutcome> {
+            if (!g.ok()) {
+                if (g.error->kind == DbError::Kind::Refused) { // the freeze
+                    CompensationOutcome o = refused(g.error->message);
+                    o.compKey = compKey;
+                    o.request = out.request;
+                    return ready(o);
+                }
+                return ready(dbFailure(*g.error, compKey));
             }
-            logger("backend.compensation")->info("compensation {} intent written ({} ticket {})", compKey.toStdString(),
-                                                 request.action.toStdString(), request.target.toStdString());
-            if (qEnvironmentVariableIntValue("TRIAGE_TEST_CRASH_AFTER_INTENT") == 1)
-                ::raise(SIGKILL); // test hook: a console killed between the intent and the call
-            return drive(*inserted.value, out.request, false, request.operatorName, rule.overridden);
+            CompensationOutcome o = out;
+            o.proposalId = g->proposalId;
+            o.message = g->message;
+            switch (g->kind) {
+            case compensation_steps::Gate::Kind::Proposed:
+                o.kind = CompensationOutcome::Kind::Proposed;
+                return ready(o);
+            case compensation_steps::Gate::Kind::Refused:
+                o.kind = CompensationOutcome::Kind::Refused;
+                o.approvalRefused = approval.has_value();
+                return ready(o);
+            case compensation_steps::Gate::Kind::Proceed: break;
+            }
+            return writeIntent(request, out, intent, rule.overridden, g->message);
         });
+    });
+}
+
+QFuture<CompensationOutcome> CompensationRunner::writeIntent(const CompensationRequest &request, CompensationOutcome out,
+                                                             CompensationRow intent, const QString &overridden, const QString &note)
+{
+    const QString compKey = intent.compKey;
+    auto inserted = m_workspace.worker(DbRole::Intent).run<CompensationRow>(
+        [intent](DbSession &s) { return compensation_sql::insertIntent(s, intent); }, DbWorker::Retry::Never);
+    return andThen(m_workspace.mergePool(), inserted, [=, this](const Outcome<CompensationRow> &inserted) -> QFuture<CompensationOutcome> {
+        if (!inserted.ok()) {
+            // A unique violation (or a commit whose reply was lost): whoever holds the key wins.
+            const DbError error = *inserted.error;
+            auto again = m_workspace.worker(DbRole::Intent).run<std::optional<CompensationRow>>(
+                [compKey](DbSession &s) { return compensation_sql::byKey(s, compKey); });
+            return andThen(m_workspace.mergePool(), again, [=, this](const Outcome<std::optional<CompensationRow>> &again) {
+                if (error.isUniqueViolation() && again.ok() && *again.value)
+                    return existingOutcome(out, **again.value, request);
+                return ready(dbFailure(error, compKey));
+            });
+        }
+        logger("backend.compensation")->info("compensation {} intent written ({} ticket {})", compKey.toStdString(),
+                                             request.action.toStdString(), request.target.toStdString());
+        if (qEnvironmentVariableIntValue("TRIAGE_TEST_CRASH_AFTER_INTENT") == 1)
+            ::raise(SIGKILL); // test hook: a console killed between the intent and the call
+        return drive(*inserted.value, out.request, false, request.operatorName, overridden, note);
     });
 }
 

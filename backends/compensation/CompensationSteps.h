@@ -32,4 +32,37 @@ CompensationOutcome dbFailure(const DbError &e, const QString &compKey = {});
 /// Refused: `why`; `config` when it is the configuration's fault (CLI exit 1).
 CompensationOutcome refused(const QString &why, bool config = false);
 
+/// A compensation proposal's expected state (triage_proposal.expected_state): the compact JSON
+/// object {"action", "comp_key", "record_status", "target", "ticket_status"} of what the
+/// proposer saw; an approval that reads anything else applies nothing and voids the proposal.
+QString compensationExpectedState(const QString &compKey, const QString &action, const QString &target,
+                                  const std::optional<QString> &ticketStatus, const QString &recordStatus);
+
+/// What gate() is asked about: a real start (every rule already passed), its rendered request
+/// (CompensationHttpRequest::toJson() text) and, for an approval, the proposal as read.
+struct GateInput {
+    CompensationRequest request;
+    QString bizType, compKey, expectedState, requestJson, evidenceJson;
+    std::optional<CompensationApproval> approval;
+};
+
+/// gate()'s answer: go on and write the intent (`message`: the approval's note, else ""),
+/// proposed instead (nothing written to the intent log, nothing sent), or refused.
+struct Gate {
+    enum class Kind { Proceed, Proposed, Refused };
+    Kind kind = Kind::Proceed;
+    QString message;
+    qint64 proposalId = 0;
+};
+
+/// On the idempotency database, before the intent is written: the freeze
+/// (requireKnownConsoleSchema(), throws Refused "Frozen by …"); then for an approval THE
+/// approving statement (proposal_sql::approve(), after checking that the expected state and the
+/// request are still the proposed ones; a refusal is audited as proposal.approve, an edited or
+/// outdated proposal voided); else, when the effective policy lists compensate under
+/// four_eyes, a triage_proposal row and its audit row (compensate, outcome recorded) in one
+/// transaction, or Refused naming an open proposal for the same comp_key. DESIGN.md §9
+/// "Four-eyes". Throws DbException.
+Gate gate(DbSession &s, const WorkspaceConfig &config, const GateInput &in);
+
 } // namespace triage::compensation_steps

@@ -47,7 +47,7 @@ QStringList globalPolicySettingNames()
 
 QStringList fourEyesActionNames()
 {
-    return {QStringLiteral("mark_success"), QStringLiteral("mark_failed")};
+    return {QStringLiteral("mark_success"), QStringLiteral("mark_failed"), QStringLiteral("compensate")};
 }
 
 QString fourEyesText(int flags)
@@ -68,6 +68,11 @@ bool requiresFourEyes(const BizPolicy &policy, int toStatus)
     if (toStatus == 2) // Failed
         return flags & FourEyesMarkFailed;
     return false;
+}
+
+bool requiresFourEyesCompensation(const BizPolicy &policy)
+{
+    return policy.fourEyes.value_or(0) & FourEyesCompensate;
 }
 
 std::optional<PolicyName> parsePolicyName(const QString &name, QString *error)

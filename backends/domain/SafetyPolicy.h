@@ -45,12 +45,13 @@ inline QString fourEyesDbUsersName()
 enum FourEyesAction : int {
     FourEyesMarkSuccess = 1, ///< "mark_success": a manual mark → SUCCESS
     FourEyesMarkFailed = 2,  ///< "mark_failed": a manual mark → FAILED
+    FourEyesCompensate = 4,  ///< "compensate": starting a compensation (its HTTP call to the upstream)
 };
 
-/// The four_eyes value's action names in canonical order: mark_success, mark_failed.
+/// The four_eyes value's action names in canonical order: mark_success, mark_failed, compensate.
 QStringList fourEyesActionNames();
 
-/// `flags` as the canonical four_eyes value: "none", "mark_success", "mark_success,mark_failed".
+/// `flags` as the canonical four_eyes value: "none", "mark_success", "mark_success,mark_failed,compensate".
 QString fourEyesText(int flags);
 
 /// A policy row name split: "biz.payment.money_moving" → {"payment", "money_moving"}.
@@ -71,7 +72,7 @@ std::optional<PolicyName> parsePolicyName(const QString &name, QString *error);
 /// `bad value "x" for money_moving: must be true or false`, `… must be upstream or
 /// ticket_absent`, `… must be auto or escalate`, `… must be a whole number of seconds from 1
 /// to 2147483647` (hours from 1 to 8760 for review_sla_hours), `… must be none or a
-/// comma-separated list of mark_success, mark_failed` (four_eyes: canonical order, no
+/// comma-separated list of mark_success, mark_failed, compensate` (four_eyes: canonical order, no
 /// repeats, "none" for the empty list), `… must be own or shared` (four_eyes_db_users).
 std::optional<QString> checkPolicyValue(const QString &setting, const QString &value, QString *error);
 
@@ -89,6 +90,11 @@ struct BizPolicy {
 /// True when `policy` makes a manual mark to `toStatus` (Success or Failed) a proposal that a
 /// second operator approves (four_eyes, DESIGN.md §9 "Four-eyes").
 bool requiresFourEyes(const BizPolicy &policy, int toStatus);
+
+/// True when `policy` makes starting a compensation a proposal that a second operator approves
+/// (four_eyes lists compensate, DESIGN.md §9 "Four-eyes"): nothing is written to the intent
+/// log and nothing is sent until then.
+bool requiresFourEyesCompensation(const BizPolicy &policy);
 
 /// The settings of `bizType` among `rows` (triage_policy's name → canonical value; rows of
 /// other biz_types and the freeze row ignored).

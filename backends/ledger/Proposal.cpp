@@ -8,6 +8,7 @@
 #include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 
 namespace triage {
 
@@ -117,6 +118,17 @@ QString proposalHash(const ProposalRow &row)
                                row.override};
     return QString::fromLatin1(
         QCryptographicHash::hash(QJsonDocument(canonical).toJson(QJsonDocument::Compact), QCryptographicHash::Sha256).toHex());
+}
+
+QString compensationProposalText(const ProposalRow &p)
+{
+    if (p.action != QLatin1String("compensate"))
+        return QString();
+    const QJsonObject e = QJsonDocument::fromJson(p.expectedState.toUtf8()).object();
+    return QStringLiteral("compensation %1 of ticket %2 (ticket %3, record %4 when proposed)")
+        .arg(e.value(QStringLiteral("action")).toString(), e.value(QStringLiteral("target")).toString(),
+             e.value(QStringLiteral("ticket_status")).isNull() ? QStringLiteral("NULL") : e.value(QStringLiteral("ticket_status")).toString(),
+             e.value(QStringLiteral("record_status")).toString());
 }
 
 namespace proposal_sql {

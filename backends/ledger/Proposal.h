@@ -18,9 +18,9 @@ constexpr int kProposalTtlHours = 24;
 /// One triage_proposal row. Times are canonical ISO UTC text from the server's clock.
 struct ProposalRow {
     qint64 id = 0;
-    QString action;          ///< "mark_success" or "mark_failed"
+    QString action;          ///< "mark_success", "mark_failed" or "compensate"
     QString idemKey, bizType;
-    QString toStatus;        ///< "SUCCESS" or "FAILED"
+    QString toStatus;        ///< "SUCCESS" or "FAILED"; "SUCCEEDED" (the compensation's aim) for compensate
     /// The compare-and-set's expected state as JSON text: {"status": code|null,
     /// "status_stored": text|null, "updated_at": ISO text|null, "version": n|null}.
     QString expectedState;
@@ -51,6 +51,11 @@ QString proposalHash(const ProposalRow &row);
 /// "alice", "ＡＬＩＣＥ" → "alice", "alicé" → "alice", "ZOË" → "zoe". The proposer's and the
 /// approver's must differ; a name that is only marks and spaces has an empty key.
 QString operatorKey(const QString &name);
+
+/// What a compensation proposal (action compensate) would do, for one line: "compensation
+/// cancel_ticket of ticket 102 (ticket OPEN, record PROCESSING when proposed)", read from its
+/// expected state; "" for a mark's proposal.
+QString compensationProposalText(const ProposalRow &p);
 
 namespace proposal_sql {
 /// True when the idempotency database has triage_proposal (console schema version 7).

@@ -455,6 +455,11 @@ QFuture<Outcome<MarkResult>> approveProposal(Workspace &ws, qint64 id, QString r
         if (!*row)
             return QtFuture::makeReadyFuture(proposalFailure(DbError::Kind::Config, QStringLiteral("no proposal %1").arg(id)));
         const ProposalRow &p = **row;
+        if (p.action != QString::fromUtf16(audit_action::MarkSuccess) && p.action != QString::fromUtf16(audit_action::MarkFailed))
+            return QtFuture::makeReadyFuture(proposalFailure(
+                DbError::Kind::Config, QStringLiteral("proposal %1 is a %2, not a mark: approve it with CompensationRunner::approve() "
+                                                      "(triagectl approve %1 does)")
+                                           .arg(QString::number(id), p.action)));
         const std::optional<ExpectedState> expected = proposalExpectedState(p.expectedState);
         MarkRequest r;
         r.idemKey = p.idemKey;

@@ -7,6 +7,7 @@
 #include "KeyDetail.h"
 
 #include "Mark.h"
+#include "Policy.h"
 #include "Workspace.h"
 
 #include <QTest>
@@ -87,6 +88,12 @@ private slots:
     void resumeUnknownKey();
     void markSnapshotOnlyFromCanonical_data() { backends(); }
     void markSnapshotOnlyFromCanonical();
+    void fourEyesProposesThenApproves_data() { backends(); }
+    void fourEyesProposesThenApproves();
+    void fourEyesApprovalOfChangedTicketIsVoid_data() { backends(); }
+    void fourEyesApprovalOfChangedTicketIsVoid();
+    void freezeInIdempotencyDatabaseStopsIt_data() { backends(); }
+    void freezeInIdempotencyDatabaseStopsIt();
 
 private:
     static void backends()
@@ -426,4 +433,133 @@ void TestCompensation::markSnapshotOnlyFromCanonical()
 }
 
 QTEST_GUILESS_MAIN(TestCompensation)
+namespace {
+
+/// `env`'s workspace as another operator (the same databases).
+std::unique_ptr<Workspace> as(const Env &env, const QString &name)
+{
+    WorkspaceConfig c = env.db->config();
+    c.operatorName = name;
+    return std::make_unique<Workspace>(c);
+}
+
+/// Four-eyes on compensate for the fixture's biz_type; operators share the test's database
+/// user, so the database cannot tell them apart (four_eyes_db_users = shared).
+void compensateUnderFourEyes(Workspace &ws)
+{
+    const QString reason = QStringLiteral("four-eyes test: set by the test");
+    QVERIFY(setPolicy(ws, QStringLiteral("biz.ticket_create.four_eyes"), QStringLiteral("compensate"), reason, std::nullopt).result().ok());
+    QVERIFY(setPolicy(ws, QStringLiteral("four_eyes_db_users"), QStringLiteral("shared"), reason, std::nullopt).result().ok());
+}
+
+} // namespace
+
+void TestCompensation::fourEyesProposesThenApproves()
+{
+    QFETCH(QString, backend);
+    Env env;
+    SETUP_ENV(env, true, 2000);
+    compensateUnderFourEyes(*env.ws);
+    const QString compKey = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("102"), kCompKey);
+
+    // alice's start is a proposal: nothing in the intent log, nothing sent.
+    const CompensationOutcome proposed = env.runner->start(env.request()).result();
+    QCOMPARE(compensationOutcomeName(proposed.kind), QStringLiteral("proposed"));
+    QCOMPARE(proposed.proposalId, qint64(1));
+    QVERIFY2(proposed.message.startsWith(QStringLiteral("proposed as proposal 1 (biz.ticket_create.four_eyes): nothing written or sent "
+                                                        "until another operator approves it (triagectl approve 1 --reason …) before ")),
+             qPrintable(proposed.message));
+    QCOMPARE(env.ctl->requests().size(), 0);
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_compensation")), QStringList{QStringLiteral("0")});
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT action FROM triage_proposal")), QStringList{QStringLiteral("compensate")});
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT to_status FROM triage_proposal")), QStringList{QStringLiteral("SUCCEEDED")});
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT snapshot FROM triage_proposal")), QStringList{QString::fromUtf8(proposed.request.toJson())});
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT outcome FROM triage_audit WHERE action = 'compensate' ORDER BY id")),
+             QStringList{QStringLiteral("recorded")});
+    // The same compensation again while it is open: refused, naming the proposal.
+    const CompensationOutcome twice = env.runner->start(env.request()).result();
+    QCOMPARE(compensationOutcomeName(twice.kind), QStringLiteral("refused"));
+    QVERIFY2(twice.message.startsWith(QStringLiteral("compensation %1 already has open proposal 1 (by alice, expires ").arg(compKey)),
+             qPrintable(twice.message));
+
+    // The proposer cannot approve it (another spelling of the name neither): still open, nothing sent.
+    const CompensationOutcome self = env.runner->approve(1, QStringLiteral(" ALICE "), QStringLiteral("looks right to me")).result();
+    QCOMPARE(compensationOutcomeName(self.kind), QStringLiteral("refused"));
+    QVERIFY(self.approvalRefused);
+    QCOMPARE(self.message, QStringLiteral("proposal 1 was proposed by alice: a different operator must approve it (four-eyes)"));
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT state FROM triage_proposal WHERE id = 1")), QStringList{QStringLiteral("open")});
+    QCOMPARE(env.ctl->requests().size(), 0);
+    // A short reason is refused before anything is read.
+    QCOMPARE(env.runner->approve(1, QStringLiteral("bob"), QStringLiteral("ok")).result().message,
+             QStringLiteral("a decision on a proposal needs a reason of at least 10 characters (got 2)"));
+
+    // bob approves: the compensation runs as bob, once, with the proposed request.
+    auto bob = as(env, QStringLiteral("bob"));
+    CompensationRunner bobRunner(*bob, configsFor(cancelConfig(env.sim.baseUrl(), 2000, true)));
+    const CompensationOutcome approved = bobRunner.approve(1, QStringLiteral("bob"), QStringLiteral("checked the duplicate group")).result();
+    QCOMPARE(compensationOutcomeName(approved.kind), QStringLiteral("succeeded"));
+    QVERIFY2(approved.message.contains(QStringLiteral("approved proposal 1 of alice (checked the duplicate group)")), qPrintable(approved.message));
+    QCOMPARE(approved.row->operatorName, QStringLiteral("bob"));
+    QCOMPARE(sideEffects(*env.ctl, 102), 1);
+    QCOMPARE(cancelKeys(*env.ctl, 102), QStringList{compKey});
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT state FROM triage_proposal WHERE id = 1")),
+             QStringList{QStringLiteral("approved")});
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT decided_by FROM triage_proposal WHERE id = 1")), QStringList{QStringLiteral("bob")});
+    const QString audited = QStringLiteral("FROM triage_audit WHERE action IN ('compensate', 'proposal.approve') ORDER BY id");
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT action ") + audited),
+             (QStringList{QStringLiteral("compensate"), QStringLiteral("compensate"), QStringLiteral("proposal.approve"), QStringLiteral("compensate")}));
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT outcome ") + audited),
+             (QStringList{QStringLiteral("recorded"), QStringLiteral("refused"), QStringLiteral("refused"), QStringLiteral("applied")}));
+    // Approving it again finds the compensation: nothing sent twice.
+    const CompensationOutcome again = bobRunner.approve(1, QStringLiteral("bob"), QStringLiteral("checked the duplicate group")).result();
+    QCOMPARE(compensationOutcomeName(again.kind), QStringLiteral("existing"));
+    QCOMPARE(sideEffects(*env.ctl, 102), 1);
+}
+
+void TestCompensation::fourEyesApprovalOfChangedTicketIsVoid()
+{
+    QFETCH(QString, backend);
+    Env env;
+    SETUP_ENV(env, true, 2000);
+    compensateUnderFourEyes(*env.ws);
+    QCOMPARE(compensationOutcomeName(env.runner->start(env.request()).result().kind), QStringLiteral("proposed"));
+    // The ticket moves on after the proposal: the approval applies nothing and voids it.
+    QCOMPARE(env.db->adminExec(QStringLiteral("UPDATE ticket SET status = 'IN_PROGRESS' WHERE id = 102")), QString());
+    const CompensationOutcome o = env.runner->approve(1, QStringLiteral("bob"), QStringLiteral("checked the duplicate group")).result();
+    QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("refused"));
+    const QString compKey = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("102"), kCompKey);
+    QCOMPARE(o.message, QStringLiteral("proposal 1: the ticket or the record changed since it was proposed (then "
+                                       "{\"action\":\"cancel_ticket\",\"comp_key\":\"%1\",\"record_status\":\"PROCESSING\",\"target\":\"102\","
+                                       "\"ticket_status\":\"OPEN\"}, now {\"action\":\"cancel_ticket\",\"comp_key\":\"%1\",\"record_status\":"
+                                       "\"PROCESSING\",\"target\":\"102\",\"ticket_status\":\"IN_PROGRESS\"}): void")
+                             .arg(compKey));
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT state FROM triage_proposal WHERE id = 1")), QStringList{QStringLiteral("void")});
+    QCOMPARE(env.ctl->requests().size(), 0);
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_compensation")), QStringList{QStringLiteral("0")});
+}
+
+void TestCompensation::freezeInIdempotencyDatabaseStopsIt()
+{
+    QFETCH(QString, backend);
+    Env env;
+    SETUP_ENV(env, true, 2000);
+    // The idempotency records in a database of their own (frozen); the intent log and the
+    // tickets where the simulator serves them: the intent log's database has no freeze row.
+    TestDatabase records(backend);
+    TRIAGE_REQUIRE_BACKEND(records);
+    QCOMPARE(insertCompFixture(records), QString());
+    WorkspaceConfig split = env.db->config();
+    split.idempotency = records.config().idempotency;
+    split.operatorName = QStringLiteral("alice");
+    Workspace ws(split);
+    QVERIFY(setFreeze(ws, true, QStringLiteral("incident 42: hands off")).result().ok());
+    CompensationRunner runner(ws, configsFor(cancelConfig(env.sim.baseUrl(), 2000, true)));
+    const CompensationOutcome o = runner.start(env.request()).result();
+    QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("refused"));
+    QVERIFY2(o.message.startsWith(QStringLiteral("Frozen by alice at ")), qPrintable(o.message));
+    QVERIFY2(o.message.contains(QStringLiteral(": incident 42: hands off — every write is refused")), qPrintable(o.message));
+    QCOMPARE(env.ctl->requests().size(), 0);
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_compensation")), QStringList{QStringLiteral("0")});
+}
+
 #include "tst_compensation.moc"

@@ -31,9 +31,13 @@ void TestFourEyes::policyValues()
     QCOMPARE(*checkPolicyValue(QStringLiteral("four_eyes"), QStringLiteral(" Mark_Failed, mark_success,mark_failed"), &why),
              QStringLiteral("mark_success,mark_failed"));
     QCOMPARE(*checkPolicyValue(QStringLiteral("four_eyes"), QStringLiteral("NONE"), &why), QStringLiteral("none"));
-    QVERIFY(!checkPolicyValue(QStringLiteral("four_eyes"), QStringLiteral("mark_success,compensate"), &why));
-    QCOMPARE(why, QStringLiteral("bad value \"mark_success,compensate\" for four_eyes: must be none or a comma-separated list of "
-                                 "mark_success, mark_failed"));
+    QCOMPARE(*checkPolicyValue(QStringLiteral("four_eyes"), QStringLiteral("Compensate, mark_success"), &why),
+             QStringLiteral("mark_success,compensate"));
+    QVERIFY(!checkPolicyValue(QStringLiteral("four_eyes"), QStringLiteral("mark_success,refund"), &why));
+    QCOMPARE(why, QStringLiteral("bad value \"mark_success,refund\" for four_eyes: must be none or a comma-separated list of "
+                                 "mark_success, mark_failed, compensate"));
+    QVERIFY(requiresFourEyesCompensation(bizPolicyFromRows({{QStringLiteral("biz.pay.four_eyes"), QStringLiteral("compensate")}}, QStringLiteral("pay"))));
+    QVERIFY(!requiresFourEyesCompensation(bizPolicyFromRows({{QStringLiteral("biz.pay.four_eyes"), QStringLiteral("mark_success,mark_failed")}}, QStringLiteral("pay"))));
     QVERIFY(!checkPolicyValue(QStringLiteral("four_eyes_db_users"), QStringLiteral("nobody"), &why));
     QCOMPARE(why, QStringLiteral("bad value \"nobody\" for four_eyes_db_users: must be own or shared"));
     const std::optional<PolicyName> global = parsePolicyName(QStringLiteral("four_eyes_db_users"), &why);
