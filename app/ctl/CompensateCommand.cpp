@@ -2,6 +2,7 @@
 // (DESIGN.md §1 "Compensation is a side effect too", §2, §5).
 #include "DemoWorkspace.h"
 #include "ClaimCli.h"
+#include "CompensateCli.h"
 #include "Command.h"
 #include "CommandOptions.h"
 
@@ -33,9 +34,82 @@ int compensationExitCode(const CompensationOutcome &o)
     case K::Refused: return o.configError ? ExitUsage : ExitRefused;
     case K::Error: return o.dbError ? exitCodeFor(*o.dbError) : ExitDatabase;
     case K::NotFound: return ExitUsage;
+    case K::Proposed: return ExitProposed;
     }
     return ExitDatabase;
 }
+
+} // namespace
+
+int reportCompensation(const CommandContext &c, const CompensationOutcome &o)
+{
+    if (o.kind == CompensationOutcome::Kind::NotFound && c.out.format() != Format::Json) {
+        c.out.message(o.message);
+        return compensationExitCode(o);
+    }
+    if (c.out.format() == Format::Json) {
+        QJsonObject j{{QStringLiteral("outcome"), compensationOutcomeName(o.kind)},
+                      {QStringLiteral("comp_key"), o.compKey},
+                      {QStringLiteral("message"), o.message}};
+        if (o.proposalId)
+            j.insert(QStringLiteral("proposal"), o.proposalId);
+        if (!o.request.url.isEmpty())
+            j.insert(QStringLiteral("request"), QJsonDocument::fromJson(o.request.toJson()).object());
+        if (o.row)
+            j.insert(QStringLiteral("compensation"), json_export::compensation(*o.row));
+        QJsonArray h;
+        for (const CompensationAttemptRow &a : o.history)
+            h.append(json_export::compensationAttempt(a));
+        j.insert(QStringLiteral("attempts"), h);
+        if (o.ticketAfter)
+            j.insert(QStringLiteral("ticket_status_after"), o.ticketAfter->status ? QJsonValue(*o.ticketAfter->status) : QJsonValue(QJsonValue::Null));
+        c.out.print(QJsonDocument(j).toJson(QJsonDocument::Indented));
+    } else {
+        QByteArray out;
+        auto line = [&](const QString &s) { out += (s + QLatin1Char('\n')).toUtf8(); };
+        line(QStringLiteral("outcome:    %1").arg(compensationOutcomeName(o.kind)));
+        if (o.proposalId)
+            line(QStringLiteral("proposal:   %1").arg(o.proposalId));
+        if (!o.compKey.isEmpty())
+            line(QStringLiteral("comp_key:   %1").arg(o.compKey));
+        if (!o.request.url.isEmpty()) {
+            // A refused, planned or proposed compensation sends nothing: say so next to the request.
+            const bool unsent = o.kind == CompensationOutcome::Kind::Refused || o.kind == CompensationOutcome::Kind::Planned
+                             || o.kind == CompensationOutcome::Kind::Proposed;
+            line(QStringLiteral("request:    %1 %2 (X-Idempotency-Key: %3)%4")
+                     .arg(QString::fromLatin1(o.request.method), o.request.url, o.compKey,
+                          unsent ? QStringLiteral(" — not sent") : QString()));
+        }
+        if (o.kind == CompensationOutcome::Kind::Refused)
+            line(QStringLiteral("reason:     %1").arg(o.message));
+        if (o.row)
+            line(QStringLiteral("status:     %1 after %2").arg(o.row->status, countText(o.row->attempts, QStringLiteral("call"), QStringLiteral("calls"))));
+        for (const CompensationAttemptRow &a : o.history)
+            line(QStringLiteral("attempt:    %1 %2 %3 %4").arg(a.at, a.kind, a.classification,
+                                                               a.httpStatus ? QStringLiteral("HTTP %1").arg(*a.httpStatus)
+                                                                            : a.error.value_or(QString())));
+        if (o.ticketAfter)
+            line(QStringLiteral("ticket:     #%1 now %2").arg(o.ticketAfter->id.text()).arg(o.ticketAfter->status.value_or(QStringLiteral("NULL"))));
+        c.out.print(out);
+    }
+    if (o.kind != CompensationOutcome::Kind::Succeeded && o.kind != CompensationOutcome::Kind::Planned)
+        c.out.message(o.message);
+    return compensationExitCode(o);
+}
+
+std::optional<CompensationConfigs> compensationsFor(Workspace &workspace, Output &out,
+                                                    std::unique_ptr<UpstreamSimulatorProcess> *simulator)
+{
+    if (!workspace.config().isDemo)
+        return workspace.config().compensations;
+    // The demo's compensations go to the upstream simulator, started for this run.
+    *simulator = startDemoSimulator(out);
+    if (!*simulator)
+        return std::nullopt;
+    return demoCompensations((*simulator)->baseUrl().toString());
+}
+
+namespace {
 
 class CompensateCommand final : public Command {
 public:
@@ -57,7 +131,9 @@ public:
                            "audited. A KEY another operator's live claim holds (on the key or one of its open\n"
                            "escalations; DESIGN.md §8) is not compensated (exit 3, naming the holder) unless\n"
                            "--despite-claim, noted in the audited reason. Exit: 0 succeeded, 1 unknown COMP_KEY,\n"
-                           "3 the compensation already exists or another's claim holds the key, 4 refused, 5 UNKNOWN."),
+                           "3 the compensation already exists or another's claim holds the key, 4 refused, 5 UNKNOWN,\n"
+                           "6 proposed: the policy lists compensate under four_eyes, so nothing is written or sent until\n"
+                           "another operator approves it (triagectl approve ID)."),
             {option("action", QStringLiteral("The action (compensation_<action>_url), e.g. cancel_ticket."), QStringLiteral("A")),
              option("target", QStringLiteral("The ticket id to compensate."), QStringLiteral("ID")),
              option("reason", QStringLiteral("Why (required; audited)."), QStringLiteral("TEXT")),
@@ -102,75 +178,16 @@ public:
         } else if (c.parser.isSet(QStringLiteral("despite-claim"))) {
             return c.out.usage(QStringLiteral("compensate --resume finishes a started compensation: --despite-claim does not apply"));
         }
-        const auto configs = compensationsFor(workspace, c.out);
+        const auto configs = compensationsFor(workspace, c.out, &m_simulator);
         if (!configs)
             return ExitUpstream;
         CompensationRunner runner(workspace, *configs);
         const CompensationOutcome o = resume ? runner.resume(c.parser.value(QStringLiteral("resume")), req.operatorName).result()
                                              : runner.start(req).result();
-        if (o.kind == CompensationOutcome::Kind::NotFound && c.out.format() != Format::Json) {
-            c.out.message(o.message);
-            return compensationExitCode(o);
-        }
-        if (c.out.format() == Format::Json) {
-            QJsonObject j{{QStringLiteral("outcome"), compensationOutcomeName(o.kind)},
-                          {QStringLiteral("comp_key"), o.compKey},
-                          {QStringLiteral("message"), o.message}};
-            if (!o.request.url.isEmpty())
-                j.insert(QStringLiteral("request"), QJsonDocument::fromJson(o.request.toJson()).object());
-            if (o.row)
-                j.insert(QStringLiteral("compensation"), json_export::compensation(*o.row));
-            QJsonArray h;
-            for (const CompensationAttemptRow &a : o.history)
-                h.append(json_export::compensationAttempt(a));
-            j.insert(QStringLiteral("attempts"), h);
-            if (o.ticketAfter)
-                j.insert(QStringLiteral("ticket_status_after"), o.ticketAfter->status ? QJsonValue(*o.ticketAfter->status) : QJsonValue(QJsonValue::Null));
-            c.out.print(QJsonDocument(j).toJson(QJsonDocument::Indented));
-        } else {
-            QByteArray out;
-            auto line = [&](const QString &s) { out += (s + QLatin1Char('\n')).toUtf8(); };
-            line(QStringLiteral("outcome:    %1").arg(compensationOutcomeName(o.kind)));
-            if (!o.compKey.isEmpty())
-                line(QStringLiteral("comp_key:   %1").arg(o.compKey));
-            if (!o.request.url.isEmpty()) {
-                // A refused or planned compensation sends nothing: say so next to the request.
-                const bool unsent = o.kind == CompensationOutcome::Kind::Refused || o.kind == CompensationOutcome::Kind::Planned;
-                line(QStringLiteral("request:    %1 %2 (X-Idempotency-Key: %3)%4")
-                         .arg(QString::fromLatin1(o.request.method), o.request.url, o.compKey,
-                              unsent ? QStringLiteral(" — not sent") : QString()));
-            }
-            if (o.kind == CompensationOutcome::Kind::Refused)
-                line(QStringLiteral("reason:     %1").arg(o.message));
-            if (o.row)
-                line(QStringLiteral("status:     %1 after %2").arg(o.row->status, countText(o.row->attempts, QStringLiteral("call"), QStringLiteral("calls"))));
-            for (const CompensationAttemptRow &a : o.history)
-                line(QStringLiteral("attempt:    %1 %2 %3 %4").arg(a.at, a.kind, a.classification,
-                                                                   a.httpStatus ? QStringLiteral("HTTP %1").arg(*a.httpStatus)
-                                                                                : a.error.value_or(QString())));
-            if (o.ticketAfter)
-                line(QStringLiteral("ticket:     #%1 now %2").arg(o.ticketAfter->id.text()).arg(o.ticketAfter->status.value_or(QStringLiteral("NULL"))));
-            c.out.print(out);
-        }
-        if (o.kind != CompensationOutcome::Kind::Succeeded && o.kind != CompensationOutcome::Kind::Planned)
-            c.out.message(o.message);
-        return compensationExitCode(o);
+        return reportCompensation(c, o);
     }
 
 private:
-    /// The compensation settings to use: the configured ones, or for the demo the upstream
-    /// simulator's (started here); nullopt after a message.
-    std::optional<CompensationConfigs> compensationsFor(Workspace &workspace, Output &out)
-    {
-        if (!workspace.config().isDemo)
-            return workspace.config().compensations;
-        // The demo's compensations go to the upstream simulator, started for this run.
-        m_simulator = startDemoSimulator(out);
-        if (!m_simulator)
-            return std::nullopt;
-        return demoCompensations(m_simulator->baseUrl().toString());
-    }
-
     std::unique_ptr<UpstreamSimulatorProcess> m_simulator; ///< the demo's upstream, while the command runs
 };
 

@@ -7,6 +7,8 @@
 #include "TextTable.h"
 
 #include "ClaimCli.h"
+#include "CompensateCli.h"
+#include "UpstreamSimulatorProcess.h"
 #include "Mark.h"
 #include "TextEscape.h"
 #include "TimeText.h"
@@ -137,7 +139,10 @@ public:
                            "for the proposer (operator names compared trimmed and case-folded), the proposer's database user\n"
                            "unless four_eyes_db_users = shared, an expired, decided or edited proposal, or a rule that no\n"
                            "longer allows it; exit 3 when the record changed (the proposal is then void) or another operator's\n"
-                           "live claim holds the key (unless --despite-claim); exit 1 for an unknown ID. Audited."),
+                           "live claim holds the key (unless --despite-claim); exit 1 for an unknown ID. Audited.\n"
+                           "A compensation proposal starts its compensation as this operator: fresh reads, every rule, the\n"
+                           "same rendered request, the approval just before the intent is written; the exit codes are\n"
+                           "compensate's (0 succeeded, 4 refused, 5 UNKNOWN, …)."),
             {option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT")),
              despiteClaimOption()},
             1, QString(), true};
@@ -156,9 +161,22 @@ public:
                              .result();
         if (!row.ok())
             return c.out.dbFailure(*row.error);
+        const bool compensation = *row && (*row)->action == QString::fromUtf16(audit_action::Compensate);
         if (*row)
-            if (const int held = checkClaimOnKey(ws, c, (*row)->idemKey, QStringLiteral("marked"), &reason); held != ExitOk)
+            if (const int held = checkClaimOnKey(ws, c, (*row)->idemKey, compensation ? QStringLiteral("compensated") : QStringLiteral("marked"),
+                                                 &reason);
+                held != ExitOk)
                 return held;
+        if (compensation) {
+            // A compensation proposal: the compensation starts as this operator, the approval
+            // in the gate before its intent is written (CompensationRunner::approve()).
+            std::unique_ptr<UpstreamSimulatorProcess> simulator;
+            const auto configs = compensationsFor(ws, c.out, &simulator);
+            if (!configs)
+                return ExitUpstream;
+            CompensationRunner runner(ws, *configs);
+            return reportCompensation(c, runner.approve(m_id, ws.config().operatorName, reason).result());
+        }
         const Outcome<MarkResult> o = approveProposal(ws, m_id, reason).result();
         if (!o.ok())
             return c.out.dbFailure(*o.error);

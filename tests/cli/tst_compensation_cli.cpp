@@ -115,6 +115,8 @@ private slots:
     void duplicatesCommand();
     void snapshotOnlyFromCanonical_data() { backends(); }
     void snapshotOnlyFromCanonical();
+    void fourEyes_data() { backends(); }
+    void fourEyes();
     void resumeUnknownKey();
     void tokenSentNeverStored();
     void demoStartsSimulator();
@@ -175,6 +177,43 @@ void TestCompensationCli::exitCodes()
                                    QStringLiteral("send:SUCCEEDED")}));
     r = env.run(env.args({QStringLiteral("compensations"), QStringLiteral("--status"), QStringLiteral("unknown")}));
     QVERIFY2(r.exitCode == 0 && r.out.endsWith("\n0 compensations\n"), r.describe());
+}
+
+void TestCompensationCli::fourEyes()
+{
+    QFETCH(QString, backend);
+    CliEnv env;
+    SETUP_CLI(env, 5000);
+    const QString why = QStringLiteral("--reason"), text = QStringLiteral("four-eyes on compensations");
+    CtlRun r = env.run(env.args({QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("biz.ticket_create.four_eyes"),
+                                 QStringLiteral("Compensate"), why, text}));
+    QVERIFY2(r.exitCode == 0, r.describe());
+    r = env.run(env.args({QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("four_eyes_db_users"), QStringLiteral("shared"), why, text}));
+    QVERIFY2(r.exitCode == 0, r.describe());
+
+    // alice's compensation is a proposal: exit 6, nothing written to the intent log or sent.
+    r = env.run(env.compensateArgs());
+    QVERIFY2(r.exitCode == 6, r.describe());
+    QVERIFY2(r.out.startsWith("outcome:    proposed\nproposal:   1\ncomp_key:   " + env.key().toUtf8() + "\n"), r.describe());
+    QVERIFY2(r.out.contains(" — not sent\n"), r.describe());
+    QVERIFY2(r.err.contains("proposed as proposal 1 (biz.ticket_create.four_eyes): nothing written or sent until another operator"),
+             r.describe());
+    QCOMPARE(env.ctl->requests().size(), 0);
+    QCOMPARE(env.column(QStringLiteral("SELECT COUNT(*) FROM triage_compensation")), QStringList{QStringLiteral("0")});
+    r = env.run(env.args({QStringLiteral("proposals"), QStringLiteral("--format"), QStringLiteral("json")}));
+    QVERIFY2(r.exitCode == 0, r.describe());
+    QCOMPARE(QJsonDocument::fromJson(r.out).array().at(0).toObject().value(QStringLiteral("action")).toString(), QStringLiteral("compensate"));
+
+    // The proposer cannot approve it; bob can, and the compensation runs once as bob.
+    const QStringList approve{QStringLiteral("approve"), QStringLiteral("1"), why, QStringLiteral("checked the duplicate group")};
+    r = env.run(env.args(approve));
+    QVERIFY2(r.exitCode == 4 && r.err.contains("proposal 1 was proposed by alice: a different operator must approve it (four-eyes)"),
+             r.describe());
+    QCOMPARE(env.ctl->requests().size(), 0);
+    r = env.run(QStringList{QStringLiteral("--config"), env.ini, QStringLiteral("--operator"), QStringLiteral("bob")} + approve);
+    QVERIFY2(r.exitCode == 0 && r.out.startsWith("outcome:    succeeded\nproposal:   1\n"), r.describe());
+    QCOMPARE(sideEffects(*env.ctl, env.id(102)), 1);
+    QCOMPARE(env.column(QStringLiteral("SELECT operator FROM triage_compensation")), QStringList{QStringLiteral("bob")});
 }
 
 void TestCompensationCli::concurrentCompensations()
