@@ -32,7 +32,8 @@ Tone outcomeTone(const CompensateDialog::Item &item)
     switch (*item.outcomeKind) {
     case CompensationOutcome::Kind::Succeeded: return Tone::Ok;
     case CompensationOutcome::Kind::Existing: return compensationSettled(item.status) ? Tone::Ok : Tone::Warning;
-    case CompensationOutcome::Kind::Unknown: return Tone::Warning;
+    case CompensationOutcome::Kind::Unknown:
+    case CompensationOutcome::Kind::Proposed: return Tone::Warning; // four-eyes: waits for a second operator
     case CompensationOutcome::Kind::Failed:
     case CompensationOutcome::Kind::Refused:
     case CompensationOutcome::Kind::Error: return Tone::Danger;
@@ -49,6 +50,8 @@ QString outcomeLabel(const CompensateDialog::Item &item)
         return QStringLiteral("already exists (%1)").arg(item.rowStatus.isEmpty() ? QStringLiteral("?") : item.rowStatus);
     if (item.outcome == QLatin1String("planned"))
         return QStringLiteral("planned");
+    if (item.outcome == QLatin1String("proposed"))
+        return QStringLiteral("PROPOSED (four-eyes)");
     if (item.outcome == QLatin1String("running"))
         return QStringLiteral("running…");
     return item.outcome.toUpper();

@@ -42,6 +42,9 @@ public:
     void resumeSelected();
     /// Reloads the list.
     void refresh();
+    /// The pane's compensation service (shared with the key detail, which approves compensation
+    /// proposals through it).
+    std::shared_ptr<CompensationRunner> runner() const { return m_runner; }
 
 signals:
     /// The operator asked to open the detail of the source key `idemKey` (double-click).

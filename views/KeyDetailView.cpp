@@ -183,6 +183,11 @@ void KeyDetailView::apply(const KeyDetail &fresh)
     emit detailLoaded(d.idemKey);
 }
 
+void KeyDetailView::setCompensationRunner(std::shared_ptr<CompensationRunner> runner)
+{
+    m_actions->setCompensationRunner(std::move(runner));
+}
+
 void KeyDetailView::setUpstreamClient(UpstreamClient *client)
 {
     m_actions->setUpstreamClient(client);

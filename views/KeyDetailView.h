@@ -11,6 +11,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <memory>
 
 class QTimer;
 
@@ -24,6 +25,7 @@ class QTableView;
 
 namespace triage {
 
+class CompensationRunner;
 class DetailHeader;
 class DetailTabs;
 class EvidenceView;
@@ -119,6 +121,9 @@ public:
     /// The upstream client for "Query upstream" (nullptr: no upstream; the button is then
     /// disabled). Not owned.
     void setUpstreamClient(UpstreamClient *client);
+    /// The compensation service that approves compensation proposals from the proposal bar
+    /// (MarkQueryController::setCompensationRunner()).
+    void setCompensationRunner(std::shared_ptr<CompensationRunner> runner);
     /// Queries the shown key's upstream (checkUpstream(), recorded in the audit trail) and
     /// shows the answer in the Upstream tab; returns at once. False when not possible now.
     bool queryUpstream();

@@ -161,6 +161,7 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     leftLayout->addWidget(buildBulkBar());
     m_detail = new KeyDetailView(workspace, m_splitter);
     m_detail->setUpstreamClient(m_upstream.get());
+    m_detail->setCompensationRunner(compensations->runner()); // approves compensation proposals
     // A mark moved a record between queues: refresh every count and list (the detail
     // reloads itself).
     connect(m_detail, &KeyDetailView::recordChanged, this, [this] { refreshAfterAction(); });

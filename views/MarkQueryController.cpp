@@ -218,14 +218,25 @@ void MarkQueryController::refreshProposals(const QString &key)
                                  .arg(QString::number(p.id), p.action, p.proposedBy, utcToSecond(p.expiresAt), more));
             return;
         }
+        const QString sharedUsers = open->processControlOnly ? QStringLiteral(" Operators here share one database user: four-eyes is a "
+                                                                             "process control, not a security boundary.")
+                                                             : QString();
+        if (const QString compensation = compensationProposalText(p); !compensation.isEmpty()) {
+            bar->showMessage(MessageBar::Level::Warning,
+                             QStringLiteral("Four-eyes proposal %1: %2 by %3 at %4 UTC (expires %5 UTC): \u201c%6\u201d. Nothing is "
+                                            "written or sent until another operator approves it%7.%8")
+                                 .arg(QString::number(p.id), compensation, p.proposedBy, utcToSecond(p.proposedAt),
+                                      utcToSecond(p.expiresAt), p.reason, more, sharedUsers));
+            if (!m_workspace->config().readOnly && m_compensations)
+                bar->setActionText(QStringLiteral("Approve\u2026"));
+            return;
+        }
         bar->showMessage(MessageBar::Level::Warning,
                          QStringLiteral("Four-eyes proposal %1: %2 → %3 by %4 at %5 UTC (expires %6 UTC): \u201c%7\u201d. Nothing is "
                                         "applied until another operator approves it%8.%9")
                              .arg(QString::number(p.id), m_view->detail().record ? m_view->detail().record->statusText : QStringLiteral("?"),
                                   p.toStatus, p.proposedBy, utcToSecond(p.proposedAt), utcToSecond(p.expiresAt), p.reason, more,
-                                  open->processControlOnly ? QStringLiteral(" Operators here share one database user: four-eyes is a "
-                                                                            "process control, not a security boundary.")
-                                                           : QString()));
+                                  sharedUsers));
         if (const std::optional<RecordDetail> &now = m_view->detail().record)
             if (const QStringList changed = proposalChangesSince(p, *now); !changed.isEmpty())
                 bar->showMessage(MessageBar::Level::Warning,
@@ -261,6 +272,22 @@ void MarkQueryController::openApproveDialog()
     if (!m_workspace || !m_proposal || m_proposal->expired || m_markBusy || m_approveDialog || m_rejectDialog)
         return;
     const ProposalRow p = *m_proposal;
+    if (const QString compensation = compensationProposalText(p); !compensation.isEmpty()) {
+        if (!m_compensations)
+            return;
+        const QString label = QStringLiteral("Approve the %1 of %2, proposed by %3: \u201c%4\u201d\n\nThe compensation starts now as "
+                                             "you: fresh reads, every rule, the request as proposed. If the ticket, the record or the "
+                                             "request changed since, nothing is sent and the proposal becomes void. Your reason (at least "
+                                             "10 characters; audited):")
+                                  .arg(compensation, p.idemKey, p.proposedBy, p.reason);
+        m_approveDialog = proposalReasonDialog(p, QStringLiteral("Approve"), QStringLiteral("Approving"), label,
+                                               [this, id = p.id, runner = m_compensations](const QString &reason) {
+            m_header->conflictBar()->clearMessage();
+            whenReady(runner->approve(id, m_workspace->config().operatorName, reason), this,
+                      [this, runner](const CompensationOutcome &o) { onCompensationApproval(o); });
+        });
+        return;
+    }
     // What the proposer saw and what changed since (proposalChangesSince(), DESIGN.md §9).
     QString since;
     if (const std::optional<RecordDetail> &now = m_view->detail().record) {
@@ -279,6 +306,26 @@ void MarkQueryController::openApproveDialog()
         m_header->conflictBar()->clearMessage();
         whenReady(approveProposal(*m_workspace, id, reason), this, [this](const Outcome<MarkResult> &outcome) { onMarkResult(outcome); });
     });
+}
+
+void MarkQueryController::setCompensationRunner(std::shared_ptr<CompensationRunner> runner)
+{
+    m_compensations = std::move(runner);
+}
+
+void MarkQueryController::onCompensationApproval(const CompensationOutcome &o)
+{
+    m_markBusy = false;
+    using K = CompensationOutcome::Kind;
+    const MessageBar::Level level = o.kind == K::Succeeded ? MessageBar::Level::Info
+                                  : o.kind == K::Unknown   ? MessageBar::Level::Warning
+                                                           : MessageBar::Level::Error;
+    const QString text = o.kind == K::Succeeded
+        ? QStringLiteral("Compensation proposal %1 approved: %2").arg(o.proposalId).arg(o.message)
+        : QStringLiteral("Compensation proposal %1: %2: %3").arg(QString::number(o.proposalId), compensationOutcomeName(o.kind), o.message);
+    m_header->actionBar()->showMessage(level, text);
+    m_view->reload(); // the proposal bar, the compensation and its audit rows
+    emit compensationApprovalFinished(int(o.kind), text);
 }
 
 void MarkQueryController::openRejectDialog()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "Compensation.h"
 #include "Mark.h"
 #include "RecordStatus.h"
 #include "UpstreamCheck.h"
@@ -10,6 +11,7 @@
 #include <QPointer>
 
 #include <functional>
+#include <memory>
 
 namespace triage {
 
@@ -36,6 +38,9 @@ public:
 
     /// The upstream client for "Query upstream" (nullptr: none; the button is disabled). Not owned.
     void setUpstreamClient(UpstreamClient *client);
+    /// The compensation service that approves a compensation proposal (CompensationRunner::
+    /// approve()); without one the proposal bar offers no "Approve…" for such a proposal.
+    void setCompensationRunner(std::shared_ptr<CompensationRunner> runner);
     /// Enables / disables the action buttons for the view's current state.
     void updateActions();
     /// See KeyDetailView::queryUpstream().
@@ -70,9 +75,13 @@ signals:
     /// A rejection finished: `ok` when the proposal is now rejected; `message` as shown in the
     /// action bar.
     void rejectFinished(bool ok, const QString &message);
+    /// The approval of a compensation proposal finished with `kind` (CompensationOutcome::Kind);
+    /// `message` as shown in the action bar.
+    void compensationApprovalFinished(int kind, const QString &message);
 
 private:
     void onMarkResult(const Outcome<MarkResult> &outcome);
+    void onCompensationApproval(const CompensationOutcome &outcome);
     /// Reads `key`'s open four-eyes proposals and shows the oldest in the proposal bar.
     void refreshProposals(const QString &key);
     void openApproveDialog();
@@ -92,6 +101,7 @@ private:
     DetailHeader *m_header;
     DetailTabs *m_tabs;
     UpstreamClient *m_upstream = nullptr;
+    std::shared_ptr<CompensationRunner> m_compensations;
     bool m_markBusy = false;
     bool m_queryBusy = false;
 };

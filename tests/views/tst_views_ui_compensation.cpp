@@ -12,13 +12,19 @@
 #include "DuplicateGroupsModel.h"
 #include "DuplicatesPane.h"
 #include "EscalationService.h"
+#include "DetailHeader.h"
+#include "KeyDetailView.h"
 #include "MarkDialog.h"
+#include "MarkQueryController.h"
+#include "Policy.h"
 #include "MessageBar.h"
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGroupBox>
+#include <QInputDialog>
+#include <QSignalSpy>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -97,6 +103,7 @@ private slots:
     void keyReuseNeedsOverride();
     void markDialogOffersOnlyCanonical();
     void compensateAsksFirst();
+    void fourEyesApproveInKeyDetail();
 };
 
 void TestViewsUiCompensation::duplicatesCompensateAndMark()
@@ -456,4 +463,63 @@ void TestViewsUiCompensation::compensateAsksFirst()
 }
 
 QTEST_MAIN(TestViewsUiCompensation)
+void TestViewsUiCompensation::fourEyesApproveInKeyDetail()
+{
+    World w;
+    SETUP_WORLD(w);
+    const QString reason = QStringLiteral("four-eyes test: set by the test");
+    QVERIFY(setPolicy(*w.ws, QStringLiteral("biz.ticket_create.four_eyes"), QStringLiteral("compensate"), reason, std::nullopt).result().ok());
+    // alice's compensation of extra ticket #2 becomes proposal 1: nothing sent.
+    {
+        CompensationRunner runner(*w.ws, w.configs);
+        CompensationRequest r;
+        r.sourceKey = kGroupA;
+        r.action = QStringLiteral("cancel_ticket");
+        r.target = QStringLiteral("2");
+        r.reason = QStringLiteral("extra ticket of group A");
+        r.operatorName = QStringLiteral("alice");
+        QCOMPARE(compensationOutcomeName(runner.start(r).result().kind), QStringLiteral("proposed"));
+    }
+    QCOMPARE(w.ctl->requests().size(), 0);
+
+    // bob's key detail shows it with Approve…; approving runs the compensation as bob.
+    WorkspaceConfig c = w.db.config();
+    c.operatorName = QStringLiteral("bob");
+    Workspace bob(c);
+    KeyDetailView view(&bob);
+    view.setCompensationRunner(std::make_shared<CompensationRunner>(bob, w.configs));
+    view.resize(1280, 800);
+    view.show();
+    view.loadKey(kGroupA);
+    MessageBar *bar = view.header()->proposalBar();
+    QTRY_VERIFY_WITH_TIMEOUT(view.markController()->shownProposal().has_value(), 30000);
+    QVERIFY2(bar->text().startsWith(QStringLiteral("Four-eyes proposal 1: compensation cancel_ticket of ticket 2 (ticket OPEN, record "
+                                                   "PROCESSING when proposed) by alice at ")),
+             qPrintable(bar->text()));
+    QVERIFY2(bar->text().endsWith(QStringLiteral(": \u201cextra ticket of group A\u201d. Nothing is written or sent until another operator "
+                                                 "approves it. Operators here share one database user: four-eyes is a process control, "
+                                                 "not a security boundary.")),
+             qPrintable(bar->text()));
+    QApplication::processEvents();
+    QVERIFY(view.grab().save(outputPath(QStringLiteral("four-eyes-compensation-proposed.png"))));
+    emit bar->actionTriggered();
+    QInputDialog *ask = view.markController()->approveDialog();
+    QVERIFY(ask);
+    QVERIFY2(ask->labelText().startsWith(QStringLiteral("Approve the compensation cancel_ticket of ticket 2 (ticket OPEN, record PROCESSING "
+                                                        "when proposed) of %1, proposed by alice: \u201cextra ticket of group A\u201d").arg(kGroupA)),
+             qPrintable(ask->labelText()));
+    ask->setTextValue(QStringLiteral("checked group A myself"));
+    QSignalSpy done(view.markController(), &MarkQueryController::compensationApprovalFinished);
+    ask->accept();
+    QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty(), 30000);
+    QCOMPARE(done.first().at(0).toInt(), int(CompensationOutcome::Kind::Succeeded));
+    QVERIFY2(view.actionBar()->text().startsWith(QStringLiteral("Compensation proposal 1 approved: compensation ")), qPrintable(view.actionBar()->text()));
+    QVERIFY2(view.actionBar()->text().contains(QStringLiteral("approved proposal 1 of alice (checked group A myself)")),
+             qPrintable(view.actionBar()->text()));
+    QCOMPARE(sideEffects(*w.ctl, 2), 1);
+    QCOMPARE(w.one(QStringLiteral("SELECT state FROM triage_proposal WHERE id = 1")), QStringLiteral("approved"));
+    QTRY_VERIFY_WITH_TIMEOUT(!view.markController()->shownProposal().has_value() && bar->isHidden(), 30000);
+    QVERIFY(view.grab().save(outputPath(QStringLiteral("four-eyes-compensation-approved.png"))));
+}
+
 #include "tst_views_ui_compensation.moc"
