@@ -47,7 +47,8 @@ Tone outcomeTone(const CompensateDialog::Item &item)
 QString outcomeLabel(const CompensateDialog::Item &item)
 {
     if (item.outcome == QLatin1String("existing"))
-        return QStringLiteral("already exists (%1)").arg(item.rowStatus.isEmpty() ? QStringLiteral("?") : item.rowStatus);
+        return item.rowStatus.isEmpty() ? QStringLiteral("already proposed (four-eyes)") // an open proposal for it, no compensation yet
+                                        : QStringLiteral("already exists (%1)").arg(item.rowStatus);
     if (item.outcome == QLatin1String("planned"))
         return QStringLiteral("planned");
     if (item.outcome == QLatin1String("proposed"))

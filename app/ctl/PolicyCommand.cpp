@@ -94,14 +94,33 @@ public:
     {
         if (m_verb == QLatin1String("show"))
             return show(ws, c);
+        // The value being replaced, to say what changed (a set replaces the whole value).
+        std::optional<QString> before;
+        if (m_verb == QLatin1String("set"))
+            if (const Outcome<QVector<PolicyRow>> rows = readPolicy(ws).result(); rows.ok())
+                for (const PolicyRow &r : *rows)
+                    if (r.name == m_name)
+                        before = r.value;
         const Outcome<PolicyRow> done = m_verb == QLatin1String("set") ? setPolicy(ws, m_name, m_value, m_reason, m_expect).result()
                                                                      : setFreeze(ws, m_verb == QLatin1String("freeze"), m_reason).result();
         if (!done.ok())
             return c.out.dbFailure(*done.error);
         const PolicyRow &r = *done;
         QString sentence;
-        if (m_verb == QLatin1String("set"))
-            sentence = QStringLiteral("policy %1 = %2 (version %3)").arg(r.name, r.value).arg(r.version);
+        if (m_verb == QLatin1String("set")) {
+            sentence = QStringLiteral("policy %1 = %2 (version %3; was %4)").arg(r.name, r.value).arg(r.version).arg(before.value_or(QStringLiteral("unset")));
+            // four_eyes is replaced whole: say which actions no longer need a second operator.
+            if (before && r.name.endsWith(QLatin1String(".four_eyes"))) {
+                const QStringList now = r.value.split(QLatin1Char(','));
+                QStringList dropped;
+                for (const QString &action : before->split(QLatin1Char(',')))
+                    if (action != QLatin1String("none") && !now.contains(action))
+                        dropped << action;
+                if (!dropped.isEmpty())
+                    sentence += QStringLiteral(": %1 no longer need%2 a second operator").arg(dropped.join(QStringLiteral(", ")),
+                                                                                         dropped.size() == 1 ? QStringLiteral("s") : QString());
+            }
+        }
         else if (m_verb == QLatin1String("freeze"))
             sentence = freezeMessage(r);
         else

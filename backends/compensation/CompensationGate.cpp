@@ -7,8 +7,10 @@
 #include "ConsoleSchema.h"
 #include "PolicySql.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QUrl>
 #include <QUuid>
 
 namespace triage::compensation_steps {
@@ -16,6 +18,28 @@ namespace triage::compensation_steps {
 namespace {
 
 const QString kCompensate = QString::fromUtf16(audit_action::Compensate);
+
+/// What an approval compares of a rendered request (CompensationHttpRequest::toJson() text):
+/// the compact JSON {"body", "headers", "method", "path"} — the URL's path and query, not its
+/// scheme, host and port (where the upstream runs is configuration: the demo's simulator gets a
+/// new port per process), nor the timeout or the confirmation URL. The text itself when it is
+/// not a request.
+QString requestSubstance(const QString &requestJson)
+{
+    const auto r = CompensationHttpRequest::fromJson(requestJson.toUtf8());
+    if (!r)
+        return requestJson;
+    const QUrl url(r->url);
+    QJsonArray headers;
+    for (const auto &[name, value] : r->headers)
+        headers.append(QJsonArray{QString::fromUtf8(name), QString::fromUtf8(value)});
+    const QString path = url.path(QUrl::FullyEncoded) + (url.hasQuery() ? QLatin1Char('?') + url.query(QUrl::FullyEncoded) : QString());
+    return QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("method"), QString::fromLatin1(r->method)},
+                                                       {QStringLiteral("path"), path},
+                                                       {QStringLiteral("headers"), headers},
+                                                       {QStringLiteral("body"), QString::fromUtf8(r->body)}})
+                                 .toJson(QJsonDocument::Compact));
+}
 
 /// The comp_key a compensation proposal's expected state names ("" when unreadable).
 QString compKeyOf(const ProposalRow &p)
@@ -38,7 +62,8 @@ QString compensationExpectedState(const QString &compKey, const QString &action,
 
 Gate gate(DbSession &s, const WorkspaceConfig &config, const GateInput &in)
 {
-    requireKnownConsoleSchema(s); // the freeze too: the intent log's database may have no triage_policy
+    if (!in.request.dryRun)
+        requireKnownConsoleSchema(s); // the freeze too: the intent log's database may have no triage_policy
     const CompensationRequest &req = in.request;
     AuditEntry a = auditStamp(audit_action::Compensate, req.sourceKey, req.operatorName.left(64), auditDbUser(s.profile()),
                               QUuid::createUuid().toString(QUuid::WithoutBraces));
@@ -54,22 +79,28 @@ Gate gate(DbSession &s, const WorkspaceConfig &config, const GateInput &in)
         QString refusal;
         s.begin();
         try {
-            if (p.expectedState != in.expectedState)
-                refusal = QStringLiteral("proposal %1: the ticket or the record changed since it was proposed (then %2, now %3): void")
-                              .arg(QString::number(p.id), p.expectedState, in.expectedState);
-            else if (p.snapshot.value_or(QString()) != in.requestJson)
-                refusal = QStringLiteral("proposal %1: the request the configuration renders now differs from the proposed one "
-                                         "(then %2, now %3): void")
-                              .arg(QString::number(p.id), p.snapshot.value_or(QString()), in.requestJson);
-            else
-                refusal = proposal_sql::approve(s, p, req.operatorName, in.approval->reason);
+            // THE approving statement first: a refused approver (the proposer, an expired or
+            // decided proposal) changes nothing, whatever else moved.
+            refusal = proposal_sql::approve(s, p, req.operatorName, in.approval->reason);
             if (refusal.isEmpty()) {
-                s.commit();
-                g.kind = Gate::Kind::Proceed;
-                g.message = QStringLiteral("approved proposal %1 of %2 (%3)").arg(QString::number(p.id), p.proposedBy, in.approval->reason);
-                return g;
+                if (p.expectedState != in.expectedState)
+                    refusal = QStringLiteral("proposal %1: the ticket or the record changed since it was proposed (then %2, now %3): void")
+                                  .arg(QString::number(p.id), p.expectedState, in.expectedState);
+                else if (const QString then = requestSubstance(p.snapshot.value_or(QString())), now = requestSubstance(in.requestJson);
+                         then != now)
+                    refusal = QStringLiteral("proposal %1: the request the configuration renders now differs from the proposed one "
+                                             "(then %2, now %3): void")
+                                  .arg(QString::number(p.id), then, now);
+                if (refusal.isEmpty()) {
+                    s.commit();
+                    g.kind = Gate::Kind::Proceed;
+                    g.message = QStringLiteral("approved proposal %1 of %2 (%3)").arg(QString::number(p.id), p.proposedBy, in.approval->reason);
+                    return g;
+                }
+                s.rollback(); // the approval undone: what was proposed is not what would be sent
+                s.begin();
             }
-            // Refused by the approving statement: audited; an edited or outdated proposal is void.
+            // Refused: audited; an edited or outdated proposal is void.
             a.outcome = QStringLiteral("refused");
             a.detail = refusal;
             audit_sql::insert(s, a);
@@ -90,12 +121,21 @@ Gate gate(DbSession &s, const WorkspaceConfig &config, const GateInput &in)
     Gate g;
     for (const ProposalRow &open : proposal_sql::openForKey(s, req.sourceKey))
         if (open.action == kCompensate && compKeyOf(open) == in.compKey) {
-            g.kind = Gate::Kind::Refused;
+            g.kind = Gate::Kind::Conflict;
             g.proposalId = open.id;
             g.message = QStringLiteral("compensation %1 already has open proposal %2 (by %3, expires %4): approve or reject it first")
                             .arg(in.compKey, QString::number(open.id), open.proposedBy, open.expiresAt);
+            if (!req.dryRun) { // audited as a mark's conflict with an open proposal is
+                a.outcome = QStringLiteral("conflict");
+                a.detail = g.message;
+                audit_sql::insert(s, a);
+            }
             return g;
         }
+    if (req.dryRun) {
+        g.message = QStringLiteral("four-eyes: a real run proposes it");
+        return g;
+    }
     ProposalRow p;
     p.action = kCompensate;
     p.idemKey = req.sourceKey;
@@ -108,21 +148,9 @@ Gate gate(DbSession &s, const WorkspaceConfig &config, const GateInput &in)
     p.evidence = in.evidenceJson;
     p.proposedBy = req.operatorName;
     p.override = req.override;
-    s.begin();
-    try {
-        g.proposalId = proposal_sql::insert(s, p);
-        const std::optional<ProposalRow> stored = proposal_sql::read(s, g.proposalId);
-        g.message = QStringLiteral("proposed as proposal %1 (biz.%2.four_eyes): nothing written or sent until another operator "
-                                   "approves it (triagectl approve %1 --reason …) before %3")
-                        .arg(QString::number(g.proposalId), in.bizType, stored ? stored->expiresAt : QString());
-        a.outcome = QStringLiteral("recorded");
-        a.detail = g.message;
-        audit_sql::insert(s, a);
-        s.commit();
-    } catch (const DbException &) {
-        s.rollback();
-        throw;
-    }
+    const proposal_sql::Proposed made = proposal_sql::propose(s, p, a, QStringLiteral("nothing written or sent"));
+    g.proposalId = made.id;
+    g.message = made.message;
     g.kind = Gate::Kind::Proposed;
     return g;
 }

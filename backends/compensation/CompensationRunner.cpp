@@ -194,6 +194,16 @@ QFuture<CompensationOutcome> CompensationRunner::approve(qint64 id, const QStrin
         const ProposalRow p = **row.value;
         if (p.action != QString::fromUtf16(audit_action::Compensate))
             return ready(refused(QStringLiteral("proposal %1 is a %2, not a compensation").arg(QString::number(id), p.action), true));
+        if (p.state != QLatin1String("open")) {
+            // Decided already: refused as the approving statement refuses it, before anything is read.
+            CompensationOutcome o = refused(QStringLiteral("proposal %1 is %2 (by %3 at %4: %5)")
+                                                .arg(QString::number(id), p.state, p.decidedBy, p.decidedAt, p.decisionReason));
+            o.proposalId = id;
+            o.approvalRefused = true;
+            return auditRefusal(std::move(o), QString::fromUtf16(audit_action::ProposalApprove), p.idemKey,
+                                QJsonDocument::fromJson(p.expectedState.toUtf8()).object().value(QStringLiteral("target")).toString(),
+                                approver, reason);
+        }
         const QJsonObject expected = QJsonDocument::fromJson(p.expectedState.toUtf8()).object();
         CompensationRequest request;
         request.sourceKey = p.idemKey;
@@ -302,15 +312,6 @@ QFuture<CompensationOutcome> CompensationRunner::planned(const CompensationReque
             o.request = out.request;
             return ready(o);
         }
-        if (request.dryRun) {
-            CompensationOutcome plan = out;
-            plan.kind = CompensationOutcome::Kind::Planned;
-            plan.message = QStringLiteral("would send %1 %2 with X-Idempotency-Key %3")
-                               .arg(QString::fromUtf8(out.request.method), out.request.url, compKey);
-            if (!rule.overridden.isEmpty())
-                plan.message += QStringLiteral(" (override: %1)").arg(rule.overridden);
-            return ready(plan);
-        }
         CompensationRow intent;
         intent.compKey = compKey;
         intent.sourceKey = key;
@@ -344,7 +345,22 @@ QFuture<CompensationOutcome> CompensationRunner::planned(const CompensationReque
             CompensationOutcome o = out;
             o.proposalId = g->proposalId;
             o.message = g->message;
+            if (g->kind == compensation_steps::Gate::Kind::Conflict) { // an open proposal for it: as a real run would say
+                o.kind = CompensationOutcome::Kind::Existing;
+                return ready(o);
+            }
+            if (request.dryRun) {
+                o.kind = CompensationOutcome::Kind::Planned;
+                o.message = QStringLiteral("would send %1 %2 with X-Idempotency-Key %3")
+                                .arg(QString::fromUtf8(out.request.method), out.request.url, compKey);
+                if (!rule.overridden.isEmpty())
+                    o.message += QStringLiteral(" (override: %1)").arg(rule.overridden);
+                if (!g->message.isEmpty())
+                    o.message += QStringLiteral(" — ") + g->message;
+                return ready(o);
+            }
             switch (g->kind) {
+            case compensation_steps::Gate::Kind::Conflict: break; // handled above
             case compensation_steps::Gate::Kind::Proposed:
                 o.kind = CompensationOutcome::Kind::Proposed;
                 return ready(o);

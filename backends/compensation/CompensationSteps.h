@@ -46,23 +46,25 @@ struct GateInput {
     std::optional<CompensationApproval> approval;
 };
 
-/// gate()'s answer: go on and write the intent (`message`: the approval's note, else ""),
-/// proposed instead (nothing written to the intent log, nothing sent), or refused.
+/// gate()'s answer: go on and write the intent (`message`: the approval's note, a dry run's
+/// "four-eyes: a real run proposes it", else ""), proposed instead (nothing written to the intent
+/// log, nothing sent), a conflict with an open proposal for the same compensation, or refused.
 struct Gate {
-    enum class Kind { Proceed, Proposed, Refused };
+    enum class Kind { Proceed, Proposed, Conflict, Refused };
     Kind kind = Kind::Proceed;
     QString message;
     qint64 proposalId = 0;
 };
 
 /// On the idempotency database, before the intent is written: the freeze
-/// (requireKnownConsoleSchema(), throws Refused "Frozen by …"); then for an approval THE
-/// approving statement (proposal_sql::approve(), after checking that the expected state and the
-/// request are still the proposed ones; a refusal is audited as proposal.approve, an edited or
-/// outdated proposal voided); else, when the effective policy lists compensate under
-/// four_eyes, a triage_proposal row and its audit row (compensate, outcome recorded) in one
-/// transaction, or Refused naming an open proposal for the same comp_key. DESIGN.md §9
-/// "Four-eyes". Throws DbException.
+/// (requireKnownConsoleSchema(), throws Refused "Frozen by …"; not for a dry run); then for an
+/// approval THE approving statement (proposal_sql::approve()) and, once it passed, the check that
+/// the expected state and the request's substance (method, path, headers, body) are still the
+/// proposed ones — else the approval is rolled back and the proposal voided; a refusal is
+/// audited as proposal.approve. Else, when the effective policy lists compensate under
+/// four_eyes: Conflict naming an open proposal for the same comp_key, a dry run's note, or a
+/// triage_proposal row and its audit row (compensate, outcome recorded) in one transaction.
+/// DESIGN.md §9 "Four-eyes". Throws DbException.
 Gate gate(DbSession &s, const WorkspaceConfig &config, const GateInput &in);
 
 } // namespace triage::compensation_steps

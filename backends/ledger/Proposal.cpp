@@ -1,5 +1,6 @@
 #include "Proposal.h"
 
+#include "Audit.h"
 #include "ColumnText.h"
 #include "SafetyPolicy.h"
 #include "SqlBuilder.h"
@@ -300,6 +301,27 @@ QString approve(DbSession &session, const ProposalRow &asRead, const QString &ap
     return QStringLiteral("proposal %1 was proposed by the same database user (%2) as this approval: four-eyes needs operators with "
                           "their own database users, or `triagectl policy set four_eyes_db_users shared` to make it a process control")
         .arg(id, now->proposedDbUser);
+}
+
+Proposed propose(DbSession &session, const ProposalRow &row, AuditEntry audit, const QString &nothingDone)
+{
+    Proposed out;
+    session.begin();
+    try {
+        out.id = insert(session, row);
+        const std::optional<ProposalRow> stored = read(session, out.id);
+        out.message = QStringLiteral("proposed as proposal %1 (biz.%2.four_eyes): %3 until another operator approves it "
+                                     "(triagectl approve %1 --reason …) before %4")
+                          .arg(QString::number(out.id), row.bizType, nothingDone, stored ? stored->expiresAt : QString());
+        audit.outcome = QStringLiteral("recorded");
+        audit.detail = out.message;
+        out.auditId = audit_sql::insert(session, audit);
+        session.commit();
+    } catch (const DbException &) {
+        session.rollback();
+        throw;
+    }
+    return out;
 }
 
 bool close(DbSession &session, qint64 id, const QString &state, const QString &by, const QString &reason)

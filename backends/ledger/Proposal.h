@@ -3,6 +3,7 @@
 // second operator is stored as a proposal in triage_proposal (console schema version 7); the
 // approving statement itself refuses the proposer, so no client path can skip it.
 
+#include "AuditEntry.h"
 #include "DbSession.h"
 
 #include <QString>
@@ -88,6 +89,17 @@ QVector<ProposalRow> list(DbSession &session, bool all);
 /// rejected (…)", "proposal 12 was changed after it was proposed (its hash no longer matches):
 /// void". Throws DbException.
 QString approve(DbSession &session, const ProposalRow &asRead, const QString &approver, const QString &reason);
+/// A proposal made by propose(): its id, the audit row's id and the operator's message.
+struct Proposed {
+    qint64 id = 0;
+    qint64 auditId = 0;
+    QString message;
+};
+/// Inserts `row` (insert()) and the audit row `audit` (outcome "recorded", detail the message)
+/// in one transaction of its own. The message: "proposed as proposal 12 (biz.<biz_type>.
+/// four_eyes): <nothingDone> until another operator approves it (triagectl approve 12 --reason
+/// …) before <expiry>", `nothingDone` e.g. "nothing applied". Throws DbException (rolled back).
+Proposed propose(DbSession &session, const ProposalRow &row, AuditEntry audit, const QString &nothingDone);
 /// Closes open proposal `id` as `state` ("rejected" or "void") by `by` for `reason`, in the
 /// caller's transaction (or autocommit). Returns whether it was open (false: someone else
 /// decided it first). Throws DbException.

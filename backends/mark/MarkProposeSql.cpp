@@ -85,21 +85,10 @@ MarkResult propose(DbSession &s, const MarkRequest &req, MarkResult res, const E
     p.evidence = req.evidenceJson;
     p.proposedBy = req.operatorName;
     p.override = req.override;
-    s.begin();
-    try {
-        res.proposalId = proposal_sql::insert(s, p);
-        const std::optional<ProposalRow> stored = proposal_sql::read(s, res.proposalId);
-        res.message = QStringLiteral("proposed as proposal %1 (biz.%2.four_eyes): nothing applied until another operator "
-                                     "approves it (triagectl approve %1 --reason …) before %3")
-                          .arg(QString::number(res.proposalId), p.bizType, stored ? stored->expiresAt : QString());
-        a.outcome = QStringLiteral("recorded");
-        a.detail = res.message;
-        res.auditId = audit_sql::insert(s, a);
-        s.commit();
-    } catch (const DbException &) {
-        s.rollback();
-        throw;
-    }
+    const proposal_sql::Proposed made = proposal_sql::propose(s, p, a, QStringLiteral("nothing applied"));
+    res.proposalId = made.id;
+    res.auditId = made.auditId;
+    res.message = made.message;
     res.kind = MarkResult::Kind::Proposed;
     return res;
 }

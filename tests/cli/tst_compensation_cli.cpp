@@ -214,6 +214,11 @@ void TestCompensationCli::fourEyes()
     QVERIFY2(r.exitCode == 0 && r.out.startsWith("outcome:    succeeded\nproposal:   1\n"), r.describe());
     QCOMPARE(sideEffects(*env.ctl, env.id(102)), 1);
     QCOMPARE(env.column(QStringLiteral("SELECT operator FROM triage_compensation")), QStringList{QStringLiteral("bob")});
+    // A set replaces the whole list, and says what it dropped.
+    r = env.run(env.args({QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("biz.ticket_create.four_eyes"),
+                          QStringLiteral("mark_success"), why, text}));
+    QCOMPARE(r.out, QByteArray("policy biz.ticket_create.four_eyes = mark_success (version 2; was compensate): compensate no longer "
+                               "needs a second operator\n"));
 }
 
 void TestCompensationCli::concurrentCompensations()

@@ -462,10 +462,20 @@ void TestCompensation::fourEyesProposesThenApproves()
     compensateUnderFourEyes(*env.ws);
     const QString compKey = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("102"), kCompKey);
 
-    // alice's start is a proposal: nothing in the intent log, nothing sent.
-    const CompensationOutcome proposed = env.runner->start(env.request()).result();
+    // A dry run first: planned, saying four-eyes will propose it.
+    CompensationRequest firstDry = env.request();
+    firstDry.dryRun = true;
+    const CompensationOutcome dryFirst = env.runner->start(firstDry).result();
+    // alice's start is a proposal: nothing in the intent log, nothing sent. Her console's upstream
+    // is configured at another port (as each demo process starts its own simulator): the approval
+    // compares the request's method, path, headers and body, not where the upstream runs.
+    CompensationRunner aliceElsewhere(*env.ws, configsFor(cancelConfig(QUrl(QStringLiteral("http://127.0.0.1:9")), 2000, true)));
+    const CompensationOutcome proposed = aliceElsewhere.start(env.request()).result();
+    QCOMPARE(proposed.request.url, QStringLiteral("http://127.0.0.1:9/tickets/102/cancel"));
     QCOMPARE(compensationOutcomeName(proposed.kind), QStringLiteral("proposed"));
     QCOMPARE(proposed.proposalId, qint64(1));
+    QVERIFY2(dryFirst.message.endsWith(QStringLiteral(" — four-eyes: a real run proposes it")), qPrintable(dryFirst.message));
+    QCOMPARE(compensationOutcomeName(dryFirst.kind), QStringLiteral("planned"));
     QVERIFY2(proposed.message.startsWith(QStringLiteral("proposed as proposal 1 (biz.ticket_create.four_eyes): nothing written or sent "
                                                         "until another operator approves it (triagectl approve 1 --reason …) before ")),
              qPrintable(proposed.message));
@@ -476,9 +486,15 @@ void TestCompensation::fourEyesProposesThenApproves()
     QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT snapshot FROM triage_proposal")), QStringList{QString::fromUtf8(proposed.request.toJson())});
     QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT outcome FROM triage_audit WHERE action = 'compensate' ORDER BY id")),
              QStringList{QStringLiteral("recorded")});
-    // The same compensation again while it is open: refused, naming the proposal.
+    // The same compensation again while it is open: a conflict naming the proposal (audited); a dry
+    // run says the same, and before the proposal a dry run says what a real run would do.
+    CompensationRequest dry = env.request();
+    dry.dryRun = true;
+    const CompensationOutcome dryOpen = env.runner->start(dry).result();
+    QCOMPARE(compensationOutcomeName(dryOpen.kind), QStringLiteral("existing"));
     const CompensationOutcome twice = env.runner->start(env.request()).result();
-    QCOMPARE(compensationOutcomeName(twice.kind), QStringLiteral("refused"));
+    QCOMPARE(compensationOutcomeName(twice.kind), QStringLiteral("existing"));
+    QCOMPARE(twice.message, dryOpen.message);
     QVERIFY2(twice.message.startsWith(QStringLiteral("compensation %1 already has open proposal 1 (by alice, expires ").arg(compKey)),
              qPrintable(twice.message));
 
@@ -509,10 +525,12 @@ void TestCompensation::fourEyesProposesThenApproves()
     QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT action ") + audited),
              (QStringList{QStringLiteral("compensate"), QStringLiteral("compensate"), QStringLiteral("proposal.approve"), QStringLiteral("compensate")}));
     QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT outcome ") + audited),
-             (QStringList{QStringLiteral("recorded"), QStringLiteral("refused"), QStringLiteral("refused"), QStringLiteral("applied")}));
-    // Approving it again finds the compensation: nothing sent twice.
-    const CompensationOutcome again = bobRunner.approve(1, QStringLiteral("bob"), QStringLiteral("checked the duplicate group")).result();
-    QCOMPARE(compensationOutcomeName(again.kind), QStringLiteral("existing"));
+             (QStringList{QStringLiteral("recorded"), QStringLiteral("conflict"), QStringLiteral("refused"), QStringLiteral("applied")}));
+    // Approving it again: refused as decided (audited), nothing sent twice.
+    const CompensationOutcome again = bobRunner.approve(1, QStringLiteral("carol"), QStringLiteral("checked the duplicate group")).result();
+    QCOMPARE(compensationOutcomeName(again.kind), QStringLiteral("refused"));
+    QVERIFY2(again.message.startsWith(QStringLiteral("proposal 1 is approved (by bob at ")), qPrintable(again.message));
+    QVERIFY2(again.message.endsWith(QStringLiteral(": checked the duplicate group)")), qPrintable(again.message));
     QCOMPARE(sideEffects(*env.ctl, 102), 1);
 }
 
@@ -523,8 +541,12 @@ void TestCompensation::fourEyesApprovalOfChangedTicketIsVoid()
     SETUP_ENV(env, true, 2000);
     compensateUnderFourEyes(*env.ws);
     QCOMPARE(compensationOutcomeName(env.runner->start(env.request()).result().kind), QStringLiteral("proposed"));
-    // The ticket moves on after the proposal: the approval applies nothing and voids it.
+    // The ticket moves on after the proposal: the proposer's own approval is refused as the
+    // proposer's (the proposal stays open); another operator's applies nothing and voids it.
     QCOMPARE(env.db->adminExec(QStringLiteral("UPDATE ticket SET status = 'IN_PROGRESS' WHERE id = 102")), QString());
+    QCOMPARE(env.runner->approve(1, QStringLiteral("alice"), QStringLiteral("checked the duplicate group")).result().message,
+             QStringLiteral("proposal 1 was proposed by alice: a different operator must approve it (four-eyes)"));
+    QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT state FROM triage_proposal WHERE id = 1")), QStringList{QStringLiteral("open")});
     const CompensationOutcome o = env.runner->approve(1, QStringLiteral("bob"), QStringLiteral("checked the duplicate group")).result();
     QCOMPARE(compensationOutcomeName(o.kind), QStringLiteral("refused"));
     const QString compKey = compensationKey(QStringLiteral("cancel_ticket"), QStringLiteral("102"), kCompKey);

@@ -77,11 +77,11 @@ void TestPolicyCli::roundTrip()
 
     RUN_EXIT(set, 0, policy({QStringLiteral("set"), QStringLiteral("biz.payment_capture.money_moving"), QStringLiteral("TRUE"),
                              QStringLiteral("--reason"), QStringLiteral("card payments move money")}));
-    QCOMPARE(set.out, QByteArray("policy biz.payment_capture.money_moving = true (version 1)\n"));
+    QCOMPARE(set.out, QByteArray("policy biz.payment_capture.money_moving = true (version 1; was unset)\n"));
     RUN_EXIT(sla, 0, policy({QStringLiteral("set"), QStringLiteral("biz.payment_capture.review_sla_hours"), QStringLiteral(" 4"),
                              QStringLiteral("--reason"), QStringLiteral("payments within four hours"), QStringLiteral("--expect-version"),
                              QStringLiteral("0")}));
-    QCOMPARE(sla.out, QByteArray("policy biz.payment_capture.review_sla_hours = 4 (version 1)\n"));
+    QCOMPARE(sla.out, QByteArray("policy biz.payment_capture.review_sla_hours = 4 (version 1; was unset)\n"));
 
     // Exact refusals: nothing written.
     const QStringList before = auditRows(db);
@@ -117,7 +117,7 @@ void TestPolicyCli::roundTrip()
     RUN_EXIT(cas, 0, policy({QStringLiteral("set"), QStringLiteral("biz.payment_capture.money_moving"), QStringLiteral("false"),
                              QStringLiteral("--reason"), QStringLiteral("refunds only from now on"), QStringLiteral("--expect-version"),
                              QStringLiteral("1")}));
-    QCOMPARE(cas.out, QByteArray("policy biz.payment_capture.money_moving = false (version 2)\n"));
+    QCOMPARE(cas.out, QByteArray("policy biz.payment_capture.money_moving = false (version 2; was true)\n"));
     QCOMPARE(auditRows(db), (QStringList{QStringLiteral("policy.set applied alice policy:biz.payment_capture.money_moving"),
                                          QStringLiteral("policy.set applied alice policy:biz.payment_capture.review_sla_hours"),
                                          QStringLiteral("policy.set applied alice policy:biz.payment_capture.money_moving")}));
