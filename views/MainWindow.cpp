@@ -1,6 +1,8 @@
 #include "MainWindow.h"
 #include "DeepLink.h"
 #include "CompensationsPane.h"
+#include "MarkQueryController.h"
+#include "ProposalsPane.h"
 #include "DuplicatesPane.h"
 #include "ConnectMenu.h"
 #include "EscalationService.h"
@@ -145,6 +147,12 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     connect(compensations, &CompensationsPane::keyActivated, this, &MainWindow::openKey);
     m_duplicates = duplicates;
     m_compensations = compensations;
+    // Four-eyes proposals waiting for a second operator (DESIGN.md §9): their own tab.
+    m_proposals = new ProposalsPane(workspace, m_queues);
+    const int proposalsTab = m_queues->addTab(m_proposals, tr("Proposals"));
+    connect(m_proposals, &ProposalsPane::keyActivated, this, &MainWindow::openKey);
+    connect(m_proposals, &ProposalsPane::openCountChanged, this,
+            [this, proposalsTab](int open) { m_queues->setTabText(proposalsTab, tr("Proposals (%1)").arg(open)); });
     // The daily review (DESIGN.md §8): loads when first shown; its items open their key here.
     m_review = new ReviewPane(workspace, m_queues);
     m_queues->addTab(m_review, tr("Review"));
@@ -162,6 +170,10 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     m_detail = new KeyDetailView(workspace, m_splitter);
     m_detail->setUpstreamClient(m_upstream.get());
     m_detail->setCompensationRunner(compensations->runner()); // approves compensation proposals
+    // A proposal made, approved or rejected from the key detail: the Proposals tab follows.
+    connect(m_detail, &KeyDetailView::markFinished, m_proposals, &ProposalsPane::refresh);
+    connect(m_detail->markController(), &MarkQueryController::rejectFinished, m_proposals, &ProposalsPane::refresh);
+    connect(m_detail->markController(), &MarkQueryController::compensationApprovalFinished, this, [this] { refreshAfterAction(); });
     // A mark moved a record between queues: refresh every count and list (the detail
     // reloads itself).
     connect(m_detail, &KeyDetailView::recordChanged, this, [this] { refreshAfterAction(); });
@@ -380,6 +392,8 @@ void MainWindow::refreshAfterAction()
         m_duplicates->refresh();
     if (m_compensations)
         m_compensations->refresh();
+    if (m_proposals)
+        m_proposals->refresh();
 }
 
 void MainWindow::onOperatorAction(const QString &idemKey)

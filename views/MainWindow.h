@@ -22,6 +22,7 @@ namespace triage {
 class BulkMarkDialog;
 class BulkQueryDialog;
 class CompensationsPane;
+class ProposalsPane;
 class ConnectionIndicator;
 class PushFeed;
 class DuplicatesPane;
@@ -84,6 +85,8 @@ public:
     /// The duplicate-key and compensation tabs (for tests).
     DuplicatesPane *duplicatesPane() const { return m_duplicates; }
     CompensationsPane *compensationsPane() const { return m_compensations; }
+    /// The Proposals tab (four-eyes proposals waiting for a second operator).
+    ProposalsPane *proposalsPane() const { return m_proposals; }
     /// The Review tab (the daily review, DESIGN.md §8 "The Review view and the report").
     ReviewPane *reviewPane() const { return m_review; }
     /// Makes the Review tab current (it loads the day's review when first shown).
@@ -200,6 +203,7 @@ private:
     DuplicatesPane *m_duplicates = nullptr;
     ReviewPane *m_review = nullptr;
     CompensationsPane *m_compensations = nullptr;
+    ProposalsPane *m_proposals = nullptr;
     IncidentView *m_incident = nullptr;
     QList<int> m_sizesBeforeIncident; ///< the split to restore when the Incident tab is left
     static constexpr int kDetailMinWidth = 520;      ///< the detail pane's minimum beside the queues (px)

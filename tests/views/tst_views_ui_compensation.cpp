@@ -17,8 +17,11 @@
 #include "MarkDialog.h"
 #include "MarkQueryController.h"
 #include "Policy.h"
+#include "ProposalsModel.h"
+#include "ProposalsPane.h"
 #include "MessageBar.h"
 
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -482,10 +485,26 @@ void TestViewsUiCompensation::fourEyesApproveInKeyDetail()
     }
     QCOMPARE(w.ctl->requests().size(), 0);
 
-    // bob's key detail shows it with Approve…; approving runs the compensation as bob.
+    // bob's Proposals tab lists it (what it would do), and his key detail shows it with Approve…;
+    // approving runs the compensation as bob.
     WorkspaceConfig c = w.db.config();
     c.operatorName = QStringLiteral("bob");
     Workspace bob(c);
+    ProposalsPane proposals(&bob);
+    QAbstractItemModelTester tester(proposals.proposalsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ProposalsModel *listed = proposals.proposalsModel();
+    QTRY_COMPARE_WITH_TIMEOUT(listed->rowCount(), 1, 30000);
+    QCOMPARE(listed->index(0, ProposalsModel::StateColumn).data().toString(), QStringLiteral("open"));
+    QCOMPARE(listed->index(0, ProposalsModel::ActionColumn).data().toString(), QStringLiteral("compensate"));
+    QCOMPARE(listed->index(0, ProposalsModel::WhatColumn).data().toString(),
+             QStringLiteral("compensation cancel_ticket of ticket 2 (ticket OPEN, record PROCESSING when proposed)"));
+    QCOMPARE(listed->index(0, ProposalsModel::KeyColumn).data().toString(), kGroupA);
+    QCOMPARE(listed->index(0, ProposalsModel::ByColumn).data().toString(), QStringLiteral("alice"));
+    QCOMPARE(proposals.findChild<QLabel *>(QStringLiteral("proposalCount"))->text(), QStringLiteral("1 open proposal"));
+    proposals.resize(1280, 300);
+    proposals.show();
+    QApplication::processEvents();
+    QVERIFY(proposals.grab().save(outputPath(QStringLiteral("four-eyes-proposals-tab.png"))));
     KeyDetailView view(&bob);
     view.setCompensationRunner(std::make_shared<CompensationRunner>(bob, w.configs));
     view.resize(1280, 800);
@@ -520,6 +539,14 @@ void TestViewsUiCompensation::fourEyesApproveInKeyDetail()
     QCOMPARE(w.one(QStringLiteral("SELECT state FROM triage_proposal WHERE id = 1")), QStringLiteral("approved"));
     QTRY_VERIFY_WITH_TIMEOUT(!view.markController()->shownProposal().has_value() && bar->isHidden(), 30000);
     QVERIFY(view.grab().save(outputPath(QStringLiteral("four-eyes-compensation-approved.png"))));
+    // Approved: no longer open; "Show decided" lists it as approved, with bob's reason.
+    proposals.refresh();
+    QTRY_COMPARE_WITH_TIMEOUT(listed->rowCount(), 0, 30000);
+    proposals.findChild<QCheckBox *>(QStringLiteral("showDecided"))->setChecked(true);
+    QTRY_COMPARE_WITH_TIMEOUT(listed->rowCount(), 1, 30000);
+    QCOMPARE(listed->index(0, ProposalsModel::StateColumn).data().toString(), QStringLiteral("approved"));
+    QCOMPARE(listed->index(0, ProposalsModel::DecidedColumn).data().toString(), QStringLiteral("bob: checked group A myself"));
+    QCOMPARE(proposals.findChild<QLabel *>(QStringLiteral("proposalCount"))->text(), QStringLiteral("1 proposal, 0 open"));
 }
 
 #include "tst_views_ui_compensation.moc"
