@@ -30,6 +30,21 @@ QString consoleWindowTitle(const WorkspaceConfig &config, const QString &where)
     return QStringLiteral("Triage Console \u2014 %1").arg(label.isEmpty() ? where : label);
 }
 
+std::optional<QString> askStampedText(QWidget *parent, const WorkspaceConfig &config, const QString &title, const QString &label,
+                                      bool multiLine)
+{
+    QInputDialog dialog(parent);
+    dialog.setWindowTitle(title);
+    dialog.setLabelText(label);
+    dialog.setInputMode(QInputDialog::TextInput);
+    if (multiLine)
+        dialog.setOption(QInputDialog::UsePlainTextEditForTextInput);
+    stampEnvironmentOn(&dialog, config);
+    if (dialog.exec() != QDialog::Accepted)
+        return std::nullopt;
+    return dialog.textValue();
+}
+
 void stampEnvironmentOn(QDialog *dialog, const WorkspaceConfig &config)
 {
     const QString label = environmentLabel(config.environment, config.profileName);

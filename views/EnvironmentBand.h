@@ -6,6 +6,8 @@
 #include <QFrame>
 #include <QPointer>
 
+#include <optional>
+
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -38,6 +40,11 @@ D *stampEnvironment(D *dialog, const WorkspaceConfig &config)
     stampEnvironmentOn(dialog, config);
     return dialog;
 }
+
+/// QInputDialog::getText() / getMultiLineText() with the environment stamped on it
+/// (stampEnvironmentOn()): the text entered, or nullopt when cancelled. Modal, as those are.
+std::optional<QString> askStampedText(QWidget *parent, const WorkspaceConfig &config, const QString &title, const QString &label,
+                                      bool multiLine = false);
 
 /// Asks for the profile's name to switch a production workspace's writes on: the text to
 /// type, a line edit (object name "profileNameEdit"), "Switch writes on" and Cancel. The

@@ -1,4 +1,6 @@
 #include "IncidentPanel.h"
+#include "EnvironmentBand.h"
+#include "Workspace.h"
 
 #include "IncidentsModel.h"
 #include "Theme.h"
@@ -103,11 +105,9 @@ IncidentPanel::IncidentPanel(Workspace *workspace, QWidget *parent)
             openIncident(id);
     });
     connect(m_save, &QPushButton::clicked, this, [this] {
-        bool ok = false;
-        const QString title = QInputDialog::getText(this, QStringLiteral("Save window as incident"), QStringLiteral("Title:"),
-                                                    QLineEdit::Normal, QString(), &ok);
-        if (ok)
-            saveWindowAs(title);
+        if (const std::optional<QString> title =
+                askStampedText(this, m_workspace->config(), QStringLiteral("Save window as incident"), QStringLiteral("Title:")))
+            saveWindowAs(*title);
     });
     connect(m_close, &QPushButton::clicked, this, &IncidentPanel::toggleClosed);
     connect(m_pin, &QPushButton::clicked, this, &IncidentPanel::togglePin);

@@ -399,11 +399,11 @@ void ReviewPane::addNote()
     if (!item)
         return;
     const qint64 id = item->row.escalation.id;
-    bool ok = false;
-    const QString text = QInputDialog::getMultiLineText(this, tr("Add note"), tr("Note on escalation %1 (%2):").arg(id).arg(item->row.escalation.idemKey),
-                                                        QString(), &ok);
-    if (!ok)
+    const std::optional<QString> entered = askStampedText(this, m_workspace->config(), tr("Add note"),
+                                                          tr("Note on escalation %1 (%2):").arg(id).arg(item->row.escalation.idemKey), true);
+    if (!entered)
         return;
+    const QString text = *entered;
     if (text.trimmed().isEmpty()) {
         showMessage(tr("A note needs text: nothing was written."), true);
         return;
@@ -443,15 +443,13 @@ void ReviewPane::resolve(bool claimConfirmed)
                                                m_workspace->config());
         return;
     }
-    bool ok = false;
-    const QString reason = QInputDialog::getText(this, tr("Resolve escalation %1").arg(e.id),
-                                                 tr("Why is %1 (%2) resolved? At least %3 characters, audited.")
-                                                     .arg(e.idemKey, escalationReasonName(e.reason))
-                                                     .arg(kOperatorReasonMinChars),
-                                                 QLineEdit::Normal, QString(), &ok)
-                               .trimmed();
-    if (!ok)
+    const std::optional<QString> entered = askStampedText(this, m_workspace->config(), tr("Resolve escalation %1").arg(e.id),
+                                                          tr("Why is %1 (%2) resolved? At least %3 characters, audited.")
+                                                              .arg(e.idemKey, escalationReasonName(e.reason))
+                                                              .arg(kOperatorReasonMinChars));
+    if (!entered)
         return;
+    const QString reason = entered->trimmed();
     if (reason.size() < kOperatorReasonMinChars) {
         showMessage(tr("A resolution needs a reason of at least %1 characters (got %2): nothing was written.").arg(kOperatorReasonMinChars).arg(reason.size()),
                     true);
@@ -475,16 +473,16 @@ void ReviewPane::signOff()
     if (!m_snapshot || !m_snapshot->openComplete)
         return;
     const ReviewSnapshot s = *m_snapshot;
-    bool ok = false;
-    const QString note = QInputDialog::getText(this, tr("Sign off %1").arg(s.day.day.toString(Qt::ISODate)),
-                                               tr("Sign off %1 (%2): %3 open, %4 new, %5 changed since the last sign-off. Note (optional):")
-                                                   .arg(s.day.day.toString(Qt::ISODate), zoneId(s))
-                                                   .arg(s.totals.open)
-                                                   .arg(s.totals.newSinceSignOff)
-                                                   .arg(s.totals.changedSinceSignOff),
-                                               QLineEdit::Normal, QString(), &ok);
-    if (!ok)
+    const std::optional<QString> entered =
+        askStampedText(this, m_workspace->config(), tr("Sign off %1").arg(s.day.day.toString(Qt::ISODate)),
+                       tr("Sign off %1 (%2): %3 open, %4 new, %5 changed since the last sign-off. Note (optional):")
+                           .arg(s.day.day.toString(Qt::ISODate), zoneId(s))
+                           .arg(s.totals.open)
+                           .arg(s.totals.newSinceSignOff)
+                           .arg(s.totals.changedSinceSignOff));
+    if (!entered)
         return;
+    const QString note = *entered;
     // The review's fingerprint (the SHA-256 of its JSON form, printed in every format's header).
     const QString sha = reviewReportSha256(s);
     m_busy = true;

@@ -380,6 +380,9 @@ void TestViewsReview::pane()
 
 namespace {
 
+/// The window title and label of the last QInputDialog answerNextInput() answered.
+QString lastInputTitle, lastInputLabel;
+
 /// Answers the next QInputDialog the pane opens: `text` then OK (or Cancel when `accept` is false).
 void answerNextInput(const QString &text, bool accept = true)
 {
@@ -387,6 +390,8 @@ void answerNextInput(const QString &text, bool accept = true)
         auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
         if (!dialog)
             return answerNextInput(text, accept); // not shown yet: the next turn of the loop
+        lastInputTitle = dialog->windowTitle();
+        lastInputLabel = dialog->labelText();
         dialog->setTextValue(text);
         accept ? dialog->accept() : dialog->reject();
     });
@@ -412,6 +417,8 @@ void TestViewsReview::paneActionsOnDemo()
     TRIAGE_REQUIRE_BACKEND(db);
     WorkspaceConfig config = demoConfig(db);
     config.operatorName = QStringLiteral("erin");
+    config.environment = Environment::Staging; // every prompt before a write carries it (DESIGN.md §5 "Environments")
+    config.profileName = QStringLiteral("review-staging");
     Workspace ws(config);
     QCOMPARE(seedDemo(ws), QString());
     const auto history = seedEscalationHistory(ws); // the 14 days of escalations, some still open
@@ -468,6 +475,8 @@ void TestViewsReview::paneActionsOnDemo()
     answerNextInput(QStringLiteral("  asked the PSP; waiting for their answer  "));
     QVERIFY(act(QStringLiteral("Add note\u2026")));
     QCOMPARE(waitFinished(true, QStringLiteral("Note added to escalation %1\\.").arg(id)), QString());
+    QCOMPARE(lastInputTitle, QStringLiteral("STAGING \u2014 review-staging \u2014 Add note"));
+    QVERIFY2(lastInputLabel.startsWith(QStringLiteral("STAGING \u2014 review-staging\n\nNote on escalation %1 (").arg(id)), qPrintable(lastInputLabel));
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT kind || '|' || COALESCE(note_text, '') || '|' || noted_by FROM triage_review_note "
                                                 "WHERE escalation_id = %1 ORDER BY id")
                                      .arg(ids)),
@@ -488,6 +497,7 @@ void TestViewsReview::paneActionsOnDemo()
     answerNextInput(QStringLiteral("upstream confirmed the refund exists"));
     QVERIFY(act(QStringLiteral("Resolve\u2026")));
     QCOMPARE(waitFinished(true, QStringLiteral("Escalation %1 resolved\\.").arg(id)), QString());
+    QCOMPARE(lastInputTitle, QStringLiteral("STAGING \u2014 review-staging \u2014 Resolve escalation %1").arg(id));
     QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT resolved_by || '|' || resolution FROM triage_escalation WHERE id = %1").arg(ids)),
              QStringList{QStringLiteral("erin|upstream confirmed the refund exists")});
     QCOMPARE(pane.snapshot()->totals.open, first.totals.open - 1);
