@@ -1,5 +1,6 @@
 #include "BulkQueryDialog.h"
 
+#include "EnvironmentBand.h"
 #include "MessageBar.h"
 #include "ReportTable.h"
 #include "TextEscape.h"
@@ -68,6 +69,7 @@ BulkQueryDialog::BulkQueryDialog(Workspace *workspace, UpstreamClient *client, Q
     connect(m_stop, &QPushButton::clicked, this, &BulkQueryDialog::stop);
     connect(m_cancel, &QPushButton::clicked, this, &BulkQueryDialog::cancel);
     connect(m_close, &QPushButton::clicked, this, &QDialog::accept);
+    stampEnvironmentOn(this, workspace->config()); // DESIGN.md §5 "Environments": its queries are audited writes
 }
 
 BulkQueryDialog::~BulkQueryDialog()
