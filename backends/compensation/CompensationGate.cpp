@@ -120,7 +120,7 @@ Gate gate(DbSession &s, const WorkspaceConfig &config, const GateInput &in)
         return {};
     Gate g;
     for (const ProposalRow &open : proposal_sql::openForKey(s, req.sourceKey))
-        if (open.action == kCompensate && compKeyOf(open) == in.compKey) {
+        if (open.action == kCompensate && !open.expired && compKeyOf(open) == in.compKey) { // an expired one may be proposed again
             g.kind = Gate::Kind::Conflict;
             g.proposalId = open.id;
             g.message = QStringLiteral("compensation %1 already has open proposal %2 (by %3, expires %4): approve or reject it first")

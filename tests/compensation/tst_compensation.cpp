@@ -558,6 +558,13 @@ void TestCompensation::fourEyesApprovalOfChangedTicketIsVoid()
     QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT state FROM triage_proposal WHERE id = 1")), QStringList{QStringLiteral("void")});
     QCOMPARE(env.ctl->requests().size(), 0);
     QCOMPARE(env.db->adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_compensation")), QStringList{QStringLiteral("0")});
+    // Proposed again (the void one does not count); once that one expires unanswered it no
+    // longer blocks a new proposal either (as for marks).
+    QCOMPARE(compensationOutcomeName(env.runner->start(env.request()).result().kind), QStringLiteral("proposed"));
+    QCOMPARE(env.db->adminExec(QStringLiteral("UPDATE triage_proposal SET expires_at = proposed_at WHERE id = 2")), QString());
+    const CompensationOutcome third = env.runner->start(env.request()).result();
+    QCOMPARE(compensationOutcomeName(third.kind), QStringLiteral("proposed"));
+    QCOMPARE(third.proposalId, qint64(3));
 }
 
 void TestCompensation::freezeInIdempotencyDatabaseStopsIt()
