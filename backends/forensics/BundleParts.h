@@ -20,4 +20,8 @@ std::optional<IncidentBundle> readBundleDocument(const QByteArray &bytes, Parts 
 /// or value is `in`'s error).
 WindowEvent readEvent(const JsonIn &in, const QJsonValue &value, const QString &path);
 
+/// `value` as JSON text indented by `depth` levels of four spaces past its first line (a
+/// scalar: its compact text), as the writer puts a member's value.
+QByteArray valueText(const QJsonValue &value, int depth);
+
 } // namespace triage::bundle_parts
