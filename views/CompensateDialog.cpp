@@ -52,7 +52,7 @@ QString outcomeLabel(const CompensateDialog::Item &item)
     if (item.outcome == QLatin1String("planned"))
         return QStringLiteral("planned");
     if (item.outcome == QLatin1String("proposed"))
-        return QStringLiteral("PROPOSED (four-eyes)");
+        return QStringLiteral("PROPOSED"); // four-eyes: the detail says who must approve
     if (item.outcome == QLatin1String("running"))
         return QStringLiteral("running…");
     return item.outcome.toUpper();
@@ -298,17 +298,22 @@ void CompensateDialog::runNext(int index)
         ++index;
     if (index >= m_items.size()) {
         m_running = false;
-        int ok = 0;
-        for (const Item &i : std::as_const(m_items))
+        int ok = 0, proposed = 0;
+        for (const Item &i : std::as_const(m_items)) {
             ok += compensationSettled(i.status);
+            proposed += i.outcomeKind == CompensationOutcome::Kind::Proposed;
+        }
+        QString text = QStringLiteral("%1 of %2 compensated").arg(ok).arg(m_items.size());
+        if (proposed)
+            text += QStringLiteral("; %1 proposed (four-eyes): nothing is sent until another operator approves %2 (Proposals tab)")
+                        .arg(proposed)
+                        .arg(proposed == 1 ? QStringLiteral("it") : QStringLiteral("them"));
+        if (ok + proposed < m_items.size())
+            text += QStringLiteral("; the others are UNKNOWN or refused: resume them from the Compensations tab (same key)");
         if (allCompensated())
             m_bar->showMessage(MessageBar::Level::Info, QStringLiteral("all %1 extra ticket(s) are compensated").arg(ok));
         else
-            m_bar->showMessage(MessageBar::Level::Warning,
-                               QStringLiteral("%1 of %2 compensated; the others are UNKNOWN or refused: resume them from the "
-                                              "Compensations tab (same key)")
-                                   .arg(ok)
-                                   .arg(m_items.size()));
+            m_bar->showMessage(MessageBar::Level::Warning, text);
         updateButtons();
         emit runFinished();
         return;

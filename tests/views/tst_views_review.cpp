@@ -392,6 +392,7 @@ void answerNextInput(const QString &text, bool accept = true)
             return answerNextInput(text, accept); // not shown yet: the next turn of the loop
         lastInputTitle = dialog->windowTitle();
         lastInputLabel = dialog->labelText();
+        dialog->grab().save(outputPath(QStringLiteral("review-prompt-%1.png").arg(dialog->windowTitle().section(QStringLiteral(" \u2014 "), -1).section(QLatin1Char(' '), 0, 0).toLower())));
         dialog->setTextValue(text);
         accept ? dialog->accept() : dialog->reject();
     });

@@ -107,6 +107,7 @@ private slots:
     void markDialogOffersOnlyCanonical();
     void compensateAsksFirst();
     void fourEyesApproveInKeyDetail();
+    void compensateDialogUnderFourEyes();
 };
 
 void TestViewsUiCompensation::duplicatesCompensateAndMark()
@@ -547,6 +548,44 @@ void TestViewsUiCompensation::fourEyesApproveInKeyDetail()
     QCOMPARE(listed->index(0, ProposalsModel::StateColumn).data().toString(), QStringLiteral("approved"));
     QCOMPARE(listed->index(0, ProposalsModel::DecidedColumn).data().toString(), QStringLiteral("bob: checked group A myself"));
     QCOMPARE(proposals.findChild<QLabel *>(QStringLiteral("proposalCount"))->text(), QStringLiteral("1 proposal, 0 open"));
+}
+
+void TestViewsUiCompensation::compensateDialogUnderFourEyes()
+{
+    // Under four-eyes the dialog's run proposes each compensation: the plan table says so,
+    // nothing is sent.
+    World w;
+    SETUP_WORLD(w);
+    QVERIFY(setPolicy(*w.ws, QStringLiteral("biz.ticket_create.four_eyes"), QStringLiteral("compensate"),
+                      QStringLiteral("four-eyes test: set by the test"), std::nullopt).result().ok());
+    DuplicatesPane pane(w.ws.get(), w.configs);
+    pane.resize(1280, 820);
+    pane.show();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.groupsModel()->atEnd() && !pane.groupsModel()->isLoading(), 10000);
+    QVERIFY(pane.selectKey(kGroupA));
+    QTRY_VERIFY_WITH_TIMEOUT(pane.currentGroup() && pane.currentGroup()->idemKey == kGroupA, 10000);
+    pane.findChild<QPushButton *>(QStringLiteral("compensateButton"))->click();
+    CompensateDialog *dialog = pane.compensateDialog();
+    QVERIFY(dialog);
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->items().size() == 2 && !dialog->items().at(1).compKey.isEmpty(), 10000);
+    dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit"))->setText(QStringLiteral("duplicate tickets from a regenerated key"));
+    QSignalSpy finished(dialog, &CompensateDialog::runFinished);
+    dialog->findChild<QPushButton *>(QStringLiteral("runButton"))->click();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 30000);
+    auto *plan = dialog->findChild<QTableWidget *>(QStringLiteral("planTable"));
+    for (int row = 0; row < 2; ++row) {
+        QCOMPARE(dialog->items().at(row).outcome, QStringLiteral("proposed"));
+        QCOMPARE(plan->item(row, 4)->text(), QStringLiteral("PROPOSED"));
+    }
+    QCOMPARE(dialog->findChild<MessageBar *>(QStringLiteral("compensateMessage"))->text(),
+             QStringLiteral("0 of 2 compensated; 2 proposed (four-eyes): nothing is sent until another operator approves them (Proposals tab)"));
+    QVERIFY2(plan->item(0, 5)->text().startsWith(QStringLiteral("proposed as proposal 1 (biz.ticket_create.four_eyes): nothing written "
+                                                               "or sent until another operator approves it")),
+             qPrintable(plan->item(0, 5)->text()));
+    QCOMPARE(sideEffects(*w.ctl, 2) + sideEffects(*w.ctl, 3), 0);
+    QCOMPARE(w.one(QStringLiteral("SELECT COUNT(*) FROM triage_proposal WHERE state = 'open'")), QStringLiteral("2"));
+    QApplication::processEvents();
+    QVERIFY(dialog->grab().save(outputPath(QStringLiteral("compensate-dialog-proposed.png"))));
 }
 
 #include "tst_views_ui_compensation.moc"
