@@ -180,9 +180,8 @@ QFuture<CompensationOutcome> CompensationRunner::existingOutcome(CompensationOut
 
 QFuture<CompensationOutcome> CompensationRunner::approve(qint64 id, const QString &approver, const QString &reason)
 {
-    if (reason.trimmed().size() < 10)
-        return ready(refused(QStringLiteral("a decision on a proposal needs a reason of at least 10 characters (got %1)")
-                                 .arg(reason.trimmed().size())));
+    if (const QString why = proposalDecisionReasonRefusal(reason); !why.isEmpty())
+        return ready(refused(why));
     if (m_workspace.config().readOnly)
         return ready(refused(QStringLiteral("read-only mode: approving is disabled (started with --read-only or read_only=true)")));
     auto read = m_workspace.worker(DbRole::Idempotency).run<std::optional<ProposalRow>>([id](DbSession &s) { return proposal_sql::read(s, id); });

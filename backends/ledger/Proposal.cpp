@@ -121,6 +121,12 @@ QString proposalHash(const ProposalRow &row)
         QCryptographicHash::hash(QJsonDocument(canonical).toJson(QJsonDocument::Compact), QCryptographicHash::Sha256).toHex());
 }
 
+QString proposalDecisionReasonRefusal(const QString &reason)
+{
+    const int n = int(reason.trimmed().size());
+    return n >= 10 ? QString() : QStringLiteral("a decision on a proposal needs a reason of at least 10 characters (got %1)").arg(n);
+}
+
 QString compensationProposalText(const ProposalRow &p)
 {
     if (p.action != QLatin1String("compensate"))

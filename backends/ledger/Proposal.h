@@ -53,6 +53,11 @@ QString proposalHash(const ProposalRow &row);
 /// approver's must differ; a name that is only marks and spaces has an empty key.
 QString operatorKey(const QString &name);
 
+/// The reason rule of every operator decision on a proposal (approve, reject; marks and
+/// compensations alike): "" when `reason` has at least 10 characters once trimmed, else "a
+/// decision on a proposal needs a reason of at least 10 characters (got 2)".
+QString proposalDecisionReasonRefusal(const QString &reason);
+
 /// What a compensation proposal (action compensate) would do, for one line: "compensation
 /// cancel_ticket of ticket 102 (ticket OPEN, record PROCESSING when proposed)", read from its
 /// expected state; "" for a mark's proposal.

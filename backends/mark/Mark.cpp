@@ -431,18 +431,11 @@ Outcome<MarkResult> proposalFailure(DbError::Kind kind, const QString &message)
     return Outcome<MarkResult>::failure(DbError{DbRole::Idempotency, kind, message, {}});
 }
 
-/// The reason rule of every operator decision on a proposal (≥ 10 characters, trimmed).
-QString shortReason(const QString &reason)
-{
-    const int n = int(reason.trimmed().size());
-    return n >= 10 ? QString() : QStringLiteral("a decision on a proposal needs a reason of at least 10 characters (got %1)").arg(n);
-}
-
 } // namespace
 
 QFuture<Outcome<MarkResult>> approveProposal(Workspace &ws, qint64 id, QString reason)
 {
-    if (const QString why = shortReason(reason); !why.isEmpty())
+    if (const QString why = proposalDecisionReasonRefusal(reason); !why.isEmpty())
         return QtFuture::makeReadyFuture(proposalFailure(DbError::Kind::Refused, why));
     if (ws.config().readOnly)
         return QtFuture::makeReadyFuture(
@@ -483,7 +476,7 @@ QFuture<Outcome<ProposalRow>> rejectProposal(Workspace &ws, qint64 id, QString r
     auto fail = [](DbError::Kind kind, const QString &message) {
         return QtFuture::makeReadyFuture(Outcome<ProposalRow>::failure(DbError{DbRole::Idempotency, kind, message, {}}));
     };
-    if (const QString why = shortReason(reason); !why.isEmpty())
+    if (const QString why = proposalDecisionReasonRefusal(reason); !why.isEmpty())
         return fail(DbError::Kind::Refused, why);
     if (ws.config().readOnly)
         return fail(DbError::Kind::Refused, QStringLiteral("read-only mode: rejecting is disabled (started with --read-only or read_only=true)"));
