@@ -81,16 +81,13 @@ QVariant ProposalsModel::data(const QModelIndex &index, int role) const
     const ProposalRow &p = m_rows.at(index.row());
     switch (role) {
     case RowRole: return QVariant::fromValue(p);
-    case KeyRole: return p.idemKey;
+    case KeyRole: return proposalRecordKey(p); // "" for a policy change: no record to open
     case Qt::DisplayRole:
         switch (index.column()) {
         case IdColumn: return p.id;
         case StateColumn: return p.stateText();
         case ActionColumn: return p.action;
-        case WhatColumn: {
-            const QString compensation = compensationProposalText(p);
-            return compensation.isEmpty() ? QStringLiteral("\u2192 %1").arg(p.toStatus) : compensation;
-        }
+        case WhatColumn: return proposalWhatText(p);
         case KeyColumn: return p.idemKey;
         case ByColumn: return p.proposedBy;
         case ProposedColumn: return utcToSecond(p.proposedAt);

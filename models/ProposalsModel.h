@@ -36,7 +36,7 @@ public:
     /// Model-specific roles (valid on every column of a row).
     enum Role {
         RowRole = roles::FirstModelRole, ///< the whole triage::ProposalRow
-        KeyRole,                         ///< QString idem_key
+        KeyRole,                         ///< QString: the record's idem_key; "" for a policy change (proposalRecordKey())
     };
 
     /// Nothing loads until refresh() or setShowDecided().

@@ -64,7 +64,8 @@ ProposalsPane::ProposalsPane(Workspace *workspace, QWidget *parent)
     connect(m_model, &ProposalsModel::errorOccurred, this,
             [this](const QString &message) { m_bar->showMessage(MessageBar::Level::Error, QStringLiteral("Proposals could not be read: ") + message); });
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
-        emit keyActivated(m_model->proposal(index.row()).idemKey);
+        if (const QString key = index.data(ProposalsModel::KeyRole).toString(); !key.isEmpty()) // a policy change has no record
+            emit keyActivated(key);
     });
     refresh();
 }

@@ -41,12 +41,16 @@ public:
                 "settings (--config), which only make the database's policy stricter. set: NAME is biz.<biz_type>.<setting>, setting one of\n"
                 "failed_evidence (upstream|ticket_absent), failed_evidence_max_age (s), money_moving\n"
                 "(true|false), reconcile (auto|escalate), reconcile_confirm_delay (s), review_sla_hours (h),\n"
-                "four_eyes (none or mark_success,mark_failed); or four_eyes_db_users (own|shared);\n"
+                "four_eyes (none or a list of mark_success,mark_failed,compensate), four_eyes_amount_over\n"
+                "(none or CURRENCY:AMOUNT pairs, * for any other currency: e.g. EUR:1000,*:500); or\n"
+                "four_eyes_db_users (own|shared), four_eyes_policy (on|off: policy changes under four-eyes);\n"
                 "compare-and-set on the row's version (--expect-version V, 0: must not exist yet), audited\n"
                 "(policy.set). The local INI may make a setting stricter, never weaker. freeze: every write of\n"
                 "every console, CLI and reconcile run is refused until unfreeze (both audited). A reason has\n"
-                "at least 10 characters. Exit 1 for an unknown NAME or a bad VALUE, 3 when the version moved\n"
-                "or the freeze is already as asked, 4 for a short reason, while frozen or in read-only mode."),
+                "at least 10 characters. While four_eyes_policy = on, set is a proposal another operator\n"
+                "approves (triagectl approve ID; exit 6); freeze and unfreeze always act at once.\n"
+                "Exit 1 for an unknown NAME or a bad VALUE, 3 when the version moved, the freeze is already as\n"
+                "asked or the name has an open proposal, 4 for a short reason, while frozen or in read-only mode."),
             {option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT")),
              option("expect-version", QStringLiteral("The version it must still have."), QStringLiteral("V"))},
             1, QString(), true, true, true};
@@ -101,8 +105,20 @@ public:
                 for (const PolicyRow &r : *rows)
                     if (r.name == m_name)
                         before = r.value;
-        const Outcome<PolicyRow> done = m_verb == QLatin1String("set") ? setPolicy(ws, m_name, m_value, m_reason, m_expect).result()
-                                                                     : setFreeze(ws, m_verb == QLatin1String("freeze"), m_reason).result();
+        Outcome<PolicyRow> done = Outcome<PolicyRow>::success({});
+        if (m_verb == QLatin1String("set")) {
+            const Outcome<PolicyChange> change = setPolicy(ws, m_name, m_value, m_reason, m_expect).result();
+            if (!change.ok())
+                return c.out.dbFailure(*change.error);
+            if (change->proposed()) { // four_eyes_policy = on: another operator approves it
+                c.out.printSummary({QStringLiteral("proposal"), QStringLiteral("name"), QStringLiteral("value"), QStringLiteral("message")},
+                                   {change->proposalId, m_name, m_value, change->message}, change->message);
+                return ExitProposed;
+            }
+            done = Outcome<PolicyRow>::success(change->row);
+        } else {
+            done = setFreeze(ws, m_verb == QLatin1String("freeze"), m_reason).result();
+        }
         if (!done.ok())
             return c.out.dbFailure(*done.error);
         const PolicyRow &r = *done;

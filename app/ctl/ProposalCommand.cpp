@@ -10,6 +10,7 @@
 #include "CompensateCli.h"
 #include "UpstreamSimulatorProcess.h"
 #include "Mark.h"
+#include "Policy.h"
 #include "TextEscape.h"
 #include "TimeText.h"
 #include "Workspace.h"
@@ -142,7 +143,8 @@ public:
                            "live claim holds the key (unless --despite-claim); exit 1 for an unknown ID. Audited.\n"
                            "A compensation proposal starts its compensation as this operator: fresh reads, every rule, the\n"
                            "same rendered request, the approval just before the intent is written; the exit codes are\n"
-                           "compensate's (0 succeeded, 4 refused, 5 UNKNOWN, …)."),
+                           "compensate's (0 succeeded, 4 refused, 5 UNKNOWN, …). A policy proposal (four_eyes_policy = on)\n"
+                           "sets its policy row if it is still as the proposer saw it (else exit 3, void)."),
             {option("reason", QStringLiteral("Why (required, >= 10 characters; audited)."), QStringLiteral("TEXT")),
              despiteClaimOption()},
             1, QString(), true};
@@ -161,6 +163,16 @@ public:
                              .result();
         if (!row.ok())
             return c.out.dbFailure(*row.error);
+        if (*row && (*row)->action == policyProposalAction()) {
+            // A policy change: applied by compare-and-set on the row as the proposer saw it.
+            const Outcome<PolicyChange> o = approvePolicyProposal(ws, m_id, reason).result();
+            if (!o.ok())
+                return c.out.dbFailure(*o.error);
+            c.out.printSummary({QStringLiteral("proposal"), QStringLiteral("name"), QStringLiteral("value"), QStringLiteral("version"),
+                                QStringLiteral("message")},
+                               {m_id, o->row.name, o->row.value, o->row.version, o->message}, QStringLiteral("applied: ") + o->message);
+            return ExitOk;
+        }
         const bool compensation = *row && (*row)->action == QString::fromUtf16(audit_action::Compensate);
         if (*row)
             if (const int held = checkClaimOnKey(ws, c, (*row)->idemKey, compensation ? QStringLiteral("compensated") : QStringLiteral("marked"),

@@ -116,7 +116,8 @@ Gate gate(DbSession &s, const WorkspaceConfig &config, const GateInput &in)
         return g;
     }
     const BizPolicy policy = effectiveBizPolicy(config, policy_sql::values(s), in.bizType);
-    if (!requiresFourEyesCompensation(policy))
+    const FourEyesRule rule = fourEyesRuleForCompensation(policy, in.bizType, in.amounts);
+    if (!rule.required())
         return {};
     Gate g;
     for (const ProposalRow &open : proposal_sql::openForKey(s, req.sourceKey))
@@ -133,7 +134,7 @@ Gate gate(DbSession &s, const WorkspaceConfig &config, const GateInput &in)
             return g;
         }
     if (req.dryRun) {
-        g.message = QStringLiteral("four-eyes: a real run proposes it");
+        g.message = QStringLiteral("four-eyes (%1): a real run proposes it").arg(rule.text());
         return g;
     }
     ProposalRow p;
@@ -148,7 +149,7 @@ Gate gate(DbSession &s, const WorkspaceConfig &config, const GateInput &in)
     p.evidence = in.evidenceJson;
     p.proposedBy = req.operatorName;
     p.override = req.override;
-    const proposal_sql::Proposed made = proposal_sql::propose(s, p, a, QStringLiteral("nothing written or sent"));
+    const proposal_sql::Proposed made = proposal_sql::propose(s, p, a, rule.text(), QStringLiteral("nothing written or sent"));
     g.proposalId = made.id;
     g.message = made.message;
     g.kind = Gate::Kind::Proposed;

@@ -329,6 +329,8 @@ QFuture<CompensationOutcome> CompensationRunner::planned(const CompensationReque
         in.requestJson = intent.request;
         in.evidenceJson = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("override"), rule.overridden}}).toJson(QJsonDocument::Compact));
         in.approval = approval;
+        collectAmount(in.amounts, QStringLiteral("ticket %1").arg(request.target), target->payload);
+        collectAmount(in.amounts, QStringLiteral("the record's snapshot"), rec.resultSnapshot);
         auto gated = m_workspace.worker(DbRole::Idempotency).run<compensation_steps::Gate>(
             [in, config = m_workspace.config()](DbSession &s) { return compensation_steps::gate(s, config, in); }, DbWorker::Retry::Never);
         return andThen(m_workspace.mergePool(), gated, [=, this](const Outcome<compensation_steps::Gate> &g) -> QFuture<CompensationOutcome> {

@@ -43,11 +43,12 @@ QString compensationExpectedState(const QString &compKey, const QString &action,
 struct GateInput {
     CompensationRequest request;
     QString bizType, compKey, expectedState, requestJson, evidenceJson;
+    QVector<AmountSeen> amounts; ///< the target ticket's and the record's amounts (four_eyes_amount_over)
     std::optional<CompensationApproval> approval;
 };
 
 /// gate()'s answer: go on and write the intent (`message`: the approval's note, a dry run's
-/// "four-eyes: a real run proposes it", else ""), proposed instead (nothing written to the intent
+/// "four-eyes (biz.pay.four_eyes): a real run proposes it", else ""), proposed instead (nothing written to the intent
 /// log, nothing sent), a conflict with an open proposal for the same compensation, or refused.
 struct Gate {
     enum class Kind { Proceed, Proposed, Conflict, Refused };

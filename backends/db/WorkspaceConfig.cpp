@@ -268,7 +268,8 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
                     : QStringLiteral("false");
             if (const std::optional<QString> v = checkPolicyValue(setting, raw, &ignored))
                 iniRows.insert(QStringLiteral("biz.%1.%2").arg(name, setting), *v);
-            else if (setting == QLatin1String("four_eyes")) { // a list: the key table checks only its length
+            else if (setting == QLatin1String("four_eyes") || setting == QLatin1String("four_eyes_amount_over")) {
+                // a list: the key table checks only its length
                 s.endGroup();
                 return fail(QStringLiteral("[%1] %2").arg(group, ignored));
             }

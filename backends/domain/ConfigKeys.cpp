@@ -203,6 +203,7 @@ const QList<ConfigKey> &configKeys()
         k << integer(S::Biz, "reconcile_confirm_delay", 1, INT_MAX, "seconds");
         k << integer(S::Biz, "review_sla_hours", 1, 8760, "hours"); // ReconcileConfig.cpp: an escalation's SLA
         k << key(S::Biz, "four_eyes", K::Text); // WorkspaceConfig.cpp: checkPolicyValue() (SafetyPolicy.h)
+        k << key(S::Biz, "four_eyes_amount_over", K::Text); // idem
         // [biz.<biz_type>]: UpstreamConfig.cpp
         k << key(S::Biz, "upstream_base_url", K::HttpUrl);
         k << key(S::Biz, "upstream_query_url", K::UrlTemplate);

@@ -16,6 +16,39 @@ const QString kReconcile = QStringLiteral("reconcile");
 const QString kConfirmDelay = QStringLiteral("reconcile_confirm_delay");
 const QString kSlaHours = QStringLiteral("review_sla_hours");
 const QString kFourEyes = QStringLiteral("four_eyes");
+const QString kFourEyesAmountOver = QStringLiteral("four_eyes_amount_over");
+const QString kAnyCurrency = QStringLiteral("*");
+
+/// four_eyes_amount_over's text as thresholds; nullopt when it is not one (checkPolicyValue()).
+std::optional<AmountThresholds> parseAmountThresholds(const QString &value)
+{
+    AmountThresholds t;
+    if (value.trimmed().compare(QLatin1String("none"), Qt::CaseInsensitive) == 0)
+        return t;
+    static const QRegularExpression code(QStringLiteral("^(?:[A-Z]{3}|\\*)$"));
+    for (const QString &part : value.split(QLatin1Char(','))) {
+        const qsizetype colon = part.indexOf(QLatin1Char(':'));
+        if (colon < 0)
+            return std::nullopt;
+        const QString currency = part.left(colon).trimmed().toUpper();
+        const QString amount = canonicalDecimal(part.mid(colon + 1));
+        if (!code.match(currency).hasMatch() || amount.isEmpty() || amount.startsWith(QLatin1Char('-')) || t.contains(currency))
+            return std::nullopt;
+        t.insert(currency, amount);
+    }
+    return t;
+}
+
+/// The threshold of `currency` in `t`: its own, else "*"'s; nullopt: none (any amount needs a
+/// second operator).
+std::optional<QString> thresholdOf(const AmountThresholds &t, const QString &currency)
+{
+    if (!currency.isEmpty() && t.contains(currency))
+        return t.value(currency);
+    if (t.contains(kAnyCurrency))
+        return t.value(kAnyCurrency);
+    return std::nullopt;
+}
 
 std::optional<int> intOf(const QString &v)
 {
@@ -37,12 +70,12 @@ std::optional<T> merge(const std::optional<T> &a, const std::optional<T> &b, Pic
 
 QStringList policySettingNames()
 {
-    return {kFailedEvidence, kFailedEvidenceMaxAge, kMoneyMoving, kReconcile, kConfirmDelay, kSlaHours, kFourEyes};
+    return {kFailedEvidence, kFailedEvidenceMaxAge, kMoneyMoving, kReconcile, kConfirmDelay, kSlaHours, kFourEyes, kFourEyesAmountOver};
 }
 
 QStringList globalPolicySettingNames()
 {
-    return {fourEyesDbUsersName()};
+    return {fourEyesDbUsersName(), fourEyesPolicyName()};
 }
 
 QStringList fourEyesActionNames()
@@ -75,6 +108,83 @@ bool requiresFourEyesCompensation(const BizPolicy &policy)
     return policy.fourEyes.value_or(0) & FourEyesCompensate;
 }
 
+QString amountThresholdsText(const AmountThresholds &thresholds)
+{
+    QStringList parts;
+    for (auto it = thresholds.cbegin(); it != thresholds.cend(); ++it)
+        if (it.key() != kAnyCurrency)
+            parts << it.key() + QLatin1Char(':') + it.value();
+    if (thresholds.contains(kAnyCurrency))
+        parts << kAnyCurrency + QLatin1Char(':') + thresholds.value(kAnyCurrency);
+    return parts.isEmpty() ? QStringLiteral("none") : parts.join(QLatin1Char(','));
+}
+
+AmountThresholds stricterAmountThresholds(const AmountThresholds &a, const AmountThresholds &b)
+{
+    // A currency stays only where both lists have a threshold for it (its own or "*"): a
+    // currency either list leaves uncovered stays uncovered, so it still needs a second operator.
+    // The result may be empty: then no amount passes without one.
+    AmountThresholds out;
+    QStringList currencies = a.keys() + b.keys();
+    for (const QString &c : currencies) {
+        const std::optional<QString> ta = thresholdOf(a, c == kAnyCurrency ? QString() : c);
+        const std::optional<QString> tb = thresholdOf(b, c == kAnyCurrency ? QString() : c);
+        if (c == kAnyCurrency && !(a.contains(kAnyCurrency) && b.contains(kAnyCurrency)))
+            continue;
+        if (ta && tb)
+            out.insert(c, compareDecimalMagnitude(*ta, *tb) <= 0 ? *ta : *tb);
+    }
+    return out;
+}
+
+QString fourEyesAmountReason(const BizPolicy &policy, const QVector<AmountSeen> &amounts)
+{
+    if (!policy.fourEyesAmountOver) // set but empty: a merge left no currency a threshold
+        return {};
+    if (amounts.isEmpty())
+        return QStringLiteral("no amount could be read (no snapshot, business row or intent request carries one)");
+    for (const AmountSeen &a : amounts) {
+        const QString value = canonicalDecimal(a.amount);
+        if (value.isEmpty())
+            return QStringLiteral("the amount \"%1\" (%2) is not a plain decimal").arg(a.amount, a.source);
+        const QString currency = a.currency.trimmed().toUpper();
+        const QString shown = currency.isEmpty() ? a.amount : a.amount + QLatin1Char(' ') + a.currency;
+        const std::optional<QString> threshold = thresholdOf(*policy.fourEyesAmountOver, currency);
+        if (!threshold)
+            return QStringLiteral("%1 (%2): no threshold for %3")
+                .arg(shown, a.source, currency.isEmpty() ? QStringLiteral("an amount without a currency") : currency);
+        if (compareDecimalMagnitude(value, *threshold) > 0)
+            return QStringLiteral("%1 (%2) is over %3").arg(shown, a.source, *threshold);
+    }
+    return {};
+}
+
+namespace {
+
+FourEyesRule ruleFor(const BizPolicy &policy, const QString &bizType, bool listed, const QVector<AmountSeen> &amounts)
+{
+    const QString prefix = QStringLiteral("biz.") + bizType + QLatin1Char('.');
+    if (listed)
+        return {prefix + kFourEyes, {}};
+    if (const QString why = fourEyesAmountReason(policy, amounts); !why.isEmpty())
+        return {prefix + kFourEyesAmountOver, why};
+    return {};
+}
+
+} // namespace
+
+FourEyesRule fourEyesRuleForMark(const BizPolicy &policy, const QString &bizType, int toStatus, const QVector<AmountSeen> &amounts)
+{
+    if (toStatus != 1 && toStatus != 2) // Success, Failed (RecordStatus.h): nothing else is marked
+        return {};
+    return ruleFor(policy, bizType, requiresFourEyes(policy, toStatus), amounts);
+}
+
+FourEyesRule fourEyesRuleForCompensation(const BizPolicy &policy, const QString &bizType, const QVector<AmountSeen> &amounts)
+{
+    return ruleFor(policy, bizType, requiresFourEyesCompensation(policy), amounts);
+}
+
 std::optional<PolicyName> parsePolicyName(const QString &name, QString *error)
 {
     static const QRegularExpression shape(QStringLiteral("^biz\\.([A-Za-z0-9_-]+)\\.([a-z_]+)$"));
@@ -86,7 +196,7 @@ std::optional<PolicyName> parsePolicyName(const QString &name, QString *error)
     const QStringList names = policySettingNames();
     *error = QStringLiteral("unknown policy setting \"%1\": use biz.<biz_type>.<setting> with setting %2 or %3, or %4")
                  .arg(name, names.mid(0, names.size() - 1).join(QStringLiteral(", ")), names.last(),
-                      globalPolicySettingNames().join(QStringLiteral(", ")));
+                      globalPolicySettingNames().join(QStringLiteral(" or ")));
     if (name == policyFreezeName())
         *error = QStringLiteral("\"frozen\" is changed by triagectl policy freeze / unfreeze, not policy set");
     return std::nullopt;
@@ -110,6 +220,11 @@ std::optional<QString> checkPolicyValue(const QString &setting, const QString &v
             return lower;
         return bad(QStringLiteral("upstream or ticket_absent"));
     }
+    if (setting == fourEyesPolicyName()) {
+        if (lower == QLatin1String("on") || lower == QLatin1String("off"))
+            return lower;
+        return bad(QStringLiteral("on or off"));
+    }
     if (setting == fourEyesDbUsersName()) {
         if (lower == QLatin1String("own") || lower == QLatin1String("shared"))
             return lower;
@@ -127,6 +242,12 @@ std::optional<QString> checkPolicyValue(const QString &setting, const QString &v
             flags |= 1 << i;
         }
         return fourEyesText(flags);
+    }
+    if (setting == kFourEyesAmountOver) {
+        if (const std::optional<AmountThresholds> t = parseAmountThresholds(v))
+            return amountThresholdsText(*t);
+        return bad(QStringLiteral("none or a comma-separated list of CURRENCY:AMOUNT (a three-letter code, or * for every other "
+                                  "currency and amounts without one; a plain decimal of at least 0), e.g. EUR:1000,USD:1000"));
     }
     if (setting == kReconcile) {
         if (lower == QLatin1String("auto") || lower == QLatin1String("escalate"))
@@ -173,6 +294,9 @@ BizPolicy bizPolicyFromRows(const QMap<QString, QString> &rows, const QString &b
                 if (const int i = all.indexOf(part); i >= 0)
                     flags |= 1 << i;
             p.fourEyes = flags;
+        } else if (setting == kFourEyesAmountOver) {
+            if (const auto t = parseAmountThresholds(*v); t && !t->isEmpty())
+                p.fourEyesAmountOver = *t;
         }
     }
     return p;
@@ -199,6 +323,7 @@ BizPolicy stricterPolicy(const BizPolicy &db, const BizPolicy &ini)
     p.reviewSlaHours = merge(db.reviewSlaHours, ini.reviewSlaHours, [](int a, int b) { return std::min(a, b); });
     // More actions under four-eyes is stricter: the union (DESIGN.md §9 "Four-eyes").
     p.fourEyes = merge(db.fourEyes, ini.fourEyes, [](int a, int b) { return a | b; });
+    p.fourEyesAmountOver = merge(db.fourEyesAmountOver, ini.fourEyesAmountOver, stricterAmountThresholds);
     return p;
 }
 

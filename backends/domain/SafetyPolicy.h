@@ -4,6 +4,7 @@
 // local INI's — each setting has a "stricter" direction and the INI may only move a setting
 // that way (never weaker than the database).
 
+#include "Amount.h"
 #include "BizTypeConfig.h"
 
 #include <QMap>
@@ -26,19 +27,30 @@ inline QString policyFreezeName()
 /// (seconds; smaller is stricter), money_moving (true is stricter), reconcile (escalate is
 /// stricter than auto), reconcile_confirm_delay (seconds; larger is stricter),
 /// review_sla_hours (hours; smaller is stricter), four_eyes (the actions that need a second
-/// operator, fourEyesActionNames(); more actions is stricter: the union).
+/// operator, fourEyesActionNames(); more actions is stricter: the union),
+/// four_eyes_amount_over (per currency, the amount above which every mark and compensation
+/// needs a second operator; per currency the smaller threshold is stricter,
+/// stricterAmountThresholds()).
 QStringList policySettingNames();
 
 /// The settings of triage_policy that are not per biz_type (no "biz." prefix):
 /// four_eyes_db_users ("own": operators have their own database users, so an approval by the
 /// proposer's database user is refused; "shared": all operators share one, so four-eyes is a
-/// process control only; own is stricter). DESIGN.md §9 "Four-eyes".
+/// process control only; own is stricter) and four_eyes_policy ("on": every `policy set` is a
+/// proposal another operator approves; "off", the default: it applies at once; on is
+/// stricter). DESIGN.md §9 "Four-eyes".
 QStringList globalPolicySettingNames();
 
 /// The row name of the four_eyes_db_users setting.
 inline QString fourEyesDbUsersName()
 {
     return QStringLiteral("four_eyes_db_users");
+}
+
+/// The row name of the four_eyes_policy setting (policy changes under four-eyes).
+inline QString fourEyesPolicyName()
+{
+    return QStringLiteral("four_eyes_policy");
 }
 
 /// The actions four-eyes can cover (bit flags of BizPolicy::fourEyes; DESIGN.md §9).
@@ -53,6 +65,22 @@ QStringList fourEyesActionNames();
 
 /// `flags` as the canonical four_eyes value: "none", "mark_success", "mark_success,mark_failed,compensate".
 QString fourEyesText(int flags);
+
+/// four_eyes_amount_over as read: upper-case ISO 4217 code → threshold (a canonical decimal,
+/// canonicalDecimal(), ≥ 0); "*" is the threshold of every other currency and of an amount
+/// without one. A currency neither listed nor covered by "*" has no threshold: any amount in
+/// it needs a second operator (DESIGN.md §9 "Four-eyes").
+using AmountThresholds = QMap<QString, QString>;
+
+/// `thresholds` as the canonical four_eyes_amount_over value: currencies in order, "*" last
+/// ("EUR:1000,USD:250.5,*:100"); "none" when empty.
+QString amountThresholdsText(const AmountThresholds &thresholds);
+
+/// THE merge of two four_eyes_amount_over values: per currency the smaller threshold, where a
+/// currency a list does not cover (no entry, no "*") counts as threshold "always". So the
+/// result never lets an amount through that either list would stop. It may be empty (no
+/// currency has a threshold in both): then every amount needs a second operator.
+AmountThresholds stricterAmountThresholds(const AmountThresholds &a, const AmountThresholds &b);
 
 /// A policy row name split: "biz.payment.money_moving" → {"payment", "money_moving"}.
 struct PolicyName {
@@ -73,7 +101,9 @@ std::optional<PolicyName> parsePolicyName(const QString &name, QString *error);
 /// ticket_absent`, `… must be auto or escalate`, `… must be a whole number of seconds from 1
 /// to 2147483647` (hours from 1 to 8760 for review_sla_hours), `… must be none or a
 /// comma-separated list of mark_success, mark_failed, compensate` (four_eyes: canonical order, no
-/// repeats, "none" for the empty list), `… must be own or shared` (four_eyes_db_users).
+/// repeats, "none" for the empty list), `… must be own or shared` (four_eyes_db_users),
+/// `… must be none or a comma-separated list of CURRENCY:AMOUNT …` (four_eyes_amount_over:
+/// canonical as amountThresholdsText()), `… must be on or off` (four_eyes_policy).
 std::optional<QString> checkPolicyValue(const QString &setting, const QString &value, QString *error);
 
 /// One biz_type's policy settings from one source; an absent setting is nullopt.
@@ -85,6 +115,7 @@ struct BizPolicy {
     std::optional<int> reconcileConfirmDelayS;
     std::optional<int> reviewSlaHours;
     std::optional<int> fourEyes; ///< FourEyesAction flags; unset: none
+    std::optional<AmountThresholds> fourEyesAmountOver; ///< four_eyes_amount_over; unset or "none": no amount rule
 };
 
 /// True when `policy` makes a manual mark to `toStatus` (Success or Failed) a proposal that a
@@ -95,6 +126,36 @@ bool requiresFourEyes(const BizPolicy &policy, int toStatus);
 /// (four_eyes lists compensate, DESIGN.md §9 "Four-eyes"): nothing is written to the intent
 /// log and nothing is sent until then.
 bool requiresFourEyesCompensation(const BizPolicy &policy);
+
+/// Why four_eyes_amount_over of `policy` makes an action on a key with `amounts` (every
+/// amount the console read for it: the snapshot, the record's snapshot, the business rows,
+/// the intent log's requests) a proposal; empty when it does not (no amount rule, or every
+/// amount at or below its currency's threshold). Fails safe: no amount at all, an amount
+/// that is not a plain decimal, or a currency without a threshold needs a second operator.
+/// Exact texts: "1500.00 EUR (ticket 42) is over 1000", "no amount could be read (no
+/// snapshot, business row or intent request carries one)", "the amount \"1e3\" (attempt 7) is
+/// not a plain decimal", "12 GBP (the snapshot): no threshold for GBP", "12 (the snapshot): no
+/// threshold for an amount without a currency".
+QString fourEyesAmountReason(const BizPolicy &policy, const QVector<AmountSeen> &amounts);
+
+/// The four-eyes rule that makes an action a proposal: `setting` is its policy row name
+/// ("biz.pay.four_eyes" or "biz.pay.four_eyes_amount_over"), `why` the amount rule's
+/// reason; an empty setting: no second operator needed.
+struct FourEyesRule {
+    QString setting;
+    QString why;
+    bool required() const { return !setting.isEmpty(); }
+    /// "biz.pay.four_eyes" or "biz.pay.four_eyes_amount_over: 1500 EUR (ticket 42) is over 1000".
+    QString text() const { return why.isEmpty() ? setting : setting + QStringLiteral(": ") + why; }
+};
+
+/// The rule (if any) that makes a manual mark of a `bizType` record to `toStatus` a proposal:
+/// four_eyes listing the mark's action first, then four_eyes_amount_over on `amounts`.
+FourEyesRule fourEyesRuleForMark(const BizPolicy &policy, const QString &bizType, int toStatus, const QVector<AmountSeen> &amounts);
+
+/// The rule (if any) that makes starting a compensation of a `bizType` record a proposal:
+/// four_eyes listing compensate, then four_eyes_amount_over on `amounts`.
+FourEyesRule fourEyesRuleForCompensation(const BizPolicy &policy, const QString &bizType, const QVector<AmountSeen> &amounts);
 
 /// The settings of `bizType` among `rows` (triage_policy's name → canonical value; rows of
 /// other biz_types and the freeze row ignored).

@@ -2,6 +2,7 @@
 
 #include "Audit.h"
 #include "ConsoleSchema.h"
+#include "Proposal.h"
 #include "Workspace.h"
 
 #include <QJsonDocument>
@@ -75,6 +76,30 @@ void writeRow(DbSession &session, const QString &name, const QString &value, con
     }
 }
 
+/// The expected state a policy proposal records and its approval compares: stateJson() of the
+/// row, or {"value":null,"version":0} while unset.
+QString proposalStateJson(const std::optional<PolicyRow> &row)
+{
+    return row ? stateJson(row) : QStringLiteral("{\"value\":null,\"version\":0}");
+}
+
+bool fourEyesPolicyOn(DbSession &session, bool lockShared)
+{
+    const std::optional<PolicyRow> r = policy_sql::row(session, fourEyesPolicyName(), lockShared);
+    return r && r->value == QLatin1String("on");
+}
+
+/// Turning four_eyes_policy on holds the freeze row exclusively first, so a change that read
+/// "off" either commits before it or waits and then sees "on" (writeChange()'s re-check, after
+/// its audit row took the freeze row shared). SQLite's BEGIN IMMEDIATE serialises writers.
+void lockFreezeRowExclusive(DbSession &session)
+{
+    if (session.dialect().kind() == Dialect::Sqlite)
+        return;
+    SqlBuilder b;
+    session.exec(QStringLiteral("SELECT name FROM triage_policy WHERE name = %1 FOR UPDATE").arg(b.bind(policyFreezeName())), b);
+}
+
 /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
 template <typename F>
 void inTransaction(DbSession &session, F body)
@@ -93,8 +118,8 @@ void inTransaction(DbSession &session, F body)
 
 namespace policy_sql {
 
-PolicyRow set(DbSession &session, const QString &name, const QString &value, const QString &reason, const QString &operatorName,
-              std::optional<qint64> expectedVersion)
+PolicyChange set(DbSession &session, const QString &name, const QString &value, const QString &reason, const QString &operatorName,
+                 std::optional<qint64> expectedVersion)
 {
     QString why;
     const std::optional<PolicyName> parsed = parsePolicyName(name, &why);
@@ -106,21 +131,127 @@ PolicyRow set(DbSession &session, const QString &name, const QString &value, con
     requireReason(reason);
     requirePolicyTable(session);
     requireKnownConsoleSchema(session); // refused while frozen, before anything is written
+    const QString idemKey = QStringLiteral("policy:") + name;
+    auto stamp = [&] { return auditStamp(audit_action::PolicySet, idemKey, operatorName, auditDbUser(session.profile())); };
+    const std::optional<PolicyRow> asRead = row(session, name);
+    const qint64 at = asRead ? asRead->version : 0;
+    if (expectedVersion && *expectedVersion != at)
+        throw failure(DbError::Kind::Conflict, QStringLiteral("policy %1 is at version %2, not %3: read it again with triagectl "
+                                                              "policy show").arg(name).arg(at).arg(*expectedVersion));
+    PolicyChange out;
+    if (fourEyesPolicyOn(session, false) && proposal_sql::hasProposalTable(session)) {
+        // Under four-eyes for policy: a proposal another operator approves (approve()).
+        if (const std::optional<ProposalRow> open = proposal_sql::openFor(session, idemKey, policyProposalAction()); open && !open->expired) {
+            const QString message = QStringLiteral("policy %1 already has open proposal %2 (by %3, expires %4): approve or reject it first")
+                                        .arg(name, QString::number(open->id), open->proposedBy, open->expiresAt);
+            AuditEntry a = stamp();
+            a.reason = reason.trimmed();
+            a.outcome = QStringLiteral("conflict");
+            a.detail = message;
+            audit_sql::insert(session, a);
+            throw failure(DbError::Kind::Conflict, message);
+        }
+        ProposalRow p;
+        p.action = policyProposalAction();
+        p.idemKey = idemKey;
+        p.bizType = parsed->bizType;
+        p.toStatus = QStringLiteral("SET");
+        p.expectedState = proposalStateJson(asRead);
+        p.snapshot = QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("value"), *canonical}})
+                                           .toJson(QJsonDocument::Compact));
+        p.snapshotSource = QStringLiteral("policy set");
+        p.reason = reason.trimmed();
+        p.evidence = QStringLiteral("{}");
+        p.proposedBy = operatorName;
+        AuditEntry a = stamp();
+        a.fromState = stateJson(asRead);
+        a.reason = reason.trimmed();
+        const proposal_sql::Proposed made = proposal_sql::propose(session, p, a, fourEyesPolicyName(), QStringLiteral("nothing changed"));
+        out.row = asRead.value_or(PolicyRow{name, {}, {}, {}, {}, 0, 0});
+        out.proposalId = made.id;
+        out.message = made.message;
+        return out;
+    }
     inTransaction(session, [&] {
+        if (name == fourEyesPolicyName())
+            lockFreezeRowExclusive(session);
         const std::optional<PolicyRow> current = row(session, name);
-        const qint64 at = current ? current->version : 0;
-        if (expectedVersion && *expectedVersion != at)
-            throw failure(DbError::Kind::Conflict, QStringLiteral("policy %1 is at version %2, not %3: read it again with triagectl "
-                                                                  "policy show").arg(name).arg(at).arg(*expectedVersion));
+        if (current ? current->version != at : at != 0)
+            throw failure(DbError::Kind::Conflict, QStringLiteral("policy %1 changed meanwhile (now at version %2): read it again with "
+                                                                  "triagectl policy show").arg(name).arg(current ? current->version : 0));
         writeRow(session, name, *canonical, reason.trimmed(), operatorName, current);
-        AuditEntry a = auditStamp(audit_action::PolicySet, QStringLiteral("policy:") + name, operatorName, auditDbUser(session.profile()));
+        AuditEntry a = stamp();
         a.fromState = stateJson(current);
         a.toState = stateJson(row(session, name));
         a.reason = reason.trimmed();
         a.outcome = QStringLiteral("applied");
         audit_sql::insert(session, a); // checks the freeze again, locked, in this transaction
+        if (name != fourEyesPolicyName() && fourEyesPolicyOn(session, true))
+            throw failure(DbError::Kind::Conflict, QStringLiteral("four_eyes_policy was turned on meanwhile: nothing changed; run it "
+                                                                  "again to propose it"));
     });
-    return *row(session, name);
+    out.row = *row(session, name);
+    return out;
+}
+
+PolicyChange approve(DbSession &session, qint64 id, const QString &approver, const QString &reason)
+{
+    if (const QString refusal = proposalDecisionReasonRefusal(reason); !refusal.isEmpty())
+        throw failure(DbError::Kind::Refused, refusal);
+    requirePolicyTable(session);
+    requireKnownConsoleSchema(session); // refused while frozen
+    const std::optional<ProposalRow> asRead = proposal_sql::hasProposalTable(session) ? proposal_sql::read(session, id) : std::nullopt;
+    if (!asRead)
+        throw failure(DbError::Kind::Refused, QStringLiteral("proposal %1 does not exist").arg(id));
+    if (asRead->action != policyProposalAction())
+        throw failure(DbError::Kind::Config, QStringLiteral("proposal %1 is not a policy change (%2)").arg(id).arg(asRead->action));
+    const QString name = asRead->idemKey.mid(QStringLiteral("policy:").size());
+    const QString value = QJsonDocument::fromJson(asRead->snapshot.value_or(QString()).toUtf8()).object().value(QStringLiteral("value")).toString();
+    AuditEntry a = auditStamp(audit_action::PolicySet, asRead->idemKey, approver, auditDbUser(session.profile()));
+    a.reason = reason.trimmed();
+    QString refusal;
+    DbError::Kind kind = DbError::Kind::Refused;
+    PolicyChange out;
+    session.begin();
+    try {
+        refusal = proposal_sql::approve(session, *asRead, approver, reason.trimmed()); // THE approving statement
+        const std::optional<PolicyRow> current = row(session, name);
+        if (refusal.isEmpty() && proposalStateJson(current) != asRead->expectedState) {
+            const QJsonObject then = QJsonDocument::fromJson(asRead->expectedState.toUtf8()).object();
+            refusal = QStringLiteral("policy %1 changed since proposal %2 was made (version %3 then, %4 now): void")
+                          .arg(name, QString::number(id))
+                          .arg(then.value(QStringLiteral("version")).toInteger())
+                          .arg(current ? current->version : 0);
+            kind = DbError::Kind::Conflict;
+        }
+        if (refusal.isEmpty()) {
+            if (name == fourEyesPolicyName())
+                lockFreezeRowExclusive(session);
+            writeRow(session, name, value, asRead->reason, asRead->proposedBy, current);
+            a.fromState = stateJson(current);
+            a.toState = stateJson(row(session, name));
+            a.outcome = QStringLiteral("applied");
+            a.detail = QStringLiteral("approved proposal %1 of %2 (%3)").arg(QString::number(id), asRead->proposedBy, asRead->reason);
+            audit_sql::insert(session, a);
+            session.commit();
+            out.row = *row(session, name);
+            out.proposalId = id;
+            out.message = QStringLiteral("policy %1 = %2 (version %3): %4").arg(name, value).arg(out.row.version).arg(a.detail);
+            return out;
+        }
+        session.rollback(); // the approval undone
+    } catch (const DbException &) {
+        session.rollback();
+        throw;
+    }
+    inTransaction(session, [&] {
+        a.outcome = QStringLiteral("refused");
+        a.detail = refusal;
+        audit_sql::insert(session, a);
+        if (refusal.endsWith(QLatin1String(": void")))
+            proposal_sql::close(session, id, QStringLiteral("void"), approver, refusal);
+    });
+    throw failure(kind, refusal);
 }
 
 PolicyRow setFreeze(DbSession &session, bool on, const QString &reason, const QString &operatorName)
@@ -163,12 +294,19 @@ QFuture<Outcome<std::optional<PolicyRow>>> readFreeze(Workspace &ws)
     });
 }
 
-QFuture<Outcome<PolicyRow>> setPolicy(Workspace &ws, const QString &name, const QString &value, const QString &reason,
-                                      std::optional<qint64> expectedVersion)
+QFuture<Outcome<PolicyChange>> setPolicy(Workspace &ws, const QString &name, const QString &value, const QString &reason,
+                                         std::optional<qint64> expectedVersion)
 {
     const QString who = ws.config().operatorName.isEmpty() ? osUserName() : ws.config().operatorName;
     return ws.worker(DbRole::Idempotency)
-        .run<PolicyRow>([=](DbSession &s) { return policy_sql::set(s, name, value, reason, who, expectedVersion); }, DbWorker::Retry::Never);
+        .run<PolicyChange>([=](DbSession &s) { return policy_sql::set(s, name, value, reason, who, expectedVersion); }, DbWorker::Retry::Never);
+}
+
+QFuture<Outcome<PolicyChange>> approvePolicyProposal(Workspace &ws, qint64 id, const QString &reason)
+{
+    const QString who = ws.config().operatorName.isEmpty() ? osUserName() : ws.config().operatorName;
+    return ws.worker(DbRole::Idempotency)
+        .run<PolicyChange>([=](DbSession &s) { return policy_sql::approve(s, id, who, reason); }, DbWorker::Retry::Never);
 }
 
 QFuture<Outcome<PolicyRow>> setFreeze(Workspace &ws, bool on, const QString &reason)

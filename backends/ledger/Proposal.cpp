@@ -2,6 +2,7 @@
 
 #include "Audit.h"
 #include "ColumnText.h"
+#include "Policy.h"
 #include "SafetyPolicy.h"
 #include "SqlBuilder.h"
 #include "TimeText.h"
@@ -136,6 +137,25 @@ QString compensationProposalText(const ProposalRow &p)
         .arg(e.value(QStringLiteral("action")).toString(), e.value(QStringLiteral("target")).toString(),
              e.value(QStringLiteral("ticket_status")).isNull() ? QStringLiteral("NULL") : e.value(QStringLiteral("ticket_status")).toString(),
              e.value(QStringLiteral("record_status")).toString());
+}
+
+QString proposalWhatText(const ProposalRow &p)
+{
+    if (const QString compensation = compensationProposalText(p); !compensation.isEmpty())
+        return compensation;
+    if (p.action == policyProposalAction()) {
+        const QJsonObject to = QJsonDocument::fromJson(p.snapshot.value_or(QString()).toUtf8()).object();
+        const QJsonValue was = QJsonDocument::fromJson(p.expectedState.toUtf8()).object().value(QStringLiteral("value"));
+        return QStringLiteral("policy %1 = %2 (was %3)")
+            .arg(to.value(QStringLiteral("name")).toString(), to.value(QStringLiteral("value")).toString(),
+                 was.isString() ? was.toString() : QStringLiteral("unset"));
+    }
+    return QStringLiteral("\u2192 %1").arg(p.toStatus);
+}
+
+QString proposalRecordKey(const ProposalRow &p)
+{
+    return p.action == policyProposalAction() ? QString() : p.idemKey;
 }
 
 namespace proposal_sql {
@@ -309,16 +329,16 @@ QString approve(DbSession &session, const ProposalRow &asRead, const QString &ap
         .arg(id, now->proposedDbUser);
 }
 
-Proposed propose(DbSession &session, const ProposalRow &row, AuditEntry audit, const QString &nothingDone)
+Proposed propose(DbSession &session, const ProposalRow &row, AuditEntry audit, const QString &rule, const QString &nothingDone)
 {
     Proposed out;
     session.begin();
     try {
         out.id = insert(session, row);
         const std::optional<ProposalRow> stored = read(session, out.id);
-        out.message = QStringLiteral("proposed as proposal %1 (biz.%2.four_eyes): %3 until another operator approves it "
+        out.message = QStringLiteral("proposed as proposal %1 (%2): %3 until another operator approves it "
                                      "(triagectl approve %1 --reason …) before %4")
-                          .arg(QString::number(out.id), row.bizType, nothingDone, stored ? stored->expiresAt : QString());
+                          .arg(QString::number(out.id), rule, nothingDone, stored ? stored->expiresAt : QString());
         audit.outcome = QStringLiteral("recorded");
         audit.detail = out.message;
         out.auditId = audit_sql::insert(session, audit);

@@ -63,6 +63,15 @@ QString proposalDecisionReasonRefusal(const QString &reason);
 /// expected state; "" for a mark's proposal.
 QString compensationProposalText(const ProposalRow &p);
 
+/// What any proposal would do, for one line: compensationProposalText() for a compensation,
+/// "policy biz.pay.four_eyes = mark_failed (was none)" for a policy change (four_eyes_policy;
+/// "was unset" when there was no row), "→ FAILED" for a mark.
+QString proposalWhatText(const ProposalRow &p);
+
+/// The record key a proposal acts on, to open it: its idem_key; "" for a policy change (its
+/// idem_key "policy:<name>" names no record).
+QString proposalRecordKey(const ProposalRow &p);
+
 namespace proposal_sql {
 /// True when the idempotency database has triage_proposal (console schema version 7).
 bool hasProposalTable(DbSession &session);
@@ -101,10 +110,11 @@ struct Proposed {
     QString message;
 };
 /// Inserts `row` (insert()) and the audit row `audit` (outcome "recorded", detail the message)
-/// in one transaction of its own. The message: "proposed as proposal 12 (biz.<biz_type>.
-/// four_eyes): <nothingDone> until another operator approves it (triagectl approve 12 --reason
-/// …) before <expiry>", `nothingDone` e.g. "nothing applied". Throws DbException (rolled back).
-Proposed propose(DbSession &session, const ProposalRow &row, AuditEntry audit, const QString &nothingDone);
+/// in one transaction of its own. The message: "proposed as proposal 12 (<rule>): <nothingDone>
+/// until another operator approves it (triagectl approve 12 --reason …) before <expiry>",
+/// `rule` the policy rule that asked for it (FourEyesRule::text(), e.g. "biz.pay.four_eyes"),
+/// `nothingDone` e.g. "nothing applied". Throws DbException (rolled back).
+Proposed propose(DbSession &session, const ProposalRow &row, AuditEntry audit, const QString &rule, const QString &nothingDone);
 /// Closes open proposal `id` as `state` ("rejected" or "void") by `by` for `reason`, in the
 /// caller's transaction (or autocommit). Returns whether it was open (false: someone else
 /// decided it first). Throws DbException.

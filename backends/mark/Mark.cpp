@@ -101,11 +101,23 @@ MarkEvidence markEvidenceOf(const KeyDetail &detail)
             ev.upstream = u;
         }
     }
+    for (const TicketRow &t : detail.tickets)
+        collectAmount(ev.amounts, QStringLiteral("ticket %1").arg(t.id.text()), t.payload);
+    for (const IntentAttempt &a : detail.attempts)
+        collectAmount(ev.amounts, QStringLiteral("attempt %1").arg(a.id), a.request);
     if (detail.errors.contains(DbRole::Ticket))
         ev.ticketError = detail.errors.value(DbRole::Ticket).message;
     if (detail.errors.contains(DbRole::Intent))
         ev.intentError = detail.errors.value(DbRole::Intent).message;
     return ev;
+}
+
+QVector<AmountSeen> markAmounts(const std::optional<QString> &snapshot, const RecordDetail &record, const MarkEvidence &ev)
+{
+    QVector<AmountSeen> amounts;
+    collectAmount(amounts, QStringLiteral("the snapshot"), snapshot);
+    collectAmount(amounts, QStringLiteral("the record's snapshot"), record.resultSnapshot);
+    return amounts + ev.amounts;
 }
 
 MarkFacts markFactsFrom(const std::optional<RecordDetail> &record, const MarkEvidence &ev)
@@ -156,6 +168,7 @@ QHash<QString, MarkEvidence> evidenceFrom(const QStringList &keys, const QString
             if (a->latest.contains(k))
                 e.latestAttemptAt = a->latest.value(k);
             e.attemptTimeUnreadable = a->unreadable.contains(k);
+            e.amounts = a->amounts.value(k);
         } else {
             e.intentError = a.error->message;
         }
@@ -182,12 +195,13 @@ QFuture<QHash<QString, MarkEvidence>> gatherEvidence(Workspace &ws, const QVecto
             seenRow.insert(r.idemKey);
             rowKeys << r.idemKey;
         }
+
     }
     const WorkspaceConfig config = ws.config();
     auto tickets = ws.worker(DbRole::Ticket).run<mark_sql::TicketEvidence>(
         [config, keys, rowKeys](DbSession &s) { return mark_sql::readTicketEvidence(s, config, keys, rowKeys); });
     auto attempts = ws.worker(DbRole::Intent).run<mark_sql::AttemptEvidence>(
-        [config, keys](DbSession &s) { return mark_sql::readAttemptEvidence(s, config, keys); });
+        [config, keys](DbSession &s) { return mark_sql::readAttemptEvidence(s, config, keys, keys); }); // with the requests' amounts
     QThreadPool *pool = ws.mergePool();
     return continueWith(tickets, pool, [attempts, keys, rowKeys, pool](Outcome<mark_sql::TicketEvidence> t) mutable {
                   return continueWith(attempts, pool, [t, keys, rowKeys](Outcome<mark_sql::AttemptEvidence> a) {

@@ -89,6 +89,11 @@ struct MarkEvidence {
     /// reads it itself on the idempotency database, markEvidenceOf() takes it from the detail.
     std::optional<RecordedUpstreamAnswer> upstream;
     QString ticketError, intentError; ///< a store that could not be read (evidence unknown)
+    /// The amounts of the key's business rows ("ticket 42") and intent requests ("attempt 7")
+    /// for four_eyes_amount_over (fourEyesRuleForMark()); the marks' own reads take only the
+    /// requests' (a SUCCESS mark's snapshot is its canonical ticket's payload, and FAILED is
+    /// refused while a ticket carries the key).
+    QVector<AmountSeen> amounts;
 };
 
 /// The upstream answer a `query_upstream` audit row recorded: its classification (from the
@@ -99,6 +104,12 @@ std::optional<RecordedUpstreamAnswer> recordedUpstreamAnswer(const AuditEntry &r
 /// The mark evidence a loaded detail shows: its tickets, SUCCEEDED / ESCALATED attempts,
 /// latest attempt time, latest recorded upstream answer and store errors.
 MarkEvidence markEvidenceOf(const KeyDetail &detail);
+
+/// Every amount the console read for a mark of `record` (four_eyes_amount_over,
+/// fourEyesRuleForMark()): the mark's `snapshot` ("the snapshot"; SUCCESS: the canonical
+/// ticket's payload), the record's snapshot ("the record's snapshot"), then `ev.amounts` (its
+/// business rows and intent requests).
+QVector<AmountSeen> markAmounts(const std::optional<QString> &snapshot, const RecordDetail &record, const MarkEvidence &ev);
 
 /// The facts decideMark() decides on, for `record` (nullopt: no record) and `evidence`:
 /// the one place MarkFacts are built, for the CLI, the console and bulk runs. fromStatus is

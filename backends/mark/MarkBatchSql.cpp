@@ -357,7 +357,7 @@ QVector<MarkResult> applyBatch(DbSession &s, const WorkspaceConfig &config, cons
             settleRefusal(plan, res, b.rows[i]);
             if (auditsRefusal(req, current))
                 b.refused << i;
-        } else if (plan.fourEyes || taken.contains(req.idemKey)) {
+        } else if (plan.fourEyes.required() || taken.contains(req.idemKey)) {
             b.alone << i; // a proposal, or the same key again: after the batch, as alone
         } else {
             taken.insert(req.idemKey);

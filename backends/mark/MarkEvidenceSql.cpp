@@ -4,6 +4,7 @@
 
 #include "SchemaSql.h"
 #include "SqlChunks.h"
+#include "TextEscape.h"
 
 #include <QSqlQuery>
 
@@ -36,7 +37,7 @@ TicketEvidence readTicketEvidence(DbSession &s, const WorkspaceConfig &config, c
     return out;
 }
 
-AttemptEvidence readAttemptEvidence(DbSession &s, const WorkspaceConfig &config, const QStringList &keys)
+AttemptEvidence readAttemptEvidence(DbSession &s, const WorkspaceConfig &config, const QStringList &keys, const QStringList &amountKeys)
 {
     AttemptEvidence out;
     const IntentSql i = config.intents(s.dialect().kind());
@@ -62,6 +63,16 @@ AttemptEvidence readAttemptEvidence(DbSession &s, const WorkspaceConfig &config,
                 else if (!out.latest.contains(key) || *t > out.latest.value(key))
                     out.latest.insert(key, *t);
             }
+        });
+    const SqlDialect &d = s.dialect();
+    forEachInListChunk(
+        s, amountKeys,
+        [&i, &d](SqlBuilder &, const QString &in) {
+            return QStringLiteral("SELECT %1, %2, %3 FROM %4 WHERE %1 IN (%5) ORDER BY %2").arg(i.key, i.id, d.rawText(i.request), i.table, in);
+        },
+        [&out](const QSqlQuery &q) {
+            collectAmount(out.amounts[q.value(0).toString()], QStringLiteral("attempt %1").arg(q.value(1).toLongLong()),
+                          decodeStoredText(q.value(2)).text);
         });
     return out;
 }

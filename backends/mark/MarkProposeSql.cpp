@@ -55,7 +55,7 @@ MarkResult approvalRefused(DbSession &s, const MarkRequest &req, MarkResult res,
 /// triage_proposal row and its audit row (the mark's action, outcome "recorded") in one
 /// transaction. A key with an open proposal for the same action is a conflict (audited).
 MarkResult propose(DbSession &s, const MarkRequest &req, MarkResult res, const ExpectedState &expected, const RecordDetail &current,
-                   AuditEntry a)
+                   AuditEntry a, const FourEyesRule &rule)
 {
     // Not proposed: `res` as decided, audited with `outcome`.
     auto notProposed = [&](MarkResult out, const QString &outcome) {
@@ -85,7 +85,7 @@ MarkResult propose(DbSession &s, const MarkRequest &req, MarkResult res, const E
     p.evidence = req.evidenceJson;
     p.proposedBy = req.operatorName;
     p.override = req.override;
-    const proposal_sql::Proposed made = proposal_sql::propose(s, p, a, QStringLiteral("nothing applied"));
+    const proposal_sql::Proposed made = proposal_sql::propose(s, p, a, rule.text(), QStringLiteral("nothing applied"));
     res.proposalId = made.id;
     res.auditId = made.auditId;
     res.message = made.message;

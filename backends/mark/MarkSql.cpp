@@ -388,7 +388,9 @@ MarkPlan planMark(DbSession &s, const RecordSql &r, const MarkRequest &req, cons
     p.decision = decision;
     p.evidenceUnreadable = evidenceUnreadable;
     p.step = decision.allowed ? MarkPlan::Step::Proceed : MarkPlan::Step::Refuse;
-    p.fourEyes = decision.allowed && !req.approves && current && requiresFourEyes(current->policy, req.toStatus);
+    if (decision.allowed && !req.approves && current)
+        p.fourEyes = fourEyesRuleForMark(current->policy, current->bizType.value_or(QString()), req.toStatus,
+                                         markAmounts(req.toStatus == Success ? req.snapshot : std::nullopt, *current, ev));
     return p;
 
 }
@@ -468,7 +470,7 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
             voidApproved(s, req, res);
         return res;
     }
-    const bool fourEyes = plan.fourEyes;
+    const bool fourEyes = plan.fourEyes.required();
     if (const QString w = precisionWarningFor(s, r, hasVersion); !w.isEmpty())
         res.warnings << w;
     if (req.dryRun) {
@@ -489,12 +491,12 @@ MarkResult apply(DbSession &s, const WorkspaceConfig &config, const MarkRequest 
                     res.message = rejectedAgainText(*rejected);
                     return res;
                 }
-            res.message += QStringLiteral(" — four-eyes: a real run proposes it for another operator's approval");
+            res.message += QStringLiteral(" — four-eyes (%1): a real run proposes it for another operator's approval").arg(plan.fourEyes.text());
         }
         return res;
     }
     if (fourEyes)
-        return propose(s, req, res, expected, *current, a);
+        return propose(s, req, res, expected, *current, a, plan.fourEyes);
 
     const Dialect d = s.dialect().kind();
     SqlBuilder b;

@@ -20,6 +20,7 @@ struct AttemptEvidence {
     QHash<QString, QVector<qint64>> succeeded, escalated; ///< key → attempt ids with that status
     QHash<QString, UtcMicros> latest;                     ///< key → latest created_at / updated_at of its attempts
     QSet<QString> unreadable;                             ///< keys with an attempt time that cannot be parsed
+    QHash<QString, QVector<AmountSeen>> amounts;          ///< amount keys → the amounts of their attempts' requests
 };
 
 /// Reads, on the ticket database, the ticket ids of `keys` and, for `rowKeys` (the keys
@@ -32,9 +33,11 @@ TicketEvidence readTicketEvidence(DbSession &session, const WorkspaceConfig &con
 
 /// Reads, on the intent database, the SUCCEEDED / ESCALATED attempts (the [intent.map]
 /// spellings of those statuses) and the latest attempt time of `keys` (created_at /
-/// updated_at in the mapped time encoding; chunked like readTicketEvidence()). Throws
-/// DbException.
-AttemptEvidence readAttemptEvidence(DbSession &session, const WorkspaceConfig &config, const QStringList &keys);
+/// updated_at in the mapped time encoding; chunked like readTicketEvidence()) and, for
+/// `amountKeys` (for four_eyes_amount_over: the marks' keys), the amounts of their
+/// attempts' requests ("attempt 7", in id order). Throws DbException.
+AttemptEvidence readAttemptEvidence(DbSession &session, const WorkspaceConfig &config, const QStringList &keys,
+                                    const QStringList &amountKeys = {});
 
 /// Applies a batch of bulk marks (markRecords(); DESIGN.md §9 "Bulk marks") on the
 /// idempotency database, with the results of apply() record by record — the same decisions,
@@ -66,9 +69,9 @@ void voidApproved(DbSession &session, const MarkRequest &req, MarkResult &res);
 /// refused with `refusal`; an edited proposal is voided, the others stay as they are.
 MarkResult approvalRefused(DbSession &session, const MarkRequest &req, MarkResult res, AuditEntry a, const QString &refusal);
 /// Makes the allowed, non-dry-run mark `req` of `current` a proposal (triage_proposal row and
-/// audit row `a` with outcome "recorded", one transaction), or a conflict (audited) when the
-/// key already has an open one for the action. Throws DbException.
+/// audit row `a` with outcome "recorded", one transaction; the message names `rule`), or a
+/// conflict (audited) when the key already has an open one for the action. Throws DbException.
 MarkResult propose(DbSession &session, const MarkRequest &req, MarkResult res, const ExpectedState &expected,
-                   const RecordDetail &current, AuditEntry a);
+                   const RecordDetail &current, AuditEntry a, const FourEyesRule &rule);
 
 } // namespace triage::mark_sql

@@ -20,7 +20,7 @@ struct MarkPlan {
     AuditEntry audit;                ///< the audit row: who, what, from which state, evidence (no outcome yet)
     MarkDecision decision;           ///< decideMark() with the canonical-ticket and unreadable-store rules
     bool evidenceUnreadable = false; ///< Refuse: a store error (kind Error), not a safety verdict
-    bool fourEyes = false;           ///< Proceed: policy wants a second operator (propose())
+    FourEyesRule fourEyes;           ///< Proceed: the rule that wants a second operator (propose()); none: not required
     bool hasVersion = false;         ///< the mapped version column is there (DESIGN.md §10)
 };
 

@@ -1,11 +1,5 @@
 #include "ReconcileDecide.h"
 
-#include "RawJson.h"
-
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QRegularExpression>
-
 #include <algorithm>
 
 namespace triage {
@@ -30,28 +24,6 @@ bool qualifies(const ReconcileInput &in, const RecordedUpstreamAnswer &a)
     if (in.attemptTimeUnreadable)
         return false;
     return !in.latestAttemptAt || *a.at > *in.latestAttemptAt;
-}
-
-/// A plain decimal's canonical text (sign, digits without leading zeros, fraction without
-/// trailing zeros); empty when `t` is not one.
-QString canonicalDecimal(const QString &t)
-{
-    static const QRegularExpression re(QStringLiteral("^([+-]?)(\\d*)(?:\\.(\\d*))?$"));
-    const auto m = re.match(t.trimmed());
-    if (!m.hasMatch() || (m.captured(2).isEmpty() && m.captured(3).isEmpty()))
-        return {};
-    QString whole = m.captured(2);
-    QString frac = m.captured(3);
-    while (whole.size() > 1 && whole.startsWith(QLatin1Char('0')))
-        whole.remove(0, 1);
-    if (whole.isEmpty())
-        whole = QStringLiteral("0");
-    while (frac.endsWith(QLatin1Char('0')))
-        frac.chop(1);
-    QString sign = m.captured(1) == QLatin1String("-") ? QStringLiteral("-") : QString();
-    if (whole == QLatin1String("0") && frac.isEmpty())
-        sign.clear();
-    return sign + whole + (frac.isEmpty() ? QString() : QLatin1Char('.') + frac);
 }
 
 void add(ReconcileAction &a, R reason, const QString &note, const QString &sourceRef = {})
@@ -86,41 +58,6 @@ QString ReconcileAction::reasonList() const
     for (const ReconcileEscalation &e : escalations)
         names << escalationReasonName(e.reason);
     return names.join(QLatin1Char(','));
-}
-
-std::optional<QString> amountOf(const std::optional<QString> &jsonObject, QString *currency)
-{
-    if (currency)
-        currency->clear();
-    if (!jsonObject)
-        return std::nullopt;
-    const QByteArray bytes = jsonObject->toUtf8();
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
-    if (err.error != QJsonParseError::NoError || !doc.isObject())
-        return std::nullopt; // rawjson reads only what QJsonDocument accepted
-    auto member = [&](const QString &name) -> std::optional<QString> {
-        const auto span = rawjson::find(bytes, {name});
-        if (!span)
-            return std::nullopt;
-        const char k = rawjson::kind(bytes, *span);
-        if (k == '"')
-            return doc.object().value(name).toString();
-        if (k == '-' || (k >= '0' && k <= '9'))
-            return QString::fromUtf8(span->slice(bytes)); // the literal as written, never through a double
-        return std::nullopt;
-    };
-    if (currency)
-        *currency = member(QStringLiteral("currency")).value_or(QString());
-    return member(QStringLiteral("amount"));
-}
-
-bool sameAmount(const QString &a, const QString &b)
-{
-    const QString ca = canonicalDecimal(a), cb = canonicalDecimal(b);
-    if (!ca.isEmpty() && !cb.isEmpty())
-        return ca == cb;
-    return a == b;
 }
 
 NotFoundPair notFoundPair(const ReconcileInput &in)

@@ -4,6 +4,7 @@
 // × the facts (expiry, amounts, the agents' own escalations, compensations) → one action.
 // Pure: no I/O, no clock (every time is a database's, passed in).
 
+#include "Amount.h"
 #include "Escalation.h"
 #include "ReconcileConfig.h"
 #include "MarkRules.h"
@@ -115,13 +116,5 @@ struct NotFoundPair {
     QString why; ///< why not (empty when both are there)
 };
 NotFoundPair notFoundPair(const ReconcileInput &input);
-
-/// The `amount` and `currency` top-level members of a JSON object text, as written (a
-/// string's value, or a number's literal); nullopt / "" when absent or not an object.
-std::optional<QString> amountOf(const std::optional<QString> &jsonObject, QString *currency = nullptr);
-
-/// True when two decimal texts are the same number ("1.10" = "1.1" = "01.1"); texts that are
-/// not plain decimals compare as text.
-bool sameAmount(const QString &a, const QString &b);
 
 } // namespace triage

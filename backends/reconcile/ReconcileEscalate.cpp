@@ -190,7 +190,13 @@ std::optional<DbError> predictFourEyes(DbWorker &idem, const QVector<KeyDetail> 
         if (kind != ReconcileActionKind::ApplySuccess && kind != ReconcileActionKind::ApplyFailed)
             continue;
         const bool success = kind == ReconcileActionKind::ApplySuccess;
-        if (after[i].record && requiresFourEyes(after[i].record->policy, success ? Success : Failed))
+        const std::optional<RecordDetail> &record = after[i].record;
+        // The real run's rule (mark_sql::planMark()); the canonical ticket, whose payload its
+        // SUCCESS snapshot would be, is among the detail's tickets.
+        if (record
+            && fourEyesRuleForMark(record->policy, record->bizType.value_or(QString()), success ? Success : Failed,
+                                   markAmounts(std::nullopt, *record, markEvidenceOf(after[i])))
+                   .required())
             asked << Asked{int(i), QString::fromUtf16(success ? audit_action::MarkSuccess : audit_action::MarkFailed),
                            proposalExpectedStateJson(expectedStateOf(*after[i].record))};
     }

@@ -474,7 +474,7 @@ void TestCompensation::fourEyesProposesThenApproves()
     QCOMPARE(proposed.request.url, QStringLiteral("http://127.0.0.1:9/tickets/102/cancel"));
     QCOMPARE(compensationOutcomeName(proposed.kind), QStringLiteral("proposed"));
     QCOMPARE(proposed.proposalId, qint64(1));
-    QVERIFY2(dryFirst.message.endsWith(QStringLiteral(" — four-eyes: a real run proposes it")), qPrintable(dryFirst.message));
+    QVERIFY2(dryFirst.message.endsWith(QStringLiteral(" — four-eyes (biz.ticket_create.four_eyes): a real run proposes it")), qPrintable(dryFirst.message));
     QCOMPARE(compensationOutcomeName(dryFirst.kind), QStringLiteral("planned"));
     QVERIFY2(proposed.message.startsWith(QStringLiteral("proposed as proposal 1 (biz.ticket_create.four_eyes): nothing written or sent "
                                                         "until another operator approves it (triagectl approve 1 --reason …) before ")),

@@ -299,7 +299,7 @@ void TstConfigFile::exampleUncommentedIsValid()
                                                      : body;
         ++uncommented;
     }
-    QCOMPARE(uncommented, 32); // every commented-out key= line of the example (four_eyes: 24; environment, name: 26; replicas: 28; push: 31; lookback: 32)
+    QCOMPARE(uncommented, 33); // every commented-out key= line of the example (four_eyes: 24; environment, name: 26; replicas: 28; push: 31; lookback: 32; four_eyes_amount_over: 33)
     QTemporaryDir dir;
     const QString path = writeIni(dir, lines.join(QLatin1Char('\n')).toUtf8());
     QString error;

@@ -23,6 +23,11 @@ private slots:
     void policyValues();
     void proposeAndApprove_data();
     void proposeAndApprove();
+    void amountRule();
+    void amountOver_data();
+    void amountOver();
+    void policyUnderFourEyes_data();
+    void policyUnderFourEyes();
 };
 
 void TestFourEyes::policyValues()
@@ -103,7 +108,7 @@ void TestFourEyes::proposeAndApprove_data()
 
 namespace {
 
-Outcome<PolicyRow> setPolicyAs(Workspace &ws, const QString &name, const QString &value)
+Outcome<PolicyChange> setPolicyAs(Workspace &ws, const QString &name, const QString &value)
 {
     return setPolicy(ws, name, value, QStringLiteral("four-eyes test: set by the test"), std::nullopt).result();
 }
@@ -319,6 +324,246 @@ void TestFourEyes::proposeAndApprove()
     QCOMPARE(approveProposal(*bob, 99, QStringLiteral("checked the ticket table")).result().error->message, QStringLiteral("no proposal 99"));
     QCOMPARE(approveProposal(*bob, 5, QStringLiteral("ok")).result().error->message,
              QStringLiteral("a decision on a proposal needs a reason of at least 10 characters (got 2)"));
+}
+
+void TestFourEyes::amountRule()
+{
+    // Values: canonical spelling (codes upper case, decimals canonical, "*" last); exact refusals.
+    const QString setting = QStringLiteral("four_eyes_amount_over");
+    QString why;
+    QCOMPARE(*checkPolicyValue(setting, QStringLiteral(" usd: 250.50 , eur:1000.000,*:0100"), &why), QStringLiteral("EUR:1000,USD:250.5,*:100"));
+    QCOMPARE(*checkPolicyValue(setting, QStringLiteral("None"), &why), QStringLiteral("none"));
+    QCOMPARE(*checkPolicyValue(setting, QStringLiteral("JPY:0"), &why), QStringLiteral("JPY:0"));
+    const QString must = QStringLiteral("must be none or a comma-separated list of CURRENCY:AMOUNT (a three-letter code, or * for every "
+                                        "other currency and amounts without one; a plain decimal of at least 0), e.g. EUR:1000,USD:1000");
+    for (const QString &bad : {QStringLiteral("EUR:-5"), QStringLiteral("EUR:1,eur:2"), QStringLiteral("EURO:1"), QStringLiteral("EUR 1000"),
+                               QStringLiteral("EUR:1e3"), QStringLiteral("EUR:"), QStringLiteral(""), QStringLiteral("EUR:\u0663")}) {
+        QVERIFY2(!checkPolicyValue(setting, bad, &why), qPrintable(bad));
+        QCOMPARE(why, QStringLiteral("bad value \"%1\" for four_eyes_amount_over: %2").arg(bad, must));
+    }
+    const std::optional<PolicyName> name = parsePolicyName(QStringLiteral("biz.pay.four_eyes_amount_over"), &why);
+    QVERIFY(name && name->bizType == QLatin1String("pay") && name->setting == setting);
+
+    // The merge: per currency the smaller threshold; a currency one list leaves uncovered stays
+    // uncovered (it needs a second operator), so an INI can only lower thresholds.
+    auto rows = [](const QString &value) { return bizPolicyFromRows({{QStringLiteral("biz.pay.four_eyes_amount_over"), value}}, QStringLiteral("pay")); };
+    auto merged = [&](const QString &db, const QString &ini) { return stricterPolicy(rows(db), rows(ini)); };
+    QVERIFY(!rows(QStringLiteral("none")).fourEyesAmountOver);
+    QCOMPARE(amountThresholdsText(*merged(QStringLiteral("EUR:1000,*:500"), QStringLiteral("EUR:2000,USD:100")).fourEyesAmountOver),
+             QStringLiteral("EUR:1000,USD:100"));
+    QCOMPARE(amountThresholdsText(*merged(QStringLiteral("*:500"), QStringLiteral("*:200,GBP:900")).fourEyesAmountOver),
+             QStringLiteral("GBP:500,*:200"));
+    QCOMPARE(amountThresholdsText(*merged(QStringLiteral("EUR:1000"), QStringLiteral("none")).fourEyesAmountOver), QStringLiteral("EUR:1000"));
+    QCOMPARE(amountThresholdsText(*merged(QStringLiteral("none"), QStringLiteral("EUR:1000")).fourEyesAmountOver), QStringLiteral("EUR:1000"));
+    const BizPolicy disjoint = merged(QStringLiteral("EUR:1000"), QStringLiteral("USD:1000"));
+    QCOMPARE(amountThresholdsText(*disjoint.fourEyesAmountOver), QStringLiteral("none")); // no currency passes either list
+    QCOMPARE(fourEyesAmountReason(disjoint, {{QStringLiteral("the snapshot"), QStringLiteral("1"), QStringLiteral("EUR")}}),
+             QStringLiteral("1 EUR (the snapshot): no threshold for EUR"));
+
+    // The reasons, exactly; amounts are compared as exact decimals, by magnitude.
+    const BizPolicy p = rows(QStringLiteral("EUR:1000,*:100"));
+    QCOMPARE(fourEyesAmountReason(BizPolicy(), {}), QString());
+    QCOMPARE(fourEyesAmountReason(p, {}), QStringLiteral("no amount could be read (no snapshot, business row or intent request carries one)"));
+    QCOMPARE(fourEyesAmountReason(p, {{QStringLiteral("ticket 42"), QStringLiteral("1000.00"), QStringLiteral("EUR")}}), QString());
+    QCOMPARE(fourEyesAmountReason(p, {{QStringLiteral("ticket 42"), QStringLiteral("1000.01"), QStringLiteral("EUR")}}),
+             QStringLiteral("1000.01 EUR (ticket 42) is over 1000"));
+    QCOMPARE(fourEyesAmountReason(p, {{QStringLiteral("attempt 7"), QStringLiteral("-1500"), QStringLiteral("eur")}}),
+             QStringLiteral("-1500 eur (attempt 7) is over 1000"));
+    QCOMPARE(fourEyesAmountReason(p, {{QStringLiteral("the snapshot"), QStringLiteral("99.999"), QString()}}), QString());
+    QCOMPARE(fourEyesAmountReason(p, {{QStringLiteral("the snapshot"), QStringLiteral("12345678901234567890"), QStringLiteral("GBP")}}),
+             QStringLiteral("12345678901234567890 GBP (the snapshot) is over 100"));
+    QCOMPARE(fourEyesAmountReason(p, {{QStringLiteral("attempt 7"), QStringLiteral("1e3"), QStringLiteral("EUR")}}),
+             QStringLiteral("the amount \"1e3\" (attempt 7) is not a plain decimal"));
+    QCOMPARE(fourEyesAmountReason(rows(QStringLiteral("EUR:1000")), {{QStringLiteral("the snapshot"), QStringLiteral("12"), QString()}}),
+             QStringLiteral("12 (the snapshot): no threshold for an amount without a currency"));
+    QCOMPARE(fourEyesAmountReason(rows(QStringLiteral("EUR:1000")), {{QStringLiteral("the snapshot"), QStringLiteral("12"), QStringLiteral("GBP")}}),
+             QStringLiteral("12 GBP (the snapshot): no threshold for GBP"));
+    QCOMPARE(fourEyesAmountReason(p, {{QStringLiteral("ticket 42"), QStringLiteral("5"), QStringLiteral("EUR")},
+                                      {QStringLiteral("attempt 7"), QStringLiteral("5000"), QStringLiteral("EUR")}}),
+             QStringLiteral("5000 EUR (attempt 7) is over 1000"));
+    QCOMPARE(compareDecimalMagnitude(QStringLiteral("10"), QStringLiteral("9.99")), 1);
+    QCOMPARE(compareDecimalMagnitude(QStringLiteral("0.5"), canonicalDecimal(QStringLiteral("0.50"))), 0);
+    QCOMPARE(compareDecimalMagnitude(QStringLiteral("123456789012345678900"), QStringLiteral("123456789012345678901")), -1);
+    QCOMPARE(canonicalDecimal(QStringLiteral("\u0663")), QString()); // another script's digit is not a decimal here
+
+    // The rule: four_eyes listing the action first, then the amount.
+    const FourEyesRule overAmount = fourEyesRuleForMark(p, QStringLiteral("pay"), Failed,
+                                                        {{QStringLiteral("ticket 42"), QStringLiteral("5000"), QStringLiteral("EUR")}});
+    QCOMPARE(overAmount.text(), QStringLiteral("biz.pay.four_eyes_amount_over: 5000 EUR (ticket 42) is over 1000"));
+    QVERIFY(!fourEyesRuleForMark(p, QStringLiteral("pay"), Failed, {{QStringLiteral("ticket 42"), QStringLiteral("5"), QStringLiteral("EUR")}}).required());
+    const BizPolicy both = stricterPolicy(p, bizPolicyFromRows({{QStringLiteral("biz.pay.four_eyes"), QStringLiteral("mark_failed")}}, QStringLiteral("pay")));
+    QCOMPARE(fourEyesRuleForMark(both, QStringLiteral("pay"), Failed, {}).text(), QStringLiteral("biz.pay.four_eyes"));
+    QCOMPARE(fourEyesRuleForMark(both, QStringLiteral("pay"), Success, {}).text(),
+             QStringLiteral("biz.pay.four_eyes_amount_over: no amount could be read (no snapshot, business row or intent request carries one)"));
+    QCOMPARE(fourEyesRuleForCompensation(p, QStringLiteral("pay"), {{QStringLiteral("ticket 42"), QStringLiteral("100.5"), QStringLiteral("USD")}}).text(),
+             QStringLiteral("biz.pay.four_eyes_amount_over: 100.5 USD (ticket 42) is over 100"));
+}
+
+void TestFourEyes::amountOver_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(false, false);
+}
+
+void TestFourEyes::amountOver()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    {
+        Workspace setup(db.config());
+        TRIAGE_OK(setUpSchema(setup));
+    }
+    // Four stale records without tickets; each one's attempt carries its amount in the request.
+    const QString small = QStringLiteral("ticket:create:acme:amt-small"), big = QStringLiteral("ticket:create:acme:amt-big"),
+                  usd = QStringLiteral("ticket:create:acme:amt-usd"), unreadable = QStringLiteral("ticket:create:acme:amt-none");
+    const QVector<QPair<QString, QString>> attempts = {{small, QStringLiteral("{\"amount\":\"50.00\",\"currency\":\"EUR\"}")},
+                                                       {big, QStringLiteral("{\"amount\":1500.5,\"currency\":\"eur\"}")},
+                                                       {usd, QStringLiteral("{\"amount\":20,\"currency\":\"USD\"}")},
+                                                       {unreadable, QStringLiteral("<html>gateway timeout</html>")}};
+    for (const auto &[key, requestText] : attempts) {
+        TRIAGE_OK(insertRecord(db, key, 0, 3600));
+        IntentSpec a;
+        a.key = key;
+        a.status = QStringLiteral("FAILED");
+        a.request = requestText;
+        a.created = serverNowMinus(db.backend(), 1800);
+        TRIAGE_OK(insertIntents(db, {a})); // attempts 1 to 4
+    }
+    WorkspaceConfig c = ticketAbsentConfig(db.config()); // stale and no ticket proves absence (DESIGN.md §6)
+    c.operatorName = QStringLiteral("alice");
+    Workspace alice(c);
+    const Outcome<PolicyChange> set = setPolicyAs(alice, QStringLiteral("biz.ticket_create.four_eyes_amount_over"), QStringLiteral("eur:1000.00"));
+    QVERIFY2(set.ok(), set.ok() ? "" : qPrintable(set.error->message));
+    QCOMPARE(set->row.value, QStringLiteral("EUR:1000"));
+    auto mark = [&](const QString &key, bool dryRun = false) {
+        MarkRequest r = request(key, Failed, QStringLiteral("no ticket was ever created for it"));
+        r.operatorName.clear();
+        r.dryRun = dryRun;
+        const Outcome<MarkResult> out = markRecord(alice, r).result();
+        return out.ok() ? *out : MarkResult{};
+    };
+    // 50.00 EUR is under the threshold: applied at once.
+    QCOMPARE(mark(small).kind, MarkResult::Kind::Applied);
+    // 1500.5 EUR: a proposal naming the rule and the amount; nothing applied.
+    const MarkResult over = mark(big);
+    QCOMPARE(over.kind, MarkResult::Kind::Proposed);
+    QVERIFY2(over.message.startsWith(QStringLiteral("proposed as proposal 1 (biz.ticket_create.four_eyes_amount_over: 1500.5 eur (attempt 2) is "
+                                                    "over 1000): nothing applied until another operator approves it")),
+             qPrintable(over.message));
+    // A currency without a threshold: a dry run says what a real run would do.
+    const MarkResult dry = mark(usd, true);
+    QCOMPARE(dry.kind, MarkResult::Kind::DryRun);
+    QVERIFY2(dry.message.endsWith(QStringLiteral(" — four-eyes (biz.ticket_create.four_eyes_amount_over: 20 USD (attempt 3): no threshold "
+                                                 "for USD): a real run proposes it for another operator's approval")),
+             qPrintable(dry.message));
+    // A request that is not JSON gives no amount: fail safe, a proposal.
+    const MarkResult none = mark(unreadable);
+    QCOMPARE(none.kind, MarkResult::Kind::Proposed);
+    QVERIFY2(none.message.startsWith(QStringLiteral("proposed as proposal 2 (biz.ticket_create.four_eyes_amount_over: no amount could be read "
+                                                    "(no snapshot, business row or intent request carries one)): nothing applied")),
+             qPrintable(none.message));
+    // "*" covers every other currency: 20 USD is under 100 and applies.
+    QVERIFY(setPolicyAs(alice, QStringLiteral("biz.ticket_create.four_eyes_amount_over"), QStringLiteral("EUR:1000,*:100")).ok());
+    QCOMPARE(mark(usd).kind, MarkResult::Kind::Applied);
+    QCOMPARE(storedStatuses(db).join(QLatin1Char(',')), QStringLiteral("0,0,2,2")); // by key: amt-big, amt-none, amt-small, amt-usd
+    // Another operator approves the 1500.5 EUR proposal: the approval itself is not a proposal.
+    WorkspaceConfig bc = c;
+    bc.operatorName = QStringLiteral("bob");
+    Workspace bob(bc);
+    QVERIFY(setPolicyAs(bob, QStringLiteral("four_eyes_db_users"), QStringLiteral("shared")).ok());
+    const Outcome<MarkResult> approved = approveProposal(bob, 1, QStringLiteral("checked the ledger: never charged")).result();
+    QVERIFY2(approved.ok() && approved->kind == MarkResult::Kind::Applied, approved.ok() ? qPrintable(approved->message) : "");
+}
+
+void TestFourEyes::policyUnderFourEyes_data()
+{
+    QTest::addColumn<QString>("backend");
+    addBackendRows(false, false);
+}
+
+void TestFourEyes::policyUnderFourEyes()
+{
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    {
+        Workspace setup(db.config());
+        TRIAGE_OK(setUpSchema(setup));
+    }
+    auto as = [&](const QString &name) {
+        WorkspaceConfig c = db.config();
+        c.operatorName = name;
+        return std::make_unique<Workspace>(c);
+    };
+    auto alice = as(QStringLiteral("alice"));
+    auto bob = as(QStringLiteral("bob"));
+    const QString reconcile = QStringLiteral("biz.ticket_create.reconcile");
+    auto policyValue = [&](const QString &name) {
+        return db.adminQueryColumn(QStringLiteral("SELECT value FROM triage_policy WHERE name = '%1'").arg(name)).join(QLatin1Char(','));
+    };
+    // Off (unset): a change applies at once; turning it on applies at once too.
+    QVERIFY(setPolicyAs(*alice, QStringLiteral("four_eyes_db_users"), QStringLiteral("shared")).ok());
+    const Outcome<PolicyChange> on = setPolicyAs(*alice, fourEyesPolicyName(), QStringLiteral("ON"));
+    QVERIFY2(on.ok() && !on->proposed(), on.ok() ? "" : qPrintable(on.error->message));
+    QCOMPARE(on->row.value, QStringLiteral("on"));
+
+    // On: alice's change is proposal 1; nothing changed.
+    const Outcome<PolicyChange> proposed = setPolicyAs(*alice, reconcile, QStringLiteral("escalate"));
+    QVERIFY2(proposed.ok(), proposed.ok() ? "" : qPrintable(proposed.error->message));
+    QCOMPARE(proposed->proposalId, qint64(1));
+    QVERIFY2(proposed->message.startsWith(QStringLiteral("proposed as proposal 1 (four_eyes_policy): nothing changed until another operator "
+                                                         "approves it (triagectl approve 1 --reason …) before ")),
+             qPrintable(proposed->message));
+    QCOMPARE(policyValue(reconcile), QString());
+    const Outcome<QVector<ProposalRow>> open = readProposals(*bob, false).result();
+    QCOMPARE(open->size(), 1);
+    QCOMPARE(proposalWhatText(open->at(0)), QStringLiteral("policy biz.ticket_create.reconcile = escalate (was unset)"));
+    QCOMPARE(proposalRecordKey(open->at(0)), QString());
+    // The same name again while it is open: a conflict naming it.
+    const Outcome<PolicyChange> again = setPolicyAs(*bob, reconcile, QStringLiteral("auto"));
+    QVERIFY(!again.ok());
+    QCOMPARE(again.error->kind, DbError::Kind::Conflict);
+    QVERIFY2(again.error->message.startsWith(QStringLiteral("policy biz.ticket_create.reconcile already has open proposal 1 (by alice, expires ")),
+             qPrintable(again.error->message));
+    // The proposer cannot approve it; another operator can.
+    const Outcome<PolicyChange> self = approvePolicyProposal(*as(QStringLiteral(" Alice")), 1, QStringLiteral("looks right to me")).result();
+    QVERIFY(!self.ok());
+    QCOMPARE(self.error->message, QStringLiteral("proposal 1 was proposed by alice: a different operator must approve it (four-eyes)"));
+    QCOMPARE(policyValue(reconcile), QString());
+    const Outcome<PolicyChange> approved = approvePolicyProposal(*bob, 1, QStringLiteral("agreed in the incident channel")).result();
+    QVERIFY2(approved.ok(), approved.ok() ? "" : qPrintable(approved.error->message));
+    QCOMPARE(approved->message, QStringLiteral("policy biz.ticket_create.reconcile = escalate (version 1): approved proposal 1 of alice "
+                                               "(four-eyes test: set by the test)"));
+    QCOMPARE(policyValue(reconcile), QStringLiteral("escalate"));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT set_by FROM triage_policy WHERE name = '%1'").arg(reconcile)), QStringList{QStringLiteral("alice")});
+    QCOMPARE(proposalState(db, 1), QStringLiteral("approved"));
+
+    // The row changed after the proposal (here by hand): the approval is a conflict and voids it.
+    const Outcome<PolicyChange> second = setPolicyAs(*alice, reconcile, QStringLiteral("auto"));
+    QCOMPARE(second->proposalId, qint64(2));
+    QVERIFY(db.adminExec(QStringLiteral("UPDATE triage_policy SET version = version + 1 WHERE name = '%1'").arg(reconcile)).isEmpty());
+    const Outcome<PolicyChange> stale = approvePolicyProposal(*bob, 2, QStringLiteral("agreed in the incident channel")).result();
+    QVERIFY(!stale.ok());
+    QCOMPARE(stale.error->kind, DbError::Kind::Conflict);
+    QCOMPARE(stale.error->message, QStringLiteral("policy biz.ticket_create.reconcile changed since proposal 2 was made (version 1 then, 2 now): void"));
+    QCOMPARE(proposalState(db, 2), QStringLiteral("void"));
+    QCOMPARE(policyValue(reconcile), QStringLiteral("escalate"));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT outcome FROM triage_audit WHERE idem_key = 'policy:%1' ORDER BY id").arg(reconcile)),
+             (QStringList{QStringLiteral("recorded"), QStringLiteral("conflict"), QStringLiteral("refused"), QStringLiteral("applied"),
+                          QStringLiteral("recorded"), QStringLiteral("refused")}));
+
+    // The freeze acts at once even now; turning four-eyes for policy off is itself a proposal.
+    QVERIFY(setFreeze(*alice, true, QStringLiteral("incident 42: hands off")).result().ok());
+    QVERIFY(setFreeze(*alice, false, QStringLiteral("incident 42 is over")).result().ok());
+    const Outcome<PolicyChange> off = setPolicyAs(*alice, fourEyesPolicyName(), QStringLiteral("off"));
+    QCOMPARE(off->proposalId, qint64(3));
+    QCOMPARE(policyValue(fourEyesPolicyName()), QStringLiteral("on"));
+    QVERIFY(approvePolicyProposal(*bob, 3, QStringLiteral("incident review: back to normal")).result().ok());
+    QCOMPARE(policyValue(fourEyesPolicyName()), QStringLiteral("off"));
+    const Outcome<PolicyChange> direct = setPolicyAs(*alice, reconcile, QStringLiteral("auto"));
+    QVERIFY(direct.ok() && !direct->proposed());
+    QCOMPARE(policyValue(reconcile), QStringLiteral("auto"));
 }
 
 QTEST_GUILESS_MAIN(TestFourEyes)

@@ -89,7 +89,7 @@ void TestPolicyCli::roundTrip()
                                  QStringLiteral("--reason"), QStringLiteral("card payments move money")}));
     QCOMPARE(unknown.err, QByteArray("triagectl: unknown policy setting \"biz.payment_capture.money_movin\": use "
                                      "biz.<biz_type>.<setting> with setting failed_evidence, failed_evidence_max_age, money_moving, "
-                                     "reconcile, reconcile_confirm_delay, review_sla_hours or four_eyes, or four_eyes_db_users\n"
+                                     "reconcile, reconcile_confirm_delay, review_sla_hours, four_eyes or four_eyes_amount_over, or four_eyes_db_users or four_eyes_policy\n"
                                      "triagectl: run \"triagectl --help\" for usage\n"));
     RUN_EXIT(bad, 1, policy({QStringLiteral("set"), QStringLiteral("biz.payment_capture.reconcile"), QStringLiteral("maybe"),
                              QStringLiteral("--reason"), QStringLiteral("card payments move money")}));
