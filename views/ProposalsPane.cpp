@@ -28,7 +28,8 @@ ProposalsPane::ProposalsPane(Workspace *workspace, QWidget *parent)
     m_count = new QLabel(this);
     m_count->setObjectName(QStringLiteral("proposalCount"));
     auto *hint = new QLabel(QStringLiteral("Double-click a proposal to open its key: approve or reject it there (another operator "
-                                           "than its proposer approves)."),
+                                           "than its proposer approves). A policy change (policy.set) has no key: approve or reject "
+                                           "it with triagectl approve ID / reject ID."),
                             this);
     hint->setWordWrap(true);
 

@@ -14,6 +14,7 @@
 #include "EscalationService.h"
 #include "DetailHeader.h"
 #include "KeyDetailView.h"
+#include "Mark.h"
 #include "MarkDialog.h"
 #include "MarkQueryController.h"
 #include "Policy.h"
@@ -32,6 +33,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTableView>
 #include <QTableWidget>
 #include <QProgressBar>
 #include <QSemaphore>
@@ -485,6 +487,10 @@ void TestViewsUiCompensation::fourEyesApproveInKeyDetail()
         QCOMPARE(compensationOutcomeName(runner.start(r).result().kind), QStringLiteral("proposed"));
     }
     QCOMPARE(w.ctl->requests().size(), 0);
+    // Policy changes under four-eyes: a policy proposal is listed beside it.
+    QVERIFY(setPolicy(*w.ws, QStringLiteral("four_eyes_policy"), QStringLiteral("on"), reason, std::nullopt).result().ok());
+    QCOMPARE(setPolicy(*w.ws, QStringLiteral("biz.ticket_create.review_sla_hours"), QStringLiteral("4"), reason, std::nullopt).result()->proposalId,
+             qint64(2));
 
     // bob's Proposals tab lists it (what it would do), and his key detail shows it with Approve…;
     // approving runs the compensation as bob.
@@ -494,18 +500,31 @@ void TestViewsUiCompensation::fourEyesApproveInKeyDetail()
     ProposalsPane proposals(&bob);
     QAbstractItemModelTester tester(proposals.proposalsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     ProposalsModel *listed = proposals.proposalsModel();
-    QTRY_COMPARE_WITH_TIMEOUT(listed->rowCount(), 1, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(listed->rowCount(), 2, 30000);
     QCOMPARE(listed->index(0, ProposalsModel::StateColumn).data().toString(), QStringLiteral("open"));
     QCOMPARE(listed->index(0, ProposalsModel::ActionColumn).data().toString(), QStringLiteral("compensate"));
+    QCOMPARE(listed->index(1, ProposalsModel::ActionColumn).data().toString(), QStringLiteral("policy.set"));
+    QCOMPARE(listed->index(1, ProposalsModel::WhatColumn).data().toString(),
+             QStringLiteral("policy biz.ticket_create.review_sla_hours = 4 (was unset)"));
+    QCOMPARE(listed->index(1, ProposalsModel::KeyRole).data().toString(), QString()); // no record to open
+    {
+        QSignalSpy opened(&proposals, &ProposalsPane::keyActivated);
+        auto *table = proposals.findChild<QTableView *>();
+        emit table->doubleClicked(listed->index(1, ProposalsModel::WhatColumn));
+        emit table->doubleClicked(listed->index(0, ProposalsModel::WhatColumn));
+        QCOMPARE(opened.size(), 1);
+        QCOMPARE(opened.first().at(0).toString(), kGroupA);
+    }
     QCOMPARE(listed->index(0, ProposalsModel::WhatColumn).data().toString(),
              QStringLiteral("compensation cancel_ticket of ticket 2 (ticket OPEN, record PROCESSING when proposed)"));
     QCOMPARE(listed->index(0, ProposalsModel::KeyColumn).data().toString(), kGroupA);
     QCOMPARE(listed->index(0, ProposalsModel::ByColumn).data().toString(), QStringLiteral("alice"));
-    QCOMPARE(proposals.findChild<QLabel *>(QStringLiteral("proposalCount"))->text(), QStringLiteral("1 open proposal"));
+    QCOMPARE(proposals.findChild<QLabel *>(QStringLiteral("proposalCount"))->text(), QStringLiteral("2 open proposals"));
     proposals.resize(1280, 300);
     proposals.show();
     QApplication::processEvents();
     QVERIFY(proposals.grab().save(outputPath(QStringLiteral("four-eyes-proposals-tab.png"))));
+    QVERIFY(rejectProposal(bob, 2, QStringLiteral("not during the incident")).result().ok());
     KeyDetailView view(&bob);
     view.setCompensationRunner(std::make_shared<CompensationRunner>(bob, w.configs));
     view.resize(1280, 800);
@@ -544,10 +563,16 @@ void TestViewsUiCompensation::fourEyesApproveInKeyDetail()
     proposals.refresh();
     QTRY_COMPARE_WITH_TIMEOUT(listed->rowCount(), 0, 30000);
     proposals.findChild<QCheckBox *>(QStringLiteral("showDecided"))->setChecked(true);
-    QTRY_COMPARE_WITH_TIMEOUT(listed->rowCount(), 1, 30000);
-    QCOMPARE(listed->index(0, ProposalsModel::StateColumn).data().toString(), QStringLiteral("approved"));
-    QCOMPARE(listed->index(0, ProposalsModel::DecidedColumn).data().toString(), QStringLiteral("bob: checked group A myself"));
-    QCOMPARE(proposals.findChild<QLabel *>(QStringLiteral("proposalCount"))->text(), QStringLiteral("1 proposal, 0 open"));
+    QTRY_COMPARE_WITH_TIMEOUT(listed->rowCount(), 2, 30000);
+    QStringList decided;
+    for (int row = 0; row < 2; ++row)
+        decided << listed->index(row, ProposalsModel::IdColumn).data().toString() + QLatin1Char(' ')
+                       + listed->index(row, ProposalsModel::StateColumn).data().toString() + QStringLiteral(" by ")
+                       + listed->index(row, ProposalsModel::DecidedColumn).data().toString();
+    decided.sort();
+    QCOMPARE(decided, (QStringList{QStringLiteral("1 approved by bob: checked group A myself"),
+                                   QStringLiteral("2 rejected by bob: not during the incident")}));
+    QCOMPARE(proposals.findChild<QLabel *>(QStringLiteral("proposalCount"))->text(), QStringLiteral("2 proposals, 0 open"));
 }
 
 void TestViewsUiCompensation::compensateDialogUnderFourEyes()
