@@ -6,6 +6,7 @@
 #include "CsvWriter.h"
 #include "TextTable.h"
 
+#include "ConfigKeys.h"
 #include "Policy.h"
 #include "TextEscape.h"
 #include "Workspace.h"
@@ -107,6 +108,15 @@ public:
                         before = r.value;
         Outcome<PolicyRow> done = Outcome<PolicyRow>::success({});
         if (m_verb == QLatin1String("set")) {
+            // In a workspace that declares its biz_types, another one is most likely a typo: said,
+            // not refused (a policy may be set before the biz_type's section is written).
+            QString unused;
+            const std::optional<PolicyName> parsed = parsePolicyName(m_name, &unused);
+            const QStringList declared = ws.config().bizTypes.keys();
+            if (parsed && !parsed->bizType.isEmpty() && !declared.isEmpty() && !declared.contains(parsed->bizType))
+                c.out.message(QStringLiteral("warning: biz_type \"%1\" is not declared in this workspace (no [biz.%1] section; did "
+                                             "you mean %2?)")
+                                  .arg(parsed->bizType, nearestWord(parsed->bizType, declared)));
             const Outcome<PolicyChange> change = setPolicy(ws, m_name, m_value, m_reason, m_expect).result();
             if (!change.ok())
                 return c.out.dbFailure(*change.error);
@@ -114,6 +124,11 @@ public:
                 c.out.printSummary({QStringLiteral("proposal"), QStringLiteral("name"), QStringLiteral("value"), QStringLiteral("message")},
                                    {change->proposalId, m_name, m_value, change->message}, change->message);
                 return ExitProposed;
+            }
+            if (!change->message.isEmpty()) { // under four-eyes, the value it already has: nothing proposed
+                c.out.printSummary({QStringLiteral("name"), QStringLiteral("value"), QStringLiteral("version"), QStringLiteral("message")},
+                                   {change->row.name, change->row.value, change->row.version, change->message}, change->message);
+                return ExitOk;
             }
             done = Outcome<PolicyRow>::success(change->row);
         } else {

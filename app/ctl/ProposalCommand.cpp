@@ -28,13 +28,14 @@ QStringList proposalHeader()
     return {QStringLiteral("id"),          QStringLiteral("state"),       QStringLiteral("action"),       QStringLiteral("idem_key"),
             QStringLiteral("biz_type"),    QStringLiteral("proposed_by"), QStringLiteral("proposed_at"),  QStringLiteral("expires_at"),
             QStringLiteral("reason"),      QStringLiteral("decided_by"),  QStringLiteral("decided_at"),   QStringLiteral("decision_reason"),
-            QStringLiteral("expected_state"), QStringLiteral("snapshot_source"), QStringLiteral("proposal_hash")};
+            QStringLiteral("expected_state"), QStringLiteral("snapshot_source"), QStringLiteral("proposal_hash"), QStringLiteral("what")};
 }
 
 QStringList proposalFields(const ProposalRow &p)
 {
     return {QString::number(p.id), p.stateText(), p.action,     p.idemKey,    p.bizType,        p.proposedBy,     p.proposedAt, p.expiresAt,
-            p.reason,              p.decidedBy,   p.decidedAt,  p.decisionReason, p.expectedState, p.snapshotSource, p.hash};
+            p.reason,              p.decidedBy,   p.decidedAt,  p.decisionReason, p.expectedState, p.snapshotSource, p.hash,
+            proposalWhatText(p)};
 }
 
 /// triagectl proposals [--all]: the open proposals (expired shown "expired"), or every one.
@@ -49,7 +50,8 @@ public:
             QStringLiteral("The marks the safety policy (biz.<biz_type>.four_eyes) made proposals: id, state (open,\n"
                            "expired, approved, rejected, void), action, key, who proposed it when, its expiry and reason.\n"
                            "Approve one with `triagectl approve ID --reason TEXT` (another operator), or reject it.\n"
-                           "--all: every state, newest 500 first."),
+                           "WHAT says what it would do (→ FAILED, the compensation, or policy NAME = VALUE).\n"
+                           "--all: every state, newest 500 first. --limit N: the first N (default 100)."),
             {option("all", QStringLiteral("Every state, not only open ones."))},
             0};
         return s;
@@ -57,9 +59,12 @@ public:
 
     int run(Workspace &ws, const CommandContext &c) override
     {
-        const Outcome<QVector<ProposalRow>> rows = readProposals(ws, c.parser.isSet(QStringLiteral("all"))).result();
+        Outcome<QVector<ProposalRow>> rows = readProposals(ws, c.parser.isSet(QStringLiteral("all"))).result();
         if (!rows.ok())
             return c.out.dbFailure(*rows.error);
+        const qsizetype total = rows->size();
+        if (c.limit > 0 && total > c.limit)
+            rows.value->resize(c.limit);
         const QStringList header = proposalHeader();
         switch (c.out.format()) {
         case Format::Json: {
@@ -98,14 +103,15 @@ public:
             break;
         }
         case Format::Table: {
-            TextTable t({QStringLiteral("ID"), QStringLiteral("STATE"), QStringLiteral("ACTION"), QStringLiteral("IDEM_KEY"),
-                         QStringLiteral("PROPOSED_BY"), QStringLiteral("PROPOSED_AT (UTC)"), QStringLiteral("EXPIRES_AT (UTC)"),
-                         QStringLiteral("REASON"), QStringLiteral("DECIDED")});
+            TextTable t({QStringLiteral("ID"), QStringLiteral("STATE"), QStringLiteral("ACTION"), QStringLiteral("WHAT"),
+                         QStringLiteral("IDEM_KEY"), QStringLiteral("PROPOSED_BY"), QStringLiteral("PROPOSED_AT (UTC)"),
+                         QStringLiteral("EXPIRES_AT (UTC)"), QStringLiteral("REASON"), QStringLiteral("DECIDED")});
             for (const ProposalRow &p : *rows)
-                t.addRow({QString::number(p.id), p.stateText(), p.action, p.idemKey, p.proposedBy, utcToSecond(p.proposedAt),
-                          utcToSecond(p.expiresAt), p.reason,
+                t.addRow({QString::number(p.id), p.stateText(), p.action, proposalWhatText(p), p.idemKey, p.proposedBy,
+                          utcToSecond(p.proposedAt), utcToSecond(p.expiresAt), p.reason,
                           p.decidedBy.isEmpty() ? QString() : QStringLiteral("%1: %2").arg(p.decidedBy, p.decisionReason)});
-            c.out.print(t.render() + countText(rows->size(), QStringLiteral("proposal")).toUtf8() + '\n');
+            const QString shown = rows->size() < total ? QStringLiteral(" (first %1 of %2: --limit 0 for all)").arg(rows->size()).arg(total) : QString();
+            c.out.print(t.render() + (countText(rows->size(), QStringLiteral("proposal")) + shown).toUtf8() + '\n');
             break;
         }
         }
@@ -166,6 +172,14 @@ public:
         if (*row && (*row)->action == policyProposalAction()) {
             // A policy change: applied by compare-and-set on the row as the proposer saw it.
             const Outcome<PolicyChange> o = approvePolicyProposal(ws, m_id, reason).result();
+            if (!o.ok() && (o.error->kind == DbError::Kind::Refused || o.error->kind == DbError::Kind::Conflict)) {
+                // A verdict, reported on stdout as a mark approval's is (exit 4 / 3), not an error.
+                const bool refused = o.error->kind == DbError::Kind::Refused;
+                const QString outcome = refused ? QStringLiteral("refused") : QStringLiteral("conflict");
+                c.out.printSummary({QStringLiteral("proposal"), QStringLiteral("outcome"), QStringLiteral("message")},
+                                   {m_id, outcome, o.error->message}, QStringLiteral("%1: %2").arg(outcome, o.error->message));
+                return refused ? ExitRefused : ExitConflict;
+            }
             if (!o.ok())
                 return c.out.dbFailure(*o.error);
             c.out.printSummary({QStringLiteral("proposal"), QStringLiteral("name"), QStringLiteral("value"), QStringLiteral("version"),

@@ -19,8 +19,9 @@ const QString kFourEyes = QStringLiteral("four_eyes");
 const QString kFourEyesAmountOver = QStringLiteral("four_eyes_amount_over");
 const QString kAnyCurrency = QStringLiteral("*");
 
-/// four_eyes_amount_over's text as thresholds; nullopt when it is not one (checkPolicyValue()).
-std::optional<AmountThresholds> parseAmountThresholds(const QString &value)
+/// four_eyes_amount_over's text as thresholds; nullopt when it is not one (checkPolicyValue()),
+/// with `*repeated` the currency listed twice when that is why.
+std::optional<AmountThresholds> parseAmountThresholds(const QString &value, QString *repeated = nullptr)
 {
     AmountThresholds t;
     if (value.trimmed().compare(QLatin1String("none"), Qt::CaseInsensitive) == 0)
@@ -32,8 +33,13 @@ std::optional<AmountThresholds> parseAmountThresholds(const QString &value)
             return std::nullopt;
         const QString currency = part.left(colon).trimmed().toUpper();
         const QString amount = canonicalDecimal(part.mid(colon + 1));
-        if (!code.match(currency).hasMatch() || amount.isEmpty() || amount.startsWith(QLatin1Char('-')) || t.contains(currency))
+        if (!code.match(currency).hasMatch() || amount.isEmpty() || amount.startsWith(QLatin1Char('-')))
             return std::nullopt;
+        if (t.contains(currency)) {
+            if (repeated)
+                *repeated = currency;
+            return std::nullopt;
+        }
         t.insert(currency, amount);
     }
     return t;
@@ -244,8 +250,13 @@ std::optional<QString> checkPolicyValue(const QString &setting, const QString &v
         return fourEyesText(flags);
     }
     if (setting == kFourEyesAmountOver) {
-        if (const std::optional<AmountThresholds> t = parseAmountThresholds(v))
+        QString repeated;
+        if (const std::optional<AmountThresholds> t = parseAmountThresholds(v, &repeated))
             return amountThresholdsText(*t);
+        if (!repeated.isEmpty()) {
+            *error = QStringLiteral("bad value \"%1\" for %2: %3 is listed twice").arg(value, setting, repeated);
+            return std::nullopt;
+        }
         return bad(QStringLiteral("none or a comma-separated list of CURRENCY:AMOUNT (a three-letter code, or * for every other "
                                   "currency and amounts without one; a plain decimal of at least 0), e.g. EUR:1000,USD:1000"));
     }

@@ -90,8 +90,8 @@ bool fourEyesPolicyOn(DbSession &session, bool lockShared)
 }
 
 /// Turning four_eyes_policy on holds the freeze row exclusively first, so a change that read
-/// "off" either commits before it or waits and then sees "on" (writeChange()'s re-check, after
-/// its audit row took the freeze row shared). SQLite's BEGIN IMMEDIATE serialises writers.
+/// "off" either commits before it or waits and then sees "on" (set()'s re-check, after its
+/// audit row took the freeze row shared). SQLite's BEGIN IMMEDIATE serialises writers.
 void lockFreezeRowExclusive(DbSession &session)
 {
     if (session.dialect().kind() == Dialect::Sqlite)
@@ -139,7 +139,16 @@ PolicyChange set(DbSession &session, const QString &name, const QString &value, 
         throw failure(DbError::Kind::Conflict, QStringLiteral("policy %1 is at version %2, not %3: read it again with triagectl "
                                                               "policy show").arg(name).arg(at).arg(*expectedVersion));
     PolicyChange out;
-    if (fourEyesPolicyOn(session, false) && proposal_sql::hasProposalTable(session)) {
+    const bool underFourEyes = fourEyesPolicyOn(session, false);
+    if (underFourEyes && !proposal_sql::hasProposalTable(session))
+        throw failure(DbError::Kind::Config, QStringLiteral("four_eyes_policy is on but the idempotency database has no triage_proposal "
+                                                            "(console schema version 7): run `triagectl init-schema`"));
+    if (underFourEyes && asRead && asRead->value == *canonical) {
+        out.row = *asRead; // nothing to propose: no proposal, nothing written
+        out.message = QStringLiteral("policy %1 is already %2 (version %3): nothing to propose").arg(name, *canonical).arg(asRead->version);
+        return out;
+    }
+    if (underFourEyes) {
         // Under four-eyes for policy: a proposal another operator approves (approve()).
         if (const std::optional<ProposalRow> open = proposal_sql::openFor(session, idemKey, policyProposalAction()); open && !open->expired) {
             const QString message = QStringLiteral("policy %1 already has open proposal %2 (by %3, expires %4): approve or reject it first")
@@ -166,7 +175,8 @@ PolicyChange set(DbSession &session, const QString &name, const QString &value, 
         AuditEntry a = stamp();
         a.fromState = stateJson(asRead);
         a.reason = reason.trimmed();
-        const proposal_sql::Proposed made = proposal_sql::propose(session, p, a, fourEyesPolicyName(), QStringLiteral("nothing changed"));
+        const proposal_sql::Proposed made = proposal_sql::propose(session, p, a, fourEyesPolicyName(),
+                                                                  QStringLiteral("policy %1 = %2 is not set").arg(name, *canonical));
         out.row = asRead.value_or(PolicyRow{name, {}, {}, {}, {}, 0, 0});
         out.proposalId = made.id;
         out.message = made.message;

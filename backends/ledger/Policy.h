@@ -19,8 +19,10 @@ constexpr int kPolicyReasonMinChars = 10;
 
 /// What a `policy set` did (DESIGN.md §8 "Safety policy", §9 "Four-eyes"): applied — `row` as
 /// written —, or, while four_eyes_policy = on, proposed — `proposalId` and `message` ("proposed
-/// as proposal 12 (four_eyes_policy): nothing changed until another operator approves it
-/// (triagectl approve 12 --reason …) before <expiry>"), `row` as it still is (version 0: unset).
+/// as proposal 12 (four_eyes_policy): policy biz.pay.reconcile = escalate is not set until
+/// another operator approves it (triagectl approve 12 --reason …) before <expiry>"), `row` as it
+/// still is (version 0: unset) — or, under four-eyes, nothing when the row already has the
+/// value (`message` "policy NAME is already VALUE (version 3): nothing to propose").
 struct PolicyChange {
     PolicyRow row;
     qint64 proposalId = 0; ///< 0: applied
@@ -50,7 +52,9 @@ namespace policy_sql {
 /// "SET", expected_state {"value","version"} of the row now — {"value":null,"version":0}
 /// when unset —, snapshot {"name","value"}) and its audit row (policy.set, recorded); the
 /// freeze and unfreeze are never proposed (the freeze must act at once). An open unexpired
-/// proposal for the same name is a Conflict naming it.
+/// proposal for the same name is a Conflict naming it; four_eyes_policy on without
+/// triage_proposal (console schema version 7) is a Config error ("… run `triagectl
+/// init-schema`"), never a change applied at once.
 PolicyChange set(DbSession &session, const QString &name, const QString &value, const QString &reason,
                  const QString &operatorName, std::optional<qint64> expectedVersion);
 

@@ -174,8 +174,10 @@ QHash<QString, MarkEvidence> evidenceFrom(const QStringList &keys, const QString
         }
     }
     if (t.ok())
-        for (const QString &k : rowKeys)
+        for (const QString &k : rowKeys) {
             out[k].tickets = t->rows.value(k);
+            out[k].amounts = t->amounts.value(k) + out[k].amounts; // the business rows first
+        }
     return out;
 }
 

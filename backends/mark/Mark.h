@@ -90,9 +90,8 @@ struct MarkEvidence {
     std::optional<RecordedUpstreamAnswer> upstream;
     QString ticketError, intentError; ///< a store that could not be read (evidence unknown)
     /// The amounts of the key's business rows ("ticket 42") and intent requests ("attempt 7")
-    /// for four_eyes_amount_over (fourEyesRuleForMark()); the marks' own reads take only the
-    /// requests' (a SUCCESS mark's snapshot is its canonical ticket's payload, and FAILED is
-    /// refused while a ticket carries the key).
+    /// for four_eyes_amount_over (fourEyesRuleForMark()); the marks' own reads take the tickets'
+    /// of SUCCESS marks only (FAILED is refused while a ticket carries the key).
     QVector<AmountSeen> amounts;
 };
 

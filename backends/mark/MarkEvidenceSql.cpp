@@ -13,7 +13,8 @@ namespace triage::mark_sql {
 TicketEvidence readTicketEvidence(DbSession &s, const WorkspaceConfig &config, const QStringList &keys, const QStringList &rowKeys)
 {
     TicketEvidence out;
-    const TicketSql t = config.tickets(s.dialect().kind());
+    const SqlDialect &d = s.dialect();
+    const TicketSql t = config.tickets(d.kind());
     forEachInListChunk(
         s, keys,
         [&t](SqlBuilder &, const QString &in) {
@@ -22,9 +23,9 @@ TicketEvidence readTicketEvidence(DbSession &s, const WorkspaceConfig &config, c
         [&out](const QSqlQuery &q) { out.ids[q.value(0).toString()].append(BusinessId::fromColumn(q.value(1))); });
     forEachInListChunk(
         s, rowKeys,
-        [&t](SqlBuilder &, const QString &in) {
-            return QStringLiteral("SELECT %1, %2, %3, %4 FROM %5 WHERE %1 IN (%6) ORDER BY %2")
-                .arg(t.key, t.id, t.statuses.read(t.status), t.time.text(t.createdAt), t.table, in);
+        [&t, &d](SqlBuilder &, const QString &in) {
+            return QStringLiteral("SELECT %1, %2, %3, %4, %5 FROM %6 WHERE %1 IN (%7) ORDER BY %2")
+                .arg(t.key, t.id, t.statuses.read(t.status), t.time.text(t.createdAt), d.rawText(t.payload), t.table, in);
         },
         [&out, &t](const QSqlQuery &q) {
             TicketRow row;
@@ -32,6 +33,8 @@ TicketEvidence readTicketEvidence(DbSession &s, const WorkspaceConfig &config, c
             row.id = BusinessId::fromColumn(q.value(1));
             row.status = t.statusName(q.value(2)); // "CANCELLED" for a mapped cancelled spelling
             row.createdAt = canonicalTimeText(q.value(3));
+            // The payload only for its amount (four_eyes_amount_over); the row stays without it.
+            collectAmount(out.amounts[*row.idemKey], QStringLiteral("ticket %1").arg(row.id.text()), decodeStoredText(q.value(4)).text);
             out.rows[*row.idemKey].append(row);
         });
     return out;
@@ -64,11 +67,11 @@ AttemptEvidence readAttemptEvidence(DbSession &s, const WorkspaceConfig &config,
                     out.latest.insert(key, *t);
             }
         });
-    const SqlDialect &d = s.dialect();
+    const SqlDialect &dialect = s.dialect();
     forEachInListChunk(
         s, amountKeys,
-        [&i, &d](SqlBuilder &, const QString &in) {
-            return QStringLiteral("SELECT %1, %2, %3 FROM %4 WHERE %1 IN (%5) ORDER BY %2").arg(i.key, i.id, d.rawText(i.request), i.table, in);
+        [&i, &dialect](SqlBuilder &, const QString &in) {
+            return QStringLiteral("SELECT %1, %2, %3 FROM %4 WHERE %1 IN (%5) ORDER BY %2").arg(i.key, i.id, dialect.rawText(i.request), i.table, in);
         },
         [&out](const QSqlQuery &q) {
             collectAmount(out.amounts[q.value(0).toString()], QStringLiteral("attempt %1").arg(q.value(1).toLongLong()),

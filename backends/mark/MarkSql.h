@@ -13,6 +13,7 @@ namespace triage::mark_sql {
 struct TicketEvidence {
     QHash<QString, QVector<BusinessId>> ids;    ///< key → ids of the tickets carrying it (as stored), in the database's id order
     QHash<QString, QVector<TicketRow>> rows;    ///< for the row keys only: id, status, created_at (no payload)
+    QHash<QString, QVector<AmountSeen>> amounts; ///< for the row keys only: their tickets' payload amounts ("ticket 42")
 };
 
 /// The intent log's part of the mark evidence for many keys (DESIGN.md §6 inputs).
@@ -25,7 +26,8 @@ struct AttemptEvidence {
 
 /// Reads, on the ticket database, the ticket ids of `keys` and, for `rowKeys` (the keys
 /// of SUCCESS marks, for the canonical-ticket rule), their ticket rows (status as
-/// TicketSql::statusName(): "CANCELLED" for a mapped cancelled spelling, else as stored);
+/// TicketSql::statusName(): "CANCELLED" for a mapped cancelled spelling, else as stored) and
+/// the amounts of their payloads (four_eyes_amount_over);
 /// one statement per chunk of at most 500 keys, every key bound, on the table and columns of
 /// `config`'s [ticket.map] (DESIGN.md §10). Throws DbException.
 TicketEvidence readTicketEvidence(DbSession &session, const WorkspaceConfig &config, const QStringList &keys,

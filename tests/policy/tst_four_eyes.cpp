@@ -336,7 +336,9 @@ void TestFourEyes::amountRule()
     QCOMPARE(*checkPolicyValue(setting, QStringLiteral("JPY:0"), &why), QStringLiteral("JPY:0"));
     const QString must = QStringLiteral("must be none or a comma-separated list of CURRENCY:AMOUNT (a three-letter code, or * for every "
                                         "other currency and amounts without one; a plain decimal of at least 0), e.g. EUR:1000,USD:1000");
-    for (const QString &bad : {QStringLiteral("EUR:-5"), QStringLiteral("EUR:1,eur:2"), QStringLiteral("EURO:1"), QStringLiteral("EUR 1000"),
+    QVERIFY(!checkPolicyValue(setting, QStringLiteral("EUR:1,eur:2"), &why));
+    QCOMPARE(why, QStringLiteral("bad value \"EUR:1,eur:2\" for four_eyes_amount_over: EUR is listed twice"));
+    for (const QString &bad : {QStringLiteral("EUR:-5"), QStringLiteral("EURO:1"), QStringLiteral("EUR 1000"),
                                QStringLiteral("EUR:1e3"), QStringLiteral("EUR:"), QStringLiteral(""), QStringLiteral("EUR:\u0663")}) {
         QVERIFY2(!checkPolicyValue(setting, bad, &why), qPrintable(bad));
         QCOMPARE(why, QStringLiteral("bad value \"%1\" for four_eyes_amount_over: %2").arg(bad, must));
@@ -445,6 +447,23 @@ void TestFourEyes::amountOver()
     };
     // 50.00 EUR is under the threshold: applied at once.
     QCOMPARE(mark(small).kind, MarkResult::Kind::Applied);
+    // A SUCCESS snapshot with a small amount does not hide the ticket's larger one.
+    const QString ticketed = QStringLiteral("ticket:create:acme:amt-ticket");
+    TRIAGE_OK(insertRecord(db, ticketed, 0, 3600));
+    TRIAGE_OK(insertTicket(db, 77, ticketed, QStringLiteral("{\"amount\":\"1500\",\"currency\":\"EUR\"}")));
+    {
+        MarkRequest r = request(ticketed, Success, QStringLiteral("the PSP confirmed the 50 EUR refund"));
+        r.operatorName.clear();
+        r.snapshot = QStringLiteral("{\"amount\":\"50\",\"currency\":\"EUR\"}");
+        r.snapshotSource = QStringLiteral("typed");
+        r.snapshotFromTicket.reset();
+        r.dryRun = true;
+        const Outcome<MarkResult> out = markRecord(alice, r).result();
+        QVERIFY2(out.ok() && out->kind == MarkResult::Kind::DryRun, out.ok() ? qPrintable(out->message) : qPrintable(out.error->message));
+        QVERIFY2(out->message.endsWith(QStringLiteral(" — four-eyes (biz.ticket_create.four_eyes_amount_over: 1500 EUR (ticket 77) is over "
+                                                      "1000): a real run proposes it for another operator's approval")),
+                 qPrintable(out->message));
+    }
     // 1500.5 EUR: a proposal naming the rule and the amount; nothing applied.
     const MarkResult over = mark(big);
     QCOMPARE(over.kind, MarkResult::Kind::Proposed);
@@ -466,7 +485,7 @@ void TestFourEyes::amountOver()
     // "*" covers every other currency: 20 USD is under 100 and applies.
     QVERIFY(setPolicyAs(alice, QStringLiteral("biz.ticket_create.four_eyes_amount_over"), QStringLiteral("EUR:1000,*:100")).ok());
     QCOMPARE(mark(usd).kind, MarkResult::Kind::Applied);
-    QCOMPARE(storedStatuses(db).join(QLatin1Char(',')), QStringLiteral("0,0,2,2")); // by key: amt-big, amt-none, amt-small, amt-usd
+    QCOMPARE(storedStatuses(db).join(QLatin1Char(',')), QStringLiteral("0,0,2,0,2")); // by key: amt-big, -none, -small, -ticket, -usd
     // Another operator approves the 1500.5 EUR proposal: the approval itself is not a proposal.
     WorkspaceConfig bc = c;
     bc.operatorName = QStringLiteral("bob");
@@ -512,8 +531,9 @@ void TestFourEyes::policyUnderFourEyes()
     const Outcome<PolicyChange> proposed = setPolicyAs(*alice, reconcile, QStringLiteral("escalate"));
     QVERIFY2(proposed.ok(), proposed.ok() ? "" : qPrintable(proposed.error->message));
     QCOMPARE(proposed->proposalId, qint64(1));
-    QVERIFY2(proposed->message.startsWith(QStringLiteral("proposed as proposal 1 (four_eyes_policy): nothing changed until another operator "
-                                                         "approves it (triagectl approve 1 --reason …) before ")),
+    QVERIFY2(proposed->message.startsWith(QStringLiteral("proposed as proposal 1 (four_eyes_policy): policy biz.ticket_create.reconcile = "
+                                                         "escalate is not set until another operator approves it (triagectl approve 1 "
+                                                         "--reason …) before ")),
              qPrintable(proposed->message));
     QCOMPARE(policyValue(reconcile), QString());
     const Outcome<QVector<ProposalRow>> open = readProposals(*bob, false).result();
@@ -554,6 +574,10 @@ void TestFourEyes::policyUnderFourEyes()
                           QStringLiteral("recorded"), QStringLiteral("refused")}));
 
     // The freeze acts at once even now; turning four-eyes for policy off is itself a proposal.
+    // The value it already has: nothing to propose.
+    const Outcome<PolicyChange> same = setPolicyAs(*alice, reconcile, QStringLiteral("ESCALATE"));
+    QVERIFY(same.ok() && !same->proposed());
+    QCOMPARE(same->message, QStringLiteral("policy biz.ticket_create.reconcile is already escalate (version 2): nothing to propose"));
     QVERIFY(setFreeze(*alice, true, QStringLiteral("incident 42: hands off")).result().ok());
     QVERIFY(setFreeze(*alice, false, QStringLiteral("incident 42 is over")).result().ok());
     const Outcome<PolicyChange> off = setPolicyAs(*alice, fourEyesPolicyName(), QStringLiteral("off"));

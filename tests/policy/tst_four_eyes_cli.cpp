@@ -63,11 +63,13 @@ void TestFourEyesCli::proposeApproveReject()
 
     RUN_EXIT(table, 0, as("carol", {QStringLiteral("proposals")}));
     QCOMPARE(timesAsT(table.out),
-             QStringLiteral("ID  STATE  ACTION       IDEM_KEY                 PROPOSED_BY  PROPOSED_AT (UTC)    EXPIRES_AT (UTC)     "
+             QStringLiteral("ID  STATE  ACTION       WHAT      IDEM_KEY                 PROPOSED_BY  PROPOSED_AT (UTC)    EXPIRES_AT (UTC)     "
                             "REASON                      DECIDED\n"
-                            "1   open   mark_failed  ticket:create:acme:fc-1  alice        <t>  <t>  no ticket was ever created\n"
-                            "2   open   mark_failed  ticket:create:acme:fc-2  alice        <t>  <t>  no ticket was ever created\n"
+                            "1   open   mark_failed  \u2192 FAILED  ticket:create:acme:fc-1  alice        <t>  <t>  no ticket was ever created\n"
+                            "2   open   mark_failed  \u2192 FAILED  ticket:create:acme:fc-2  alice        <t>  <t>  no ticket was ever created\n"
                             "2 proposals\n"));
+    RUN_EXIT(limited, 0, as("carol", {QStringLiteral("--limit"), QStringLiteral("1"), QStringLiteral("proposals")}));
+    QVERIFY2(limited.out.endsWith("\n1 proposal (first 1 of 2: --limit 0 for all)\n") && !limited.out.contains("fc-2"), limited.out.constData());
     RUN_EXIT(json, 0, as("carol", {QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("proposals")}));
     const QJsonArray rows = QJsonDocument::fromJson(json.out).array();
     QCOMPARE(rows.size(), 2);
@@ -109,7 +111,7 @@ void TestFourEyesCli::proposeApproveReject()
     RUN_EXIT(csv, 0, as("carol", {QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("proposals"), QStringLiteral("--all")}));
     const QList<QByteArray> lines = csv.out.split('\n');
     QCOMPARE(lines.value(0), QByteArray("id,state,action,idem_key,biz_type,proposed_by,proposed_at,expires_at,reason,decided_by,decided_at,"
-                                        "decision_reason,expected_state,snapshot_source,proposal_hash\r"));
+                                        "decision_reason,expected_state,snapshot_source,proposal_hash,what\r"));
     QCOMPARE(lines.size(), 4); // header, 2, 1 (newest first), and the end
     QVERIFY2(lines.value(1).startsWith("2,rejected,mark_failed,ticket:create:acme:fc-2,ticket_create,alice,"), lines.value(1).constData());
     QVERIFY2(lines.value(2).startsWith("1,approved,mark_failed,ticket:create:acme:fc-1,ticket_create,alice,"), lines.value(2).constData());
