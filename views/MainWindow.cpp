@@ -103,6 +103,15 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     barLayout->addWidget(title);
     barLayout->addWidget(where);
     barLayout->addStretch(1);
+    // Open four-eyes proposals wait for a second operator: visible even when the Proposals tab
+    // is scrolled out of the tab bar; a click shows the tab.
+    m_proposalsWaiting = new QPushButton(barWidget);
+    m_proposalsWaiting->setObjectName(QStringLiteral("proposalsWaiting"));
+    m_proposalsWaiting->setFlat(true);
+    m_proposalsWaiting->setStyleSheet(theme::badgeStyleSheet(Tone::Warning, QStringLiteral("QPushButton")));
+    m_proposalsWaiting->setToolTip(QStringLiteral("Four-eyes proposals waiting for another operator: show the Proposals tab"));
+    m_proposalsWaiting->hide();
+    barLayout->addWidget(m_proposalsWaiting);
     barLayout->addWidget(m_goToKey);
     barLayout->addWidget(open);
     barLayout->addWidget(refresh);
@@ -152,7 +161,12 @@ MainWindow::MainWindow(Workspace *workspace, QWidget *parent) : QMainWindow(pare
     const int proposalsTab = m_queues->addTab(m_proposals, tr("Proposals"));
     connect(m_proposals, &ProposalsPane::keyActivated, this, &MainWindow::openKey);
     connect(m_proposals, &ProposalsPane::openCountChanged, this,
-            [this, proposalsTab](int open) { m_queues->setTabText(proposalsTab, tr("Proposals (%1)").arg(open)); });
+            [this, proposalsTab](int open) {
+                m_queues->setTabText(proposalsTab, tr("Proposals (%1)").arg(open));
+                m_proposalsWaiting->setText(open == 1 ? tr("1 proposal waiting") : tr("%1 proposals waiting").arg(open));
+                m_proposalsWaiting->setVisible(open > 0);
+            });
+    connect(m_proposalsWaiting, &QPushButton::clicked, this, [this] { showTab(m_proposals); });
     // The daily review (DESIGN.md §8): loads when first shown; its items open their key here.
     m_review = new ReviewPane(workspace, m_queues);
     m_queues->addTab(m_review, tr("Review"));
@@ -374,6 +388,8 @@ void MainWindow::refreshAll()
     checkFreeze();
     for (QueuePane *pane : std::as_const(m_panes))
         pane->refresh();
+    if (m_proposals) // cheap, and the header's "N proposals waiting" follows it
+        m_proposals->refresh();
     m_detail->reload();
     checkReconcileFreshness();
     statusBar()->showMessage(QStringLiteral("Reloading every queue\u2026"), 3000);

@@ -204,6 +204,7 @@ private:
     ReviewPane *m_review = nullptr;
     CompensationsPane *m_compensations = nullptr;
     ProposalsPane *m_proposals = nullptr;
+    QPushButton *m_proposalsWaiting = nullptr; ///< "2 proposals waiting" in the header; hidden at 0
     IncidentView *m_incident = nullptr;
     QList<int> m_sizesBeforeIncident; ///< the split to restore when the Incident tab is left
     static constexpr int kDetailMinWidth = 520;      ///< the detail pane's minimum beside the queues (px)

@@ -33,12 +33,12 @@ QFont monospaceFont(qreal pointDelta)
     return f;
 }
 
-QString badgeStyleSheet(Tone tone)
+QString badgeStyleSheet(Tone tone, const QString &widgetClass)
 {
     const ToneColors c = toneColors(tone);
-    return QStringLiteral("QLabel { color: %1; background: %2; border: 1px solid %3; border-radius: 9px; "
+    return QStringLiteral("%4 { color: %1; background: %2; border: 1px solid %3; border-radius: 9px; "
                           "padding: 1px 9px; font-weight: bold; }")
-        .arg(c.foreground.name(), c.background.name(), c.border.name());
+        .arg(c.foreground.name(), c.background.name(), c.border.name(), widgetClass);
 }
 
 QColor mutedText()

@@ -27,8 +27,9 @@ ToneColors toneColors(Tone tone);
 /// application font's point size plus `pointDelta`.
 QFont monospaceFont(qreal pointDelta = 0);
 
-/// Style sheet for a QLabel drawn as a status badge in `tone` (rounded, bold).
-QString badgeStyleSheet(Tone tone);
+/// Style sheet for a widget of class `widgetClass` (a QLabel, or a flat QPushButton that acts
+/// on the badge) drawn as a status badge in `tone` (rounded, bold).
+QString badgeStyleSheet(Tone tone, const QString &widgetClass = QStringLiteral("QLabel"));
 
 /// Muted grey for secondary text (NULL cells, captions).
 QColor mutedText();

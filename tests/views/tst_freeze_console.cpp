@@ -1,13 +1,17 @@
 // The console shows the global freeze (DESIGN.md §8 "Safety policy"): a red bar above
-// everything with the freeze message while frozen, hidden once unfrozen, on every backend.
+// everything with the freeze message while frozen, hidden once unfrozen, on every backend;
+// and proposals waiting for a second operator in its header (DESIGN.md §9 "Four-eyes").
 #include "BackendTestUtil.h"
 
 #include "MainWindow.h"
 #include "MessageBar.h"
 #include "Policy.h"
+#include "ProposalsPane.h"
 #include "Workspace.h"
 
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QStackedWidget>
 #include <QTest>
 
 using namespace triage;
@@ -60,6 +64,23 @@ void TestFreezeConsole::freezeBar()
     QVERIFY(hidden.wait(30000));
     QCOMPARE(hidden.first().first().toString(), QString());
     QVERIFY(w.freezeBar()->isHidden());
+
+    // A proposal waiting for a second operator shows in the header, whatever tab is in front;
+    // a click brings the Proposals tab.
+    auto *waiting = w.findChild<QPushButton *>(QStringLiteral("proposalsWaiting"));
+    QVERIFY(waiting && waiting->isHidden());
+    const QString why = QStringLiteral("incident 42: two people per change");
+    TRIAGE_VERIFY_OUTCOME(setPolicy(ws, fourEyesPolicyName(), QStringLiteral("on"), why, std::nullopt).result());
+    const Outcome<PolicyChange> proposed = setPolicy(ws, QStringLiteral("biz.ticket_create.reconcile"), QStringLiteral("escalate"), why,
+                                                     std::nullopt).result();
+    QVERIFY(proposed.ok() && proposed->proposed());
+    w.refreshAll();
+    QTRY_VERIFY_WITH_TIMEOUT(!waiting->isHidden(), 30000);
+    QCOMPARE(waiting->text(), QStringLiteral("1 proposal waiting"));
+    auto *tabs = qobject_cast<QStackedWidget *>(w.proposalsPane()->parentWidget());
+    QVERIFY(tabs && tabs->currentWidget() != w.proposalsPane());
+    waiting->click();
+    QCOMPARE(tabs->currentWidget(), w.proposalsPane());
 }
 
 QTEST_MAIN(TestFreezeConsole)
