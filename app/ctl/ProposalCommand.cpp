@@ -47,7 +47,8 @@ public:
             QStringLiteral("proposals"), QStringLiteral("proposals"),
             QStringLiteral("Four-eyes proposals waiting for a second operator."),
             QStringLiteral("proposals [--all]"),
-            QStringLiteral("The marks the safety policy (biz.<biz_type>.four_eyes) made proposals: id, state (open,\n"
+            QStringLiteral("The marks, compensations and policy changes the safety policy (four_eyes,\n"
+                           "four_eyes_amount_over, four_eyes_policy) made proposals: id, state (open,\n"
                            "expired, approved, rejected, void), action, key, who proposed it when, its expiry and reason.\n"
                            "Approve one with `triagectl approve ID --reason TEXT` (another operator), or reject it.\n"
                            "WHAT says what it would do (→ FAILED, the compensation, or policy NAME = VALUE).\n"

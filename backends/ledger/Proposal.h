@@ -19,9 +19,9 @@ constexpr int kProposalTtlHours = 24;
 /// One triage_proposal row. Times are canonical ISO UTC text from the server's clock.
 struct ProposalRow {
     qint64 id = 0;
-    QString action;          ///< "mark_success", "mark_failed" or "compensate"
+    QString action;          ///< "mark_success", "mark_failed", "compensate" or "policy.set" (policyProposalAction())
     QString idemKey, bizType;
-    QString toStatus;        ///< "SUCCESS" or "FAILED"; "SUCCEEDED" (the compensation's aim) for compensate
+    QString toStatus;        ///< "SUCCESS" or "FAILED"; "SUCCEEDED" (the compensation's aim) for compensate; "SET" for policy.set
     /// The compare-and-set's expected state as JSON text: {"status": code|null,
     /// "status_stored": text|null, "updated_at": ISO text|null, "version": n|null}.
     QString expectedState;
