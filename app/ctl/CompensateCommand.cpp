@@ -83,7 +83,7 @@ int reportCompensation(const CommandContext &c, const CompensationOutcome &o)
         if (o.kind == CompensationOutcome::Kind::Refused)
             line(QStringLiteral("reason:     %1").arg(o.message));
         if (o.kind == CompensationOutcome::Kind::Planned)
-            line(QStringLiteral("plan:       %1").arg(o.message)); // with "— four-eyes: a real run proposes it" where it would
+            line(QStringLiteral("plan:       %1").arg(o.message)); // with "— four-eyes (<rule>): a real run proposes it" where it would
 
         if (o.row)
             line(QStringLiteral("status:     %1 after %2").arg(o.row->status, countText(o.row->attempts, QStringLiteral("call"), QStringLiteral("calls"))));

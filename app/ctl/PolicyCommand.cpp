@@ -171,23 +171,43 @@ private:
         auto fields = [](const PolicyRow &r) {
             return QStringList{r.name, r.value, r.setBy, utcToSecond(r.setAt), QString::number(r.schemaVersion), QString::number(r.version), r.reason};
         };
+        // The local INI's settings bind this operator too (they can only be stricter): listed
+        // after the database's rows in every format, marked by their source.
+        const WorkspaceConfig config = ws.config();
+        QHash<QString, QString> database;
+        for (const PolicyRow &r : *rows)
+            database.insert(r.name, r.value);
         switch (c.out.format()) {
         case Format::Json: {
             QJsonArray a;
-            for (const PolicyRow &r : *rows)
-                a.append(rowJson(r));
+            for (const PolicyRow &r : *rows) {
+                QJsonObject o = rowJson(r);
+                o.insert(QStringLiteral("source"), QStringLiteral("database"));
+                a.append(o);
+            }
+            for (auto it = config.iniPolicyRows.cbegin(); it != config.iniPolicyRows.cend(); ++it)
+                a.append(QJsonObject{{QStringLiteral("name"), it.key()},
+                                     {QStringLiteral("value"), it.value()},
+                                     {QStringLiteral("source"), QStringLiteral("local")},
+                                     {QStringLiteral("file"), config.sourceFile},
+                                     {QStringLiteral("database_value"),
+                                      database.contains(it.key()) ? QJsonValue(database.value(it.key())) : QJsonValue(QJsonValue::Null)}});
             c.out.print(QJsonDocument(a).toJson(QJsonDocument::Indented));
             break;
         }
         case Format::Csv: {
             QByteArray out = CsvWriter::record({QStringLiteral("name"), QStringLiteral("value"), QStringLiteral("set_by"),
                                                 QStringLiteral("set_at"), QStringLiteral("schema_version"), QStringLiteral("version"),
-                                                QStringLiteral("reason")});
+                                                QStringLiteral("reason"), QStringLiteral("source")});
             for (const PolicyRow &r : *rows) {
                 QStringList f = fields(r);
                 f[3] = r.setAt; // full precision, as json
-                out += CsvWriter::record(f);
+                out += CsvWriter::record(f << QStringLiteral("database"));
             }
+            for (auto it = config.iniPolicyRows.cbegin(); it != config.iniPolicyRows.cend(); ++it)
+                out += CsvWriter::record({it.key(), it.value(), QString(), QString(), QString(), QString(),
+                                          QStringLiteral("local setting in %1 (the stricter of it and the database's applies)").arg(config.sourceFile),
+                                          QStringLiteral("local")});
             c.out.print(out);
             break;
         }
@@ -199,11 +219,7 @@ private:
             QByteArray out = t.render() + countText(rows->size(), QStringLiteral("setting")).toUtf8() + '\n';
             // The local INI's settings are not rows of triage_policy, yet they bind this
             // operator: shown so that a stricter local four_eyes is never a surprise.
-            const WorkspaceConfig config = ws.config();
             if (!config.iniPolicyRows.isEmpty()) {
-                QHash<QString, QString> database;
-                for (const PolicyRow &r : *rows)
-                    database.insert(r.name, r.value);
                 TextTable local({QStringLiteral("NAME"), QStringLiteral("LOCAL"), QStringLiteral("DATABASE")});
                 for (auto it = config.iniPolicyRows.cbegin(); it != config.iniPolicyRows.cend(); ++it)
                     local.addRow({it.key(), it.value(), database.value(it.key(), QStringLiteral("(not set)"))});

@@ -136,7 +136,9 @@ void TestPolicyCli::roundTrip()
     QCOMPARE(money.value(QStringLiteral("version")).toInt(), 2);
     QCOMPARE(rows[1].toObject().value(QStringLiteral("value")).toString(), QStringLiteral("4"));
     RUN_EXIT(csv, 0, base + QStringList{QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("policy"), QStringLiteral("show")});
-    QCOMPARE(csv.out.split('\n').first(), QByteArray("name,value,set_by,set_at,schema_version,version,reason\r")); // RFC 4180 line ends
+    QCOMPARE(csv.out.split('\n').first(), QByteArray("name,value,set_by,set_at,schema_version,version,reason,source\r")); // RFC 4180 line ends
+    QVERIFY2(csv.out.split('\n').value(1).endsWith(",database\r"), csv.out.constData());
+    QCOMPARE(money.value(QStringLiteral("source")).toString(), QStringLiteral("database"));
     QCOMPARE(csv.out.count('\n'), 4);
 }
 
@@ -177,6 +179,24 @@ void TestPolicyCli::iniOnlyStricter()
                                         .arg(fourEyes)
                                         .toUtf8()),
              localShow.out.constData());
+    // json and csv list them too, after the database's rows, by source.
+    RUN_EXIT(localJson, 0, QStringList{QStringLiteral("--config"), fourEyes} + ctlDbArgs(db)
+                               + QStringList{QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("policy"), QStringLiteral("show")});
+    QJsonArray localRows;
+    for (const QJsonValue &v : QJsonDocument::fromJson(localJson.out).array())
+        if (v.toObject().value(QStringLiteral("source")).toString() == QLatin1String("local"))
+            localRows.append(v);
+    QCOMPARE(localRows.size(), 2);
+    QCOMPARE(localRows[1].toObject(), (QJsonObject{{QStringLiteral("name"), QStringLiteral("biz.ticket_create.four_eyes")},
+                                                   {QStringLiteral("value"), QStringLiteral("mark_success,mark_failed")},
+                                                   {QStringLiteral("source"), QStringLiteral("local")},
+                                                   {QStringLiteral("file"), fourEyes},
+                                                   {QStringLiteral("database_value"), QJsonValue(QJsonValue::Null)}}));
+    RUN_EXIT(localCsv, 0, QStringList{QStringLiteral("--config"), fourEyes} + ctlDbArgs(db)
+                              + QStringList{QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("policy"), QStringLiteral("show")});
+    QVERIFY2(localCsv.out.contains(QStringLiteral("\nbiz.ticket_create.four_eyes,\"mark_success,mark_failed\",,,,,local setting in %1 (the stricter "
+                                                  "of it and the database's applies),local\r\n").arg(fourEyes).toUtf8()),
+             localCsv.out.constData());
     RUN_EXIT(noLocal, 0, ctlDbArgs(db) + QStringList{QStringLiteral("policy"), QStringLiteral("show")});
     QVERIFY2(!noLocal.out.contains("Local settings"), noLocal.out.constData());
 
