@@ -1,5 +1,8 @@
 #include "ScreenshotRunner.h"
 
+#include "ProposalsModel.h"
+#include "ProposalsPane.h"
+
 #include "DuplicateGroupsModel.h"
 #include "DuplicatesPane.h"
 #include "IncidentView.h"
@@ -66,6 +69,19 @@ void ScreenshotRunner::start()
             m_dbError = message; // shown in the shot; exit 2
             m_failedWhat = QStringLiteral("the Review tab");
             m_reviewReady = true;
+            maybeShoot();
+        });
+    }
+    if (m_proposals) {
+        ProposalsModel *model = m_window->proposalsPane()->proposalsModel();
+        connect(model, &ProposalsModel::loaded, this, [this] {
+            m_proposalsReady = true;
+            maybeShoot();
+        });
+        connect(model, &ProposalsModel::errorOccurred, this, [this](const QString &message) {
+            m_dbError = message; // shown in the shot; exit 2
+            m_failedWhat = QStringLiteral("the Proposals tab");
+            m_proposalsReady = true;
             maybeShoot();
         });
     }
@@ -137,7 +153,7 @@ void ScreenshotRunner::onPageLoaded()
         m_detailWanted = true;
         m_waitingFor = QStringLiteral("the detail of %1").arg(m_selectKey);
         m_window->openKey(m_selectKey);
-    } else if (pane->model()->rowCount() > 0 && !m_incident && !m_review && !m_duplicates) {
+    } else if (pane->model()->rowCount() > 0 && !m_incident && !m_review && !m_duplicates && !m_proposals) {
         m_detailWanted = true;
         m_waitingFor = QStringLiteral("the detail of the first row");
         pane->selectRow(0);
@@ -190,6 +206,10 @@ void ScreenshotRunner::maybeShoot()
     }
     if (m_review && !m_reviewReady) {
         m_waitingFor = QStringLiteral("the Review tab's review");
+        return;
+    }
+    if (m_proposals && !m_proposalsReady) {
+        m_waitingFor = QStringLiteral("the Proposals tab's list");
         return;
     }
     if (m_duplicates && !m_duplicatesReady) {

@@ -35,6 +35,8 @@ public:
     /// Shoot the Duplicate keys tab once its first page is in, with the first group's
     /// tickets side by side when there is one.
     void setDuplicatesTab(bool duplicates) { m_duplicates = duplicates; }
+    /// Shoot the Proposals tab (the caller makes it current) once its list is in.
+    void setProposalsTab(bool proposals) { m_proposals = proposals; }
     /// With setIncidentTab(): once the window is in, makes event row `row` of the Incident tab's
     /// list current (the replay panel's playhead) and waits for its "As of T" panel; -1: none.
     void setIncidentSelect(int row) { m_incidentSelect = row; }
@@ -67,6 +69,8 @@ private:
     bool m_pageReady = false;
     bool m_review = false;
     bool m_reviewReady = false;
+    bool m_proposals = false;
+    bool m_proposalsReady = false;
     bool m_duplicates = false;
     bool m_duplicatesReady = false;
     bool m_countReady = false;

@@ -14,6 +14,7 @@
 #include "IncidentPanel.h"
 #include "IncidentView.h"
 #include "MainWindow.h"
+#include "ProposalsPane.h"
 #include "PushFeed.h"
 #include "MessageBar.h"
 #include "Queue.h"
@@ -71,7 +72,8 @@ int main(int argc, char *argv[])
     QCommandLineOption screenshotTab(QStringLiteral("screenshot-tab"),
                                      QStringLiteral("With --screenshot: shoot TAB (\"incident\": the Incident tab with the window "
                                                     "of --incident-from/--incident-to, default the last 24 h; on the demo its outage; \"review\": the Review "
-                                                    "tab on today's review with its first item's key; \"duplicates\": the Duplicate keys tab with its first group's tickets)."),
+                                                    "tab on today's review with its first item's key; \"duplicates\": the Duplicate keys tab with its first group's tickets; "
+                                                    "\"proposals\": the Proposals tab)."),
                                      QStringLiteral("TAB"));
     QCommandLineOption incidentFrom(QStringLiteral("incident-from"),
                                     QStringLiteral("Open the Incident tab on a window starting at TIME (ISO UTC)."), QStringLiteral("TIME"));
@@ -189,13 +191,15 @@ int main(int argc, char *argv[])
     }
     const bool reviewTab = parser.value(screenshotTab) == QLatin1String("review");
     const bool duplicatesTab = parser.value(screenshotTab) == QLatin1String("duplicates");
-    if (parser.isSet(screenshotTab) && parser.value(screenshotTab) != QLatin1String("incident") && !reviewTab && !duplicatesTab) {
-        std::fprintf(stderr, "triage-console: --screenshot-tab must be \"incident\", \"review\" or \"duplicates\"\n");
+    const bool proposalsTab = parser.value(screenshotTab) == QLatin1String("proposals");
+    if (parser.isSet(screenshotTab) && parser.value(screenshotTab) != QLatin1String("incident") && !reviewTab && !duplicatesTab
+        && !proposalsTab) {
+        std::fprintf(stderr, "triage-console: --screenshot-tab must be \"incident\", \"review\", \"duplicates\" or \"proposals\"\n");
         return 1;
     }
     // The Incident tab's window: absolute UTC; a missing end is now, a missing start 24 h before the end.
     const bool windowLink = link && link->kind == DeepLink::Kind::Window;
-    const bool incident = (parser.isSet(screenshotTab) && !reviewTab && !duplicatesTab) || parser.isSet(incidentFrom) || parser.isSet(incidentTo) || windowLink;
+    const bool incident = (parser.isSet(screenshotTab) && !reviewTab && !duplicatesTab && !proposalsTab) || parser.isSet(incidentFrom) || parser.isSet(incidentTo) || windowLink;
     UtcMicros incidentEnd = (QDateTime::currentMSecsSinceEpoch() / 1000 + 1) * 1000000;
     UtcMicros incidentStart = 0;
     for (const auto &[option, target] : {std::pair{&incidentTo, &incidentEnd}, std::pair{&incidentFrom, &incidentStart}}) {
@@ -290,6 +294,8 @@ int main(int argc, char *argv[])
         window.showReview(); // loads the day's review when shown
     else if (duplicatesTab)
         window.showTab(window.duplicatesPane()); // loads its first page when shown
+    else if (proposalsTab)
+        window.showTab(window.proposalsPane());
     else if (demoWindow)
         window.incidentView()->setRange(incidentStart, incidentEnd); // loads when first shown
 
@@ -303,6 +309,7 @@ int main(int argc, char *argv[])
         runner->setIncidentSelect(incidentRow);
         runner->setReviewTab(reviewTab);
         runner->setDuplicatesTab(duplicatesTab);
+        runner->setProposalsTab(proposalsTab);
         QObject::connect(runner.get(), &ScreenshotRunner::finished, &app, [&exitCode](int code, const QString &message) {
             if (!message.isEmpty())
                 std::fprintf(stderr, "triage-console: %s\n", qUtf8Printable(message));
