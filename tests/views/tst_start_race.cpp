@@ -35,6 +35,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -110,6 +111,32 @@ private:
     QString m_firstKey;
     QStringList m_urls; ///< --idempotency-db URL --intent-db URL --ticket-db URL
 
+    /// A `--screenshot-tab` shot as main.cpp takes it, `runs` times under CPU load: the tab
+    /// `paneOf(window)` made current, `wantTab` set on the runner; every run exits 0 with a
+    /// non-empty file, then `check` looks at the window.
+    void shootTab(const QString &file, int runs, const std::function<QWidget *(MainWindow &)> &paneOf,
+                  void (ScreenshotRunner::*wantTab)(bool), const std::function<void(MainWindow &)> &check)
+    {
+        const WorkspaceConfig config = steadyConfig(*m_db);
+        const QString shot = m_dir.filePath(file);
+        CpuLoad load;
+        for (int run = 1; run <= runs; ++run) {
+            Workspace workspace(config);
+            MainWindow window(&workspace);
+            window.resize(1400, 900);
+            window.showTab(paneOf(window));
+            ScreenshotRunner runner(&window, shot, QString());
+            runner.setSettleDelay(0);
+            (runner.*wantTab)(true);
+            const auto [exitCode, message] = shoot(runner, window);
+            QVERIFY2(exitCode == 0, qPrintable(QStringLiteral("run %1: exit %2: %3").arg(run).arg(exitCode).arg(message)));
+            check(window);
+            if (QTest::currentTestFailed())
+                return;
+            QVERIFY(QFileInfo(shot).size() > 0);
+        }
+    }
+
 private slots:
     void initTestCase()
     {
@@ -184,52 +211,27 @@ private slots:
         qInfo("200 console starts under CPU load in %lld ms", took.elapsed());
     }
 
-    /// `--screenshot-tab duplicates` as main.cpp runs it, 10 times under CPU load: the shot
-    /// waits for the tab's first page and the first group's tickets, then exits 0.
+    /// `--screenshot-tab duplicates`, 10 times under CPU load: the shot waits for the tab's
+    /// first page and the first group's tickets, then exits 0.
     void duplicatesTabShots()
     {
-        const WorkspaceConfig config = steadyConfig(*m_db);
-        const QString shot = m_dir.filePath(QStringLiteral("duplicates.bmp"));
-        CpuLoad load;
-        for (int run = 1; run <= 10; ++run) {
-            Workspace workspace(config);
-            MainWindow window(&workspace);
-            window.resize(1400, 900);
-            window.showTab(window.duplicatesPane());
-            ScreenshotRunner runner(&window, shot, QString());
-            runner.setSettleDelay(0);
-            runner.setDuplicatesTab(true);
-            const auto [exitCode, message] = shoot(runner, window);
-            QVERIFY2(exitCode == 0, qPrintable(QStringLiteral("run %1: exit %2: %3").arg(run).arg(exitCode).arg(message)));
-            const DuplicateGroupsModel *groups = window.duplicatesPane()->groupsModel();
-            QVERIFY(groups->rowCount() > 0);
-            const auto *table = window.duplicatesPane()->findChild<QTableView *>(QStringLiteral("groupsTable"));
-            QVERIFY(table);
-            QCOMPARE(table->currentIndex().row(), 0);
-            QVERIFY(QFileInfo(shot).size() > 0);
-        }
+        shootTab(QStringLiteral("duplicates.bmp"), 10, [](MainWindow &w) -> QWidget * { return w.duplicatesPane(); },
+                 &ScreenshotRunner::setDuplicatesTab, [](MainWindow &window) {
+                     const DuplicateGroupsModel *groups = window.duplicatesPane()->groupsModel();
+                     QVERIFY(groups->rowCount() > 0);
+                     const auto *table = window.duplicatesPane()->findChild<QTableView *>(QStringLiteral("groupsTable"));
+                     QVERIFY(table);
+                     QCOMPARE(table->currentIndex().row(), 0);
+                 });
     }
 
-    /// `--screenshot-tab proposals` as main.cpp runs it, 5 times under CPU load: the Proposals
-    /// tab loads as the window is built (before the runner watches it); the shot still waits
-    /// for that list, then exits 0.
+    /// `--screenshot-tab proposals`, 5 times under CPU load: the Proposals tab loads as the
+    /// window is built (before the runner watches it); the shot still waits for that list,
+    /// then exits 0.
     void proposalsTabShots()
     {
-        const WorkspaceConfig config = steadyConfig(*m_db);
-        const QString shot = m_dir.filePath(QStringLiteral("proposals.bmp"));
-        CpuLoad load;
-        for (int run = 1; run <= 5; ++run) {
-            Workspace workspace(config);
-            MainWindow window(&workspace);
-            window.resize(1400, 900);
-            window.showTab(window.proposalsPane());
-            ScreenshotRunner runner(&window, shot, QString());
-            runner.setSettleDelay(0);
-            runner.setProposalsTab(true);
-            const auto [exitCode, message] = shoot(runner, window);
-            QVERIFY2(exitCode == 0, qPrintable(QStringLiteral("run %1: exit %2: %3").arg(run).arg(exitCode).arg(message)));
-            QVERIFY(QFileInfo(shot).size() > 0);
-        }
+        shootTab(QStringLiteral("proposals.bmp"), 5, [](MainWindow &w) -> QWidget * { return w.proposalsPane(); },
+                 &ScreenshotRunner::setProposalsTab, [](MainWindow &) {});
     }
 
     /// 200 in-process runs of triagectl's `show` and `list` (Triagectl::run), then 12 of
