@@ -79,10 +79,34 @@ ReviewGroupsModel::ReviewGroupsModel(QObject *parent) : QAbstractTableModel(pare
 
 void ReviewGroupsModel::setSnapshot(const ReviewSnapshot &snapshot)
 {
+    const auto sameGroups = [&] {
+        if (snapshot.groups.size() != m_groups.size() || m_groups.isEmpty())
+            return false;
+        for (int i = 0; i < m_groups.size(); ++i) {
+            const ReviewGroup &a = m_groups[i], &b = snapshot.groups[i];
+            if (a.bucket != b.bucket || a.reason != b.reason || a.bizType != b.bizType)
+                return false;
+        }
+        return true;
+    };
+    if (sameGroups()) { // a live re-read: the counts change, the rows (and the selection) stay
+        m_groups = snapshot.groups;
+        m_totalMoney = snapshot.totals.openMoney;
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+        return;
+    }
     beginResetModel();
     m_groups = snapshot.groups;
     m_totalMoney = snapshot.totals.openMoney;
     endResetModel();
+}
+
+int ReviewGroupsModel::rowOf(AgeBucket bucket, EscalationReason reason, const QString &bizType) const
+{
+    for (int i = 0; i < m_groups.size(); ++i)
+        if (m_groups[i].bucket == bucket && m_groups[i].reason == reason && m_groups[i].bizType == bizType)
+            return i;
+    return -1;
 }
 
 const ReviewGroup *ReviewGroupsModel::groupAt(int row) const
@@ -172,6 +196,7 @@ void ReviewItemsModel::setSnapshot(const ReviewSnapshot &snapshot)
 {
     beginResetModel();
     m_all = snapshot.open;
+    m_marks.clear();
     rebuild();
     endResetModel();
 }
@@ -180,7 +205,7 @@ void ReviewItemsModel::appendItems(const QVector<ReviewItem> &items)
 {
     QVector<int> added;
     for (int i = 0; i < items.size(); ++i)
-        if (!m_newOnly || items[i].newSinceSignOff || items[i].changedSinceSignOff)
+        if (shown(items[i]))
             added << int(m_all.size()) + i;
     if (!added.isEmpty())
         beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + added.size()) - 1);
@@ -204,8 +229,14 @@ void ReviewItemsModel::rebuild()
 {
     m_rows.clear();
     for (int i = 0; i < m_all.size(); ++i)
-        if (!m_newOnly || m_all[i].newSinceSignOff || m_all[i].changedSinceSignOff)
+        if (shown(m_all[i]))
             m_rows << i;
+}
+
+bool ReviewItemsModel::shown(const ReviewItem &item) const
+{
+    // Rows the live update marked (entered, left) stay in view whatever the filter says.
+    return !m_newOnly || item.newSinceSignOff || item.changedSinceSignOff || m_marks.contains(item.row.escalation.id);
 }
 
 const ReviewItem *ReviewItemsModel::itemAt(int row) const
@@ -237,9 +268,11 @@ QVariant ReviewItemsModel::data(const QModelIndex &index, int role) const
     if (!item)
         return {};
     const Escalation &e = item->row.escalation;
+    const int live = m_marks.isEmpty() ? 0 : liveChangeOf(e.id);
     switch (role) {
     case EscalationIdRole: return e.id;
     case IdemKeyRole: return e.idemKey;
+    case roles::LiveChange: return live;
     case roles::Monospace: return index.column() == KeyColumn || index.column() == FirstColumn || index.column() == SlaColumn;
     case roles::ElideMiddle: return index.column() == KeyColumn;
     case roles::FullText:
@@ -251,6 +284,8 @@ QVariant ReviewItemsModel::data(const QModelIndex &index, int role) const
             return e.slaDueAt;
         return {};
     case roles::Tone:
+        if (live == 2)
+            return {}; // no longer open: plain (greyed) text, the "Since" column saying why
         if (index.column() == SlaColumn && (item->breached || e.overdue))
             return int(Tone::Danger);
         if (index.column() == SinceColumn && item->newSinceSignOff)
@@ -261,6 +296,15 @@ QVariant ReviewItemsModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
     case Qt::ToolTipRole: break;
     default: return {};
+    }
+    if (live != 0) {
+        const LiveMark mark = m_marks.value(e.id);
+        const QString at = utcToSecond(mark.atUtc).mid(11, 8);
+        if (role == Qt::ToolTipRole && index.column() != KeyColumn) // the key's tooltip stays the whole key
+            return live == 2 ? tr("left the open escalations (seen at %1 UTC): %2; Refresh drops it").arg(at, mark.why)
+                             : tr("escalated at %1 UTC, after the list was loaded").arg(at);
+        if (index.column() == SinceColumn && live == 2)
+            return mark.why;
     }
     switch (index.column()) {
     case SinceColumn: return item->newSinceSignOff ? tr("new") : item->changedSinceSignOff ? tr("changed") : QString();

@@ -8,6 +8,8 @@
 #include "Review.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
+#include <QSet>
 
 namespace triage {
 
@@ -35,6 +37,32 @@ QString reviewMoneyText(const QVector<MoneyTotal> &money);
 /// A median (seconds) as humanDuration() prints it ("3d 4h"); "—" for nullopt.
 QString reviewDurationText(std::optional<double> seconds);
 
+/// What a live re-read changed in the open items a view holds (DESIGN.md §9 "Live review"),
+/// by escalation id. Items are in the snapshot's order (first_escalated_at, then id, oldest
+/// first), which never changes while an escalation is open.
+struct ReviewItemsDelta {
+    QVector<int> updated;                        ///< indexes into held whose item changed
+    QVector<ReviewItem> updatedItems;            ///< the fresh items for `updated`, same order
+    QVector<int> left;                           ///< indexes into held no longer open
+    /// Items that became open, each with the index in held it goes before (held.size(): at the
+    /// end), in order; several may share an index.
+    QVector<std::pair<int, ReviewItem>> entered;
+    bool isEmpty() const { return updated.isEmpty() && left.isEmpty() && entered.isEmpty(); }
+};
+
+/// True when the two items show the same: the escalation (version, last seen, SLA, amount), its
+/// claims (holder, expiry, version), bucket, breach, new/changed flags, last review and notes.
+bool sameReviewItem(const ReviewItem &a, const ReviewItem &b);
+
+/// Compares `held` (the open items a view holds, in order; ids in `alreadyLeft` were reported
+/// before and are never reported again) with `fresh`, the first open items now (`freshComplete`:
+/// all of them). A held item missing from `fresh` left when `fresh` reaches past it
+/// (`freshComplete`, or it sorts before fresh's last item); otherwise it is kept. A fresh item
+/// not held entered when it sorts before the last held item still open, or anywhere when
+/// `freshComplete`; later ones are left to paging (readReviewItems() after the last held). Pure.
+ReviewItemsDelta diffReviewItems(const QVector<ReviewItem> &held, const QSet<qint64> &alreadyLeft, const QVector<ReviewItem> &fresh,
+                                 bool freshComplete);
+
 /// The groups of a snapshot (age bucket × reason × biz_type), one row each, then a last
 /// "Total" row whose counts are the sums (== snapshot.totals.open escalations).
 class ReviewGroupsModel : public QAbstractTableModel {
@@ -46,8 +74,11 @@ public:
         IsTotalRole,                               ///< bool: the total row
     };
     explicit ReviewGroupsModel(QObject *parent = nullptr);
-    /// Replaces the rows (a model reset).
+    /// Replaces the rows: in place (dataChanged, the selection kept) when the snapshot has the
+    /// same groups (age bucket × reason × biz_type) in the same order, else a model reset.
     void setSnapshot(const ReviewSnapshot &snapshot);
+    /// The row of the group (bucket, reason, biz_type), -1 when none.
+    int rowOf(AgeBucket bucket, EscalationReason reason, const QString &bizType) const;
     /// The group of `row` (nullptr for the total row or out of range).
     const ReviewGroup *groupAt(int row) const;
     /// Sum of the escalations column over the groups (the total row's value).
@@ -99,6 +130,23 @@ public:
     /// The row of escalation `id`, -1 when not shown.
     int rowOf(qint64 id) const;
 
+    /// What mergeSnapshot() changed (rows entered, updated, left).
+    struct LiveCounts {
+        int entered = 0, updated = 0, left = 0;
+    };
+    /// Folds a live re-read into the items held (DESIGN.md §9 "Live review") without a reset:
+    /// diffReviewItems() against fresh.open; changed items update in place, new ones are
+    /// inserted where they sort and marked entered (roles::LiveChange 1), items no longer open
+    /// stay, greyed (roles::LiveChange 2), with why in the "Since" column ("resolved by bob at
+    /// 12:01:05 UTC" from fresh.resolvedToday, else "no longer open at …"). `nowUtc` (ISO UTC)
+    /// stamps the marks. The marks last until the next setSnapshot().
+    LiveCounts mergeSnapshot(const ReviewSnapshot &fresh, const QString &nowUtc);
+    /// The items held that are still open (not marked left), in order: what the snapshot's
+    /// `open` becomes after mergeSnapshot().
+    QVector<ReviewItem> openItems() const;
+    /// roles::LiveChange of escalation `id`: 0, 1 entered, 2 left.
+    int liveChangeOf(qint64 id) const;
+
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;
@@ -106,6 +154,15 @@ public:
 
 private:
     void rebuild();
+    bool shown(const ReviewItem &item) const; ///< passes the new-only filter
+    /// Inserts m_all[at] (already there) into the shown rows when it passes the filter.
+    void showInserted(int at);
+    struct LiveMark {
+        int change = 0;   ///< 1 entered, 2 left
+        QString atUtc;    ///< when the poll saw it
+        QString why;      ///< left: why ("resolved by bob at 12:01:05 UTC")
+    };
+    QHash<qint64, LiveMark> m_marks; ///< by escalation id; cleared by setSnapshot()
     QVector<ReviewItem> m_all;
     QVector<int> m_rows; // indexes into m_all
     bool m_newOnly = false;

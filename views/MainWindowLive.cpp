@@ -7,6 +7,7 @@
 #include "Queue.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
+#include "ReviewPane.h"
 
 #include <QLabel>
 
@@ -19,6 +20,7 @@ void MainWindow::setLivePolling(int seconds)
     for (QueuePane *pane : std::as_const(m_panes))
         pane->model()->setLiveInterval(m_livePollSeconds * 1000);
     m_detail->setLiveInterval(m_livePollSeconds * 1000);
+    m_review->setLiveInterval(m_livePollSeconds * 1000);
     updateLiveSlowdown();
     updateLiveIndicator();
 }
@@ -49,6 +51,8 @@ void MainWindow::onPushHint(const QSet<int> &roles)
             pane->model()->requestPoll();
     }
     m_detail->rereadLive();
+    if (roles.contains(int(DbRole::Idempotency))) // its console tables sit beside the records
+        m_review->rereadLive();
 }
 
 void MainWindow::updateLiveSlowdown()
@@ -57,6 +61,7 @@ void MainWindow::updateLiveSlowdown()
     for (QueuePane *pane : std::as_const(m_panes))
         pane->model()->setLiveSlowed(hidden);
     m_detail->setLiveSlowed(hidden);
+    m_review->setLiveSlowed(hidden);
 }
 
 void MainWindow::updateLiveIndicator()

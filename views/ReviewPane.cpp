@@ -33,6 +33,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTimer>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -104,6 +105,12 @@ ReviewPane::ReviewPane(Workspace *workspace, QWidget *parent) : QWidget(parent),
     m_signOffLine->setWordWrap(true);
     m_signOffLine->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     layout->addWidget(m_signOffLine);
+    m_live = new QLabel(this);
+    m_live->setObjectName(QStringLiteral("reviewLive"));
+    m_live->setWordWrap(true); // a long error wraps, never widens the window
+    m_live->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_live->hide();
+    layout->addWidget(m_live);
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("reviewMessage"));
     m_message->setWordWrap(true);
@@ -160,6 +167,8 @@ ReviewPane::ReviewPane(Workspace *workspace, QWidget *parent) : QWidget(parent),
     splitter->setStretchFactor(1, 2);
     layout->addWidget(splitter, 1);
 
+    m_liveTimer = new QTimer(this);
+    connect(m_liveTimer, &QTimer::timeout, this, &ReviewPane::liveTick);
     connect(refresh, &QPushButton::clicked, this, &ReviewPane::load);
     connect(m_day, &QDateEdit::dateChanged, this, [this] { m_dayPicked = true; }); // setSnapshot() blocks it
     connect(m_newOnly, &QCheckBox::toggled, m_items, &ReviewItemsModel::setNewOnly);
@@ -187,6 +196,8 @@ void ReviewPane::showEvent(QShowEvent *event)
     if (!m_loadedOnce) {
         m_loadedOnce = true;
         load();
+    } else if (m_liveMs > 0) {
+        rereadLive(); // polls skip while the tab is not shown: catch up now
     }
 }
 
@@ -194,6 +205,7 @@ void ReviewPane::load()
 {
     m_loadedOnce = true;
     const quint64 generation = ++m_generation;
+    m_liveMark.clear(); // the next poll re-reads once: the mark was not read with this snapshot
     showMessage(m_dayPicked ? tr("Reading the review of %1\u2026").arg(m_day->date().toString(Qt::ISODate)) : tr("Reading today's review\u2026"),
                 false);
     // Until the operator picks a day: the day containing the server's now in the review zone
@@ -334,7 +346,8 @@ const ReviewItem *ReviewPane::selectedItem() const
 
 void ReviewPane::updateActions()
 {
-    const bool item = selectedItem() != nullptr && !m_busy;
+    // An item the live update saw leave (resolved meanwhile) has nothing left to act on.
+    const bool item = selectedItem() != nullptr && !m_busy && m_items->liveChangeOf(selectedItem()->row.escalation.id) != 2;
     for (QPushButton *b : {m_reviewed, m_note, m_claim, m_resolve})
         b->setEnabled(item);
     // The sign-off's fingerprint and the report cover every open item: wait for the last page.

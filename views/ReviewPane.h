@@ -25,6 +25,7 @@ class QPushButton;
 class QTableView;
 class QTableWidget;
 class QTabWidget;
+class QTimer;
 
 namespace triage {
 
@@ -63,6 +64,22 @@ public:
     /// when it is not open in the snapshot.
     bool selectEscalation(qint64 id);
 
+    /// The live update (DESIGN.md §9 "Live review"): every `ms` (0: off; × 6 while slowed) the
+    /// pane reads reviewChangeMark() and, when it changed, re-reads the review (as many items
+    /// as it holds plus kLiveMargin) and folds it in without a reset: new escalations appear
+    /// highlighted, changed ones (claims, notes, breaches, SLA) update in place, resolved ones
+    /// stay greyed with who resolved them until the next Load; the figures, SLA and charts
+    /// follow. The selection and the scroll position stay. Skipped while an action or a page
+    /// read runs; a new day or a new sign-off re-reads the whole view instead.
+    void setLiveInterval(int ms);
+    /// The window is hidden: polls every interval × 6 (as the queues).
+    void setLiveSlowed(bool slowed);
+    /// Polls now (a push hint; tests), unless a poll is already running.
+    void rereadLive();
+    /// "live: polling every 5 s", "stale since 02:14:07 UTC (why)", "" when off.
+    QString liveStatusText() const;
+    static constexpr int kLiveMargin = 50;
+
     /// Writes the report of the shown snapshot to `path` by its suffix: ".html" reviewHtml(),
     /// ".pdf" writeReviewPdf(), ".json" reviewJson(), ".csv" reviewCsv() (ReviewExport.h); false
     /// with `*error` for another suffix ("export as .html, .pdf, .json or .csv: \"<path>\"") or
@@ -80,6 +97,9 @@ signals:
     void loadFailed(const QString &message);
     /// An action (reviewed, note, claim, resolve, sign-off) finished: `message` for the operator.
     void actionFinished(bool ok, const QString &message);
+    /// A live poll ended: `ok` false when a read failed (the view then says stale); the rows it
+    /// entered, updated and marked left (all 0 when nothing had changed).
+    void livePolled(bool ok, int entered, int updated, int left);
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -102,6 +122,12 @@ private:
     void exportDialog();
     void onGroupActivated(int row);
     void finishAction(bool ok, const QString &message, bool reload);
+    void restartLiveTimer();
+    void liveTick();
+    /// Folds a live re-read in (or shows it whole after a new day or sign-off).
+    void applyLive(const ReviewSnapshot &fresh);
+    void liveFailed(const QString &why);
+    void updateLiveLabel();
 
     Workspace *m_workspace;
     std::optional<ReviewSnapshot> m_snapshot;
@@ -126,6 +152,14 @@ private:
     ReviewItemsModel *m_items = nullptr;
     ReviewGroupsModel *m_groups = nullptr;
     QPointer<QMessageBox> m_claimQuestion;
+    QTimer *m_liveTimer = nullptr;
+    QLabel *m_live = nullptr;
+    int m_liveMs = 0;
+    bool m_liveSlowed = false;
+    bool m_liveInFlight = false;
+    QString m_liveMark;        ///< reviewChangeMark() read before the snapshot shown ("" unknown)
+    QString m_liveStaleSince;  ///< HH:MM:SS UTC of the first failed poll, "" when fine
+    QString m_liveWhy;
 };
 
 } // namespace triage

@@ -209,6 +209,11 @@ QFuture<Outcome<ReviewSnapshot>> readReview(Workspace &ws, std::optional<QDate> 
 /// to a snapshot read with an openLimit. Records nothing. Empty when there are no more.
 QFuture<Outcome<QVector<ReviewItem>>> readReviewItems(Workspace &ws, const ReviewSnapshot &snapshot, int limit);
 
+/// review_sql::changeMark() in the workspace's review zone, on the reader (the replica where the
+/// lag allows): the live Review view's poll (DESIGN.md §9 "Live review") re-reads the snapshot
+/// only when this text changed. Fails as readReview() does.
+QFuture<Outcome<QString>> reviewChangeMark(Workspace &ws);
+
 /// Signs `snapshot`'s day off as the workspace's operator: counts, open by bucket and the
 /// report's SHA-256 (`reportSha256`, hex of the report bytes the reviewer saw), one row per
 /// (day, zone). Conflict when the day is already signed (by whom, when). Read-only: Refused.

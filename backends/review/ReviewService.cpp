@@ -63,6 +63,12 @@ QFuture<Outcome<QVector<ReviewItem>>> readReviewItems(Workspace &ws, const Revie
         .run<QVector<ReviewItem>>([c, after, n](DbSession &s) { return review_sql::readOpenItems(s, c, after, n); });
 }
 
+QFuture<Outcome<QString>> reviewChangeMark(Workspace &ws)
+{
+    const QTimeZone zone = reviewTimeZone(ws.config());
+    return ws.reader(DbRole::Idempotency).run<QString>([zone](DbSession &s) { return review_sql::changeMark(s, zone); });
+}
+
 QFuture<Outcome<ReviewSignOff>> signOffReview(Workspace &ws, const ReviewSnapshot &snapshot, const QString &reportSha256,
                                               const QString &note)
 {

@@ -8,6 +8,7 @@
 #include "ReviewRecord.h"
 
 #include <QSqlQuery>
+#include <QSqlRecord>
 
 #include <algorithm>
 
@@ -220,6 +221,57 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &o)
         s.median30S = median(d30);
     }
     return s;
+}
+
+QString changeMark(DbSession &session, const QTimeZone &zone)
+{
+    requireReconcileTables(session);
+    review_sql::requireReviewTables(session);
+    const SqlDialect &d = session.dialect();
+    UtcMicros now = 0;
+    {
+        QSqlQuery q = session.exec(QStringLiteral("SELECT %1").arg(d.nowText()));
+        q.next();
+        now = parseUtcMicros(canonicalTimeText(q.value(0))).value_or(0);
+    }
+    QStringList parts;
+    parts << ReviewDay::containing(QDateTime::fromMSecsSinceEpoch(now / 1000, QTimeZone::utc()), zone).day.toString(Qt::ISODate);
+    const auto add = [&](QSqlQuery q) {
+        if (!q.next())
+            return;
+        for (int i = 0; i < q.record().count(); ++i)
+            parts << columnText(q.value(i)).value_or(QStringLiteral("-"));
+    };
+    // The open escalations (the open index): which there are (count, newest id), what changed
+    // on them (versions, last seen), and what the clock changes without a write: overdue SLAs
+    // and the age buckets (their boundaries computed here, as readAggregates() does).
+    {
+        SqlBuilder b;
+        const std::array<qint64, 3> edge = ageBucketBoundariesMicros(now, zone);
+        const auto atOrBefore = [&](const QString &column, UtcMicros t) {
+            return QStringLiteral("SUM(CASE WHEN %1 <= %2 THEN 1 ELSE 0 END)").arg(column, d.timeParam(b.bind(d.bindTime(t))));
+        };
+        add(session.exec(QStringLiteral("SELECT COUNT(*), MAX(e.id), SUM(e.version), MAX(%1), %2, %3, %4, %5 FROM triage_escalation e "
+                                        "WHERE e.open_slot = 1")
+                             .arg(d.timeText(QStringLiteral("e.last_seen_at")), atOrBefore(QStringLiteral("e.sla_due_at"), now),
+                                  atOrBefore(QStringLiteral("e.first_escalated_at"), edge[0]),
+                                  atOrBefore(QStringLiteral("e.first_escalated_at"), edge[1]),
+                                  atOrBefore(QStringLiteral("e.first_escalated_at"), edge[2])),
+                         b));
+    }
+    // Claims on keys and escalations still held (an expiry changes the count), notes,
+    // breaches and sign-offs.
+    {
+        SqlBuilder b;
+        add(session.exec(QStringLiteral("SELECT COUNT(*), SUM(version), MAX(%1) FROM triage_claim WHERE scope IN ('key', 'escalation') "
+                                        "AND expires_at > %2")
+                             .arg(d.timeText(QStringLiteral("claimed_at")), d.timeParam(b.bind(d.bindTime(now)))),
+                         b));
+    }
+    add(session.exec(QStringLiteral("SELECT COUNT(*), MAX(id) FROM triage_review_note")));
+    add(session.exec(QStringLiteral("SELECT COUNT(*) FROM triage_review_breach")));
+    add(session.exec(QStringLiteral("SELECT COUNT(*), MAX(id) FROM triage_review_signoff")));
+    return parts.join(QLatin1Char('|'));
 }
 
 } // namespace triage::review_sql

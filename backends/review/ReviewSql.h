@@ -65,6 +65,15 @@ ReviewSnapshot readSnapshot(DbSession &session, const ReviewReadOptions &options
 void readAggregates(DbSession &session, ReviewSnapshot &s, const ItemContext &c, int opened, int resolved,
                     const QHash<QString, int> &breachesByBiz, const std::function<int(const QString &)> &slaHours);
 
+/// What the Review view shows that can change while it is open, as one text (DESIGN.md §9
+/// "Live review"): the day containing the server's now in `zone`; the open escalations'
+/// count, newest id, summed versions, latest last_seen_at, how many are past their SLA and
+/// how many are older than each age-bucket boundary; the held claims on keys and escalations;
+/// the notes, breaches and sign-offs. Equal texts: nothing shown changed. Reads only, a few
+/// aggregates over the open index and the small console tables. Throws DbException (Config
+/// without the review tables).
+QString changeMark(DbSession &session, const QTimeZone &zone);
+
 /// The sign-off row of `day` in `zone`, or nullopt. Throws DbException.
 std::optional<ReviewSignOff> signOffOf(DbSession &session, QDate day, const QString &zone);
 

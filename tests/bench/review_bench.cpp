@@ -168,6 +168,12 @@ int main(int argc, char **argv)
         reportBytes = reviewJson(report).size();
         (void)reviewReportSha256(report);
     };
+    QString mark;
+    auto liveMark = [&]() { // the live Review tab's poll (DESIGN.md §9 "Live review")
+        const auto r = reviewChangeMark(ws).result();
+        check(r.ok() ? QString() : r.error->message);
+        mark = *r;
+    };
     auto median = [&](const std::function<void()> &fn) {
         QVector<double> ms;
         for (int i = 0; i < reps; ++i) {
@@ -184,6 +190,7 @@ int main(int argc, char **argv)
     const double paintMs = median(firstPaint);
     const double reportMs = median(dayReport);
     const double renderMs = median(render);
+    const double markMs = median(liveMark);
     const double rawAgainMs = std::max(0.01, median([&] { rawRows = raw(); }));
     const double rawBest = std::min(rawMs, rawAgainMs);
     std::printf("review of %s (%s) over %d records, %d escalations (%s): %d open, %d groups, %lld trend rows read\n",
@@ -196,6 +203,7 @@ int main(int argc, char **argv)
     std::printf("  day's report, read (every open item): %.1f ms, ratio %.2f\n", reportMs, reportMs / rawBest);
     std::printf("  day's report, rendered (reviewJson() %lld bytes + reviewReportSha256()): %.1f ms; read + rendered %.1f ms, ratio %.2f\n",
                 qint64(reportBytes), renderMs, reportMs + renderMs, (reportMs + renderMs) / rawBest);
+    std::printf("  live poll (reviewChangeMark(), a re-read only when it moves): %.1f ms, ratio %.2f\n", markMs, markMs / rawBest);
     std::printf("  raw aggregates (%d rows): %.1f ms before, %.1f ms after (ratios against the smaller)\n", rawRows, rawMs, rawAgainMs);
     check(shown.totals.open == report.totals.open && shown.groups.size() == report.groups.size()
               ? QString()
