@@ -5,6 +5,7 @@
 #include "CompensationSteps.h"
 #include "ThreadExit.h"
 #include "Log.h"
+#include "OwnWrite.h"
 #include "Workspace.h"
 
 #include <QJsonDocument>
@@ -84,20 +85,35 @@ CompensationRunner::~CompensationRunner()
     m_thread.wait();
 }
 
+namespace {
+
+/// The idempotency key a compensation outcome wrote on (its intent, audit or proposal rows),
+/// for read-your-writes: none for a dry run.
+QStringList compensatedKeys(const CompensationOutcome &o, const QString &sourceKey)
+{
+    if (o.kind == CompensationOutcome::Kind::Planned)
+        return {};
+    const QString key = o.row ? o.row->sourceKey : sourceKey;
+    return key.isEmpty() ? QStringList{} : QStringList{key};
+}
+
+} // namespace
+
 QFuture<CompensationOutcome> CompensationRunner::start(const CompensationRequest &request)
 {
-    return andThen(m_workspace.mergePool(), runStart(request), [this, request](CompensationOutcome o) {
+    auto done = andThen(m_workspace.mergePool(), runStart(request), [this, request](CompensationOutcome o) {
         // Every real outcome is audited; the other kinds write their own rows.
         if (o.kind == CompensationOutcome::Kind::Refused && !request.dryRun && !request.reason.trimmed().isEmpty())
             return auditRefusal(std::move(o), QStringLiteral("compensate"), request.sourceKey, request.target,
                                 request.operatorName, request.reason);
         return ready(std::move(o));
     });
+    return afterOwnWrite(m_workspace, done, [key = request.sourceKey](const CompensationOutcome &o) { return compensatedKeys(o, key); });
 }
 
 QFuture<CompensationOutcome> CompensationRunner::resume(const QString &compKey, const QString &operatorName)
 {
-    return andThen(m_workspace.mergePool(), runResume(compKey, operatorName), [this, operatorName](CompensationOutcome o) {
+    auto done = andThen(m_workspace.mergePool(), runResume(compKey, operatorName), [this, operatorName](CompensationOutcome o) {
         if (o.kind == CompensationOutcome::Kind::Refused && o.row) {
             const CompensationRow row = *o.row;
             return auditRefusal(std::move(o), QStringLiteral("compensate_resume"), row.sourceKey, row.target, operatorName,
@@ -105,6 +121,7 @@ QFuture<CompensationOutcome> CompensationRunner::resume(const QString &compKey, 
         }
         return ready(std::move(o));
     });
+    return afterOwnWrite(m_workspace, done, [](const CompensationOutcome &o) { return compensatedKeys(o, QString()); });
 }
 
 QFuture<CompensationOutcome> CompensationRunner::writeAudit(const AuditEntry &entry, CompensationOutcome outcome)
@@ -185,12 +202,15 @@ QFuture<CompensationOutcome> CompensationRunner::approve(qint64 id, const QStrin
     if (m_workspace.config().readOnly)
         return ready(refused(QStringLiteral("read-only mode: approving is disabled (started with --read-only or read_only=true)")));
     auto read = m_workspace.worker(DbRole::Idempotency).run<std::optional<ProposalRow>>([id](DbSession &s) { return proposal_sql::read(s, id); });
-    return andThen(m_workspace.mergePool(), read, [=, this](const Outcome<std::optional<ProposalRow>> &row) -> QFuture<CompensationOutcome> {
+    // The proposal's key, for read-your-writes once the approval has written (its row when it ran).
+    auto proposalKey = std::make_shared<QString>();
+    auto done = andThen(m_workspace.mergePool(), read, [=, this](const Outcome<std::optional<ProposalRow>> &row) -> QFuture<CompensationOutcome> {
         if (!row.ok())
             return ready(dbFailure(*row.error));
         if (!*row.value)
             return ready(refused(QStringLiteral("no proposal %1").arg(id), true));
         const ProposalRow p = **row.value;
+        *proposalKey = p.idemKey;
         if (p.action != QString::fromUtf16(audit_action::Compensate))
             return ready(refused(QStringLiteral("proposal %1 is a %2, not a compensation").arg(QString::number(id), p.action), true));
         if (p.state != QLatin1String("open")) {
@@ -232,6 +252,7 @@ QFuture<CompensationOutcome> CompensationRunner::approve(qint64 id, const QStrin
             });
         });
     });
+    return afterOwnWrite(m_workspace, done, [proposalKey](const CompensationOutcome &o) { return compensatedKeys(o, *proposalKey); });
 }
 
 QFuture<CompensationOutcome> CompensationRunner::runStart(const CompensationRequest &request,

@@ -12,6 +12,7 @@
 #include "RecordStatus.h"
 #include "SqlChunks.h"
 #include "TimeText.h"
+#include "OwnWrite.h"
 #include "Workspace.h"
 
 #include <QJsonDocument>
@@ -307,14 +308,11 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
             });
         });
     });
-    if (dryRun || ws.config().replicas.isEmpty())
+    if (dryRun)
         return done;
     // Every mark but a dry run writes (an applied change or an audited refusal/conflict): the
     // key's reads go to the primary until the replicas have it (DESIGN.md §9 "Read replicas").
-    return continueWith(done, pool, [w, key](const Outcome<MarkResult> &o) {
-        w->noteOwnWrite({key});
-        return o;
-    });
+    return afterOwnWrite(ws, done, [key](const Outcome<MarkResult> &) { return QStringList{key}; });
 }
 
 QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkRequest> requests)
@@ -497,7 +495,8 @@ QFuture<Outcome<ProposalRow>> rejectProposal(Workspace &ws, qint64 id, QString r
     if (ws.config().readOnly)
         return fail(DbError::Kind::Refused, QStringLiteral("read-only mode: rejecting is disabled (started with --read-only or read_only=true)"));
     const QString who = ws.config().operatorName.isEmpty() ? osUserName() : ws.config().operatorName;
-    return ws.worker(DbRole::Idempotency).run<ProposalRow>([id, reason = reason.trimmed(), who](DbSession &s) {
+    // A rejection writes the proposal's state and an audit row on its key: read-your-writes.
+    return afterOwnWrite(ws, ws.worker(DbRole::Idempotency).run<ProposalRow>([id, reason = reason.trimmed(), who](DbSession &s) {
         requireKnownConsoleSchema(s);
         const std::optional<ProposalRow> before = proposal_sql::read(s, id);
         if (!before)
@@ -534,7 +533,7 @@ QFuture<Outcome<ProposalRow>> rejectProposal(Workspace &ws, qint64 id, QString r
             throw;
         }
         return *proposal_sql::read(s, id);
-    });
+    }), [](const Outcome<ProposalRow> &o) { return o.ok() ? QStringList{o->idemKey} : QStringList{}; });
 }
 
 QFuture<Outcome<QVector<ProposalRow>>> readProposals(Workspace &ws, bool all)

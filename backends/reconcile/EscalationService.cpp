@@ -4,11 +4,19 @@
 #include "Reconcile.h"
 #include "ReconcileConfig.h"
 
+#include "OwnWrite.h"
 #include "Workspace.h"
 
 namespace triage {
 
 namespace {
+
+/// The idempotency keys a claim operation writes on (its audit row): the key of a key claim;
+/// none for escalation and reconcile claims (their rows are read from the primary anyway).
+QStringList claimedKeys(ClaimScope scope, const QString &subject)
+{
+    return scope == ClaimScope::Key ? QStringList{subject} : QStringList{};
+}
 
 /// Read-only mode changes nothing (DESIGN.md §5).
 QString readOnlyMessage(const QString &what)
@@ -78,9 +86,11 @@ QFuture<Outcome<ClaimResult>> takeClaim(Workspace &ws, ClaimScope scope, const Q
         return QtFuture::makeReadyFuture(Outcome<ClaimResult>::success(r));
     }
     const QString who = claimOperator(ws, operatorName);
-    return ws.worker(DbRole::Idempotency)
-        .run<ClaimResult>([=](DbSession &s) { return claim_sql::acquire(s, scope, subject, who, ttlS, takeoverReason); },
-                          DbWorker::Retry::Never);
+    return afterOwnWrite(ws,
+                         ws.worker(DbRole::Idempotency)
+                             .run<ClaimResult>([=](DbSession &s) { return claim_sql::acquire(s, scope, subject, who, ttlS, takeoverReason); },
+                                               DbWorker::Retry::Never),
+                         [scope, subject](const Outcome<ClaimResult> &) { return claimedKeys(scope, subject); });
 }
 
 QFuture<Outcome<ClaimResult>> releaseClaim(Workspace &ws, ClaimScope scope, const QString &subject, const QString &operatorName)
@@ -92,8 +102,10 @@ QFuture<Outcome<ClaimResult>> releaseClaim(Workspace &ws, ClaimScope scope, cons
         return QtFuture::makeReadyFuture(Outcome<ClaimResult>::success(r));
     }
     const QString who = claimOperator(ws, operatorName);
-    return ws.worker(DbRole::Idempotency)
-        .run<ClaimResult>([=](DbSession &s) { return claim_sql::release(s, scope, subject, who); }, DbWorker::Retry::Never);
+    return afterOwnWrite(ws,
+                         ws.worker(DbRole::Idempotency)
+                             .run<ClaimResult>([=](DbSession &s) { return claim_sql::release(s, scope, subject, who); }, DbWorker::Retry::Never),
+                         [scope, subject](const Outcome<ClaimResult> &) { return claimedKeys(scope, subject); });
 }
 
 QFuture<Outcome<QVector<Claim>>> listClaims(Workspace &ws, bool includeExpired)

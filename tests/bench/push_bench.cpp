@@ -250,27 +250,35 @@ int main(int argc, char **argv)
                                     "FROM generate_series(1, %1) g")
                          .arg(records));
         rawExec(raw, QStringLiteral("ANALYZE idempotency_record"));
-        const double pageMs = medianMs(7, [&] {
-            const auto page = fetchQueuePage(ws, req, QueueCursor{}, 1000).result();
-            if (!page.ok())
-                die(page.error->message);
-        });
-        const double smallMs = medianMs(7, [&] {
-            const auto page = fetchQueuePage(ws, req, QueueCursor{}, 120).result();
-            if (!page.ok())
-                die(page.error->message);
-        });
-        const double countMs = medianMs(7, [&] {
-            const auto n = countQueue(ws, req).result();
-            if (!n.ok())
-                die(n.error->message);
-        });
-        std::printf("%-34s first 120 rows %.2f ms, first 1,000 rows %.2f ms, count %.2f ms over %lld records (target <= 5 ms)\n",
-                    "poll statement (median of 7)", smallMs, pageMs, countMs, records);
-        doc[QStringLiteral("poll_page_120_ms")] = smallMs;
+        // Measured twice: right after the bulk load (no page all-visible yet: every row the
+        // index finds is also read from the heap), and once a VACUUM has set the visibility map,
+        // as autovacuum does on a table in steady use.
+        const auto measurePoll = [&](const char *when, const QString &suffix) {
+            const double pageMs = medianMs(7, [&] {
+                const auto page = fetchQueuePage(ws, req, QueueCursor{}, 1000).result();
+                if (!page.ok())
+                    die(page.error->message);
+            });
+            const double smallMs = medianMs(7, [&] {
+                const auto page = fetchQueuePage(ws, req, QueueCursor{}, 120).result();
+                if (!page.ok())
+                    die(page.error->message);
+            });
+            const double countMs = medianMs(7, [&] {
+                const auto n = countQueue(ws, req).result();
+                if (!n.ok())
+                    die(n.error->message);
+            });
+            std::printf("%-34s %s: first 120 rows %.2f ms, first 1,000 rows %.2f ms, count %.2f ms over %lld records (target <= 5 ms)\n",
+                        "poll statement (median of 7)", when, smallMs, pageMs, countMs, records);
+            doc[QStringLiteral("poll_page_120_ms") + suffix] = smallMs;
+            doc[QStringLiteral("poll_page_ms") + suffix] = pageMs;
+            doc[QStringLiteral("poll_count_ms") + suffix] = countMs;
+        };
         doc[QStringLiteral("records")] = records;
-        doc[QStringLiteral("poll_page_ms")] = pageMs;
-        doc[QStringLiteral("poll_count_ms")] = countMs;
+        measurePoll("after the bulk load", QString());
+        rawExec(raw, QStringLiteral("VACUUM ANALYZE idempotency_record"));
+        measurePoll("after VACUUM", QStringLiteral("_vacuumed"));
         raw.close();
     }
     QSqlDatabase::removeDatabase(QStringLiteral("raw"));

@@ -9,6 +9,7 @@
 #include "MarkTestUtil.h"
 
 #include "CtlRun.h"
+#include "EscalationService.h"
 #include "KeyDetail.h"
 #include "StoreProbe.h"
 #include "Mark.h"
@@ -200,6 +201,7 @@ private slots:
     void routingOnServerStatistics();
     void lagAboveLimitReadsPrimary();
     void ownWriteReadFromPrimaryUntilReplayed();
+    void ownClaimReadFromPrimaryUntilReplayed();
     void unknownLag_data();
     void unknownLag();
     void triagectlKeyReadsOnPrimaryAndSaysWhy();
@@ -327,6 +329,44 @@ void TestReplica::ownWriteReadFromPrimaryUntilReplayed()
     QVERIFY(standby.replay(false));
     TRIAGE_OK(db.adminExec(QStringLiteral("UPDATE idempotency_record SET status = 0 WHERE idem_key = 'w:mine'")));
     QCOMPARE(statusOf(ws, QStringLiteral("w:mine")), QString::number(Failed));
+}
+
+void TestReplica::ownClaimReadFromPrimaryUntilReplayed()
+{
+    // Read-your-writes is not only for marks: a key claim (its audit row), and so a proposal's
+    // rejection and a compensation (the same afterOwnWrite()), keep the key on the primary.
+    TestDatabase db(QStringLiteral("postgresql"));
+    REQUIRE_STANDBY(db, standby);
+    Workspace ws(withReplica(ticketAbsentConfig(db.config()), replicaUrlOf(db), 3600));
+    TRIAGE_OK(setUpSchema(ws));
+    TRIAGE_OK(insertRecord(db, QStringLiteral("w:claimed"), Processing, 3600));
+    TRIAGE_OK(insertRecord(db, QStringLiteral("w:other"), Processing, 3600));
+    QVERIFY(waitReplayed(db, standby));
+    const auto auditOf = [&](const QString &key) {
+        const KeyDetail d = loadKeyDetail(ws, key).result();
+        QStringList out;
+        for (const QString &e : d.errors.isEmpty() ? QStringList{} : QStringList{d.errors.first().message})
+            out << QStringLiteral("error: ") + e;
+        for (const AuditEntry &a : d.audit)
+            out << a.action + QLatin1Char(' ') + a.operatorName;
+        return out;
+    };
+    QCOMPARE(auditOf(QStringLiteral("w:claimed")), QStringList());
+
+    QVERIFY(standby.replay(false));
+    const auto mine = takeClaim(ws, ClaimScope::Key, QStringLiteral("w:claimed"), 600, QString(), QStringLiteral("alice")).result();
+    QVERIFY2(mine.ok() && mine->kind == ClaimResult::Kind::Taken, mine.ok() ? qPrintable(mine->message) : qPrintable(mine.error->message));
+    // Another console's claim (its own workspace, no replica): this one reads it from the standby.
+    Workspace other(ticketAbsentConfig(db.config()));
+    const auto theirs = takeClaim(other, ClaimScope::Key, QStringLiteral("w:other"), 600, QString(), QStringLiteral("bob")).result();
+    QVERIFY2(theirs.ok() && theirs->kind == ClaimResult::Kind::Taken, theirs.ok() ? qPrintable(theirs->message) : qPrintable(theirs.error->message));
+    QCOMPARE(standby.column(QStringLiteral("SELECT COUNT(*) FROM triage_audit")), QStringList{QStringLiteral("0")});
+    QCOMPARE(auditOf(QStringLiteral("w:claimed")), QStringList{QStringLiteral("claim.take alice")});
+    QCOMPARE(auditOf(QStringLiteral("w:other")), QStringList());
+
+    QVERIFY(standby.replay(true));
+    QVERIFY(waitReplayed(db, standby));
+    QCOMPARE(auditOf(QStringLiteral("w:other")), QStringList{QStringLiteral("claim.take bob")});
 }
 
 void TestReplica::unknownLag_data()
