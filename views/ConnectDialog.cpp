@@ -1,10 +1,13 @@
 #include "ConnectDialog.h"
 
 #include "ConnectMenu.h"
+#include "Keychain.h"
+#include "WhenReady.h"
 #include "StoreProbe.h"
 #include "Theme.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QFutureWatcher>
@@ -129,13 +132,22 @@ ConnectDialog::ConnectDialog(QWidget *parent, ProfileStore store)
     for (DbRole role : kRoles)
         right->addWidget(buildStoreBox(role));
     auto *note = new QLabel(tr("Passwords typed here are <b>kept in memory only</b>: passed to the new console through its "
-                               "environment, never written to disk or to a log. Leave a password empty when "
+                               "environment, never written to disk or to a log — unless the box below is ticked: then the "
+                               "system keychain keeps them, encrypted by it. Leave a password empty when "
                                "$TRIAGE_&lt;STORE&gt;_DB_PASSWORD, $TRIAGE_DB_PASSWORD, the system keychain or a password file supplies it."),
                             this);
     note->setObjectName(QStringLiteral("memoryOnlyNote"));
     note->setWordWrap(true);
     right->addStretch(1);
     right->addWidget(note);
+    // The keychain only where one can run; else the box says why (the passwords stay in memory).
+    m_remember = new QCheckBox(tr("On Connect, also remember the typed passwords in the system keychain"), this);
+    m_remember->setObjectName(QStringLiteral("rememberInKeychain"));
+    if (const QString why = keychainUnavailableReason(); !why.isEmpty()) {
+        m_remember->setEnabled(false);
+        m_remember->setText(tr("No system keychain here (%1): typed passwords are kept in memory only").arg(why));
+    }
+    right->addWidget(m_remember);
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("connectStatus"));
     m_status->setWordWrap(true);
@@ -455,9 +467,54 @@ void ConnectDialog::connectProfile()
             m_stores[profiles[0].role].password->setFocus();
             return;
         }
-        launch(p);
+        if (m_remember->isChecked())
+            rememberThenLaunch(p, profiles);
+        else
+            launch(p);
     });
     watcher->setFuture(passwordPromptsNeeded(profiles));
+}
+
+void ConnectDialog::rememberThenLaunch(const SavedProfile &p, const QList<ConnectionProfile> &profiles)
+{
+    // One keychain entry per typed password (storeKeychainPassword()); all written: launch. A
+    // refusal stops here and says so; the next Connect goes on without the keychain.
+    auto pending = std::make_shared<int>(0);
+    auto failures = std::make_shared<QStringList>();
+    auto stored = std::make_shared<QStringList>();
+    const auto finishOne = [this, p, pending, failures, stored] {
+        if (--*pending > 0)
+            return;
+        if (failures->isEmpty()) {
+            emit keychainStored(*stored);
+            launch(p);
+            return;
+        }
+        m_remember->setChecked(false);
+        setStatus(tr("The system keychain did not take the password of the %1. Press Connect again to go on with the "
+                     "password in memory only.")
+                      .arg(failures->join(tr("; of the "))),
+                  true);
+    };
+    QList<std::pair<ConnectionProfile, QString>> writes;
+    for (const ConnectionProfile &c : profiles)
+        if (const QString secret = m_stores[c.role].password->text(); !secret.isEmpty())
+            writes.append({c, secret});
+    if (writes.isEmpty()) {
+        launch(p);
+        return;
+    }
+    *pending = int(writes.size());
+    for (const auto &[profile, secret] : writes) {
+        const QString title = roleTitle(profile.role);
+        whenReady(storeKeychainPassword(profile, secret), this, [finishOne, failures, stored, title](const QString &error) {
+            if (error.isEmpty())
+                *stored << title;
+            else
+                *failures << QStringLiteral("%1 (%2)").arg(title, error);
+            finishOne();
+        });
+    }
 }
 
 void ConnectDialog::launch(const SavedProfile &p)

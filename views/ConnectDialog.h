@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ConnectionProfile.h"
 #include "ProfileStore.h"
 
 #include <QDialog>
@@ -8,6 +9,7 @@
 
 #include <functional>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -22,7 +24,8 @@ namespace triage {
 /// probeStore()'s exact result, Save, Delete and Connect. Connect saves the profile and starts
 /// `triage-console --profile NAME` as a new process; a password typed here goes to that child
 /// only, through its environment ($TRIAGE_<ROLE>_DB_PASSWORD), never to disk or a log (the
-/// dialog says so). The rules (names, URLs, password sources, the probe) are the backends';
+/// dialog says so) — unless the operator ticks "remember in the system keychain", where one
+/// runs (Keychain.h): Connect then stores each typed password there first. The rules (names, URLs, password sources, the probe) are the backends';
 /// the dialog only shows and forwards them.
 class ConnectDialog : public QDialog {
     Q_OBJECT
@@ -48,6 +51,7 @@ public:
     QPushButton *testButton(DbRole role) const { return m_stores[role].test; }
     QLineEdit *replicaEdit(DbRole role) const { return m_stores[role].replica; }
     QLineEdit *nameEdit() const { return m_name; }
+    QCheckBox *rememberBox() const { return m_remember; }
     QListWidget *profileList() const { return m_list; }
 
 signals:
@@ -55,6 +59,9 @@ signals:
     void testFinished(triage::DbRole role, bool ok);
     /// Connect started the child console with `arguments`.
     void launched(const QStringList &arguments);
+    /// Connect wrote the typed passwords of these stores ("idempotency store", …) to the
+    /// system keychain ("remember" checked), just before launching.
+    void keychainStored(const QStringList &stores);
 
 public slots:
     /// Saves the fields as a profile; false (status says why) when refused.
@@ -88,6 +95,9 @@ private:
     void setStatus(const QString &text, bool error);
     void refreshPasswordHints();
     void launch(const SavedProfile &p);
+    /// Writes each typed password to the system keychain, then launch(); a refusal stops with
+    /// the keychain's reason in the status line (the next Connect goes on without it).
+    void rememberThenLaunch(const SavedProfile &p, const QList<ConnectionProfile> &profiles);
 
     ProfileStore m_store;
     QListWidget *m_list = nullptr;
@@ -97,6 +107,7 @@ private:
     QMap<DbRole, StoreFields> m_stores;
     QLabel *m_status = nullptr;
     QPushButton *m_delete = nullptr;
+    QCheckBox *m_remember = nullptr;    ///< remember typed passwords in the keychain (on Connect)
     Launcher m_launcher;
     int m_hintSerial = 0;               ///< the latest refreshPasswordHints()
     bool m_askedForPasswords = false;   ///< Connect asked once; the second Connect goes ahead

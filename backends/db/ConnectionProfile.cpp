@@ -1,4 +1,5 @@
 #include "ConnectionProfile.h"
+#include "Keychain.h"
 #include "TypedPassword.h"
 
 #include <QDir>
@@ -6,11 +7,6 @@
 #include <QUrl>
 #include <QUrlQuery>
 
-#ifdef TRIAGE_HAVE_KEYCHAIN
-#include <QCoreApplication>
-#include <QEventLoop>
-#include <qt6keychain/keychain.h>
-#endif
 
 namespace triage {
 
@@ -226,22 +222,10 @@ PasswordLookup lookupPasswordWithSource(const ConnectionProfile &profile)
     const QByteArray common = qgetenv("TRIAGE_DB_PASSWORD");
     if (!common.isEmpty())
         return {QString::fromUtf8(common), QStringLiteral("$TRIAGE_DB_PASSWORD")};
-#ifdef TRIAGE_HAVE_KEYCHAIN
     // Optional: headless machines have no D-Bus secret service (docs/QT-PITFALLS.md); any
     // failure simply means "no password from the keychain".
-    if (profile.dialect != Dialect::Sqlite && !qEnvironmentVariableIsEmpty("DBUS_SESSION_BUS_ADDRESS")) {
-        QKeychain::ReadPasswordJob job(QStringLiteral("triage-console"));
-        job.setAutoDelete(false);
-        job.setKey(QStringLiteral("%1:%2@%3:%4/%5").arg(roleName(profile.role), profile.user, profile.host)
-                       .arg(profile.port).arg(profile.database));
-        QEventLoop loop;
-        QObject::connect(&job, &QKeychain::Job::finished, &loop, &QEventLoop::quit);
-        job.start();
-        loop.exec();
-        if (job.error() == QKeychain::NoError)
-            return {job.textData(), QStringLiteral("the system keychain")};
-    }
-#endif
+    if (const std::optional<QString> stored = readKeychainPassword(profile))
+        return {*stored, QStringLiteral("the system keychain")};
     const QString file = profile.params.value(QStringLiteral("option_file"));
     return {QString(), file.isEmpty() ? QStringLiteral("no password variable (libpq's ~/.pgpass or the server's defaults)")
                                       : QStringLiteral("the option file %1").arg(file)};
