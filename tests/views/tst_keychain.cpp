@@ -91,6 +91,8 @@ void TstKeychain::dialogRemembersTypedPasswords()
     QVERIFY(dialog.rememberBox()->isEnabled());
     QVERIFY(!dialog.rememberBox()->isChecked()); // off unless asked
     dialog.rememberBox()->setChecked(true);
+    dialog.resize(1000, 860);
+    QVERIFY(dialog.grab().save(QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/connect-dialog-keychain.png")));
     QProcessEnvironment env;
     dialog.setLauncher([&](const QString &, const QStringList &, const QProcessEnvironment &e) {
         env = e;
