@@ -11,7 +11,8 @@ namespace triage {
 /// which stays the top-most line of the window, DESIGN.md §5 "Environments"), then a menu bar
 /// with File → Connect… (ConnectDialog, "Connection profiles"), File → Open recent profile
 /// (ProfileStore::recent(), most recent first: each opens the dialog on that profile) and
-/// File → Quit. The console has no start page; this menu is where the recent profiles are.
+/// File → Quit. The recent profiles are also on the start page (StartPage.h), shown when the
+/// console starts with no store named.
 QWidget *withFileMenu(QMainWindow *window, QWidget *band);
 
 } // namespace triage

@@ -1,8 +1,10 @@
 #include "DialogShot.h"
 
 #include "ConnectDialog.h"
+#include "StartPage.h"
 
 #include <QApplication>
+#include <QCommandLineParser>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTimer>
@@ -11,10 +13,47 @@
 
 namespace triage {
 
+std::optional<int> runStartPage(QCommandLineParser &parser)
+{
+    for (const char *option : {"demo", "demo-reset", "config", "profile", "idempotency-db", "intent-db", "ticket-db", "screenshot",
+                               "screenshot-dialog", "open", "open-bundle"})
+        if (parser.isSet(QLatin1String(option)))
+            return std::nullopt;
+    if (!StartPage::hasProfiles())
+        return std::nullopt; // a fresh machine: the demo, as the quick start says
+    for (;;) {
+        StartPage page;
+        page.exec();
+        switch (page.choice()) {
+        case StartPage::Choice::None: return 0;
+        case StartPage::Choice::Demo: return std::nullopt;
+        case StartPage::Choice::Profile:
+            parser.process(QCoreApplication::arguments() << QStringLiteral("--profile") << page.profile());
+            return std::nullopt;
+        case StartPage::Choice::Connect: {
+            ConnectDialog dialog;
+            if (dialog.exec() == QDialog::Accepted)
+                return 0; // it started a console on the profile
+            break;
+        }
+        }
+    }
+}
+
 int shootDialog(const QString &which, const QString &path, const QString &profile, const QString &action)
 {
+    if (which == QLatin1String("start")) { // the start page over the saved profiles
+        StartPage page;
+        page.show();
+        QApplication::processEvents();
+        if (!page.grab().save(path)) {
+            std::fprintf(stderr, "triage-console: cannot write %s\n", qUtf8Printable(path));
+            return 1;
+        }
+        return 0;
+    }
     if (which != QLatin1String("connect")) {
-        std::fprintf(stderr, "triage-console: --screenshot-dialog must be \"connect\"\n");
+        std::fprintf(stderr, "triage-console: --screenshot-dialog must be \"connect\" or \"start\"\n");
         return 1;
     }
     if (!action.isEmpty() && action != QLatin1String("test") && action != QLatin1String("test-replica")) {

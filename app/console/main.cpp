@@ -106,7 +106,8 @@ int main(int argc, char *argv[])
     const QCommandLineOption screenshotDialog(QStringLiteral("screenshot-dialog"),
                                               QStringLiteral("With --screenshot: shoot DIALOG alone, no workspace needed (\"connect\": File → "
                                                              "Connect… on the profile --select names; --screenshot-action test "
-                                                             "tests each store first, test-replica each read replica)."),
+                                                             "tests each store first, test-replica each read replica; \"start\": "
+                                                             "the start page over the saved profiles)."),
                                               QStringLiteral("DIALOG"));
     parser.addOption(screenshotDialog);
     parser.addOption(incidentFrom);
@@ -174,6 +175,8 @@ int main(int argc, char *argv[])
         return shootDialog(parser.value(screenshotDialog), parser.value(screenshot), parser.value(select).trimmed(),
                            parser.value(screenshotAction));
     }
+    if (const std::optional<int> ended = runStartPage(parser)) // DESIGN.md §5 "Start page"
+        return *ended;
     QString error;
     bool dbError = false;
     auto config = app::workspaceFromOptions(parser, /*demoByDefault*/ true, &error, &dbError);
