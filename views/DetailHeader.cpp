@@ -163,7 +163,11 @@ QStringList DetailHeader::messages() const
 
 void DetailHeader::showClaim(const std::optional<Claim> &claim)
 {
-    m_claimLabel->setText(claim ? claimedByText(*claim) : QString());
+    // A claim on one of the key's open escalations holds the key too (DESIGN.md §8 "Claims stop others").
+    m_claimLabel->setText(!claim ? QString()
+                          : claim->scope == ClaimScope::Escalation
+                              ? QStringLiteral("escalation %1 %2").arg(claim->subject, claimedByText(*claim))
+                              : claimedByText(*claim));
     m_claimLabel->setToolTip(claim ? QStringLiteral("until %1 (the database's clock)").arg(claim->expiresAt) : QString());
     m_claimLabel->setVisible(claim.has_value());
 }

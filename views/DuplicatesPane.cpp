@@ -2,6 +2,7 @@
 
 #include "EnvironmentBand.h"
 
+#include "ClaimGuard.h"
 #include "ClaimQuestion.h"
 #include "CompensateDialog.h"
 #include "CompensationRules.h"
@@ -290,7 +291,7 @@ void DuplicatesPane::loadGroup(const QString &idemKey)
     // Who holds the key (DESIGN.md §8 "Claims"): compensating it asks first when someone else does.
     m_claim.reset();
     m_claimRead.invalidate();
-    whenReady(activeClaims(*m_workspace, ClaimScope::Key, {idemKey}), this,
+    whenReady(keyWorkClaims(*m_workspace, {idemKey}), this,
               [this, generation, idemKey](const Outcome<QHash<QString, Claim>> &claims) {
                   if (generation != m_detailGeneration)
                       return;

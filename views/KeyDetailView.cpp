@@ -1,5 +1,7 @@
 #include "KeyDetailView.h"
 
+#include "ClaimGuard.h"
+
 #include "EscalationService.h"
 
 #include "DetailHeader.h"
@@ -125,7 +127,7 @@ void KeyDetailView::loadKey(const QString &key)
     if (m_workspace && !m_readDetail) {
         // Who holds the key (DESIGN.md §8 "Claims"): shown in the header; a mark asks first
         // when someone else does (MarkQueryController).
-        whenReady(activeClaims(*m_workspace, ClaimScope::Key, {k}), this,
+        whenReady(keyWorkClaims(*m_workspace, {k}), this,
                   [this, generation, k](const Outcome<QHash<QString, Claim>> &claims) {
                       if (generation != m_generation)
                           return;
@@ -258,7 +260,7 @@ void KeyDetailView::liveTick()
             m_liveInFlight = false;
             return; // another key, or a reload, meanwhile
         }
-        whenReady(activeClaims(*m_workspace, ClaimScope::Key, {key}), this,
+        whenReady(keyWorkClaims(*m_workspace, {key}), this,
                   [this, generation, fresh](const Outcome<QHash<QString, Claim>> &claims) {
                       m_liveInFlight = false;
                       if (generation == m_generation && !m_loading)

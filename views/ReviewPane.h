@@ -76,7 +76,8 @@ public:
     void setLiveSlowed(bool slowed);
     /// Polls now (a push hint; tests), unless a poll is already running.
     void rereadLive();
-    /// "live: polling every 5 s", "stale since 02:14:07 UTC (why)", "" when off.
+    /// "live: polling every 5 s", "stale since 02:14:07 UTC (why)", "live updates off: Load to
+    /// update" when set to 0, "" before setLiveInterval() was ever called.
     QString liveStatusText() const;
     static constexpr int kLiveMargin = 50;
 
@@ -155,6 +156,7 @@ private:
     QTimer *m_liveTimer = nullptr;
     QLabel *m_live = nullptr;
     int m_liveMs = 0;
+    bool m_liveSet = false;    ///< setLiveInterval() was called (by the window): the line is shown, "off" too
     bool m_liveSlowed = false;
     bool m_liveInFlight = false;
     QString m_liveMark;        ///< reviewChangeMark() read before the snapshot shown ("" unknown)

@@ -21,6 +21,7 @@ namespace triage {
 
 void ReviewPane::setLiveInterval(int ms)
 {
+    m_liveSet = true;
     m_liveMs = std::max(0, ms);
     restartLiveTimer();
     updateLiveLabel();
@@ -51,8 +52,8 @@ void ReviewPane::rereadLive()
 
 QString ReviewPane::liveStatusText() const
 {
-    if (m_liveMs == 0)
-        return {};
+    if (m_liveMs == 0) // off in the config (live_poll_seconds = 0), or never set (a pane on its own)
+        return m_liveSet ? tr("live updates off: Load to update") : QString();
     if (!m_liveStaleSince.isEmpty())
         return tr("stale since %1 UTC (%2)").arg(m_liveStaleSince, m_liveWhy);
     const int ms = m_liveSlowed ? 6 * m_liveMs : m_liveMs;
@@ -64,7 +65,7 @@ QString ReviewPane::liveStatusText() const
 
 void ReviewPane::updateLiveLabel()
 {
-    m_live->setVisible(m_liveMs > 0);
+    m_live->setVisible(m_liveSet);
     m_live->setText(liveStatusText());
     m_live->setStyleSheet(m_liveStaleSince.isEmpty() ? QStringLiteral("color: #5f6368;") : QStringLiteral("color: #a4231a; font-weight: bold;"));
 }

@@ -93,6 +93,26 @@ QFuture<Outcome<QHash<QString, ClaimBlock>>> claimBlocks(Workspace &ws, const QS
     });
 }
 
+QFuture<Outcome<QHash<QString, Claim>>> keyWorkClaims(Workspace &ws, const QStringList &keys)
+{
+    const QString who = claimOperator(ws, QString());
+    return ws.worker(DbRole::Idempotency).run<QHash<QString, Claim>>([=](DbSession &s) {
+        QHash<QString, Claim> out;
+        if (keys.isEmpty() || !s.hasTable(QStringLiteral("triage_claim")))
+            return out;
+        // Someone else's claim that stops this operator (the key's, else an open escalation's),
+        // as triagectl refuses on it; else this operator's own claim on the key.
+        const QHash<QString, ClaimBlock> blocks = claim_sql::blockingClaims(s, keys, who);
+        for (auto it = blocks.cbegin(); it != blocks.cend(); ++it)
+            out.insert(it.key(), it->claim);
+        const QHash<QString, Claim> own = claim_sql::activeFor(s, ClaimScope::Key, keys);
+        for (auto it = own.cbegin(); it != own.cend(); ++it)
+            if (!out.contains(it.key()))
+                out.insert(it.key(), *it);
+        return out;
+    });
+}
+
 QVector<ClaimBlock> claimsAskingFirst(const QStringList &keys, const QHash<QString, Claim> &claims, const QString &operatorName,
                                       qint64 elapsedMs)
 {

@@ -49,6 +49,13 @@ QFuture<Outcome<QHash<QString, ClaimBlock>>> claimBlocks(Workspace &ws, const QS
                                                          std::optional<qint64> escalationId = std::nullopt,
                                                          const QString &operatorName = QString());
 
+/// The claim that holds each key's work, as the console shows it and asks about before acting
+/// (DESIGN.md §8 "Claims stop others"): someone else's live claim that stops this workspace's
+/// operator — on the key, else on one of its open escalations (scope Escalation, the lowest
+/// id), exactly what triagectl refuses on — else the operator's own claim on the key. Keys
+/// with none are absent. On the idempotency store's worker (claims are read from the primary).
+QFuture<Outcome<QHash<QString, Claim>>> keyWorkClaims(Workspace &ws, const QStringList &keys);
+
 /// The keys of a bulk action from the console that ask first (DESIGN.md §8 "Acting on a key
 /// someone else holds asks first", bulk marks from the queues): each of `keys`, in order, whose
 /// claim in `claims` (activeClaims() of scope Key, read `elapsedMs` ms ago on the caller's

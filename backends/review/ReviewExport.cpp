@@ -319,9 +319,17 @@ QString reviewFingerprintCheck(const ReviewSnapshot &snapshot, const QString &fi
 {
     if (!snapshot.thisDaySignOff)
         return {};
-    if (snapshot.thisDaySignOff->reportSha256 == fingerprint)
+    const ReviewSignOff &so = *snapshot.thisDaySignOff;
+    if (so.reportSha256 == fingerprint)
         return QStringLiteral("matches this day's sign-off");
-    return QStringLiteral("differs from this day's sign-off (%1): the figures changed since it was signed").arg(snapshot.thisDaySignOff->reportSha256);
+    // Signed before the day ended: its figures were "as of" the signing, which no later report
+    // is — saying "the figures changed" would be false.
+    const std::optional<UtcMicros> signedAt = parseUtcMicros(so.signedAt);
+    if (signedAt && snapshot.day.to.isValid() && *signedAt < snapshot.day.to.toMSecsSinceEpoch() * 1000)
+        return QStringLiteral("differs from this day's sign-off (%1): it was signed at %2 UTC, before the day ended, and a running "
+                              "day's figures move with \"as of\"; only a report as of that instant reproduces it")
+            .arg(so.reportSha256, utcToSecond(so.signedAt).mid(11, 8));
+    return QStringLiteral("differs from this day's sign-off (%1): the figures changed since it was signed").arg(so.reportSha256);
 }
 
 } // namespace triage

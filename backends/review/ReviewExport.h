@@ -47,7 +47,10 @@ QString reviewSinceSignOffText(const ReviewItem &item);
 QString reviewReportSha256(const ReviewSnapshot &snapshot);
 
 /// "" when the day is not signed off; else "matches this day's sign-off" or "differs from this
-/// day's sign-off (<its report_sha256>): the figures changed since it was signed", comparing
+/// day's sign-off (<its report_sha256>): the figures changed since it was signed" — or, for a
+/// sign-off made before the day ended, "…: it was signed at 10:15:02 UTC, before the day ended,
+/// and a running day's figures move with "as of"; only a report as of that instant reproduces
+/// it" (nothing need have changed) — comparing
 /// the sign-off's report_sha256 with `fingerprint` (reviewReportSha256() of `snapshot`, which
 /// the caller has already computed for printing).
 QString reviewFingerprintCheck(const ReviewSnapshot &snapshot, const QString &fingerprint);

@@ -259,6 +259,25 @@ void TestReconcileConsole::markAsksFirst()
     QVERIFY(direct);
     QVERIFY(!detail->claimQuestion());
     direct->reject();
+
+    // A claim on one of a key's open escalations holds the key too (as triagectl refuses on it):
+    // the header names it and a mark asks first.
+    const QString escalated = one(db, QStringLiteral("SELECT r.idem_key FROM idempotency_record r WHERE r.status = 0 AND r.idem_key "
+                                                     "NOT IN ('%1', '%2') ORDER BY r.id LIMIT 1")
+                                          .arg(key, own));
+    QCOMPARE(db.adminExec(QStringLiteral("INSERT INTO triage_escalation (idem_key, biz_type, reason, facts, open_slot) VALUES "
+                                         "('%1', 'ticket_create', 'POLICY', '{}', 1)")
+                              .arg(escalated)),
+             QString());
+    const QString escalationId = one(db, QStringLiteral("SELECT MAX(id) FROM triage_escalation WHERE idem_key = '%1'").arg(escalated));
+    const auto frank = awaitResult(takeClaim(ws, ClaimScope::Escalation, escalationId, kClaimDefaultTtlS, QString(), QStringLiteral("frank")));
+    QVERIFY(frank.ok() && frank->kind == ClaimResult::Kind::Taken);
+    w.openKey(escalated);
+    QVERIFY(QTest::qWaitFor([&] { return detail->key() == escalated && detail->hasDetail() && detail->claim().has_value(); }, 30000));
+    QVERIFY2(claimLabel->text().startsWith(QStringLiteral("escalation %1 claimed by frank, ").arg(escalationId)), qPrintable(claimLabel->text()));
+    QVERIFY(!detail->openMarkDialog(Success));
+    QVERIFY(detail->claimQuestion());
+    detail->claimQuestion()->button(QMessageBox::Cancel)->click();
 }
 
 namespace {
