@@ -52,7 +52,8 @@ void confirmBulkMark(MainWindow *window, Workspace *workspace, QVector<KeyDetail
     QStringList keys;
     for (const KeyDetail &d : std::as_const(details))
         keys << d.idemKey;
-    whenReady(activeClaims(*workspace, ClaimScope::Key, keys), window,
+    // The claims that hold each key's work: the key's, else one on an open escalation of it.
+    whenReady(keyWorkClaims(*workspace, keys), window,
               [window, workspace, keys, details = std::move(details), toStatus](const Outcome<QHash<QString, Claim>> &read) mutable {
                   // The claims as read, and since when (claimAsksFirst() counts their time down on this clock).
                   auto claims = std::make_shared<QHash<QString, Claim>>();

@@ -128,6 +128,8 @@ QVector<ClaimBlock> claimsAskingFirst(const QStringList &keys, const QHash<QStri
         ClaimBlock b;
         b.idemKey = k;
         b.claim = *it;
+        if (it->scope == ClaimScope::Escalation) // keyWorkClaims(): a claim on one of the key's escalations
+            b.escalationKeyText = QStringLiteral(" of key %1").arg(k);
         held << b;
     }
     return held;
