@@ -5,6 +5,7 @@
 // intent row, resolve (Resolved / Conflict / Refused / NotFound, each audited as it happened)
 // and the console schema version.
 #include "BackendTestUtil.h"
+#include "EscalationTestUtil.h"
 
 #include "ConsoleSchema.h"
 #include "Escalation.h"
@@ -21,35 +22,6 @@ namespace {
 
 using RaiseKind = EscalationRaiseResult::Kind;
 using ResolveKind = escalation_sql::EscalationResolveResult::Kind;
-
-EscalationRaise raiseOf(const QString &key, EscalationReason reason, const QString &facts = QStringLiteral("{\"n\":1}"))
-{
-    EscalationRaise r;
-    r.idemKey = key;
-    r.bizType = QStringLiteral("ticket_create");
-    r.tenant = QStringLiteral("acme");
-    r.reason = reason;
-    r.facts = facts;
-    r.runId = 1;
-    r.operatorName = QStringLiteral("reconciler");
-    return r;
-}
-
-/// raise() in its own transaction on `ws`'s idempotency worker, as a run does.
-Outcome<EscalationRaiseResult> raiseNow(Workspace &ws, const EscalationRaise &r)
-{
-    return await(ws.worker(DbRole::Idempotency).run<EscalationRaiseResult>([r](DbSession &s) {
-        s.begin();
-        try {
-            EscalationRaiseResult result = escalation_sql::raise(s, r);
-            s.commit();
-            return result;
-        } catch (const DbException &) {
-            s.rollback();
-            throw;
-        }
-    }, DbWorker::Retry::Never));
-}
 
 Outcome<escalation_sql::EscalationResolveResult> resolveNow(Workspace &ws, qint64 id, const QString &text, const QString &who,
                                                             std::optional<qint64> version = std::nullopt)
@@ -197,7 +169,7 @@ void TestEscalation::raiseAndRerun()
     TRIAGE_OK(setUpSchema(ws));
     const QString key = QStringLiteral("ticket:create:acme:r1");
 
-    EscalationRaise r = raiseOf(key, EscalationReason::UpstreamUnusable);
+    EscalationRaise r = escalationOf(key, EscalationReason::UpstreamUnusable);
     r.amount = QStringLiteral("12.50");
     r.currency = QStringLiteral("EUR");
     r.slaHours = 24;
@@ -224,7 +196,7 @@ void TestEscalation::raiseAndRerun()
 
     // A rerun updates facts, amount, run and last_seen_at; never the age or the SLA. An
     // unknown amount or an empty currency keeps what was known.
-    EscalationRaise again = raiseOf(key, EscalationReason::UpstreamUnusable, QStringLiteral("{\"n\":2}"));
+    EscalationRaise again = escalationOf(key, EscalationReason::UpstreamUnusable, QStringLiteral("{\"n\":2}"));
     again.runId = 2;
     again.slaHours = 1;
     const auto updated = raiseNow(ws, again);
@@ -242,7 +214,7 @@ void TestEscalation::raiseAndRerun()
     QVERIFY2(*parseUtcMicros(second.lastSeenAt) >= *parseUtcMicros(first.lastSeenAt), qPrintable(second.lastSeenAt));
 
     // Another reason of the same key is its own escalation.
-    const auto other = raiseNow(ws, raiseOf(key, EscalationReason::Expiring));
+    const auto other = raiseNow(ws, escalationOf(key, EscalationReason::Expiring));
     TRIAGE_VERIFY_OUTCOME(other);
     QCOMPARE(other->kind, RaiseKind::Created);
     QVERIFY(other->escalation.id != first.id);
@@ -252,7 +224,7 @@ void TestEscalation::raiseAndRerun()
     const auto resolved = resolveNow(ws, first.id, QStringLiteral("upstream answered after the outage"), QStringLiteral("alice"));
     TRIAGE_VERIFY_OUTCOME(resolved);
     QCOMPARE(resolved->kind, ResolveKind::Resolved);
-    const auto reopened = raiseNow(ws, raiseOf(key, EscalationReason::UpstreamUnusable, QStringLiteral("{\"n\":3}")));
+    const auto reopened = raiseNow(ws, escalationOf(key, EscalationReason::UpstreamUnusable, QStringLiteral("{\"n\":3}")));
     TRIAGE_VERIFY_OUTCOME(reopened);
     QCOMPARE(reopened->kind, RaiseKind::Created);
     QVERIFY(reopened->escalation.id != first.id);
@@ -311,18 +283,8 @@ void TestEscalation::concurrentRaises()
         const QString key = QStringLiteral("ticket:create:acme:race%1").arg(round);
         QList<QFuture<Outcome<EscalationRaiseResult>>> futures;
         for (int w = 0; w < kWriters; ++w) {
-            const EscalationRaise r = raiseOf(key, EscalationReason::NoQueryApi, QStringLiteral("{\"writer\":%1}").arg(w));
-            futures << writers[w]->worker(DbRole::Idempotency).run<EscalationRaiseResult>([r](DbSession &s) {
-                s.begin();
-                try {
-                    EscalationRaiseResult result = escalation_sql::raise(s, r);
-                    s.commit();
-                    return result;
-                } catch (const DbException &) {
-                    s.rollback();
-                    throw;
-                }
-            }, DbWorker::Retry::Never);
+            const EscalationRaise r = escalationOf(key, EscalationReason::NoQueryApi, QStringLiteral("{\"writer\":%1}").arg(w));
+            futures << raiseLater(*writers[w], r);
         }
         int createdCount = 0, updatedCount = 0;
         QSet<qint64> ids;
@@ -359,7 +321,7 @@ void TestEscalation::externalNotReopened()
     Workspace ws(db.config());
     TRIAGE_OK(setUpSchema(ws));
     const QString key = QStringLiteral("ticket:create:acme:ext");
-    EscalationRaise r = raiseOf(key, EscalationReason::External);
+    EscalationRaise r = escalationOf(key, EscalationReason::External);
     r.sourceRef = QStringLiteral("intent:5");
     const auto created = raiseNow(ws, r);
     TRIAGE_VERIFY_OUTCOME(created);
@@ -405,7 +367,7 @@ void TestEscalation::resolveOutcomes()
     Workspace ws(db.config());
     TRIAGE_OK(setUpSchema(ws));
     const QString key = QStringLiteral("ticket:create:acme:res");
-    const auto a = raiseNow(ws, raiseOf(key, EscalationReason::Contradiction));
+    const auto a = raiseNow(ws, escalationOf(key, EscalationReason::Contradiction));
     TRIAGE_VERIFY_OUTCOME(a);
     const qint64 id = a->escalation.id;
 
@@ -421,7 +383,7 @@ void TestEscalation::resolveOutcomes()
     QCOMPARE(byRun->message, QStringLiteral("escalation %1 (CONTRADICTION) is resolved by an operator only, with a reason").arg(id));
 
     // Conflict: the version moved (a rerun updated its facts since the operator read it).
-    const auto rerun = raiseNow(ws, raiseOf(key, EscalationReason::Contradiction, QStringLiteral("{\"n\":2}")));
+    const auto rerun = raiseNow(ws, escalationOf(key, EscalationReason::Contradiction, QStringLiteral("{\"n\":2}")));
     TRIAGE_VERIFY_OUTCOME(rerun);
     QCOMPARE(rerun->escalation.version, qint64(2));
     const auto stale = resolveNow(ws, id, QStringLiteral("ticket confirmed with the vendor"), QStringLiteral("alice"), 1);
@@ -467,7 +429,7 @@ void TestEscalation::resolveOutcomes()
     WorkspaceConfig ro = db.config();
     ro.readOnly = true;
     Workspace readOnly(ro);
-    const auto b = raiseNow(ws, raiseOf(key, EscalationReason::Duplicate));
+    const auto b = raiseNow(ws, escalationOf(key, EscalationReason::Duplicate));
     TRIAGE_VERIFY_OUTCOME(b);
     const auto refused = await(resolveEscalation(readOnly, b->escalation.id, QStringLiteral("one ticket cancelled by hand")));
     TRIAGE_VERIFY_OUTCOME(refused);
@@ -519,7 +481,7 @@ void TestEscalation::schemaVersion()
     // A newer console brought the database to version 8: raising is refused, listing works.
     TRIAGE_ADMIN(db, QStringLiteral("UPDATE triage_meta SET meta_value = '8' WHERE meta_key = 'schema_version'"));
     Workspace ws(db.config());
-    const auto raised = raiseNow(ws, raiseOf(QStringLiteral("k"), EscalationReason::Policy));
+    const auto raised = raiseNow(ws, escalationOf(QStringLiteral("k"), EscalationReason::Policy));
     QVERIFY(!raised.ok());
     QCOMPARE(raised.error->kind, DbError::Kind::Refused);
     QCOMPARE(raised.error->message, QStringLiteral("the idempotency database has console schema version 8; this build knows "
@@ -539,19 +501,19 @@ void TestEscalation::expiringSla()
     Workspace ws(db.config());
     TRIAGE_OK(setUpSchema(ws));
     // Expiring in 2 h (this machine's clock; the server is the same machine): due then.
-    EscalationRaise soon = raiseOf(QStringLiteral("ticket:create:acme:x1"), EscalationReason::Expiring);
+    EscalationRaise soon = escalationOf(QStringLiteral("ticket:create:acme:x1"), EscalationReason::Expiring);
     const UtcMicros inTwoHours = QDateTime::currentMSecsSinceEpoch() * 1000 + qint64(2) * 3600 * 1000000 + 250000;
     soon.dueBy = inTwoHours;
     const auto a = raiseNow(ws, soon);
     TRIAGE_VERIFY_OUTCOME(a);
     QCOMPARE(a->escalation.slaDueAt, formatUtcMicros(inTwoHours));
     // Expired before anyone looked: due at once, never before the escalation existed.
-    EscalationRaise gone = raiseOf(QStringLiteral("ticket:create:acme:x3"), EscalationReason::Expiring);
+    EscalationRaise gone = escalationOf(QStringLiteral("ticket:create:acme:x3"), EscalationReason::Expiring);
     gone.dueBy = parseUtcMicros(u"2026-01-01T06:30:00.250000Z");
     const auto c = raiseNow(ws, gone);
     TRIAGE_VERIFY_OUTCOME(c);
     QCOMPARE(c->escalation.slaDueAt, c->escalation.firstEscalatedAt);
-    EscalationRaise late = raiseOf(QStringLiteral("ticket:create:acme:x2"), EscalationReason::Expiring);
+    EscalationRaise late = escalationOf(QStringLiteral("ticket:create:acme:x2"), EscalationReason::Expiring);
     late.dueBy = parseUtcMicros(u"2099-01-01T00:00:00.000000Z");
     late.slaHours = 24;
     const auto b = raiseNow(ws, late);

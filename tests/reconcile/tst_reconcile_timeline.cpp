@@ -1,6 +1,7 @@
 // What a key's timeline says about escalations and claims (DESIGN.md §8): their audit rows read
 // "open DUPLICATE", "held by alice" and "none" instead of "? → ?", on every backend.
 #include "BackendTestUtil.h"
+#include "EscalationTestUtil.h"
 
 #include "Escalation.h"
 #include "EscalationService.h"
@@ -36,20 +37,7 @@ void TestReconcileTimeline::auditRowsInTheTimeline()
     r.updated = serverAgoSeconds(db, 3600);
     TRIAGE_OK(insertRecords(db, {r}));
 
-    EscalationRaise raise;
-    raise.idemKey = key;
-    raise.bizType = QStringLiteral("ticket_create");
-    raise.tenant = QStringLiteral("acme");
-    raise.reason = EscalationReason::Duplicate;
-    raise.facts = QStringLiteral("{\"tickets\":2}");
-    raise.runId = 1;
-    raise.operatorName = QStringLiteral("reconciler");
-    const auto raised = await(ws.worker(DbRole::Idempotency).run<EscalationRaiseResult>([raise](DbSession &s) {
-        s.begin();
-        EscalationRaiseResult result = escalation_sql::raise(s, raise);
-        s.commit();
-        return result;
-    }, DbWorker::Retry::Never));
+    const auto raised = raiseNow(ws, escalationOf(key, EscalationReason::Duplicate, QStringLiteral("{\"tickets\":2}")));
     TRIAGE_VERIFY_OUTCOME(raised);
     const auto resolved = await(resolveEscalation(ws, raised->escalation.id, QStringLiteral("one ticket cancelled by hand"), std::nullopt,
                                                   QStringLiteral("alice")));

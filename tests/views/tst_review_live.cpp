@@ -3,7 +3,9 @@
 // without Load: a resolved escalation stays greyed with who resolved it, a claim appears in
 // place, a new escalation is inserted highlighted; the selection stays; a failing read says
 // "stale since", the next good one clears it; another operator's sign-off re-reads the view.
+#include "WidgetTestUtil.h"
 #include "BackendTestUtil.h"
+#include "EscalationTestUtil.h"
 #include "ModelRoles.h"
 #include "ShotCheck.h"
 
@@ -30,38 +32,13 @@ using namespace triage::test;
 
 namespace {
 
-/// raise() of a POLICY escalation on `key` in its own transaction, as a reconcile run does.
-Outcome<EscalationRaiseResult> raiseNow(Workspace &ws, const QString &key)
+/// A POLICY escalation of 12.50 EUR on `key`, raised as a reconcile run does.
+Outcome<EscalationRaiseResult> raisePolicy(Workspace &ws, const QString &key)
 {
-    EscalationRaise r;
-    r.idemKey = key;
-    r.bizType = QStringLiteral("ticket_create");
-    r.tenant = QStringLiteral("acme");
-    r.reason = EscalationReason::Policy;
-    r.facts = QStringLiteral("{\"n\":1}");
+    EscalationRaise r = escalationOf(key, EscalationReason::Policy);
     r.amount = QStringLiteral("12.50");
     r.currency = QStringLiteral("EUR");
-    r.runId = 1;
-    r.operatorName = QStringLiteral("reconciler");
-    return await(ws.worker(DbRole::Idempotency).run<EscalationRaiseResult>([r](DbSession &s) {
-        s.begin();
-        try {
-            EscalationRaiseResult result = escalation_sql::raise(s, r);
-            s.commit();
-            return result;
-        } catch (const DbException &) {
-            s.rollback();
-            throw;
-        }
-    }, DbWorker::Retry::Never));
-}
-
-QPushButton *button(QWidget &w, const QString &text)
-{
-    for (QPushButton *b : w.findChildren<QPushButton *>())
-        if (b->text() == text)
-            return b;
-    return nullptr;
+    return raiseNow(ws, r);
 }
 
 } // namespace
@@ -127,7 +104,7 @@ void TestReviewLive::liveReview()
     Workspace other(otherConfig); // another console (or triagectl) on the same database
     QVector<qint64> ids;
     for (const QString &key : {QStringLiteral("live:a"), QStringLiteral("live:b"), QStringLiteral("live:c")}) {
-        const auto raised = raiseNow(ws, key);
+        const auto raised = raisePolicy(ws, key);
         QVERIFY2(raised.ok(), raised.ok() ? "" : qPrintable(raised.error->message));
         ids << raised->escalation.id;
         QTest::qWait(5); // distinct first_escalated_at (SQLite keeps milliseconds)
@@ -161,7 +138,7 @@ void TestReviewLive::liveReview()
              resolved.ok() ? qPrintable(resolved->message) : qPrintable(resolved.error->message));
     const auto claimed = await(takeClaim(other, ClaimScope::Escalation, QString::number(ids[2]), 600));
     QVERIFY2(claimed.ok(), claimed.ok() ? "" : qPrintable(claimed.error->message));
-    const auto raisedD = raiseNow(other, QStringLiteral("live:d"));
+    const auto raisedD = raisePolicy(other, QStringLiteral("live:d"));
     QVERIFY(raisedD.ok());
     const qint64 idD = raisedD->escalation.id;
     const auto rowData = [&](qint64 id, int column, int role) {
@@ -191,9 +168,9 @@ void TestReviewLive::liveReview()
     TRIAGE_VERIFY_SHOT(saveCheckedShot(&pane, QStringLiteral(TRIAGE_VIEWS_TEST_OUTPUT "/review-live-%1.png").arg(backend)));
     // A resolved item has nothing left to act on.
     QVERIFY(pane.selectEscalation(ids[0]));
-    QVERIFY(!button(pane, QStringLiteral("Resolve\u2026"))->isEnabled());
+    QVERIFY(!buttonWithText(pane, QStringLiteral("Resolve\u2026"))->isEnabled());
     QVERIFY(pane.selectEscalation(ids[1]));
-    QVERIFY(button(pane, QStringLiteral("Resolve\u2026"))->isEnabled());
+    QVERIFY(buttonWithText(pane, QStringLiteral("Resolve\u2026"))->isEnabled());
 
     // The review tables cannot be read: the tab says since when, keeps what it shows, and the
     // next good read clears it.
@@ -219,7 +196,7 @@ void TestReviewLive::liveReview()
     QCOMPARE(pane.snapshot()->thisDaySignOff->signedBy, QStringLiteral("bob"));
     QCOMPARE(items->liveChangeOf(idD), 0);
     QCOMPARE(pane.snapshot()->open.size(), 3);
-    QVERIFY(!button(pane, QStringLiteral("Sign off\u2026"))->isEnabled());
+    QVERIFY(!buttonWithText(pane, QStringLiteral("Sign off\u2026"))->isEnabled());
 }
 
 QTEST_MAIN(TestReviewLive)

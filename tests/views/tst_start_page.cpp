@@ -2,6 +2,7 @@
 // recent first then by name, each with its environment and servers and never a password; Open,
 // a double-click, the demo and Connect… as choices; nothing listed when there is no profile (the
 // console then opens the demo, as the quick start says). Saves start-page.png.
+#include "WidgetTestUtil.h"
 #include "ProfileTestUtil.h"
 #include "StartPage.h"
 
@@ -22,14 +23,6 @@ private slots:
 };
 
 namespace {
-
-QPushButton *button(QWidget &w, const QString &text)
-{
-    for (QPushButton *b : w.findChildren<QPushButton *>())
-        if (b->text() == text)
-            return b;
-    return nullptr;
-}
 
 /// A store in `dir` with three profiles; "shop-staging" used last, then "shop-prod".
 ProfileStore threeProfiles(const QString &dir)
@@ -72,7 +65,7 @@ void TstStartPage::choices()
     const ProfileStore store = threeProfiles(dir.path());
     {
         StartPage page(nullptr, store); // Open: the first (most recent) is selected
-        button(page, QStringLiteral("Open"))->click();
+        buttonWithText(page, QStringLiteral("Open"))->click();
         QCOMPARE(page.choice(), StartPage::Choice::Profile);
         QCOMPARE(page.profile(), QStringLiteral("shop-staging"));
         QCOMPARE(page.result(), int(QDialog::Accepted));
@@ -90,7 +83,7 @@ void TstStartPage::choices()
                                                 std::tuple{QStringLiteral("Connect\u2026"), StartPage::Choice::Connect, int(QDialog::Accepted)},
                                                 std::tuple{QStringLiteral("Quit"), StartPage::Choice::None, int(QDialog::Rejected)}}) {
         StartPage page(nullptr, store);
-        button(page, label)->click();
+        buttonWithText(page, label)->click();
         QCOMPARE(page.choice(), choice);
         QCOMPARE(page.result(), result);
         QCOMPARE(page.profile(), QString());
@@ -104,7 +97,7 @@ void TstStartPage::noProfiles()
     QVERIFY(!StartPage::hasProfiles(empty));
     StartPage page(nullptr, empty);
     QCOMPARE(page.listed(), QStringList());
-    QVERIFY(!button(page, QStringLiteral("Open"))->isEnabled());
+    QVERIFY(!buttonWithText(page, QStringLiteral("Open"))->isEnabled());
 }
 
 QTEST_MAIN(TstStartPage)

@@ -5,6 +5,7 @@
 // absolute deep links, every text escaped, inline charts, no external resource, the same bytes
 // twice; the PDF through pdftotext holds the same totals. Saves review-report.html / .pdf /
 // -html.png (headless Chromium) / -pdf-1.png (pdftoppm) in this build directory.
+#include "WidgetTestUtil.h"
 #include "ReviewModel.h"
 #include "ReviewPane.h"
 #include "ReviewExport.h"
@@ -398,14 +399,6 @@ void answerNextInput(const QString &text, bool accept = true)
     });
 }
 
-QPushButton *button(QWidget &parent, const QString &text)
-{
-    for (QPushButton *b : parent.findChildren<QPushButton *>())
-        if (b->text() == text)
-            return b;
-    return nullptr;
-}
-
 } // namespace
 
 void TestViewsReview::paneActionsOnDemo()
@@ -450,7 +443,7 @@ void TestViewsReview::paneActionsOnDemo()
         finished.clear();
         if (!pane.selectEscalation(id))
             return false;
-        QPushButton *b = button(pane, label);
+        QPushButton *b = buttonWithText(pane, label);
         if (!b || !b->isEnabled())
             return false;
         b->click();
@@ -508,7 +501,7 @@ void TestViewsReview::paneActionsOnDemo()
     const QString fingerprint = reviewReportSha256(signedSnapshot);
     finished.clear();
     answerNextInput(QStringLiteral("all seen"));
-    button(pane, QStringLiteral("Sign off\u2026"))->click();
+    buttonWithText(pane, QStringLiteral("Sign off\u2026"))->click();
     QVERIFY(finished.wait(30000));
     QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
     QVERIFY(loaded.wait(30000));
@@ -520,7 +513,7 @@ void TestViewsReview::paneActionsOnDemo()
     QCOMPARE(pane.snapshot()->thisDaySignOff->signedBy, QStringLiteral("erin"));
     // A signed day cannot be signed again from the tab (a second sign-off is a Conflict in the
     // service: tst_review signOff); the line under the header says who signed it.
-    QVERIFY(!button(pane, QStringLiteral("Sign off\u2026"))->isEnabled());
+    QVERIFY(!buttonWithText(pane, QStringLiteral("Sign off\u2026"))->isEnabled());
     auto *line = pane.findChild<QLabel *>(QStringLiteral("reviewSignOff"));
     QVERIFY(line);
     QVERIFY2(line->text().contains(QStringLiteral(" This day is signed off by erin at ")), qPrintable(line->text()));
