@@ -78,8 +78,8 @@ private:
     QObject *m_context = nullptr;
 };
 
-/// Runs `job` (already configured) on the keychain thread; the future gives "" or the job's error,
-/// and for a read the secret through `secret`.
+/// Creates a job with `makeJob` on the keychain thread and runs it there; the future gives "" or
+/// the job's error text, and a read's secret goes to `secret` (set before the future finishes).
 QFuture<QString> runOnKeychainThread(std::function<QKeychain::Job *()> makeJob, std::shared_ptr<QString> secret = {})
 {
     auto promise = std::make_shared<QPromise<QString>>();
