@@ -1,4 +1,5 @@
 #include "AppSetup.h"
+#include "ReplicaCheck.h"
 #include "Proposal.h"
 
 #include "Log.h"
@@ -73,6 +74,9 @@ QList<QCommandLineOption> workspaceOptions()
         {QStringLiteral("idempotency-db"), QStringLiteral("Idempotency-record database URL."), QStringLiteral("URL")},
         {QStringLiteral("intent-db"), QStringLiteral("Intent-log database URL."), QStringLiteral("URL")},
         {QStringLiteral("ticket-db"), QStringLiteral("Ticket (business) database URL."), QStringLiteral("URL")},
+        {QStringLiteral("replica"),
+         QStringLiteral("A store's read replica, as its replica_url: idempotency=URL, intent=URL or ticket=URL (repeatable)."),
+         QStringLiteral("STORE=URL")},
         {QStringLiteral("operator"), QStringLiteral("Operator name recorded on audit rows (default: the OS user)."), QStringLiteral("NAME")},
         {QStringLiteral("read-only"), QStringLiteral("Disable every write action.")},
         {QStringLiteral("environment"),
@@ -114,6 +118,10 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
         || (demoByDefault && !anyUrl && !fileGiven);
     if (demo && (anyUrl || fileGiven)) {
         *error = QStringLiteral("--demo cannot be combined with --config, --profile or --*-db");
+        return std::nullopt;
+    }
+    if (demo && parser.isSet(QStringLiteral("replica"))) {
+        *error = QStringLiteral("--demo has no read replicas (a SQLite file): leave out --replica");
         return std::nullopt;
     }
     WorkspaceConfig config;
@@ -170,6 +178,32 @@ std::optional<WorkspaceConfig> workspaceFromOptions(const QCommandLineParser &pa
                 config.listenProfiles.remove(int(role));
             }
             config.setProfile(*p);
+        }
+        // Read replicas named on the command line (DESIGN.md §9 "Read replicas"): the same rule
+        // as replica_url, checked against the store's URL as given (file or option).
+        for (const QString &given : parser.values(QStringLiteral("replica"))) {
+            const qsizetype eq = given.indexOf(QLatin1Char('='));
+            std::optional<DbRole> role;
+            for (DbRole r : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})
+                if (eq > 0 && given.left(eq).trimmed() == roleName(r))
+                    role = r;
+            if (!role) {
+                *error = QStringLiteral("--replica %1: give STORE=URL, STORE being idempotency, intent or ticket").arg(given.left(40));
+                return std::nullopt;
+            }
+            const QString store = roleName(*role);
+            QString why;
+            auto p = ConnectionProfile::fromUrl(given.mid(eq + 1).trimmed(), *role, &why);
+            if (!p) {
+                *error = QStringLiteral("--replica %1=…: %2").arg(store, why);
+                return std::nullopt;
+            }
+            if (const QString problem = replicaUrlProblem(config.hasProfile(*role) ? std::optional(config.profile(*role)) : std::nullopt, *p);
+                !problem.isEmpty()) {
+                *error = QStringLiteral("--replica %1=…: %2").arg(store, problem);
+                return std::nullopt;
+            }
+            config.replicas.insert(int(*role), *p);
         }
         QStringList missing;
         for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket})

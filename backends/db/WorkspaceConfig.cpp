@@ -1,4 +1,5 @@
 #include "WorkspaceConfig.h"
+#include "ReplicaCheck.h"
 
 #include "ConfigKeys.h"
 #include "IniScan.h"
@@ -157,7 +158,7 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
             return fail(QStringLiteral("[console] processing_timeout must be a positive number of seconds"));
     }
     // url, then replica_url (DESIGN.md §9 "Read replicas") and listen_url ("Push"), of each store.
-    for (const QString name : {QStringLiteral("url"), QStringLiteral("replica_url"), QStringLiteral("listen_url")}) {
+    for (const QString &name : {QStringLiteral("url"), QStringLiteral("replica_url"), QStringLiteral("listen_url")}) {
         for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
             const QString key = roleName(role) + QLatin1Char('/') + name;
             if (!s.contains(key))
@@ -186,17 +187,9 @@ std::optional<WorkspaceConfig> WorkspaceConfig::fromIniFile(const QString &path,
                 c.listenProfiles.insert(int(role), *p);
                 continue;
             }
-            if (p->dialect == Dialect::Sqlite)
-                return fail(QStringLiteral("[%1] replica_url: SQLite has no replicas; give a PostgreSQL or MariaDB URL").arg(roleName(role)));
-            if (c.hasProfile(role) && c.profile(role).dialect != p->dialect)
-                return fail(QStringLiteral("[%1] replica_url: the replica must be the same kind of database as url (%2, not %3)")
-                                .arg(roleName(role), dialectName(c.profile(role).dialect), dialectName(p->dialect)));
-            // A PostgreSQL standby is a copy of the whole cluster: the same database name. Another
-            // name is another database, whose rows the console would show as this store's.
-            if (c.hasProfile(role) && p->dialect == Dialect::PostgreSql && p->database != c.profile(role).database)
-                return fail(QStringLiteral("[%1] replica_url: names database \"%2\", url names \"%3\": a PostgreSQL standby has the "
-                                           "primary's databases under the same names")
-                                .arg(roleName(role), p->database, c.profile(role).database));
+            if (const QString problem = replicaUrlProblem(c.hasProfile(role) ? std::optional(c.profile(role)) : std::nullopt, *p);
+                !problem.isEmpty())
+                return fail(QStringLiteral("[%1] replica_url: %2").arg(roleName(role), problem));
             c.replicas.insert(int(role), *p);
         }
     }

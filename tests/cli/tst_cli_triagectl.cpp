@@ -755,6 +755,7 @@ void TstCliTriagectl::demoWorkspace()
         "  --idempotency-db URL  Idempotency-record database URL.\n" \
         "  --intent-db URL       Intent-log database URL.\n" \
         "  --ticket-db URL       Ticket (business) database URL.\n" \
+        "  --replica STORE=URL   A store's read replica, as its replica_url: idempotency=URL, intent=URL or ticket=URL (repeatable).\n" \
         "  --operator NAME       Operator name recorded on audit rows (default: the OS user).\n" \
         "  --read-only           Disable every write action.\n" \
         "  --environment NAME    production, staging or development (overrides [console] environment).\n" \

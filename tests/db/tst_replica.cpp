@@ -22,6 +22,7 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTcpServer>
@@ -205,6 +206,7 @@ private slots:
     void unknownLag_data();
     void unknownLag();
     void triagectlKeyReadsOnPrimaryAndSaysWhy();
+    void replicaOnTheCommandLine();
 };
 
 #define REQUIRE_STANDBY(db, standby)                                                                     \
@@ -456,6 +458,41 @@ void TestReplica::triagectlKeyReadsOnPrimaryAndSaysWhy()
                                   QRegularExpression::MultilineOption);
     QVERIFY2(note.match(QString::fromUtf8(listed.err)).hasMatch(), listed.describe().constData());
     QVERIFY(standby.replay(true));
+}
+
+void TestReplica::replicaOnTheCommandLine()
+{
+    // --replica STORE=URL names a read replica as replica_url does, with the same checks.
+    TestDatabase db(QStringLiteral("postgresql"));
+    REQUIRE_STANDBY(db, standby);
+    {
+        Workspace ws(db.config());
+        TRIAGE_OK(setUpSchema(ws));
+    }
+    QVERIFY(waitReplayed(db, standby));
+    const QStringList urls{QStringLiteral("--idempotency-db"), db.url(), QStringLiteral("--intent-db"), db.url(), QStringLiteral("--ticket-db"),
+                           db.url()};
+    RUN_EXIT(doctor, 0, urls + QStringList{QStringLiteral("--replica"), QStringLiteral("idempotency=") + replicaUrlOf(db),
+                                           QStringLiteral("doctor"), QStringLiteral("--format"), QStringLiteral("json")});
+    const QJsonArray replicas = QJsonDocument::fromJson(doctor.out).object().value(QStringLiteral("replicas")).toArray();
+    QCOMPARE(replicas.size(), 1);
+    QCOMPARE(replicas[0].toObject().value(QStringLiteral("store")).toString(), QStringLiteral("idempotency"));
+    QCOMPARE(replicas[0].toObject().value(QStringLiteral("serves_reads")).toBool(), true);
+
+    const QByteArray usage("triagectl: run \"triagectl --help\" for usage\n");
+    RUN_EXIT(sqlite, 1, urls + QStringList{QStringLiteral("--replica"), QStringLiteral("ticket=sqlite:///tmp/replica.db"), QStringLiteral("doctor")});
+    QCOMPARE(sqlite.err, "triagectl: --replica ticket=…: SQLite has no replicas; give a PostgreSQL or MariaDB URL\n" + usage);
+    QUrl other(replicaUrlOf(db));
+    other.setPath(QStringLiteral("/another_db"));
+    RUN_EXIT(renamed, 1, urls + QStringList{QStringLiteral("--replica"), QStringLiteral("intent=") + other.toString(), QStringLiteral("doctor")});
+    QCOMPARE(renamed.err, QStringLiteral("triagectl: --replica intent=…: names database \"another_db\", url names \"%1\": a PostgreSQL "
+                                         "standby has the primary's databases under the same names\n")
+                                  .arg(QUrl(db.url()).path().mid(1))
+                                  .toUtf8()
+                              + usage);
+    RUN_EXIT(nostore, 1, urls + QStringList{QStringLiteral("--replica"), replicaUrlOf(db), QStringLiteral("doctor")});
+    QVERIFY2(nostore.err.startsWith("triagectl: --replica postgresql://"), nostore.err.constData());
+    QVERIFY2(nostore.err.contains(": give STORE=URL, STORE being idempotency, intent or ticket\n"), nostore.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestReplica)
