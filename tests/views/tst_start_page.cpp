@@ -24,10 +24,11 @@ private slots:
 
 namespace {
 
-/// A store in `dir` with three profiles; "shop-staging" used last, then "shop-prod".
+/// A store under `dir` with three profiles; "shop-staging" used last, then "shop-prod". The
+/// profiles go in `dir`/profiles: the recent list sits beside that directory, so inside `dir`.
 ProfileStore threeProfiles(const QString &dir)
 {
-    ProfileStore store(dir);
+    ProfileStore store(dir + QStringLiteral("/profiles"));
     QString error;
     for (const auto &[name, env, url] : {std::tuple{QStringLiteral("shop-prod"), Environment::Production,
                                                     QStringLiteral("postgresql://triage@db.example.internal:5432/orders")},
@@ -93,7 +94,7 @@ void TstStartPage::choices()
 void TstStartPage::noProfiles()
 {
     QTemporaryDir dir;
-    const ProfileStore empty(dir.path());
+    const ProfileStore empty(dir.path() + QStringLiteral("/profiles"));
     QVERIFY(!StartPage::hasProfiles(empty));
     StartPage page(nullptr, empty);
     QCOMPARE(page.listed(), QStringList());
