@@ -1,5 +1,6 @@
 #pragma once
 
+#include "LivePolling.h"
 #include "Claim.h"
 #include "ModelRoles.h"
 #include "PagedTableModel.h"
@@ -76,8 +77,8 @@ public:
         QString why;               ///< that failure's message
         QString lastOkUtc;         ///< ISO UTC of the last poll that succeeded ("" none yet)
     };
-    /// How much slower a hidden window polls.
-    static constexpr int kHiddenSlowdown = 6;
+    /// How much slower a hidden window polls (LivePolling.h).
+    static constexpr int kHiddenSlowdown = kLiveHiddenSlowdown;
     /// At most this many rows are re-read by one poll (the rows held past it are kept as they are).
     static constexpr int kMaxPolledRows = 1000;
 

@@ -69,14 +69,8 @@ QString QueueModel::liveStatusText() const
 {
     if (m_live.intervalMs <= 0)
         return {};
-    if (m_live.stale)
-        return QStringLiteral("stale since %1 UTC (%2)").arg(utcToSecond(m_live.staleSinceUtc).mid(11, 8), m_live.why);
-    const int seconds = m_live.intervalMs * (m_live.slowed ? kHiddenSlowdown : 1) / 1000;
-    QString text = seconds >= 1 ? QStringLiteral("live: polling every %1 s").arg(seconds)
-                                : QStringLiteral("live: polling every %1 ms").arg(m_live.intervalMs);
-    if (m_live.slowed)
-        text += QStringLiteral(" (window hidden)");
-    return text;
+    return livePollingText(m_live.intervalMs, m_live.slowed, m_live.stale ? utcToSecond(m_live.staleSinceUtc).mid(11, 8) : QString(),
+                           m_live.why);
 }
 
 QSet<int> QueueModel::leftIndexes() const

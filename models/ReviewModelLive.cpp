@@ -134,15 +134,15 @@ ReviewItemsModel::LiveCounts ReviewItemsModel::mergeSnapshot(const ReviewSnapsho
             endInsertRows();
         }
     }
+    QHash<qint64, const Escalation *> resolved; // who resolved what left, from the day's resolved list
+    if (!d.left.isEmpty())
+        for (const ReviewItem &r : fresh.resolvedToday)
+            resolved.insert(r.row.escalation.id, &r.row.escalation);
     for (int at : d.left) {
         QString why = QStringLiteral("no longer open at %1 UTC").arg(utcToSecond(nowUtc).mid(11, 8));
-        for (const ReviewItem &r : fresh.resolvedToday)
-            if (r.row.escalation.id == m_all[at].row.escalation.id) {
-                const Escalation &e = r.row.escalation;
-                why = QStringLiteral("resolved by %1 at %2 UTC").arg(e.resolvedBy.isEmpty() ? QStringLiteral("?") : e.resolvedBy,
-                                                                     utcToSecond(e.resolvedAt).mid(11, 8));
-                break;
-            }
+        if (const Escalation *e = resolved.value(m_all[at].row.escalation.id))
+            why = QStringLiteral("resolved by %1 at %2 UTC").arg(e->resolvedBy.isEmpty() ? QStringLiteral("?") : e->resolvedBy,
+                                                                 utcToSecond(e->resolvedAt).mid(11, 8));
         m_marks.insert(m_all[at].row.escalation.id, LiveMark{2, nowUtc, why});
         const int row = rowOfIndex(at);
         if (row >= 0)

@@ -1,6 +1,7 @@
 #include "KeyDetailView.h"
 
 #include "ClaimGuard.h"
+#include "LivePolling.h"
 
 #include "EscalationService.h"
 
@@ -245,7 +246,7 @@ void KeyDetailView::restartLiveTimer()
         m_liveTimer->stop();
         return;
     }
-    m_liveTimer->start(m_liveSlowed ? 6 * m_liveMs : m_liveMs); // as the queues (QueueModel::setLiveSlowed())
+    m_liveTimer->start(m_liveSlowed ? kLiveHiddenSlowdown * m_liveMs : m_liveMs);
 }
 
 void KeyDetailView::liveTick()

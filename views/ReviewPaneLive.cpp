@@ -3,6 +3,7 @@
 #include "ReviewPane.h"
 
 #include "ReviewCharts.h"
+#include "LivePolling.h"
 #include "ReviewModel.h"
 #include "TimeText.h"
 #include "WhenReady.h"
@@ -42,7 +43,7 @@ void ReviewPane::restartLiveTimer()
         m_liveTimer->stop();
         return;
     }
-    m_liveTimer->start(m_liveSlowed ? 6 * m_liveMs : m_liveMs); // as the queues (QueueModel::kHiddenSlowdown)
+    m_liveTimer->start(m_liveSlowed ? kLiveHiddenSlowdown * m_liveMs : m_liveMs);
 }
 
 void ReviewPane::rereadLive()
@@ -54,13 +55,7 @@ QString ReviewPane::liveStatusText() const
 {
     if (m_liveMs == 0) // off in the config (live_poll_seconds = 0), or never set (a pane on its own)
         return m_liveSet ? tr("live updates off: Load to update") : QString();
-    if (!m_liveStaleSince.isEmpty())
-        return tr("stale since %1 UTC (%2)").arg(m_liveStaleSince, m_liveWhy);
-    const int ms = m_liveSlowed ? 6 * m_liveMs : m_liveMs;
-    QString text = ms >= 1000 ? tr("live: polling every %1 s").arg(ms / 1000) : tr("live: polling every %1 ms").arg(ms);
-    if (m_liveSlowed)
-        text += tr(" (window hidden)");
-    return text;
+    return livePollingText(m_liveMs, m_liveSlowed, m_liveStaleSince, m_liveWhy);
 }
 
 void ReviewPane::updateLiveLabel()
