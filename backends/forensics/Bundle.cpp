@@ -6,6 +6,7 @@
 
 #include "JsonText.h"
 #include "KeyDetailJson.h"
+#include "KeyDetailJsonLine.h"
 
 #include <QBuffer>
 #include <QCryptographicHash>
@@ -339,15 +340,15 @@ bool writeBundleJson(const IncidentBundle &b, QIODevice *device, QString *error)
         return false;
     out += b.events.isEmpty() ? "],\n" : "\n    ],\n";
     out += "    \"keys\": [";
-    // One compact line per key (a key with thousands of attempts stays one line), each its own
-    // small QJsonDocument; a batch of keys is serialised on the pool's threads at once, in order.
+    // One compact line per key (a key with thousands of attempts stays one line), written by
+    // keyDetailFullLine(); a batch of keys is serialised on the pool's threads at once, in order.
     for (qsizetype start = 0; start < b.keys.size(); start += kKeysPerBatch) {
         const qsizetype end = std::min(b.keys.size(), start + kKeysPerBatch);
         QList<qsizetype> batch;
         for (qsizetype i = start; i < end; ++i)
             batch << i;
         const QList<QByteArray> lines = QtConcurrent::blockingMapped(batch, [&b](qsizetype i) {
-            return QJsonDocument(key_json::keyDetailFull(b.keys.at(i))).toJson(QJsonDocument::Compact);
+            return key_json::keyDetailFullLine(b.keys.at(i));
         });
         for (qsizetype i = start; i < end; ++i) {
             out += i ? ",\n        " : "\n        ";

@@ -4,6 +4,7 @@
 // database.
 #include "Bundle.h"
 #include "KeyDetailJson.h"
+#include "KeyDetailJsonLine.h"
 #include "TextEscape.h"
 
 #include <QCryptographicHash>
@@ -152,6 +153,7 @@ class TestBundle : public QObject {
 
 private slots:
     void canonicalList();
+    void keyLine();
     void roundTrip();
     void determinism();
     void malformed();
@@ -194,6 +196,56 @@ void TestBundle::canonicalList()
     }
     QCOMPARE(canonicalEventList(odd), reference);
     QCOMPARE(bundleEventsSha256({}), QStringLiteral("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+}
+
+void TestBundle::keyLine()
+{
+    // keyDetailFullLine() writes the attempts and the timeline itself: byte for byte
+    // QJsonDocument's compact line of keyDetailFull(), for every odd value a key can hold.
+    const auto qtLine = [](const KeyDetail &d) { return QJsonDocument(key_json::keyDetailFull(d)).toJson(QJsonDocument::Compact); };
+    IncidentBundle b = oddBundle();
+    KeyDetail d = b.keys[1];
+    IntentAttempt odd;
+    odd.id = -9007199254740993; // below -2^53: an integer, never a double
+    odd.taskId = QString(); // "" (stored empty), not NULL
+    odd.stepId = QStringLiteral("step\t\"1\"\\");
+    odd.action = QString::fromUtf8("créer \xf0\x9f\x98\x80 ticket");
+    odd.idemKey = d.idemKey;
+    odd.status = QStringLiteral("UNKNOWN");
+    odd.request = QString(QChar(0xd800)) + QStringLiteral("lone") + QChar(0xdc00) + QChar(0) + QChar(0x1f) + QChar(0x7f);
+    odd.error = escapeInvalidUtf8(kOddBytes);
+    odd.stateBefore = QStringLiteral("{}");
+    odd.actor = QStringLiteral("agent-1");
+    odd.escapedColumns = {QStringLiteral("error"), QStringLiteral("request")};
+    odd.updatedAt = QStringLiteral("not a time");
+    d.attempts << odd << IntentAttempt{};
+    TimelineEvent e;
+    e.time = QStringLiteral("2026-12-01T02:10:00.000001Z");
+    e.source = QStringLiteral("ticket");
+    e.kind = QStringLiteral("created");
+    e.summary = QString::fromUtf8("ticket \"042\" — ü\n");
+    e.refId = BusinessId(QStringLiteral("042"));
+    TimelineEvent numeric = e;
+    numeric.refId = BusinessId(QStringLiteral("-12345678901234567"));
+    TimelineEvent huge = e;
+    huge.refId = BusinessId(QStringLiteral("123456789012345678901234567890"));
+    d.timeline = {e, numeric, huge, TimelineEvent{}};
+    d.warnings = {QStringLiteral("timeline"), QStringLiteral("warnings\":[")};
+    d.record = b.keys[0].record;
+    d.record->allColumns << qMakePair(QStringLiteral("timeline"), QStringLiteral("[1]"))
+                         << qMakePair(QStringLiteral("attempts"), QStringLiteral("x"));
+    QCOMPARE(key_json::keyDetailFullLine(d), qtLine(d));
+    // A failed intent store: attempts null; the ticket store failed too.
+    KeyDetail failed = d;
+    failed.attempts.clear();
+    failed.errors.insert(DbRole::Intent, DbError{DbRole::Intent, DbError::Kind::Statement, QStringLiteral("intent: gone"), {}});
+    failed.errors.insert(DbRole::Ticket, DbError{DbRole::Ticket, DbError::Kind::Connection, QStringLiteral("down"), {}});
+    QCOMPARE(key_json::keyDetailFullLine(failed), qtLine(failed));
+    QVERIFY(key_json::keyDetailFullLine(failed).startsWith("{\"attempts\":null,\"audit\":[]"));
+    // Nothing at all, and the bundle's own keys.
+    QCOMPARE(key_json::keyDetailFullLine(KeyDetail{}), qtLine(KeyDetail{}));
+    for (const KeyDetail &k : b.keys)
+        QCOMPARE(key_json::keyDetailFullLine(k), qtLine(k));
 }
 
 void TestBundle::roundTrip()

@@ -13,6 +13,7 @@
 #include "Incident.h"
 #include "KeyDetailBulk.h"
 #include "KeyDetailJson.h"
+#include "KeyDetailJsonLine.h"
 #include "TextEscape.h"
 #include "Workspace.h"
 
@@ -269,6 +270,8 @@ void TestBundleExport::bulkDetails()
         const KeyDetail one = loadKeyDetail(ws, keys[i]).result();
         QCOMPARE(bulk[i].idemKey, keys[i]);
         QCOMPARE(momentless(bulk[i]), momentless(one));
+        // The bundle's line (attempts and timeline written directly) is QJsonDocument's.
+        QCOMPARE(key_json::keyDetailFullLine(bulk[i]), QJsonDocument(key_json::keyDetailFull(bulk[i])).toJson(QJsonDocument::Compact));
     }
     QCOMPARE(bulk[1].tickets.size(), 1);
     QCOMPARE(bulk[1].compensations.size(), 2);
