@@ -128,6 +128,10 @@ ConnectDialog::ConnectDialog(QWidget *parent, ProfileStore store)
     form->addRow(tr("Name:"), m_name);
     form->addRow(tr("Environment:"), m_environment);
     form->addRow(tr("Operator:"), m_operator);
+    m_replicaMaxLag = new QLineEdit(this);
+    m_replicaMaxLag->setObjectName(QStringLiteral("replicaMaxLag"));
+    m_replicaMaxLag->setPlaceholderText(tr("default: 5 (seconds; above it, or when unknown, reads go to the primary)"));
+    form->addRow(tr("Max replica lag (s):"), m_replicaMaxLag);
     right->addLayout(form);
     for (DbRole role : kRoles)
         right->addWidget(buildStoreBox(role));
@@ -191,8 +195,10 @@ QWidget *ConnectDialog::buildStoreBox(DbRole role)
     f.url->setObjectName(QStringLiteral("%1Url").arg(roleName(role)));
     f.url->setPlaceholderText(QStringLiteral("postgresql://user@host:5432/db, mysql://user@host:3306/db or sqlite:///path.db"));
     f.tlsMode = new QComboBox(box);
-    f.tlsMode->addItems({QString(), QStringLiteral("disable"), QStringLiteral("prefer"), QStringLiteral("require"),
-                         QStringLiteral("verify-ca"), QStringLiteral("verify-full")});
+    // The first item leaves sslmode out of the URL (libpq's default, prefer); the item's data is the URL's value.
+    f.tlsMode->addItem(tr("sslmode not set (libpq default: prefer)"), QString());
+    for (const char *mode : {"disable", "prefer", "require", "verify-ca", "verify-full"})
+        f.tlsMode->addItem(QString::fromLatin1(mode), QString::fromLatin1(mode));
     f.tlsMode->setToolTip(tr("PostgreSQL sslmode (MySQL/MariaDB: give a CA file to use TLS)"));
     f.tlsMode->setEnabled(false); // until the URL is a postgresql:// one
     connect(f.url, &QLineEdit::editingFinished, this, &ConnectDialog::refreshPasswordHints);
@@ -279,11 +285,17 @@ void ConnectDialog::showProfile(const SavedProfile &p)
     m_name->setText(p.name);
     m_environment->setCurrentIndex(qMax(0, m_environment->findData(environmentName(p.environment))));
     m_operator->setText(p.operatorName);
+    m_replicaMaxLag->setText(p.replicaMaxLag);
     for (DbRole role : kRoles) {
         const StoreUrlFields f = splitStoreUrl(p.urls.value(role));
         StoreFields &w = m_stores[role];
         w.url->setText(f.url);
-        w.tlsMode->setCurrentText(f.tlsMode);
+        int tls = w.tlsMode->findData(f.tlsMode);
+        if (tls < 0) { // a mode this list does not offer ("allow"): kept as written
+            w.tlsMode->addItem(f.tlsMode, f.tlsMode);
+            tls = w.tlsMode->count() - 1;
+        }
+        w.tlsMode->setCurrentIndex(tls);
         w.caFile->setText(f.caFile);
         w.timeout->setText(f.statementTimeout);
         w.replica->setText(p.replicaUrls.value(role));
@@ -300,9 +312,10 @@ SavedProfile ConnectDialog::fieldsAsProfile() const
     p.name = m_name->text().trimmed();
     p.environment = environmentFromName(m_environment->currentData().toString()).value_or(Environment::None);
     p.operatorName = m_operator->text().trimmed();
+    p.replicaMaxLag = m_replicaMaxLag->text().trimmed();
     for (DbRole role : kRoles) {
         const StoreFields &w = m_stores[role];
-        const QString url = joinStoreUrl({w.url->text(), w.tlsMode->currentText(), w.caFile->text(), w.timeout->text()});
+        const QString url = joinStoreUrl({w.url->text(), w.tlsMode->currentData().toString(), w.caFile->text(), w.timeout->text()});
         if (!url.isEmpty())
             p.urls.insert(role, url);
         if (!w.replica->text().trimmed().isEmpty())
@@ -373,7 +386,7 @@ void ConnectDialog::testStore(DbRole role, bool replica)
 {
     StoreFields &w = m_stores[role];
     const QString url = replica ? w.replica->text().trimmed()
-                                : joinStoreUrl({w.url->text(), w.tlsMode->currentText(), w.caFile->text(), w.timeout->text()});
+                                : joinStoreUrl({w.url->text(), w.tlsMode->currentData().toString(), w.caFile->text(), w.timeout->text()});
     QString error;
     const auto profile = ConnectionProfile::fromUrl(url, role, &error);
     if (!profile) {

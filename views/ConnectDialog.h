@@ -50,7 +50,9 @@ public:
     QLineEdit *passwordEdit(DbRole role) const { return m_stores[role].password; }
     QPushButton *testButton(DbRole role) const { return m_stores[role].test; }
     QLineEdit *replicaEdit(DbRole role) const { return m_stores[role].replica; }
+    QComboBox *tlsModeBox(DbRole role) const { return m_stores[role].tlsMode; }
     QLineEdit *nameEdit() const { return m_name; }
+    QLineEdit *replicaMaxLagEdit() const { return m_replicaMaxLag; }
     QCheckBox *rememberBox() const { return m_remember; }
     QListWidget *profileList() const { return m_list; }
 
@@ -104,6 +106,7 @@ private:
     QLineEdit *m_name = nullptr;
     QComboBox *m_environment = nullptr;
     QLineEdit *m_operator = nullptr;
+    QLineEdit *m_replicaMaxLag = nullptr;
     QMap<DbRole, StoreFields> m_stores;
     QLabel *m_status = nullptr;
     QPushButton *m_delete = nullptr;

@@ -447,6 +447,9 @@ QWidget *MainWindow::buildBulkBar()
 void MainWindow::updateBulkBar()
 {
     QueuePane *pane = currentPane();
+    // Bulk marks act on a queue's selected rows: the bar shows under the queues only (not under
+    // the Review, Incident, Duplicates or Proposals tab, which have their own actions).
+    m_selectionLabel->parentWidget()->setVisible(pane != nullptr);
     const int n = pane ? int(pane->selectedKeys().size()) : 0;
     const bool readOnly = m_workspace->config().readOnly;
     m_selectionLabel->setText(n == 0 ? QStringLiteral("Select rows (Shift / Ctrl) for bulk actions")

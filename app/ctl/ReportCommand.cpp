@@ -10,6 +10,7 @@
 #include "ReviewExport.h"
 #include "ReviewRecord.h"
 #include "ReviewReport.h"
+#include "TextEscape.h"
 #include "Workspace.h"
 
 #include <QFile>
@@ -216,12 +217,12 @@ private:
         }
         for (const ReviewSnapshot &s : std::as_const(snaps)) {
             const QString fingerprint = reviewReportSha256(s);
-            c.out.print(QStringLiteral("review of %1: %2 open, %3 opened, %4 resolved, %5 breaches; fingerprint %7%8%6\n")
+            c.out.print(QStringLiteral("review of %1: %2 open, %3 opened, %4 resolved, %5; fingerprint %7%8%6\n")
                             .arg(reviewDayText(s.day))
                             .arg(s.totals.open)
                             .arg(s.totals.opened)
                             .arg(s.totals.resolved)
-                            .arg(s.totals.breaches)
+                            .arg(countText(s.totals.breaches, QStringLiteral("breach"), QStringLiteral("breaches")))
                             .arg(s.thisDaySignOff ? QStringLiteral("; signed off by %1 at %2").arg(s.thisDaySignOff->signedBy, s.thisDaySignOff->signedAt)
                                                   : QString())
                             .arg(fingerprint)

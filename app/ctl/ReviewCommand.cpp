@@ -226,8 +226,8 @@ private:
                              .result();
         if (!out.ok())
             return c.out.dbFailure(*out.error);
-        c.out.print((reviewed ? QStringLiteral("escalation %1 marked reviewed (note %2)\n")
-                              : QStringLiteral("escalation %1: note %2 added\n"))
+        c.out.print((reviewed ? QStringLiteral("escalation %1 marked reviewed (review note id %2)\n")
+                              : QStringLiteral("escalation %1: note added (review note id %2)\n"))
                         .arg(m_id)
                         .arg(*out)
                         .toUtf8());

@@ -84,6 +84,7 @@ std::optional<SavedProfile> ProfileStore::load(const QString &name, QString *err
         p.environment = *e;
     }
     p.operatorName = ini.value(QStringLiteral("console/operator")).toString();
+    p.replicaMaxLag = ini.value(QStringLiteral("console/replica_max_lag")).toString();
     for (DbRole role : kRoles) {
         const QString url = ini.value(roleName(role) + QStringLiteral("/url")).toString();
         if (!url.isEmpty())
@@ -100,6 +101,14 @@ bool ProfileStore::save(const SavedProfile &profile, QString *error)
     if (const QString why = profileNameProblem(profile.name); !why.isEmpty()) {
         *error = why;
         return false;
+    }
+    if (const QString lag = profile.replicaMaxLag.trimmed(); !lag.isEmpty()) {
+        bool ok = false;
+        const int seconds = lag.toInt(&ok);
+        if (!ok || seconds <= 0) { // the rule WorkspaceConfig applies when the profile is read
+            *error = QStringLiteral("replica_max_lag \"%1\": give a positive whole number of seconds (or leave it empty: 5 s)").arg(lag);
+            return false;
+        }
     }
     // Every URL is checked before anything is written: a password in one refuses the save.
     for (const QMap<DbRole, QString> *urls : {&profile.urls, &profile.replicaUrls})
@@ -131,6 +140,7 @@ bool ProfileStore::save(const SavedProfile &profile, QString *error)
     put(QStringLiteral("console/name"), profile.name);
     put(QStringLiteral("console/environment"), environmentName(profile.environment));
     put(QStringLiteral("console/operator"), profile.operatorName.trimmed());
+    put(QStringLiteral("console/replica_max_lag"), profile.replicaMaxLag.trimmed());
     for (DbRole role : kRoles) {
         put(roleName(role) + QStringLiteral("/url"), profile.urls.value(role).trimmed());
         put(roleName(role) + QStringLiteral("/replica_url"), profile.replicaUrls.value(role).trimmed());

@@ -14,7 +14,7 @@
 namespace triage {
 
 /// One connection profile (DESIGN.md §5 "Connection profiles"): what a config file's
-/// [console] name / environment / operator and [idempotency] / [intent] / [ticket] url and
+/// [console] name / environment / operator / replica_max_lag and [idempotency] / [intent] / [ticket] url and
 /// replica_url keys hold. There is no password field: a profile never holds one (the URLs are refused when
 /// they carry one, ConnectionProfile::fromUrl()). TLS parameters and the statement timeout
 /// are query parameters of the URLs (sslmode, sslrootcert, ssl_ca, statement_timeout, …).
@@ -25,6 +25,8 @@ struct SavedProfile {
     QMap<DbRole, QString> urls;              ///< by store; absent or "" = not set
     /// Read replicas by store (`replica_url`, DESIGN.md §9 "Read replicas"); absent or "" = none.
     QMap<DbRole, QString> replicaUrls;
+    /// `[console] replica_max_lag` as written (whole seconds > 0); "" = not set (the default, 5 s).
+    QString replicaMaxLag;
 
     bool operator==(const SavedProfile &o) const = default;
 };

@@ -198,9 +198,9 @@ void TestReviewCli::review()
     // Notes.
     RUN_EXIT(note, 0, as("carol", {QStringLiteral("review"), QStringLiteral("note"), QStringLiteral("2"), QStringLiteral("--text"),
                                    QStringLiteral("asked the PSP")}));
-    QCOMPARE(note.out, QByteArray("escalation 2: note 1 added\n"));
+    QCOMPARE(note.out, QByteArray("escalation 2: note added (review note id 1)\n"));
     RUN_EXIT(reviewed, 0, as("carol", {QStringLiteral("review"), QStringLiteral("note"), QStringLiteral("2"), QStringLiteral("--reviewed")}));
-    QCOMPARE(reviewed.out, QByteArray("escalation 2 marked reviewed (note 2)\n"));
+    QCOMPARE(reviewed.out, QByteArray("escalation 2 marked reviewed (review note id 2)\n"));
     RUN_EXIT(unknown, 1, as("carol", {QStringLiteral("review"), QStringLiteral("note"), QStringLiteral("99"), QStringLiteral("--reviewed")}));
     QCOMPARE(unknown.err, QByteArray("triagectl: no escalation 99\n"));
 

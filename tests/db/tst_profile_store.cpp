@@ -25,6 +25,7 @@ SavedProfile shopProd()
               {DbRole::Intent, QStringLiteral("postgresql://triage@127.0.0.1:55432/agents")},
               {DbRole::Ticket, QStringLiteral("mysql://triage_ro@127.0.0.1:53306/tickets?ssl_ca=/etc/ssl/ca.pem&statement_timeout=5000")}};
     p.replicaUrls = {{DbRole::Idempotency, QStringLiteral("postgresql://triage@127.0.0.1:55532/orders?sslmode=verify-full")}};
+    p.replicaMaxLag = QStringLiteral("12");
     return p;
 }
 
@@ -74,6 +75,7 @@ void TstProfileStore::roundTrip()
     dev.name = QStringLiteral("dev");
     dev.environment = Environment::None;
     dev.operatorName.clear();
+    dev.replicaMaxLag.clear();
     QVERIFY2(store.save(dev, &error), qPrintable(error));
     QVERIFY2(store.save(dev, &error), qPrintable(error));
     const auto devBack = store.load(QStringLiteral("dev"), &error);
@@ -101,7 +103,23 @@ void TstProfileStore::savedProfileReadsAsConfig()
     QCOMPARE(config->replicas.keys(), QList<int>{int(DbRole::Idempotency)});
     QCOMPARE(config->replicas.value(int(DbRole::Idempotency)).port, 55532);
     QCOMPARE(config->replicas.value(int(DbRole::Idempotency)).params.value(QStringLiteral("sslmode")), QStringLiteral("verify-full"));
-    QCOMPARE(config->replicaMaxLagS, 5);
+    QCOMPARE(config->replicaMaxLagS, 12);
+    // Not set: the default; not a positive whole number: refused before anything is written.
+    SavedProfile dev = shopProd();
+    dev.name = QStringLiteral("dev");
+    dev.replicaMaxLag.clear();
+    QVERIFY2(store.save(dev, &error), qPrintable(error));
+    const auto devConfig = WorkspaceConfig::fromIniFile(store.path(QStringLiteral("dev")), &error);
+    QVERIFY2(devConfig, qPrintable(error));
+    QCOMPARE(devConfig->replicaMaxLagS, 5);
+    for (const char *bad : {"0", "-3", "2.5", "five"}) {
+        dev.name = QStringLiteral("badlag");
+        dev.replicaMaxLag = QString::fromLatin1(bad);
+        QVERIFY(!store.save(dev, &error));
+        QCOMPARE(error, QStringLiteral("replica_max_lag \"%1\": give a positive whole number of seconds (or leave it empty: 5 s)")
+                            .arg(QLatin1String(bad)));
+        QVERIFY(!store.exists(QStringLiteral("badlag")));
+    }
 }
 
 void TstProfileStore::passwordIsRefusedAndNothingWritten()

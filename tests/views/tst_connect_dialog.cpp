@@ -45,6 +45,7 @@ private slots:
     void initTestCase();
     void listEditSave();
     void testAStore();
+    void tlsModeRoundTrip();
     void connectPassesThePasswordOnlyInTheEnvironment();
     void passwordHintsFollowTheShownProfile();
     void fileMenuListsRecentProfiles();
@@ -135,6 +136,54 @@ void TstConnectDialog::testAStore()
     spdlog::default_logger()->flush();
     QVERIFY(QFile::exists(m_home.path() + QStringLiteral("/share/triage-console/logs/tst_connect_dialog.log")));
     QCOMPARE(filesContaining(m_home.path(), "Wrong-Typed-Pw-1"), QStringList()); // config, data and log directories
+}
+
+void TstConnectDialog::tlsModeRoundTrip()
+{
+    // The TLS box says what an unset sslmode means, writes nothing for it, and keeps a mode it
+    // does not list.
+    ProfileStore store;
+    QString error;
+    QVERIFY2(store.save(profile(QStringLiteral("tls"), QStringLiteral("postgresql://ro@127.0.0.1:55432/t?sslmode=require")), &error),
+             qPrintable(error));
+    ConnectDialog dialog;
+    QVERIFY(dialog.selectProfile(QStringLiteral("tls")));
+    QComboBox *tls = dialog.tlsModeBox(DbRole::Ticket);
+    QCOMPARE(tls->currentText(), QStringLiteral("require"));
+    QCOMPARE(dialog.urlEdit(DbRole::Ticket)->text(), QStringLiteral("postgresql://ro@127.0.0.1:55432/t"));
+    tls->setCurrentIndex(0);
+    QCOMPARE(tls->currentText(), QStringLiteral("sslmode not set (libpq default: prefer)"));
+    QVERIFY(dialog.save());
+    auto back = store.load(QStringLiteral("tls"), &error);
+    QVERIFY2(back, qPrintable(error));
+    QCOMPARE(back->urls.value(DbRole::Ticket), QStringLiteral("postgresql://ro@127.0.0.1:55432/t"));
+    QCOMPARE(back->urls.value(DbRole::Intent), QStringLiteral("postgresql://ro@127.0.0.1:55432/t?sslmode=require"));
+
+    QVERIFY2(store.save(profile(QStringLiteral("tls"), QStringLiteral("postgresql://ro@127.0.0.1:55432/t?sslmode=allow")), &error),
+             qPrintable(error));
+    QVERIFY(dialog.selectProfile(QStringLiteral("tls")));
+    QCOMPARE(tls->currentText(), QStringLiteral("allow"));
+    QVERIFY(dialog.save());
+    back = store.load(QStringLiteral("tls"), &error);
+    QVERIFY2(back, qPrintable(error));
+    QCOMPARE(back->urls.value(DbRole::Ticket), QStringLiteral("postgresql://ro@127.0.0.1:55432/t?sslmode=allow"));
+
+    // The profile's replica lag limit ([console] replica_max_lag): saved, refused when not a
+    // positive number of seconds, shown again.
+    dialog.replicaMaxLagEdit()->setText(QStringLiteral("soon"));
+    QVERIFY(!dialog.save());
+    QCOMPARE(dialog.statusText(),
+             QStringLiteral("Not saved: replica_max_lag \"soon\": give a positive whole number of seconds (or leave it empty: 5 s)"));
+    dialog.replicaMaxLagEdit()->setText(QStringLiteral("20"));
+    QVERIFY(dialog.save());
+    back = store.load(QStringLiteral("tls"), &error);
+    QVERIFY2(back, qPrintable(error));
+    QCOMPARE(back->replicaMaxLag, QStringLiteral("20"));
+    dialog.newProfile();
+    QCOMPARE(dialog.replicaMaxLagEdit()->text(), QString());
+    QVERIFY(dialog.selectProfile(QStringLiteral("tls")));
+    QCOMPARE(dialog.replicaMaxLagEdit()->text(), QStringLiteral("20"));
+    QVERIFY(store.remove(QStringLiteral("tls"), &error));
 }
 
 void TstConnectDialog::connectPassesThePasswordOnlyInTheEnvironment()

@@ -5,6 +5,7 @@
 // status bar announces a re-opened connection. PNGs go to the build directory.
 
 #include "ConnectionIndicator.h"
+#include "IncidentView.h"
 #include "JsonTreeModel.h"
 #include "JsonView.h"
 #include "KeyDetailView.h"
@@ -13,6 +14,7 @@
 #include "ModelTestUtil.h"
 #include "QueueModel.h"
 #include "QueuePane.h"
+#include "ReviewPane.h"
 #include "ShotCheck.h"
 #include "TimelineModel.h"
 #include "Queue.h"
@@ -125,6 +127,16 @@ private slots:
 
         QCOMPARE(unknown->findChild<QLabel *>(QStringLiteral("loadedLabel"))->text(),
                  QStringLiteral("\u00b7 100 loaded; scroll for more"));
+
+        // The bulk bar acts on a queue's selection: shown under the queues only.
+        QWidget *bulkBar = w.findChild<QWidget *>(QStringLiteral("bulkBar"));
+        QVERIFY(bulkBar && bulkBar->isVisible());
+        w.showTab(w.reviewPane());
+        QVERIFY(!bulkBar->isVisible());
+        w.showTab(w.incidentView());
+        QVERIFY(!bulkBar->isVisible());
+        w.showTab(unknown);
+        QVERIFY(bulkBar->isVisible());
 
         // The oldest stale record is on top, as the database orders it.
         const QString oldest = one(QStringLiteral("SELECT idem_key FROM idempotency_record WHERE status = 0 ORDER BY updated_at, id"));
