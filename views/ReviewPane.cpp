@@ -314,7 +314,7 @@ void ReviewPane::updateHeader()
                           .arg(t.changedSinceSignOff));
     QString line = s.lastSignOff ? tr("Last sign-off: %1 by %2 at %3 UTC.").arg(s.lastSignOff->day.toString(Qt::ISODate), s.lastSignOff->signedBy,
                                                                                 utcToSecond(s.lastSignOff->signedAt))
-                                 : tr("No sign-off yet.");
+                                 : tr("No earlier day signed off.");
     line += s.thisDaySignOff ? tr(" This day is signed off by %1 at %2 UTC.").arg(s.thisDaySignOff->signedBy, utcToSecond(s.thisDaySignOff->signedAt))
                              : tr(" This day is not signed off.");
     line += tr(" Median time to resolve: 14 days %1, 30 days %2.").arg(reviewDurationText(s.median14S), reviewDurationText(s.median30S));

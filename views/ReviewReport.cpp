@@ -238,7 +238,7 @@ QString signOffSection(const ReviewSnapshot &s, const ReportClock &clock)
 {
     QString out = QStringLiteral("<h2>Last sign-off</h2>");
     if (!s.lastSignOff)
-        return out + QStringLiteral("<p class=\"muted\">No sign-off yet.</p>");
+        return out + QStringLiteral("<p class=\"muted\">No earlier day signed off.</p>");
     const ReviewSignOff &o = *s.lastSignOff;
     return out + QStringLiteral("<dl><dt>Day</dt><dd>%1 (%2)</dd><dt>Window</dt><dd>from %3<br>to %4 (excluded)</dd><dt>Signed</dt><dd>%5 by %6</dd>"
                                 "<dt>Counts</dt><dd class=\"mono\">%7</dd><dt>Open by age</dt><dd class=\"mono\">%8</dd>"

@@ -220,17 +220,21 @@ private:
 
     int note(Workspace &ws, const CommandContext &c) const
     {
+        // --text and --reviewed together: the note, then the reviewed mark (two rows, in that order).
         const bool reviewed = c.parser.isSet(QStringLiteral("reviewed"));
-        const auto out = addReviewNote(ws, m_id, reviewed ? QStringLiteral("reviewed") : QStringLiteral("note"),
-                                       c.parser.value(QStringLiteral("text")))
-                             .result();
-        if (!out.ok())
-            return c.out.dbFailure(*out.error);
-        c.out.print((reviewed ? QStringLiteral("escalation %1 marked reviewed (review note id %2)\n")
-                              : QStringLiteral("escalation %1: note added (review note id %2)\n"))
-                        .arg(m_id)
-                        .arg(*out)
-                        .toUtf8());
+        const QString text = c.parser.value(QStringLiteral("text"));
+        if (!reviewed || !text.trimmed().isEmpty()) {
+            const auto out = addReviewNote(ws, m_id, QStringLiteral("note"), text).result();
+            if (!out.ok())
+                return c.out.dbFailure(*out.error);
+            c.out.print(QStringLiteral("escalation %1: note added (review note id %2)\n").arg(m_id).arg(*out).toUtf8());
+        }
+        if (reviewed) {
+            const auto out = addReviewNote(ws, m_id, QStringLiteral("reviewed"), QString()).result();
+            if (!out.ok())
+                return c.out.dbFailure(*out.error);
+            c.out.print(QStringLiteral("escalation %1 marked reviewed (review note id %2)\n").arg(m_id).arg(*out).toUtf8());
+        }
         return ExitOk;
     }
 

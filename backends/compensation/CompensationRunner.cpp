@@ -1,4 +1,5 @@
 #include "Compensation.h"
+#include "ReadOnlyText.h"
 #include "FutureChain.h"
 
 #include "CompensationHttp.h"
@@ -200,7 +201,7 @@ QFuture<CompensationOutcome> CompensationRunner::approve(qint64 id, const QStrin
     if (const QString why = proposalDecisionReasonRefusal(reason); !why.isEmpty())
         return ready(refused(why));
     if (m_workspace.config().readOnly)
-        return ready(refused(QStringLiteral("read-only mode: approving is disabled (started with --read-only or read_only=true)")));
+        return ready(refused(readOnlyText(m_workspace.config(), QStringLiteral("approving is disabled"))));
     auto read = m_workspace.worker(DbRole::Idempotency).run<std::optional<ProposalRow>>([id](DbSession &s) { return proposal_sql::read(s, id); });
     // The proposal's key, for read-your-writes once the approval has written (its row when it ran).
     auto proposalKey = std::make_shared<QString>();

@@ -21,6 +21,21 @@ namespace triage {
 
 namespace {
 
+/// A driver's message on one line: its lines joined, a line that ends without punctuation
+/// ended by "." (libpq: "… Connection refused\n\tIs the server running …" reads
+/// "… Connection refused. Is the server running …").
+QString oneLine(const QString &text)
+{
+    QStringList lines;
+    for (const QString &l : text.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        if (const QString t = l.simplified(); !t.isEmpty())
+            lines << t;
+    for (qsizetype i = 0; i + 1 < lines.size(); ++i)
+        if (!QStringLiteral(".;:!?,").contains(lines[i].back()))
+            lines[i] += QLatin1Char('.');
+    return lines.join(QLatin1Char(' '));
+}
+
 /// What this process knows about logins with one credential (see loginState()).
 struct CredentialState {
     bool attempting = false;  ///< a login that others wait for is in flight
@@ -169,8 +184,7 @@ void DbSession::ensureOpen()
         const bool opened = m_db.open();
         m_db.setPassword(QString()); // do not keep the secret around longer than needed
         const QSqlError e = m_db.lastError();
-        const QString why = (e.driverText().isEmpty() ? e.text() : (e.driverText() + QStringLiteral(": ") + e.databaseText()))
-                                .simplified();
+        const QString why = oneLine(e.driverText().isEmpty() ? e.text() : (e.driverText() + QStringLiteral(": ") + e.databaseText()));
         const bool refused = !opened && isAuthenticationFailure(m_profile.dialect, e);
         {
             QMutexLocker lock(&g_loginMutex);

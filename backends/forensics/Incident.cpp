@@ -2,6 +2,7 @@
 // futures over the workers. The SQL is in IncidentSql.cpp, the pinned events' reads in
 // WindowSql.cpp (window_sql::readEvent()).
 #include "Incident.h"
+#include "ReadOnlyText.h"
 #include "IncidentSql.h"
 #include "WindowStream.h"
 
@@ -39,7 +40,7 @@ std::optional<QFuture<Outcome<IncidentChange>>> readOnlyRefusal(const Workspace 
     if (!ws.config().readOnly)
         return std::nullopt;
     return ready(IncidentChange::Kind::Refused, id,
-                 QStringLiteral("read-only mode: incidents cannot be changed (started with --read-only or read_only=true)"));
+                 readOnlyText(ws.config(), QStringLiteral("incidents cannot be changed")));
 }
 
 /// Runs one writer on the idempotency worker (never re-sent after a dropped connection).

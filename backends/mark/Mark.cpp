@@ -2,6 +2,7 @@
 // compare-and-set (MarkSql.cpp) on an idempotency worker, futures continued on the
 // workspace's merge pool (FutureChain.h).
 #include "Mark.h"
+#include "ReadOnlyText.h"
 #include "FutureChain.h"
 
 #include "CanonicalTicket.h"
@@ -239,13 +240,13 @@ QFuture<MarkRequest> withTicketSnapshot(Workspace &ws, MarkRequest request)
         });
 }
 
-Outcome<MarkResult> readOnlyRefusal(const MarkRequest &req)
+Outcome<MarkResult> readOnlyRefusal(const WorkspaceConfig &config, const MarkRequest &req)
 {
     MarkResult r;
     r.kind = MarkResult::Kind::Refused;
     r.idemKey = req.idemKey;
     r.requestId = req.requestId;
-    r.message = QStringLiteral("read-only mode: marking is disabled (started with --read-only or read_only=true)");
+    r.message = readOnlyText(config, QStringLiteral("marking is disabled"));
     return Outcome<MarkResult>::success(r);
 }
 
@@ -294,7 +295,7 @@ QFuture<Outcome<MarkResult>> markRecord(Workspace &ws, MarkRequest request)
 {
     prepare(ws, request);
     if (ws.config().readOnly && !request.dryRun)
-        return QtFuture::makeReadyFuture(readOnlyRefusal(request));
+        return QtFuture::makeReadyFuture(readOnlyRefusal(ws.config(), request));
     Workspace *w = &ws;
     QThreadPool *pool = ws.mergePool();
     const bool dryRun = request.dryRun;
@@ -328,7 +329,7 @@ QFuture<QVector<Outcome<MarkResult>>> markRecords(Workspace &ws, QVector<MarkReq
         if (!allDry) {
             QVector<Outcome<MarkResult>> results;
             for (const MarkRequest &r : requests)
-                results.append(readOnlyRefusal(r));
+                results.append(readOnlyRefusal(ws.config(), r));
             return QtFuture::makeReadyFuture(std::move(results));
         }
     }
@@ -453,7 +454,7 @@ QFuture<Outcome<MarkResult>> approveProposal(Workspace &ws, qint64 id, QString r
         return QtFuture::makeReadyFuture(proposalFailure(DbError::Kind::Refused, why));
     if (ws.config().readOnly)
         return QtFuture::makeReadyFuture(
-            proposalFailure(DbError::Kind::Refused, QStringLiteral("read-only mode: approving is disabled (started with --read-only or read_only=true)")));
+            proposalFailure(DbError::Kind::Refused, readOnlyText(ws.config(), QStringLiteral("approving is disabled"))));
     Workspace *w = &ws;
     auto read = ws.worker(DbRole::Idempotency).run<std::optional<ProposalRow>>([id](DbSession &s) { return proposal_sql::read(s, id); });
     return continueWith(read, ws.mergePool(), [w, id, reason](Outcome<std::optional<ProposalRow>> row) -> QFuture<Outcome<MarkResult>> {
@@ -493,7 +494,7 @@ QFuture<Outcome<ProposalRow>> rejectProposal(Workspace &ws, qint64 id, QString r
     if (const QString why = proposalDecisionReasonRefusal(reason); !why.isEmpty())
         return fail(DbError::Kind::Refused, why);
     if (ws.config().readOnly)
-        return fail(DbError::Kind::Refused, QStringLiteral("read-only mode: rejecting is disabled (started with --read-only or read_only=true)"));
+        return fail(DbError::Kind::Refused, readOnlyText(ws.config(), QStringLiteral("rejecting is disabled")));
     const QString who = ws.config().operatorName.isEmpty() ? osUserName() : ws.config().operatorName;
     // A rejection writes the proposal's state and an audit row on its key: read-your-writes.
     return afterOwnWrite(ws, ws.worker(DbRole::Idempotency).run<ProposalRow>([id, reason = reason.trimmed(), who](DbSession &s) {

@@ -1,6 +1,7 @@
 // The escalation and claim services (DESIGN.md §8): one job each on the idempotency store's
 // worker. Writers are never re-sent after a dropped connection (DbWorker::Retry::Never).
 #include "EscalationService.h"
+#include "ReadOnlyText.h"
 #include "Reconcile.h"
 #include "ReconcileConfig.h"
 
@@ -16,12 +17,6 @@ namespace {
 QStringList claimedKeys(ClaimScope scope, const QString &subject)
 {
     return scope == ClaimScope::Key ? QStringList{subject} : QStringList{};
-}
-
-/// Read-only mode changes nothing (DESIGN.md §5).
-QString readOnlyMessage(const QString &what)
-{
-    return QStringLiteral("read-only mode: %1 (started with --read-only or read_only=true)").arg(what);
 }
 
 } // namespace
@@ -68,7 +63,7 @@ resolveEscalation(Workspace &ws, qint64 id, const QString &reason, std::optional
     if (ws.config().readOnly) {
         R r;
         r.kind = R::Kind::Refused;
-        r.message = readOnlyMessage(QStringLiteral("escalations cannot be resolved"));
+        r.message = readOnlyText(ws.config(), QStringLiteral("escalations cannot be resolved"));
         return QtFuture::makeReadyFuture(Outcome<R>::success(r));
     }
     const QString who = claimOperator(ws, operatorName);
@@ -82,7 +77,7 @@ QFuture<Outcome<ClaimResult>> takeClaim(Workspace &ws, ClaimScope scope, const Q
     if (ws.config().readOnly) {
         ClaimResult r;
         r.kind = ClaimResult::Kind::Refused;
-        r.message = readOnlyMessage(QStringLiteral("claims cannot be taken"));
+        r.message = readOnlyText(ws.config(), QStringLiteral("claims cannot be taken"));
         return QtFuture::makeReadyFuture(Outcome<ClaimResult>::success(r));
     }
     const QString who = claimOperator(ws, operatorName);
@@ -98,7 +93,7 @@ QFuture<Outcome<ClaimResult>> releaseClaim(Workspace &ws, ClaimScope scope, cons
     if (ws.config().readOnly) {
         ClaimResult r;
         r.kind = ClaimResult::Kind::Refused;
-        r.message = readOnlyMessage(QStringLiteral("claims cannot be released"));
+        r.message = readOnlyText(ws.config(), QStringLiteral("claims cannot be released"));
         return QtFuture::makeReadyFuture(Outcome<ClaimResult>::success(r));
     }
     const QString who = claimOperator(ws, operatorName);

@@ -1,6 +1,7 @@
 // The daily review's services (DESIGN.md §8 "The daily review"): one job each on the
 // idempotency store's worker; writers are never re-sent after a dropped connection.
 #include "Review.h"
+#include "ReadOnlyText.h"
 #include "ReviewSql.h"
 
 #include "ReconcileConfig.h"
@@ -11,16 +12,11 @@ namespace triage {
 
 namespace {
 
-QString readOnlyMessage(const QString &what)
-{
-    return QStringLiteral("read-only mode: %1 (started with --read-only or read_only=true)").arg(what);
-}
-
 template<typename T>
-QFuture<Outcome<T>> refused(const QString &what)
+QFuture<Outcome<T>> refused(const Workspace &ws, const QString &what)
 {
     return QtFuture::makeReadyFuture(
-        Outcome<T>::failure(DbError{DbRole::Idempotency, DbError::Kind::Refused, readOnlyMessage(what), {}}));
+        Outcome<T>::failure(DbError{DbRole::Idempotency, DbError::Kind::Refused, readOnlyText(ws.config(), what), {}}));
 }
 
 } // namespace
@@ -73,7 +69,7 @@ QFuture<Outcome<ReviewSignOff>> signOffReview(Workspace &ws, const ReviewSnapsho
                                               const QString &note)
 {
     if (ws.config().readOnly)
-        return refused<ReviewSignOff>(QStringLiteral("a day cannot be signed off"));
+        return refused<ReviewSignOff>(ws, QStringLiteral("a day cannot be signed off"));
     const QString who = claimOperator(ws, QString());
     return ws.worker(DbRole::Idempotency)
         .run<ReviewSignOff>([=](DbSession &s) { return review_sql::signOff(s, snapshot, reportSha256, note, who); },
@@ -83,7 +79,7 @@ QFuture<Outcome<ReviewSignOff>> signOffReview(Workspace &ws, const ReviewSnapsho
 QFuture<Outcome<qint64>> addReviewNote(Workspace &ws, qint64 escalationId, const QString &kind, const QString &text)
 {
     if (ws.config().readOnly)
-        return refused<qint64>(QStringLiteral("review notes cannot be added"));
+        return refused<qint64>(ws, QStringLiteral("review notes cannot be added"));
     const QString who = claimOperator(ws, QString());
     return ws.worker(DbRole::Idempotency)
         .run<qint64>([=](DbSession &s) { return review_sql::addNote(s, escalationId, kind, text, who); }, DbWorker::Retry::Never);

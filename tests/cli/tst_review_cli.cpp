@@ -204,7 +204,15 @@ void TestReviewCli::review()
     RUN_EXIT(unknown, 1, as("carol", {QStringLiteral("review"), QStringLiteral("note"), QStringLiteral("99"), QStringLiteral("--reviewed")}));
     QCOMPARE(unknown.err, QByteArray("triagectl: no escalation 99\n"));
 
-    // The figures changed after the sign-off (a note on an escalation of the day): the report says so.
+    // --text and --reviewed together: the note and the reviewed mark (a trial found the text lost).
+    RUN_EXIT(both, 0, as("carol", {QStringLiteral("review"), QStringLiteral("note"), QStringLiteral("2"), QStringLiteral("--text"),
+                                   QStringLiteral("PSP confirmed"), QStringLiteral("--reviewed")}));
+    QCOMPARE(both.out, QByteArray("escalation 2: note added (review note id 3)\nescalation 2 marked reviewed (review note id 4)\n"));
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT kind FROM triage_review_note WHERE id >= 3 ORDER BY id")),
+             (QStringList{QStringLiteral("note"), QStringLiteral("reviewed")}));
+
+    // The figures changed after the sign-off (notes on an escalation of the day, written while
+    // reviewing it): the report says so.
     RUN_EXIT(changed, 0, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), dir.filePath(QStringLiteral("changed.json"))} + day);
     QVERIFY2(changed.out.contains(QStringLiteral(" (differs from this day's sign-off (%1): the figures changed since it was signed); signed off by alice")
                                       .arg(m.captured(2))

@@ -105,7 +105,7 @@ void TstStoreProbe::wrongPort()
                  + (backend == QLatin1String("mysql")
                         ? QStringLiteral("QMYSQL: Unable to connect: Can't connect to server on '127.0.0.1' (115)")
                         : QStringLiteral("QPSQL: Unable to connect: connection to server at \"127.0.0.1\", port 1 failed: Connection "
-                                         "refused Is the server running on that host and accepting TCP/IP connections?")));
+                                         "refused. Is the server running on that host and accepting TCP/IP connections?")));
 }
 
 void TstStoreProbe::wrongPassword_data()
