@@ -40,6 +40,9 @@
 #        TRIAGE_TEST_PGBOUNCER_URL=postgresql://triage@127.0.0.1:<port>/triage
 #        TRIAGE_TEST_PGBOUNCER_ADMIN_URL=postgresql://triage@127.0.0.1:<port>/pgbouncer
 #        TRIAGE_TEST_MYSQL_URL=mysql://triage@127.0.0.1:<port>/triage
+#        TRIAGE_TEST_MYSQL_REPLICA_URL=mysql://triage@127.0.0.1:<port>/triage
+#          (a GTID replica of that server: its own data dir and port; the primary
+#           writes a binary log, the replica replays it)
 #        TRIAGE_TEST_PG_PASSWORD=triage  TRIAGE_TEST_MYSQL_PASSWORD=triage
 #        TRIAGE_TEST_REQUIRE_ALL_BACKENDS=1  QT_QPA_PLATFORM=offscreen
 #   4. cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo (an
@@ -51,7 +54,7 @@
 # Environment overrides:
 #   BUILD_DIR (build)            TRIAGE_TEST_ROOT (<repo>/build/test-servers)
 #   TRIAGE_TEST_PG_PORT (55432)  TRIAGE_TEST_MYSQL_PORT (53306)
-#   TRIAGE_TEST_PG_REPLICA_PORT (55532)
+#   TRIAGE_TEST_PG_REPLICA_PORT (55532)  TRIAGE_TEST_MYSQL_REPLICA_PORT (53307)
 #   TRIAGE_TEST_PGBOUNCER_PORT (56432)  TRIAGE_PGBOUNCER_BIN (/usr/sbin/pgbouncer)
 #     (the defaults move up to the next free port if taken; an explicitly set
 #      port that is taken is an error)
@@ -206,12 +209,12 @@ stop_pg() { # stop_pg ROOT [SUBDIR: pg (default) or pg-standby]
     term_wait "$pid" 20 postgres
 }
 
-stop_mysql() { # stop_mysql ROOT
-    local pidfile="$1/mysql/run/mysqld.pid" pid
+stop_mysql() { # stop_mysql ROOT [SUBDIR: mysql (default) or mysql-replica]
+    local pidfile="$1/${2:-mysql}/run/mysqld.pid" pid
     [[ -f "$pidfile" ]] || return 0
     pid=$(head -n 1 "$pidfile" 2>/dev/null || true)
     pid_is "$pid" mariadbd mysqld || return 0
-    log "stopping MariaDB (pid $pid)"
+    log "stopping MariaDB ${2:-mysql} (pid $pid)"
     stopped_any=1
     term_wait "$pid" 60 mariadbd mysqld
 }
@@ -231,6 +234,7 @@ stop_servers_at() { # stop_servers_at ROOT
     stop_pgbouncer "$1" || true
     stop_pg "$1" pg-standby || true
     stop_pg "$1" || true
+    stop_mysql "$1" mysql-replica || true
     stop_mysql "$1" || true
 }
 
@@ -424,8 +428,13 @@ my_client() { # client with no option files (ignore /etc/mysql)
     "$c" --no-defaults "$@"
 }
 
+# start_mysql PORT [SUBDIR SERVER_ID PRIMARY_PORT]: the primary (server id 1, binary log on,
+# the test users and database), or with PRIMARY_PORT a GTID replica of it that gets the users
+# and databases by replication (the read-replica tests; DESIGN.md §9 "Read replicas").
 start_mysql() {
-    local d="$root/mysql" port=$1
+    local d="$root/${2:-mysql}" port=$1 server_id=${3:-1} primary_port=${4:-}
+    local name="MariaDB"
+    [[ -n "$primary_port" ]] && name="MariaDB replica"
     local data="$d/data" run="$d/run" tmp="$d/tmp" errlog="$d/error.log"
     local sock="$run/mysqld.sock" pidfile="$run/mysqld.pid"
     local mysqld installdb
@@ -443,7 +452,18 @@ start_mysql() {
     # Options shared by bootstrap and the server (InnoDB sizes must match).
     local common=(--innodb-log-file-size=32M --innodb-buffer-pool-size=128M
         --innodb-use-native-aio=0 --character-set-server=utf8mb4
-        --collation-server=utf8mb4_unicode_ci --skip-log-bin --tmpdir="$tmp")
+        --collation-server=utf8mb4_unicode_ci --tmpdir="$tmp")
+    # The primary writes a binary log (row events, GTIDs) for the replica; the replica writes none.
+    local repl=(--server-id="$server_id")
+    if [[ -n "$primary_port" ]]; then
+        repl+=(--skip-log-bin --skip-slave-start --relay-log="$d/relay/relay-bin")
+        mkdir -p "$d/relay"
+    else
+        repl+=(--log-bin="$d/binlog/mysql-bin" --binlog-format=ROW --log-bin-trust-function-creators=1
+            --max-binlog-size=64M)
+        mkdir -p "$d/binlog"
+    fi
+    own mysql "$d"
 
     # mariadb-install-db creates root@<hostname> (even with --skip-name-resolve,
     # which then warns about it on every connect) and anonymous users: drop them.
@@ -457,18 +477,18 @@ SQL
     # --no-defaults must be first; keeps /etc/mysql/*.cnf out of the picture.
     if ! (cd "$d" && "$installdb" --no-defaults "${user_opt[@]}" --datadir="$data" \
         --auth-root-authentication-method=normal --skip-test-db --skip-name-resolve \
-        --extra-file="$d/init.sql" "${common[@]}") >"$d/install-db.log" 2>&1; then
+        --extra-file="$d/init.sql" "${common[@]}" --skip-log-bin) >"$d/install-db.log" 2>&1; then
         tail_log "$d/install-db.log"
         die "mariadb-install-db failed"
     fi
 
-    log "MariaDB: starting on 127.0.0.1:$port (time zone $my_tz)"
+    log "$name: starting on 127.0.0.1:$port (time zone $my_tz)"
     (cd "$d" && exec setsid "$mysqld" --no-defaults "${user_opt[@]}" \
         --datadir="$data" --socket="$sock" --pid-file="$pidfile" \
         --port="$port" --bind-address=127.0.0.1 --skip-name-resolve \
         --default-time-zone="$my_tz" --max-connections=300 \
         --innodb-flush-log-at-trx-commit=2 --log-error="$errlog" \
-        "${common[@]}" </dev/null >>"$d/console.log" 2>&1) &
+        "${common[@]}" "${repl[@]}" </dev/null >>"$d/console.log" 2>&1) &
     local launcher=$! i started=0
 
     for ((i = 0; i < timeout_s * 4; i++)); do
@@ -484,7 +504,11 @@ SQL
     if ((!started)); then
         tail_log "$errlog"
         tail_log "$d/console.log"
-        die "MariaDB did not start"
+        die "$name did not start"
+    fi
+    if [[ -n "$primary_port" ]]; then
+        start_mysql_replication "$d" "$sock" "$port" "$primary_port"
+        return 0
     fi
 
     if ! my_client --socket="$sock" -uroot >>"$d/setup.log" 2>&1 <<'SQL'; then
@@ -493,6 +517,8 @@ CREATE USER 'triage'@'localhost' IDENTIFIED BY 'triage';
 GRANT ALL PRIVILEGES ON *.* TO 'triage'@'127.0.0.1' WITH GRANT OPTION;
 GRANT ALL PRIVILEGES ON *.* TO 'triage'@'localhost' WITH GRANT OPTION;
 CREATE DATABASE triage CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'triage';
+GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1';
 SQL
         tail_log "$d/setup.log"
         tail_log "$errlog"
@@ -514,13 +540,42 @@ SQL
     die "MariaDB does not accept TCP connections on 127.0.0.1:$port"
 }
 
+# The replica follows the primary from its first GTID: the test users and databases arrive by
+# replication (the primary logged their creation). Waits until the replica runs and its copy
+# of the `triage` user accepts a TCP login.
+start_mysql_replication() { # start_mysql_replication DIR SOCKET PORT PRIMARY_PORT
+    local d=$1 sock=$2 port=$3 pport=$4 i out=""
+    if ! my_client --socket="$sock" -uroot >>"$d/setup.log" 2>&1 <<SQL; then
+SET GLOBAL gtid_slave_pos = '';
+CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = $pport, MASTER_USER = 'repl',
+  MASTER_PASSWORD = 'triage', MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 1;
+START SLAVE;
+SQL
+        tail_log "$d/setup.log"
+        die "MariaDB replica: CHANGE MASTER / START SLAVE failed"
+    fi
+    for ((i = 0; i < timeout_s * 2; i++)); do
+        if out=$(my_client --connect-timeout=3 --protocol=TCP -h 127.0.0.1 -P "$port" -utriage -ptriage \
+            -N -B -e 'select @@global.time_zone' 2>&1); then
+            log "MariaDB replica: ready, replicating 127.0.0.1:$pport (time_zone=$out)"
+            return 0
+        fi
+        sleep 0.5
+    done
+    log "$out"
+    my_client --socket="$sock" -uroot -e 'SHOW REPLICA STATUS\G' >&2 || true
+    tail_log "$d/error.log"
+    die "MariaDB replica: the replicated triage user cannot log in on 127.0.0.1:$port"
+}
+
 # ---------------------------------------------------------------- env
 
-write_env() { # write_env PGPORT MYPORT PGBOUNCERPORT STANDBYPORT
+write_env() { # write_env PGPORT MYPORT PGBOUNCERPORT STANDBYPORT MYREPLICAPORT
     cat >"$root/env.sh" <<EOF
 export TRIAGE_TEST_PG_URL=postgresql://triage@127.0.0.1:$1/triage
 export TRIAGE_TEST_PG_REPLICA_URL=postgresql://triage@127.0.0.1:$4/triage
 export TRIAGE_TEST_MYSQL_URL=mysql://triage@127.0.0.1:$2/triage
+export TRIAGE_TEST_MYSQL_REPLICA_URL=mysql://triage@127.0.0.1:$5/triage
 export TRIAGE_TEST_PGBOUNCER_URL=postgresql://triage@127.0.0.1:$3/triage
 export TRIAGE_TEST_PGBOUNCER_ADMIN_URL=postgresql://triage@127.0.0.1:$3/pgbouncer
 export TRIAGE_TEST_PG_PASSWORD=triage
@@ -552,6 +607,7 @@ if [[ "$mode" == servers && -f "$root/env.sh" ]] \
     && pid_is "$(head -n 1 "$root/pg/data/postmaster.pid" 2>/dev/null)" postgres \
     && pid_is "$(head -n 1 "$root/pg-standby/data/postmaster.pid" 2>/dev/null)" postgres \
     && pid_is "$(head -n 1 "$root/mysql/run/mysqld.pid" 2>/dev/null)" mariadbd mysqld \
+    && pid_is "$(head -n 1 "$root/mysql-replica/run/mysqld.pid" 2>/dev/null)" mariadbd mysqld \
     && pid_is "$(head -n 1 "$root/pgbouncer/run/pgbouncer.pid" 2>/dev/null)" pgbouncer; then
     cat "$root/env.sh"
     log "servers already running (their data is kept); environment in $root/env.sh"
@@ -567,7 +623,8 @@ cleanup() {
     trap - EXIT INT TERM
     stop_servers_at "$root"
     # keep the logs, drop the (large) data dirs
-    rm -rf "$root/pg/data" "$root/pg-standby/data" "$root/mysql/data" "$root/mysql/tmp" "$root/pgbouncer/userlist.txt" 2>/dev/null || true
+    rm -rf "$root/pg/data" "$root/pg-standby/data" "$root/mysql/data" "$root/mysql/tmp" "$root/mysql/binlog" \
+        "$root/mysql-replica/data" "$root/mysql-replica/tmp" "$root/mysql-replica/relay" "$root/pgbouncer/userlist.txt" 2>/dev/null || true
     rm -f "$root/env.sh"
     exit "$rc"
 }
@@ -581,9 +638,11 @@ standby_port=$(pick_port 55532 "${TRIAGE_TEST_PG_REPLICA_PORT:-}" "PostgreSQL st
 start_pg_standby "$standby_port" "$pg_port"
 my_port=$(pick_port 53306 "${TRIAGE_TEST_MYSQL_PORT:-}" MariaDB)
 start_mysql "$my_port"
+my_replica_port=$(pick_port 53307 "${TRIAGE_TEST_MYSQL_REPLICA_PORT:-}" "MariaDB replica")
+start_mysql "$my_replica_port" mysql-replica 2 "$my_port"
 bouncer_port=$(pick_port 56432 "${TRIAGE_TEST_PGBOUNCER_PORT:-}" pgbouncer)
 start_pgbouncer "$bouncer_port" "$pg_port"
-write_env "$pg_port" "$my_port" "$bouncer_port" "$standby_port"
+write_env "$pg_port" "$my_port" "$bouncer_port" "$standby_port" "$my_replica_port"
 
 if [[ "$mode" == servers ]]; then
     trap - EXIT INT TERM

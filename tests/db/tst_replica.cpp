@@ -7,6 +7,7 @@
 // that is down), where every read still succeeds on the primary.
 #include "BackendTestUtil.h"
 #include "MarkTestUtil.h"
+#include "ReplicaTestUtil.h"
 
 #include "CtlRun.h"
 #include "EscalationService.h"
@@ -117,62 +118,6 @@ bool waitReplayed(const TestDatabase &db, Standby &standby)
         QThread::msleep(50);
     }
     return false;
-}
-
-/// Measures until the route's state is `want` (bounded, 30 s); the last status.
-ReplicaStatus waitState(Workspace &ws, ReplicaStatus::State want)
-{
-    QElapsedTimer t;
-    t.start();
-    ReplicaStatus s;
-    while (t.elapsed() < 30000) {
-        s = ws.reader(DbRole::Idempotency).measureNow().result();
-        if (s.state == want)
-            return s;
-        QThread::msleep(100);
-    }
-    return s;
-}
-
-WorkspaceConfig withReplica(WorkspaceConfig c, const QString &replicaUrl, int maxLagS)
-{
-    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
-        QString why;
-        const auto p = ConnectionProfile::fromUrl(replicaUrl, role, &why);
-        if (p)
-            c.replicas.insert(int(role), *p);
-    }
-    c.replicaMaxLagS = maxLagS;
-    return c;
-}
-
-QueueRequest staleQueue()
-{
-    QueueRequest r;
-    r.kind = QueueKind::Unknown;
-    return r;
-}
-
-QStringList pageKeys(Workspace &ws)
-{
-    const Outcome<QueuePage> page = fetchQueuePage(ws, staleQueue(), QueueCursor{}, 100).result();
-    if (!page.ok())
-        return {QStringLiteral("error: ") + page.error->message};
-    QStringList keys;
-    for (const QueueRow &r : page->rows)
-        keys << r.idemKey;
-    keys.sort();
-    return keys;
-}
-
-QString statusOf(Workspace &ws, const QString &key)
-{
-    const KeyDetail d = loadKeyDetail(ws, key).result();
-    if (!d.errors.isEmpty())
-        return QStringLiteral("error: ") + d.errors.first().message;
-    if (!d.record)
-        return QStringLiteral("none");
-    return d.record->statusCode ? QString::number(*d.record->statusCode) : QStringLiteral("null");
 }
 
 /// How many statements that name `table` a server ran since the last reset (its own

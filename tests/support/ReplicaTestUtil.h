@@ -1,0 +1,76 @@
+#pragma once
+// Helpers of the read-replica tests (DESIGN.md §9 "Read replicas"): a workspace reading from a
+// replica, the Unknown queue's keys and a key's status as the console reads them, and waiting
+// for a replica state. Used by tst_replica (PostgreSQL standby) and tst_replica_mysql (MariaDB).
+
+#include "BackendTestUtil.h"
+
+#include "KeyDetail.h"
+#include "Queue.h"
+#include "Workspace.h"
+
+#include <QElapsedTimer>
+#include <QThread>
+
+namespace triage::test {
+
+/// `c` with `replicaUrl` as every store's replica and `maxLagS` as the lag limit.
+inline WorkspaceConfig withReplica(WorkspaceConfig c, const QString &replicaUrl, int maxLagS)
+{
+    for (DbRole role : {DbRole::Idempotency, DbRole::Intent, DbRole::Ticket}) {
+        QString why;
+        const auto p = ConnectionProfile::fromUrl(replicaUrl, role, &why);
+        if (p)
+            c.replicas.insert(int(role), *p);
+    }
+    c.replicaMaxLagS = maxLagS;
+    return c;
+}
+
+inline QueueRequest staleQueue()
+{
+    QueueRequest r;
+    r.kind = QueueKind::Unknown;
+    return r;
+}
+
+/// The Unknown queue's first page of keys, sorted ("error: …" when the read failed).
+inline QStringList pageKeys(Workspace &ws)
+{
+    const Outcome<QueuePage> page = fetchQueuePage(ws, staleQueue(), QueueCursor{}, 100).result();
+    if (!page.ok())
+        return {QStringLiteral("error: ") + page.error->message};
+    QStringList keys;
+    for (const QueueRow &r : page->rows)
+        keys << r.idemKey;
+    keys.sort();
+    return keys;
+}
+
+/// `key`'s record status code as its detail reads it ("none", "null", "error: …").
+inline QString statusOf(Workspace &ws, const QString &key)
+{
+    const KeyDetail d = loadKeyDetail(ws, key).result();
+    if (!d.errors.isEmpty())
+        return QStringLiteral("error: ") + d.errors.first().message;
+    if (!d.record)
+        return QStringLiteral("none");
+    return d.record->statusCode ? QString::number(*d.record->statusCode) : QStringLiteral("null");
+}
+
+/// Measures until the idempotency store's replica state is `want` (bounded, 30 s); the last status.
+inline ReplicaStatus waitState(Workspace &ws, ReplicaStatus::State want)
+{
+    QElapsedTimer t;
+    t.start();
+    ReplicaStatus s;
+    while (t.elapsed() < 30000) {
+        s = ws.reader(DbRole::Idempotency).measureNow().result();
+        if (s.state == want)
+            return s;
+        QThread::msleep(100);
+    }
+    return s;
+}
+
+} // namespace triage::test
