@@ -531,25 +531,31 @@ SQL
     fi
 
     # Wait until the tests' path (TCP + password) works.
-    local out=""
+    wait_mysql_login "$port" "$errlog" "MariaDB: ready" "MariaDB does not accept TCP connections on 127.0.0.1:$port"
+}
+
+# Waits (bounded) until user triage logs in over TCP on PORT, then logs "<READY> (time_zone=…)";
+# else shows the last error and ERRLOG's tail and dies with MESSAGE.
+wait_mysql_login() { # wait_mysql_login PORT ERRLOG READY MESSAGE
+    local port=$1 errlog=$2 i out=""
     for ((i = 0; i < timeout_s * 2; i++)); do
         if out=$(my_client --connect-timeout=3 --protocol=TCP -h 127.0.0.1 -P "$port" -utriage -ptriage \
             -N -B -e 'select @@global.time_zone' 2>&1); then
-            log "MariaDB: ready (time_zone=$out)"
+            log "$3 (time_zone=$out)"
             return 0
         fi
         sleep 0.5
     done
     log "$out"
     tail_log "$errlog"
-    die "MariaDB does not accept TCP connections on 127.0.0.1:$port"
+    die "$4"
 }
 
 # The replica follows the primary from its first GTID: the test users and databases arrive by
 # replication (the primary logged their creation). Waits until the replica runs and its copy
 # of the `triage` user accepts a TCP login.
 start_mysql_replication() { # start_mysql_replication DIR SOCKET PORT PRIMARY_PORT
-    local d=$1 sock=$2 port=$3 pport=$4 i out=""
+    local d=$1 sock=$2 port=$3 pport=$4
     if ! my_client --socket="$sock" -uroot >>"$d/setup.log" 2>&1 <<SQL; then
 SET GLOBAL gtid_slave_pos = '';
 CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = $pport, MASTER_USER = 'repl',
@@ -559,18 +565,11 @@ SQL
         tail_log "$d/setup.log"
         die "MariaDB replica: CHANGE MASTER / START SLAVE failed"
     fi
-    for ((i = 0; i < timeout_s * 2; i++)); do
-        if out=$(my_client --connect-timeout=3 --protocol=TCP -h 127.0.0.1 -P "$port" -utriage -ptriage \
-            -N -B -e 'select @@global.time_zone' 2>&1); then
-            log "MariaDB replica: ready, replicating 127.0.0.1:$pport (time_zone=$out)"
-            return 0
-        fi
-        sleep 0.5
-    done
-    log "$out"
-    my_client --socket="$sock" -uroot -e 'SHOW REPLICA STATUS\G' >&2 || true
-    tail_log "$d/error.log"
-    die "MariaDB replica: the replicated triage user cannot log in on 127.0.0.1:$port"
+    if ! (wait_mysql_login "$port" "$d/error.log" "MariaDB replica: ready, replicating 127.0.0.1:$pport" \
+        "MariaDB replica: the replicated triage user cannot log in on 127.0.0.1:$port"); then
+        my_client --socket="$sock" -uroot -e 'SHOW REPLICA STATUS\G' >&2 || true
+        exit 1
+    fi
 }
 
 # ---------------------------------------------------------------- env

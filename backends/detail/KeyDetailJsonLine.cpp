@@ -26,6 +26,19 @@ void text(QByteArray *out, const QString &s)
         appendJsonString(out, s);
 }
 
+/// `list` as a compact JSON array, each element written by `write(out, element)`.
+template <typename List, typename Write>
+void appendArray(QByteArray *out, const List &list, Write write)
+{
+    *out += '[';
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        if (i)
+            *out += ',';
+        write(out, list.at(i));
+    }
+    *out += ']';
+}
+
 /// attempt() plus "escaped_columns" (always, as keyDetailFull() has it), members sorted.
 void appendAttempt(QByteArray *out, const IntentAttempt &a)
 {
@@ -37,13 +50,9 @@ void appendAttempt(QByteArray *out, const IntentAttempt &a)
     text(out, a.createdAt);
     *out += ",\"error\":";
     text(out, a.error);
-    *out += ",\"escaped_columns\":[";
-    for (qsizetype i = 0; i < a.escapedColumns.size(); ++i) {
-        if (i)
-            *out += ',';
-        appendJsonString(out, a.escapedColumns.at(i));
-    }
-    *out += "],\"id\":";
+    *out += ",\"escaped_columns\":";
+    appendArray(out, a.escapedColumns, [](QByteArray *o, const QString &c) { appendJsonString(o, c); });
+    *out += ",\"id\":";
     *out += QByteArray::number(a.id);
     *out += ",\"idem_key\":";
     text(out, a.idemKey);
@@ -120,13 +129,7 @@ QByteArray keyDetailFullLine(const KeyDetail &d)
     out.reserve(head.size() + tail.size() + d.attempts.size() * 400 + d.timeline.size() * 160);
     out += "{\"attempts\":";
     if (attemptsKnown) {
-        out += '[';
-        for (qsizetype i = 0; i < d.attempts.size(); ++i) {
-            if (i)
-                out += ',';
-            appendAttempt(&out, d.attempts.at(i));
-        }
-        out += ']';
+        appendArray(&out, d.attempts, appendAttempt);
     } else {
         out += "null"; // the intent store failed: its rows are unknown
     }
@@ -135,13 +138,8 @@ QByteArray keyDetailFullLine(const KeyDetail &d)
         out += ',';
         out += headMembers;
     }
-    out += ",\"timeline\":[";
-    for (qsizetype i = 0; i < d.timeline.size(); ++i) {
-        if (i)
-            out += ',';
-        appendTimelineEvent(&out, d.timeline.at(i));
-    }
-    out += ']';
+    out += ",\"timeline\":";
+    appendArray(&out, d.timeline, appendTimelineEvent);
     if (!tailMembers.isEmpty()) {
         out += ',';
         out += tailMembers;

@@ -40,11 +40,7 @@ namespace {
 /// The standby's URL for the test's own database (created on the primary, replicated).
 QString replicaUrlOf(const TestDatabase &db)
 {
-    QUrl u(qEnvironmentVariable("TRIAGE_TEST_PG_REPLICA_URL"));
-    if (u.isEmpty())
-        return {};
-    u.setPath(QLatin1Char('/') + db.databaseName());
-    return u.toString();
+    return replicaUrlFor(db, "TRIAGE_TEST_PG_REPLICA_URL");
 }
 
 /// A connection of the test's own to the standby (test setup and checks only).

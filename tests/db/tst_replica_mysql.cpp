@@ -31,11 +31,7 @@ namespace {
 /// The replica's URL for the test's own database (created on the primary, replicated).
 QString replicaUrlOf(const TestDatabase &db)
 {
-    QUrl u(qEnvironmentVariable("TRIAGE_TEST_MYSQL_REPLICA_URL"));
-    if (u.isEmpty())
-        return {};
-    u.setPath(QLatin1Char('/') + db.databaseName());
-    return u.toString();
+    return replicaUrlFor(db, "TRIAGE_TEST_MYSQL_REPLICA_URL");
 }
 
 /// The test's own connection to the replica (setup and checks only). Its destructor always

@@ -11,8 +11,20 @@
 
 #include <QElapsedTimer>
 #include <QThread>
+#include <QUrl>
 
 namespace triage::test {
+
+/// The replica's URL (from the environment variable `envVar`, which tests/run-all.sh sets) for
+/// the test's own database, created on the primary and replicated; "" when it is not set.
+inline QString replicaUrlFor(const TestDatabase &db, const char *envVar)
+{
+    QUrl u(qEnvironmentVariable(envVar));
+    if (u.isEmpty())
+        return {};
+    u.setPath(QLatin1Char('/') + db.databaseName());
+    return u.toString();
+}
 
 /// `c` with `replicaUrl` as every store's replica and `maxLagS` as the lag limit.
 inline WorkspaceConfig withReplica(WorkspaceConfig c, const QString &replicaUrl, int maxLagS)
