@@ -127,7 +127,8 @@ private:
             return c.out.usage(QStringLiteral("report: --out is given %1 times: one report file per run").arg(c.parser.values(QStringLiteral("out")).size()));
         m_out = c.parser.value(QStringLiteral("out"));
         if (m_out.isEmpty())
-            return c.out.usage(QStringLiteral("report: give --out FILE.html, .pdf, .json or .csv (the daily review)"));
+            return c.out.usage(QStringLiteral("report: give --out FILE.html, .pdf, .json or .csv (the daily review); for the JSON or "
+                                              "CSV on standard output: triagectl review --format json|csv"));
         const QString lower = m_out.toLower();
         const QString byName = lower.endsWith(QLatin1String(".json")) ? QStringLiteral("json")
             : lower.endsWith(QLatin1String(".csv"))                   ? QStringLiteral("csv")

@@ -190,6 +190,10 @@ void TestReviewCli::review()
     QFile pf(pdfPath);
     QVERIFY(pf.open(QIODevice::ReadOnly));
     QVERIFY(pf.readAll().startsWith("%PDF-"));
+    RUN_EXIT(noOut, 1, base + QStringList{QStringLiteral("report"), QStringLiteral("--format"), QStringLiteral("csv")});
+    QCOMPARE(noOut.err, QByteArray("triagectl: report: give --out FILE.html, .pdf, .json or .csv (the daily review); for the JSON or "
+                                   "CSV on standard output: triagectl review --format json|csv\n"
+                                   "triagectl: run \"triagectl --help\" for usage\n"));
     RUN_EXIT(badFormat, 1, base + QStringList{QStringLiteral("report"), QStringLiteral("--out"), dir.filePath(QStringLiteral("r.txt"))});
     QCOMPARE(badFormat.err, QByteArray("triagectl: --out \"") + dir.filePath(QStringLiteral("r.txt")).toUtf8()
                                 + "\": name a .html, .pdf, .json or .csv file, or give --format html|pdf|json|csv\n"
