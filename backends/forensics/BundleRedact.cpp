@@ -3,6 +3,7 @@
 #include "Bundle.h"
 
 #include "FreeTextSecrets.h"
+#include "LiteralFinder.h"
 #include "RawJson.h"
 
 #include <QCryptographicHash>
@@ -29,32 +30,34 @@ struct Secret {
 };
 
 QString markerText(const QString &sha) { return kMarkerPrefix + sha + QLatin1Char(']'); }
+/// The text of the JSON string literal `literal` (quotes included, valid JSON): decoded by
+/// QJsonDocument only when it holds an escape.
+QString jsonStringValue(const QByteArray &literal)
+{
+    if (!literal.contains('\\'))
+        return QString::fromUtf8(literal.constData() + 1, literal.size() - 2);
+    return QJsonDocument::fromJson("[" + literal + "]").array().at(0).toString();
+}
 QString sha256Hex(const QByteArray &bytes)
 {
     return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
 }
 
-/// The values redacted in one key and one matcher for all of them (longest first).
+/// The values redacted in one key and one finder for all of them (longest first at a place).
 struct KeySecrets {
     QVector<Secret> list;
     QHash<QString, qsizetype> byValue;
-    QRegularExpression matcher;
+    LiteralFinder finder; ///< its literal numbers are indexes into `list`
 
     static constexpr qsizetype kAnywhere = 8;
 
     void build()
     {
-        QVector<Secret> sorted = list;
-        std::stable_sort(sorted.begin(), sorted.end(), [](const Secret &a, const Secret &b) { return a.value.size() > b.value.size(); });
-        QStringList alternatives;
-        for (const Secret &s : std::as_const(sorted)) {
-            const QString escaped = QRegularExpression::escape(s.value);
-            alternatives << QRegularExpression::escape(s.value);
-        }
-        // Literals only (PCRE finds their first characters fast); short values' word edges are
-        // checked by substitute().
-        matcher = QRegularExpression(alternatives.join(QLatin1Char('|')));
-        matcher.optimize(); // compiled here, before the pool's threads share it
+        QStringList values;
+        values.reserve(list.size());
+        for (const Secret &s : std::as_const(list))
+            values << s.value;
+        finder = LiteralFinder(values); // built here, before the pool's threads share it
     }
 };
 
@@ -117,7 +120,7 @@ struct Redactor {
         QByteArray bytes = literal;
         const bool isString = literal.startsWith('"');
         if (isString) {
-            const QString text = QJsonDocument::fromJson("[" + literal + "]").array().at(0).toString();
+            const QString text = jsonStringValue(literal);
             if (text.startsWith(kMarkerPrefix) && text.endsWith(QLatin1Char(']')))
                 return std::nullopt;
             bytes = text.toUtf8();
@@ -126,7 +129,7 @@ struct Redactor {
         found->append({where, field, sha});
         if (isString)
             remember(QString::fromUtf8(bytes), field, sha);
-        return QJsonDocument(QJsonArray{kMarkerPrefix + sha + QLatin1Char(']')}).toJson(QJsonDocument::Compact).mid(1).chopped(1);
+        return '"' + markerText(sha).toLatin1() + '"'; // plain ASCII: JSON escapes none of it
     }
 
     /// Collects the cuts inside the value at `span` (reached at `where`).
@@ -150,7 +153,7 @@ struct Redactor {
                 // Headers as [name, value] pairs (a compensation's request).
                 const QVector<RawSpan> pair = headers ? rawjson::arrayElements(json, items[i]) : QVector<RawSpan>();
                 if (pair.size() == 2 && rawjson::kind(json, pair[0]) == '"') {
-                    const QString name = QJsonDocument::fromJson("[" + pair[0].slice(json) + "]").array().at(0).toString();
+                    const QString name = jsonStringValue(pair[0].slice(json));
                     if (matches(name)) {
                         if (const auto mark = marker(pair[1].slice(json), at + QStringLiteral("[1]"), name))
                             cuts->append({pair[1], *mark});
@@ -161,7 +164,7 @@ struct Redactor {
             }
         } else if (kind == '"') {
             // A string holding JSON (a request's "body"): redacted inside, re-encoded when changed.
-            const QString text = QJsonDocument::fromJson("[" + span.slice(json) + "]").array().at(0).toString();
+            const QString text = jsonStringValue(span.slice(json));
             const QString inner = redactText(text, where);
             if (inner != text)
                 cuts->append({span, QJsonDocument(QJsonArray{inner}).toJson(QJsonDocument::Compact).mid(1).chopped(1)});
@@ -265,7 +268,7 @@ struct Redactor {
 
     /// Derived or unparsed text (a timeline summary, an event's detail, text that is not JSON):
     /// every occurrence of a value redacted elsewhere in the same key (`found_`, with its
-    /// matcher) becomes its marker, listed once per text and value. A value shorter than
+    /// finder) becomes its marker, listed once per text and value. A value shorter than
     /// kAnywhere characters only where it is not part of a longer word ("t-12" is not cut out
     /// of "t-123"); occurrences inside a marker are left alone.
     template <typename W>
@@ -294,10 +297,10 @@ void Redactor::substitute(QString *text, const W &where, const KeySecrets &found
         return c.isLetterOrNumber() || c == QLatin1Char('_');
     };
     for (qsizetype from = 0; from < text->size();) {
-        const QRegularExpressionMatch m = found_.matcher.match(*text, from);
-        if (!m.hasMatch())
+        const LiteralFinder::Match m = found_.finder.find(*text, from);
+        if (m.pos < 0)
             break;
-        const qsizetype pos = m.capturedStart(), length = m.capturedLength();
+        const qsizetype pos = m.pos, length = m.length;
         const bool inWord = length < KeySecrets::kAnywhere && (wordChar(pos - 1) || wordChar(pos + length));
         const qsizetype mark = inWord ? -1 : text->lastIndexOf(kMarkerPrefix, pos);
         const bool inMarker = mark >= 0 && text->indexOf(QLatin1Char(']'), mark) >= pos;
@@ -305,7 +308,7 @@ void Redactor::substitute(QString *text, const W &where, const KeySecrets &found
             from = pos + 1; // a shorter or later value may still start here or after
             continue;
         }
-        hits.append({pos, length, found_.byValue.value(m.captured())});
+        hits.append({pos, length, m.index});
         from = pos + length;
     }
     if (hits.isEmpty())

@@ -5,6 +5,7 @@
 #include "Bundle.h"
 #include "KeyDetailJson.h"
 #include "KeyDetailJsonLine.h"
+#include "LiteralFinder.h"
 #include "TextEscape.h"
 
 #include <QCryptographicHash>
@@ -163,6 +164,8 @@ private slots:
     void redactionSkipsTextsWithoutNames();
     void redactionNotesAndActors();
     void redactionFreeText();
+    void literalFinder();
+    void redactionSubstitution();
 };
 
 void TestBundle::canonicalList()
@@ -678,6 +681,73 @@ void TestBundle::redactionNotesAndActors()
     // Only where the key is k:2, which never held it: the second event's actor and the note about that event.
     QCOMPARE(written.count("tok-SECRET-1"), qsizetype(2));
     QCOMPARE(written.count("Bearer n-3"), qsizetype(0));
+}
+
+void TestBundle::literalFinder()
+{
+    // The redaction's second pass (DESIGN.md §7 "Redaction"): the leftmost occurrence of any
+    // literal, the longest at that place, case-sensitive, one-unit literals and text beyond the
+    // BMP included; what a regular expression of the literals (longest first) finds.
+    const QString emoji = QString::fromUtf8("\xF0\x9F\x94\x91"); // U+1F511, two UTF-16 units
+    const LiteralFinder f(QStringList{QStringLiteral("ab"), QStringLiteral("abcd"), QStringLiteral("x"), emoji,
+                                      QStringLiteral("ab"), QString(), QStringLiteral("cd")});
+    auto at = [&f](const QString &text, qsizetype from = 0) {
+        const LiteralFinder::Match m = f.find(text, from);
+        return QStringLiteral("%1/%2/%3").arg(m.pos).arg(m.length).arg(m.index);
+    };
+    QCOMPARE(at(QStringLiteral("zzabcdzz")), QStringLiteral("2/4/1"));  // the longest at the leftmost place
+    QCOMPARE(at(QStringLiteral("zzabczz")), QStringLiteral("2/2/0"));   // the first of a duplicate
+    QCOMPARE(at(QStringLiteral("zzabcdzz"), 3), QStringLiteral("4/2/6")); // from inside a match
+    QCOMPARE(at(QStringLiteral("ABCD X")), QStringLiteral("-1/0/-1"));  // case-sensitive
+    QCOMPARE(at(QStringLiteral("qqqx")), QStringLiteral("3/1/2"));      // one unit, at the very end
+    QCOMPARE(at(QStringLiteral("a ") + emoji), QStringLiteral("2/2/3"));
+    QCOMPARE(at(QString()), QStringLiteral("-1/0/-1"));
+    QCOMPARE(at(QStringLiteral("ab"), 5), QStringLiteral("-1/0/-1"));
+    QCOMPARE(LiteralFinder().find(QStringLiteral("ab"), 0).pos, qsizetype(-1));
+    // Many literals sharing their first units (the filter passes; the lookup decides).
+    QStringList many;
+    for (int i = 0; i < 300; ++i)
+        many << QStringLiteral("t-%1").arg(i);
+    const LiteralFinder g(many);
+    const LiteralFinder::Match m = g.find(QStringLiteral("token t-2999 t-29 t-"), 0);
+    QCOMPARE(m.pos, qsizetype(6));
+    QCOMPARE(m.length, qsizetype(5)); // "t-299", the longest literal at place 6
+    QCOMPARE(m.index, qsizetype(299));
+}
+
+void TestBundle::redactionSubstitution()
+{
+    // DESIGN.md §7 "Redaction": a value redacted in one of a key's texts is cut out of the key's
+    // other texts and its events' details, the longest first; a value shorter than 8
+    // characters only where it is not part of a longer word; never inside a marker.
+    IncidentBundle b;
+    KeyDetail d;
+    d.idemKey = QStringLiteral("k:1");
+    IntentAttempt a1, a2, a3;
+    a1.request = QStringLiteral(R"({"token":"t-12"})");
+    a2.request = QStringLiteral(R"({"token":"t-12-long-secret"})");
+    a3.request = QStringLiteral(R"({"token":"x"})");
+    a3.response = QStringLiteral("echo t-12-long-secret, t-123, t-12, (t-12) x-ray xray x");
+    d.attempts = {a1, a2, a3};
+    b.keys = {d};
+    b.events = {windowEvent(QStringLiteral("2026-12-01T02:10:00.000001Z"), EventKind::IntentAttempt, QStringLiteral("9"),
+                            QStringLiteral("k:1"), QStringLiteral("sent t-12 again"))};
+    redactBundle(&b, RedactionRules());
+    QCOMPARE(*b.keys[0].attempts[2].response, QStringLiteral("echo %1, t-123, %2, (%2) %3-ray xray %3")
+                                                  .arg(marker("t-12-long-secret"), marker("t-12"), marker("x")));
+    QCOMPARE(b.events[0].detail, QStringLiteral("sent %1 again").arg(marker("t-12")));
+    QStringList lines;
+    for (const Redaction &x : std::as_const(b.redactions))
+        lines << redactionLine(x);
+    QCOMPARE(lines, (QStringList{
+                        QStringLiteral("events[0].detail token ") + sha("t-12"),
+                        QStringLiteral("keys[k:1].attempts[0].request.token token ") + sha("t-12"),
+                        QStringLiteral("keys[k:1].attempts[1].request.token token ") + sha("t-12-long-secret"),
+                        QStringLiteral("keys[k:1].attempts[2].request.token token ") + sha("x"),
+                        QStringLiteral("keys[k:1].attempts[2].response token ") + sha("t-12-long-secret"),
+                        QStringLiteral("keys[k:1].attempts[2].response token ") + sha("t-12"),
+                        QStringLiteral("keys[k:1].attempts[2].response token ") + sha("x"),
+                    }));
 }
 
 void TestBundle::redactionFreeText()
