@@ -1,6 +1,7 @@
 // The export of an incident bundle from the stores (DESIGN.md §7 "Bundles") and the recorded
 // exports (triage_incident_export beside triage_incident, console schema version 3).
 #include "Bundle.h"
+#include "BundleRedactor.h"
 
 #include "Audit.h"
 #include "ConsoleSchema.h"
@@ -15,6 +16,8 @@
 #include <QSqlQuery>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <list>
+
 namespace triage {
 
 namespace {
@@ -22,7 +25,7 @@ namespace {
 /// Events per page read (each stream reads up to this many rows per page).
 constexpr int kPageSize = 5000;
 /// Keys whose details are read per loadKeyDetails() call.
-constexpr qsizetype kKeysPerBatch = 1000;
+constexpr qsizetype kKeysPerBatch = 250;
 
 template <typename T>
 Outcome<T> await(QFuture<Outcome<T>> future)
@@ -269,25 +272,32 @@ Outcome<IncidentBundle> runExport(Workspace &ws, WindowQuery query, std::optiona
         bundle.summary = *summary;
 
     // The involved keys' details, read in bulk (loadKeyDetails(): one statement per store and
-    // part per kKeysPerStatement keys); the next batch is read while this one is kept.
+    // part per kKeysPerStatement keys); the next batch is read while this one is redacted on
+    // the pool (BundleRedactor), then the events once every key is in.
     const QStringList keys = involvedKeys(bundle.events);
-    bundle.keys.reserve(keys.size());
+    BundleRedactor redactor(rules);
+    std::list<QVector<KeyDetail>> batches; // stable addresses while the redactor works on them
     QFuture<QVector<KeyDetail>> next;
     if (!keys.isEmpty())
         next = loadKeyDetails(ws, keys.mid(0, kKeysPerBatch));
     for (qsizetype start = 0; start < keys.size(); start += kKeysPerBatch) {
-        QVector<KeyDetail> batch = next.result();
+        QVector<KeyDetail> &batch = batches.emplace_back(next.result());
         if (start + kKeysPerBatch < keys.size())
             next = loadKeyDetails(ws, keys.mid(start + kKeysPerBatch, kKeysPerBatch));
         for (KeyDetail &d : batch) {
             for (auto it = d.errors.cbegin(); it != d.errors.cend(); ++it)
                 reads.fail(*it);
             dropReaderRelative(&d);
-            bundle.keys << std::move(d);
         }
+        redactor.redactKeys(&batch);
     }
-
-    redactBundle(&bundle, rules);
+    redactor.waitForKeys();
+    bundle.keys.reserve(keys.size());
+    for (QVector<KeyDetail> &batch : batches)
+        for (KeyDetail &d : batch)
+            bundle.keys << std::move(d);
+    batches.clear();
+    redactor.finish(&bundle);
     bundle.eventsSha256 = bundleEventsSha256(bundle.events);
 
     if (!recordExport) {

@@ -1,6 +1,7 @@
 // Redaction of an incident bundle (DESIGN.md §7 "Redaction"): secrets in request / response
 // texts are replaced by a marker holding their SHA-256, byte-exact everywhere else.
 #include "Bundle.h"
+#include "BundleRedactor.h"
 
 #include "FreeTextSecrets.h"
 #include "LiteralFinder.h"
@@ -13,6 +14,9 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QtConcurrent/QtConcurrentMap>
+
+#include <memory>
+#include <vector>
 
 #include <algorithm>
 #include <numeric>
@@ -382,13 +386,28 @@ void forEachKeyText(KeyDetail &k, F &&f)
 
 } // namespace
 
-void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
+/// The redactor's state: the rules compiled once, and each batch of keys with its own lists.
+struct BundleRedactor::State {
+    RedactionRules rules;
+    Redactor r;
+    /// One redactKeys() call: its keys' redaction lists and values, filled on the pool.
+    struct Batch {
+        KeyDetail *keys = nullptr;
+        QVector<QVector<Redaction>> lists;
+        QVector<KeySecrets> secrets;
+        QList<qsizetype> order;
+        QFuture<void> done;
+    };
+    std::vector<std::unique_ptr<Batch>> batches;
+};
+
+BundleRedactor::BundleRedactor(const RedactionRules &rules)
+    : m(std::make_unique<State>())
 {
-    bundle->redactionRules = rules;
-    bundle->redactions.clear();
+    m->rules = rules;
     if (!rules.enabled)
         return;
-    Redactor r;
+    Redactor &r = m->r;
     for (const QString &f : rules.fields)
         r.names.insert(f.toLower());
     for (const char *header : {"authorization", "cookie", "set-cookie"})
@@ -400,30 +419,77 @@ void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
                        && c != QLatin1Char('/');
                });
     });
+}
 
-    // The keys first, on the global pool's threads (the calling thread helping), each into its
-    // own lists: the JSON inside every stored text, then the values found there looked for again
-    // in all the key's texts (a truncated body, a summary built from a title). The lists are
-    // joined in bundle order, so the bundle is the same as redacted serially.
-    QVector<QVector<Redaction>> perKey(bundle->keys.size());
-    QVector<KeySecrets> keySecrets(bundle->keys.size());
-    QList<qsizetype> order(bundle->keys.size());
-    std::iota(order.begin(), order.end(), 0);
-    KeyDetail *keys = bundle->keys.data(); // detached once here, never by the threads
-    QVector<Redaction> *lists = perKey.data();
-    KeySecrets *secrets = keySecrets.data();
-    QtConcurrent::blockingMap(order, [&r, keys, lists, secrets](qsizetype n) {
-        Redactor kr = r;
-        kr.found = &lists[n];
-        kr.secrets = &secrets[n];
-        forEachKeyText(keys[n], [&kr](auto *text, const Where &where, const QString &column) { kr.apply(text, where, column); });
-        if (secrets[n].list.isEmpty())
+BundleRedactor::~BundleRedactor()
+{
+    waitForKeys();
+}
+
+void BundleRedactor::redactKeys(QVector<KeyDetail> *keys)
+{
+    if (!m->rules.enabled || keys->isEmpty())
+        return;
+    // Each key on the global pool's threads, into its own lists: the JSON inside every stored
+    // text, then the values found there looked for again in all the key's texts (a truncated
+    // body, a summary built from a title). finish() joins the lists in bundle order, so the
+    // bundle is the same as redacted serially.
+    auto batch = std::make_unique<State::Batch>();
+    State::Batch *b = batch.get();
+    b->keys = keys->data(); // detached once here, never by the threads
+    b->lists.resize(keys->size());
+    b->secrets.resize(keys->size());
+    b->order.resize(keys->size());
+    std::iota(b->order.begin(), b->order.end(), 0);
+    const Redactor *r = &m->r;
+    b->done = QtConcurrent::map(b->order, [r, b](qsizetype n) {
+        Redactor kr = *r;
+        kr.found = &b->lists[n];
+        kr.secrets = &b->secrets[n];
+        KeySecrets &secrets = b->secrets[n];
+        forEachKeyText(b->keys[n], [&kr](auto *text, const Where &where, const QString &column) { kr.apply(text, where, column); });
+        if (secrets.list.isEmpty())
             return;
-        secrets[n].build();
-        forEachKeyText(keys[n], [&kr, n, secrets](auto *text, const Where &where, const QString &) {
-                kr.substitute(text, where, secrets[n]);
-            });
+        secrets.build();
+        forEachKeyText(b->keys[n], [&kr, &secrets](auto *text, const Where &where, const QString &) { kr.substitute(text, where, secrets); });
     });
+    m->batches.push_back(std::move(batch));
+}
+
+void BundleRedactor::waitForKeys()
+{
+    for (const auto &b : m->batches)
+        b->done.waitForFinished();
+}
+
+void redactBundle(IncidentBundle *bundle, const RedactionRules &rules)
+{
+    BundleRedactor redactor(rules);
+    redactor.redactKeys(&bundle->keys);
+    redactor.finish(bundle);
+}
+
+void BundleRedactor::finish(IncidentBundle *bundle)
+{
+    waitForKeys();
+    bundle->redactionRules = m->rules;
+    bundle->redactions.clear();
+    if (!m->rules.enabled)
+        return;
+    const Redactor &r = m->r;
+    QVector<QVector<Redaction>> perKey;
+    QVector<KeySecrets> keySecrets;
+    perKey.reserve(bundle->keys.size());
+    keySecrets.reserve(bundle->keys.size());
+    for (const auto &b : m->batches)
+        for (qsizetype i = 0; i < b->order.size(); ++i) {
+            perKey << std::move(b->lists[i]);
+            keySecrets << std::move(b->secrets[i]);
+        }
+    m->batches.clear();
+    Q_ASSERT(keySecrets.size() == bundle->keys.size());
+    keySecrets.resize(bundle->keys.size()); // (a caller breaking the contract loses substitution, never memory safety)
+    perKey.resize(bundle->keys.size());
 
     // The events (and the pins' events): the JSON in each detail, then the values redacted in
     // the event's key (a ticket's title in "title (now OPEN)"), in blocks on the pool.

@@ -19,7 +19,7 @@ LiteralFinder::LiteralFinder(const QStringList &literals)
     : m_literals(literals)
 {
     for (qsizetype i = 0; i < m_literals.size(); ++i) {
-        const QString &s = m_literals[i];
+        const QString &s = std::as_const(m_literals)[i];
         if (s.isEmpty())
             continue;
         const std::u16string_view view(reinterpret_cast<const char16_t *>(s.utf16()), size_t(s.size()));

@@ -3,6 +3,7 @@
 // form, NUL characters, a 10 MB value, SQL NULL), the reader's messages, redaction. Pure; no
 // database.
 #include "Bundle.h"
+#include "BundleRedactor.h"
 #include "KeyDetailJson.h"
 #include "KeyDetailJsonLine.h"
 #include "LiteralFinder.h"
@@ -166,6 +167,7 @@ private slots:
     void redactionFreeText();
     void literalFinder();
     void redactionSubstitution();
+    void redactorInSteps();
 };
 
 void TestBundle::canonicalList()
@@ -748,6 +750,47 @@ void TestBundle::redactionSubstitution()
                         QStringLiteral("keys[k:1].attempts[2].response token ") + sha("t-12"),
                         QStringLiteral("keys[k:1].attempts[2].response token ") + sha("x"),
                     }));
+}
+
+void TestBundle::redactorInSteps()
+{
+    // The exporter redacts each batch of keys as it arrives (BundleRedactor): the same bundle
+    // and the same redaction list, in bundle order, as redactBundle() in one call.
+    IncidentBundle whole;
+    for (int k = 0; k < 7; ++k) {
+        KeyDetail d;
+        d.idemKey = QStringLiteral("k:%1").arg(k);
+        IntentAttempt a;
+        a.request = QStringLiteral(R"({"token":"t-%1","n":%1})").arg(k);
+        a.response = QStringLiteral("echo t-%1 and t-%2").arg(k).arg((k + 1) % 7); // the next key's value is not this key's
+        d.attempts = {a};
+        whole.keys << d;
+        whole.events << windowEvent(QStringLiteral("2026-12-01T02:10:00.00000%1Z").arg(k), EventKind::IntentAttempt,
+                                    QString::number(k), d.idemKey, QStringLiteral("sent t-%1").arg(k));
+    }
+    IncidentBundle stepped = whole;
+    redactBundle(&whole, RedactionRules());
+
+    QVector<KeyDetail> first = stepped.keys.mid(0, 3), second = stepped.keys.mid(3, 1), third = stepped.keys.mid(4), none;
+    BundleRedactor redactor{RedactionRules()};
+    redactor.redactKeys(&first);
+    redactor.redactKeys(&none);
+    redactor.redactKeys(&second);
+    redactor.redactKeys(&third);
+    redactor.waitForKeys();
+    stepped.keys = first + second + third;
+    redactor.finish(&stepped);
+
+    QCOMPARE(writeBundleJson(stepped), writeBundleJson(whole));
+    QCOMPARE(*stepped.keys[2].attempts[0].response, QStringLiteral("echo %1 and t-3").arg(marker("t-2")));
+    QCOMPARE(stepped.events[6].detail, QStringLiteral("sent %1").arg(marker("t-6")));
+    QStringList lines, expected;
+    for (const Redaction &x : std::as_const(stepped.redactions))
+        lines << redactionLine(x);
+    for (const Redaction &x : std::as_const(whole.redactions))
+        expected << redactionLine(x);
+    QCOMPARE(lines.size(), 21); // per key: the request's token, the response's own value, the event's
+    QCOMPARE(lines, expected);
 }
 
 void TestBundle::redactionFreeText()
