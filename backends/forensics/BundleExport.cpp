@@ -22,8 +22,10 @@ namespace triage {
 
 namespace {
 
-/// Events per page read (each stream reads up to this many rows per page).
-constexpr int kPageSize = 5000;
+/// Events per page read (each stream reads up to this many rows per page). An export keeps
+/// every event anyway: big pages read each stream in few statements (5,000 cost 0.3 s more
+/// on a 100,000-event window, triage-bundle-bench).
+constexpr int kPageSize = 20000;
 /// Keys whose details are read per loadKeyDetails() call.
 constexpr qsizetype kKeysPerBatch = 250;
 
