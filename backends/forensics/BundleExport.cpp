@@ -270,8 +270,12 @@ Outcome<IncidentBundle> runExport(Workspace &ws, WindowQuery query, std::optiona
     }
     if (auto tail = reads.read<QVector<WindowEvent>>([&](const WindowQuery &q) { return readSettlingTail(ws, q, 0); }))
         bundle.events << *tail;
-    if (auto summary = reads.read<WindowSummary>([&](const WindowQuery &q) { return summarizeWindow(ws, q); }))
-        bundle.summary = *summary;
+    // The summary's aggregates run on the servers while the keys below are read and redacted
+    // here (as read after the pages); read again, leaving out the failed store, if it failed.
+    const std::optional<WindowQuery> summaryQuery = reads.readable();
+    QFuture<Outcome<WindowSummary>> earlySummary;
+    if (summaryQuery)
+        earlySummary = summarizeWindow(ws, *summaryQuery);
 
     // The involved keys' details, read in bulk (loadKeyDetails(): one statement per store and
     // part per kKeysPerStatement keys); the next batch is read while this one is redacted on
@@ -300,6 +304,13 @@ Outcome<IncidentBundle> runExport(Workspace &ws, WindowQuery query, std::optiona
             bundle.keys << std::move(d);
     batches.clear();
     redactor.finish(&bundle);
+    if (summaryQuery) {
+        const Outcome<WindowSummary> early = await(earlySummary);
+        if (early.ok())
+            bundle.summary = *early.value;
+        else if (auto summary = reads.read<WindowSummary>([&](const WindowQuery &q) { return summarizeWindow(ws, q); }))
+            bundle.summary = *summary;
+    }
     bundle.eventsSha256 = bundleEventsSha256(bundle.events);
 
     if (!recordExport) {
