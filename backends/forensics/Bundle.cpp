@@ -172,16 +172,16 @@ void member(QByteArray *out, const char *name, const QJsonValue &value)
     member(out, name, valueText(value, 1));
 }
 
-/// The "redactions" member's value exactly as valueText() writes the array of {"field",
-/// "sha256", "where"} objects (QJsonObject's sorted member order), written directly: an
+/// The entries [from, to) of the "redactions" member's value exactly as valueText() writes
+/// the array of {"field", "sha256", "where"} objects (QJsonObject's sorted member order), each
+/// after its separator ("[" comes before the first): written directly, in blocks, since an
 /// export can list 100,000 redactions.
-QByteArray redactionsText(const QVector<Redaction> &list)
+QByteArray redactionEntries(const QVector<Redaction> &list, qsizetype from, qsizetype to)
 {
-    if (list.isEmpty())
-        return valueText(QJsonArray(), 1);
-    QByteArray out = "[";
-    for (const Redaction &r : list) {
-        out += out.size() == 1 ? "\n        {\n            \"field\": " : ",\n        {\n            \"field\": ";
+    QByteArray out;
+    for (qsizetype i = from; i < to; ++i) {
+        const Redaction &r = list.at(i);
+        out += i == 0 ? "\n        {\n            \"field\": " : ",\n        {\n            \"field\": ";
         appendJsonString(&out, r.field);
         out += ",\n            \"sha256\": ";
         appendJsonString(&out, r.sha256);
@@ -189,9 +189,12 @@ QByteArray redactionsText(const QVector<Redaction> &list)
         appendJsonString(&out, r.where);
         out += "\n        }";
     }
-    out += "\n    ]";
     return out;
 }
+
+/// Redactions per block made on the pool, blocks per round.
+constexpr qsizetype kRedactionsPerBlock = 4096;
+constexpr qsizetype kRedactionBlocksPerRound = 4;
 
 } // namespace
 
@@ -230,34 +233,56 @@ QByteArray canonicalEventList(const QVector<WindowEvent> &events)
 
 namespace {
 
+/// Serialises items [0, count) in blocks of `perBlock` on the global pool's threads,
+/// `blocksPerRound` blocks per round, and calls `take(text)` with each block's text in order
+/// (`text(from, to)` makes it) on the calling thread while the next round is being made: at
+/// most two rounds' text is held. `take` returns false to stop (the round in flight is waited
+/// for, since it uses `text`). Returns false when `take` stopped.
+template <typename Text, typename Take>
+bool forEachBlockInOrder(qsizetype count, qsizetype perBlock, qsizetype blocksPerRound, const Text &text, const Take &take)
+{
+    const qsizetype roundSize = perBlock * blocksPerRound;
+    auto round = [&](qsizetype first) {
+        QList<qsizetype> starts;
+        for (qsizetype from = first; from < std::min(count, first + roundSize); from += perBlock)
+            starts << from;
+        return QtConcurrent::mapped(std::move(starts), [&text, count, perBlock](qsizetype from) {
+            return text(from, std::min(count, from + perBlock));
+        });
+    };
+    QFuture<QByteArray> next;
+    if (count > 0)
+        next = round(0);
+    for (qsizetype first = 0; first < count; first += roundSize) {
+        const QList<QByteArray> blocks = next.results(); // waits for the round
+        next = first + roundSize < count ? round(first + roundSize) : QFuture<QByteArray>();
+        for (const QByteArray &block : blocks)
+            if (!take(block)) {
+                next.waitForFinished();
+                return false;
+            }
+    }
+    return true;
+}
+
 /// Events per block of canonical lines made at once on the pool, and blocks per round: at most
-/// a round's text (about 32,000 lines) is held.
+/// two rounds' text (about 64,000 lines) is held.
 constexpr qsizetype kEventsPerBlock = 4096;
 constexpr qsizetype kBlocksPerRound = 8;
 
 /// Calls `take(text)` with the canonical lines of `events` (each ended by "\n"), block by block
-/// in order; the blocks of a round are made on the global pool's threads (the calling thread
-/// helping). `take` returns false to stop.
+/// in order (forEachBlockInOrder()). `take` returns false to stop.
 template <typename Take>
 bool forEachLineBlock(const QVector<WindowEvent> &events, Take take)
 {
-    for (qsizetype round = 0; round < events.size(); round += kEventsPerBlock * kBlocksPerRound) {
-        QList<qsizetype> starts;
-        for (qsizetype b = round; b < std::min(events.size(), round + kEventsPerBlock * kBlocksPerRound); b += kEventsPerBlock)
-            starts << b;
-        const QList<QByteArray> blocks = QtConcurrent::blockingMapped(starts, [&events](qsizetype start) {
-            QByteArray text;
-            for (qsizetype i = start; i < std::min(events.size(), start + kEventsPerBlock); ++i) {
-                appendEventLine(&text, events.at(i));
-                text += '\n';
-            }
-            return text;
-        });
-        for (const QByteArray &block : blocks)
-            if (!take(block))
-                return false;
-    }
-    return true;
+    return forEachBlockInOrder(events.size(), kEventsPerBlock, kBlocksPerRound, [&events](qsizetype from, qsizetype to) {
+        QByteArray text;
+        for (qsizetype i = from; i < to; ++i) {
+            appendEventLine(&text, events.at(i));
+            text += '\n';
+        }
+        return text;
+    }, take);
 }
 
 } // namespace
@@ -274,9 +299,10 @@ QString bundleEventsSha256(const QVector<WindowEvent> &events)
 
 namespace {
 
-/// Keys serialised per parallel batch: the writer holds at most one batch's text (DESIGN.md §7
-/// "Bundles": memory stays bounded).
-constexpr qsizetype kKeysPerBatch = 64;
+/// Keys serialised per block on the pool, blocks per round: the writer holds at most two
+/// rounds' text (DESIGN.md §7 "Bundles": memory stays bounded).
+constexpr qsizetype kKeysPerBlock = 8;
+constexpr qsizetype kKeyBlocksPerRound = 8;
 
 bool put(QIODevice *device, const QByteArray &bytes, QString *error)
 {
@@ -315,7 +341,22 @@ bool writeBundleJson(const IncidentBundle &b, QIODevice *device, QString *error)
     member(&out, "summary", summaryJson(b.summary));
     member(&out, "redaction", QJsonObject{{QStringLiteral("enabled"), b.redactionRules.enabled},
                                           {QStringLiteral("fields"), QJsonArray::fromStringList(b.redactionRules.fields)}});
-    member(&out, "redactions", redactionsText(b.redactions));
+    if (b.redactions.isEmpty()) {
+        member(&out, "redactions", QJsonArray());
+    } else {
+        out += "    \"redactions\": [";
+        const bool listed = forEachBlockInOrder(b.redactions.size(), kRedactionsPerBlock, kRedactionBlocksPerRound,
+                                                [&b](qsizetype from, qsizetype to) { return redactionEntries(b.redactions, from, to); },
+                                                [&](const QByteArray &block) {
+                                                    out += block;
+                                                    const bool ok = put(device, out, error);
+                                                    out.clear();
+                                                    return ok;
+                                                });
+        if (!listed)
+            return false;
+        out += "\n    ],\n";
+    }
     member(&out, "window_notes", QJsonArray::fromStringList(b.notes)); // "notes" in format version 1
     member(&out, "events_sha256", b.eventsSha256);
     member(&out, "event_count", qint64(b.events.size()));
@@ -341,23 +382,21 @@ bool writeBundleJson(const IncidentBundle &b, QIODevice *device, QString *error)
     out += b.events.isEmpty() ? "],\n" : "\n    ],\n";
     out += "    \"keys\": [";
     // One compact line per key (a key with thousands of attempts stays one line), written by
-    // keyDetailFullLine(); a batch of keys is serialised on the pool's threads at once, in order.
-    for (qsizetype start = 0; start < b.keys.size(); start += kKeysPerBatch) {
-        const qsizetype end = std::min(b.keys.size(), start + kKeysPerBatch);
-        QList<qsizetype> batch;
-        for (qsizetype i = start; i < end; ++i)
-            batch << i;
-        const QList<QByteArray> lines = QtConcurrent::blockingMapped(batch, [&b](qsizetype i) {
-            return key_json::keyDetailFullLine(b.keys.at(i));
-        });
-        for (qsizetype i = start; i < end; ++i) {
-            out += i ? ",\n        " : "\n        ";
-            out += lines.at(i - start);
+    // keyDetailFullLine(); blocks of keys are serialised on the pool's threads while the ones
+    // before are written, in order.
+    if (!put(device, out, error))
+        return false;
+    out.clear();
+    const bool keysWritten = forEachBlockInOrder(b.keys.size(), kKeysPerBlock, kKeyBlocksPerRound, [&b](qsizetype from, qsizetype to) {
+        QByteArray text;
+        for (qsizetype i = from; i < to; ++i) {
+            text += i ? ",\n        " : "\n        ";
+            text += key_json::keyDetailFullLine(b.keys.at(i));
         }
-        if (!put(device, out, error))
-            return false;
-        out.clear();
-    }
+        return text;
+    }, [&](const QByteArray &block) { return put(device, block, error); });
+    if (!keysWritten)
+        return false;
     out += b.keys.isEmpty() ? "]\n" : "\n    ]\n";
     out += "}\n";
     return put(device, out, error);

@@ -3,6 +3,7 @@
 // form, NUL characters, a 10 MB value, SQL NULL), the reader's messages, redaction. Pure; no
 // database.
 #include "Bundle.h"
+#include "BundleParts.h"
 #include "BundleRedactor.h"
 #include "KeyDetailJson.h"
 #include "KeyDetailJsonLine.h"
@@ -168,6 +169,7 @@ private slots:
     void literalFinder();
     void redactionSubstitution();
     void redactorInSteps();
+    void writerBlocks();
 };
 
 void TestBundle::canonicalList()
@@ -791,6 +793,40 @@ void TestBundle::redactorInSteps()
         expected << redactionLine(x);
     QCOMPARE(lines.size(), 21); // per key: the request's token, the response's own value, the event's
     QCOMPARE(lines, expected);
+}
+
+void TestBundle::writerBlocks()
+{
+    // writeBundleJson() serialises the redactions and the keys in blocks on the pool while
+    // earlier blocks are written: the bytes are the same as one QJsonDocument array (the
+    // redactions, over several rounds) and one keyDetailFullLine() per key, in order.
+    IncidentBundle b;
+    QJsonArray expected;
+    for (int i = 0; i < 20000; ++i) {
+        const Redaction r{QStringLiteral("keys[k:%1].attempts[0].request.token").arg(i), i % 3 ? QStringLiteral("token") : QStringLiteral("p\"ä\\"),
+                          sha(QByteArray::number(i))};
+        b.redactions << r;
+        expected.append(QJsonObject{{QStringLiteral("where"), r.where}, {QStringLiteral("field"), r.field}, {QStringLiteral("sha256"), r.sha256}});
+    }
+    QByteArray keys = "    \"keys\": [";
+    for (int i = 0; i < 150; ++i) {
+        KeyDetail d;
+        d.idemKey = QStringLiteral("k:%1/é").arg(i);
+        IntentAttempt a;
+        a.request = QStringLiteral(R"({"n":%1})").arg(i);
+        d.attempts = {a};
+        b.keys << d;
+        keys += i ? ",\n        " : "\n        ";
+        keys += key_json::keyDetailFullLine(d);
+    }
+    keys += "\n    ]\n}\n";
+    const QByteArray written = writeBundleJson(b);
+    const QByteArray redactions = "    \"redactions\": " + bundle_parts::valueText(expected, 1) + ",\n";
+    QCOMPARE(written.count(redactions), qsizetype(1));
+    QVERIFY(written.endsWith(keys));
+    // And an empty list as QJsonDocument writes it.
+    IncidentBundle none;
+    QCOMPARE(writeBundleJson(none).count("    \"redactions\": " + bundle_parts::valueText(QJsonArray(), 1) + ",\n"), qsizetype(1));
 }
 
 void TestBundle::redactionFreeText()
