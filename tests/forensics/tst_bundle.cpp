@@ -418,6 +418,15 @@ QString redactionLine(const Redaction &r)
     return QStringLiteral("%1 %2 %3").arg(r.where, r.field, r.sha256);
 }
 
+/// Every redaction of `list` as redactionLine() gives it, in order.
+QStringList redactionLines(const QVector<Redaction> &list)
+{
+    QStringList lines;
+    for (const Redaction &r : list)
+        lines << redactionLine(r);
+    return lines;
+}
+
 } // namespace
 
 void TestBundle::redaction()
@@ -503,9 +512,7 @@ void TestBundle::redaction()
                  .arg(marker("Secret Title"), marker("SUPERSECRET-APIKEY")));
     QCOMPARE(b.keys[0].audit[0].toState, au.toState);
     QCOMPARE(b.keys[0].timeline[0].summary, QStringLiteral("ticket created: %1").arg(marker("Secret Title")));
-    QStringList lines;
-    for (const Redaction &x : b.redactions)
-        lines << redactionLine(x);
+    const QStringList lines = redactionLines(b.redactions);
     QCOMPARE(lines, (QStringList{
                         QStringLiteral("events[0].detail.apikey apikey ") + sha("z"),
                         QStringLiteral("events[2].detail title ") + sha("Secret Title"),
@@ -653,9 +660,7 @@ void TestBundle::redactionNotesAndActors()
     QCOMPARE(b.incident->notes[0].text, QStringLiteral("seen: %1, %2").arg(m1, m2));
     QCOMPARE(b.incident->notes[1].text, QStringLiteral("tok-SECRET-1 / %1").arg(m2));
     QCOMPARE(b.incident->notes[2].text, QStringLiteral(R"({"Authorization":"%1","why":"dup"})").arg(marker("Bearer n-3")));
-    QStringList lines;
-    for (const Redaction &x : std::as_const(b.redactions))
-        lines << redactionLine(x);
+    const QStringList lines = redactionLines(b.redactions);
     QCOMPARE(lines, (QStringList{
                         QStringLiteral("incident.pins[0].note token ") + sha("tok-SECRET-1"),
                         QStringLiteral("incident.pins[0].event.actor token ") + sha("tok-SECRET-1"),
@@ -740,9 +745,7 @@ void TestBundle::redactionSubstitution()
     QCOMPARE(*b.keys[0].attempts[2].response, QStringLiteral("echo %1, t-123, %2, (%2) %3-ray xray %3")
                                                   .arg(marker("t-12-long-secret"), marker("t-12"), marker("x")));
     QCOMPARE(b.events[0].detail, QStringLiteral("sent %1 again").arg(marker("t-12")));
-    QStringList lines;
-    for (const Redaction &x : std::as_const(b.redactions))
-        lines << redactionLine(x);
+    const QStringList lines = redactionLines(b.redactions);
     QCOMPARE(lines, (QStringList{
                         QStringLiteral("events[0].detail token ") + sha("t-12"),
                         QStringLiteral("keys[k:1].attempts[0].request.token token ") + sha("t-12"),
@@ -786,11 +789,7 @@ void TestBundle::redactorInSteps()
     QCOMPARE(writeBundleJson(stepped), writeBundleJson(whole));
     QCOMPARE(*stepped.keys[2].attempts[0].response, QStringLiteral("echo %1 and t-3").arg(marker("t-2")));
     QCOMPARE(stepped.events[6].detail, QStringLiteral("sent %1").arg(marker("t-6")));
-    QStringList lines, expected;
-    for (const Redaction &x : std::as_const(stepped.redactions))
-        lines << redactionLine(x);
-    for (const Redaction &x : std::as_const(whole.redactions))
-        expected << redactionLine(x);
+    const QStringList lines = redactionLines(stepped.redactions), expected = redactionLines(whole.redactions);
     QCOMPARE(lines.size(), 21); // per key: the request's token, the response's own value, the event's
     QCOMPARE(lines, expected);
 }
@@ -882,9 +881,7 @@ void TestBundle::redactionFreeText()
     QCOMPARE(b.incident->notes[2].text, QStringLiteral("spring.datasource.password=%1 {\"secret\": \"%2\"").arg(marker("pw1"), marker("q 2")));
     QCOMPARE(b.incident->notes[3].text,
              QStringLiteral("sent Cookie: %1\nSet-Cookie: %2 \nafter").arg(marker("a=1; b=2"), marker("sid=3; HttpOnly")));
-    QStringList lines;
-    for (const Redaction &x : std::as_const(b.redactions))
-        lines << redactionLine(x);
+    const QStringList lines = redactionLines(b.redactions);
     QCOMPARE(lines, (QStringList{
                         QStringLiteral("incident.pins[0].note token ") + sha("abc123"),
                         QStringLiteral("incident.pins[0].event.detail password ") + sha("hunter2"),
