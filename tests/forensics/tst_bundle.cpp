@@ -590,7 +590,13 @@ void TestBundle::redactionSkipsTextsWithoutNames()
     a.response = QStringLiteral(R"({"\u0074oken": "t-1", "ok": true})");
     a.error = QStringLiteral(R"({"body": "{\"TOKEN\":\"t-22\"}"})");
     a.stateAfter = QStringLiteral(R"({"path": "a\/b", "x\/y": 1})");
-    d.attempts = {a};
+    // Plain ASCII in upper case; non-ASCII text (lowered as a whole: the Kelvin sign U+212A
+    // lowers to "k"), where a name broken by a space is still no name.
+    a.stateBefore = QStringLiteral(R"({"n": 1, "APIKEY": "k-3"})");
+    IntentAttempt other;
+    other.request = QStringLiteral("{\"caf\u00e9\": 1, \"to\u212Aen\": \"k-4\"}");
+    other.response = QStringLiteral("{\"caf\u00e9\": \"tok en\"}");
+    d.attempts = {a, other};
     b.keys = {d};
     RedactionRules rules;
     rules.fields << QStringLiteral("x/y"); // a name JSON may write escaped: every text parsed
@@ -599,12 +605,15 @@ void TestBundle::redactionSkipsTextsWithoutNames()
     QCOMPARE(*b.keys[0].attempts[0].response, QStringLiteral(R"({"\u0074oken": "%1", "ok": true})").arg(marker("t-1")));
     QCOMPARE(*b.keys[0].attempts[0].error, QStringLiteral(R"({"body": "{\"TOKEN\":\"%1\"}"})").arg(marker("t-22")));
     QCOMPARE(*b.keys[0].attempts[0].stateAfter, *a.stateAfter);
-    QCOMPARE(b.redactions.size(), qsizetype(2));
+    QCOMPARE(*b.keys[0].attempts[0].stateBefore, QStringLiteral(R"({"n": 1, "APIKEY": "%1"})").arg(marker("k-3")));
+    QCOMPARE(*b.keys[0].attempts[1].request, QStringLiteral("{\"caf\u00e9\": 1, \"to\u212Aen\": \"%1\"}").arg(marker("k-4")));
+    QCOMPARE(*b.keys[0].attempts[1].response, *other.response);
+    QCOMPARE(b.redactions.size(), qsizetype(4));
     IncidentBundle slashed;
     slashed.keys = {d};
     redactBundle(&slashed, rules);
     QCOMPARE(*slashed.keys[0].attempts[0].stateAfter, QStringLiteral(R"({"path": "a\/b", "x\/y": "%1"})").arg(marker("1")));
-    QCOMPARE(redactionLine(slashed.redactions.last()), QStringLiteral("keys[k:1].attempts[0].state_after.x/y x/y ") + sha("1"));
+    QVERIFY(redactionLines(slashed.redactions).contains(QStringLiteral("keys[k:1].attempts[0].state_after.x/y x/y ") + sha("1")));
 }
 
 void TestBundle::redactionNotesAndActors()
