@@ -281,8 +281,8 @@ Outcome<IncidentBundle> runExport(Workspace &ws, WindowQuery query, std::optiona
     // part per kKeysPerStatement keys); the next batch is read while this one is redacted on
     // the pool (BundleRedactor), then the events once every key is in.
     const QStringList keys = involvedKeys(bundle.events);
-    BundleRedactor redactor(rules);
     std::list<QVector<KeyDetail>> batches; // stable addresses while the redactor works on them
+    BundleRedactor redactor(rules);        // declared after: its destructor waits before they go
     QFuture<QVector<KeyDetail>> next;
     if (!keys.isEmpty())
         next = loadKeyDetails(ws, keys.mid(0, kKeysPerBatch));
