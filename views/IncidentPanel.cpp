@@ -69,6 +69,7 @@ IncidentPanel::IncidentPanel(Workspace *workspace, QWidget *parent)
     m_notes->setObjectName(QStringLiteral("incidentNotes"));
     m_notes->setWordWrap(true);
     m_notes->setAlternatingRowColors(true);
+    m_notes->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // long notes wrap, as the pins do
     m_noteEdit = new QLineEdit(this);
     m_noteEdit->setObjectName(QStringLiteral("incidentNoteEdit"));
     m_noteEdit->setPlaceholderText(QStringLiteral("Add a note…"));

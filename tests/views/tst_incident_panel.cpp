@@ -129,6 +129,9 @@ void TestIncidentPanel::openPinNoteClose()
     QVERIFY(shown.wait(30000));
     QCOMPARE(panel->noteList()->count(), 2);
     QCOMPARE(panel->findChild<QLineEdit *>(QStringLiteral("incidentNoteEdit"))->text(), QString());
+    // Long notes wrap in the pane's width, as the pins do (no sideways scrolling).
+    QCOMPARE(panel->noteList()->horizontalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+    QVERIFY(panel->noteList()->wordWrap());
     // A note over the limit: said, nothing written.
     panel->addNote(QString(4001, QLatin1Char('n')));
     QTRY_COMPARE(view->messageBar()->text(), QStringLiteral("The note is longer than 4000 characters (4001)"));
