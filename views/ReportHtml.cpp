@@ -34,7 +34,8 @@ QString reportCss(ReportTarget target)
             ".mono { font-family: monospace; } .local { color: #5f6368; } .muted { color: #5f6368; }"
             ".emono { font-family: monospace; font-size: 7pt; }"
             ".bad { color: #a4231a; font-weight: bold; } .good { color: #1e6b34; font-weight: bold; }"
-            ".pinned { font-weight: bold; } .settling { font-style: italic; }");
+            ".pinned { font-weight: bold; } .settling { font-style: italic; }"
+            "dt { font-weight: bold; margin-top: 3pt; }"); // the header's labels (Window, Filters, …) stand out
     return QStringLiteral(
         "body { font-family: system-ui, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif; font-size: 14px; color: #202124;"
         " margin: 24px auto; max-width: 1400px; padding: 0 16px; }"
