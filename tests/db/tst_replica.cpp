@@ -48,12 +48,7 @@ class Standby {
 public:
     explicit Standby(const TestDatabase &db) : m_name(QStringLiteral("standby-") + db.databaseName())
     {
-        const QUrl u(replicaUrlOf(db));
-        QSqlDatabase c = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), m_name);
-        c.setHostName(u.host());
-        c.setPort(u.port());
-        c.setUserName(u.userName());
-        c.setPassword(qEnvironmentVariable("TRIAGE_TEST_PG_PASSWORD"));
+        QSqlDatabase c = addReplicaConnection(m_name, "QPSQL", replicaUrlOf(db), "TRIAGE_TEST_PG_PASSWORD");
         c.setDatabaseName(db.databaseName());
         // The database appears on the standby once its CREATE DATABASE is replayed.
         QElapsedTimer t;
@@ -69,16 +64,7 @@ public:
         QSqlDatabase::removeDatabase(m_name);
     }
     QString error() const { return m_error; }
-    QStringList column(const QString &sql)
-    {
-        QSqlQuery q(QSqlDatabase::database(m_name, false));
-        QStringList out;
-        if (!q.exec(sql))
-            return {QStringLiteral("error: ") + q.lastError().text()};
-        while (q.next())
-            out << q.value(0).toString();
-        return out;
-    }
+    QStringList column(const QString &sql) { return replicaColumn(m_name, sql); }
     QString exec(const QString &sql) { return column(sql).value(0); }
     /// Resumes (`on`) or pauses WAL replay; false when the statement failed. A pause is only
     /// requested by pg_wal_replay_pause(): this waits (bounded, 10 s) until replay has stopped.

@@ -40,12 +40,7 @@ class Replica {
 public:
     explicit Replica(const TestDatabase &db) : m_db(db), m_name(QStringLiteral("replica-") + db.databaseName())
     {
-        const QUrl u(replicaUrlOf(db));
-        QSqlDatabase c = QSqlDatabase::addDatabase(QStringLiteral("QMYSQL"), m_name);
-        c.setHostName(u.host());
-        c.setPort(u.port());
-        c.setUserName(u.userName());
-        c.setPassword(qEnvironmentVariable("TRIAGE_TEST_MYSQL_PASSWORD"));
+        QSqlDatabase c = addReplicaConnection(m_name, "QMYSQL", replicaUrlOf(db), "TRIAGE_TEST_MYSQL_PASSWORD");
         if (!c.open()) {
             m_error = c.lastError().text();
             return;
@@ -63,16 +58,7 @@ public:
         QSqlDatabase::removeDatabase(m_name);
     }
     QString error() const { return m_error; }
-    QStringList column(const QString &sql)
-    {
-        QSqlQuery q(QSqlDatabase::database(m_name, false));
-        QStringList out;
-        if (!q.exec(sql))
-            return {QStringLiteral("error: ") + q.lastError().text()};
-        while (q.next())
-            out << q.value(0).toString();
-        return out;
-    }
+    QStringList column(const QString &sql) { return replicaColumn(m_name, sql); }
     QString exec(const QString &sql) { return column(sql).value(0); }
     /// Waits (bounded, 30 s) until the replica has replayed everything the primary logged so far.
     bool caughtUp()

@@ -10,6 +10,9 @@
 #include "Workspace.h"
 
 #include <QElapsedTimer>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
 #include <QThread>
 #include <QUrl>
 
@@ -24,6 +27,31 @@ inline QString replicaUrlFor(const TestDatabase &db, const char *envVar)
         return {};
     u.setPath(QLatin1Char('/') + db.databaseName());
     return u.toString();
+}
+
+/// Adds the test's own connection `name` (driver QPSQL or QMYSQL) to the server of
+/// `replicaUrl`, the password from the environment variable `passwordEnv`; not opened.
+inline QSqlDatabase addReplicaConnection(const QString &name, const char *driver, const QString &replicaUrl, const char *passwordEnv)
+{
+    const QUrl u(replicaUrl);
+    QSqlDatabase c = QSqlDatabase::addDatabase(QString::fromLatin1(driver), name);
+    c.setHostName(u.host());
+    c.setPort(u.port());
+    c.setUserName(u.userName());
+    c.setPassword(qEnvironmentVariable(passwordEnv));
+    return c;
+}
+
+/// The first column of `sql`'s rows on the connection `name`; {"error: <text>"} when it fails.
+inline QStringList replicaColumn(const QString &name, const QString &sql)
+{
+    QSqlQuery q(QSqlDatabase::database(name, false));
+    QStringList out;
+    if (!q.exec(sql))
+        return {QStringLiteral("error: ") + q.lastError().text()};
+    while (q.next())
+        out << q.value(0).toString();
+    return out;
 }
 
 /// `c` with `replicaUrl` as every store's replica and `maxLagS` as the lag limit.
