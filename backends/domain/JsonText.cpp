@@ -172,12 +172,29 @@ ParsedJson parseJsonTextForDisplay(const std::optional<QString> &text)
 
 void appendJsonString(QByteArray *out, QStringView s)
 {
-    *out += '"';
-    // Most texts hold nothing to escape and valid UTF-16: QString's own UTF-8 conversion.
-    const auto plain = [](char16_t c) { return c >= 0x20 && c != u'"' && c != u'\\' && (c < 0xd800 || c > 0xdfff); };
+    // Most texts are plain ASCII with nothing to escape: copied straight into `out` in one pass
+    // (no UTF-8 conversion, no temporary); the rest from the first other character on below.
+    const qsizetype start = out->size();
+    const qsizetype need = start + s.size() + 2;
+    if (out->capacity() < need)
+        out->reserve(std::max(need, 2 * out->capacity())); // amortised growth, as append() gives
+    out->resize(need);
+    char *const dst = out->data() + start;
+    dst[0] = '"';
     const char16_t *begin = s.utf16(), *const end = begin + s.size();
+    qsizetype n = 0;
+    for (const char16_t *p = begin; p != end && *p >= 0x20 && *p < 0x80 && *p != u'"' && *p != u'\\'; ++p)
+        dst[1 + n++] = char(*p);
+    if (n == s.size()) {
+        dst[1 + n] = '"';
+        return;
+    }
+    out->resize(start + 1 + n);
+    begin += n;
+    // Valid UTF-16 with nothing to escape: QString's own UTF-8 conversion.
+    const auto plain = [](char16_t c) { return c >= 0x20 && c != u'"' && c != u'\\' && (c < 0xd800 || c > 0xdfff); };
     if (std::all_of(begin, end, plain)) {
-        *out += s.toUtf8();
+        *out += QStringView(begin, end).toUtf8();
         *out += '"';
         return;
     }

@@ -652,6 +652,14 @@ void TstBackendUnit::json_appendString()
     QCOMPARE(ownJsonString(QString(QChar(0xd83d)) + QChar(0xde00)), QByteArray("\"\xf0\x9f\x98\x80\"")); // a pair: U+1F600
     QCOMPARE(ownJsonString(QString(QChar(0xde00)) + QChar(0xd83d)), QByteArray(R"("\ude00\ud83d")")); // reversed: two lone halves
     QCOMPARE(ownJsonString(QStringLiteral("x") + QChar(0xd83d)), QByteArray(R"("x\ud83d")")); // a high half at the end
+    // A shared array is detached, never written through; a long plain text in one piece.
+    const QByteArray shared = "x";
+    QByteArray copy = shared;
+    appendJsonString(&copy, u"ab");
+    QCOMPARE(shared, QByteArray("x"));
+    QCOMPARE(copy, QByteArray(R"(x"ab")"));
+    const QString longText = QString(100000, QLatin1Char('a')) + QStringLiteral("é\\n") + QString(100000, QLatin1Char('b'));
+    QCOMPARE(ownJsonString(longText), qtJsonString(longText));
     // Random mixes of every kind of unit, against Qt.
     QRandomGenerator rng(17);
     const char16_t pool[] = {u'a', u'"', u'\\', 0x0, 0x1f, u'\n', 0x7f, 0xe9, 0x20ac, 0xd83d, 0xde00, 0xdbff, 0xdc00, 0xfffe, 0xffff};
