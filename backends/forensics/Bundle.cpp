@@ -7,9 +7,9 @@
 #include "JsonText.h"
 #include "KeyDetailJson.h"
 #include "KeyDetailJsonLine.h"
+#include "Sha256Stream.h"
 
 #include <QBuffer>
-#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtConcurrent/QtConcurrentMap>
@@ -289,12 +289,12 @@ bool forEachLineBlock(const QVector<WindowEvent> &events, Take take)
 
 QString bundleEventsSha256(const QVector<WindowEvent> &events)
 {
-    QCryptographicHash hash(QCryptographicHash::Sha256);
+    Sha256Stream hash; // libcrypto's SHA-256: the lines are tens of megabytes
     forEachLineBlock(events, [&hash](const QByteArray &block) { // block by block: never held whole
         hash.addData(block);
         return true;
     });
-    return QString::fromLatin1(hash.result().toHex());
+    return hash.hexResult();
 }
 
 namespace {

@@ -8,12 +8,14 @@
 #include "KeyDetailJson.h"
 #include "KeyDetailJsonLine.h"
 #include "LiteralFinder.h"
+#include "Sha256Stream.h"
 #include "TextEscape.h"
 
 #include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -170,6 +172,7 @@ private slots:
     void redactionSubstitution();
     void redactorInSteps();
     void writerBlocks();
+    void sha256Stream();
 };
 
 void TestBundle::canonicalList()
@@ -923,6 +926,34 @@ void TestBundle::redactionFreeText()
     none.enabled = false;
     redactBundle(&off, none);
     QCOMPARE(off.incident->notes[0].text, typed.text);
+}
+
+void TestBundle::sha256Stream()
+{
+    // FIPS 180-4's examples: the empty input and "abc", as 64 lower-case hex digits.
+    QCOMPARE(Sha256Stream().hexResult(), QStringLiteral("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+    {
+        Sha256Stream s;
+        s.addData("ab");
+        s.addData(QByteArrayView());
+        s.addData("c");
+        QCOMPARE(s.hexResult(), QStringLiteral("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    }
+    // 3 MB fed in pieces that cross the 64-byte blocks every way: QCryptographicHash's digest.
+    QRandomGenerator rng(5);
+    QByteArray bytes(3 * 1024 * 1024, Qt::Uninitialized);
+    for (char &c : bytes)
+        c = char(rng.bounded(256));
+    const QString expected = QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    for (const qsizetype piece : {qsizetype(1), qsizetype(63), qsizetype(64), qsizetype(65), qsizetype(4096), qsizetype(0)}) {
+        Sha256Stream s;
+        for (qsizetype at = 0; at < bytes.size();) {
+            const qsizetype n = piece ? piece : 1 + rng.bounded(100000);
+            s.addData(QByteArrayView(bytes).sliced(at, std::min(n, bytes.size() - at)));
+            at += n;
+        }
+        QCOMPARE(s.hexResult(), expected);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestBundle)
