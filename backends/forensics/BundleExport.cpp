@@ -278,18 +278,18 @@ Outcome<IncidentBundle> runExport(Workspace &ws, WindowQuery query, std::optiona
         earlySummary = summarizeWindow(ws, *summaryQuery);
 
     // The involved keys' details, read in bulk (loadKeyDetails(): one statement per store and
-    // part per kKeysPerStatement keys); the next batch is read while this one is redacted on
-    // the pool (BundleRedactor), then the events once every key is in.
+    // part per kKeysPerStatement keys). Every batch is queued at once: each store's worker reads
+    // them in turn, never idle while a batch is merged or redacted on the pool (BundleRedactor);
+    // then the events, once every key is in.
     const QStringList keys = involvedKeys(bundle.events);
     std::list<QVector<KeyDetail>> batches; // stable addresses while the redactor works on them
     BundleRedactor redactor(rules);        // declared after: its destructor waits before they go
-    QFuture<QVector<KeyDetail>> next;
-    if (!keys.isEmpty())
-        next = loadKeyDetails(ws, keys.mid(0, kKeysPerBatch));
-    for (qsizetype start = 0; start < keys.size(); start += kKeysPerBatch) {
-        QVector<KeyDetail> &batch = batches.emplace_back(next.result());
-        if (start + kKeysPerBatch < keys.size())
-            next = loadKeyDetails(ws, keys.mid(start + kKeysPerBatch, kKeysPerBatch));
+    QList<QFuture<QVector<KeyDetail>>> loads;
+    for (qsizetype start = 0; start < keys.size(); start += kKeysPerBatch)
+        loads << loadKeyDetails(ws, keys.mid(start, kKeysPerBatch));
+    for (QFuture<QVector<KeyDetail>> &load : loads) {
+        QVector<KeyDetail> &batch = batches.emplace_back(load.result());
+        load = {};
         for (KeyDetail &d : batch) {
             for (auto it = d.errors.cbegin(); it != d.errors.cend(); ++it)
                 reads.fail(*it);
