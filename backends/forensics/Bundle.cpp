@@ -12,7 +12,9 @@
 #include <QBuffer>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QtConcurrent/QtConcurrentMap>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <deque>
 
 namespace triage {
 
@@ -192,9 +194,9 @@ QByteArray redactionEntries(const QVector<Redaction> &list, qsizetype from, qsiz
     return out;
 }
 
-/// Redactions per block made on the pool, blocks per round.
+/// Redactions per block made on the pool, blocks made or held at once.
 constexpr qsizetype kRedactionsPerBlock = 4096;
-constexpr qsizetype kRedactionBlocksPerRound = 4;
+constexpr qsizetype kRedactionBlocksHeld = 8;
 
 } // namespace
 
@@ -233,49 +235,49 @@ QByteArray canonicalEventList(const QVector<WindowEvent> &events)
 
 namespace {
 
-/// Serialises items [0, count) in blocks of `perBlock` on the global pool's threads,
-/// `blocksPerRound` blocks per round, and calls `take(text)` with each block's text in order
-/// (`text(from, to)` makes it) on the calling thread while the next round is being made: at
-/// most two rounds' text is held. `take` returns false to stop (the round in flight is waited
-/// for, since it uses `text`). Returns false when `take` stopped.
+/// Serialises items [0, count) in blocks of `perBlock` on the global pool's threads and calls
+/// `take(text)` with each block's text in order (`text(from, to)` makes it) on the calling
+/// thread. At most `window` blocks are being made or waiting at once, and a block is started as
+/// soon as the oldest is taken, so the pool's threads never wait for a whole round to finish.
+/// `take` returns false to stop (the blocks in flight are waited for, since they use `text`).
+/// Returns false when `take` stopped.
 template <typename Text, typename Take>
-bool forEachBlockInOrder(qsizetype count, qsizetype perBlock, qsizetype blocksPerRound, const Text &text, const Take &take)
+bool forEachBlockInOrder(qsizetype count, qsizetype perBlock, qsizetype window, const Text &text, const Take &take)
 {
-    const qsizetype roundSize = perBlock * blocksPerRound;
-    auto round = [&](qsizetype first) {
-        QList<qsizetype> starts;
-        for (qsizetype from = first; from < std::min(count, first + roundSize); from += perBlock)
-            starts << from;
-        return QtConcurrent::mapped(std::move(starts), [&text, count, perBlock](qsizetype from) {
-            return text(from, std::min(count, from + perBlock));
-        });
+    std::deque<QFuture<QByteArray>> inFlight;
+    qsizetype next = 0;
+    const auto start = [&] {
+        const qsizetype from = next, to = std::min(count, next + perBlock);
+        inFlight.push_back(QtConcurrent::run([&text, from, to] { return text(from, to); }));
+        next = to;
     };
-    QFuture<QByteArray> next;
-    if (count > 0)
-        next = round(0);
-    for (qsizetype first = 0; first < count; first += roundSize) {
-        const QList<QByteArray> blocks = next.results(); // waits for the round
-        next = first + roundSize < count ? round(first + roundSize) : QFuture<QByteArray>();
-        for (const QByteArray &block : blocks)
-            if (!take(block)) {
-                next.waitForFinished();
-                return false;
-            }
+    while (next < count && qsizetype(inFlight.size()) < window)
+        start();
+    while (!inFlight.empty()) {
+        const QByteArray block = inFlight.front().result(); // waits (or runs it here if not started)
+        inFlight.pop_front();
+        if (next < count)
+            start();
+        if (!take(block)) {
+            for (QFuture<QByteArray> &f : inFlight)
+                f.waitForFinished();
+            return false;
+        }
     }
     return true;
 }
 
-/// Events per block of canonical lines made at once on the pool, and blocks per round: at most
-/// two rounds' text (about 64,000 lines) is held.
+/// Events per block of canonical lines made at once on the pool, and blocks made or held at
+/// once: at most 16 blocks' text (about 64,000 lines) is held.
 constexpr qsizetype kEventsPerBlock = 4096;
-constexpr qsizetype kBlocksPerRound = 8;
+constexpr qsizetype kEventBlocksHeld = 16;
 
 /// Calls `take(text)` with the canonical lines of `events` (each ended by "\n"), block by block
 /// in order (forEachBlockInOrder()). `take` returns false to stop.
 template <typename Take>
 bool forEachLineBlock(const QVector<WindowEvent> &events, Take take)
 {
-    return forEachBlockInOrder(events.size(), kEventsPerBlock, kBlocksPerRound, [&events](qsizetype from, qsizetype to) {
+    return forEachBlockInOrder(events.size(), kEventsPerBlock, kEventBlocksHeld, [&events](qsizetype from, qsizetype to) {
         QByteArray text;
         for (qsizetype i = from; i < to; ++i) {
             appendEventLine(&text, events.at(i));
@@ -299,10 +301,10 @@ QString bundleEventsSha256(const QVector<WindowEvent> &events)
 
 namespace {
 
-/// Keys serialised per block on the pool, blocks per round: the writer holds at most two
-/// rounds' text (DESIGN.md §7 "Bundles": memory stays bounded).
+/// Keys serialised per block on the pool, blocks made or held at once: the writer holds at
+/// most 16 blocks' text (DESIGN.md §7 "Bundles": memory stays bounded).
 constexpr qsizetype kKeysPerBlock = 8;
-constexpr qsizetype kKeyBlocksPerRound = 8;
+constexpr qsizetype kKeyBlocksHeld = 16;
 
 bool put(QIODevice *device, const QByteArray &bytes, QString *error)
 {
@@ -345,7 +347,7 @@ bool writeBundleJson(const IncidentBundle &b, QIODevice *device, QString *error)
         member(&out, "redactions", QJsonArray());
     } else {
         out += "    \"redactions\": [";
-        const bool listed = forEachBlockInOrder(b.redactions.size(), kRedactionsPerBlock, kRedactionBlocksPerRound,
+        const bool listed = forEachBlockInOrder(b.redactions.size(), kRedactionsPerBlock, kRedactionBlocksHeld,
                                                 [&b](qsizetype from, qsizetype to) { return redactionEntries(b.redactions, from, to); },
                                                 [&](const QByteArray &block) {
                                                     out += block;
@@ -387,7 +389,7 @@ bool writeBundleJson(const IncidentBundle &b, QIODevice *device, QString *error)
     if (!put(device, out, error))
         return false;
     out.clear();
-    const bool keysWritten = forEachBlockInOrder(b.keys.size(), kKeysPerBlock, kKeyBlocksPerRound, [&b](qsizetype from, qsizetype to) {
+    const bool keysWritten = forEachBlockInOrder(b.keys.size(), kKeysPerBlock, kKeyBlocksHeld, [&b](qsizetype from, qsizetype to) {
         QByteArray text;
         for (qsizetype i = from; i < to; ++i) {
             text += i ? ",\n        " : "\n        ";
