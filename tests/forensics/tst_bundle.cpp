@@ -153,6 +153,33 @@ QString readError(const QByteArray &bytes)
 
 } // namespace
 
+/// A device that takes `limit` bytes, then refuses every write ("No space left on device").
+class FullDevice : public QIODevice
+{
+public:
+    explicit FullDevice(qsizetype limit)
+        : m_limit(limit)
+    {
+        open(QIODevice::WriteOnly);
+    }
+    QByteArray bytes;
+
+protected:
+    qint64 readData(char *, qint64) override { return -1; }
+    qint64 writeData(const char *data, qint64 size) override
+    {
+        if (bytes.size() + size > m_limit) {
+            setErrorString(QStringLiteral("No space left on device"));
+            return -1;
+        }
+        bytes.append(data, size);
+        return size;
+    }
+
+private:
+    qsizetype m_limit;
+};
+
 class TestBundle : public QObject {
     Q_OBJECT
 
@@ -838,6 +865,31 @@ void TestBundle::writerBlocks()
     // And an empty list as QJsonDocument writes it.
     IncidentBundle none;
     QCOMPARE(writeBundleJson(none).count("    \"redactions\": " + bundle_parts::valueText(QJsonArray(), 1) + ",\n"), qsizetype(1));
+    // A device that fills up in the redactions, the events or the keys: writing stops there
+    // (the blocks being made are waited for) and names the device's error; what was written
+    // is the file's start.
+    for (int i = 0; i < 3000; ++i) {
+        WindowEvent e;
+        e.atText = QStringLiteral("2026-12-01T02:00:00.000000Z");
+        e.store = EventStore::Intent;
+        e.kind = EventKind::IntentAttempt;
+        e.id = QString::number(i);
+        e.idemKey = QStringLiteral("k:%1/é").arg(i % 150);
+        e.detail = QStringLiteral("create_ticket");
+        b.events << e;
+    }
+    const QByteArray full = writeBundleJson(b);
+    for (const char *section : {"\n    \"redactions\": [", "\n    \"events\": [", "\n    \"keys\": ["}) {
+        QCOMPARE(full.count(section), qsizetype(1));
+        const qsizetype limit = full.indexOf(section) + 2000;
+        QVERIFY(limit < full.size());
+        FullDevice device(limit);
+        QString error;
+        QVERIFY(!writeBundleJson(b, &device, &error));
+        QCOMPARE(error, QStringLiteral("No space left on device"));
+        QVERIFY(full.startsWith(device.bytes));
+        QVERIFY(device.bytes.size() <= limit);
+    }
 }
 
 void TestBundle::redactionFreeText()
