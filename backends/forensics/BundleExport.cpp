@@ -270,13 +270,6 @@ Outcome<IncidentBundle> runExport(Workspace &ws, WindowQuery query, std::optiona
     }
     if (auto tail = reads.read<QVector<WindowEvent>>([&](const WindowQuery &q) { return readSettlingTail(ws, q, 0); }))
         bundle.events << *tail;
-    // The summary's aggregates run on the servers while the keys below are read and redacted
-    // here (as read after the pages); read again, leaving out the failed store, if it failed.
-    const std::optional<WindowQuery> summaryQuery = reads.readable();
-    QFuture<Outcome<WindowSummary>> earlySummary;
-    if (summaryQuery)
-        earlySummary = summarizeWindow(ws, *summaryQuery);
-
     // The involved keys' details, read in bulk (loadKeyDetails(): one statement per store and
     // part per kKeysPerStatement keys). Every batch is queued at once: each store's worker reads
     // them in turn, never idle while a batch is merged or redacted on the pool (BundleRedactor);
@@ -287,6 +280,13 @@ Outcome<IncidentBundle> runExport(Workspace &ws, WindowQuery query, std::optiona
     QList<QFuture<QVector<KeyDetail>>> loads;
     for (qsizetype start = 0; start < keys.size(); start += kKeysPerBatch)
         loads << loadKeyDetails(ws, keys.mid(start, kKeysPerBatch));
+    // The summary's aggregates (as read after the pages), queued behind the keys' reads on each
+    // store's worker: they run on the servers while the last keys are merged and redacted here.
+    // Read again, leaving out the failed store, if it failed.
+    const std::optional<WindowQuery> summaryQuery = reads.readable();
+    QFuture<Outcome<WindowSummary>> earlySummary;
+    if (summaryQuery)
+        earlySummary = summarizeWindow(ws, *summaryQuery);
     for (QFuture<QVector<KeyDetail>> &load : loads) {
         QVector<KeyDetail> &batch = batches.emplace_back(load.result());
         load = {};
