@@ -260,7 +260,7 @@ Outcome<IncidentBundle> runExport(Workspace &ws, WindowQuery query, std::optiona
         auto page = reads.read<WindowPage>([&](const WindowQuery &q) { return readWindowPage(ws, q, cursor, kPageSize); });
         if (!page)
             break;
-        bundle.events << page->events;
+        bundle.events << std::move(page->events); // moved when no other copy shares them
         for (const QString &n : std::as_const(page->notes))
             if (!bundle.notes.contains(n))
                 bundle.notes << n;
@@ -269,7 +269,7 @@ Outcome<IncidentBundle> runExport(Workspace &ws, WindowQuery query, std::optiona
             break;
     }
     if (auto tail = reads.read<QVector<WindowEvent>>([&](const WindowQuery &q) { return readSettlingTail(ws, q, 0); }))
-        bundle.events << *tail;
+        bundle.events << std::move(*tail);
     // The involved keys' details, read in bulk (loadKeyDetails(): one statement per store and
     // part per kKeysPerStatement keys). Every batch is queued at once: each store's worker reads
     // them in turn, never idle while a batch is merged or redacted on the pool (BundleRedactor);
