@@ -37,6 +37,49 @@ std::optional<QString> streamSelect(DbSession &session, const WorkspaceConfig &c
     return sql;
 }
 
+/// The statement counting `kind`'s events of `query` and their distinct non-NULL keys (one row:
+/// events, keys), values bound through `b`; nullopt when the stream's table does not exist.
+/// On PostgreSQL a GROUP BY inside (hashed: 21 ms on 96,000 attempts where COUNT(DISTINCT),
+/// which sorts, took 59 ms); elsewhere COUNT(DISTINCT).
+std::optional<QString> countsSelect(DbSession &session, const WorkspaceConfig &config, EventKind kind, const WindowQuery &query,
+                                    SqlBuilder &b, bool eventsToo)
+{
+    if (session.dialect().kind() != Dialect::PostgreSql)
+        return streamSelect(session, config, kind, query, b, [eventsToo](const StreamSql &s) {
+            return eventsToo ? QStringLiteral("COUNT(*), COUNT(DISTINCT %1)").arg(s.key) : QStringLiteral("COUNT(DISTINCT %1)").arg(s.key);
+        });
+    const auto inner = streamSelect(
+        session, config, kind, query, b, [](const StreamSql &s) { return QStringLiteral("%1 AS k, COUNT(*) AS n").arg(s.key); }, {},
+        [](const StreamSql &s) { return QStringLiteral("GROUP BY %1").arg(s.key); });
+    if (!inner)
+        return std::nullopt;
+    return (eventsToo ? QStringLiteral("SELECT COALESCE(SUM(n), 0), COUNT(k) FROM (%1) g") : QStringLiteral("SELECT COUNT(k) FROM (%1) g"))
+        .arg(*inner);
+}
+
+/// The per-minute statement of `kind`'s events of `query`: rows (minute "YYYY-MM-DDTHH:MM" UTC,
+/// events) by minute. A PostgreSQL timestamp column is grouped by date_trunc and formatted once
+/// per minute (to_char on every row made it 64 ms on 96,000 attempts, 20 ms so); other columns
+/// and dialects by the canonical text's first 16 characters.
+std::optional<QString> perMinuteSelect(DbSession &session, const WorkspaceConfig &config, EventKind kind, const WindowQuery &query,
+                                       SqlBuilder &b)
+{
+    const auto native = [](const StreamSql &s) {
+        return s.clock.dialect() == Dialect::PostgreSql && s.clock.mapping().encoding == TimeEncoding::Native;
+    };
+    // Every row of a group is in the same minute: the text of its MIN() names it.
+    return streamSelect(
+        session, config, kind, query, b,
+        [&](const StreamSql &s) {
+            return QStringLiteral("SUBSTR(%1, 1, 16), COUNT(*)").arg(s.clock.text(native(s) ? QStringLiteral("MIN(%1)").arg(s.time) : s.time));
+        },
+        {},
+        [&](const StreamSql &s) {
+            return native(s) ? QStringLiteral("GROUP BY date_trunc('minute', %1 AT TIME ZONE 'UTC') ORDER BY 1").arg(s.time)
+                             : QStringLiteral("GROUP BY 1 ORDER BY 1");
+        });
+}
+
 /// `expr` grouped exactly: BINARY on MySQL/MariaDB, whose collations would merge "Ticket"
 /// and "ticket" (DESIGN.md §10); as it is elsewhere.
 QString exactGroup(Dialect d, const QString &expr)
@@ -83,9 +126,7 @@ void summarize(DbSession &session, const WorkspaceConfig &config, const WindowQu
 {
     for (EventKind kind : kinds) {
         SqlBuilder b;
-        if (const auto sql = streamSelect(session, config, kind, query, b, [](const StreamSql &s) {
-                return QStringLiteral("COUNT(*), COUNT(DISTINCT %1)").arg(s.key);
-            })) {
+        if (const auto sql = countsSelect(session, config, kind, query, b, true)) {
             QSqlQuery q = session.exec(*sql, b);
             if (q.next()) {
                 summary->events[int(kind)] = q.value(0).toLongLong();
@@ -94,10 +135,7 @@ void summarize(DbSession &session, const WorkspaceConfig &config, const WindowQu
         }
         // Per minute: the canonical UTC text's first 16 characters ("YYYY-MM-DDTHH:MM").
         SqlBuilder m;
-        if (const auto sql = streamSelect(
-                session, config, kind, query, m,
-                [](const StreamSql &s) { return QStringLiteral("SUBSTR(%1, 1, 16), COUNT(*)").arg(s.clock.text(s.time)); }, {},
-                [](const StreamSql &) { return QStringLiteral("GROUP BY 1 ORDER BY 1"); })) {
+        if (const auto sql = perMinuteSelect(session, config, kind, query, m)) {
             QSqlQuery q = session.exec(*sql, m);
             while (q.next())
                 summary->perMinute.append({q.value(0).toString(), kind, q.value(1).toLongLong()});
@@ -109,9 +147,7 @@ void summarize(DbSession &session, const WorkspaceConfig &config, const WindowQu
         WindowQuery unknown = query;
         unknown.statuses = {QStringLiteral("UNKNOWN")};
         SqlBuilder b;
-        const auto sql = streamSelect(session, config, EventKind::IntentAttempt, unknown, b,
-                                      [](const StreamSql &s) { return QStringLiteral("COUNT(DISTINCT %1)").arg(s.key); });
-        summary->unknownKeys = countOf(session, sql, b);
+        summary->unknownKeys = countOf(session, countsSelect(session, config, EventKind::IntentAttempt, unknown, b, false), b);
     }
     if (kinds.contains(EventKind::RecordCreated)) {
         WindowQuery processing = query;

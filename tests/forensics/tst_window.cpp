@@ -38,6 +38,8 @@ private slots:
     void boundsOrderAndPaging();
     void filters_data() { rows(false, true); }
     void filters();
+    void summaryCounts_data() { rows(false, true); }
+    void summaryCounts();
     void watermark_data() { rows(true, false); }
     void watermark();
     void clocks_data() { rows(true, false); }
@@ -152,6 +154,64 @@ void TestWindow::filters()
     QCOMPARE(summary->events[int(EventKind::RecordCreated)], 1);
     QCOMPARE(summary->events[int(EventKind::IntentAttempt)], 0);
     QCOMPARE(summary->events[int(EventKind::TicketCreated)], 1);
+}
+
+void TestWindow::summaryCounts()
+{
+    // The summary's counts, distinct keys and minutes on each backend (on PostgreSQL counted
+    // through a GROUP BY and, for a timestamp column, grouped by date_trunc; the shop's
+    // epoch-millisecond times through their canonical text).
+    QFETCH(QString, backend);
+    TestDatabase db(backend);
+    TRIAGE_REQUIRE_BACKEND(db);
+    TRIAGE_OK(seed(db));
+    const QString unknown = db.isShop() ? QStringLiteral("timeout") : QStringLiteral("UNKNOWN");
+    const QString succeeded = db.isShop() ? QStringLiteral("ok") : QStringLiteral("SUCCEEDED");
+    QVector<IntentSpec> specs;
+    const auto add = [&](std::optional<QString> key, const QString &status, qint64 ms) {
+        IntentSpec s;
+        s.key = key;
+        s.status = status;
+        s.created = ts(db, ms);
+        specs << s;
+    };
+    // 00:06:40 .. 00:08:10 UTC: s:1 three times, s:2 once UNKNOWN, s:3 twice UNKNOWN, two
+    // attempts without a key (not counted as a key; one a millisecond before 00:07), and
+    // one at the window's end (excluded).
+    add(QStringLiteral("s:1"), succeeded, 400000);
+    add(QStringLiteral("s:1"), succeeded, 410000);
+    add(QStringLiteral("s:2"), unknown, 420000);
+    add(QStringLiteral("s:3"), unknown, 430000);
+    add(std::nullopt, unknown, 419999);
+    add(QStringLiteral("s:1"), succeeded, 460000);
+    add(QStringLiteral("s:3"), unknown, 480000);
+    add(std::nullopt, succeeded, 490000);
+    add(QStringLiteral("s:4"), unknown, 520000);
+    TRIAGE_OK(insertIntents(db, specs));
+    Workspace ws(db.config());
+    WindowQuery q;
+    q.from = at(400000);
+    q.to = at(520000);
+    q.kinds = {EventKind::IntentAttempt};
+    const auto summary = await(summarizeWindow(ws, q));
+    TRIAGE_VERIFY_OUTCOME(summary);
+    QCOMPARE(summary->events[int(EventKind::IntentAttempt)], 8);
+    QCOMPARE(summary->keys[int(EventKind::IntentAttempt)], 3);
+    QCOMPARE(summary->unknownKeys, 2);
+    QStringList minutes;
+    for (const MinuteCount &m : summary->perMinute)
+        minutes << QStringLiteral("%1 %2 %3").arg(m.minute, eventKindName(m.kind)).arg(m.events);
+    QCOMPARE(minutes, (QStringList{QStringLiteral("2026-01-01T00:06 intent.attempt 3"), QStringLiteral("2026-01-01T00:07 intent.attempt 3"),
+                                   QStringLiteral("2026-01-01T00:08 intent.attempt 2")}));
+    // A window without attempts: zeros and no minute.
+    q.from = at(600000);
+    q.to = at(700000);
+    const auto empty = await(summarizeWindow(ws, q));
+    TRIAGE_VERIFY_OUTCOME(empty);
+    QCOMPARE(empty->events[int(EventKind::IntentAttempt)], 0);
+    QCOMPARE(empty->keys[int(EventKind::IntentAttempt)], 0);
+    QCOMPARE(empty->unknownKeys, 0);
+    QVERIFY(empty->perMinute.isEmpty());
 }
 
 void TestWindow::watermark()
