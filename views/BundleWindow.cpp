@@ -180,7 +180,7 @@ void BundleWindow::checkHash()
             return;
         }
         whenReady(findBundleExports(*m_workspace, sha), this,
-                  [sha, done](const Outcome<QVector<BundleExportRecord>> &found) {
+                  [sha, done, bundle = m_bundle](const Outcome<QVector<BundleExportRecord>> &found) {
                       if (!found.ok())
                           done(QStringLiteral("events hash %1 \u2014 not checked: %2").arg(sha, found.error->message), Tone::Warning);
                       else if (found->isEmpty())
@@ -188,9 +188,12 @@ void BundleWindow::checkHash()
                                    .arg(sha),
                                Tone::Warning);
                       else
+                      {
+                          const BundleExportRecord &r = *matchingExport(*bundle, *found);
                           done(QStringLiteral("events hash %1 \u2014 matches the export recorded by %2 at %3")
-                                   .arg(sha, found->first().exportedBy, found->first().exportedAt),
+                                   .arg(sha, r.exportedBy, r.exportedAt),
                                Tone::Ok);
+                      }
                   });
     });
 }

@@ -135,7 +135,7 @@ public:
             return c.out.dbFailure(*found.error);
         if (found->isEmpty())
             return report(c, QStringLiteral("no recorded export with this hash"), *found);
-        const BundleExportRecord &r = found->first();
+        const BundleExportRecord &r = *matchingExport(*m_bundle, *found);
         // A changed file still carries the hash that was exported: name that export, never as a match.
         QString line = m_hashOk ? QStringLiteral("matches the export recorded by %1 at %2 (export %3").arg(r.exportedBy, r.exportedAt).arg(r.id)
                                 : QStringLiteral("the hash it records was exported by %1 at %2 (export %3), but its events no longer match it")
@@ -153,7 +153,10 @@ private:
         for (const BundleStore &s : b.stores)
             if (!s.ok)
                 failed << QStringLiteral("%1 (%2)").arg(roleName(s.role), s.error);
-        const QString hash = m_hashOk ? QStringLiteral("sha256 %1 matches its %2").arg(b.eventsSha256, countText(b.events.size(), QStringLiteral("event")))
+        // The hash covers the canonical event list only (DESIGN.md §7 "Bundles"): said with a match.
+        const QString hash = m_hashOk ? QStringLiteral("sha256 %1 matches its %2 (the hash covers the events only, not the notes, "
+                                                       "pins, key details or summary)")
+                                            .arg(b.eventsSha256, countText(b.events.size(), QStringLiteral("event")))
                                       : QStringLiteral("sha256 %1 does NOT match its %2 (they hash to %3): the file was changed after the export")
                                             .arg(b.eventsSha256, countText(b.events.size(), QStringLiteral("event")),
                                                  bundleEventsSha256(b.events));

@@ -165,4 +165,11 @@ QFuture<Outcome<IncidentBundle>> exportBundle(Workspace &workspace, const Window
 /// The recorded exports whose hash is `sha256` (oldest first); empty when none.
 QFuture<Outcome<QVector<BundleExportRecord>>> findBundleExports(Workspace &workspace, const QString &sha256);
 
+/// Of `found` (the recorded exports with `bundle`'s events hash, oldest first), the one that
+/// most likely wrote `bundle`: the oldest with the same redaction setting (a `--no-redact`
+/// export of events that held no secret has the same hash) and the same incident (or none),
+/// else the oldest with the same redaction setting, else the oldest. Null when `found` is
+/// empty. Pure.
+const BundleExportRecord *matchingExport(const IncidentBundle &bundle, const QVector<BundleExportRecord> &found);
+
 } // namespace triage

@@ -343,6 +343,24 @@ QFuture<Outcome<IncidentBundle>> exportBundle(Workspace &workspace, const Window
     return QtConcurrent::run(workspace.mergePool(), [=]() { return runExport(*ws, query, incidentId, rules, recordExport); });
 }
 
+const BundleExportRecord *matchingExport(const IncidentBundle &bundle, const QVector<BundleExportRecord> &found)
+{
+    const std::optional<qint64> incident = bundle.incident ? std::optional<qint64>(bundle.incident->incident.id) : std::nullopt;
+    const bool redacted = bundle.redactionRules.enabled;
+    const BundleExportRecord *sameRedaction = nullptr;
+    for (const BundleExportRecord &r : found) {
+        if (r.redacted != redacted)
+            continue;
+        if (r.incidentId == incident)
+            return &r;
+        if (!sameRedaction)
+            sameRedaction = &r;
+    }
+    if (sameRedaction)
+        return sameRedaction;
+    return found.isEmpty() ? nullptr : &found.first();
+}
+
 QFuture<Outcome<QVector<BundleExportRecord>>> findBundleExports(Workspace &workspace, const QString &sha256)
 {
     return workspace.worker(DbRole::Idempotency).run<QVector<BundleExportRecord>>([sha256](DbSession &s) {

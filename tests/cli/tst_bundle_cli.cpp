@@ -57,6 +57,9 @@ QString nowed(const QByteArray &text)
 
 } // namespace
 
+/// What `bundle verify` adds to a hash that matches (DESIGN.md §7 "Bundles").
+const QString kCovers = QStringLiteral(" (the hash covers the events only, not the notes, pins, key details or summary)");
+
 class TestBundleCli : public QObject {
     Q_OBJECT
 private slots:
@@ -102,11 +105,11 @@ void TestBundleCli::exportAndVerify()
 
     // verify: with the database, without, and after a change to the file.
     RUN_OK(verified, base + QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), file});
-    QCOMPARE(nowed(verified.out), QStringLiteral("sha256 %1 matches its 8 events\nmatches the export recorded by alice at <now> (export 1)\n")
-                                      .arg(b->eventsSha256));
+    QCOMPARE(nowed(verified.out), QStringLiteral("sha256 %1 matches its 8 events%2\nmatches the export recorded by alice at <now> (export 1)\n")
+                                      .arg(b->eventsSha256, kCovers));
     RUN_OK(offline, (QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), file}));
     QCOMPARE(QString::fromUtf8(offline.out),
-             QStringLiteral("sha256 %1 matches its 8 events\nnot checked against a database\n").arg(b->eventsSha256));
+             QStringLiteral("sha256 %1 matches its 8 events%2\nnot checked against a database\n").arg(b->eventsSha256, kCovers));
     QByteArray changed = readAll(file);
     changed.replace("\"mark_success\",false]", "\"mark_failed\",false]");
     const QString changedFile = dir.filePath(QStringLiteral("changed.json"));
@@ -155,15 +158,27 @@ void TestBundleCli::exportAndVerify()
                               + QStringList{QStringLiteral("--kind"), QStringLiteral("intent.attempt"), QStringLiteral("--out"), intents,
                                             QStringLiteral("--no-record")});
     RUN_EXIT(unknown, 3, base + QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), intents});
-    QCOMPARE(QString::fromUtf8(unknown.out), QStringLiteral("sha256 %1 matches its 2 events\nno recorded export with this hash\n")
-                                                 .arg(readBundle(intents)->eventsSha256));
+    QCOMPARE(QString::fromUtf8(unknown.out), QStringLiteral("sha256 %1 matches its 2 events%2\nno recorded export with this hash\n")
+                                                 .arg(readBundle(intents)->eventsSha256, kCovers));
+    // The same events exported again without redaction (they hold no secret: the same hash):
+    // verify names the export with the file's own redaction setting.
+    const QString plainRecorded = dir.filePath(QStringLiteral("plain-recorded.json"));
+    RUN_OK(plainExport, base + QStringList{QStringLiteral("incident"), QStringLiteral("export")} + window
+                            + QStringList{QStringLiteral("--out"), plainRecorded, QStringLiteral("--no-redact")});
+    QCOMPARE(readBundle(plainRecorded)->eventsSha256, b->eventsSha256);
+    RUN_OK(plainVerified, base + QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), plainRecorded});
+    QCOMPARE(nowed(plainVerified.out).split(QLatin1Char('\n')).value(1),
+             QStringLiteral("matches the export recorded by alice at <now> (export 3; exported 2 times in all)"));
+    RUN_OK(redactedVerified, base + QStringList{QStringLiteral("bundle"), QStringLiteral("verify"), file});
+    QCOMPARE(nowed(redactedVerified.out).split(QLatin1Char('\n')).value(1),
+             QStringLiteral("matches the export recorded by alice at <now> (export 1; exported 2 times in all)"));
 
     // Read-only: exported, not recorded, said so.
     RUN_OK(readOnly, base + QStringList{QStringLiteral("--read-only"), QStringLiteral("incident"), QStringLiteral("export")} + window
                          + QStringList{QStringLiteral("--out"), plain, QStringLiteral("--redact-field"), QStringLiteral("title")});
     QVERIFY2(readOnly.out.endsWith("; read-only mode: the export is not recorded\n"), readOnly.out.constData());
     QCOMPARE(readBundle(plain)->redactionRules.fields.last(), QStringLiteral("title"));
-    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_incident_export")), QStringList{QStringLiteral("2")});
+    QCOMPARE(db.adminQueryColumn(QStringLiteral("SELECT COUNT(*) FROM triage_incident_export")), QStringList{QStringLiteral("3")});
 }
 
 void TestBundleCli::storeDown_data()

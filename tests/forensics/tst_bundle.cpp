@@ -200,6 +200,7 @@ private slots:
     void redactorInSteps();
     void writerBlocks();
     void sha256Stream();
+    void matchingExportRecord();
 };
 
 void TestBundle::canonicalList()
@@ -1006,6 +1007,33 @@ void TestBundle::sha256Stream()
         }
         QCOMPARE(s.hexResult(), expected);
     }
+}
+
+void TestBundle::matchingExportRecord()
+{
+    // The recorded exports with one hash, oldest first: the bundle's own redaction setting and
+    // incident first, then its redaction setting, then the oldest; none for an empty list.
+    const auto rec = [](qint64 id, std::optional<qint64> incident, bool redacted) {
+        BundleExportRecord r;
+        r.id = id;
+        r.incidentId = incident;
+        r.redacted = redacted;
+        return r;
+    };
+    const QVector<BundleExportRecord> found{rec(1, std::nullopt, true), rec(2, 7, true), rec(3, std::nullopt, false), rec(4, 7, false)};
+    IncidentBundle b;
+    QCOMPARE(matchingExport(b, {}), nullptr);
+    QCOMPARE(matchingExport(b, found)->id, 1);
+    b.redactionRules.enabled = false;
+    QCOMPARE(matchingExport(b, found)->id, 3);
+    b.incident = IncidentDetail();
+    b.incident->incident.id = 7;
+    QCOMPARE(matchingExport(b, found)->id, 4);
+    b.redactionRules.enabled = true;
+    QCOMPARE(matchingExport(b, found)->id, 2);
+    b.incident->incident.id = 8; // no export of incident 8: the same redaction setting
+    QCOMPARE(matchingExport(b, found)->id, 1);
+    QCOMPARE(matchingExport(b, {rec(5, std::nullopt, false)})->id, 5); // nothing with the setting: the oldest
 }
 
 QTEST_GUILESS_MAIN(TestBundle)
