@@ -108,7 +108,10 @@ QString title(const IncidentBundle &b)
     return QStringLiteral("Window %1 – %2 UTC").arg(utcToSecond(formatUtcMicros(b.query.from)), utcToSecond(formatUtcMicros(b.query.to)));
 }
 
-QString headerSection(const IncidentBundle &b, const Clock &clock)
+/// The report's top: title, window, filters, incident, export; above everything else, what a
+/// reader must know before trusting the rest (the hash does not match: `hashMatches` false;
+/// redaction off; a store failed).
+QString headerSection(const IncidentBundle &b, const Clock &clock, bool hashMatches)
 {
     QString out = QStringLiteral("<h1>%1</h1>").arg(esc(title(b)));
     out += QStringLiteral("<dl>");
@@ -131,6 +134,11 @@ QString headerSection(const IncidentBundle &b, const Clock &clock)
                                          .arg(b.formatVersion));
     item(QStringLiteral("Reader's zone"), esc(clock.zoneName()));
     out += QStringLiteral("</dl>");
+    if (!hashMatches)
+        out += QStringLiteral("<p class=\"bad\">THE EVENTS DO NOT MATCH THIS BUNDLE'S HASH: the file was changed after the "
+                              "export; do not trust its events (see \"Integrity and redaction\").</p>");
+    if (!b.redactionRules.enabled)
+        out += QStringLiteral("<p class=\"bad\">Redaction was OFF for this export (--no-redact): secrets are as stored.</p>");
     if (!b.complete())
         out += QStringLiteral("<p class=\"bad\">Incomplete: a store failed during the export (below); its events are missing.</p>");
     for (const QString &n : b.notes)
@@ -442,10 +450,9 @@ QString eventsSection(const IncidentBundle &b, const Clock &clock, Target target
     return out;
 }
 
-QString integritySection(const IncidentBundle &b)
+QString integritySection(const IncidentBundle &b, bool matches)
 {
     QString out = QStringLiteral("<h2>Integrity and redaction</h2>");
-    const bool matches = verifyBundleHash(b);
     out += QStringLiteral("<p>SHA-256 of the canonical event list (DESIGN.md §7 \"Bundles\"):<br><span class=\"mono\">%1</span><br>%2</p>")
                .arg(esc(b.eventsSha256),
                     matches ? QStringLiteral("<span class=\"good\">matches the %1 events in this bundle</span>").arg(b.events.size())
@@ -478,14 +485,15 @@ QString reportHtml(const IncidentBundle &b, const ReportOptions &options, Target
                                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                                   "<title>%1</title><style>%2</style></head><body>\n")
                        .arg(esc(title(b)), css(target));
-    html += headerSection(b, clock) + QLatin1Char('\n');
+    const bool hashMatches = verifyBundleHash(b); // computed once: said at the top and under integrity
+    html += headerSection(b, clock, hashMatches) + QLatin1Char('\n');
     html += storesSection(b, clock) + QLatin1Char('\n');
     html += summarySection(b) + QLatin1Char('\n');
     html += histogramSection(b, target) + QLatin1Char('\n');
     html += pinsSection(b, clock, target) + QLatin1Char('\n');
     html += keysSection(b, clock, target) + QLatin1Char('\n');
     html += eventsSection(b, clock, target) + QLatin1Char('\n');
-    html += integritySection(b) + QLatin1Char('\n');
+    html += integritySection(b, hashMatches) + QLatin1Char('\n');
     html += QStringLiteral("</body></html>\n");
     return html;
 }

@@ -276,9 +276,18 @@ void TestBundleReport::hashMismatchIsSaid()
     const QString html = bundleReportHtml(b, utc);
     QVERIFY(html.contains(QStringLiteral("DOES NOT MATCH the events in this bundle (recomputed: %1)").arg(bundleEventsSha256(b.events))));
     QVERIFY(html.contains(QStringLiteral("<th>At (UTC)</th><th>At (UTC)</th>")));
+    // Said at the top too, before the first section, where a reader starts.
+    const QString warning = QStringLiteral("<p class=\"bad\">THE EVENTS DO NOT MATCH THIS BUNDLE'S HASH: the file was changed after "
+                                           "the export; do not trust its events (see \"Integrity and redaction\").</p>");
+    QCOMPARE(html.count(warning), qsizetype(1));
+    QVERIFY(html.indexOf(warning) < html.indexOf(QStringLiteral("<h2>")));
+    QVERIFY(!bundleReportHtml(sampleBundle(), utc).contains(QStringLiteral("THE EVENTS DO NOT MATCH")));
     b.redactionRules.enabled = false;
     b.redactions.clear();
-    QVERIFY(bundleReportHtml(b, utc).contains(QStringLiteral("Redaction was OFF for this export (--no-redact, audited)")));
+    const QString plain = bundleReportHtml(b, utc);
+    QVERIFY(plain.contains(QStringLiteral("Redaction was OFF for this export (--no-redact, audited)")));
+    const QString off = QStringLiteral("<p class=\"bad\">Redaction was OFF for this export (--no-redact): secrets are as stored.</p>");
+    QVERIFY(plain.indexOf(off) >= 0 && plain.indexOf(off) < plain.indexOf(QStringLiteral("<h2>")));
 }
 
 void TestBundleReport::pdf()
