@@ -143,11 +143,22 @@ std::optional<DeepLink> parseDeepLink(const QString &input, QString *error)
             : name == QLatin1String("event") && raw.contains(QLatin1Char(':'))
             ? QStringList{raw.left(raw.indexOf(QLatin1Char(':'))), raw.mid(raw.indexOf(QLatin1Char(':')) + 1)}
             : QStringList{raw};
+        // Store and kind names hold no ',' and a kind no ':': a link that encoded its separators
+        // too ("kinds=intent.attempt%2Cticket.created", "event=intent.attempt%3A308") means the
+        // same, so those are split again after decoding. Statuses and ids may hold either.
+        const bool names = name == QLatin1String("stores") || name == QLatin1String("kinds");
         for (const QString &r : rawParts) {
             const auto value = decode(r);
             if (!value)
                 return fail(error, QStringLiteral("%1: not percent-encoded UTF-8").arg(name));
-            parts << *value;
+            if (names)
+                parts << value->split(QLatin1Char(','), Qt::SkipEmptyParts);
+            else
+                parts << *value;
+        }
+        if (name == QLatin1String("event") && parts.size() == 1 && parts.first().contains(QLatin1Char(':'))) {
+            const QString whole = parts.takeFirst();
+            parts << whole.left(whole.indexOf(QLatin1Char(':'))) << whole.mid(whole.indexOf(QLatin1Char(':')) + 1);
         }
         const QString value = parts.value(0);
         if (name == QLatin1String("from") || name == QLatin1String("to")) {

@@ -100,6 +100,19 @@ private slots:
         QCOMPARE(link->query.to, q.to);
         QVERIFY(!link->event);
         QCOMPARE(link->query.lookbackS, WindowQuery{}.lookbackS);
+        // Separators encoded too (a tool that encodes every value whole): store and kind names and
+        // the event's kind hold neither ',' nor ':', so they mean the same; a status keeps its "%2C".
+        const auto encoded = parseDeepLink(QStringLiteral("triage://window?from=2026-12-01T02%3A10%3A00Z&to=2026-12-01T03%3A00%3A00Z"
+                                                          "&stores=intent%2Cticket&kinds=intent.attempt%2Cticket.created"
+                                                          "&statuses=a%2Cb&event=intent.attempt%3A4%3A2"),
+                                           &error);
+        QVERIFY2(encoded, qPrintable(error));
+        QCOMPARE(encoded->query.stores, (QVector<EventStore>{EventStore::Intent, EventStore::Ticket}));
+        QCOMPARE(encoded->query.kinds, (QVector<EventKind>{EventKind::IntentAttempt, EventKind::TicketCreated}));
+        QCOMPARE(encoded->query.statuses, QStringList{QStringLiteral("a,b")});
+        QVERIFY(encoded->event);
+        QCOMPARE(encoded->event->first, EventKind::IntentAttempt);
+        QCOMPARE(encoded->event->second, QStringLiteral("4:2"));
     }
 
     void errors_data()
