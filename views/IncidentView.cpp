@@ -2,6 +2,7 @@
 
 #include "EventTableView.h"
 #include "HistogramChart.h"
+#include "Incident.h"
 #include "IncidentPanel.h"
 #include "MessageBar.h"
 #include "ReplayPanel.h"
@@ -139,6 +140,17 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     filters->addWidget(m_tenant);
     filters->addWidget(m_key, 1);
     filters->addWidget(m_task);
+    m_keptFilters = new QPushButton(this);
+    m_keptFilters->setObjectName(QStringLiteral("incidentKeptFilters"));
+    m_keptFilters->setFlat(true);
+    m_keptFilters->setVisible(false);
+    connect(m_keptFilters, &QPushButton::clicked, this, [this] {
+        m_kept.stores.clear();
+        m_kept.kinds.clear();
+        m_kept.statuses.clear();
+        showKeptFilters();
+        load();
+    });
     filters->addWidget(m_load);
     m_copyLink = new QPushButton(QStringLiteral("Copy link"), this);
     m_copyLink->setObjectName(QStringLiteral("incidentCopyLink"));
@@ -162,6 +174,7 @@ IncidentView::IncidentView(Workspace *workspace, QWidget *parent)
     m_clocks->setTextFormat(Qt::PlainText);
     m_clocks->setStyleSheet(QStringLiteral("color: %1;").arg(theme::mutedText().name()));
     auto *info = new QHBoxLayout;
+    info->addWidget(m_keptFilters, 0, Qt::AlignLeft | Qt::AlignTop); // beside the figures they filter
     info->addWidget(m_summary, 1);
     info->addWidget(m_clocks, 0, Qt::AlignRight | Qt::AlignTop);
 
@@ -353,7 +366,27 @@ void IncidentView::openQuery(const WindowQuery &query)
     m_key->setText(query.keySubstring);
     m_task->setText(query.taskId);
     m_kept = query;
+    showKeptFilters();
     load();
+}
+
+void IncidentView::showKeptFilters()
+{
+    WindowQuery kept;
+    kept.stores = m_kept.stores;
+    kept.kinds = m_kept.kinds;
+    kept.statuses = m_kept.statuses;
+    const bool any = !kept.stores.isEmpty() || !kept.kinds.isEmpty() || !kept.statuses.isEmpty();
+    m_keptFilters->setVisible(any);
+    if (!any)
+        return;
+    const QString text = incidentFiltersText(kept);
+    m_keptFilters->setEnabled(!m_offline);
+    m_keptFilters->setText(m_offline ? text : text + QStringLiteral("  \u2715"));
+    m_keptFilters->setToolTip(m_offline ? QStringLiteral("The bundle's filters: it holds only these events")
+                                        : QStringLiteral("Filters of the incident or link opened (%1): click to clear them and load "
+                                                         "the window for every store, kind and status")
+                                              .arg(text));
 }
 
 void IncidentView::showEvent(QShowEvent *event)

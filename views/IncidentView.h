@@ -173,6 +173,10 @@ private:
     MessageBar *m_bar;
     MessageBar *m_retentionBar;
     QPushButton *m_copyLink;
+    /// The kept filters no box shows (stores, kinds, statuses of the incident, link or bundle
+    /// opened), as a flat button that clears them; hidden when there are none.
+    QPushButton *m_keptFilters = nullptr;
+    void showKeptFilters();
     QPushButton *m_export;
     QDateTimeEdit *m_from;
     QDateTimeEdit *m_to;

@@ -39,6 +39,7 @@ void IncidentView::showBundle(const IncidentBundle &bundle, std::unique_ptr<Wind
     m_key->setText(bundle.query.keySubstring);
     m_task->setText(bundle.query.taskId);
     m_kept = bundle.query;
+    showKeptFilters();
     for (QWidget *w : findChildren<QPushButton *>(QRegularExpression(QStringLiteral("^preset"))))
         w->setEnabled(false);
     for (QWidget *w : std::initializer_list<QWidget *>{m_from, m_to, m_bizType, m_tenant, m_key, m_task, m_load})

@@ -154,6 +154,10 @@ void TestBundleWindow::offline()
                              "preset15", "preset60"})
         QVERIFY2(!view->findChild<QWidget *>(QString::fromLatin1(name))->isEnabled(), name);
     QCOMPARE(view->findChild<QDateTimeEdit *>(QStringLiteral("incidentFrom"))->text(), QStringLiteral("2026-01-01 00:00:00 UTC"));
+    // The bundle's filters no box shows: said, not clearable (the bundle holds only these events).
+    auto *kept = view->findChild<QPushButton *>(QStringLiteral("incidentKeptFilters"));
+    QCOMPARE(kept->isVisibleTo(view), !read->query.kinds.isEmpty() || !read->query.stores.isEmpty() || !read->query.statuses.isEmpty());
+    QVERIFY(!kept->isEnabled() || !kept->isVisibleTo(view));
     IncidentPanel *panel = view->incidentPanel();
     QVERIFY(!panel->pinButton()->isEnabled());
     QVERIFY(!panel->incidentCombo()->isEnabled());

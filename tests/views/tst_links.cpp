@@ -113,6 +113,21 @@ void TestLinks::windowLinkOpensAndCopies()
                               QStringLiteral("The linked event ticket.created 999 is not in this window (any more)."), 30000);
     QCOMPARE(view->eventsModel()->eventCount(), 2);
     QCOMPARE(view->currentLink(), windowLink(filtered)); // nothing selected
+    // The kinds no filter box shows are said beside the boxes; clicking clears them and loads
+    // every kind (the key filter stays).
+    auto *kept = view->findChild<QPushButton *>(QStringLiteral("incidentKeptFilters"));
+    QVERIFY(kept->isVisible());
+    QVERIFY(kept->isEnabled());
+    QCOMPARE(kept->text(), QStringLiteral("kinds intent.attempt, ticket.created  \u2715"));
+    QSignalSpy reloaded(view, &IncidentView::windowLoaded);
+    kept->click();
+    QVERIFY(reloaded.wait(30000));
+    QVERIFY(!kept->isVisible());
+    QCOMPARE(view->currentLink(), windowLink([&] {
+                 WindowQuery unfiltered = filtered;
+                 unfiltered.kinds.clear();
+                 return unfiltered;
+             }()));
 
     // A window reaching back before the oldest record still held: the banner says so.
     link.query = WindowQuery{};
