@@ -8,6 +8,7 @@
 #include "CsvWriter.h"
 #include "TextTable.h"
 
+#include "DeepLink.h"
 #include "Incident.h"
 #include "TextEscape.h"
 #include "Workspace.h"
@@ -292,6 +293,7 @@ private:
                                          {QStringLiteral("text"), n.text},
                                          {QStringLiteral("event_kind"), textOrNull(n.eventKind ? eventKindName(*n.eventKind) : QString())},
                                          {QStringLiteral("event_id"), textOrNull(n.eventId)}});
+            o.insert(QStringLiteral("link"), windowLink(d.incident.query)); // DESIGN.md §7 "Links"
             o.insert(QStringLiteral("pins"), pins);
             o.insert(QStringLiteral("notes"), notes);
             c.out.print(QJsonDocument(o).toJson(QJsonDocument::Indented));
@@ -304,6 +306,7 @@ private:
                                i.createdBy, i.createdAt);
         if (!i.open)
             out += QStringLiteral("Closed: %1 at %2\n").arg(i.closedBy, i.closedAt);
+        out += QStringLiteral("Link: %1\n").arg(windowLink(i.query)); // the window and filters, for a chat or a ticket
         out += QStringLiteral("Pins: %1\n").arg(d.pins.size());
         if (!d.pins.isEmpty()) {
             TextTable t({QStringLiteral("AT (UTC)"), QStringLiteral("KIND"), QStringLiteral("ID"), QStringLiteral("EVENT"),

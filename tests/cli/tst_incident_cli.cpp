@@ -1,6 +1,7 @@
 // triagectl incident and timeline --incident (DESIGN.md §5, §7 "Incidents") on every backend:
 // create, pin, note, list, show, close, reopen, unpin with their exact output; bad input,
 // conflicts and read-only mode with their exact messages and exit codes; the audit rows.
+#include "DeepLink.h"
 #include "BackendTestUtil.h"
 #include "CtlRun.h"
 #include "ShapeExpect.h"
@@ -103,6 +104,8 @@ void TestIncidentCli::lifecycle()
                             "Window: 2026-01-01T00:01:40.000000Z .. 2026-01-01T00:03:20.000000Z (UTC, end excluded)\n"
                             "Filters: kinds record.created, intent.attempt, ticket.created\n"
                             "Created: alice at <now>\n"
+                            "Link: triage://window?from=2026-01-01T00%3A01%3A40.000000Z&to=2026-01-01T00%3A03%3A20.000000Z"
+                            "&kinds=record.created,intent.attempt,ticket.created\n"
                             "Pins: 2\n"
                             "  AT (UTC)                     KIND            ID  EVENT                                 NOTE           PINNED_BY\n"
                             "  2026-01-01T00:01:40.000000Z  intent.attempt  1   UNKNOWN k:a create_ticket by agent-1  first UNKNOWN  alice\n"
@@ -113,6 +116,12 @@ void TestIncidentCli::lifecycle()
     RUN_OK(json, args("incident show 1 --format json"));
     const QJsonObject o = QJsonDocument::fromJson(json.out).object();
     QCOMPARE(o.value(QStringLiteral("filters")).toObject().value(QStringLiteral("kinds")).toArray().size(), 3);
+    // The link opens the same window and filters (triagectl timeline --link, triage-console --open).
+    QString linkError;
+    const auto link = parseDeepLink(o.value(QStringLiteral("link")).toString(), &linkError);
+    QVERIFY2(link, qPrintable(linkError));
+    QCOMPARE(link->query.kinds, (QVector<EventKind>{EventKind::RecordCreated, EventKind::IntentAttempt, EventKind::TicketCreated}));
+    QCOMPARE(formatUtcMicros(link->query.from), QStringLiteral("2026-01-01T00:01:40.000000Z"));
     QCOMPARE(o.value(QStringLiteral("pins")).toArray().at(0).toObject().value(QStringLiteral("line")).toString(),
              QStringLiteral("UNKNOWN k:a create_ticket by agent-1"));
     QCOMPARE(o.value(QStringLiteral("pins")).toArray().at(1).toObject().value(QStringLiteral("event_id")).toString(), QStringLiteral("2"));
