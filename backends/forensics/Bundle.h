@@ -166,10 +166,10 @@ QFuture<Outcome<IncidentBundle>> exportBundle(Workspace &workspace, const Window
 QFuture<Outcome<QVector<BundleExportRecord>>> findBundleExports(Workspace &workspace, const QString &sha256);
 
 /// Of `found` (the recorded exports with `bundle`'s events hash, oldest first), the one that
-/// most likely wrote `bundle`: the oldest with the same redaction setting (a `--no-redact`
-/// export of events that held no secret has the same hash) and the same incident (or none),
-/// else the oldest with the same redaction setting, else the oldest. Null when `found` is
-/// empty. Pure.
+/// most likely wrote `bundle`: the same redaction setting first (a `--no-redact` export of
+/// events that held no secret has the same hash), then the same incident (or none), then the
+/// export recorded nearest the file's `generated_at` (the same events exported again, say after
+/// a note was added, have the same hash); ties to the oldest. Null when `found` is empty. Pure.
 const BundleExportRecord *matchingExport(const IncidentBundle &bundle, const QVector<BundleExportRecord> &found);
 
 } // namespace triage

@@ -16,7 +16,9 @@
 #include <QSqlQuery>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <limits>
 #include <list>
+#include <tuple>
 
 namespace triage {
 
@@ -347,18 +349,20 @@ const BundleExportRecord *matchingExport(const IncidentBundle &bundle, const QVe
 {
     const std::optional<qint64> incident = bundle.incident ? std::optional<qint64>(bundle.incident->incident.id) : std::nullopt;
     const bool redacted = bundle.redactionRules.enabled;
-    const BundleExportRecord *sameRedaction = nullptr;
-    for (const BundleExportRecord &r : found) {
-        if (r.redacted != redacted)
-            continue;
-        if (r.incidentId == incident)
-            return &r;
-        if (!sameRedaction)
-            sameRedaction = &r;
-    }
-    if (sameRedaction)
-        return sameRedaction;
-    return found.isEmpty() ? nullptr : &found.first();
+    const std::optional<UtcMicros> generated = parseUtcMicros(bundle.generatedAt);
+    // Lower is better: the redaction setting first, then the incident, then how far the record's
+    // time is from the file's generation time (the database's clock against the exporting
+    // machine's: seconds apart, where two exports of one incident are usually minutes apart).
+    const auto rank = [&](const BundleExportRecord &r) {
+        const std::optional<UtcMicros> at = parseUtcMicros(r.exportedAt);
+        const qint64 distance = generated && at ? qAbs(*at - *generated) : std::numeric_limits<qint64>::max();
+        return std::tuple(r.redacted == redacted ? 0 : 1, r.incidentId == incident ? 0 : 1, distance);
+    };
+    const BundleExportRecord *best = nullptr;
+    for (const BundleExportRecord &r : found)
+        if (!best || rank(r) < rank(*best)) // ties: the oldest (found is oldest first)
+            best = &r;
+    return best;
 }
 
 QFuture<Outcome<QVector<BundleExportRecord>>> findBundleExports(Workspace &workspace, const QString &sha256)

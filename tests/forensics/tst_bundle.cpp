@@ -1034,6 +1034,19 @@ void TestBundle::matchingExportRecord()
     b.incident->incident.id = 8; // no export of incident 8: the same redaction setting
     QCOMPARE(matchingExport(b, found)->id, 1);
     QCOMPARE(matchingExport(b, {rec(5, std::nullopt, false)})->id, 5); // nothing with the setting: the oldest
+    // The same incident exported again (a note added: the same events, the same hash): the
+    // export recorded nearest the file's generation time, whichever clock is a second off.
+    QVector<BundleExportRecord> again{rec(1, 7, true), rec(5, 7, true), rec(9, 7, true)};
+    again[0].exportedAt = QStringLiteral("2026-12-05T12:14:32.334000Z");
+    again[1].exportedAt = QStringLiteral("2026-12-05T12:15:48.100000Z");
+    again[2].exportedAt = QStringLiteral("2026-12-05T12:20:01.000000Z");
+    b.incident->incident.id = 7;
+    b.generatedAt = QStringLiteral("2026-12-05T12:15:47.020000Z");
+    QCOMPARE(matchingExport(b, again)->id, 5);
+    b.generatedAt = QStringLiteral("2026-12-05T12:14:33.000000Z");
+    QCOMPARE(matchingExport(b, again)->id, 1);
+    b.generatedAt.clear(); // no time to go by: the oldest
+    QCOMPARE(matchingExport(b, again)->id, 1);
 }
 
 QTEST_GUILESS_MAIN(TestBundle)
