@@ -8,6 +8,7 @@
 
 #include "DeepLink.h"
 #include "Incident.h"
+#include "Retention.h"
 #include "TextEscape.h"
 #include "Window.h"
 #include "WindowGap.h"
@@ -121,6 +122,8 @@ public:
                 return c.out.usage(QStringLiteral("--link: timeline takes a window link (triage://window?from=…&to=…); open a key "
                                                   "link with triagectl show --link"));
             m_query = link->query;
+            m_fromLink = true;
+            m_linkEvent = link->event;
         } else if (!readWindowQuery(c, QStringLiteral("timeline"), &m_query)) {
             return ExitUsage;
         }
@@ -141,6 +144,19 @@ public:
             const int lookback = m_query.lookbackS;
             m_query = incident.value->value().incident.query;
             m_query.lookbackS = lookback;
+        }
+        if (m_fromLink) {
+            // As the console opens a link (DESIGN.md §7 "Links"): a window reaching back past what
+            // the stores still hold is said; the event a link names is for the console to select.
+            const auto purged = checkWindowRetention(workspace, m_query).result();
+            if (!purged.ok())
+                return c.out.dbFailure(*purged.error);
+            if (!purged->isEmpty())
+                c.out.message(QStringLiteral("note: ") + *purged);
+            if (m_linkEvent)
+                c.out.message(QStringLiteral("note: the link names the event %1 %2; timeline lists the whole window "
+                                             "(triage-console --open LINK selects it)")
+                                  .arg(eventKindName(m_linkEvent->first), escapeControlChars(m_linkEvent->second)));
         }
         if (c.parser.isSet(QStringLiteral("summary"))) {
             const auto summary = summarizeWindow(workspace, m_query).result();
@@ -388,6 +404,8 @@ private:
     int m_pageSize = kDefaultPageSize;
     WindowQuery m_query;
     qint64 m_incident = 0; ///< --incident ID: the window and filters of that incident
+    bool m_fromLink = false; ///< --link: the window and filters of a link
+    std::optional<std::pair<EventKind, QString>> m_linkEvent; ///< the event the link names
 };
 
 } // namespace

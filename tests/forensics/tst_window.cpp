@@ -385,7 +385,22 @@ void TestWindow::timelineCli()
         run = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("timeline"), QStringLiteral("--link"), link} + format);
         QVERIFY2(run.ok(), run.describe().constData());
         QCOMPARE(run.out, flags.out);
+        // The event the link names is for the console; said on stderr.
+        QVERIFY2(run.err.contains("triagectl: note: the link names the event audit 1; timeline lists the whole window "
+                                  "(triage-console --open LINK selects it)\n"),
+                 run.describe().constData());
+        QVERIFY2(!run.err.contains("may have been purged"), run.describe().constData());
     }
+    // A link to a window older than the oldest record still held: said, as the console's banner.
+    WindowQuery old = wfix::window();
+    old.from = wfix::at(0);
+    run = runCtl(ctlDbArgs(db) + QStringList{QStringLiteral("timeline"), QStringLiteral("--link"), windowLink(old)});
+    QVERIFY2(run.ok(), run.describe().constData());
+    QVERIFY2(run.err.contains("triagectl: note: The idempotency store holds no record created before "),
+             run.describe().constData());
+    QVERIFY2(run.err.contains("(records expire): events of this window before then may have been purged.\n"),
+             run.describe().constData());
+    QVERIFY2(!run.err.contains("the link names the event"), run.describe().constData());
     run = runCtl(ctlDbArgs(db) + window + QStringList{QStringLiteral("--link"), link});
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.startsWith("triagectl: --link takes the window and filters from the link: leave out --from, --to and the filters\n"),
