@@ -466,10 +466,16 @@ void IncidentView::showSummary(const WindowSummary &summary, const WindowQuery &
     for (qint64 e : summary.events)
         events += e;
     QStringList parts{countText(events, QStringLiteral("event"))};
-    // A figure the window's stream filters leave out is "not counted", never 0 (DESIGN.md §7 "summary").
-    const auto figure = [&query](SummaryFigure f, qint64 n, const QString &noun, const QString &tail) {
-        return summaryFigureFilteredOut(query, f).isEmpty() ? countText(n, noun) + tail
-                                                            : noun + QStringLiteral("s") + tail + QStringLiteral(": not counted");
+    // A figure the window's stream filters leave out is "not counted", never 0 (DESIGN.md §7 "summary");
+    // the tooltip says which filter left it out, as the CLI and the report do.
+    QStringList why;
+    const auto figure = [&query, &why](SummaryFigure f, qint64 n, const QString &noun, const QString &tail) {
+        const QString filteredOut = summaryFigureFilteredOut(query, f);
+        if (filteredOut.isEmpty())
+            return countText(n, noun) + tail;
+        const QString text = noun + QStringLiteral("s") + tail + QStringLiteral(": not counted");
+        why << QStringLiteral("%1 (filtered out by %2)").arg(text, filteredOut);
+        return text;
     };
     parts << figure(SummaryFigure::UnknownKeys, summary.unknownKeys, QStringLiteral("key"), QStringLiteral(" with an UNKNOWN attempt"))
           << figure(SummaryFigure::StillProcessing, summary.stillProcessing, QStringLiteral("record"), QStringLiteral(" still PROCESSING"))
@@ -482,6 +488,7 @@ void IncidentView::showSummary(const WindowSummary &summary, const WindowQuery &
             return n;
         }(), QStringLiteral("applied mark"));
     m_summary->setText(parts.join(QStringLiteral(" · ")));
+    m_summary->setToolTip(why.join(QLatin1Char('\n')));
 }
 
 void IncidentView::showClocks(const QVector<StoreClock> &clocks)
